@@ -1,0 +1,149 @@
+"""What msopgen and CANN accept: dtypes, formats, attr types and SoC names.
+
+These tables mirror msopgen's `msopgen/config/transform.json` (INPUT_OUTPUT_DTYPE_MAP,
+FORMAT_LIST, IR_ATTR_TYPE_MAP, SOC_VERSION_TYPE) and metadef's `op_def.h`; see
+`../shared/reference/ascend-c.md` §1. The JSON Schema in `schema/op.schema.json` lists the same
+names; `tests/test_catalog.py` keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DType:
+    """One tensor dtype opgen can generate code for."""
+
+    name: str  # opgen's canonical name, also the torch.<name> attribute
+    ge: str  # ge::DataType enumerator used in OpDef
+    c_type: str  # C type the CANN build defines as DTYPE_<NAME>
+    size: int  # bytes per element
+    is_float: bool
+
+
+DTYPES: dict[str, DType] = {
+    d.name: d
+    for d in (
+        DType("float16", "DT_FLOAT16", "half", 2, True),
+        DType("bfloat16", "DT_BF16", "bfloat16_t", 2, True),
+        DType("float32", "DT_FLOAT", "float", 4, True),
+        DType("float64", "DT_DOUBLE", "double", 8, True),
+        DType("int8", "DT_INT8", "int8_t", 1, False),
+        DType("int16", "DT_INT16", "int16_t", 2, False),
+        DType("int32", "DT_INT32", "int32_t", 4, False),
+        DType("int64", "DT_INT64", "int64_t", 8, False),
+        DType("uint8", "DT_UINT8", "uint8_t", 1, False),
+        DType("uint16", "DT_UINT16", "uint16_t", 2, False),
+        DType("uint32", "DT_UINT32", "uint32_t", 4, False),
+        DType("uint64", "DT_UINT64", "uint64_t", 8, False),
+        DType("bool", "DT_BOOL", "bool", 1, False),
+    )
+}
+
+# msopgen's spellings (INPUT_OUTPUT_DTYPE_MAP keys) -> opgen's canonical name.
+DTYPE_ALIASES: dict[str, str] = {
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float": "float32",
+    "float32": "float32",
+    "fp32": "float32",
+    "double": "float64",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "bool": "bool",
+}
+
+# Names msopgen knows that opgen deliberately refuses, with the reason shown to the user.
+UNSUPPORTED_DTYPES: dict[str, str] = {
+    **{
+        name: "a dtype collection expands to many dtypes and breaks the column-aligned dtype "
+        "combinations; list the dtypes explicitly"
+        for name in ("numbertype", "realnumbertype", "quantizedtype", "all", "BasicType",
+                     "IndexNumberType")
+    },
+    **{
+        name: "opgen's kernel and PyTorch templates have no element type for it"
+        for name in ("string", "resource", "uint1", "int2", "qint8", "qint16", "qint32",
+                     "quint8", "quint16", "complex32", "complex64", "complex128")
+    },
+    "float64": "msopgen does not know 'float64' and silently drops it; write 'double'",
+    "int4": "msopgen does not know 'int4' and silently drops it",
+}
+
+# msopgen's FORMAT_LIST, in its order; each maps to ge::FORMAT_<name>.
+FORMATS: tuple[str, ...] = tuple(
+    """
+    NCHW NHWC ND NC1HWC0 FRACTAL_Z NC1C0HWPAD NHWC1C0 FSR_NCHW FRACTAL_DECONV C1HWNC0
+    FRACTAL_DECONV_TRANSPOSE FRACTAL_DECONV_SP_STRIDE_TRANS NC1HWC0_C04 FRACTAL_Z_C04 CHWN
+    FRACTAL_DECONV_SP_STRIDE8_TRANS HWCN NC1KHKWHWC0 BN_WEIGHT FILTER_HWCK
+    HASHTABLE_LOOKUP_LOOKUPS HASHTABLE_LOOKUP_KEYS HASHTABLE_LOOKUP_VALUE
+    HASHTABLE_LOOKUP_OUTPUT HASHTABLE_LOOKUP_HITS C1HWNCoC0 MD NDHWC FRACTAL_ZZ FRACTAL_NZ NCDHW
+    DHWCN NDC1HWC0 FRACTAL_Z_3D CN NC DHWNC FRACTAL_Z_3D_TRANSPOSE FRACTAL_ZN_LSTM
+    FRACTAL_ZN_RNN FRACTAL_Z_G NULL
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class AttrType:
+    """An attr type that has an `ops::OpAttrDef` method (metadef op_def.h)."""
+
+    name: str  # msopgen's name
+    opdef_method: str  # OpAttrDef method: .Float(0.5f)
+    torch: str  # PyTorch schema type
+    # C type of its aclnn parameter (op_aclnn_generator.cpp); None: the generator rejects it.
+    aclnn_type: str | None
+    is_scalar: bool  # int, float, bool: may appear in a compute expression
+
+    @property
+    def aclnn_optional_suffix(self) -> bool:
+        """aclnn appends "Optional" only to optional string and list attrs."""
+        return not self.is_scalar
+
+
+ATTR_TYPES: dict[str, AttrType] = {
+    a.name: a
+    for a in (
+        AttrType("int", "Int", "int", "int64_t", True),
+        AttrType("float", "Float", "float", "double", True),
+        AttrType("bool", "Bool", "bool", "bool", True),
+        AttrType("string", "String", "str", "char *", False),
+        AttrType("list_int", "ListInt", "int[]", "const aclIntArray *", False),
+        AttrType("list_float", "ListFloat", "float[]", "const aclFloatArray *", False),
+        AttrType("list_bool", "ListBool", "bool[]", "const aclBoolArray *", False),
+        AttrType("list_list_int", "ListListInt", "int[][]", None, False),
+    )
+}
+
+# Attr types msopgen accepts but for which OpAttrDef has no method: msopgen emits code that
+# does not compile (ascend-c.md §1.1 and the pitfalls).
+UNSUPPORTED_ATTR_TYPES = ("type", "tensor", "list_string", "list_tensor", "list_type")
+
+# msopgen's SOC_VERSION_TYPE: full SoC name -> short name used in AddConfig and
+# ASCEND_COMPUTE_UNIT (ascend-c.md §1.3).
+SOC_SHORT_NAMES: dict[str, str] = {
+    **{f"ascend910b{n}": "ascend910b" for n in ("1", "2", "2c", "3", "4", "4-1")},
+    **{f"ascend910_{n}": "ascend910_93" for n in ("9391", "9392", "9381", "9382", "9372", "9362")},
+    **{f"ascend310p{n}": "ascend310p" for n in ("1", "3", "5", "7", "3vir01", "3vir02",
+                                               "3vir04", "3vir08")},
+    **{f"ascend310b{n}": "ascend310b" for n in ("1", "2", "3", "4")},
+    "ascend950pr": "ascend950",
+    "ascend950dt": "ascend950",
+    # The 910A generation; a bare "ascend910b" lands here too, which surprises users.
+    "ascend910a": "ascend910",
+    "ascend910b": "ascend910",
+    "ascend910proa": "ascend910",
+    "ascend910prob": "ascend910",
+    "ascend910premiuma": "ascend910",
+    "bs9sx1aa": "bs9sx1a",
+}

@@ -1,0 +1,53 @@
+"""Terminal output: narration and errors go to stderr with rich; data goes to stdout."""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import lru_cache
+from typing import Any
+
+from opgen.problems import PrototypeError
+
+
+@lru_cache(maxsize=1)
+def stderr():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+@lru_cache(maxsize=1)
+def stdout():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def print_problems(error: PrototypeError) -> None:
+    """All problems of a prototype in one panel, one line per problem, in file order."""
+    from rich.markup import escape
+    from rich.panel import Panel
+
+    lines = [f"[bold]{escape(p.path)}[/bold]\n  {escape(p.text())}" for p in error.problems]
+    count = len(error.problems)
+    title = f"{count} problem{'s' if count != 1 else ''} in {escape(error.source)}"
+    stderr().print(Panel("\n".join(lines), title=title, title_align="left", border_style="red",
+                         expand=False))
+
+
+def print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
+    from rich.markup import escape
+
+    for warning in warnings:
+        stderr().print(f"[yellow]warning:[/yellow] {escape(warning)}")
+
+
+def fail(message: str) -> None:
+    from rich.markup import escape
+
+    stderr().print(f"[red]error:[/red] {escape(message)}")

@@ -1,0 +1,306 @@
+"""The two expression languages of the prototype's "opgen" block.
+
+- compute: an elementwise expression the kernel generator lowers to Ascend C vector calls. It is
+  parsed with `ast` into the small typed tree below (`Node`), checked against a whitelist on the
+  way, and never evaluated.
+- golden: a torch expression used as the precision reference. It is checked against a
+  whitelist and re-emitted with `ast.unparse`, so generated code only ever holds text that
+  passed the check.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Union
+
+
+class ExprError(ValueError):
+    """An expression outside the whitelist; the message names the offending part."""
+
+
+# ---------------------------------------------------------------------------------------------
+# compute
+# ---------------------------------------------------------------------------------------------
+
+UNARY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "abs", "reciprocal", "tanh", "sigmoid", "relu")
+BINARY_FUNCS = ("min", "max")
+BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    is_tensor = True
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """An int, float or bool attr."""
+
+    name: str
+    is_tensor = False
+
+
+@dataclass(frozen=True)
+class Const:
+    value: float
+    is_tensor = False
+
+
+@dataclass(frozen=True)
+class Neg:
+    arg: Node
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.arg.is_tensor
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # + - * /
+    left: Node
+    right: Node
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.left.is_tensor or self.right.is_tensor
+
+
+@dataclass(frozen=True)
+class Pow:
+    base: Node
+    exponent: int  # 2..4
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.base.is_tensor
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str  # one of UNARY_FUNCS or BINARY_FUNCS
+    args: tuple[Node, ...]
+
+    @property
+    def is_tensor(self) -> bool:
+        return any(a.is_tensor for a in self.args)
+
+
+Node = Union[Tensor, Scalar, Const, Neg, BinOp, Pow, Call]
+
+
+def _parse(text: str) -> ast.expr:
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise ExprError(f"not a valid expression: {exc.msg} at column {exc.offset}") from None
+
+
+def _snippet(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def parse_compute(text: str, tensors: set[str], scalars: set[str],
+                  others: dict[str, str] | None = None) -> Node:
+    """Parse a compute expression over `tensors` (input names) and `scalars` (attr names).
+
+    `others` maps names that exist but may not be used (an optional input, a list attr) to the
+    reason, for a precise message.
+    """
+    node = _to_node(_parse(text), tensors, scalars, others or {})
+    if not node.is_tensor:
+        raise ExprError("uses no input tensor; an elementwise output needs at least one")
+    return node
+
+
+def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
+             others: dict[str, str]) -> Node:
+    def conv(n: ast.AST) -> Node:
+        return _to_node(n, tensors, scalars, others)
+
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise ExprError(f"only numeric literals are allowed, not {_snippet(node)}")
+        return Const(float(node.value))
+    if isinstance(node, ast.Name):
+        if node.id in tensors:
+            return Tensor(node.id)
+        if node.id in scalars:
+            return Scalar(node.id)
+        if node.id in others:
+            raise ExprError(f"'{node.id}' {others[node.id]}; compute may use required inputs "
+                            "and int, float or bool attrs")
+        raise ExprError(f"unknown name '{node.id}': use an input or an int, float or bool attr")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return Neg(conv(node.operand))
+    if isinstance(node, ast.BinOp) and type(node.op) in BIN_OPS:
+        return BinOp(BIN_OPS[type(node.op)], conv(node.left), conv(node.right))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        exp = node.right
+        if not (isinstance(exp, ast.Constant) and type(exp.value) is int and 2 <= exp.value <= 4):
+            raise ExprError(f"'**' takes an integer constant exponent from 2 to 4, "
+                            f"not {_snippet(exp)}")
+        return Pow(conv(node.left), exp.value)
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name):
+            raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
+        func = node.func.id
+        if node.keywords:
+            raise ExprError(f"{func}() takes no keyword arguments")
+        if func in UNARY_FUNCS:
+            arity = 1
+        elif func in BINARY_FUNCS:
+            arity = 2
+        else:
+            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS)
+            raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
+        if len(node.args) != arity:
+            raise ExprError(f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
+                            f"got {len(node.args)}")
+        return Call(func, tuple(conv(a) for a in node.args))
+    raise ExprError(f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
+                    "** 2..4, numbers, names and the listed functions")
+
+
+def names_in(node: Node) -> set[str]:
+    """Every input and attr name a compute tree uses."""
+    if isinstance(node, (Tensor, Scalar)):
+        return {node.name}
+    if isinstance(node, Neg):
+        return names_in(node.arg)
+    if isinstance(node, BinOp):
+        return names_in(node.left) | names_in(node.right)
+    if isinstance(node, Pow):
+        return names_in(node.base)
+    if isinstance(node, Call):
+        return set().union(*(names_in(a) for a in node.args))
+    return set()
+
+
+_TORCH_UNARY = {
+    "exp": "torch.exp", "log": "torch.log", "sqrt": "torch.sqrt", "rsqrt": "torch.rsqrt",
+    "abs": "torch.abs", "reciprocal": "torch.reciprocal", "tanh": "torch.tanh",
+    "sigmoid": "torch.sigmoid", "relu": "torch.relu",
+}
+
+
+def to_torch(node: Node) -> str:
+    """The compute tree as a torch expression (the default golden), fully parenthesized."""
+    if isinstance(node, (Tensor, Scalar)):
+        return node.name
+    if isinstance(node, Const):
+        return repr(node.value)
+    if isinstance(node, Neg):
+        return f"(-{to_torch(node.arg)})"
+    if isinstance(node, BinOp):
+        return f"({to_torch(node.left)} {node.op} {to_torch(node.right)})"
+    if isinstance(node, Pow):
+        return f"({to_torch(node.base)} ** {node.exponent})"
+    if isinstance(node, Call):
+        args = [to_torch(a) for a in node.args]
+        if node.func in _TORCH_UNARY:
+            if not node.args[0].is_tensor:  # a scalar argument: keep it a Python number
+                return f"{_TORCH_UNARY[node.func]}(torch.tensor({args[0]}, dtype=torch.float64))"
+            return f"{_TORCH_UNARY[node.func]}({args[0]})"
+        a, b = node.args
+        bound = "max" if node.func == "min" else "min"
+        if a.is_tensor and b.is_tensor:
+            return f"torch.{node.func}imum({args[0]}, {args[1]})"
+        if a.is_tensor:
+            return f"torch.clamp({args[0]}, {bound}={args[1]})"
+        if b.is_tensor:
+            return f"torch.clamp({args[1]}, {bound}={args[0]})"
+        return f"{node.func}({args[0]}, {args[1]})"
+    raise TypeError(node)
+
+
+# ---------------------------------------------------------------------------------------------
+# golden
+# ---------------------------------------------------------------------------------------------
+
+# Module paths a golden may call into, and torch names it may use as values.
+GOLDEN_NAMESPACES = ("torch", "torch.nn.functional", "torch.special")
+TORCH_VALUES = frozenset(
+    "float16 bfloat16 float32 float64 half float double int8 int16 int32 int64 uint8 bool "
+    "pi e inf nan".split()
+)
+# Functions with side effects or that reach outside the expression.
+GOLDEN_BLOCKED = frozenset(
+    "load save from_file set_default_dtype set_default_device set_printoptions manual_seed seed "
+    "use_deterministic_algorithms set_num_threads set_grad_enabled compile export hub ops jit "
+    "classes library cuda npu backends distributed utils autograd multiprocessing "
+    "set_rng_state get_rng_state initial_seed".split()
+)
+_GOLDEN_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.FloorDiv, ast.Mod)
+_GOLDEN_CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def parse_golden(text: str, names: set[str]) -> str:
+    """Check a golden torch expression over `names`; return its normalized source."""
+    tree = _parse(text)
+    _check_golden(tree, names)
+    return ast.unparse(tree)
+
+
+def _check_golden(node: ast.AST, names: set[str]) -> None:
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, (int, float, bool, str, type(None))):
+            raise ExprError(f"literal {_snippet(node)} is not allowed")
+        return
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            raise ExprError(f"unknown name '{node.id}': use an input, an attr, or torch.*")
+        return
+    if isinstance(node, ast.Attribute):
+        path = _dotted(node)
+        namespace, _, attr = (path or "").rpartition(".")
+        if namespace in GOLDEN_NAMESPACES and attr in TORCH_VALUES:
+            return
+        raise ExprError(f"'{_snippet(node)}' is not allowed here: call torch.* or "
+                        "torch.nn.functional.* functions")
+    if isinstance(node, ast.Call):
+        path = _dotted(node.func)
+        namespace, _, func = (path or "").rpartition(".")
+        if namespace not in GOLDEN_NAMESPACES or not func:
+            raise ExprError(f"only torch.*, torch.nn.functional.* and torch.special.* functions "
+                            f"may be called, not {_snippet(node.func)}")
+        if func.startswith("_") or func in GOLDEN_BLOCKED:
+            raise ExprError(f"'{path}' is not allowed in a golden expression")
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise ExprError("*args is not allowed")
+            _check_golden(arg, names)
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise ExprError("**kwargs is not allowed")
+            _check_golden(kw.value, names)
+        return
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _GOLDEN_BINOPS):
+        _check_golden(node.left, names)
+        _check_golden(node.right, names)
+        return
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        _check_golden(node.operand, names)
+        return
+    if isinstance(node, ast.Compare) and all(isinstance(o, _GOLDEN_CMPOPS) for o in node.ops):
+        for part in (node.left, *node.comparators):
+            _check_golden(part, names)
+        return
+    if isinstance(node, (ast.Tuple, ast.List)):
+        for elt in node.elts:
+            _check_golden(elt, names)
+        return
+    raise ExprError(f"'{_snippet(node)}' is not allowed in a golden expression")

@@ -1,0 +1,245 @@
+"""The normalized model of a prototype that every later stage (render, build, update) consumes.
+
+`prototype.load` validates the JSON and builds these objects; nothing here reads files. Derived
+names (snake name, aclnn signature, PyTorch schema) are computed once, here, so templates never
+re-derive them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from opgen import expr, names
+from opgen.catalog import ATTR_TYPES, DTYPES, AttrType, DType
+
+
+@dataclass(frozen=True)
+class TensorParam:
+    """An input or output tensor."""
+
+    name: str
+    param_type: str  # required | optional | dynamic
+    dtypes: tuple[str, ...]  # canonical dtype per combination
+    formats: tuple[str, ...]  # format per combination
+    is_ref: bool = False  # an input updated in place / an output that aliases its input
+
+    @property
+    def dtype_infos(self) -> tuple[DType, ...]:
+        return tuple(DTYPES[d] for d in self.dtypes)
+
+    @property
+    def macro(self) -> str:
+        """The suffix of the DTYPE_<...> macro the CANN build defines for this tensor."""
+        return self.name.upper()
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: str  # msopgen attr type: int, float, bool, string, list_int, ...
+    required: bool
+    default: Any = None  # the JSON default of an optional attr
+
+    @property
+    def info(self) -> AttrType:
+        return ATTR_TYPES[self.type]
+
+
+@dataclass(frozen=True)
+class AclnnArg:
+    name: str
+    c_type: str
+    role: str  # input | attr | output
+    source: str  # the prototype name it comes from
+
+    def declaration(self) -> str:
+        sep = "" if self.c_type.endswith("*") else " "
+        return f"{self.c_type}{sep}{self.name}"
+
+
+@dataclass(frozen=True)
+class Aclnn:
+    """The aclnn two-phase API the CANN build generates for the op (ascend-c.md §5)."""
+
+    name: str  # aclnnGeluCustom
+    args: tuple[AclnnArg, ...]  # GetWorkspaceSize's arguments before workspaceSize/executor
+
+    @property
+    def workspace_fn(self) -> str:
+        return f"{self.name}GetWorkspaceSize"
+
+    def prototype(self) -> str:
+        params = [a.declaration() for a in self.args]
+        params += ["uint64_t *workspaceSize", "aclOpExecutor **executor"]
+        return f"aclnnStatus {self.workspace_fn}({', '.join(params)})"
+
+
+@dataclass(frozen=True)
+class Op:
+    op_type: str
+    snake_name: str
+    inputs: tuple[TensorParam, ...]
+    outputs: tuple[TensorParam, ...]
+    attrs: tuple[Attr, ...]
+    compute: dict[str, expr.Node] = field(default_factory=dict)  # output -> compute tree
+    golden: dict[str, str] = field(default_factory=dict)  # output -> torch source (float64)
+    aclnn: Aclnn | None = None  # None: CANN's aclnn generator cannot express the op
+    aclnn_missing_reason: str = ""
+    torch_schema: str = ""
+
+    @property
+    def tensors(self) -> tuple[TensorParam, ...]:
+        return self.inputs + self.outputs
+
+    @property
+    def dtype_combinations(self) -> tuple[tuple[str, ...], ...]:
+        """Per supported combination, the dtype of every input then every output."""
+        return tuple(zip(*(t.dtypes for t in self.tensors)))
+
+    @property
+    def is_elementwise(self) -> bool:
+        return bool(self.compute)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "op_type": self.op_type,
+            "snake_name": self.snake_name,
+            "aclnn": None if self.aclnn is None else {
+                "name": self.aclnn.name,
+                "args": [{"name": a.name, "type": a.c_type, "role": a.role, "source": a.source}
+                         for a in self.aclnn.args],
+            },
+            "torch_schema": self.torch_schema,
+            "dtypes": [list(c) for c in self.dtype_combinations],
+        }
+
+
+@dataclass(frozen=True)
+class Prototype:
+    ops: tuple[Op, ...]
+    warnings: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ops": [op.as_json() for op in self.ops], "warnings": list(self.warnings)}
+
+
+# ---------------------------------------------------------------------------------------------
+# derived names and signatures
+# ---------------------------------------------------------------------------------------------
+
+
+def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str]:
+    """aclnn<Op>'s arguments by the rules of CANN's aclnn generator.
+
+    Inputs in order (optional: <name>Optional; dynamic: aclTensorList; updated in place:
+    non-const <name>Ref), then attrs (float as double; an optional string or list attr gets
+    "Optional"), then outputs other than in-place ones (one output: "out"; several:
+    <name>Out, counting in-place ones too).
+    """
+    args: list[AclnnArg] = []
+    for t in inputs:
+        name = names.aclnn_name(t.name)
+        if t.is_ref:
+            args.append(AclnnArg(name + "Ref", "aclTensor *", "input", t.name))
+        elif t.param_type == "dynamic":
+            args.append(AclnnArg(name, "const aclTensorList *", "input", t.name))
+        elif t.param_type == "optional":
+            args.append(AclnnArg(name + "Optional", "const aclTensor *", "input", t.name))
+        else:
+            args.append(AclnnArg(name, "const aclTensor *", "input", t.name))
+    for a in attrs:
+        info = a.info
+        if info.aclnn_type is None:
+            return None, (f"attr '{a.name}' is {a.type}, which CANN's aclnn generator does not "
+                          "support (\"Data type of attr ... is not support\")")
+        name = names.aclnn_name(a.name)
+        if not a.required and info.aclnn_optional_suffix:
+            name += "Optional"
+        args.append(AclnnArg(name, info.aclnn_type, "attr", a.name))
+    for t in outputs:
+        if t.is_ref:
+            continue  # the <name>Ref input stands for it
+        name = "out" if len(outputs) == 1 else names.aclnn_name(t.name) + "Out"
+        c_type = "const aclTensorList *" if t.param_type == "dynamic" else "const aclTensor *"
+        args.append(AclnnArg(name, c_type, "output", t.name))
+    return Aclnn(f"aclnn{op_type}", tuple(args)), ""
+
+
+def torch_literal(attr_type: str, value: Any) -> str | None:
+    """A default value in PyTorch schema syntax; None when the schema cannot express it."""
+    if attr_type == "list_list_int":
+        return None  # the schema parser accepts int[][] but no nested-list default
+    if isinstance(value, list):
+        item = attr_type.removeprefix("list_")
+        return "[" + ", ".join(torch_literal(item, v) for v in value) + "]"
+    if attr_type == "bool":
+        return "True" if value else "False"
+    if attr_type == "int":
+        return str(int(value))
+    if attr_type == "float":
+        return repr(float(value))
+    if attr_type == "string":
+        escaped = (value.replace("\\", "\\\\").replace('"', '\\"')
+                   .replace("\n", "\\n").replace("\t", "\\t"))
+        return f'"{escaped}"'
+    raise ValueError(attr_type)
+
+
+def build_torch_schema(snake: str, inputs, outputs, attrs) -> tuple[str, list[str]]:
+    """The op's schema for TORCH_LIBRARY, and warnings about defaults it had to drop.
+
+    Arguments keep the prototype order (inputs, then attrs); PyTorch rejects a positional
+    argument without default after one with a default, so a default is kept only when every
+    later argument has one too.
+    """
+    params: list[tuple[str, str | None, str]] = []  # (declaration, default, name)
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    for t in inputs:
+        if t.is_ref:
+            params.append((f"Tensor({next(letters)}!) {t.name}", None, t.name))
+        elif t.param_type == "dynamic":
+            params.append((f"Tensor[] {t.name}", None, t.name))
+        elif t.param_type == "optional":
+            params.append((f"Tensor? {t.name}", "None", t.name))
+        else:
+            params.append((f"Tensor {t.name}", None, t.name))
+    for a in attrs:
+        default = None if a.required else torch_literal(a.type, a.default)
+        params.append((f"{a.info.torch} {a.name}", default, a.name))
+
+    warnings = []
+    rendered: list[str] = []
+    trailing_defaults = True
+    for decl, default, name in reversed(params):
+        if default is not None and trailing_defaults:
+            rendered.append(f"{decl}={default}")
+            continue
+        if default is not None and default != "None":
+            warnings.append(f"the PyTorch schema cannot keep the default of '{name}' because a "
+                            "later argument has none; callers must pass it")
+        elif default is None and name in {a.name for a in attrs if not a.required}:
+            warnings.append(f"the PyTorch schema cannot express the default of '{name}'; "
+                            "callers must pass it")
+        trailing_defaults = False
+        rendered.append(decl)
+    rendered.reverse()
+
+    returned = [t for t in outputs if not t.is_ref]
+    kinds = ["Tensor[]" if t.param_type == "dynamic" else "Tensor" for t in returned]
+    if len(kinds) == 1:
+        returns = kinds[0]
+    else:
+        returns = "(" + ", ".join(kinds) + ")"
+    return f"{snake}({', '.join(rendered)}) -> {returns}", warnings
+
+
+def float32_overflows(value: float) -> bool:
+    """OpAttrDef::Float takes a C++ float; larger magnitudes would become inf."""
+    return math.isfinite(value) and abs(value) > 3.4028234663852886e38
+
+
+def dump(proto: Prototype) -> str:
+    return json.dumps(proto.as_json(), indent=2)

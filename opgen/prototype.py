@@ -1,0 +1,548 @@
+"""Read a prototype JSON file, validate it, and build the model.
+
+Validation runs in two passes that report in one format (a `Problem` per finding):
+1. the JSON Schema (`schema/op.schema.json`), with jsonschema's messages rewritten in the
+   prototype's terms and a "did you mean" for near misses;
+2. the rules a schema cannot express: msopgen's own checks, made errors where msopgen only warns
+   and would then write a broken project, plus opgen's (ascend-c.md §1.2).
+Every problem is collected before anything fails, so the user fixes the file in one round.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from opgen import expr, names
+from opgen.catalog import (
+    ATTR_TYPES,
+    DTYPE_ALIASES,
+    FORMATS,
+    UNSUPPORTED_ATTR_TYPES,
+    UNSUPPORTED_DTYPES,
+)
+from opgen.model import (
+    Attr,
+    Op,
+    Prototype,
+    TensorParam,
+    build_aclnn,
+    build_torch_schema,
+    float32_overflows,
+)
+from opgen.problems import Problem, PrototypeError, did_you_mean, key_path
+from opgen.resources import schema_path
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def load(path: str | Path) -> Prototype:
+    """Validate the prototype file at `path` and return its model; raise PrototypeError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PrototypeError([Problem("$", f"no such file: {path}")], str(path)) from None
+    except IsADirectoryError:
+        raise PrototypeError([Problem("$", f"{path} is a directory, not a JSON file")],
+                             str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise PrototypeError([Problem("$", f"not UTF-8 text: {exc.reason} at byte {exc.start}")],
+                             str(path)) from None
+    except OSError as exc:
+        raise PrototypeError([Problem("$", f"cannot read {path}: {exc.strerror}")],
+                             str(path)) from None
+    return loads(text, source=str(path))
+
+
+def loads(text: str, source: str = "<string>") -> Prototype:
+    data = parse_json(text, source)
+    return from_data(data, source)
+
+
+def parse_json(text: str, source: str = "<string>") -> Any:
+    """json.loads that reports line and column, rejects NaN/Infinity and duplicate keys."""
+    duplicates: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for key, value in items:
+            if key in obj:
+                duplicates.append(key)
+            obj[key] = value
+        return obj
+
+    def bad_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not valid JSON")
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=bad_constant)
+    except json.JSONDecodeError as exc:
+        raise PrototypeError(
+            [Problem("$", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")],
+            source) from None
+    except ValueError as exc:
+        raise PrototypeError([Problem("$", f"not valid JSON: {exc}")], source) from None
+    if duplicates:
+        keys = ", ".join(sorted(set(duplicates)))
+        raise PrototypeError(
+            [Problem("$", f"duplicate key(s) in an object: {keys} (JSON readers disagree on "
+                          "which one wins)")], source)
+    return data
+
+
+def from_data(data: Any, source: str = "<string>") -> Prototype:
+    """Validate already-parsed JSON and build the model."""
+    if isinstance(data, dict):
+        entries = [("$", data)]
+    elif isinstance(data, list):
+        if not data:
+            raise PrototypeError([Problem("$", "the list holds no op")], source)
+        entries = [(f"$[{i}]", op) for i, op in enumerate(data)]
+    else:
+        raise PrototypeError(
+            [Problem("$", "a prototype is an op object or a list of op objects", data)], source)
+
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    located: list[tuple[str, Op]] = []
+    for path, raw in entries:
+        found = schema_problems(raw, path)
+        if found:
+            problems += found
+            continue  # the rule pass assumes the schema's shapes
+        op, found, warned = check_op(raw, path)
+        problems += found
+        warnings += warned
+        if op is not None:
+            located.append((path, op))
+    problems += check_across_ops(located)
+    if problems:
+        raise PrototypeError(in_file_order(problems, data), source)
+    return Prototype(tuple(op for _, op in located), tuple(warnings))
+
+
+def in_file_order(problems: list[Problem], data: Any) -> list[Problem]:
+    """Sort problems by where their path first appears in the document."""
+    order: dict[str, int] = {}
+
+    def walk(node: Any, path: str) -> None:
+        order.setdefault(path, len(order))
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, key_path(path, key))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, key_path(path, i))
+
+    walk(data, "$")
+
+    def position(problem: Problem) -> int:
+        path = problem.path
+        while path not in order and path != "$":
+            path = path[: max(path.rfind("."), path.rfind("["))] or "$"
+        return order.get(path, 0)
+
+    return sorted(problems, key=position)  # stable: same place keeps the finding order
+
+
+# ---------------------------------------------------------------------------------------------
+# pass 1: the JSON Schema
+# ---------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    return json.loads(schema_path().read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _op_validator():
+    from jsonschema import Draft202012Validator  # heavy import: only when validating
+
+    s = schema()
+    return Draft202012Validator({"$ref": "#/$defs/op", "$defs": s["$defs"]})
+
+
+def schema_problems(op: Any, base: str) -> list[Problem]:
+    out: list[Problem] = []
+    for error in _op_validator().iter_errors(op):
+        out += _translate(error, base)
+    return list(dict.fromkeys(out))  # drop repeats, keep order
+
+
+def _path(base: str, parts) -> str:
+    for part in parts:
+        base = key_path(base, part)
+    return base
+
+
+def _translate(error, base: str) -> list[Problem]:
+    """Rewrite one jsonschema error in the prototype's terms."""
+    path = _path(base, error.absolute_path)
+    value = error.instance
+    kind = error.validator
+    sub = error.schema
+    field = next((p for p in reversed(error.absolute_path) if isinstance(p, str)), "")
+
+    if kind == "oneOf":
+        return _translate_one_of(error, base)
+    if kind == "additionalProperties":
+        known = list(sub.get("properties", {}))
+        extra = [k for k in value if k not in known]
+        return [Problem(key_path(path, k), f"unknown key '{k}'", suggestion=did_you_mean(k, known))
+                for k in extra]
+    if kind == "required":
+        missing = [k for k in error.validator_value if k not in value]
+        return [Problem(path, f"missing required key '{k}'") for k in missing]
+    if kind == "enum":
+        return [_enum_problem(path, field, value, error.validator_value)]
+    if kind == "pattern":
+        hint = sub.get("x-opgen-hint", f"match {error.validator_value}")
+        return [Problem(path, f"not a valid {field or 'value'}: must be {hint}", value)]
+    if kind == "minItems":
+        what = {"output_desc": "at least one output is required",
+                "type": "lists no dtype", "format": "lists no format"}.get(field)
+        return [Problem(path, what or "must not be empty", value)]
+    if kind == "type":
+        expected = error.validator_value
+        if field == "default_value" or _in_default_value(error):
+            return [Problem(path, f"default_value must be {_json_kind(sub)} for this attr type",
+                            value)]
+        return [Problem(path, f"must be {_json_type_name(expected)}", value)]
+    return [Problem(path, error.message)]
+
+
+def _in_default_value(error) -> bool:
+    return "default_value" in error.absolute_path
+
+
+def _translate_one_of(error, base: str) -> list[Problem]:
+    """type/format: a string or a list. Report the branch that fits the value's JSON type."""
+    branches: dict[int, list] = {}
+    for sub_error in error.context:
+        branches.setdefault(sub_error.relative_schema_path[0], []).append(sub_error)
+    fitting = [errs for errs in branches.values()
+               if not any(e.validator == "type" and not e.relative_path for e in errs)]
+    if len(fitting) == 1:
+        return [p for e in fitting[0] for p in _translate(e, base)]
+    field = next((p for p in reversed(error.absolute_path) if isinstance(p, str)), "value")
+    return [Problem(_path(base, error.absolute_path),
+                    f"{field} must be a string or a list of strings", error.instance)]
+
+
+def _enum_problem(path: str, field: str, value: Any, allowed: list) -> Problem:
+    text = value if isinstance(value, str) else None
+    suggestion = did_you_mean(text, [str(a) for a in allowed]) if text else None
+    if field == "type" and ".attr[" in path:
+        if text in UNSUPPORTED_ATTR_TYPES:
+            return Problem(path, f"attr type '{text}' has no ops::OpAttrDef method, so msopgen "
+                                 "would write code that does not compile")
+        return Problem(path, f"unknown attr type; use one of {', '.join(ATTR_TYPES)}", value,
+                       suggestion)
+    if field == "type" or path.rsplit(".", 1)[-1].startswith("type["):
+        if text in UNSUPPORTED_DTYPES:
+            return Problem(path, f"dtype '{text}' is not supported: {UNSUPPORTED_DTYPES[text]}",
+                           suggestion=suggestion if text == "float64" else None)
+        return Problem(path, "unknown dtype", value, suggestion)
+    if field == "format" or path.rsplit(".", 1)[-1].startswith("format["):
+        return Problem(path, "unknown format", value, suggestion)
+    return Problem(path, f"must be one of {', '.join(map(str, allowed))}", value, suggestion)
+
+
+def _json_type_name(expected: Any) -> str:
+    if isinstance(expected, list):
+        return " or ".join(_json_type_name(e) for e in expected)
+    return {"object": "an object", "array": "a list", "string": "a string",
+            "integer": "an integer", "number": "a number", "boolean": "true or false"}.get(
+        expected, expected)
+
+
+def _json_kind(sub: dict[str, Any]) -> str:
+    if sub.get("type") == "array":
+        return "a list of " + _json_kind(sub.get("items", {})).removeprefix("a ").removeprefix(
+            "an ") + "s"
+    return _json_type_name(sub.get("type"))
+
+
+# ---------------------------------------------------------------------------------------------
+# pass 2: rules beyond the schema
+# ---------------------------------------------------------------------------------------------
+
+
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], list[str]]:
+    """Check one schema-valid op; return its model when no problem was found."""
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    op_type = raw["op"]
+    snake = names.snake_name(op_type)
+
+    kernel_name = raw.get("kernel_name")
+    if kernel_name is not None and kernel_name != snake:
+        warnings.append(
+            f"{key_path(base, 'kernel_name')}: '{kernel_name}' differs from '{snake}', the name "
+            f"msopgen derives from '{op_type}'; the CANN build looks the kernel up by the derived "
+            f"name, so opgen uses '{snake}'")
+
+    raw_inputs = raw.get("input_desc", [])
+    raw_outputs = raw["output_desc"]
+    raw_attrs = raw.get("attr", [])
+    input_names = [t["name"] for t in raw_inputs]
+
+    # names
+    for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs),
+                         ("attr", raw_attrs)):
+        for i, item in enumerate(items):
+            why = names.identifier_problem(item["name"])
+            if why:
+                problems.append(Problem(key_path(key_path(key_path(base, group), i), "name"),
+                                        f"'{item['name']}' {why}"))
+    problems += _unique_names(base, raw_inputs, raw_outputs, raw_attrs)
+
+    # dtypes and formats
+    combos = len(_as_list(raw_inputs[0]["type"])) if raw_inputs else len(
+        _as_list(raw_outputs[0]["type"]))
+    first = (key_path(key_path(base, "input_desc" if raw_inputs else "output_desc"), 0))
+    tensors: dict[str, list[TensorParam]] = {"input_desc": [], "output_desc": []}
+    for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs)):
+        for i, t in enumerate(items):
+            tpath = key_path(key_path(base, group), i)
+            dtypes = [DTYPE_ALIASES[d] for d in _as_list(t["type"])]
+            formats = _as_list(t.get("format", "ND"))
+            if len(dtypes) != combos:
+                problems.append(Problem(
+                    key_path(tpath, "type"),
+                    f"lists {len(dtypes)} dtype(s) but {first} lists {combos}; every input and "
+                    "output lists the same number (the i-th entries form one dtype combination)",
+                    t["type"]))
+            if len(formats) not in (1, len(dtypes)):
+                problems.append(Problem(
+                    key_path(tpath, "format"),
+                    f"lists {len(formats)} formats for {len(dtypes)} dtypes; give one format, "
+                    "or one per dtype", t.get("format")))
+            if len(formats) == 1:
+                formats = formats * len(dtypes)
+            is_ref = group == "output_desc" and t["name"] in input_names or (
+                group == "input_desc" and t["name"] in {o["name"] for o in raw_outputs})
+            tensors[group].append(TensorParam(t["name"], t.get("param_type", "required"),
+                                              tuple(dtypes), tuple(formats), is_ref))
+    inputs, outputs = tuple(tensors["input_desc"]), tuple(tensors["output_desc"])
+    if not problems:
+        problems += _check_combinations(base, inputs, outputs)
+    problems += _check_ref_and_outputs(base, inputs, outputs)
+
+    attrs, found = _check_attrs(base, raw_attrs)
+    problems += found
+
+    compute, golden, found = _check_expressions(base, raw.get("opgen", {}), inputs, outputs,
+                                                attrs)
+    problems += found
+    if problems:
+        return None, problems, warnings
+
+    aclnn, missing = build_aclnn(op_type, inputs, outputs, attrs)
+    if aclnn is None:
+        warnings.append(f"{base}: {op_type} gets no aclnn API and no NPU adapter: {missing}")
+    else:
+        problems += _unique_aclnn_names(base, aclnn)
+    schema_text, dropped = build_torch_schema(snake, inputs, outputs, attrs)
+    warnings += [f"{base}: {w}" for w in dropped]
+    if problems:
+        return None, problems, warnings
+    op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text)
+    return op, problems, warnings
+
+
+def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem]:
+    problems = []
+    seen: dict[str, str] = {}  # name -> path of its first use
+    for group, items in (("input_desc", raw_inputs), ("attr", raw_attrs)):
+        for i, item in enumerate(items):
+            path = key_path(key_path(key_path(base, group), i), "name")
+            name = item["name"]
+            if name in seen:
+                problems.append(Problem(path, f"'{name}' is already used at {seen[name]}; input "
+                                              "and attr names are unique"))
+            else:
+                seen[name] = path
+    attr_names = {a["name"] for a in raw_attrs}
+    out_seen: dict[str, str] = {}
+    for i, item in enumerate(raw_outputs):
+        path = key_path(key_path(key_path(base, "output_desc"), i), "name")
+        name = item["name"]
+        if name in out_seen:
+            problems.append(Problem(path, f"'{name}' is already used at {out_seen[name]}"))
+        elif name in attr_names:
+            problems.append(Problem(path, f"'{name}' is an attr name; an output may share only "
+                                          "an input's name (the in-place form)"))
+        out_seen.setdefault(name, path)
+    # The CANN build defines DTYPE_<NAME> (DTYPE_<NAME>_REF for an in-place output): names that
+    # differ only in case, or x_ref next to an in-place x, would define the same macro twice.
+    input_names = {t["name"] for t in raw_inputs}
+    macros: dict[str, str] = {}
+    for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs)):
+        for i, item in enumerate(items):
+            name = item["name"]
+            if group == "output_desc" and name in input_names:
+                macro = f"DTYPE_{name.upper()}_REF"
+            else:
+                macro = f"DTYPE_{name.upper()}"
+            path = key_path(key_path(key_path(base, group), i), "name")
+            if macro in macros and macros[macro] != name:
+                problems.append(Problem(path, f"'{name}' and '{macros[macro]}' both make the "
+                                              f"CANN build define {macro}; rename one"))
+            macros.setdefault(macro, name)
+    return problems
+
+
+def _check_combinations(base: str, inputs, outputs) -> list[Problem]:
+    problems = []
+    combos = list(zip(*(t.dtypes for t in inputs + outputs)))
+    for i, combo in enumerate(combos):
+        if combo in combos[:i]:
+            first = combos.index(combo)
+            problems.append(Problem(base, f"dtype combination {i} ({', '.join(combo)}) repeats "
+                                          f"combination {first}"))
+    return problems
+
+
+def _check_ref_and_outputs(base: str, inputs, outputs) -> list[Problem]:
+    problems = []
+    by_name = {t.name: t for t in inputs}
+    for i, out in enumerate(outputs):
+        path = key_path(key_path(base, "output_desc"), i)
+        if out.param_type == "optional":
+            problems.append(Problem(key_path(path, "param_type"),
+                                    "an output cannot be optional: a PyTorch op cannot return an "
+                                    "absent tensor; use required"))
+        source = by_name.get(out.name)
+        if source is None:
+            continue
+        if source.param_type != "required" or out.param_type != "required":
+            problems.append(Problem(path, f"in-place output '{out.name}' needs a required input "
+                                          "and a required output of that name (CANN's aclnn "
+                                          "generator mistypes optional and dynamic ref params)"))
+        if source.dtypes != out.dtypes:
+            problems.append(Problem(key_path(path, "type"),
+                                    f"in-place output '{out.name}' must list the same dtypes as "
+                                    f"input '{out.name}' ({', '.join(source.dtypes)})",
+                                    list(out.dtypes)))
+    return problems
+
+
+def _check_attrs(base: str, raw_attrs) -> tuple[tuple[Attr, ...], list[Problem]]:
+    problems = []
+    attrs = []
+    for i, a in enumerate(raw_attrs):
+        path = key_path(key_path(base, "attr"), i)
+        required = a.get("param_type", "required") == "required"
+        has_default = "default_value" in a
+        if required and has_default:
+            problems.append(Problem(key_path(path, "default_value"),
+                                    f"required attr '{a['name']}' takes no default_value; make "
+                                    "it \"param_type\": \"optional\" or drop the default",
+                                    a["default_value"]))
+        if not required and not has_default:
+            problems.append(Problem(path, f"optional attr '{a['name']}' needs a default_value of "
+                                          f"type {a['type']} (msopgen would write "
+                                          f".{ATTR_TYPES[a['type']].opdef_method}(None))"))
+        if has_default and not required:
+            problems += _check_default_range(key_path(path, "default_value"), a["type"],
+                                             a["default_value"])
+        attrs.append(Attr(a["name"], a["type"], required,
+                          None if required else a.get("default_value")))
+    return tuple(attrs), problems
+
+
+def _check_default_range(path: str, attr_type: str, value: Any) -> list[Problem]:
+    """Values the schema types allow but C++ cannot hold."""
+    items = value if isinstance(value, list) else [value]
+    flat = [x for item in items for x in (item if isinstance(item, list) else [item])]
+    element = attr_type.removeprefix("list_").removeprefix("list_")
+    for x in flat:
+        if element == "int" and not INT64_MIN <= x <= INT64_MAX:
+            return [Problem(path, "does not fit in int64", value)]
+        if element == "float" and float32_overflows(float(x)):
+            return [Problem(path, "does not fit in a C++ float (OpAttrDef::Float takes float)",
+                            value)]
+        if element == "string" and any(ord(c) < 32 and c not in "\n\t" or ord(c) == 127
+                                       for c in x):
+            return [Problem(path, "holds a control character", value)]
+    return []
+
+
+def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs):
+    problems: list[Problem] = []
+    compute: dict[str, expr.Node] = {}
+    golden: dict[str, str] = {}
+    output_names = [o.name for o in outputs]
+    tensors = {t.name for t in inputs if t.param_type == "required"}
+    scalars = {a.name for a in attrs if a.info.is_scalar}
+    others = {t.name: f"is an {t.param_type} input" for t in inputs if t.name not in tensors}
+    others.update({a.name: f"is a {a.type} attr" for a in attrs if a.name not in scalars})
+    block_path = key_path(base, "opgen")
+
+    for section in ("compute", "golden"):
+        for out_name, text in block.get(section, {}).items():
+            path = key_path(key_path(block_path, section), out_name)
+            if out_name not in output_names:
+                problems.append(Problem(path, f"'{out_name}' is not an output of this op",
+                                        suggestion=did_you_mean(out_name, output_names)))
+                continue
+            try:
+                if section == "compute":
+                    compute[out_name] = expr.parse_compute(text, tensors, scalars, others)
+                else:
+                    golden[out_name] = expr.parse_golden(
+                        text, {t.name for t in inputs} | {a.name for a in attrs})
+            except expr.ExprError as exc:
+                problems.append(Problem(path, f"{section} expression: {exc}", text))
+    if compute:
+        missing = [o for o in output_names if o not in compute]
+        if missing:
+            problems.append(Problem(key_path(block_path, "compute"),
+                                    "compute gives no expression for output(s) "
+                                    f"{', '.join(missing)}; give one for every output, or none"))
+        for out in outputs:
+            if out.param_type == "dynamic" and out.name in compute:
+                problems.append(Problem(key_path(key_path(block_path, "compute"), out.name),
+                                        "a dynamic (list) output cannot have an elementwise "
+                                        "compute expression"))
+    for out_name, tree in compute.items():
+        golden.setdefault(out_name, expr.to_torch(tree))
+    return compute, golden, problems
+
+
+def _unique_aclnn_names(base: str, aclnn) -> list[Problem]:
+    seen: dict[str, str] = {}
+    problems = []
+    for arg in aclnn.args:
+        if arg.name in seen:
+            problems.append(Problem(base, f"'{arg.source}' and '{seen[arg.name]}' both become the "
+                                          f"aclnn parameter '{arg.name}'; rename one"))
+        seen.setdefault(arg.name, arg.source)
+    return problems
+
+
+def check_across_ops(located: list[tuple[str, Op]]) -> list[Problem]:
+    """Ops of one file share a project: their types and file names must differ."""
+    problems = []
+    by_type: dict[str, str] = {}
+    by_snake: dict[str, str] = {}
+    for path, op in located:
+        where = key_path(path, "op")
+        if op.op_type in by_type:
+            problems.append(Problem(where, f"op '{op.op_type}' is already defined at "
+                                           f"{by_type[op.op_type]}"))
+        elif op.snake_name in by_snake:
+            problems.append(Problem(where, f"'{op.op_type}' and '{by_snake[op.snake_name]}' "
+                                           f"share the kernel and file name '{op.snake_name}'"))
+        by_type.setdefault(op.op_type, where)
+        by_snake.setdefault(op.snake_name, op.op_type)
+    return problems
