@@ -84,6 +84,72 @@ def _print_summary(proto_model) -> None:
 
 
 @app.command()
+def new(
+    proto: Path = typer.Argument(..., help="Prototype JSON file (msopgen or tutorial format)."),
+    output: Optional[Path] = typer.Option(
+        None, "-o", "--output", help="Project directory [default: ./<snake name of the first op>]."),
+    soc: list[str] = typer.Option(
+        [], "--soc", help="Target SoC, full name as npu-smi shows it (repeatable) "
+        "[default: ascend910b1]."),
+    namespace: Optional[str] = typer.Option(
+        None, "--namespace", help="torch.ops namespace [default: the package name]."),
+    vendor: Optional[str] = typer.Option(
+        None, "--vendor", help="CANN vendor_name of the op package [default: the package name]."),
+    no_build: bool = typer.Option(False, "--no-build", help="Render only; skip build and tests."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="List the files; write nothing."),
+    force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
+    msopgen_path: Optional[Path] = typer.Option(
+        None, "--msopgen", help="msopgen executable [default: msopgen on PATH, if any]."),
+    no_msopgen: bool = typer.Option(False, "--no-msopgen", help="Do not use msopgen even if found."),
+    templates: Optional[Path] = typer.Option(
+        None, "--templates", help="Template root to use instead of opgen's own."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
+) -> None:
+    """Render a complete Ascend custom-operator project from a prototype.
+
+    Writes the kernel, host, CANN build files, the PyTorch package and its tests, then (unless
+    --no-build) builds the project and runs its tests.
+    """
+    from opgen import console
+    from opgen import new as new_stage
+    from opgen.problems import PrototypeError
+
+    if msopgen_path is not None and no_msopgen:
+        console.fail("--msopgen and --no-msopgen exclude each other")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        the_plan, proto_model = new_stage.plan(
+            proto, output, soc, namespace, vendor, templates, msopgen_path,
+            use_msopgen=not no_msopgen, force=force)
+    except PrototypeError as exc:
+        if as_json:
+            console.print_json({"errors": [p.as_json() for p in exc.problems]})
+        else:
+            console.print_problems(exc)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except new_stage.UsageError as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if not as_json:
+        console.print_warnings(the_plan.warnings)
+    try:
+        with console.status("rendering the project"):
+            result = new_stage.create(the_plan, proto_model, dry_run=dry_run)
+    except new_stage.ActionError as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_FAILED) from None
+    if as_json:
+        console.print_json(result.as_json())
+    else:
+        console.print_new_summary(result)
+    if dry_run or no_build:
+        return
+    from opgen import build
+
+    raise typer.Exit(build.build_and_test(result.destination, as_json=as_json))
+
+
+@app.command()
 def schema() -> None:
     """Print the JSON Schema of the prototype format (JSON Schema 2020-12)."""
     from opgen.resources import schema_path

@@ -51,3 +51,32 @@ def fail(message: str) -> None:
     from rich.markup import escape
 
     stderr().print(f"[red]error:[/red] {escape(message)}")
+
+
+def status(message: str):
+    """A spinner on stderr while `message` runs; silent when stderr is not a terminal."""
+    import contextlib
+
+    if not stderr().is_terminal:
+        return contextlib.nullcontext()
+    return stderr().status(message)
+
+
+def print_new_summary(result) -> None:
+    """What `opgen new` wrote, who owns each file, and what to do next."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    verb = "would write" if result.dry_run else "wrote"
+    table = Table(title=f"{verb} {len(result.files)} files to {escape(str(result.destination))}",
+                  title_justify="left")
+    table.add_column("file")
+    table.add_column("owner")
+    for f in result.files:
+        style = "green" if f.owner == "user" else ""
+        table.add_row(escape(f.path), f"[{style}]{f.owner}[/{style}]" if style else f.owner)
+    out = stdout()
+    out.print(table)
+    out.print(f"CANN skeleton: {escape(result.skeleton)}")
+    out.print("generated files are re-rendered by [bold]opgen update[/bold]; "
+              "[green]user[/green] files are yours and never overwritten")
