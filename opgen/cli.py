@@ -68,19 +68,21 @@ def validate(
 
 
 def _print_summary(proto_model) -> None:
+    """Per op: the names and signatures opgen derived from the prototype."""
     from rich.markup import escape
-    from rich.table import Table
 
     from opgen import console
 
-    table = Table(title="valid prototype", title_justify="left")
-    for column in ("op", "kernel / files", "aclnn", "PyTorch schema", "dtype combinations"):
-        table.add_column(column)
+    out = console.stdout()
     for op in proto_model.ops:
-        aclnn = op.aclnn.name if op.aclnn else f"none: {op.aclnn_missing_reason}"
-        combos = "\n".join(", ".join(c) for c in op.dtype_combinations)
-        table.add_row(op.op_type, op.snake_name, escape(aclnn), escape(op.torch_schema), combos)
-    console.stdout().print(table)
+        ins = ", ".join(t.name for t in op.inputs)
+        outs = ", ".join(t.name for t in op.outputs)
+        out.print(f"[bold]{op.op_type}[/bold]  kernel and files: {op.snake_name}", soft_wrap=True)
+        aclnn = op.aclnn.prototype() if op.aclnn else f"none: {op.aclnn_missing_reason}"
+        out.print(f"  aclnn    {escape(aclnn)}", soft_wrap=True)
+        out.print(f"  PyTorch  {escape(op.torch_schema)}", soft_wrap=True)
+        combos = " | ".join(", ".join(c) for c in op.dtype_combinations)
+        out.print(f"  dtypes   ({ins}) -> ({outs}): {combos}", soft_wrap=True)
 
 
 @app.command()

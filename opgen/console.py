@@ -29,14 +29,19 @@ def print_json(data: Any) -> None:
 
 
 def print_problems(error: PrototypeError) -> None:
-    """All problems of a prototype in one panel, one line per problem, in file order."""
-    from rich.markup import escape
+    """All problems of a prototype in one panel, one entry per problem, in file order."""
     from rich.panel import Panel
+    from rich.text import Text
 
-    lines = [f"[bold]{escape(p.path)}[/bold]\n  {escape(p.text())}" for p in error.problems]
+    body = Text(overflow="fold")  # fold, never crop: a long path must stay readable
+    for i, p in enumerate(error.problems):
+        if i:
+            body.append("\n")
+        body.append(p.path, style="bold")
+        body.append("\n  " + p.text())
     count = len(error.problems)
-    title = f"{count} problem{'s' if count != 1 else ''} in {escape(error.source)}"
-    stderr().print(Panel("\n".join(lines), title=title, title_align="left", border_style="red",
+    title = Text(f"{count} problem{'s' if count != 1 else ''} in {error.source}")
+    stderr().print(Panel(body, title=title, title_align="left", border_style="red",
                          expand=False))
 
 

@@ -1,0 +1,41 @@
+"""Shared fixtures for opgen's own tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SHARED_PROTOS = ROOT.parent / "shared" / "protos"
+
+
+@pytest.fixture
+def write_proto(tmp_path):
+    """Write a prototype (a Python object, or raw text) to a file and return its path."""
+
+    def write(data, name: str = "proto.json") -> Path:
+        path = tmp_path / name
+        path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2))
+        return path
+
+    return write
+
+
+def op(**overrides):
+    """A valid single-op prototype in msopgen's format, with fields overridden."""
+    base = {
+        "op": "AddCustom",
+        "input_desc": [
+            {"name": "x", "param_type": "required", "format": ["ND"], "type": ["fp16", "float"]},
+            {"name": "y", "param_type": "required", "format": ["ND"], "type": ["fp16", "float"]},
+        ],
+        "output_desc": [
+            {"name": "z", "param_type": "required", "format": ["ND"], "type": ["fp16", "float"]},
+        ],
+        "attr": [],
+    }
+    base.update(overrides)
+    return base

@@ -1,0 +1,102 @@
+"""The command line: exit codes, output streams and formats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import EXAMPLES, op
+from typer.testing import CliRunner
+
+from opgen import __version__
+from opgen.cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def flat(text: str) -> str:
+    """Panel text without its frame and line breaks, for substring checks."""
+    return " ".join(text.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+
+
+def test_validate_ok_exits_0_and_prints_the_summary():
+    result = run("validate", EXAMPLES / "gelu_custom.json")
+    assert result.exit_code == 0
+    assert "GeluCustom" in result.stdout and "gelu_custom(Tensor x) -> Tensor" in result.stdout
+
+
+def test_validate_json_for_a_valid_file():
+    result = run("validate", EXAMPLES / "leaky_relu_custom.json", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    (entry,) = data["ops"]
+    assert entry["op_type"] == "LeakyReluCustom" and entry["snake_name"] == "leaky_relu_custom"
+    assert entry["aclnn"]["name"] == "aclnnLeakyReluCustom"
+    assert [a["name"] for a in entry["aclnn"]["args"]] == ["x", "negativeSlope", "out"]
+    assert entry["torch_schema"] == "leaky_relu_custom(Tensor x, float negative_slope=0.01) -> Tensor"
+    assert entry["dtypes"] == [["float16", "float16"], ["float32", "float32"]]
+
+
+def test_validate_invalid_exits_2_with_a_panel_on_stderr(write_proto):
+    bad = op(op="add-custom")
+    bad["ouput_desc"] = bad.pop("output_desc")
+    result = run("validate", write_proto([bad]))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "3 problems in" in result.stderr
+    assert "did you mean 'output_desc'?" in flat(result.stderr)
+    assert "Traceback" not in result.stderr
+
+
+def test_validate_invalid_json_output(write_proto):
+    result = run("validate", write_proto('{"op": "A",'), "--json")
+    assert result.exit_code == 2
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["path"] == "$" and "line 1, column 12" in error["message"]
+
+
+def test_missing_file_exits_2(tmp_path):
+    result = run("validate", tmp_path / "nope.json")
+    assert result.exit_code == 2 and "no such file" in flat(result.stderr)
+
+
+def test_directory_instead_of_file_exits_2(tmp_path):
+    result = run("validate", tmp_path)
+    assert result.exit_code == 2 and "is a directory" in flat(result.stderr)
+
+
+def test_schema_prints_the_json_schema():
+    result = run("schema")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["title"] == "opgen operator prototype"
+
+
+def test_version():
+    result = run("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"opgen {__version__}"
+
+
+def test_help_lists_the_commands():
+    result = run("--help")
+    assert result.exit_code == 0
+    for command in ("validate", "schema", "new"):
+        assert command in result.stdout
+    assert "--install-completion" in result.stdout
+
+
+def test_usage_error_exits_2():
+    assert run("validate").exit_code == 2
+    assert run("frobnicate").exit_code == 2
+
+
+def test_console_script_runs_without_traceback(write_proto):
+    path = write_proto("[1, 2")
+    proc = subprocess.run([sys.executable, "-m", "opgen", "validate", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,43 @@
+"""The compute tree and the default golden it yields."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from opgen import expr
+
+
+def parse(text):
+    return expr.parse_compute(text, {"x", "y"}, {"alpha", "n"})
+
+
+def test_tree_shape_and_tensor_flags():
+    node = parse("0.5 * x * (1 + tanh(x ** 3))")
+    assert isinstance(node, expr.BinOp) and node.op == "*" and node.is_tensor
+    assert expr.names_in(node) == {"x"}
+    assert parse("-alpha * x").left == expr.Neg(expr.Scalar("alpha"))
+
+
+@pytest.mark.parametrize("text", [
+    "0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))",
+    "max(x, 0.0) + alpha * min(x, 0.0)",
+    "x * sigmoid(x)", "rsqrt(abs(x) + 1)", "reciprocal(1 + exp(-x))", "relu(x - y) / y",
+    "log(sqrt(x * x + 1))", "min(alpha, x) + max(y, n)", "x ** 2 + y ** 4",
+])
+def test_default_golden_computes_the_same_function(text):
+    torch = pytest.importorskip("torch")
+    golden = expr.to_torch(parse(text))
+    x = torch.tensor([0.3, 1.7, 2.5], dtype=torch.float64)
+    y = torch.tensor([1.1, 0.4, 3.0], dtype=torch.float64)
+    env = {"x": x, "y": y, "alpha": 0.25, "n": 2}
+    fn = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "rsqrt": lambda v: v ** -0.5,
+          "abs": abs, "reciprocal": lambda v: 1 / v, "tanh": math.tanh,
+          "sigmoid": lambda v: 1 / (1 + math.exp(-v)), "relu": lambda v: max(v, 0.0),
+          "min": min, "max": max}
+    for i in range(3):
+        scalar_env = {**fn, "x": float(x[i]), "y": float(y[i]), "alpha": 0.25, "n": 2}
+        expected = eval(text, {"__builtins__": {}}, scalar_env)  # test data only
+        got = eval(golden, {"torch": torch}, env)[i]  # as in the generated golden module
+        assert math.isclose(float(got), expected, rel_tol=1e-12)

@@ -1,0 +1,420 @@
+"""Every validation rule, each with a bad prototype and the message it must produce.
+
+The rules come from msopgen (ascend-c.md §1.2, made errors where msopgen only warns and then
+writes a broken project) and from opgen's own needs (names that reach C++, Python and aclnn).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import EXAMPLES, SHARED_PROTOS, op
+
+from opgen import prototype
+from opgen.problems import PrototypeError
+
+
+def problems_of(data) -> list[tuple[str, str]]:
+    text = data if isinstance(data, str) else json.dumps(data)
+    with pytest.raises(PrototypeError) as info:
+        prototype.loads(text)
+    return [(p.path, p.text()) for p in info.value.problems]
+
+
+def only_problem(data) -> tuple[str, str]:
+    found = problems_of(data)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def tensor(name, types=("fp16", "float"), **extra):
+    return {"name": name, "param_type": "required", "format": ["ND"], "type": list(types),
+            **extra}
+
+
+# --- accepted inputs ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted(SHARED_PROTOS.glob("*.json")) + sorted(
+    EXAMPLES.glob("*.json")), ids=lambda p: p.name)
+def test_shared_protos_and_examples_are_valid(path):
+    proto = prototype.load(path)
+    assert proto.ops
+
+
+def test_single_object_and_tutorial_format():
+    proto = prototype.load(SHARED_PROTOS / "gelu_custom.seed.json")
+    (gelu,) = proto.ops
+    assert gelu.op_type == "GELUCustom" and gelu.snake_name == "gelu_custom"
+    assert gelu.inputs[0].dtypes == ("float16",) and gelu.inputs[0].formats == ("ND",)
+    assert gelu.inputs[0].param_type == "required"  # the tutorial format has no param_type
+
+
+@pytest.mark.parametrize("alias, canonical", [
+    ("fp16", "float16"), ("half", "float16"), ("float16", "float16"), ("float", "float32"),
+    ("fp32", "float32"), ("float32", "float32"), ("bf16", "bfloat16"), ("bfloat16", "bfloat16"),
+    ("double", "float64"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"),
+    ("int64", "int64"), ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"),
+    ("uint64", "uint64"), ("bool", "bool"),
+])
+def test_every_msopgen_dtype_alias_is_accepted(alias, canonical):
+    data = op(input_desc=[tensor("x", [alias])], output_desc=[tensor("y", [alias])])
+    (model,) = prototype.loads(json.dumps(data)).ops
+    assert model.dtype_combinations == ((canonical, canonical),)
+
+
+def test_language_is_ignored_and_format_defaults_to_nd():
+    data = op(language="cpp", input_desc=[{"name": "x", "type": "fp16"}],
+              output_desc=[{"name": "y", "type": "fp16"}])
+    (model,) = prototype.loads(json.dumps(data)).ops
+    assert model.outputs[0].formats == ("ND",)
+
+
+def test_kernel_name_disagreeing_with_the_rule_warns_and_uses_the_rule():
+    data = op(op="GELUCustom", kernel_name="gelucustom")
+    proto = prototype.loads(json.dumps(data))
+    assert proto.ops[0].snake_name == "gelu_custom"
+    assert any("looks the kernel up by the derived name" in w for w in proto.warnings)
+
+
+def test_list_list_int_attr_is_accepted_without_aclnn():
+    data = op(attr=[{"name": "pads", "param_type": "required", "type": "list_list_int"}])
+    proto = prototype.loads(json.dumps(data))
+    assert proto.ops[0].aclnn is None
+    assert "int[][] pads" in proto.ops[0].torch_schema
+    assert any("no aclnn API" in w for w in proto.warnings)
+
+
+# --- JSON and schema level ---------------------------------------------------------------------
+
+
+def test_syntax_error_reports_line_and_column():
+    path, text = only_problem('[\n  {"op": "A",\n   "input_desc": [}\n]')
+    assert path == "$" and "line 3, column" in text
+
+
+def test_nan_is_rejected():
+    _, text = only_problem('{"op": "A", "input_desc": [], "output_desc": [], "x": NaN}')
+    assert "NaN is not valid JSON" in text
+
+
+def test_duplicate_keys_are_rejected():
+    _, text = only_problem('{"op": "A", "op": "B", "input_desc": [], "output_desc": []}')
+    assert "duplicate key(s) in an object: op" in text
+
+
+@pytest.mark.parametrize("data, fragment", [
+    ("42", "an op object or a list of op objects"),
+    ("[]", "holds no op"),
+])
+def test_top_level_shape(data, fragment):
+    assert fragment in only_problem(data)[1]
+
+
+def test_misspelled_key_gets_did_you_mean():
+    data = op()
+    data["ouput_desc"] = data.pop("output_desc")
+    found = problems_of([data])
+    assert ("$[0].ouput_desc", "unknown key 'ouput_desc'; did you mean 'output_desc'?") in found
+    assert ("$[0]", "missing required key 'output_desc'") in found
+
+
+def test_misspelled_dtype_gets_path_value_and_suggestion():
+    data = op(input_desc=[tensor("x"), tensor("y", ["fp61", "float"])])
+    path, text = only_problem([data])
+    assert path == "$[0].input_desc[1].type[0]"
+    assert text == "unknown dtype (got \"fp61\"); did you mean 'fp16'?"
+
+
+@pytest.mark.parametrize("dtype, fragment", [
+    ("qint8", "no element type"),
+    ("all", "list the dtypes explicitly"),
+    ("float64", "write 'double'"),
+])
+def test_msopgen_dtypes_opgen_refuses_say_why(dtype, fragment):
+    data = op(input_desc=[tensor("x", [dtype])], output_desc=[tensor("z", ["fp16"])])
+    path, text = problems_of(data)[0]
+    assert path == "$.input_desc[0].type[0]" and fragment in text
+
+
+def test_unknown_format_gets_suggestion():
+    data = op(input_desc=[tensor("x", format=["NDD"]), tensor("y")])
+    path, text = only_problem(data)
+    assert path == "$.input_desc[0].format[0]" and "did you mean 'ND'?" in text
+
+
+def test_bad_param_type_gets_suggestion():
+    data = op(input_desc=[tensor("x", param_type="requierd"), tensor("y")])
+    path, text = only_problem(data)
+    assert path == "$.input_desc[0].param_type"
+    assert "did you mean 'required'?" in text
+
+
+def test_attr_type_without_opattrdef_method_is_an_error():
+    data = op(attr=[{"name": "names", "type": "list_string"}])
+    path, text = only_problem(data)
+    assert path == "$.attr[0].type" and "has no ops::OpAttrDef method" in text
+
+
+@pytest.mark.parametrize("name", ["add-custom", "addCustom", "Add_Custom", "../Evil", ""])
+def test_op_type_must_be_upper_camel_case(name):
+    path, text = only_problem(op(op=name))
+    assert path == "$.op" and "UpperCamelCase" in text
+
+
+def test_no_output_is_an_error():
+    path, text = only_problem(op(output_desc=[]))
+    assert path == "$.output_desc" and "at least one output" in text
+
+
+def test_empty_dtype_list_is_an_error():
+    path, text = only_problem(op(input_desc=[tensor("x", []), tensor("y")]))
+    assert path == "$.input_desc[0].type" and "lists no dtype" in text
+
+
+def test_dtype_of_wrong_json_type():
+    path, text = only_problem(op(input_desc=[tensor("x"), {"name": "y", "type": 16}]))
+    assert path == "$.input_desc[1].type" and "a string or a list of strings" in text
+
+
+@pytest.mark.parametrize("attr_type, value, kind", [
+    ("float", "abc", "a number"),
+    ("int", 1.5, "an integer"),
+    ("int", True, "an integer"),
+    ("bool", 1, "true or false"),
+    ("list_int", [1, "2"], "an integer"),
+])
+def test_default_value_must_match_the_attr_type(attr_type, value, kind):
+    data = op(attr=[{"name": "a", "param_type": "optional", "type": attr_type,
+                     "default_value": value}])
+    path, text = only_problem(data)
+    assert path.startswith("$.attr[0].default_value") and kind in text
+
+
+# --- rules beyond the schema -------------------------------------------------------------------
+
+
+def test_dtype_lists_must_have_equal_length():
+    data = op(input_desc=[tensor("x"), tensor("y", ["fp16"])])
+    path, text = only_problem(data)
+    assert path == "$.input_desc[1].type"
+    assert "lists 1 dtype(s) but $.input_desc[0] lists 2" in text
+
+
+def test_format_list_is_one_or_one_per_dtype():
+    data = op(input_desc=[tensor("x", format=["ND", "ND", "ND"]), tensor("y")])
+    path, text = only_problem(data)
+    assert path == "$.input_desc[0].format" and "3 formats for 2 dtypes" in text
+
+
+def test_format_list_of_one_repeats():
+    data = op(input_desc=[tensor("x", format=["NCHW"]), tensor("y", format=["ND", "NHWC"])])
+    (model,) = prototype.loads(json.dumps(data)).ops
+    assert model.inputs[0].formats == ("NCHW", "NCHW")
+    assert model.inputs[1].formats == ("ND", "NHWC")
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("class", "keyword in C++ and Python"),
+    ("template", "C++ keyword"),
+    ("lambda", "Python keyword"),
+    ("tiling", "reserved"),
+    ("x__y", "double underscore"),
+])
+def test_names_must_be_identifiers_in_cpp_and_python(name, fragment):
+    path, text = only_problem(op(input_desc=[tensor(name), tensor("y")]))
+    assert path == "$.input_desc[0].name" and fragment in text
+
+
+def test_input_and_attr_names_are_unique():
+    data = op(attr=[{"name": "x", "type": "int"}])
+    path, text = only_problem(data)
+    assert path == "$.attr[0].name" and "already used at $.input_desc[0].name" in text
+
+
+def test_output_may_not_reuse_an_attr_name():
+    data = op(attr=[{"name": "z", "type": "int"}])
+    path, text = only_problem(data)
+    assert path == "$.output_desc[0].name" and "is an attr name" in text
+
+
+def test_output_names_are_unique():
+    path, text = only_problem(op(output_desc=[tensor("z"), tensor("z")]))
+    assert path == "$.output_desc[1].name" and "already used" in text
+
+
+def test_names_differing_only_in_case_collide_in_dtype_macros():
+    path, text = only_problem(op(input_desc=[tensor("x"), tensor("X")]))
+    assert path == "$.input_desc[1].name" and "DTYPE_X" in text
+
+
+def test_names_colliding_in_aclnn_are_rejected():
+    path, text = only_problem(op(input_desc=[tensor("x1"), tensor("x_1")]))
+    assert "both become the aclnn parameter 'x1'" in text
+
+
+def test_repeated_dtype_combination_is_an_error():
+    data = op(input_desc=[tensor("x", ["fp16", "half"]), tensor("y", ["fp16", "fp16"])],
+              output_desc=[tensor("z", ["fp16", "fp16"])])
+    _, text = only_problem(data)
+    assert "combination 1 (float16, float16, float16) repeats combination 0" in text
+
+
+def test_optional_output_is_an_error():
+    path, text = only_problem(op(output_desc=[tensor("z", param_type="optional")]))
+    assert path == "$.output_desc[0].param_type" and "cannot be optional" in text
+
+
+def test_in_place_output_must_match_its_input():
+    data = op(output_desc=[tensor("x", ["fp16", "bf16"])])
+    path, text = only_problem(data)
+    assert path == "$.output_desc[0].type" and "same dtypes as input 'x'" in text
+
+
+def test_in_place_output_needs_a_required_input():
+    data = op(input_desc=[tensor("x", param_type="optional"), tensor("y")],
+              output_desc=[tensor("x")])
+    _, text = only_problem(data)
+    assert "needs a required input" in text
+
+
+def test_in_place_output_is_modelled_as_ref():
+    data = op(output_desc=[tensor("x")])
+    (model,) = prototype.loads(json.dumps(data)).ops
+    assert model.inputs[0].is_ref and model.outputs[0].is_ref
+    assert model.torch_schema == "add_custom(Tensor(a!) x, Tensor y) -> ()"
+    assert [a.name for a in model.aclnn.args] == ["xRef", "y"]
+
+
+def test_required_attr_takes_no_default():
+    data = op(attr=[{"name": "k", "param_type": "required", "type": "int", "default_value": 3}])
+    path, text = only_problem(data)
+    assert path == "$.attr[0].default_value" and "takes no default_value" in text
+
+
+def test_optional_attr_needs_a_default():
+    data = op(attr=[{"name": "k", "param_type": "optional", "type": "int"}])
+    path, text = only_problem(data)
+    assert path == "$.attr[0]" and "needs a default_value" in text and ".Int(None)" in text
+
+
+@pytest.mark.parametrize("attr_type, value, fragment", [
+    ("int", 2**63, "int64"),
+    ("list_int", [1, -(2**63) - 1], "int64"),
+    ("float", 1e39, "C++ float"),
+    ("string", "a\x01b", "control character"),
+])
+def test_defaults_must_fit_their_cpp_type(attr_type, value, fragment):
+    data = op(attr=[{"name": "a", "param_type": "optional", "type": attr_type,
+                     "default_value": value}])
+    path, text = only_problem(data)
+    assert path == "$.attr[0].default_value" and fragment in text
+
+
+def test_duplicate_op_types_are_rejected():
+    found = problems_of([op(), op()])
+    assert found == [("$[1].op", "op 'AddCustom' is already defined at $[0].op")]
+
+
+def test_ops_sharing_a_file_name_are_rejected():
+    found = problems_of([op(op="GeLU"), op(op="GeLu")])
+    assert found[0][0] == "$[1].op" and "share the kernel and file name 'ge_lu'" in found[0][1]
+
+
+def test_all_problems_are_reported_at_once_in_file_order():
+    data = op(op="bad-name", input_desc=[tensor("x", ["fp61"]), tensor("class")])
+    found = problems_of(data)
+    assert [p for p, _ in found] == ["$.op", "$.input_desc[0].type[0]"]
+    # the rule pass runs only on schema-valid ops, so fixing the schema errors shows the rest
+    found = problems_of(op(input_desc=[tensor("x", ["fp16"]), tensor("class")]))
+    assert [p for p, _ in found] == ["$.input_desc[1].name", "$.input_desc[1].type",
+                                     "$.output_desc[0].type"]
+
+
+# --- the opgen block ---------------------------------------------------------------------------
+
+
+def with_block(block, **overrides):
+    return op(attr=[{"name": "alpha", "param_type": "optional", "type": "float",
+                     "default_value": 0.5},
+                    {"name": "dims", "param_type": "optional", "type": "list_int",
+                     "default_value": [1]}],
+              opgen=block, **overrides)
+
+
+@pytest.mark.parametrize("expression, fragment", [
+    ("x + w", "unknown name 'w'"),
+    ("x * dims", "'dims' is a list_int attr"),
+    ("erf(x)", "unknown function 'erf'"),
+    ("x ** 5", "integer constant exponent from 2 to 4"),
+    ("x ** y", "integer constant exponent from 2 to 4"),
+    ("exp(x, y)", "exp() takes 1 argument"),
+    ("min(x)", "min() takes 2 arguments"),
+    ("exp(x=y)", "takes no keyword arguments"),
+    ("alpha * 2.0", "uses no input tensor"),
+    ("x if y else y", "is not allowed"),
+    ("x.exp()", "only plain function calls"),
+    ("'a'", "only numeric literals"),
+    ("x +", "not a valid expression"),
+    ("x // y", "is not allowed"),
+])
+def test_compute_whitelist(expression, fragment):
+    path, text = only_problem(with_block({"compute": {"z": expression}}))
+    assert path == "$.opgen.compute.z" and fragment in text
+
+
+def test_compute_may_not_use_optional_inputs():
+    data = with_block({"compute": {"z": "x + y"}},
+                      input_desc=[tensor("x"), tensor("y", param_type="optional")])
+    _, text = only_problem(data)
+    assert "'y' is an optional input" in text
+
+
+def test_compute_output_must_exist():
+    path, text = only_problem(with_block({"compute": {"z": "x + y", "w": "x"}}))
+    assert path == "$.opgen.compute.w" and "not an output of this op" in text
+
+
+def test_compute_covers_every_output_or_none():
+    data = with_block({"compute": {"z": "x + y"}}, output_desc=[tensor("z"), tensor("w")])
+    path, text = only_problem(data)
+    assert path == "$.opgen.compute" and "no expression for output(s) w" in text
+
+
+@pytest.mark.parametrize("expression, fragment", [
+    ("torch.load('f')", "'torch.load' is not allowed"),
+    ("os.system('ls')", "may be called"),
+    ("x.__class__", "is not allowed here"),
+    ("torch._C._foo(x)", "may be called"),
+    ("(lambda: 1)()", "may be called"),
+    ("x[0]", "is not allowed"),
+    ("torch.ops.aten.add(x, y)", "may be called"),
+    ("open('f')", "may be called"),
+    ("torch.tanh(q)", "unknown name 'q'"),
+    ("torch.add(*[x, y])", "*args"),
+])
+def test_golden_whitelist(expression, fragment):
+    path, text = only_problem(with_block({"golden": {"z": expression}}))
+    assert path == "$.opgen.golden.z" and fragment in text
+
+
+def test_golden_accepts_torch_and_functional_calls_and_is_normalized():
+    data = with_block({"golden": {
+        "z": "torch.nn.functional.leaky_relu(x,alpha) + torch.where(y > 0, y, 0.0 * dims[0])"
+    }})
+    with pytest.raises(PrototypeError):  # subscripts are not allowed
+        prototype.loads(json.dumps(data))
+    data["opgen"]["golden"]["z"] = "torch.nn.functional.gelu(x, approximate='tanh') + y.dtype"
+    with pytest.raises(PrototypeError):  # attribute access on tensors is not allowed
+        prototype.loads(json.dumps(data))
+    data["opgen"]["golden"]["z"] = "torch.nn.functional.gelu(x,approximate='tanh')+y*alpha"
+    (model,) = prototype.loads(json.dumps(data)).ops
+    assert model.golden["z"] == "torch.nn.functional.gelu(x, approximate='tanh') + y * alpha"
+
+
+def test_golden_defaults_to_the_compute_expression():
+    (model,) = prototype.loads(json.dumps(with_block({"compute": {
+        "z": "max(x, 0.0) + alpha * min(x, y) - sqrt(x) / 2"}}))).ops
+    assert model.golden["z"] == (
+        "((torch.clamp(x, min=0.0) + (alpha * torch.minimum(x, y))) - (torch.sqrt(x) / 2.0))")
