@@ -85,3 +85,38 @@ def print_new_summary(result) -> None:
     out.print(f"CANN skeleton: {escape(result.skeleton)}")
     out.print("generated files are re-rendered by [bold]opgen update[/bold]; "
               "[green]user[/green] files are yours and never overwritten")
+
+
+_STATUS_STYLE = {"passed": "green", "failed": "red", "skipped": "yellow"}
+
+
+def print_step(step) -> None:
+    from rich.markup import escape
+
+    style = _STATUS_STYLE.get(step.status, "")
+    stderr().print(f"[{style}]{step.status:>7}[/{style}]  {escape(step.name)}  "
+                   f"({step.seconds:.1f} s)  {escape(step.detail)}")
+
+
+def print_log_tail(step, text: str) -> None:
+    from rich.markup import escape
+
+    if text:
+        stderr().print(f"[dim]last lines of {escape(step.log or '')}:[/dim]")
+        stderr().print(escape(text), soft_wrap=True)
+
+
+def print_report(report) -> None:
+    """The summary table of a build/test run."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"{escape(str(report.project))}: {'ok' if report.ok else 'FAILED'}",
+                  title_justify="left")
+    for column in ("step", "status", "time", "detail", "log"):
+        table.add_column(column)
+    for s in report.steps:
+        style = _STATUS_STYLE.get(s.status, "")
+        table.add_row(escape(s.name), f"[{style}]{s.status}[/{style}]", f"{s.seconds:.1f} s",
+                      escape(s.detail), escape(s.log or ""))
+    stdout().print(table)

@@ -9,7 +9,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-SHARED_PROTOS = ROOT.parent / "shared" / "protos"
+# Copies of ../shared/protos (the sample prototypes in the two input formats), kept here so the
+# suite runs from any checkout.
+SHARED_PROTOS = ROOT / "tests" / "data" / "protos"
 
 
 @pytest.fixture

@@ -36,8 +36,14 @@ def tensor(name, types=("fp16", "float"), **extra):
 # --- accepted inputs ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", sorted(SHARED_PROTOS.glob("*.json")) + sorted(
-    EXAMPLES.glob("*.json")), ids=lambda p: p.name)
+SAMPLES = sorted(SHARED_PROTOS.glob("*.json")) + sorted(EXAMPLES.glob("*.json"))
+
+
+def test_samples_are_present():
+    assert len(SAMPLES) >= 5
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_shared_protos_and_examples_are_valid(path):
     proto = prototype.load(path)
     assert proto.ops

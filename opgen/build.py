@@ -1,0 +1,251 @@
+"""Build a generated project and run its tests: the stage after rendering.
+
+Steps run in order, each with progress on stderr, its full log under `.opgen/logs/`, and a row in
+the summary (status and time). A step that cannot run here is reported as skipped with the
+reason; nothing passes silently. Any failure makes the command exit 1.
+
+Without CANN: build the PyTorch extension (CPU twin as the CPU implementation; the NPU adapter too
+when torch_npu is installed), check the NPU adapter's undefined symbols, run the tests.
+With CANN (ASCEND_HOME_PATH set): also build the op package with build.sh, install the .run
+inside the project, and run the tests marked `npu` with the package's set_env sourced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib.util import find_spec
+from pathlib import Path
+
+LOG_DIR = Path(".opgen") / "logs"
+TAIL_LINES = 40
+
+
+@dataclass
+class Step:
+    name: str
+    status: str = "pending"  # passed | failed | skipped
+    seconds: float = 0.0
+    detail: str = ""
+    log: str | None = None
+
+    def as_json(self) -> dict:
+        return {"step": self.name, "status": self.status, "seconds": round(self.seconds, 1),
+                "detail": self.detail, "log": self.log}
+
+
+@dataclass
+class Report:
+    project: Path
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(s.status != "failed" for s in self.steps)
+
+    def as_json(self) -> dict:
+        return {"project": str(self.project), "ok": self.ok,
+                "steps": [s.as_json() for s in self.steps]}
+
+
+class ProjectError(Exception):
+    """The directory is not an opgen project (exit 2)."""
+
+
+def read_manifest(project: Path) -> dict:
+    path = project / ".opgen" / "manifest.json"
+    if not path.is_file():
+        raise ProjectError(f"{project} is not an opgen project (no .opgen/manifest.json)")
+    return json.loads(path.read_text())
+
+
+def run_logged(step: Step, cmd: list[str], project: Path, log_name: str,
+               env: dict[str, str] | None = None, shell: bool = False) -> bool:
+    """Run `cmd` in `project`, write its output to the step's log; True on exit code 0."""
+    log_path = project / LOG_DIR / log_name
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    step.log = str(log_path.relative_to(project))
+    full_env = {**os.environ, **(env or {})}
+    shown = cmd if isinstance(cmd, str) else shlex.join(cmd)
+    with log_path.open("w") as log:
+        log.write(f"$ {shown}\n")
+        log.flush()
+        proc = subprocess.run(cmd, cwd=project, stdout=log, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, env=full_env, shell=shell, check=False)
+    if proc.returncode != 0:
+        step.detail = f"exit code {proc.returncode}"
+        return False
+    return True
+
+
+def tail(project: Path, step: Step) -> str:
+    if not step.log:
+        return ""
+    lines = (project / step.log).read_text(errors="replace").splitlines()
+    return "\n".join(lines[-TAIL_LINES:])
+
+
+# ---------------------------------------------------------------------------------------------
+# the steps
+# ---------------------------------------------------------------------------------------------
+
+
+def cann_home() -> Path | None:
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
+        value = os.environ.get(var)
+        if value and Path(value).is_dir():
+            return Path(value)
+    return None
+
+
+def step_extension(project: Path, step: Step) -> None:
+    """pip install -e the generated package: builds _C (and _C_npu with torch_npu) with ninja."""
+    cmd = [sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-deps",
+           "--disable-pip-version-check", "-e", "."]
+    env = {"MAX_JOBS": str(os.cpu_count() or 2), "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    ok = run_logged(step, cmd, project, "build_extension.log", env)
+    step.status = "passed" if ok else "failed"
+    if ok:
+        npu = "with" if find_spec("torch_npu") else "without"
+        step.detail = f"CPU extension built ({npu} the NPU adapter)"
+
+
+def step_npu_symbols(project: Path, package: str, step: Step) -> None:
+    """The NPU adapter may only use symbols libtorch_npu, torch and libc export."""
+    spec = find_spec("torch_npu")
+    if spec is None:
+        step.status, step.detail = "skipped", "skipped: torch_npu not installed"
+        return
+    libs = sorted((project / package).glob("_C_npu*.so"))
+    if not libs:
+        step.status, step.detail = "failed", f"no {package}/_C_npu*.so was built"
+        return
+    from opgen.symbols import unresolved
+
+    torch_npu_dir = Path(spec.origin).parent
+    missing = unresolved(libs[0], torch_npu_dir)
+    log = project / LOG_DIR / "npu_symbols.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("\n".join(missing) + "\n")
+    step.log = str(log.relative_to(project))
+    if missing:
+        step.status = "failed"
+        step.detail = f"{len(missing)} undefined symbol(s), e.g. {missing[0]}"
+    else:
+        step.status, step.detail = "passed", "no undefined symbol outside torch_npu/torch/libc"
+
+
+def step_cann_package(project: Path, step: Step) -> None:
+    """build.sh, then install the .run inside the project (never into the shared CANN tree)."""
+    home = cann_home()
+    if home is None:
+        step.status, step.detail = "skipped", "skipped: CANN not found (ASCEND_HOME_PATH unset)"
+        return
+    if not run_logged(step, ["bash", "build.sh"], project, "build_sh.log"):
+        step.status = "failed"
+        return
+    runs = sorted((project / "build_out").glob("custom_opp_*.run"))
+    if not runs:
+        step.status, step.detail = "failed", "build.sh produced no build_out/custom_opp_*.run"
+        return
+    target = project / "build_out" / "opp"
+    env = {"ASCEND_CUSTOM_OPP_PATH": ""}  # a ':' in it is a hard error for the installer
+    install = [str(runs[0]), f"--install-path={target.resolve()}", "--quiet"]
+    if run_logged(step, install, project, "install_run.log", env):
+        step.status, step.detail = "passed", f"installed into {target.relative_to(project)}"
+    else:
+        step.status = "failed"
+
+
+def set_env_script(project: Path) -> Path | None:
+    found = sorted((project / "build_out" / "opp").glob("vendors/*/bin/set_env.bash"))
+    return found[0] if found else None
+
+
+def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> None:
+    args = [sys.executable, "-m", "pytest", "tests", "-q", *pytest_args]
+    env = {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    script = set_env_script(project) if npu else None
+    if npu:
+        if script is None:
+            step.status, step.detail = "skipped", "skipped: no installed op package to test"
+            return
+        env.pop("TORCH_DEVICE_BACKEND_AUTOLOAD")
+        cmd = f"source {shlex.quote(str(script))} && {shlex.join(args + ['-m', 'npu'])}"
+        ok = run_logged(step, ["bash", "-c", cmd], project, "test_npu.log", env)
+    else:
+        ok = run_logged(step, args, project, "test.log", env)
+    step.status = "passed" if ok else "failed"
+    if ok:
+        step.detail = summary_line(project, step)
+
+
+def summary_line(project: Path, step: Step) -> str:
+    """pytest's closing line, e.g. '12 passed, 3 skipped in 4.2s'."""
+    for line in reversed((project / step.log).read_text(errors="replace").splitlines()):
+        if " passed" in line or " failed" in line or " skipped" in line:
+            return line.strip("= ")
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# driving
+# ---------------------------------------------------------------------------------------------
+
+
+def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) -> Report:
+    from opgen import console
+
+    manifest = read_manifest(project)
+    package = manifest["options"]["package"]
+    report = Report(project)
+    plan: list[tuple[str, object]] = []
+    if build:
+        plan += [
+            ("build PyTorch extension", lambda s: step_extension(project, s)),
+            ("check NPU adapter symbols", lambda s: step_npu_symbols(project, package, s)),
+            ("build and install CANN package", lambda s: step_cann_package(project, s)),
+        ]
+    if test:
+        plan.append(("run tests", lambda s: step_tests(project, s, pytest_args, npu=False)))
+        if cann_home() is not None:
+            plan.append(("run NPU tests", lambda s: step_tests(project, s, pytest_args, npu=True)))
+    for name, action in plan:
+        step = Step(name)
+        report.steps.append(step)
+        started = time.monotonic()
+        with console.status(f"{name} …"):
+            action(step)
+        step.seconds = time.monotonic() - started
+        console.print_step(step)
+        if step.status == "failed":
+            console.print_log_tail(step, tail(project, step))
+            break
+    return report
+
+
+def build_and_test(project: Path, as_json: bool = False, build: bool = True, test: bool = True,
+                   pytest_args: list[str] | None = None) -> int:
+    """Run the steps and print the summary; return the exit code (0 ok, 1 failed)."""
+    from opgen import console
+
+    report = run_steps(project, build, test, pytest_args or [])
+    if as_json:
+        console.print_json(report.as_json())
+    else:
+        console.print_report(report)
+    return 0 if report.ok else 1
+
+
+def tool_version(cmd: list[str]) -> str | None:
+    if shutil.which(cmd[0]) is None:
+        return None
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    text = (proc.stdout or proc.stderr).strip().splitlines()
+    return text[0] if text else ""
