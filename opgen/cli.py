@@ -151,6 +151,66 @@ def new(
     raise typer.Exit(build.build_and_test(result.destination, as_json=as_json))
 
 
+def _project_dir(project: Path) -> Path:
+    from opgen import build, console
+
+    try:
+        build.read_manifest(project)
+    except build.ProjectError as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    return project
+
+
+@app.command()
+def build(
+    project: Path = typer.Argument(Path("."), help="Project directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
+) -> None:
+    """Build a generated project (PyTorch extension; the CANN package when CANN is present)."""
+    from opgen import build as build_stage
+
+    raise typer.Exit(build_stage.build_and_test(_project_dir(project), as_json=as_json,
+                                                test=False))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def test(
+    ctx: typer.Context,
+    project: Path = typer.Argument(Path("."), help="Project directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
+) -> None:
+    """Run a generated project's tests; arguments after -- go to pytest."""
+    from opgen import build as build_stage
+
+    raise typer.Exit(build_stage.build_and_test(_project_dir(project), as_json=as_json,
+                                                build=False, pytest_args=list(ctx.args)))
+
+
+@app.command()
+def doctor(
+    as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON on stdout."),
+) -> None:
+    """Report what this machine has for each step and what that means."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from opgen import console
+    from opgen import doctor as doctor_stage
+
+    found = doctor_stage.checks()
+    if as_json:
+        console.print_json([c.as_json() for c in found])
+        return
+    table = Table(title="opgen doctor", title_justify="left")
+    for column in ("what", "found", "what it means"):
+        table.add_column(column)
+    for c in found:
+        table.add_row(c.what, escape(c.found) if c.found else "[yellow]not found[/yellow]",
+                      escape(c.meaning))
+    console.stdout().print(table)
+
+
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of the prototype format (JSON Schema 2020-12)."""

@@ -55,7 +55,7 @@ def print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
 def fail(message: str) -> None:
     from rich.markup import escape
 
-    stderr().print(f"[red]error:[/red] {escape(message)}")
+    stderr().print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
 
 
 def status(message: str):

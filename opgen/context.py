@@ -176,6 +176,11 @@ def op_context(op: Op, options: Options) -> dict[str, Any]:
         "aclnn_missing_reason": op.aclnn_missing_reason,
         "socs": soc_short_names(options.socs),
     }
+    # Stage-specific data: the lowered kernel compute and the PyTorch package.
+    from opgen import lower, torch_side
+
+    ctx["kernel"] = lower.kernel_context(op, options)
+    ctx["torch"] = torch_side.torch_context(op, options)
     return ctx
 
 

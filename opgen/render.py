@@ -23,6 +23,7 @@ from typing import Any
 
 from opgen.context import GENERATED_MARK, Options, project_context
 from opgen.model import Prototype
+from opgen.resources import twin_include_dir
 
 TEMPLATE_ROOTS = ("kernel", "host", "torch_ext", "tests")
 # The CANN project skeleton: msopgen writes these itself when opgen wraps it.
@@ -30,6 +31,7 @@ CANN_SKELETON = frozenset({
     "CMakeLists.txt", "CMakePresets.json", "build.sh", "op_host/CMakeLists.txt",
     "op_kernel/CMakeLists.txt",
 })
+TWIN_DEST = "third_party/opgen_twin/include"  # where projects keep their copy of the CPU twin
 STATE_DIR = ".opgen"  # manifest, options and the pristine copy of the last rendering
 MANIFEST = f"{STATE_DIR}/manifest.json"
 PRISTINE = f"{STATE_DIR}/pristine"
@@ -79,6 +81,7 @@ def render(proto: Prototype, options: Options, template_root: Path) -> list[Rend
                 except Exception as exc:  # copier and jinja raise many kinds
                     where = f"{root}/{extra['scope']}"
                     raise RenderError(f"rendering {src} ({where}) failed: {exc}") from exc
+        shutil.copytree(twin_include_dir(), out / TWIN_DEST, dirs_exist_ok=True)
         return collect(out)
 
 
@@ -87,7 +90,9 @@ def collect(directory: Path) -> list[RenderedFile]:
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         rel = path.relative_to(directory).as_posix()
         content = path.read_bytes()
-        files.append(RenderedFile(rel, content, os.access(path, os.X_OK), owner_of(content)))
+        # the twin's headers are opgen's code, re-copied on update, though they carry no mark
+        owner = "generated" if rel.startswith(TWIN_DEST + "/") else owner_of(content)
+        files.append(RenderedFile(rel, content, os.access(path, os.X_OK), owner))
     return files
 
 

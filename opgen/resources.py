@@ -26,3 +26,8 @@ def schema_path() -> Path:
 
 def templates_dir() -> Path:
     return _data_dir("templates")
+
+
+def twin_include_dir() -> Path:
+    """The CPU twin's headers, copied into every project so it builds without opgen."""
+    return _PACKAGE / "twin" / "include"

@@ -1,0 +1,71 @@
+"""`opgen doctor`: what this machine has for each step, and what that means for the user."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from importlib.util import find_spec
+from pathlib import Path
+
+from opgen.build import cann_home, tool_version
+
+
+@dataclass
+class Check:
+    what: str
+    found: str | None  # version or path; None when absent
+    meaning: str
+
+    def as_json(self) -> dict:
+        return {"what": self.what, "found": self.found, "meaning": self.meaning}
+
+
+def _dist_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def cann_version(home: Path) -> str:
+    for candidate in ("version.cfg", "compiler/version.info", "version.info"):
+        path = home / candidate
+        if path.is_file():
+            for line in path.read_text(errors="replace").splitlines():
+                if "version" in line.lower() and "=" in line:
+                    return line.split("=", 1)[1].strip()
+    return str(home)
+
+
+def checks() -> list[Check]:
+    py = platform.python_version()
+    torch = _dist_version("torch")
+    torch_npu = _dist_version("torch-npu") if find_spec("torch_npu") else None
+    gxx = tool_version(["g++", "--version"])
+    ninja = tool_version(["ninja", "--version"]) or (_dist_version("ninja") and "python ninja")
+    git = tool_version(["git", "--version"])
+    home = cann_home()
+    msopgen = shutil.which("msopgen")
+    return [
+        Check("Python", py, "opgen runs" if sys.version_info >= (3, 10) else
+              "opgen needs Python 3.10 or newer"),
+        Check("torch", torch, "the PyTorch extension and its tests can be built and run"
+              if torch else "install torch==2.13.0 to build and test the PyTorch package"),
+        Check("torch_npu", torch_npu, "the NPU adapter is compiled and its symbols checked"
+              if torch_npu else "NPU adapter compile check skipped (pip install --no-deps "
+              "torch-npu==<torch version> to enable it)"),
+        Check("C++ compiler (g++)", gxx, "the CPU twin and the extension compile" if gxx else
+              "no g++: nothing can be built"),
+        Check("ninja", ninja, "parallel extension builds" if ninja else
+              "builds fall back to slow serial compiles (pip install ninja)"),
+        Check("git", git, "projects can be git repositories; opgen update checks for "
+              "uncommitted changes" if git else "opgen update works without git"),
+        Check("CANN", cann_version(home) if home else None,
+              "build.sh, the op package and the NPU tests run" if home else
+              "no CANN (ASCEND_HOME_PATH unset): CPU twin only; NPU tests skip"),
+        Check("msopgen", msopgen, "opgen new wraps msopgen for the CANN skeleton" if msopgen
+              else "opgen renders the CANN skeleton itself"),
+    ]
