@@ -151,6 +151,47 @@ def new(
     raise typer.Exit(build.build_and_test(result.destination, as_json=as_json))
 
 
+@app.command()
+def update(
+    project: Path = typer.Argument(Path("."), help="Project directory."),
+    templates: Optional[Path] = typer.Option(
+        None, "--templates", help="Template root to switch to (recorded for later updates)."),
+    soc: list[str] = typer.Option([], "--soc", help="Change the target SoC(s) (repeatable)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
+    diff: bool = typer.Option(False, "--diff", help="With the report, print unified diffs."),
+    allow_dirty: bool = typer.Option(
+        False, "--allow-dirty", help="Update even with uncommitted changes in git."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
+) -> None:
+    """Re-render a project after a template or prototype change, keeping the user's edits.
+
+    Edited generated files are merged three-way (git merge-file); conflicts get markers and
+    exit code 1. User-owned files are never written.
+    """
+    from opgen import console
+    from opgen import update as update_stage
+    from opgen.new import UsageError, resolve_socs
+    from opgen.problems import PrototypeError
+
+    try:
+        socs, soc_warnings = resolve_socs(soc) if soc else ((), [])
+        the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty)
+    except PrototypeError as exc:
+        console.print_problems(exc)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except (UsageError, update_stage.UpdateError) as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if not as_json:
+        console.print_warnings(soc_warnings + the_plan.warnings)
+    written = 0 if dry_run else update_stage.apply(the_plan)
+    if as_json:
+        console.print_json({**the_plan.as_json(), "dry_run": dry_run, "files_written": written})
+    else:
+        console.print_update(the_plan, dry_run, diff, written)
+    raise typer.Exit(EXIT_FAILED if the_plan.conflicts else EXIT_OK)
+
+
 def _project_dir(project: Path) -> Path:
     from opgen import build, console
 

@@ -120,3 +120,29 @@ def print_report(report) -> None:
         table.add_row(escape(s.name), f"[{style}]{s.status}[/{style}]", f"{s.seconds:.1f} s",
                       escape(s.detail), escape(s.log or ""))
     stdout().print(table)
+
+
+def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:
+    """Per file what the update did (or would do), the diffs on request, the conflicts."""
+    from collections import Counter
+
+    from rich.markup import escape
+
+    out = stdout()
+    changed = [c for c in the_plan.changes if c.action != "unchanged"]
+    for c in changed:
+        style = {"conflict": "red", "merged": "cyan", "added": "green", "removed": "yellow",
+                 "deleted by user": "dim"}.get(c.action, "")
+        label = f"[{style}]{c.action}[/{style}]" if style else c.action
+        out.print(f"{label:>12}  {escape(c.path)}  [dim]({c.owner})[/dim]", soft_wrap=True)
+        if diff and c.new_content is not None or diff and c.action == "removed":
+            out.print(escape(c.diff()), soft_wrap=True, highlight=False)
+    counts = Counter(c.action for c in the_plan.changes)
+    summary = ", ".join(f"{n} {a}" for a, n in counts.items())
+    verb = "would change" if dry_run else "changed"
+    out.print(f"{summary}; {verb} {len([c for c in changed if c.writes])} file(s)"
+              + ("" if dry_run else f", {written} written incl. .opgen state"))
+    if the_plan.conflicts:
+        stderr().print("[red]conflicts[/red] (resolve the <<<<<<< markers, then commit):")
+        for path in the_plan.conflicts:
+            stderr().print(f"  {escape(path)}")

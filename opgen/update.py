@@ -1,0 +1,278 @@
+"""`opgen update`: re-render a project and bring in the changes without losing the user's work.
+
+Per file, by its owner in the manifest written by the last `opgen new`/`opgen update`:
+- user-owned and msopgen files are never written;
+- a generated file the user left alone is replaced by the new rendering;
+- a generated file the user edited is merged three-way with `git merge-file`: base = the pristine
+  copy of the last rendering (`.opgen/pristine/`), ours = the file now, theirs = the new
+  rendering. Conflicts get standard markers and make the command exit 1;
+- a generated file the user deleted stays deleted; files new in the templates are added; files
+  no longer produced are removed only when unmodified.
+Everything is computed in memory first; writing backs up every file it replaces, so a failure
+part-way restores the project as it was. An update with nothing to change writes nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from opgen import prototype, render
+from opgen.context import Options
+from opgen.resources import templates_dir
+
+# What happened to a file; the order is the order of the report.
+ACTIONS = ("conflict", "merged", "updated", "added", "removed", "deleted by user",
+           "kept (modified, no longer produced)", "unchanged")
+
+
+class UpdateError(Exception):
+    """The update cannot start (bad project, dirty git tree): exit 2, nothing written."""
+
+
+@dataclass
+class FileChange:
+    path: str
+    action: str
+    owner: str
+    new_content: bytes | None = None  # what the file will hold; None: leave it / remove it
+    old_content: bytes | None = None  # what it holds now (None: absent)
+    executable: bool = False  # for files the update creates
+
+    @property
+    def writes(self) -> bool:
+        return self.action in ("conflict", "merged", "updated", "added", "removed")
+
+    def diff(self) -> str:
+        old = (self.old_content or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = (self.new_content or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}"))
+
+
+@dataclass
+class Plan:
+    project: Path
+    options: Options
+    changes: list[FileChange] = field(default_factory=list)
+    manifest: dict = field(default_factory=dict)
+    pristine: dict[str, bytes] = field(default_factory=dict)  # path -> new pristine content
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def conflicts(self) -> list[str]:
+        return [c.path for c in self.changes if c.action == "conflict"]
+
+    def as_json(self) -> dict:
+        return {"project": str(self.project), "conflicts": self.conflicts,
+                "files": [{"path": c.path, "action": c.action, "owner": c.owner}
+                          for c in self.changes],
+                "warnings": self.warnings}
+
+
+# ---------------------------------------------------------------------------------------------
+# planning
+# ---------------------------------------------------------------------------------------------
+
+
+def read_state(project: Path) -> dict:
+    path = project / render.MANIFEST
+    if not path.is_file():
+        raise UpdateError(f"{project} is not an opgen project (no {render.MANIFEST})")
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise UpdateError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
+
+
+def check_git_clean(project: Path) -> None:
+    """Refuse to update over uncommitted changes in a git repository."""
+    if shutil.which("git") is None:
+        return
+    inside = subprocess.run(["git", "-C", str(project), "rev-parse", "--is-inside-work-tree"],
+                            capture_output=True, text=True, check=False)
+    if inside.returncode != 0 or inside.stdout.strip() != "true":
+        return
+    status = subprocess.run(["git", "-C", str(project), "status", "--porcelain", "--", "."],
+                            capture_output=True, text=True, check=False)
+    if status.stdout.strip():
+        changed = len(status.stdout.strip().splitlines())
+        raise UpdateError(
+            f"{project} has {changed} uncommitted change(s). Commit them first, or run "
+            "`git stash` (and `git stash pop` after the update), or pass --allow-dirty. "
+            "To undo an update later: `git checkout -- .` and `git clean -fd`.")
+
+
+def merge(ours: bytes, base: bytes, theirs: bytes, path: str) -> tuple[bytes, bool]:
+    """Three-way merge with git merge-file; returns (result, had_conflicts)."""
+    with tempfile.TemporaryDirectory(prefix="opgen-merge-") as tmp:
+        files = []
+        for name, content in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = Path(tmp) / name
+            p.write_bytes(content)
+            files.append(str(p))
+        proc = subprocess.run(
+            ["git", "merge-file", "-p", "-L", f"{path} (yours)", "-L",
+             f"{path} (last opgen rendering)", "-L", f"{path} (new opgen rendering)", *files],
+            capture_output=True, check=False)
+    if proc.returncode < 0 or proc.returncode > 127:
+        raise RuntimeError(f"git merge-file failed on {path}: {proc.stderr.decode()}")
+    return proc.stdout, proc.returncode > 0
+
+
+def _read(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def plan_update(project: Path, templates: Path | None = None,
+                socs: tuple[str, ...] | None = None, allow_dirty: bool = False) -> Plan:
+    """Work out every file's fate; writes nothing. Raises UpdateError or PrototypeError."""
+    state = read_state(project)
+    if not allow_dirty:
+        check_git_clean(project)
+    options = Options(**{**state["options"], "socs": tuple(state["options"]["socs"])})
+    if templates is not None:
+        options = replace(options, templates=str(templates.resolve()))
+    if socs:
+        options = replace(options, socs=socs)
+    root = Path(options.templates) if options.templates else templates_dir()
+    missing = [r for r in render.TEMPLATE_ROOTS if not (root / r / "copier.yml").is_file()]
+    if missing:
+        raise UpdateError(f"template root {root}: missing {', '.join(missing)}")
+
+    proto_path = project / options.prototype_file
+    proto = prototype.load(proto_path)
+    files = {f.path: f for f in render.render(proto, options, root)}
+    old_files: dict[str, dict] = state["files"]
+
+    the_plan = Plan(project, options, warnings=list(proto.warnings))
+    for path in sorted(set(files) | set(old_files)):
+        new = files.get(path)
+        old_entry = old_files.get(path)
+        owner = old_entry["owner"] if old_entry else new.owner
+        current = _read(project / path)
+        base = _read(project / render.PRISTINE / path)
+        change = FileChange(path, "unchanged", owner, old_content=current,
+                            executable=bool(new and new.executable))
+        if new is None:  # no longer produced
+            if owner == "generated" and current is not None:
+                if current == base:
+                    change.action = "removed"
+                else:
+                    change.action = "kept (modified, no longer produced)"
+        elif owner in ("user", "msopgen") and old_entry is not None:
+            if current is None:  # never written: a deleted one stays deleted
+                change.action = "deleted by user"
+        elif old_entry is None:  # new in the templates
+            if current is None:
+                change.action, change.new_content = "added", new.content
+            elif current != new.content:
+                merged, conflict = merge(current, b"", new.content, path)
+                change.action = "conflict" if conflict else "merged"
+                change.new_content = merged
+        elif current is None:
+            change.action = "deleted by user"
+        elif current == new.content:
+            pass
+        elif base is None or current == base:
+            change.action, change.new_content = "updated", new.content
+        elif new.content == base:
+            pass  # only the user changed it: keep their version
+        else:
+            merged, conflict = merge(current, base, new.content, path)
+            change.action = "conflict" if conflict else "merged"
+            change.new_content = merged
+        the_plan.changes.append(change)
+        if new is not None and new.owner != "msopgen":
+            the_plan.pristine[path] = new.content
+
+    manifest_files = {}
+    for path, new in files.items():
+        entry = old_files.get(path)
+        owner = entry["owner"] if entry and entry["owner"] in ("user", "msopgen") else new.owner
+        manifest_files[path] = {"owner": owner, "sha256": new.sha256}
+    for path, entry in old_files.items():  # keep what msopgen wrote, and kept user files
+        if path not in files and (entry["owner"] != "generated" or any(
+                c.path == path and c.action.startswith("kept") for c in the_plan.changes)):
+            manifest_files[path] = entry
+    proto_sha = hashlib.sha256(proto_path.read_bytes()).hexdigest()
+    the_plan.manifest = render.manifest([], options, proto_sha)
+    the_plan.manifest["files"] = manifest_files
+    order = {a: i for i, a in enumerate(ACTIONS)}
+    the_plan.changes.sort(key=lambda c: (order[c.action], c.path))
+    return the_plan
+
+
+# ---------------------------------------------------------------------------------------------
+# applying
+# ---------------------------------------------------------------------------------------------
+
+
+def _pending_writes(the_plan: Plan) -> tuple[dict[Path, bytes | None], set[Path]]:
+    """Every file write the update needs (None: delete), skipping identical content, and the
+    files to make executable."""
+    project = the_plan.project
+    writes: dict[Path, bytes | None] = {}
+    executable = set()
+    for change in the_plan.changes:
+        if change.writes:
+            writes[project / change.path] = change.new_content
+            if change.executable:
+                executable.add(project / change.path)
+    for path, content in the_plan.pristine.items():
+        target = project / render.PRISTINE / path
+        if _read(target) != content:
+            writes[target] = content
+    for change in the_plan.changes:
+        if change.action == "removed":
+            writes[project / render.PRISTINE / change.path] = None
+    manifest_text = (json.dumps(the_plan.manifest, indent=2, sort_keys=True) + "\n").encode()
+    if _read(project / render.MANIFEST) != manifest_text:
+        writes[project / render.MANIFEST] = manifest_text
+    return writes, executable
+
+
+def apply(the_plan: Plan) -> int:
+    """Write the plan; return the number of files written. Restores everything on failure."""
+    writes, executable = _pending_writes(the_plan)
+    if not writes:
+        return 0
+    backup = Path(tempfile.mkdtemp(prefix=".opgen-update-", dir=the_plan.project))
+    saved: list[tuple[Path, Path | None]] = []
+    staged: Path | None = None
+    try:
+        for i, (target, content) in enumerate(sorted(writes.items())):
+            previous = None
+            if target.exists():
+                previous = backup / str(i)
+                shutil.copy2(target, previous)
+            saved.append((target, previous))
+            if content is None:
+                target.unlink(missing_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staged = target.with_name(f".{target.name}.opgen-new")
+            staged.write_bytes(content)
+            if previous is not None:
+                shutil.copymode(previous, staged)
+            elif target in executable:
+                staged.chmod(0o755)
+            staged.replace(target)
+            staged = None
+    except BaseException:
+        if staged is not None:
+            staged.unlink(missing_ok=True)
+        for target, previous in reversed(saved):
+            if previous is None:
+                target.unlink(missing_ok=True)
+            else:
+                shutil.copy2(previous, target)
+        raise
+    finally:
+        shutil.rmtree(backup, ignore_errors=True)
+    return len(writes)

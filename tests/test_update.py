@@ -1,0 +1,248 @@
+"""opgen update: template changes, prototype changes, user edits, conflicts, no-ops."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, ROOT
+from typer.testing import CliRunner
+
+from opgen import update as update_stage
+from opgen.cli import app
+
+GELU = EXAMPLES / "gelu_custom.json"
+KERNEL = "op_kernel/gelu_custom.cpp"  # generated
+HOST = "op_host/gelu_custom.cpp"  # generated
+COMPUTE = "op_kernel/gelu_custom_compute.h"  # user-owned
+POLICY = "op_host/gelu_custom_tiling_policy.h"  # user-owned
+
+
+def cli(*args):
+    return CliRunner().invoke(app, [*map(str, args)])
+
+
+def new_project(tmp_path: Path, proto: Path = GELU, templates: Path | None = None) -> Path:
+    dest = tmp_path / "proj"
+    args = ["new", proto, "-o", dest, "--no-build", "--no-msopgen"]
+    if templates is not None:
+        args += ["--templates", templates]
+    result = cli(*args)
+    assert result.exit_code == 0, result.output
+    return dest
+
+
+def snapshot(project: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(project).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(project.rglob("*")) if p.is_file()}
+
+
+def template_copy(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / name
+    shutil.copytree(ROOT / "templates", target)
+    return target
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_no_op_update_touches_nothing(tmp_path):
+    project = new_project(tmp_path)
+    before = snapshot(project)
+    result = cli("update", project)
+    assert result.exit_code == 0, result.output
+    assert snapshot(project) == before
+
+
+def test_dry_run_writes_nothing(tmp_path):
+    project = new_project(tmp_path)
+    (project / "op_host" / "CMakeLists.txt").unlink()
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data[0]["input_desc"][0]["type"].append("int32")
+    data[0]["output_desc"][0]["type"].append("int32")
+    data[0].pop("opgen")
+    proto.write_text(json.dumps(data))
+    before = snapshot(project)
+    result = cli("update", project, "--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["dry_run"] is True and report["files_written"] == 0
+    assert any(f["action"] == "updated" for f in report["files"])
+    assert snapshot(project) == before
+
+
+def test_template_change_keeps_user_edits_of_compute_and_tiling(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    # the user fills in the compute step and the tiling policy (user-owned files)
+    compute = project / COMPUTE
+    compute.write_text(compute.read_text() + "\n// user: tuned compute\n")
+    policy = project / POLICY
+    policy.write_text(policy.read_text() + "\n// user: tuned tiling\n")
+    # template v2 changes a generated file and the user-owned ones' templates
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)",
+         "project(opp)\n# v2 of the templates")
+    compute_tpl = next((v2 / "kernel" / "op").rglob("*_compute.h.jinja"))
+    compute_tpl.write_text(compute_tpl.read_text() + "\n// v2 compute template\n")
+    result = cli("update", project, "--templates", v2, "--json")
+    assert result.exit_code == 0, result.output
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions["CMakeLists.txt"] == "updated"
+    assert "# v2 of the templates" in (project / "CMakeLists.txt").read_text()
+    assert compute.read_text().endswith("// user: tuned compute\n")
+    assert "v2 compute template" not in compute.read_text()
+    assert policy.read_text().endswith("// user: tuned tiling\n")
+    manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
+    assert manifest["options"]["templates"] == str(v2.resolve())
+
+
+def test_edited_generated_file_is_merged_cleanly(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    edit(project / "op_host" / "CMakeLists.txt", "npu_op_package_add(",
+         "# user: extra host sources go here\nnpu_op_package_add(")
+    edit(v2 / "host" / "project" / "op_host" / "CMakeLists.txt.jinja",
+         "aux_source_directory(", "# v2 header note\naux_source_directory(")
+    result = cli("update", project, "--templates", v2, "--json")
+    assert result.exit_code == 0, result.output
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions["op_host/CMakeLists.txt"] == "merged"
+    text = (project / "op_host" / "CMakeLists.txt").read_text()
+    assert "# user: extra host sources go here" in text and "# v2 header note" in text
+
+
+def test_overlapping_edit_gives_markers_and_exit_1(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    edit(project / "CMakeLists.txt", "project(opp)", "project(opp_user)")
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp_v2)")
+    result = cli("update", project, "--templates", v2)
+    assert result.exit_code == 1
+    assert "CMakeLists.txt" in result.stderr
+    text = (project / "CMakeLists.txt").read_text()
+    assert "<<<<<<< CMakeLists.txt (yours)" in text and "project(opp_user)" in text
+    assert ">>>>>>> CMakeLists.txt (new opgen rendering)" in text and "project(opp_v2)" in text
+    assert not list(project.rglob("*.rej"))
+
+
+def test_prototype_change_adds_a_dtype_without_touching_the_compute(tmp_path):
+    project = new_project(tmp_path)
+    compute = project / COMPUTE
+    compute.write_text(compute.read_text() + "\n// user compute edit\n")
+    before_compute = compute.read_bytes()
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    for tensor in data[0]["input_desc"] + data[0]["output_desc"]:
+        tensor["type"].append("fp16")  # a fourth combination would repeat: use int8 instead
+        tensor["type"][-1] = "int8"
+    data[0]["opgen"].pop("compute")  # int8 GELU has no vector lowering; the golden stays
+    proto.write_text(json.dumps(data, indent=2))
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    host = (project / HOST).read_text()
+    assert "ge::DT_INT8" in host  # the OpDef lists the new dtype
+    assert compute.read_bytes() == before_compute
+    changed = {f["path"] for f in json.loads(result.stdout)["files"] if f["action"] != "unchanged"}
+    assert HOST in changed and any(p.startswith("tests/") for p in changed)
+
+
+def test_new_op_in_the_prototype_appears(tmp_path):
+    project = new_project(tmp_path)
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data.append(json.loads((EXAMPLES / "add_custom.json").read_text())[0])
+    proto.write_text(json.dumps(data, indent=2))
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    added = {f["path"] for f in json.loads(result.stdout)["files"] if f["action"] == "added"}
+    assert "op_host/add_custom.cpp" in added and (project / "op_host" / "add_custom.cpp").is_file()
+
+
+def test_deleted_file_stays_deleted(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    (project / "build.sh").unlink()
+    edit(v2 / "host" / "project" / "build.sh.jinja", "set -euo pipefail", "set -euo pipefail\n# v2")
+    result = cli("update", project, "--templates", v2, "--json")
+    assert result.exit_code == 0
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions["build.sh"] == "deleted by user" and not (project / "build.sh").exists()
+
+
+def test_files_no_longer_produced_are_removed_only_if_unmodified(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    for name in ("gone.txt", "kept.txt"):
+        (v1 / "host" / "project" / f"{name}.jinja").write_text(
+            "{{ project.header.sh }}\nold file\n")
+    project = new_project(tmp_path, templates=v1)
+    (project / "kept.txt").write_text((project / "kept.txt").read_text() + "user line\n")
+    result = cli("update", project, "--templates", v2, "--json")
+    assert result.exit_code == 0
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions["gone.txt"] == "removed" and not (project / "gone.txt").exists()
+    assert actions["kept.txt"] == "kept (modified, no longer produced)"
+    assert (project / "kept.txt").read_text().endswith("user line\n")
+
+
+def test_soc_option_is_recorded_and_rerenders(tmp_path):
+    project = new_project(tmp_path)
+    result = cli("update", project, "--soc", "ascend310p3")
+    assert result.exit_code == 0, result.output
+    presets = json.loads((project / "CMakePresets.json").read_text())
+    assert presets["configurePresets"][0]["cacheVariables"]["ASCEND_COMPUTE_UNIT"]["value"] == \
+        "ascend310p"
+    manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
+    assert manifest["options"]["socs"] == ["ascend310p3"]
+    assert cli("update", project).exit_code == 0  # the recorded SoC is reused: a no-op now
+    assert "ascend310p" in (project / "CMakePresets.json").read_text()
+
+
+def test_dirty_git_tree_is_refused_with_a_way_back(tmp_path):
+    project = new_project(tmp_path)
+    git = ["git", "-C", str(project)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+                   check=True)
+    (project / "CMakeLists.txt").write_text("dirty\n")
+    result = cli("update", project)
+    assert result.exit_code == 2 and "git stash" in result.stderr
+    assert cli("update", project, "--allow-dirty").exit_code == 0
+
+
+def test_failure_part_way_restores_the_project(tmp_path, monkeypatch):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
+    edit(v2 / "host" / "project" / "build.sh.jinja", "set -euo pipefail", "set -eu")
+    before = {p: c for p, (c, _) in snapshot(project).items()}
+    the_plan = update_stage.plan_update(project, v2)
+    real_replace = Path.replace
+    calls = {"n": 0}
+
+    def flaky_replace(self, target):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full")
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", flaky_replace)
+    with pytest.raises(OSError):
+        update_stage.apply(the_plan)
+    monkeypatch.undo()
+    after = {p: c for p, (c, _) in snapshot(project).items()}
+    assert after == before
+
+
+def test_not_a_project_is_a_usage_error(tmp_path):
+    result = cli("update", tmp_path)
+    assert result.exit_code == 2 and "not an opgen project" in result.stderr
+    assert os.listdir(tmp_path) == []
