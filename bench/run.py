@@ -1,0 +1,108 @@
+"""opgen's benchmarks on this machine (not timed tests: numbers to read, not to assert).
+
+    .venv/bin/python bench/run.py [--quick]
+
+Measures: `opgen --help` start-up; `opgen new --no-build` for the GELU example; the full
+`opgen new` (build and generated tests; skipped with --quick); the CPU twin's throughput for
+GELU on 1M float32 elements against torch.nn.functional.gelu in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GELU = ROOT / "examples" / "gelu_custom.json"
+OPGEN = [sys.executable, "-m", "opgen"]
+
+
+def wall(cmd: list[str], repeat: int, cwd: Path) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def opgen_script() -> list[str]:
+    exe = Path(sys.executable).with_name("opgen")
+    return [str(exe)] if exe.exists() else OPGEN
+
+
+def twin_throughput(project: Path, repeat: int = 5) -> tuple[float, float]:
+    """Median seconds per call of the generated op (CPU twin) and of torch's GELU."""
+    code = f"""
+import sys, time, statistics, torch
+sys.path.insert(0, {str(project)!r})
+import importlib; pkg = importlib.import_module({project.name!r})
+x = torch.randn(1 << 20, generator=torch.Generator().manual_seed(0))
+op = torch.ops.{project.name}.gelu_custom
+op(x); torch.nn.functional.gelu(x, approximate='tanh')
+def t(f):
+    out = []
+    for _ in range({repeat}):
+        s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
+    return statistics.median(out)
+print(t(lambda: op(x)), t(lambda: torch.nn.functional.gelu(x, approximate='tanh')))
+"""
+    env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout.split()
+    return float(out[0]), float(out[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip the full build and run")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-") as tmp:
+        tmp = Path(tmp)
+        help_times = wall(opgen_script() + ["--help"], 20, tmp)
+        rows.append(("opgen --help", statistics.median(help_times), "median of 20"))
+        new_times = []
+        for i in range(5):
+            dest = tmp / f"r{i}" / "gelu_custom"
+            start = time.perf_counter()
+            subprocess.run(opgen_script() + ["new", str(GELU), "-o", str(dest), "--no-build",
+                                             "--no-msopgen"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            new_times.append(time.perf_counter() - start)
+        rows.append(("opgen new --no-build (GELU)", statistics.median(new_times), "median of 5"))
+        if not args.quick:
+            dest = tmp / "full" / "gelu_custom"
+            start = time.perf_counter()
+            proc = subprocess.run(opgen_script() + ["new", str(GELU), "-o", str(dest),
+                                                    "--no-msopgen"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            full = time.perf_counter() - start
+            rows.append(("opgen new (build + tests, GELU)", full,
+                         "exit 0" if proc.returncode == 0 else f"exit {proc.returncode}"))
+            if proc.returncode == 0:
+                ours, torchs = twin_throughput(dest)
+                n = 1 << 20
+                rows.append(("CPU twin GELU, 1M float32", ours, f"{n / ours / 1e6:.1f} M elem/s"))
+                rows.append(("torch gelu(tanh), 1M float32", torchs,
+                             f"{n / torchs / 1e6:.1f} M elem/s; twin is {ours / torchs:.0f}x"))
+            shutil.rmtree(dest, ignore_errors=True)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, {platform.platform()}")
+    width = max(len(r[0]) for r in rows)
+    print(f"{'benchmark':<{width}}  {'seconds':>9}  note")
+    for name, seconds, note in rows:
+        print(f"{name:<{width}}  {seconds:>9.3f}  {note}")
+
+
+if __name__ == "__main__":
+    main()
