@@ -1,0 +1,5 @@
+// opgen CPU twin: forwards to the gert emulation (same include name as CANN).
+#ifndef OPGEN_TWIN_EXE_GRAPH_RUNTIME_TILING_DATA_H
+#define OPGEN_TWIN_EXE_GRAPH_RUNTIME_TILING_DATA_H
+#include "opgen_twin/gert.h"
+#endif

@@ -1,0 +1,18 @@
+// opgen CPU twin: kernel-side umbrella header, same include name as the CANN one.
+// Provides the subset of the Ascend C API (namespace AscendC) that opgen-generated
+// kernels use, emulated on the CPU with hardware-rule checks. See opgen/twin/README.md.
+#ifndef OPGEN_TWIN_KERNEL_OPERATOR_H
+#define OPGEN_TWIN_KERNEL_OPERATOR_H
+
+#include <cstdint>
+
+#include "opgen_twin/fp16.h"
+#include "opgen_twin/detail/launch.h"
+#include "opgen_twin/detail/kernel_tensor.h"
+#include "opgen_twin/detail/kernel_pipe.h"
+#include "opgen_twin/detail/kernel_copy.h"
+#include "opgen_twin/detail/kernel_vec.h"
+#include "opgen_twin/detail/kernel_adv.h"
+#include "opgen_twin/detail/kernel_misc.h"
+
+#endif  // OPGEN_TWIN_KERNEL_OPERATOR_H

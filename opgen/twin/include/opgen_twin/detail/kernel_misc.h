@@ -1,0 +1,171 @@
+// opgen CPU twin: kernel qualifiers, system variables, synchronisation and tiling macros.
+#ifndef OPGEN_TWIN_DETAIL_KERNEL_MISC_H
+#define OPGEN_TWIN_DETAIL_KERNEL_MISC_H
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+#include "opgen_twin/detail/gm_addr.h"
+#include "opgen_twin/detail/kernel_pipe.h"
+
+// ---- qualifiers: meaningless on the CPU ----
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __inout_pipe__
+#define __inout_pipe__(x)
+#endif
+#ifndef __sync_alias__
+#define __sync_alias__
+#endif
+#ifndef __sync_noalias__
+#define __sync_noalias__
+#endif
+
+// Hardware pipelines (a compiler builtin enum on the NPU).
+enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };
+
+// Kernel types for KERNEL_TASK_TYPE_DEFAULT (global, as in the real headers).
+enum KernelMetaType : uint8_t {
+    KERNEL_TYPE_AIV_ONLY,
+    KERNEL_TYPE_AIC_ONLY,
+    KERNEL_TYPE_MIX_AIV_1_0,
+    KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1,
+    KERNEL_TYPE_MIX_AIC_1_2,
+    KERNEL_TYPE_AICORE,
+    KERNEL_TYPE_VECTORCORE,
+    KERNEL_TYPE_MIX_AICORE,
+    KERNEL_TYPE_MIX_VECTOR_CORE,
+    KERNEL_TYPE_MAX,
+};
+
+namespace opgen_twin {
+namespace detail {
+
+inline void SetKernelType(KernelMetaType t) { g_launch.kernelType = static_cast<int>(t); }
+
+// Default type picked up by GET_TILING_DATA when REGISTER_TILING_DEFAULT was not used in
+// the enclosing scope (macro-style tiling), rejected by LoadTiling.
+struct MacroStyleTilingIsNotSupported {};
+
+// Copies the tiling struct out of the tiling GM buffer. The runner registers that buffer
+// with the size the host's TilingFunc set (TilingData::SetDataSize / GetTilingData<T>).
+template <class T>
+inline T LoadTiling(const uint8_t* tiling, const char* api)
+{
+    static_assert(!std::is_same<T, MacroStyleTilingIsNotSupported>::value,
+                  "opgen twin: GET_TILING_DATA without REGISTER_TILING_DEFAULT(<Op>TilingData). The CPU twin only "
+                  "supports struct-style tiling (plain struct in op_kernel/<op>_tiling.h, host fills it through "
+                  "context->GetTilingData<T>(), kernel calls REGISTER_TILING_DEFAULT(T) before GET_TILING_DATA).");
+    static_assert(std::is_trivially_copyable<T>::value && std::is_standard_layout<T>::value,
+                  "opgen twin: tiling structs must be plain (trivially copyable, standard layout) structs");
+    if (tiling == nullptr) {
+        ThrowHardware(Format("%s: the tiling pointer is null", api));
+    }
+    const GmRegion* r = FindGmRegion(tiling);
+    if (!g_launch.gm.empty()) {
+        if (r == nullptr) {
+            ThrowHardware(Format("%s: the tiling pointer is not the tiling buffer passed to the kernel", api));
+        }
+        const uint64_t avail = r->bytes - static_cast<uint64_t>(tiling - r->begin);
+        if (sizeof(T) > avail) {
+            ThrowHardware(Format("%s: sizeof(tiling struct)=%zu bytes but the host wrote only %llu bytes of tiling "
+                                 "data (host and kernel disagree on the struct, or the TilingFunc did not use "
+                                 "GetTilingData<T>())",
+                                 api, sizeof(T), static_cast<unsigned long long>(avail)));
+        }
+    }
+    T v;
+    std::memcpy(&v, tiling, sizeof(T));
+    return v;
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+using opgen_twin_default_tiling_t = opgen_twin::detail::MacroStyleTilingIsNotSupported;
+
+#define REGISTER_TILING_DEFAULT(tiling_struct) using opgen_twin_default_tiling_t = tiling_struct
+#define GET_TILING_DATA(tiling_data, tiling_arg)                                                   \
+    opgen_twin_default_tiling_t tiling_data = ::opgen_twin::detail::LoadTiling<opgen_twin_default_tiling_t>( \
+        reinterpret_cast<const uint8_t*>(tiling_arg), "GET_TILING_DATA(" #tiling_data ")")
+#define GET_TILING_DATA_WITH_STRUCT(tiling_struct, tiling_data, tiling_arg)                      \
+    tiling_struct tiling_data = ::opgen_twin::detail::LoadTiling<tiling_struct>(                 \
+        reinterpret_cast<const uint8_t*>(tiling_arg), "GET_TILING_DATA_WITH_STRUCT(" #tiling_data ")")
+#define TILING_KEY_IS(key) (::opgen_twin::detail::g_launch.tilingKey == static_cast<uint64_t>(key))
+#define KERNEL_TASK_TYPE_DEFAULT(value) ::opgen_twin::detail::SetKernelType(value)
+#define KERNEL_TASK_TYPE(key, value) static_cast<void>(key)
+
+namespace AscendC {
+
+inline int64_t GetBlockIdx() { return opgen_twin::detail::g_launch.blockIdx; }
+inline int64_t GetBlockNum() { return opgen_twin::detail::g_launch.blockNum; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }
+inline int64_t GetTaskRatio() { return 1; }
+inline constexpr int16_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }
+
+// Pipeline barriers order instructions on the NPU; the twin executes in program order.
+template <pipe_t pipe>
+inline void PipeBarrier() {}
+
+// SetFlag/WaitFlag are executed in order, so data hazards cannot occur; a WaitFlag with
+// no earlier SetFlag for the same event and id would hang the NPU and is reported.
+template <HardEvent event>
+inline void SetFlag(int32_t eventID)
+{
+    auto& f = opgen_twin::detail::g_launch.pendingFlags;
+    if (f.empty()) opgen_twin::detail::ResetLaunchFlags();
+    ++f[static_cast<size_t>(event) * 64u + (static_cast<uint32_t>(eventID) & 63u)];
+}
+template <HardEvent event>
+inline void WaitFlag(int32_t eventID)
+{
+    auto& f = opgen_twin::detail::g_launch.pendingFlags;
+    if (f.empty()) opgen_twin::detail::ResetLaunchFlags();
+    uint32_t& n = f[static_cast<size_t>(event) * 64u + (static_cast<uint32_t>(eventID) & 63u)];
+    if (n == 0) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "WaitFlag<HardEvent %d>(%d): no matching SetFlag was issued before; the NPU would wait forever",
+            static_cast<int>(event), eventID));
+    }
+    --n;
+}
+
+inline void SyncAll()
+{
+    opgen_twin::detail::ThrowTwin(
+        "SyncAll: cross-core synchronisation cannot be emulated - the twin runs blocks one after another");
+}
+
+// Workspace layout: [system workspace (GetLibApiWorkSpaceSize)][user workspace].
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace)
+{
+    return workspace == nullptr ? nullptr : workspace + opgen_twin::detail::g_launch.sysWorkspaceBytes;
+}
+inline GM_ADDR GetSysWorkSpacePtr() { return nullptr; }
+inline void SetSysWorkspace(GM_ADDR) {}
+
+template <typename T, int cacheLine = 0, int dcciDst = 0>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+
+template <typename... Args>
+inline void PRINTF(const char* fmt, Args... args)
+{
+    std::printf(fmt, args...);
+}
+template <typename... Args>
+inline void printf(const char* fmt, Args... args)  // NOLINT: AscendC spelling
+{
+    std::printf(fmt, args...);
+}
+
+}  // namespace AscendC
+
+#endif  // OPGEN_TWIN_DETAIL_KERNEL_MISC_H

@@ -1,0 +1,316 @@
+// opgen CPU twin: AscendC::TPosition, LocalTensor<T>, GlobalTensor<T>.
+#ifndef OPGEN_TWIN_DETAIL_KERNEL_TENSOR_H
+#define OPGEN_TWIN_DETAIL_KERNEL_TENSOR_H
+
+#include <cstdint>
+#include <type_traits>
+
+#include "opgen_twin/detail/gm_addr.h"
+#include "opgen_twin/detail/launch.h"
+
+#ifndef __ubuf__
+#define __ubuf__
+#endif
+
+namespace AscendC {
+
+enum class TPosition : uint8_t {
+    GM,
+    A1,
+    A2,
+    B1,
+    B2,
+    C1,
+    C2,
+    CO1,
+    CO2,
+    VECIN,
+    VECOUT,
+    VECCALC,
+    LCM = VECCALC,
+    SPM,
+    SHM = SPM,
+    TSCM,
+    C2PIPE2GM,
+    C2PIPE2LOCAL,
+    MAX,
+};
+using QuePosition = TPosition;
+
+enum class CacheMode : uint8_t { CACHE_MODE_NORMAL = 0, CACHE_MODE_DISABLE, CACHE_MODE_LAST, CACHE_MODE_PERSISTENT };
+
+constexpr int32_t ONE_BLK_SIZE = 32;  // UB data block: the unit of alignment
+
+template <class T>
+class LocalTensor;
+template <class T>
+class GlobalTensor;
+
+}  // namespace AscendC
+
+namespace opgen_twin {
+namespace detail {
+
+inline const char* PositionName(AscendC::TPosition p)
+{
+    switch (p) {
+        case AscendC::TPosition::GM: return "GM";
+        case AscendC::TPosition::VECIN: return "VECIN";
+        case AscendC::TPosition::VECOUT: return "VECOUT";
+        case AscendC::TPosition::VECCALC: return "VECCALC";
+        case AscendC::TPosition::A1: return "A1";
+        case AscendC::TPosition::A2: return "A2";
+        case AscendC::TPosition::B1: return "B1";
+        case AscendC::TPosition::B2: return "B2";
+        case AscendC::TPosition::C1: return "C1";
+        case AscendC::TPosition::C2: return "C2";
+        case AscendC::TPosition::CO1: return "CO1";
+        case AscendC::TPosition::CO2: return "CO2";
+        default: return "OTHER";
+    }
+}
+
+enum class SlotState : uint8_t { kFree, kAllocated, kEnqueued, kFixed };
+
+// One UB buffer handed out by TPipe::InitBuffer (a queue owns `num` of them, a TBuf one).
+struct BufferSlot {
+    uint8_t* data = nullptr;
+    uint32_t bytes = 0;     // 32-byte aligned capacity
+    uint32_t ubOffset = 0;  // byte offset inside the core's UB
+    SlotState state = SlotState::kFree;
+    uint32_t gen = 0;       // bumped by FreeTensor: older handles become stale
+    const void* owner = nullptr;
+    AscendC::TPosition pos = AscendC::TPosition::VECCALC;
+};
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+template <class T>
+class LocalTensor {
+public:
+    using PrimType = T;
+
+    LocalTensor() = default;
+
+    T GetValue(const uint32_t index) const
+    {
+        TwinCheckIndex("LocalTensor::GetValue", index);
+        return opgen_twin::detail::Load<T>(TwinData(), index);
+    }
+    template <class S>
+    void SetValue(const uint32_t index, const S value) const
+    {
+        TwinCheckIndex("LocalTensor::SetValue", index);
+        opgen_twin::detail::Store<T>(TwinData(), index, static_cast<T>(value));
+    }
+    T& operator()(const uint32_t index) const
+    {
+        TwinCheckIndex("LocalTensor::operator()", index);
+        return *reinterpret_cast<T*>(static_cast<uint8_t*>(TwinData()) + static_cast<uint64_t>(index) * sizeof(T));
+    }
+
+    // Sub-tensor starting `offset` elements in. The NPU needs every operand address in UB
+    // to be 32-byte aligned, so a misaligned sub-tensor is rejected here.
+    LocalTensor operator[](const uint32_t offset) const
+    {
+        TwinCheckLive("LocalTensor::operator[]", "tensor");
+        if (offset > size_) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "LocalTensor<%s>::operator[](%u): offset is past the end of the tensor (%u elements)",
+                opgen_twin::detail::TypeName<T>(), offset, size_));
+        }
+        const uint64_t byteOff = offsetBytes_ + static_cast<uint64_t>(offset) * sizeof(T);
+        if (byteOff % ONE_BLK_SIZE != 0) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "LocalTensor<%s>::operator[](%u): offset %u x sizeof(%s)=%llu bytes puts the tensor at UB "
+                "byte %llu, which is not 32-byte aligned (UB operand addresses must be 32-byte aligned)",
+                opgen_twin::detail::TypeName<T>(), offset, offset, opgen_twin::detail::TypeName<T>(),
+                static_cast<unsigned long long>(static_cast<uint64_t>(offset) * sizeof(T)),
+                static_cast<unsigned long long>(slot_->ubOffset + byteOff)));
+        }
+        LocalTensor r = *this;
+        r.offsetBytes_ = static_cast<uint32_t>(byteOff);
+        r.size_ = size_ - offset;
+        return r;
+    }
+
+    template <class U>
+    LocalTensor<U> ReinterpretCast() const
+    {
+        LocalTensor<U> r;
+        r.TwinInit(slot_, gen_, offsetBytes_, static_cast<uint32_t>(static_cast<uint64_t>(size_) * sizeof(T) / sizeof(U)));
+        return r;
+    }
+
+    uint32_t GetSize() const { return size_; }
+    void SetSize(const uint32_t size)
+    {
+        if (slot_ != nullptr && static_cast<uint64_t>(size) * sizeof(T) + offsetBytes_ > slot_->bytes) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "LocalTensor<%s>::SetSize(%u): %llu bytes exceed the %u-byte UB buffer the tensor lives in",
+                opgen_twin::detail::TypeName<T>(), size,
+                static_cast<unsigned long long>(static_cast<uint64_t>(size) * sizeof(T)), slot_->bytes - offsetBytes_));
+        }
+        size_ = size;
+    }
+    uint32_t GetLength() const { return static_cast<uint32_t>(size_ * sizeof(T)); }
+    uint64_t GetPhyAddr() const { return slot_ == nullptr ? 0 : slot_->ubOffset + offsetBytes_; }
+    uint64_t GetPhyAddr(const uint32_t offset) const { return GetPhyAddr() + static_cast<uint64_t>(offset) * sizeof(T); }
+    int32_t GetPosition() const { return slot_ == nullptr ? 0 : static_cast<int32_t>(slot_->pos); }
+
+    // ---- twin internals (not part of the AscendC API) ----
+    void TwinInit(opgen_twin::detail::BufferSlot* slot, uint32_t gen, uint32_t offsetBytes, uint32_t size)
+    {
+        slot_ = slot;
+        gen_ = gen;
+        offsetBytes_ = offsetBytes;
+        size_ = size;
+    }
+    opgen_twin::detail::BufferSlot* TwinSlot() const { return slot_; }
+    uint32_t TwinGen() const { return gen_; }
+    uint32_t TwinOffsetBytes() const { return offsetBytes_; }
+    void* TwinData() const { return slot_->data + offsetBytes_; }
+    // UB byte range [begin, end) the first `count` elements occupy (for overlap checks).
+    uint64_t TwinUbBegin() const { return slot_->ubOffset + offsetBytes_; }
+
+    void TwinCheckLive(const char* api, const char* role) const
+    {
+        if (slot_ == nullptr) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "%s: %s is a default-constructed LocalTensor (never allocated from a TQue/TBuf)", api, role));
+        }
+        if (slot_->gen != gen_ || slot_->state == opgen_twin::detail::SlotState::kFree) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "%s: %s was released with FreeTensor and is used afterwards (stale LocalTensor; its UB buffer "
+                "may already hold another tile)", api, role));
+        }
+    }
+    // Checks that `count` elements fit in this tensor (no overrun of its UB buffer).
+    void TwinCheckFits(const char* api, const char* role, uint64_t count) const
+    {
+        TwinCheckLive(api, role);
+        if (count > size_) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "%s: count %llu exceeds the %s tensor's size of %u %s elements (UB buffer overrun)", api,
+                static_cast<unsigned long long>(count), role, size_, opgen_twin::detail::TypeName<T>()));
+        }
+    }
+
+private:
+    void TwinCheckIndex(const char* api, uint32_t index) const
+    {
+        TwinCheckLive(api, "tensor");
+        if (index >= size_) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "%s(%u): index out of range for a tensor of %u elements", api, index, size_));
+        }
+    }
+
+    opgen_twin::detail::BufferSlot* slot_ = nullptr;
+    uint32_t gen_ = 0;
+    uint32_t offsetBytes_ = 0;  // from the start of the slot's buffer
+    uint32_t size_ = 0;         // elements
+};
+
+template <class T>
+class GlobalTensor {
+public:
+    using PrimType = T;
+
+    GlobalTensor() = default;
+
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize)
+    {
+        ptr_ = buffer;
+        begin_ = buffer;
+        size_ = bufferSize;
+        sized_ = true;
+    }
+    void SetGlobalBuffer(__gm__ T* buffer)
+    {
+        ptr_ = buffer;
+        begin_ = buffer;
+        size_ = 0;
+        sized_ = false;
+    }
+    const __gm__ T* GetPhyAddr() const { return ptr_; }
+    __gm__ T* GetPhyAddr(const uint64_t offset) const { return ptr_ + offset; }
+    T GetValue(const uint64_t offset) const
+    {
+        TwinCheckAccess("GlobalTensor::GetValue", offset, 1);
+        return opgen_twin::detail::Load<T>(ptr_, offset);
+    }
+    void SetValue(const uint64_t offset, T value)
+    {
+        TwinCheckAccess("GlobalTensor::SetValue", offset, 1);
+        opgen_twin::detail::Store<T>(ptr_, offset, value);
+    }
+    __gm__ T& operator()(const uint64_t offset) const
+    {
+        TwinCheckAccess("GlobalTensor::operator()", offset, 1);
+        return ptr_[offset];
+    }
+    uint64_t GetSize() const
+    {
+        const uint64_t used = static_cast<uint64_t>(ptr_ - begin_);
+        return (sized_ && used <= size_) ? size_ - used : 0;
+    }
+    GlobalTensor operator[](const uint64_t offset) const
+    {
+        GlobalTensor r = *this;
+        r.ptr_ = ptr_ + offset;
+        return r;
+    }
+    void SetL2CacheHint(CacheMode) {}
+    template <class U>
+    GlobalTensor<U> ReinterpretCast() const
+    {
+        GlobalTensor<U> r;
+        if (sized_) {
+            r.SetGlobalBuffer(reinterpret_cast<U*>(begin_), size_ * sizeof(T) / sizeof(U));
+        } else {
+            r.SetGlobalBuffer(reinterpret_cast<U*>(begin_));
+        }
+        return r[static_cast<uint64_t>(ptr_ - begin_) * sizeof(T) / sizeof(U)];
+    }
+
+    // ---- twin internals ----
+    // Element range [offset, offset+count) relative to this view must lie inside the size
+    // given to SetGlobalBuffer and inside a GM buffer the runner allocated.
+    void TwinCheckAccess(const char* api, uint64_t offset, uint64_t count) const
+    {
+        if (ptr_ == nullptr) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "%s: GlobalTensor<%s> has no buffer (SetGlobalBuffer was not called or got nullptr)", api,
+                opgen_twin::detail::TypeName<T>()));
+        }
+        if (count == 0) {
+            return;
+        }
+        if (sized_) {
+            const uint64_t start = static_cast<uint64_t>(ptr_ - begin_) + offset;
+            if (start + count > size_) {
+                opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                    "%s: accesses elements [%llu, %llu) of a GlobalTensor<%s> whose SetGlobalBuffer size is %llu "
+                    "elements (out-of-bounds GM access)",
+                    api, static_cast<unsigned long long>(start), static_cast<unsigned long long>(start + count),
+                    opgen_twin::detail::TypeName<T>(), static_cast<unsigned long long>(size_)));
+            }
+        }
+        opgen_twin::detail::CheckGmRange(api, ptr_ + offset, count * sizeof(T));
+    }
+    __gm__ T* TwinPtr() const { return ptr_; }
+
+private:
+    __gm__ T* ptr_ = nullptr;
+    __gm__ T* begin_ = nullptr;  // address given to SetGlobalBuffer (views keep it)
+    uint64_t size_ = 0;
+    bool sized_ = false;
+};
+
+}  // namespace AscendC
+
+#endif  // OPGEN_TWIN_DETAIL_KERNEL_TENSOR_H

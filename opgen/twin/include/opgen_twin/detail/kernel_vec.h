@@ -1,0 +1,441 @@
+// opgen CPU twin: level-2 vector instructions (count mode) and Cast.
+//
+// Every op checks that `count` fits each operand tensor, computes each element from the
+// decoded inputs (exactly in double for half/bfloat16 inputs, IEEE float for float
+// inputs) and rounds once to the destination type. Element types follow the
+// "Atlas A2 training/inference" support tables of the AscendC API docs; other types are
+// rejected at compile time.
+#ifndef OPGEN_TWIN_DETAIL_KERNEL_VEC_H
+#define OPGEN_TWIN_DETAIL_KERNEL_VEC_H
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "opgen_twin/detail/kernel_tensor.h"
+
+namespace AscendC {
+
+enum class RoundMode : uint8_t {
+    CAST_NONE = 0,  // no rounding when exact, CAST_RINT when the conversion loses precision
+    CAST_RINT,      // to nearest, ties to even
+    CAST_FLOOR,
+    CAST_CEIL,
+    CAST_ROUND,  // to nearest, ties away from zero
+    CAST_TRUNC,  // toward zero
+    CAST_ODD,    // round to odd (von Neumann)
+};
+
+}  // namespace AscendC
+
+namespace opgen_twin {
+namespace detail {
+
+template <class T> struct IsArithT : IsAnyOf<T, int16_t, half, int32_t, float> {};  // Add/Sub/Mul/Max/Min + scalar forms
+template <class T> struct IsFloatT : IsAnyOf<T, half, float> {};                    // Div/Exp/Ln/Sqrt/...
+template <class T> struct IsReluT : IsAnyOf<T, half, int32_t, float> {};
+template <class T> struct IsDupT : IsAnyOf<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float> {};
+
+#define OPGEN_TWIN_SUPPORTED_TYPES(cond, api, list)                                                            \
+    static_assert(cond, "opgen twin: AscendC::" api " does not support this element type on ascend910b (Atlas "  \
+                        "A2); supported: " list ". For bfloat16_t, Cast to float (RoundMode::CAST_NONE), compute, " \
+                        "and Cast back (RoundMode::CAST_RINT).")
+
+template <class T>
+inline double ToDouble(T v)
+{
+    return static_cast<double>(v);
+}
+
+// Rounds a double result to T: round-to-nearest-even for the float types, wrap-around
+// (two's complement) for integers.
+template <class T>
+inline T FromDouble(double v)
+{
+    if constexpr (std::is_same<T, float>::value) {
+        return static_cast<float>(v);
+    } else if constexpr (IsFp16Like<T>::value) {
+        return T(v);
+    } else {
+        return static_cast<T>(static_cast<int64_t>(v));
+    }
+}
+
+template <class T> inline T OpAdd(T a, T b)
+{
+    if constexpr (std::is_same<T, float>::value) return a + b;
+    else if constexpr (IsFp16Like<T>::value) return T(ToDouble(a) + ToDouble(b));
+    else return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+template <class T> inline T OpSub(T a, T b)
+{
+    if constexpr (std::is_same<T, float>::value) return a - b;
+    else if constexpr (IsFp16Like<T>::value) return T(ToDouble(a) - ToDouble(b));
+    else return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+template <class T> inline T OpMul(T a, T b)
+{
+    if constexpr (std::is_same<T, float>::value) return a * b;
+    else if constexpr (IsFp16Like<T>::value) return T(ToDouble(a) * ToDouble(b));
+    else return static_cast<T>(static_cast<uint64_t>(static_cast<int64_t>(a)) * static_cast<uint64_t>(static_cast<int64_t>(b)));
+}
+template <class T> inline T OpDiv(T a, T b)
+{
+    if constexpr (std::is_same<T, float>::value) return a / b;
+    else return T(ToDouble(a) / ToDouble(b));
+}
+template <class T> inline T OpMax(T a, T b) { return ToDouble(a) >= ToDouble(b) ? a : b; }
+template <class T> inline T OpMin(T a, T b) { return ToDouble(a) <= ToDouble(b) ? a : b; }
+
+// Applies f elementwise: dst[i] = f(src0[i], src1[i]).
+template <class T, class F>
+inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                   const AscendC::LocalTensor<T>& src1, int32_t count, F f)
+{
+    if (count < 0) {
+        ThrowHardware(Format("%s: negative count %d", api, count));
+    }
+    dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
+    src0.TwinCheckFits(api, "src0", static_cast<uint64_t>(count));
+    src1.TwinCheckFits(api, "src1", static_cast<uint64_t>(count));
+    void* d = dst.TwinData();
+    const void* a = src0.TwinData();
+    const void* b = src1.TwinData();
+    for (int32_t i = 0; i < count; ++i) {
+        Store<T>(d, i, f(Load<T>(a, i), Load<T>(b, i)));
+    }
+}
+
+template <class T, class F>
+inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                  int32_t count, F f)
+{
+    if (count < 0) {
+        ThrowHardware(Format("%s: negative count %d", api, count));
+    }
+    dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
+    src.TwinCheckFits(api, "src", static_cast<uint64_t>(count));
+    void* d = dst.TwinData();
+    const void* s = src.TwinData();
+    for (int32_t i = 0; i < count; ++i) {
+        Store<T>(d, i, f(Load<T>(s, i)));
+    }
+}
+
+// Transcendental helper: evaluate in double, round once to T.
+template <class T, class G>
+inline T Transcend(T x, G g)
+{
+    return FromDouble<T>(g(ToDouble(x)));
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+// ---------------- binary ----------------
+template <typename T>
+inline void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Add", "int16_t, half, int32_t, float");
+    opgen_twin::detail::Binary("Add", dst, src0, src1, count, opgen_twin::detail::OpAdd<T>);
+}
+template <typename T>
+inline void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Sub", "int16_t, half, int32_t, float");
+    opgen_twin::detail::Binary("Sub", dst, src0, src1, count, opgen_twin::detail::OpSub<T>);
+}
+template <typename T>
+inline void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Mul", "int16_t, half, int32_t, float");
+    opgen_twin::detail::Binary("Mul", dst, src0, src1, count, opgen_twin::detail::OpMul<T>);
+}
+template <typename T>
+inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Div", "half, float");
+    opgen_twin::detail::Binary("Div", dst, src0, src1, count, opgen_twin::detail::OpDiv<T>);
+}
+template <typename T>
+inline void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Max", "int16_t, half, int32_t, float");
+    opgen_twin::detail::Binary("Max", dst, src0, src1, count, opgen_twin::detail::OpMax<T>);
+}
+template <typename T>
+inline void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Min", "int16_t, half, int32_t, float");
+    opgen_twin::detail::Binary("Min", dst, src0, src1, count, opgen_twin::detail::OpMin<T>);
+}
+
+// ---------------- tensor-scalar ----------------
+// The scalar has the tensor's element type, as in the real signature (`const T&`): a
+// float literal with a half tensor does not compile there either.
+template <typename T>
+inline void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Adds", "int16_t, half, int32_t, float");
+    const T s = scalarValue;
+    opgen_twin::detail::Unary("Adds", dst, src, count, [s](T x) { return opgen_twin::detail::OpAdd<T>(x, s); });
+}
+template <typename T>
+inline void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Muls", "int16_t, half, int32_t, float");
+    const T s = scalarValue;
+    opgen_twin::detail::Unary("Muls", dst, src, count, [s](T x) { return opgen_twin::detail::OpMul<T>(x, s); });
+}
+template <typename T>
+inline void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Maxs", "int16_t, half, int32_t, float");
+    const T s = scalarValue;
+    opgen_twin::detail::Unary("Maxs", dst, src, count, [s](T x) { return opgen_twin::detail::OpMax<T>(x, s); });
+}
+template <typename T>
+inline void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Mins", "int16_t, half, int32_t, float");
+    const T s = scalarValue;
+    opgen_twin::detail::Unary("Mins", dst, src, count, [s](T x) { return opgen_twin::detail::OpMin<T>(x, s); });
+}
+
+// ---------------- unary ----------------
+template <typename T>
+inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Exp", "half, float");
+    opgen_twin::detail::Unary("Exp", dst, src, count,
+                              [](T x) { return opgen_twin::detail::Transcend(x, [](double v) { return std::exp(v); }); });
+}
+template <typename T>
+inline void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Ln", "half, float");
+    opgen_twin::detail::Unary("Ln", dst, src, count,
+                              [](T x) { return opgen_twin::detail::Transcend(x, [](double v) { return std::log(v); }); });
+}
+template <typename T>
+inline void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Sqrt", "half, float");
+    opgen_twin::detail::Unary("Sqrt", dst, src, count,
+                              [](T x) { return opgen_twin::detail::Transcend(x, [](double v) { return std::sqrt(v); }); });
+}
+template <typename T>
+inline void Rsqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Rsqrt", "half, float");
+    opgen_twin::detail::Unary("Rsqrt", dst, src, count, [](T x) {
+        return opgen_twin::detail::Transcend(x, [](double v) { return 1.0 / std::sqrt(v); });
+    });
+}
+template <typename T>
+inline void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Reciprocal", "half, float");
+    opgen_twin::detail::Unary("Reciprocal", dst, src, count,
+                              [](T x) { return opgen_twin::detail::Transcend(x, [](double v) { return 1.0 / v; }); });
+}
+template <typename T>
+inline void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Abs", "half, float");
+    opgen_twin::detail::Unary("Abs", dst, src, count,
+                              [](T x) { return opgen_twin::detail::Transcend(x, [](double v) { return std::fabs(v); }); });
+}
+template <typename T>
+inline void Relu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsReluT<T>::value, "Relu", "half, int32_t, float");
+    opgen_twin::detail::Unary("Relu", dst, src, count, [](T x) { return opgen_twin::detail::ToDouble(x) > 0 ? x : T(0); });
+}
+
+// ---------------- fill ----------------
+template <typename T>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsDupT<T>::value, "Duplicate",
+                               "int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float");
+    const char* api = "Duplicate";
+    if (count < 0) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format("%s: negative count %d", api, count));
+    }
+    dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
+    void* d = dst.TwinData();
+    for (int32_t i = 0; i < count; ++i) {
+        opgen_twin::detail::Store<T>(d, i, scalarValue);
+    }
+}
+
+}  // namespace AscendC
+
+// ---------------- Cast ----------------
+namespace opgen_twin {
+namespace detail {
+
+enum ModeBits : uint32_t {
+    kNone = 1u << 0,
+    kRint = 1u << 1,
+    kFloor = 1u << 2,
+    kCeil = 1u << 3,
+    kRound = 1u << 4,
+    kTrunc = 1u << 5,
+    kOddBit = 1u << 6,
+    kDirected = kRint | kFloor | kCeil | kRound | kTrunc,
+};
+
+// Supported (src, dst) pairs and their round modes on Atlas A2 (ascend910b), from the
+// AscendC Cast documentation table. 0 = pair not supported.
+template <class S, class D>
+constexpr uint32_t CastModes()
+{
+    using std::is_same;
+    if (is_same<S, int8_t>::value && is_same<D, half>::value) return kNone;
+    if (is_same<S, uint8_t>::value && is_same<D, half>::value) return kNone;
+    if (is_same<S, int16_t>::value && is_same<D, half>::value) return kDirected | kNone;
+    if (is_same<S, int16_t>::value && is_same<D, float>::value) return kNone;
+    if (is_same<S, half>::value && is_same<D, int8_t>::value) return kDirected | kNone;
+    if (is_same<S, half>::value && is_same<D, uint8_t>::value) return kDirected | kNone;
+    if (is_same<S, half>::value && is_same<D, int16_t>::value) return kDirected;
+    if (is_same<S, half>::value && is_same<D, int32_t>::value) return kDirected;
+    if (is_same<S, half>::value && is_same<D, float>::value) return kNone;
+    if (is_same<S, bfloat16_t>::value && is_same<D, int32_t>::value) return kDirected;
+    if (is_same<S, bfloat16_t>::value && is_same<D, float>::value) return kNone;
+    if (is_same<S, int32_t>::value && is_same<D, int16_t>::value) return kNone;
+    if (is_same<S, int32_t>::value && is_same<D, float>::value) return kDirected | kNone;
+    if (is_same<S, int32_t>::value && is_same<D, int64_t>::value) return kNone;
+    if (is_same<S, float>::value && is_same<D, int16_t>::value) return kDirected;
+    if (is_same<S, float>::value && is_same<D, half>::value) return kDirected | kOddBit | kNone;
+    if (is_same<S, float>::value && is_same<D, bfloat16_t>::value) return kDirected;
+    if (is_same<S, float>::value && is_same<D, int32_t>::value) return kDirected;
+    if (is_same<S, float>::value && is_same<D, float>::value) return kDirected;
+    if (is_same<S, float>::value && is_same<D, int64_t>::value) return kDirected;
+    if (is_same<S, int64_t>::value && is_same<D, int32_t>::value) return kNone;
+    if (is_same<S, int64_t>::value && is_same<D, float>::value) return kDirected;
+    return 0;
+}
+
+inline const char* RoundModeName(AscendC::RoundMode m)
+{
+    switch (m) {
+        case AscendC::RoundMode::CAST_NONE: return "CAST_NONE";
+        case AscendC::RoundMode::CAST_RINT: return "CAST_RINT";
+        case AscendC::RoundMode::CAST_FLOOR: return "CAST_FLOOR";
+        case AscendC::RoundMode::CAST_CEIL: return "CAST_CEIL";
+        case AscendC::RoundMode::CAST_ROUND: return "CAST_ROUND";
+        case AscendC::RoundMode::CAST_TRUNC: return "CAST_TRUNC";
+        case AscendC::RoundMode::CAST_ODD: return "CAST_ODD";
+    }
+    return "?";
+}
+
+inline Rounding ToRounding(AscendC::RoundMode m)
+{
+    switch (m) {
+        case AscendC::RoundMode::CAST_FLOOR: return Rounding::kFloor;
+        case AscendC::RoundMode::CAST_CEIL: return Rounding::kCeil;
+        case AscendC::RoundMode::CAST_ROUND: return Rounding::kNearestAway;
+        case AscendC::RoundMode::CAST_TRUNC: return Rounding::kTrunc;
+        case AscendC::RoundMode::CAST_ODD: return Rounding::kOdd;
+        default: return Rounding::kNearestEven;  // CAST_NONE (lossy case) and CAST_RINT
+    }
+}
+
+inline double RoundToIntegral(double v, Rounding r)
+{
+    switch (r) {
+        case Rounding::kFloor: return std::floor(v);
+        case Rounding::kCeil: return std::ceil(v);
+        case Rounding::kNearestAway: return std::round(v);
+        case Rounding::kTrunc: return std::trunc(v);
+        default: return std::nearbyint(v);  // default FP env: ties to even
+    }
+}
+
+// Integer destinations saturate to their range (NaN -> 0).
+template <class D>
+inline D SaturateTo(double v)
+{
+    if (std::isnan(v)) return D(0);
+    const double lo = static_cast<double>(std::numeric_limits<D>::min());
+    const double hi = static_cast<double>(std::numeric_limits<D>::max());
+    if (v <= lo) return std::numeric_limits<D>::min();
+    if (v >= hi) return std::numeric_limits<D>::max();
+    return static_cast<D>(v);
+}
+
+template <class D, class S>
+inline D ConvertOne(S s, Rounding r)
+{
+    const double v = ToDouble(s);
+    if constexpr (std::is_same<D, half>::value) {
+        return half::FromBits(fp::FloatToHalfBits(v, r));
+    } else if constexpr (std::is_same<D, bfloat16_t>::value) {
+        return bfloat16_t::FromBits(fp::FloatToBf16Bits(v, r));
+    } else if constexpr (std::is_same<D, float>::value) {
+        if constexpr (std::is_same<S, float>::value) {
+            return static_cast<float>(RoundToIntegral(v, r));  // float->float rounds to an integral value
+        } else {
+            return fp::DoubleToFloat(v, r);  // exact for half/bf16/int16; rounds large int32/int64
+        }
+    } else {
+        static_assert(std::is_integral<D>::value, "unexpected Cast destination");
+        if constexpr (std::is_integral<S>::value) {
+            return SaturateTo<D>(v);
+        } else {
+            return SaturateTo<D>(RoundToIntegral(v, r));
+        }
+    }
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+template <typename T, typename U>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count)
+{
+    constexpr uint32_t modes = opgen_twin::detail::CastModes<U, T>();
+    static_assert(modes != 0,
+                  "opgen twin: AscendC::Cast does not support this (src, dst) type pair on ascend910b (Atlas A2). "
+                  "Supported: int8/uint8->half, int16->half/float, half->int8/uint8/int16/int32/float, "
+                  "bfloat16_t->int32/float, int32->int16/float/int64, float->int16/half/bfloat16_t/int32/float/int64, "
+                  "int64->int32/float");
+    const char* api = "Cast";
+    const uint32_t bit = 1u << static_cast<uint32_t>(roundMode);
+    if ((modes & bit) == 0) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "Cast(%s->%s): RoundMode::%s is not supported for this conversion on ascend910b (see the AscendC Cast "
+            "table; e.g. float->bfloat16_t needs CAST_RINT/FLOOR/CEIL/ROUND/TRUNC, half->float only CAST_NONE)",
+            opgen_twin::detail::TypeName<U>(), opgen_twin::detail::TypeName<T>(),
+            opgen_twin::detail::RoundModeName(roundMode)));
+    }
+    dst.TwinCheckFits(api, "dst", count);
+    src.TwinCheckFits(api, "src", count);
+    const opgen_twin::Rounding r = opgen_twin::detail::ToRounding(roundMode);
+    void* d = dst.TwinData();
+    const void* s = src.TwinData();
+    if (static_cast<const void*>(d) == s || sizeof(T) == sizeof(U)) {
+        for (uint32_t i = 0; i < count; ++i) {
+            opgen_twin::detail::Store<T>(d, i, opgen_twin::detail::ConvertOne<T>(opgen_twin::detail::Load<U>(s, i), r));
+        }
+    } else {
+        // Different widths may alias partially (in-place widening); read everything first.
+        std::vector<T> tmp(count);
+        for (uint32_t i = 0; i < count; ++i) {
+            tmp[i] = opgen_twin::detail::ConvertOne<T>(opgen_twin::detail::Load<U>(s, i), r);
+        }
+        std::memcpy(d, tmp.data(), static_cast<size_t>(count) * sizeof(T));
+    }
+}
+
+}  // namespace AscendC
+
+#endif  // OPGEN_TWIN_DETAIL_KERNEL_VEC_H

@@ -1,0 +1,690 @@
+// opgen CPU twin: runs an operator end to end on the CPU - InferShape, InferDataType,
+// TilingFunc (all taken from the OP_ADD registry) and the kernel, launched once per block
+// index, sequentially. Hardware-rule violations come back as an error result.
+//
+//   #include "opgen_twin/runner.h"
+//   extern "C" void opgen_v0_add_custom(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+//   auto x = opgen_twin::HostTensor::FromDoubles(ge::DT_FLOAT16, {8, 64}, xs);
+//   auto r = opgen_twin::RunOp("AddCustom", opgen_twin::MakeKernel(opgen_v0_add_custom), {x, y});
+//   if (!r.ok) puts(r.error.c_str()); else use(r.outputs[0].ToDoubles());
+//
+// This header includes the host-side emulation; kernels are compiled in their own
+// translation units against kernel_operator.h and linked in.
+#ifndef OPGEN_TWIN_RUNNER_H
+#define OPGEN_TWIN_RUNNER_H
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "opgen_twin/detail/gm_addr.h"
+#include "opgen_twin/detail/launch.h"
+#include "opgen_twin/ge_types.h"
+#include "opgen_twin/gert.h"
+#include "opgen_twin/op_def.h"
+#include "opgen_twin/platform.h"
+
+namespace opgen_twin {
+
+// A host tensor handed to / returned by the runner. `data` holds the raw element bytes
+// (row-major, dtype encoding). `present=false` marks an omitted optional input.
+struct HostTensor {
+    ge::DataType dtype = ge::DT_FLOAT;
+    std::vector<int64_t> shape;
+    std::vector<uint8_t> data;
+    ge::Format format = ge::FORMAT_ND;
+    bool present = true;
+
+    int64_t NumElements() const
+    {
+        int64_t n = 1;
+        for (int64_t d : shape) n *= d;
+        return n;
+    }
+    size_t NumBytes() const { return static_cast<size_t>(NumElements()) * static_cast<size_t>(ge::GetSizeByDataType(dtype)); }
+
+    static HostTensor Absent()
+    {
+        HostTensor t;
+        t.present = false;
+        return t;
+    }
+    // Encodes `values` in dtype (round to nearest even for float types, truncation for ints).
+    static HostTensor FromDoubles(ge::DataType dt, std::vector<int64_t> shape, const std::vector<double>& values);
+    static HostTensor FromBytes(ge::DataType dt, std::vector<int64_t> shape, const void* bytes, size_t n)
+    {
+        HostTensor t;
+        t.dtype = dt;
+        t.shape = std::move(shape);
+        t.data.assign(static_cast<const uint8_t*>(bytes), static_cast<const uint8_t*>(bytes) + n);
+        return t;
+    }
+    std::vector<double> ToDoubles() const;
+};
+
+// Attribute values by OpDef attr index; std::monostate = "use the OpDef default".
+using AttrValue = std::variant<std::monostate, bool, int64_t, float, std::string, std::vector<bool>,
+                               std::vector<int64_t>, std::vector<float>, std::vector<std::vector<int64_t>>>;
+
+// A kernel entry point of any arity: all parameters are GM_ADDR
+// (inputs..., outputs..., workspace, tiling).
+struct KernelEntry {
+    size_t arity = 0;
+    std::function<void(const std::vector<uint8_t*>&)> fn;
+};
+
+namespace detail {
+template <class... A, size_t... I>
+inline void CallKernel(void (*fn)(A...), const std::vector<uint8_t*>& args, std::index_sequence<I...>)
+{
+    fn(args[I]...);
+}
+}  // namespace detail
+
+template <class... A>
+inline KernelEntry MakeKernel(void (*fn)(A...))
+{
+    static_assert((std::is_same<A, uint8_t*>::value && ...), "kernel parameters must all be GM_ADDR (uint8_t*)");
+    KernelEntry e;
+    e.arity = sizeof...(A);
+    e.fn = [fn](const std::vector<uint8_t*>& args) { detail::CallKernel(fn, args, std::index_sequence_for<A...>{}); };
+    return e;
+}
+
+// One compiled dtype variant of a kernel: `dtypes` lists the IR inputs then the IR outputs
+// (entries of omitted optional inputs are ignored when matching).
+struct KernelVariant {
+    std::vector<ge::DataType> dtypes;
+    KernelEntry kernel;
+};
+
+struct RunOptions {
+    PlatformConfig platform;
+    bool launch = true;        // false: stop after TilingFunc (tiling-only checks)
+    bool poisonOutputs = true;  // fill outputs/workspace/UB with 0xFF (NaN) before the kernel runs
+};
+
+struct InferResult {
+    bool ok = false;
+    std::string error;
+    std::vector<std::vector<int64_t>> outputShapes;
+    std::vector<ge::DataType> outputDtypes;
+};
+
+struct RunResult {
+    bool ok = false;
+    std::string stage;  // where it stopped: validate | infer_shape | infer_data_type | tiling | launch | done
+    std::string error;
+    std::vector<HostTensor> outputs;
+    uint32_t blockDim = 0;
+    uint64_t tilingKey = 0;
+    std::vector<size_t> workspaceSizes;
+    std::vector<uint8_t> tilingData;  // the bytes the TilingFunc wrote (GetDataSize())
+    bool launched = false;
+};
+
+InferResult InferOp(const std::string& opType, const std::vector<HostTensor>& inputs,
+                    const std::vector<AttrValue>& attrs = {});
+RunResult RunOp(const std::string& opType, const KernelEntry& kernel, const std::vector<HostTensor>& inputs,
+                const std::vector<AttrValue>& attrs = {}, const RunOptions& options = {});
+RunResult RunOp(const std::string& opType, const std::vector<KernelVariant>& variants,
+                const std::vector<HostTensor>& inputs, const std::vector<AttrValue>& attrs = {},
+                const RunOptions& options = {});
+
+// ------------------------------------------------------------------------------------
+// implementation
+// ------------------------------------------------------------------------------------
+namespace detail {
+
+inline double DecodeElement(ge::DataType dt, const uint8_t* p)
+{
+    switch (dt) {
+        case ge::DT_FLOAT: return Load<float>(p, 0);
+        case ge::DT_FLOAT16: return fp::HalfBitsToFloat(Load<uint16_t>(p, 0));
+        case ge::DT_BF16: return fp::Bf16BitsToFloat(Load<uint16_t>(p, 0));
+        case ge::DT_DOUBLE: return Load<double>(p, 0);
+        case ge::DT_INT8: return Load<int8_t>(p, 0);
+        case ge::DT_UINT8: return Load<uint8_t>(p, 0);
+        case ge::DT_BOOL: return Load<uint8_t>(p, 0) != 0 ? 1.0 : 0.0;
+        case ge::DT_INT16: return Load<int16_t>(p, 0);
+        case ge::DT_UINT16: return Load<uint16_t>(p, 0);
+        case ge::DT_INT32: return Load<int32_t>(p, 0);
+        case ge::DT_UINT32: return Load<uint32_t>(p, 0);
+        case ge::DT_INT64: return static_cast<double>(Load<int64_t>(p, 0));
+        case ge::DT_UINT64: return static_cast<double>(Load<uint64_t>(p, 0));
+        default: ThrowTwin(Format("HostTensor: dtype %s has no numeric conversion", DataTypeName(dt)));
+    }
+}
+
+inline void EncodeElement(ge::DataType dt, double v, uint8_t* p)
+{
+    switch (dt) {
+        case ge::DT_FLOAT: Store<float>(p, 0, static_cast<float>(v)); break;
+        case ge::DT_FLOAT16: Store<uint16_t>(p, 0, fp::FloatToHalfBits(v)); break;
+        case ge::DT_BF16: Store<uint16_t>(p, 0, fp::FloatToBf16Bits(v)); break;
+        case ge::DT_DOUBLE: Store<double>(p, 0, v); break;
+        case ge::DT_INT8: Store<int8_t>(p, 0, static_cast<int8_t>(v)); break;
+        case ge::DT_UINT8: Store<uint8_t>(p, 0, static_cast<uint8_t>(v)); break;
+        case ge::DT_BOOL: Store<uint8_t>(p, 0, v != 0.0 ? 1 : 0); break;
+        case ge::DT_INT16: Store<int16_t>(p, 0, static_cast<int16_t>(v)); break;
+        case ge::DT_UINT16: Store<uint16_t>(p, 0, static_cast<uint16_t>(v)); break;
+        case ge::DT_INT32: Store<int32_t>(p, 0, static_cast<int32_t>(v)); break;
+        case ge::DT_UINT32: Store<uint32_t>(p, 0, static_cast<uint32_t>(v)); break;
+        case ge::DT_INT64: Store<int64_t>(p, 0, static_cast<int64_t>(v)); break;
+        case ge::DT_UINT64: Store<uint64_t>(p, 0, static_cast<uint64_t>(v)); break;
+        default: ThrowTwin(Format("HostTensor: dtype %s has no numeric conversion", DataTypeName(dt)));
+    }
+}
+
+inline std::string ShapeStr(const std::vector<int64_t>& s)
+{
+    std::string o = "[";
+    for (size_t i = 0; i < s.size(); ++i) o += Format("%s%lld", i ? ", " : "", static_cast<long long>(s[i]));
+    return o + "]";
+}
+
+// Buffers of one call that must outlive the kernel launches.
+struct PreparedCall {
+    ops::OpDef def{""};
+    CallData call;
+    int column = -1;  // matched dtype combination
+};
+
+// Validates inputs/attrs against the OpDef and fills CallData. Returns "" or an error.
+inline std::string Prepare(const std::string& opType, const std::vector<HostTensor>& inputs,
+                           const std::vector<AttrValue>& attrs, const PlatformConfig& platform, PreparedCall& pc)
+{
+    if (!FindOpDef(opType, &pc.def)) {
+        std::string known;
+        for (const auto& t : RegisteredOpTypes()) known += (known.empty() ? "" : ", ") + t;
+        return Format("op type '%s' is not registered with OP_ADD (registered: %s)", opType.c_str(), known.c_str());
+    }
+    const auto& defIns = pc.def.TwinInputs();
+    const auto& defOuts = pc.def.TwinOutputs();
+    if (inputs.size() > defIns.size()) {
+        return Format("%s takes %zu inputs, %zu given", opType.c_str(), defIns.size(), inputs.size());
+    }
+    CallData& c = pc.call;
+    c.opType = opType;
+    c.nodeName = opType + "_twin";
+    c.platform = fe::PlatFormInfos(platform);
+    for (size_t i = 0; i < defIns.size(); ++i) {
+        const ops::OpParamDef& p = defIns[i];
+        const bool given = i < inputs.size() && inputs[i].present;
+        CallData::IrSlot slot;
+        slot.first = c.inShapes.size();
+        if (p.TwinParamType() == ops::DYNAMIC) {
+            return Format("input '%s' of %s is DYNAMIC: the twin runner does not launch kernels with dynamic (list) "
+                          "inputs", p.TwinName().c_str(), opType.c_str());
+        }
+        if (!given) {
+            if (p.TwinParamType() == ops::REQUIRED) {
+                return Format("required input '%s' (index %zu) of %s is missing", p.TwinName().c_str(), i, opType.c_str());
+            }
+            c.irInputs.push_back(slot);
+            continue;
+        }
+        const HostTensor& t = inputs[i];
+        if (t.data.size() != t.NumBytes()) {
+            return Format("input '%s': %zu data bytes for shape %s of %s (expected %zu)", p.TwinName().c_str(),
+                          t.data.size(), ShapeStr(t.shape).c_str(), DataTypeName(t.dtype), t.NumBytes());
+        }
+        if (t.shape.size() > gert::Shape::kMaxDimNum) {
+            return Format("input '%s' has more than 25 dims", p.TwinName().c_str());
+        }
+        const auto& dts = p.TwinDataTypes();
+        bool allowed = dts.empty();
+        for (auto d : dts) allowed = allowed || d == t.dtype;
+        if (!allowed) {
+            return Format("input '%s' of %s has dtype %s, which its OpDef DataType list does not contain",
+                          p.TwinName().c_str(), opType.c_str(), DataTypeName(t.dtype));
+        }
+        gert::StorageShape ss;
+        for (int64_t d : t.shape) {
+            ss.MutableOriginShape().AppendDim(d);
+            ss.MutableStorageShape().AppendDim(d);
+        }
+        gert::CompileTimeTensorDesc desc;
+        desc.SetDataType(t.dtype);
+        desc.SetOriginFormat(t.format);
+        desc.SetStorageFormat(t.format);
+        gert::Tensor tensor;
+        tensor.TwinSet(ss, t.dtype, t.format, t.data.data(), t.data.size());
+        c.inShapes.push_back(ss);
+        c.inDescs.push_back(desc);
+        c.inTensors.push_back(tensor);
+        slot.count = 1;
+        c.irInputs.push_back(slot);
+    }
+    // Find the dtype combination (column of the vertically aligned DataType lists).
+    size_t columns = 0;
+    for (const auto& p : defIns) columns = std::max(columns, p.TwinDataTypes().size());
+    for (const auto& p : defOuts) columns = std::max(columns, p.TwinDataTypes().size());
+    for (size_t j = 0; j < columns && pc.column < 0; ++j) {
+        bool match = true;
+        for (size_t i = 0; i < defIns.size() && match; ++i) {
+            const auto& dts = defIns[i].TwinDataTypes();
+            const long inst = c.Instance(i, 0);
+            if (inst < 0 || defIns[i].TwinDataTypeList() || dts.size() != columns) continue;
+            match = dts[j] == c.inDescs[static_cast<size_t>(inst)].GetDataType();
+        }
+        if (match) pc.column = static_cast<int>(j);
+    }
+    if (columns > 0 && pc.column < 0) {
+        std::string got;
+        for (size_t i = 0; i < defIns.size(); ++i) {
+            const long inst = c.Instance(i, 0);
+            if (inst >= 0) {
+                got += Format("%s%s=%s", got.empty() ? "" : ", ", defIns[i].TwinName().c_str(),
+                              DataTypeName(c.inDescs[static_cast<size_t>(inst)].GetDataType()));
+            }
+        }
+        return Format("no dtype combination of %s's OpDef matches the inputs (%s)", opType.c_str(), got.c_str());
+    }
+    // Outputs: shapes/dtypes are produced by InferShape/InferDataType.
+    for (size_t i = 0; i < defOuts.size(); ++i) {
+        gert::StorageShape ss;
+        ss.MutableOriginShape().AppendDim(-1);  // "unset" marker, InferShape must overwrite it
+        c.outShapes.push_back(ss);
+        gert::CompileTimeTensorDesc desc;
+        desc.SetDataType(ge::DT_UNDEFINED);
+        const auto& fmts = defOuts[i].TwinFormats();
+        const ge::Format f = (pc.column >= 0 && static_cast<size_t>(pc.column) < fmts.size()) ? fmts[pc.column] : ge::FORMAT_ND;
+        desc.SetOriginFormat(f);
+        desc.SetStorageFormat(f);
+        c.outDescs.push_back(desc);
+    }
+    // Attributes, in OpDef order, defaults filled in.
+    const auto& defAttrs = pc.def.TwinAttrs();
+    if (attrs.size() > defAttrs.size()) {
+        return Format("%s has %zu attrs, %zu values given", opType.c_str(), defAttrs.size(), attrs.size());
+    }
+    for (size_t k = 0; k < defAttrs.size(); ++k) {
+        const ops::OpAttrDef& a = defAttrs[k];
+        const bool given = k < attrs.size() && !std::holds_alternative<std::monostate>(attrs[k]);
+        const std::string& n = a.TwinName();
+        if (!given && !a.TwinHasDefault()) {
+            return Format("attr '%s' (index %zu) of %s has no value and no default", n.c_str(), k, opType.c_str());
+        }
+        const AttrValue* v = given ? &attrs[k] : nullptr;
+        const auto bad = [&]() {
+            return Format("attr '%s' of %s is a %s attr; the value given has another type", n.c_str(), opType.c_str(),
+                          AttrKindName(a.TwinKind()));
+        };
+        switch (a.TwinKind()) {
+            case AttrKind::kBool:
+                if (v && !std::holds_alternative<bool>(*v)) return bad();
+                c.attrs.TwinAddBool(n, v ? std::get<bool>(*v) : a.TwinBool());
+                break;
+            case AttrKind::kInt:
+                if (v && !std::holds_alternative<int64_t>(*v)) return bad();
+                c.attrs.TwinAddInt(n, v ? std::get<int64_t>(*v) : a.TwinInt());
+                break;
+            case AttrKind::kFloat:
+                if (v && !std::holds_alternative<float>(*v)) return bad();
+                c.attrs.TwinAddFloat(n, v ? std::get<float>(*v) : a.TwinFloat());
+                break;
+            case AttrKind::kString:
+                if (v && !std::holds_alternative<std::string>(*v)) return bad();
+                c.attrs.TwinAddString(n, v ? std::get<std::string>(*v) : a.TwinString());
+                break;
+            case AttrKind::kListBool:
+                if (v && !std::holds_alternative<std::vector<bool>>(*v)) return bad();
+                c.attrs.TwinAddList<bool>(n, AttrKind::kListBool, v ? std::get<std::vector<bool>>(*v) : a.TwinListBool());
+                break;
+            case AttrKind::kListInt:
+                if (v && !std::holds_alternative<std::vector<int64_t>>(*v)) return bad();
+                c.attrs.TwinAddList<int64_t>(n, AttrKind::kListInt,
+                                             v ? std::get<std::vector<int64_t>>(*v) : a.TwinListInt());
+                break;
+            case AttrKind::kListFloat:
+                if (v && !std::holds_alternative<std::vector<float>>(*v)) return bad();
+                c.attrs.TwinAddList<float>(n, AttrKind::kListFloat, v ? std::get<std::vector<float>>(*v) : a.TwinListFloat());
+                break;
+            case AttrKind::kListListInt:
+                if (v && !std::holds_alternative<std::vector<std::vector<int64_t>>>(*v)) return bad();
+                c.attrs.TwinAddListListInt(n, v ? std::get<std::vector<std::vector<int64_t>>>(*v) : a.TwinListListInt());
+                break;
+            default:
+                return Format("attr '%s' of %s has no type (call Int()/Float()/... on it)", n.c_str(), opType.c_str());
+        }
+    }
+    return "";
+}
+
+// Runs InferShape and InferDataType. Returns "" or an error; `stage` tells which.
+inline std::string RunInfer(PreparedCall& pc, std::string& stage)
+{
+    CallData& c = pc.call;
+    const std::string& op = c.opType;
+    stage = "infer_shape";
+    auto inferShape = pc.def.TwinInferShape();
+    if (inferShape == nullptr) {
+        return Format("%s has no InferShape function (SetInferShape was not called)", op.c_str());
+    }
+    gert::InferShapeContext sctx(&c);
+    if (inferShape(&sctx) != ge::GRAPH_SUCCESS) {
+        return Format("InferShape of %s returned GRAPH_FAILED", op.c_str());
+    }
+    for (size_t i = 0; i < c.outShapes.size(); ++i) {
+        const gert::Shape& s = c.outShapes[i].GetOriginShape();
+        for (size_t d = 0; d < s.GetDimNum(); ++d) {
+            if (s.GetDim(d) < 0) {
+                return Format("InferShape of %s left output %zu ('%s') unset or with a negative dim", op.c_str(), i,
+                              pc.def.TwinOutputs()[i].TwinName().c_str());
+            }
+        }
+        c.outShapes[i].MutableStorageShape() = s;
+    }
+    stage = "infer_data_type";
+    auto inferDt = pc.def.TwinInferDataType();
+    const auto& defOuts = pc.def.TwinOutputs();
+    if (inferDt != nullptr) {
+        gert::InferDataTypeContext dctx(&c);
+        if (inferDt(&dctx) != ge::GRAPH_SUCCESS) {
+            return Format("InferDataType of %s returned GRAPH_FAILED", op.c_str());
+        }
+    } else {
+        for (size_t i = 0; i < defOuts.size(); ++i) {
+            const auto& dts = defOuts[i].TwinDataTypes();
+            if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size()) c.outDescs[i].SetDataType(dts[pc.column]);
+        }
+    }
+    for (size_t i = 0; i < defOuts.size(); ++i) {
+        const ge::DataType dt = c.outDescs[i].GetDataType();
+        if (dt == ge::DT_UNDEFINED) {
+            return Format("InferDataType of %s did not set output %zu ('%s')", op.c_str(), i, defOuts[i].TwinName().c_str());
+        }
+        const auto& dts = defOuts[i].TwinDataTypes();
+        if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size() && !defOuts[i].TwinDataTypeList() &&
+            dts[pc.column] != dt) {
+            return Format("InferDataType of %s gives output '%s' dtype %s, but the OpDef combination matching the "
+                          "inputs declares %s (no kernel would exist for it)",
+                          op.c_str(), defOuts[i].TwinName().c_str(), DataTypeName(dt), DataTypeName(dts[pc.column]));
+        }
+    }
+    return "";
+}
+
+struct Buffer {
+    std::vector<uint8_t> bytes;
+    uint8_t* Ptr() { return bytes.data(); }
+};
+
+inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* kernel,
+                         const std::vector<KernelVariant>* variants, const std::vector<HostTensor>& inputs,
+                         const std::vector<AttrValue>& attrs, const RunOptions& opt)
+{
+    RunResult r;
+    PreparedCall pc;
+    r.stage = "validate";
+    std::string err = Prepare(opType, inputs, attrs, opt.platform, pc);
+    if (err.empty()) err = RunInfer(pc, r.stage);
+    if (!err.empty()) {
+        r.error = err;
+        return r;
+    }
+    CallData& c = pc.call;
+    const auto& defIns = pc.def.TwinInputs();
+    const auto& defOuts = pc.def.TwinOutputs();
+
+    // ---- tiling ----
+    r.stage = "tiling";
+    auto tilingFn = pc.def.TwinAICore().TwinTiling();
+    if (tilingFn == nullptr) {
+        r.error = Format("%s has no TilingFunc (AICore().SetTiling was not called)", opType.c_str());
+        return r;
+    }
+    c.tilingBuf.assign(opt.platform.tilingCapacity + 32, 0xA5);  // unset fields read as garbage, as on the NPU
+    c.tilingData.TwinInit(c.tilingBuf.data(), opt.platform.tilingCapacity);
+    gert::TilingContext tctx(&c);
+    const ge::graphStatus ts = tilingFn(&tctx);
+    if (ts != ge::GRAPH_SUCCESS) {
+        r.error = Format("TilingFunc of %s returned GRAPH_FAILED", opType.c_str());
+        if (c.tilingRequested != 0) {
+            r.error += Format(" after GetTilingData<T>() returned nullptr: sizeof(T)=%zu bytes exceeds the tiling "
+                              "buffer capacity of %zu bytes",
+                              c.tilingRequested, c.tilingData.GetCapacity());
+        }
+        return r;
+    }
+    if (c.tilingRequested != 0) {
+        r.error = Format("TilingFunc of %s: GetTilingData<T>() returned nullptr (sizeof(T)=%zu bytes > tiling buffer "
+                         "capacity %zu bytes) but the TilingFunc reported success",
+                         opType.c_str(), c.tilingRequested, c.tilingData.GetCapacity());
+        return r;
+    }
+    if (c.tilingData.GetDataSize() > c.tilingData.GetCapacity()) {
+        r.error = Format("TilingFunc of %s set a tiling data size of %zu bytes, more than the %zu-byte tiling buffer",
+                         opType.c_str(), c.tilingData.GetDataSize(), c.tilingData.GetCapacity());
+        return r;
+    }
+    r.blockDim = c.blockDim;
+    r.tilingKey = c.tilingKey;
+    r.workspaceSizes = c.workspaces;
+    r.tilingData.assign(c.tilingBuf.begin(), c.tilingBuf.begin() + static_cast<long>(c.tilingData.GetDataSize()));
+
+    // Outputs (allocated even when not launching, so shapes/dtypes are reported).
+    bool allEmpty = true;
+    for (size_t i = 0; i < defOuts.size(); ++i) {
+        HostTensor t;
+        t.dtype = c.outDescs[i].GetDataType();
+        const gert::Shape& s = c.outShapes[i].GetOriginShape();
+        for (size_t d = 0; d < s.GetDimNum(); ++d) t.shape.push_back(s.GetDim(d));
+        t.format = c.outDescs[i].GetOriginFormat();
+        t.data.assign(t.NumBytes(), opt.poisonOutputs ? 0xFF : 0x00);
+        allEmpty = allEmpty && t.NumElements() == 0;
+        r.outputs.push_back(std::move(t));
+    }
+    if (!c.blockDimSet) {
+        r.error = Format("TilingFunc of %s never called SetBlockDim", opType.c_str());
+        return r;
+    }
+    if (c.blockDim > opt.platform.aivCoreNum) {
+        r.error = Format("TilingFunc of %s: SetBlockDim(%u) exceeds the %u AI Vector cores of %s (use "
+                         "PlatformAscendC::GetCoreNumAiv())",
+                         opType.c_str(), c.blockDim, opt.platform.aivCoreNum, opt.platform.socVersion.c_str());
+        return r;
+    }
+    if (c.blockDim == 0 && !allEmpty) {
+        r.error = Format("TilingFunc of %s: SetBlockDim(0) although the outputs are not empty (the kernel would never "
+                         "run)", opType.c_str());
+        return r;
+    }
+    if (!opt.launch) {
+        r.ok = true;
+        r.stage = "done";
+        return r;
+    }
+
+    // ---- kernel selection ----
+    r.stage = "launch";
+    const KernelEntry* k = kernel;
+    if (k == nullptr) {
+        std::string avail;
+        for (const auto& v : *variants) {
+            bool match = v.dtypes.size() == defIns.size() + defOuts.size();
+            for (size_t i = 0; i < defIns.size() && match; ++i) {
+                const long inst = c.Instance(i, 0);
+                if (inst >= 0) match = v.dtypes[i] == c.inDescs[static_cast<size_t>(inst)].GetDataType();
+            }
+            for (size_t i = 0; i < defOuts.size() && match; ++i) {
+                match = v.dtypes[defIns.size() + i] == c.outDescs[i].GetDataType();
+            }
+            if (match && k == nullptr) k = &v.kernel;
+            std::string combo;
+            for (auto d : v.dtypes) combo += (combo.empty() ? "" : "/") + std::string(DataTypeName(d));
+            avail += (avail.empty() ? "" : "; ") + combo;
+        }
+        if (k == nullptr) {
+            r.error = Format("no compiled kernel variant of %s matches this call's dtypes (variants: %s)",
+                             opType.c_str(), avail.c_str());
+            return r;
+        }
+    }
+    const size_t want = defIns.size() + defOuts.size() + 2;
+    if (k->arity != want) {
+        r.error = Format("the kernel takes %zu GM_ADDR parameters but %s needs %zu (%zu inputs, %zu outputs, "
+                         "workspace, tiling)",
+                         k->arity, opType.c_str(), want, defIns.size(), defOuts.size());
+        return r;
+    }
+    if (c.blockDim == 0) {  // empty outputs: nothing to launch
+        r.ok = true;
+        r.stage = "done";
+        return r;
+    }
+
+    // ---- GM buffers (each at least 32 bytes so no pointer is null) ----
+    std::vector<Buffer> ins(defIns.size()), outs(defOuts.size());
+    LaunchState& L = g_launch;
+    L.gm.clear();
+    std::vector<uint8_t*> args;
+    for (size_t i = 0; i < defIns.size(); ++i) {
+        const long inst = c.Instance(i, 0);
+        if (inst < 0) {
+            args.push_back(nullptr);
+            continue;
+        }
+        const HostTensor& t = inputs[i];
+        ins[i].bytes.assign(std::max<size_t>(t.data.size(), 32), 0xFF);
+        if (!t.data.empty()) std::memcpy(ins[i].Ptr(), t.data.data(), t.data.size());
+        L.gm.push_back({ins[i].Ptr(), t.data.size(), "input '" + defIns[i].TwinName() + "'"});
+        args.push_back(ins[i].Ptr());
+    }
+    for (size_t i = 0; i < defOuts.size(); ++i) {
+        outs[i].bytes.assign(std::max<size_t>(r.outputs[i].data.size(), 32), opt.poisonOutputs ? 0xFF : 0x00);
+        L.gm.push_back({outs[i].Ptr(), r.outputs[i].data.size(), "output '" + defOuts[i].TwinName() + "'"});
+        args.push_back(outs[i].Ptr());
+    }
+    size_t wsTotal = 0;
+    for (size_t w : c.workspaces) wsTotal += w;
+    Buffer ws;
+    ws.bytes.assign(std::max<size_t>(wsTotal, 32), opt.poisonOutputs ? 0xFF : 0x00);
+    L.gm.push_back({ws.Ptr(), wsTotal, "workspace"});
+    args.push_back(ws.Ptr());
+    L.gm.push_back({c.tilingBuf.data(), c.tilingData.GetDataSize(), "tiling"});
+    args.push_back(c.tilingBuf.data());
+
+    L.blockNum = c.blockDim;
+    L.tilingKey = c.tilingKey;
+    L.ubSize = opt.platform.ubSize;
+    L.socVersion = opt.platform.socVersion;
+    L.sysWorkspaceBytes = opt.platform.libApiWorkspace;
+    r.launched = true;
+    for (uint32_t b = 0; b < c.blockDim && r.error.empty(); ++b) {
+        L.blockIdx = b;
+        L.currentPipe = nullptr;
+        L.kernelType = -1;
+        ResetLaunchFlags();
+        try {
+            k->fn(args);
+        } catch (const HardwareError& e) {
+            r.error = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
+        } catch (const std::exception& e) {
+            r.error = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
+        }
+    }
+    L = LaunchState();  // later code (e.g. unit tests) must not see this call's buffers
+    if (!r.error.empty()) return r;
+    for (size_t i = 0; i < defOuts.size(); ++i) {
+        std::memcpy(r.outputs[i].data.data(), outs[i].Ptr(), r.outputs[i].data.size());
+    }
+    r.ok = true;
+    r.stage = "done";
+    return r;
+}
+
+// Exceptions thrown by the op's host functions (e.g. a TwinError from a mistyped
+// GetAttrPointer) become error results of the stage that was running.
+inline RunResult RunImpl(const std::string& opType, const KernelEntry* kernel,
+                         const std::vector<KernelVariant>* variants, const std::vector<HostTensor>& inputs,
+                         const std::vector<AttrValue>& attrs, const RunOptions& opt)
+{
+    try {
+        return RunImplUnsafe(opType, kernel, variants, inputs, attrs, opt);
+    } catch (const std::exception& e) {
+        g_launch = LaunchState();
+        RunResult r;
+        r.stage = "host";
+        r.error = e.what();
+        return r;
+    }
+}
+
+}  // namespace detail
+
+inline HostTensor HostTensor::FromDoubles(ge::DataType dt, std::vector<int64_t> shape, const std::vector<double>& values)
+{
+    HostTensor t;
+    t.dtype = dt;
+    t.shape = std::move(shape);
+    const size_t n = static_cast<size_t>(t.NumElements());
+    if (values.size() != n) {
+        detail::ThrowTwin(detail::Format("HostTensor::FromDoubles: %zu values for %zu elements", values.size(), n));
+    }
+    const size_t es = static_cast<size_t>(ge::GetSizeByDataType(dt));
+    t.data.assign(n * es, 0);
+    for (size_t i = 0; i < n; ++i) detail::EncodeElement(dt, values[i], t.data.data() + i * es);
+    return t;
+}
+
+inline std::vector<double> HostTensor::ToDoubles() const
+{
+    const size_t es = static_cast<size_t>(ge::GetSizeByDataType(dtype));
+    const size_t n = es == 0 ? 0 : data.size() / es;
+    std::vector<double> out(n);
+    for (size_t i = 0; i < n; ++i) out[i] = detail::DecodeElement(dtype, data.data() + i * es);
+    return out;
+}
+
+inline InferResult InferOp(const std::string& opType, const std::vector<HostTensor>& inputs,
+                           const std::vector<AttrValue>& attrs)
+{
+    InferResult r;
+    detail::PreparedCall pc;
+    std::string stage;
+    std::string err;
+    try {
+        err = detail::Prepare(opType, inputs, attrs, PlatformConfig(), pc);
+        if (err.empty()) err = detail::RunInfer(pc, stage);
+    } catch (const std::exception& e) {
+        err = e.what();
+    }
+    if (!err.empty()) {
+        r.error = err;
+        return r;
+    }
+    for (size_t i = 0; i < pc.call.outShapes.size(); ++i) {
+        const gert::Shape& s = pc.call.outShapes[i].GetOriginShape();
+        std::vector<int64_t> dims;
+        for (size_t d = 0; d < s.GetDimNum(); ++d) dims.push_back(s.GetDim(d));
+        r.outputShapes.push_back(dims);
+        r.outputDtypes.push_back(pc.call.outDescs[i].GetDataType());
+    }
+    r.ok = true;
+    return r;
+}
+
+inline RunResult RunOp(const std::string& opType, const KernelEntry& kernel, const std::vector<HostTensor>& inputs,
+                       const std::vector<AttrValue>& attrs, const RunOptions& options)
+{
+    return detail::RunImpl(opType, &kernel, nullptr, inputs, attrs, options);
+}
+
+inline RunResult RunOp(const std::string& opType, const std::vector<KernelVariant>& variants,
+                       const std::vector<HostTensor>& inputs, const std::vector<AttrValue>& attrs,
+                       const RunOptions& options)
+{
+    return detail::RunImpl(opType, nullptr, &variants, inputs, attrs, options);
+}
+
+}  // namespace opgen_twin
+
+#endif  // OPGEN_TWIN_RUNNER_H

@@ -1,0 +1,57 @@
+// Each CASE must fail to compile with a message that says why (CASE 0 must compile).
+// Driven by tests/twin/test_compile_errors.py with -fsyntax-only -DCASE=n.
+#if CASE == 5
+#include "register/tilingdata_base.h"
+#endif
+#if CASE == 8
+#include "register/op_def_registry.h"
+namespace ops {
+class DeprecatedUse : public OpDef {
+public:
+    explicit DeprecatedUse(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND}).UnknownShapeFormat({ge::FORMAT_ND});
+    }
+};
+}  // namespace ops
+#else
+#include "kernel_operator.h"
+
+struct DemoTiling {
+    uint32_t n;
+};
+
+extern "C" __global__ __aicore__ void demo(GM_ADDR x, GM_ADDR tiling)
+{
+#if CASE != 6
+    REGISTER_TILING_DEFAULT(DemoTiling);
+#endif
+    GET_TILING_DATA(t, tiling);
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 1024);
+    AscendC::LocalTensor<half> h = buf.Get<half>();
+    AscendC::LocalTensor<float> f = buf.Get<float>();
+    (void)x;
+    (void)t;
+#if CASE == 0
+    AscendC::Adds(h, h, half(1.0f), 16);
+    AscendC::Cast(f, h, AscendC::RoundMode::CAST_NONE, 16);
+#elif CASE == 1
+    AscendC::LocalTensor<bfloat16_t> b = buf.Get<bfloat16_t>();
+    AscendC::Add(b, b, b, 16);
+#elif CASE == 2
+    AscendC::LocalTensor<uint8_t> u = buf.Get<uint8_t>();
+    AscendC::Add(u, u, u, 32);
+#elif CASE == 3
+    AscendC::Gelu(f, f, 16);
+#elif CASE == 4
+    AscendC::LocalTensor<bfloat16_t> b = buf.Get<bfloat16_t>();
+    AscendC::Cast(b, h, AscendC::RoundMode::CAST_RINT, 16);
+#elif CASE == 7
+    AscendC::Adds(h, h, 1.0f, 16);
+#elif CASE == 9
+    AscendC::Exp(buf.Get<int32_t>(), buf.Get<int32_t>(), 8);
+#endif
+}
+#endif

@@ -1,0 +1,369 @@
+// Unit checks of the host-side twin: OpDef registry, gert contexts, RuntimeAttrs,
+// TilingData, PlatformAscendC, InferOp/RunOp validation. Run as `test_host_api SECTION`
+// (SECTION = registry prints the registry JSON instead of checking).
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "opgen_twin/runner.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace {
+int g_pass = 0;
+int g_fail = 0;
+#define CHECK(cond, ...)                                                \
+    do {                                                                \
+        if (cond) {                                                     \
+            ++g_pass;                                                   \
+        } else {                                                        \
+            ++g_fail;                                                   \
+            std::printf("FAIL %s:%d: %s | ", __FILE__, __LINE__, #cond); \
+            std::printf(__VA_ARGS__);                                   \
+            std::printf("\n");                                          \
+        }                                                               \
+    } while (0)
+
+bool Contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
+
+// What the probe op's host functions observed, for the checks below.
+struct Observed {
+    bool tilingRan = false;
+    float alpha = 0;
+    int64_t count = 0;
+    bool flag = false;
+    std::string mode;
+    std::vector<int64_t> dims;
+    std::vector<float> scales;
+    size_t padsRows = 0;
+    int64_t pads10 = 0;
+    bool biasShapeNull = false;
+    bool biasDescNull = false;
+    int64_t in1Dim0 = -1;  // instance 1 = bias when present, else nothing
+    bool in1Null = false;
+    uint32_t aiv = 0, aic = 0, coreNum = 0;
+    uint64_t ub = 0, l1 = 0;
+    uint32_t libWs = 0;
+    const char* nodeType = "";
+    ge::DataType outDesc = ge::DT_UNDEFINED;
+    int64_t outDim0 = -1;
+    bool attrTypeError = false;
+};
+Observed g_obs;
+
+struct ProbeTilingData {
+    uint32_t a;
+    float b;
+};
+struct HugeTilingData {
+    uint8_t payload[4096];
+};
+
+}  // namespace
+
+// ---------------- host code of a probe op, in the generated style ----------------
+namespace optiling {
+static ge::graphStatus ProbeTiling(gert::TilingContext* context)
+{
+    Observed& o = g_obs;
+    o.tilingRan = true;
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    o.alpha = *attrs->GetAttrPointer<float>(0);
+    o.count = *attrs->GetInt(1);
+    o.flag = *attrs->GetBool(2);
+    o.mode = attrs->GetStr(3);
+    const gert::TypedContinuousVector<int64_t>* dims = attrs->GetListInt(4);
+    o.dims.assign(dims->GetData(), dims->GetData() + dims->GetSize());
+    const gert::TypedContinuousVector<float>* sc = attrs->GetListFloat(5);
+    o.scales.assign(sc->GetData(), sc->GetData() + sc->GetSize());
+    const gert::ContinuousVectorVector* pads = attrs->GetListListInt(7);
+    o.padsRows = pads->GetSize();
+    o.pads10 = static_cast<const int64_t*>(pads->Get(1)->GetData())[0];
+    try {
+        (void)attrs->GetAttrPointer<int32_t>(1);  // Int attrs are int64_t
+    } catch (const opgen_twin::TwinError&) {
+        o.attrTypeError = true;
+    }
+    o.biasShapeNull = context->GetOptionalInputShape(1) == nullptr;
+    o.biasDescNull = context->GetOptionalInputDesc(1) == nullptr;
+    o.in1Null = context->GetInputShape(1) == nullptr;
+    if (!o.in1Null) o.in1Dim0 = context->GetInputShape(1)->GetStorageShape().GetDim(0);
+    auto plat = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    o.aiv = plat.GetCoreNumAiv();
+    o.aic = plat.GetCoreNumAic();
+    o.coreNum = plat.GetCoreNum();
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, o.ub);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L1, o.l1);
+    o.libWs = plat.GetLibApiWorkSpaceSize();
+    o.nodeType = context->GetNodeType();
+    o.outDesc = context->GetOutputDesc(0)->GetDataType();
+    o.outDim0 = context->GetOutputShape(0)->GetStorageShape().GetDim(0);
+
+    ProbeTilingData* t = context->GetTilingData<ProbeTilingData>();
+    if (t == nullptr) return ge::GRAPH_FAILED;
+    t->a = 42;
+    t->b = o.alpha;
+    context->SetBlockDim(3);
+    context->SetTilingKey(7);
+    size_t* ws = context->GetWorkspaceSizes(2);
+    ws[0] = 100;
+    ws[1] = 28;
+    return ge::GRAPH_SUCCESS;
+}
+static ge::graphStatus HugeTiling(gert::TilingContext* context)
+{
+    HugeTilingData* t = context->GetTilingData<HugeTilingData>();
+    if (t == nullptr) return ge::GRAPH_FAILED;
+    t->payload[0] = 1;
+    context->SetBlockDim(1);
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+
+namespace ge {
+static graphStatus ProbeInferShape(gert::InferShapeContext* context)
+{
+    const gert::Shape* x = context->GetInputShape(0);
+    gert::Shape* y = context->GetOutputShape(0);
+    *y = *x;
+    y->AppendDim(*context->GetAttrs()->GetInt(1));  // y = x.shape + [count]
+    return GRAPH_SUCCESS;
+}
+static graphStatus ProbeInferDataType(gert::InferDataTypeContext* context)
+{
+    const bool flag = *context->GetAttrs()->GetBool(2);
+    context->SetOutputDataType(0, flag ? context->GetInputDataType(0) : ge::DT_INT32);
+    return GRAPH_SUCCESS;
+}
+// Copies x to y, except for 1-D x where it forgets to set y (to test the runner's check).
+static graphStatus MaybeShapeInfer(gert::InferShapeContext* context)
+{
+    if (context->GetInputShape(0)->GetDimNum() != 1) *context->GetOutputShape(0) = *context->GetInputShape(0);
+    return GRAPH_SUCCESS;
+}
+}  // namespace ge
+
+namespace ops {
+class AttrProbe : public OpDef {
+public:
+    explicit AttrProbe(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_NCHW});
+        this->Input("bias").ParamType(OPTIONAL).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_NCHW});
+        this->Attr("alpha").AttrType(OPTIONAL).Float(1.5f);
+        this->Attr("count").AttrType(REQUIRED).Int();
+        this->Attr("flag").AttrType(OPTIONAL).Bool(true);
+        this->Attr("mode").AttrType(OPTIONAL).String("fast");
+        this->Attr("dims").AttrType(OPTIONAL).ListInt({1, 2, 3});
+        this->Attr("scales").AttrType(OPTIONAL).ListFloat({0.5f, 0.25f});
+        this->Attr("masks").AttrType(OPTIONAL).ListBool({true, false});
+        this->Attr("pads").AttrType(OPTIONAL).ListListInt({{1, 2}, {3}});
+        this->SetInferShape(ge::ProbeInferShape).SetInferDataType(ge::ProbeInferDataType);
+        OpAICoreConfig cfg;
+        cfg.DynamicShapeSupportFlag(true).NeedCheckSupportFlag(false).ExtendCfgInfo("opFile.value", "attr_probe");
+        this->AICore().SetTiling(optiling::ProbeTiling).AddConfig("ascend910b", cfg).AddConfig("ascend910_93");
+    }
+};
+OP_ADD(AttrProbe);
+
+class HugeTilingOp : public OpDef {
+public:
+    explicit HugeTilingOp(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShape(ge::MaybeShapeInfer);
+        this->AICore().SetTiling(optiling::HugeTiling).AddConfig("ascend910b");
+    }
+};
+OP_ADD(HugeTilingOp);
+}  // namespace ops
+
+namespace {
+
+opgen_twin::HostTensor T(ge::DataType dt, std::vector<int64_t> shape)
+{
+    const size_t n = [&] {
+        size_t k = 1;
+        for (auto d : shape) k *= static_cast<size_t>(d);
+        return k;
+    }();
+    return opgen_twin::HostTensor::FromDoubles(dt, shape, std::vector<double>(n, 1.0));
+}
+
+void SectionShapes()
+{
+    gert::Shape s{2, 3, 4};
+    CHECK(s.GetDimNum() == 3 && s.GetShapeSize() == 24 && s.GetDim(1) == 3, "Shape basics");
+    gert::Shape scalar;
+    CHECK(scalar.IsScalar() && scalar.GetShapeSize() == 1, "scalar has 1 element");
+    gert::Shape e{4, 0};
+    CHECK(e.GetShapeSize() == 0, "empty");
+    s.AppendDim(5);
+    CHECK(s.GetDimNum() == 4 && s[3] == 5 && s.GetShapeSize() == 120, "AppendDim");
+    s.SetDimNum(2);
+    CHECK(s == (gert::Shape{2, 3}) && s != (gert::Shape{2, 4}), "SetDimNum / ==");
+    CHECK(s.GetDim(30) == gert::Shape::kInvalidDimValue, "GetDim beyond max");
+    gert::Shape big{int64_t(1) << 40, int64_t(1) << 40};
+    CHECK(big.GetShapeSize() == gert::Shape::kInvalidDimValue, "overflow");
+    gert::StorageShape ss({2, 3}, {2, 3, 16});
+    CHECK(ss.GetOriginShape().GetDimNum() == 2 && ss.GetStorageShape().GetDimNum() == 3, "StorageShape");
+    ge::Shape gs({4, 5});
+    CHECK(gs.GetShapeSize() == 20 && gs.GetDimNum() == 2, "ge::Shape");
+    CHECK(ge::DT_FLOAT == 0 && ge::DT_FLOAT16 == 1 && ge::DT_INT8 == 2 && ge::DT_INT32 == 3 && ge::DT_UINT8 == 4 &&
+              ge::DT_INT16 == 6 && ge::DT_UINT16 == 7 && ge::DT_UINT32 == 8 && ge::DT_INT64 == 9 &&
+              ge::DT_UINT64 == 10 && ge::DT_DOUBLE == 11 && ge::DT_BOOL == 12 && ge::DT_BF16 == 27,
+          "DataType values");
+    CHECK(ge::FORMAT_NCHW == 0 && ge::FORMAT_NHWC == 1 && ge::FORMAT_ND == 2 && ge::FORMAT_NC1HWC0 == 3 &&
+              ge::FORMAT_FRACTAL_Z == 4 && ge::FORMAT_HWCN == 16 && ge::FORMAT_NDHWC == 27 &&
+              ge::FORMAT_FRACTAL_NZ == 29 && ge::FORMAT_NCDHW == 30 && ge::FORMAT_NDC1HWC0 == 32 &&
+              ge::FORMAT_FRACTAL_Z_3D == 33,
+          "Format values");
+    CHECK(ge::GRAPH_SUCCESS == 0 && ge::GRAPH_FAILED == 0xFFFFFFFFu, "graphStatus");
+    CHECK(ge::GetSizeByDataType(ge::DT_BF16) == 2 && ge::GetSizeByDataType(ge::DT_INT64) == 8, "type sizes");
+    gert::TilingData td;
+    uint8_t buf[16];
+    td.TwinInit(buf, sizeof(buf));
+    CHECK(td.Append(uint64_t(5)) == ge::GRAPH_SUCCESS && td.GetDataSize() == 8, "Append");
+    CHECK(td.Append(uint64_t(6)) == ge::GRAPH_SUCCESS && td.Append(uint8_t(1)) == ge::GRAPH_FAILED, "Append capacity");
+}
+
+void SectionPlatform()
+{
+    fe::PlatFormInfos info;  // defaults
+    platform_ascendc::PlatformAscendC p(&info);
+    uint64_t ub = 0, l0c = 0;
+    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+    p.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0c);
+    CHECK(p.GetCoreNumAiv() == 40 && p.GetCoreNumAic() == 20 && p.GetCoreNum() == 20, "core counts");
+    CHECK(ub == 196608 - 256 && l0c == 131072, "UB %llu", static_cast<unsigned long long>(ub));
+    CHECK(p.GetLibApiWorkSpaceSize() == 16u * 1024 * 1024, "lib workspace");
+    CHECK(p.GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B, "soc");
+    p.ReserveLocalMemory(platform_ascendc::ReservedSize::RESERVED_SIZE_8K);
+    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+    CHECK(ub == 196608 - 256 - 8192, "reserve");
+    fe::PlatFormInfos b2(opgen_twin::PlatformConfig::Preset("Ascend910B2"));
+    CHECK(platform_ascendc::PlatformAscendC(&b2).GetCoreNumAiv() == 48, "B2 preset");
+    CHECK(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNumAiv() == 40, "manager");
+    CHECK(p.CalcTschBlockDim(10, 20, 40) == 5, "CalcTschBlockDim");
+}
+
+void SectionContexts()
+{
+    using opgen_twin::AttrValue;
+    g_obs = Observed();
+    opgen_twin::RunOptions opt;
+    opt.launch = false;
+    // bias omitted (optional), count given, list attr overridden, others default.
+    std::vector<AttrValue> attrs = {std::monostate{}, int64_t(4), std::monostate{}, std::monostate{},
+                                    std::vector<int64_t>{7, 8}};
+    auto r = opgen_twin::RunOp("AttrProbe", opgen_twin::KernelEntry{}, {T(ge::DT_FLOAT16, {2, 3})}, attrs, opt);
+    CHECK(r.ok, "probe run: %s", r.error.c_str());
+    const Observed& o = g_obs;
+    CHECK(o.tilingRan, "tiling ran");
+    CHECK(o.alpha == 1.5f && o.count == 4 && o.flag && o.mode == "fast", "scalar attrs %g %lld %d %s", o.alpha,
+          static_cast<long long>(o.count), o.flag, o.mode.c_str());
+    CHECK(o.dims == (std::vector<int64_t>{7, 8}), "ListInt override");
+    CHECK(o.scales == (std::vector<float>{0.5f, 0.25f}), "ListFloat default");
+    CHECK(o.padsRows == 2 && o.pads10 == 3, "ListListInt");
+    CHECK(o.attrTypeError, "GetAttrPointer<int32_t> on an Int attr throws");
+    CHECK(o.biasShapeNull && o.biasDescNull && o.in1Null, "omitted optional input");
+    CHECK(o.aiv == 40 && o.aic == 20 && o.coreNum == 20 && o.ub == 196352 && o.l1 == 524032 && o.libWs == 16777216,
+          "platform via context");
+    CHECK(std::string(o.nodeType) == "AttrProbe", "node type");
+    CHECK(o.outDesc == ge::DT_FLOAT16 && o.outDim0 == 2, "output desc/shape visible to tiling");
+    CHECK(r.blockDim == 3 && r.tilingKey == 7 && r.workspaceSizes.size() == 2 && r.workspaceSizes[0] == 100, "tiling outputs");
+    CHECK(r.tilingData.size() == sizeof(ProbeTilingData), "tiling data size %zu", r.tilingData.size());
+    CHECK(r.outputs.size() == 1 && r.outputs[0].shape == (std::vector<int64_t>{2, 3, 4}) &&
+              r.outputs[0].dtype == ge::DT_FLOAT16,
+          "outputs reported");
+
+    // bias present: it becomes input instance 1.
+    g_obs = Observed();
+    r = opgen_twin::RunOp("AttrProbe", opgen_twin::KernelEntry{}, {T(ge::DT_FLOAT, {5}), T(ge::DT_FLOAT, {9})},
+                          {std::monostate{}, int64_t(1)}, opt);
+    CHECK(r.ok && !g_obs.biasShapeNull && !g_obs.in1Null && g_obs.in1Dim0 == 9, "present optional input: %s",
+          r.error.c_str());
+
+    // InferOp alone (what a PyTorch fake-tensor comparison needs)
+    auto inf = opgen_twin::InferOp("AttrProbe", {T(ge::DT_FLOAT, {2, 2})}, {std::monostate{}, int64_t(3), false});
+    // flag=false makes InferDataType return INT32, which no dtype column allows
+    CHECK(!inf.ok && Contains(inf.error, "DT_INT32"), "InferDataType result checked against the OpDef: %s",
+          inf.error.c_str());
+    inf = opgen_twin::InferOp("AttrProbe", {T(ge::DT_FLOAT, {2, 2})}, {std::monostate{}, int64_t(3)});
+    CHECK(inf.ok && inf.outputDtypes[0] == ge::DT_FLOAT && inf.outputShapes[0] == (std::vector<int64_t>{2, 2, 3}),
+          "InferOp: %s", inf.error.c_str());
+
+    // validation errors
+    inf = opgen_twin::InferOp("AttrProbe", {T(ge::DT_FLOAT, {2})});
+    CHECK(!inf.ok && Contains(inf.error, "attr 'count'") && Contains(inf.error, "no default"), "%s", inf.error.c_str());
+    inf = opgen_twin::InferOp("AttrProbe", {T(ge::DT_INT32, {2})}, {std::monostate{}, int64_t(1)});
+    CHECK(!inf.ok && Contains(inf.error, "DT_INT32"), "%s", inf.error.c_str());
+    inf = opgen_twin::InferOp("AttrProbe", {T(ge::DT_FLOAT, {2}), T(ge::DT_FLOAT16, {2})}, {std::monostate{}, int64_t(1)});
+    CHECK(!inf.ok && Contains(inf.error, "no dtype combination"), "%s", inf.error.c_str());
+    inf = opgen_twin::InferOp("AttrProbe", {T(ge::DT_FLOAT, {2})}, {std::monostate{}, 1.0f});
+    CHECK(!inf.ok && Contains(inf.error, "'count'") && Contains(inf.error, "int"), "%s", inf.error.c_str());
+    inf = opgen_twin::InferOp("NoSuchOp", {});
+    CHECK(!inf.ok && Contains(inf.error, "NoSuchOp") && Contains(inf.error, "AttrProbe"), "%s", inf.error.c_str());
+    inf = opgen_twin::InferOp("HugeTilingOp", {T(ge::DT_FLOAT, {2})});
+    CHECK(!inf.ok && Contains(inf.error, "left output 0"), "%s", inf.error.c_str());
+
+    // GetTilingData<T>() returns nullptr when T does not fit the tiling buffer.
+    r = opgen_twin::RunOp("HugeTilingOp", opgen_twin::KernelEntry{}, {T(ge::DT_FLOAT, {2, 2})}, {}, opt);
+    CHECK(!r.ok && r.stage == "tiling" && Contains(r.error, "GetTilingData<T>() returned nullptr") &&
+              Contains(r.error, "sizeof(T)=4096") && Contains(r.error, "capacity of 2048"),
+          "tiling overflow: %s", r.error.c_str());
+    std::printf("MSG tiling_overflow: %s\n", r.error.c_str());
+    opt.platform.tilingCapacity = 8192;
+    r = opgen_twin::RunOp("HugeTilingOp", opgen_twin::KernelEntry{}, {T(ge::DT_FLOAT, {2, 2})}, {}, opt);
+    CHECK(r.ok && r.tilingData.size() == 4096, "bigger tiling buffer: %s", r.error.c_str());
+    // Kernel arity is checked against inputs + outputs + workspace + tiling.
+    opt.launch = true;
+    opgen_twin::KernelEntry wrong;
+    wrong.arity = 3;
+    wrong.fn = [](const std::vector<uint8_t*>&) {};
+    r = opgen_twin::RunOp("HugeTilingOp", wrong, {T(ge::DT_FLOAT, {2, 2})}, {}, opt);
+    CHECK(!r.ok && Contains(r.error, "takes 3 GM_ADDR parameters") && Contains(r.error, "needs 4"), "%s", r.error.c_str());
+    opt.launch = false;
+}
+
+// A TilingFunc probe run directly against a CallData (no runner).
+void SectionTilingData()
+{
+    opgen_twin::detail::CallData c;
+    std::vector<uint8_t> buf(64);
+    c.tilingData.TwinInit(buf.data(), 64);
+    gert::TilingContext ctx(&c);
+    CHECK(ctx.GetTilingData<HugeTilingData>() == nullptr && ctx.GetRawTilingData()->GetDataSize() == 0,
+          "nullptr when capacity too small");
+    ProbeTilingData* t = ctx.GetTilingData<ProbeTilingData>();
+    CHECK(t != nullptr && ctx.GetRawTilingData()->GetDataSize() == sizeof(ProbeTilingData), "sets data size");
+    size_t* ws = ctx.GetWorkspaceSizes(3);
+    ws[2] = 9;
+    CHECK(ctx.GetWorkspaceNum() == 3 && c.workspaces[2] == 9, "workspaces");
+    ctx.SetBlockDim(12);
+    CHECK(ctx.GetBlockDim() == 12, "block dim");
+    gert::InferDataTypeContext dctx(&c);
+    CHECK(dctx.SetOutputDataType(0, ge::DT_FLOAT) == ge::GRAPH_FAILED, "no such output");
+    CHECK(ctx.GetInputShape(0) == nullptr && ctx.GetOptionalInputShape(0) == nullptr, "no inputs");
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const std::string sec = argc > 1 ? argv[1] : "all";
+    if (sec == "registry") {
+        std::printf("%s\n", opgen_twin::RegistryJson().c_str());
+        return 0;
+    }
+    if (sec == "all" || sec == "shapes") SectionShapes();
+    if (sec == "all" || sec == "platform") SectionPlatform();
+    if (sec == "all" || sec == "contexts") SectionContexts();
+    if (sec == "all" || sec == "tilingdata") SectionTilingData();
+    std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
+    return g_fail == 0 && g_pass > 0 ? 0 : 1;
+}

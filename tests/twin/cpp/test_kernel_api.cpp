@@ -1,0 +1,722 @@
+// Unit checks of the kernel-side twin (kernel_operator.h). Run as `test_kernel_api SECTION`;
+// prints "FAIL ..." lines for failed checks, "MSG name: text" for captured error messages,
+// and "SUMMARY pass=N fail=M"; exit status 1 when a check failed.
+#include <cfloat>
+#include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+
+using namespace AscendC;
+
+namespace {
+
+int g_pass = 0;
+int g_fail = 0;
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (cond) {                                                           \
+            ++g_pass;                                                         \
+        } else {                                                              \
+            ++g_fail;                                                         \
+            std::printf("FAIL %s:%d: %s | ", __FILE__, __LINE__, #cond);       \
+            std::printf(__VA_ARGS__);                                         \
+            std::printf("\n");                                                \
+        }                                                                     \
+    } while (0)
+
+// Expects f() to throw opgen_twin::HardwareError whose message contains every needle.
+void ExpectHw(const char* name, const std::function<void()>& f, std::vector<const char*> needles)
+{
+    try {
+        f();
+        ++g_fail;
+        std::printf("FAIL %s: no HardwareError thrown\n", name);
+    } catch (const opgen_twin::HardwareError& e) {
+        std::printf("MSG %s: %s\n", name, e.what());
+        for (const char* n : needles) {
+            CHECK(std::strstr(e.what(), n) != nullptr, "%s: message lacks '%s': %s", name, n, e.what());
+        }
+    } catch (const std::exception& e) {
+        ++g_fail;
+        std::printf("FAIL %s: wrong exception type: %s\n", name, e.what());
+    }
+}
+
+void ExpectOk(const char* name, const std::function<void()>& f)
+{
+    try {
+        f();
+        ++g_pass;
+    } catch (const std::exception& e) {
+        ++g_fail;
+        std::printf("FAIL %s: unexpected exception: %s\n", name, e.what());
+    }
+}
+
+uint16_t HB(float f) { return half(f).Bits(); }
+uint16_t BB(float f) { return bfloat16_t(f).Bits(); }
+float F(uint32_t bits)
+{
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+[[maybe_unused]] uint32_t U(float f)
+{
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+// A pipe with one TBuf per call site: the easiest way to get scratch LocalTensors.
+struct Scratch {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b[16];
+    int used = 0;
+    template <class T>
+    LocalTensor<T> Get(uint32_t n)
+    {
+        if (used == 16) throw std::runtime_error("test bug: Scratch has 16 buffers");
+        pipe.InitBuffer(b[used], n * sizeof(T));
+        return b[used++].Get<T>();
+    }
+};
+
+template <class T>
+void Fill(const LocalTensor<T>& t, const std::vector<float>& v)
+{
+    for (size_t i = 0; i < v.size(); ++i) t.SetValue(static_cast<uint32_t>(i), T(v[i]));
+}
+
+// ---------------------------------------------------------------- fp16 / bf16
+void SectionFp16()
+{
+    CHECK(HB(1.0f) == 0x3C00, "1.0 -> %04x", HB(1.0f));
+    CHECK(HB(-2.0f) == 0xC000, "-2 -> %04x", HB(-2.0f));
+    CHECK(HB(65504.0f) == 0x7BFF, "max");
+    CHECK(HB(65519.0f) == 0x7BFF, "65519 rounds down to max");
+    CHECK(HB(65520.0f) == 0x7C00, "65520 (tie to even) overflows to inf: %04x", HB(65520.0f));
+    CHECK(HB(-70000.0f) == 0xFC00, "-70000 -> -inf");
+    CHECK(HB(INFINITY) == 0x7C00 && HB(-INFINITY) == 0xFC00, "inf");
+    const uint16_t nanBits = HB(NAN);
+    CHECK((nanBits & 0x7C00) == 0x7C00 && (nanBits & 0x3FF) != 0, "nan -> %04x", nanBits);
+    CHECK(HB(-0.0f) == 0x8000, "-0");
+    CHECK(HB(std::ldexp(1.0f, -24)) == 0x0001, "smallest subnormal");
+    CHECK(HB(std::ldexp(1.0f, -25)) == 0x0000, "half of smallest subnormal ties to even (0)");
+    CHECK(HB(std::ldexp(3.0f, -25)) == 0x0002, "1.5 ulp subnormal ties to even (2)");
+    CHECK(HB(std::ldexp(1.0f, -14)) == 0x0400, "smallest normal");
+    CHECK(HB(std::ldexp(1023.0f, -24)) == 0x03FF, "largest subnormal");
+    CHECK(HB(1.0f + std::ldexp(1.0f, -11)) == 0x3C00, "tie 1+2^-11 -> even 1.0");
+    CHECK(HB(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3C02, "tie 1+3*2^-11 -> even 0x3C02");
+    CHECK(HB(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20)) == 0x3C01, "above tie rounds up");
+    CHECK(half::FromBits(0x0001) == std::ldexp(1.0f, -24), "decode subnormal");
+    CHECK(float(half::FromBits(0x7BFF)) == 65504.0f, "decode max");
+    CHECK(std::isinf(float(half::FromBits(0xFC00))) && float(half::FromBits(0xFC00)) < 0, "decode -inf");
+    CHECK(std::isnan(float(half::FromBits(0x7E00))), "decode nan");
+    // half arithmetic: computed exactly then rounded once to half.
+    half a = 1.0f, b = std::ldexp(1.0f, -11);
+    CHECK((a + b).Bits() == 0x3C00, "1 + 2^-11 in half ties to 1");
+    CHECK((a - b).Bits() == HB(1.0f - std::ldexp(1.0f, -11)), "1 - 2^-11 exact");
+    CHECK((half(3.0f) * half(0.5f)).Bits() == 0x3E00, "3*0.5");
+    CHECK((half(1.0f) / half(3.0f)).Bits() == 0x3555, "1/3 -> %04x", (half(1.0f) / half(3.0f)).Bits());
+    half c = 2.0f;
+    c += 1.0f;
+    CHECK(c.Bits() == 0x4200, "+=");
+    CHECK(half(1.0f) < half(2.0f) && half(2.0f) == 2.0f, "compare");
+    float mixed = half(1.5f) * 2.0f;  // promotes to float like the builtin
+    CHECK(mixed == 3.0f, "mixed promotes");
+}
+
+void SectionBf16()
+{
+    CHECK(BB(1.0f) == 0x3F80, "1.0");
+    CHECK(BB(-1.0f) == 0xBF80, "-1.0");
+    CHECK(BB(1.0f + std::ldexp(1.0f, -8)) == 0x3F80, "tie 1+2^-8 -> even");
+    CHECK(BB(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3F82, "tie 1+3*2^-8 -> even 0x3F82");
+    CHECK(BB(FLT_MAX) == 0x7F80, "FLT_MAX rounds to inf: %04x", BB(FLT_MAX));
+    CHECK(BB(F(0x7F7F0000)) == 0x7F7F, "max bf16 exact");
+    CHECK(BB(std::ldexp(1.0f, -130)) == 0x0008, "subnormal exact: %04x", BB(std::ldexp(1.0f, -130)));
+    CHECK(BB(std::ldexp(1.0f, -140)) == 0x0000, "tiny flushes by rounding");
+    CHECK(BB(-0.0f) == 0x8000, "-0");
+    const uint16_t n = BB(NAN);
+    CHECK((n & 0x7F80) == 0x7F80 && (n & 0x7F) != 0, "nan");
+    CHECK(float(bfloat16_t::FromBits(0x4049)) == 3.140625f, "decode");
+    CHECK((bfloat16_t(1.0f) + bfloat16_t(std::ldexp(1.0f, -9))).Bits() == 0x3F80, "bf16 add rounds");
+}
+
+// Dumps conversions for the Python side to verify independently (struct 'e' / bit math).
+void SectionDump()
+{
+    std::mt19937 rng(1234);
+    std::vector<uint32_t> pats = {0x00000000, 0x80000000, 0x3F800000, 0x477FE000, 0x477FEFFF, 0x477FF000,
+                                  0x33800000, 0x33000000, 0x33000001, 0x387FC000, 0x38800000, 0x7F7FFFFF,
+                                  0x7F7F7FFF, 0x7F7F8000, 0x00000001, 0x3F808000, 0x3F818000, 0x3F800001};
+    for (int i = 0; i < 4000; ++i) {
+        uint32_t u = rng();
+        const uint32_t e = (u >> 23) & 0xFF;
+        if (e == 0xFF) continue;  // NaN/inf checked in C++
+        if (i % 2 == 0) {          // concentrate half of the samples in half's range
+            u = (u & 0x807FFFFF) | ((100 + e % 60) << 23);
+        }
+        pats.push_back(u);
+    }
+    for (uint32_t u : pats) {
+        const float f = F(u);
+        std::printf("DUMP %08x %04x %04x\n", u, HB(f), BB(f));
+    }
+}
+
+// ---------------------------------------------------------------- Cast
+template <class D, class S>
+D CastOne(S v, RoundMode m)
+{
+    Scratch s;
+    auto src = s.Get<S>(32);
+    auto dst = s.Get<D>(32);
+    src.SetValue(0, v);
+    Cast(dst, src, m, 1);
+    return dst.GetValue(0);
+}
+
+void SectionCast()
+{
+    const RoundMode modes[] = {RoundMode::CAST_NONE, RoundMode::CAST_RINT, RoundMode::CAST_FLOOR, RoundMode::CAST_CEIL,
+                               RoundMode::CAST_ROUND, RoundMode::CAST_TRUNC, RoundMode::CAST_ODD};
+    const char* names[] = {"NONE", "RINT", "FLOOR", "CEIL", "ROUND", "TRUNC", "ODD"};
+    struct Case {
+        float x;
+        uint16_t want[7];  // NONE RINT FLOOR CEIL ROUND TRUNC ODD
+    };
+    const float u10 = std::ldexp(1.0f, -10), u11 = std::ldexp(1.0f, -11), u12 = std::ldexp(1.0f, -12);
+    const Case cases[] = {
+        {1.0f + u10 + u12, {0x3C01, 0x3C01, 0x3C01, 0x3C02, 0x3C01, 0x3C01, 0x3C01}},  // below the midpoint
+        {1.0f + u11, {0x3C00, 0x3C00, 0x3C00, 0x3C01, 0x3C01, 0x3C00, 0x3C01}},        // tie, even below
+        {1.0f + 3 * u11, {0x3C02, 0x3C02, 0x3C01, 0x3C02, 0x3C02, 0x3C01, 0x3C01}},    // tie, even above
+        {1.0f + u10 + 3 * u12, {0x3C02, 0x3C02, 0x3C01, 0x3C02, 0x3C02, 0x3C01, 0x3C01}},  // above the midpoint
+        {-(1.0f + u10 + u12), {0xBC01, 0xBC01, 0xBC02, 0xBC01, 0xBC01, 0xBC01, 0xBC01}},
+        {-(1.0f + u11), {0xBC00, 0xBC00, 0xBC01, 0xBC00, 0xBC01, 0xBC00, 0xBC01}},
+        {2.0f, {0x4000, 0x4000, 0x4000, 0x4000, 0x4000, 0x4000, 0x4000}},  // exact: no mode changes it
+        {70000.0f, {0x7C00, 0x7C00, 0x7BFF, 0x7C00, 0x7C00, 0x7BFF, 0x7BFF}},
+        {-70000.0f, {0xFC00, 0xFC00, 0xFC00, 0xFBFF, 0xFC00, 0xFBFF, 0xFBFF}},
+        {std::ldexp(3.0f, -25), {0x0002, 0x0002, 0x0001, 0x0002, 0x0002, 0x0001, 0x0001}},  // subnormal tie
+    };
+    for (const Case& c : cases) {
+        for (int m = 0; m < 7; ++m) {
+            const uint16_t got = CastOne<half, float>(c.x, modes[m]).Bits();
+            CHECK(got == c.want[m], "float->half %.10g CAST_%s: got %04x want %04x", c.x, names[m], got, c.want[m]);
+        }
+    }
+    // float -> bfloat16_t: directed modes only (CAST_NONE/CAST_ODD are not in the A2 table).
+    CHECK((CastOne<bfloat16_t, float>(1.0f + std::ldexp(1.0f, -8), RoundMode::CAST_RINT).Bits() == 0x3F80), "bf16 rint");
+    CHECK((CastOne<bfloat16_t, float>(1.0f + std::ldexp(1.0f, -8), RoundMode::CAST_ROUND).Bits() == 0x3F81), "bf16 round");
+    CHECK((CastOne<bfloat16_t, float>(-1.01f, RoundMode::CAST_FLOOR).Bits() == 0xBF82), "bf16 floor");
+    CHECK((CastOne<bfloat16_t, float>(1.01f, RoundMode::CAST_TRUNC).Bits() == 0x3F81), "bf16 trunc");
+    ExpectHw("cast_bf16_none", [] { CastOne<bfloat16_t, float>(1.0f, RoundMode::CAST_NONE); },
+             {"Cast(float->bfloat16_t)", "CAST_NONE", "not supported"});
+    ExpectHw("cast_half_float_rint", [] { CastOne<float, half>(half(1.0f), RoundMode::CAST_RINT); },
+             {"Cast(half->float)", "CAST_RINT"});
+    // widening is exact
+    CHECK((CastOne<float, half>(half::FromBits(0x0001), RoundMode::CAST_NONE) == std::ldexp(1.0f, -24)), "half->float");
+    CHECK((CastOne<float, bfloat16_t>(bfloat16_t::FromBits(0x4049), RoundMode::CAST_NONE) == 3.140625f), "bf16->float");
+    // float -> int32
+    const float ints[] = {2.5f, -2.5f, 2.4f};
+    const int32_t want[3][5] = {{2, 2, 3, 3, 2}, {-2, -3, -2, -3, -2}, {2, 2, 3, 2, 2}};  // RINT FLOOR CEIL ROUND TRUNC
+    for (int i = 0; i < 3; ++i) {
+        for (int m = 1; m <= 5; ++m) {
+            const int32_t got = CastOne<int32_t, float>(ints[i], modes[m]);
+            CHECK(got == want[i][m - 1], "float->int32 %g CAST_%s: %d", ints[i], names[m], got);
+        }
+    }
+    CHECK((CastOne<int32_t, float>(3e9f, RoundMode::CAST_RINT) == INT32_MAX), "saturate");
+    CHECK((CastOne<float, float>(2.7f, RoundMode::CAST_FLOOR) == 2.0f), "float->float floor");
+    CHECK((CastOne<float, int32_t>(16777217, RoundMode::CAST_RINT) == 16777216.0f), "int32->float rint");
+    CHECK((CastOne<float, int32_t>(16777217, RoundMode::CAST_CEIL) == 16777218.0f), "int32->float ceil");
+    CHECK((CastOne<int8_t, half>(half(3.5f), RoundMode::CAST_NONE) == 4), "half->int8 none = rint");
+    CHECK((CastOne<int8_t, half>(half(300.0f), RoundMode::CAST_TRUNC) == 127), "half->int8 saturates");
+    CHECK((CastOne<half, int16_t>(int16_t(2049), RoundMode::CAST_NONE).Bits() == HB(2048.0f)), "int16->half");
+    ExpectHw("cast_overrun", [] {
+        Scratch s;
+        auto a = s.Get<float>(8);
+        auto b = s.Get<half>(64);
+        Cast(b, a, RoundMode::CAST_RINT, 64);
+    }, {"Cast", "count 64", "src"});
+}
+
+// ---------------------------------------------------------------- vector ops
+void SectionVec()
+{
+    Scratch s;
+    auto x = s.Get<float>(64);
+    auto y = s.Get<float>(64);
+    auto z = s.Get<float>(64);
+    Fill(x, {1.5f, -2.0f, 4.0f, 0.25f, 9.0f, -0.5f, 3.0f, 1e-3f});
+    Fill(y, {2.0f, 3.0f, -4.0f, 0.5f, 3.0f, 0.5f, 7.0f, 2.0f});
+    Add(z, x, y, 8);
+    CHECK(z.GetValue(0) == 3.5f && z.GetValue(2) == 0.0f, "Add");
+    Sub(z, x, y, 8);
+    CHECK(z.GetValue(1) == -5.0f && z.GetValue(4) == 6.0f, "Sub");
+    Mul(z, x, y, 8);
+    CHECK(z.GetValue(0) == 3.0f && z.GetValue(2) == -16.0f, "Mul");
+    Div(z, x, y, 8);
+    CHECK(z.GetValue(4) == 3.0f && z.GetValue(6) == 3.0f / 7.0f, "Div");
+    Max(z, x, y, 8);
+    CHECK(z.GetValue(2) == 4.0f && z.GetValue(1) == 3.0f, "Max");
+    Min(z, x, y, 8);
+    CHECK(z.GetValue(2) == -4.0f && z.GetValue(1) == -2.0f, "Min");
+    Adds(z, x, 1.0f, 8);
+    CHECK(z.GetValue(3) == 1.25f, "Adds");
+    Muls(z, x, -2.0f, 8);
+    CHECK(z.GetValue(0) == -3.0f, "Muls");
+    Maxs(z, x, 0.0f, 8);
+    CHECK(z.GetValue(1) == 0.0f && z.GetValue(0) == 1.5f, "Maxs");
+    Mins(z, x, 0.0f, 8);
+    CHECK(z.GetValue(1) == -2.0f && z.GetValue(0) == 0.0f, "Mins");
+    Exp(z, x, 8);
+    CHECK(z.GetValue(0) == static_cast<float>(std::exp(1.5)), "Exp");
+    Abs(z, x, 8);
+    CHECK(z.GetValue(1) == 2.0f, "Abs");
+    Ln(z, y, 8);
+    CHECK(z.GetValue(0) == static_cast<float>(std::log(2.0)) && std::isnan(z.GetValue(2)), "Ln (nan for <0)");
+    Sqrt(z, x, 8);
+    CHECK(z.GetValue(2) == 2.0f && z.GetValue(4) == 3.0f, "Sqrt");
+    Rsqrt(z, x, 8);
+    CHECK(z.GetValue(2) == 0.5f, "Rsqrt");
+    Reciprocal(z, x, 8);
+    CHECK(z.GetValue(2) == 0.25f && z.GetValue(3) == 4.0f, "Reciprocal");
+    Relu(z, x, 8);
+    CHECK(z.GetValue(1) == 0.0f && z.GetValue(0) == 1.5f && z.GetValue(5) == 0.0f, "Relu");
+    Duplicate(z, 7.25f, 64);
+    CHECK(z.GetValue(63) == 7.25f, "Duplicate");
+    // in place, and on 32-byte aligned sub-tensors
+    Adds(x, x, 1.0f, 8);
+    CHECK(x.GetValue(0) == 2.5f, "in place");
+    Duplicate(z, 0.0f, 64);
+    Adds(z[8], x, 10.0f, 8);
+    CHECK(z.GetValue(7) == 0.0f && z.GetValue(8) == 12.5f, "sub-tensor dst");
+
+    // half: exact result rounded once
+    auto hx = s.Get<half>(64);
+    auto hy = s.Get<half>(64);
+    auto hz = s.Get<half>(64);
+    Duplicate(hx, half(1.0f), 16);
+    Duplicate(hy, half(std::ldexp(1.0f, -11)), 16);
+    Add(hz, hx, hy, 16);
+    CHECK(hz.GetValue(0).Bits() == 0x3C00, "half add ties to even");
+    Duplicate(hy, half(3 * std::ldexp(1.0f, -11)), 16);
+    Add(hz, hx, hy, 16);
+    CHECK(hz.GetValue(0).Bits() == 0x3C02, "half add rounds up");
+    Duplicate(hx, half(60000.0f), 16);
+    Add(hz, hx, hx, 16);
+    CHECK(std::isinf(float(hz.GetValue(0))), "half overflow -> inf");
+    Duplicate(hx, half(3.0f), 16);
+    Exp(hz, hx, 16);
+    CHECK(hz.GetValue(0).Bits() == HB(static_cast<float>(std::exp(3.0))), "half Exp");
+    Muls(hz, hx, half(0.5f), 16);
+    CHECK(float(hz.GetValue(15)) == 1.5f, "half Muls");
+    Duplicate(hz, half(-1.0f), 16);
+    Relu(hz, hz, 16);
+    CHECK(float(hz.GetValue(3)) == 0.0f, "half Relu");
+
+    // integers: two's complement wrap
+    auto ia = s.Get<int32_t>(8);
+    auto ib = s.Get<int32_t>(8);
+    Duplicate(ia, INT32_MAX, 8);
+    Duplicate(ib, 1, 8);
+    Add(ia, ia, ib, 8);
+    CHECK(ia.GetValue(0) == INT32_MIN, "int32 add wraps");
+    Muls(ib, ib, -7, 8);
+    CHECK(ib.GetValue(7) == -7, "int32 Muls");
+    auto bf = s.Get<bfloat16_t>(16);
+    Duplicate(bf, bfloat16_t(1.5f), 16);
+    CHECK(float(bf.GetValue(15)) == 1.5f, "bf16 Duplicate");
+
+    // count checks
+    ExpectHw("vec_overrun", [&] { Add(z, x, y, 65); }, {"Add", "count 65", "dst", "64"});
+    ExpectHw("vec_overrun_src", [&] { Exp(z, x[32], 40); }, {"Exp", "count 40", "src", "32"});
+    ExpectHw("vec_negative", [&] { Muls(z, x, 1.0f, -1); }, {"Muls", "negative count"});
+    LocalTensor<float> never;
+    ExpectHw("vec_uninit", [&] { Abs(z, never, 8); }, {"Abs", "default-constructed"});
+}
+
+// ---------------------------------------------------------------- high-level APIs
+void SectionAdv()
+{
+    Scratch s;
+    auto x = s.Get<float>(64);
+    auto y = s.Get<float>(64);
+    auto tmp = s.Get<uint8_t>(256);
+    for (uint32_t i = 0; i < 64; ++i) x.SetValue(i, -4.0f + 0.125f * i);
+    Tanh(y, x, tmp, 64);
+    bool ok = true;
+    for (uint32_t i = 0; i < 64; ++i) ok = ok && y.GetValue(i) == static_cast<float>(std::tanh(-4.0 + 0.125 * i));
+    CHECK(ok, "Tanh float values");
+    Sigmoid(y, x, tmp, 64);
+    CHECK(std::fabs(y.GetValue(32) - 0.5f) < 1e-7f && std::fabs(y.GetValue(0) - 1.0f / (1.0f + std::exp(4.0f))) < 1e-7f,
+          "Sigmoid values");
+    auto hx = s.Get<half>(64);
+    auto hy = s.Get<half>(64);
+    auto htmp = s.Get<uint8_t>(1024);
+    for (uint32_t i = 0; i < 64; ++i) hx.SetValue(i, half(-2.0f + 0.0625f * i));
+    Tanh(hy, hx, htmp, 64);
+    CHECK(hy.GetValue(10).Bits() == HB(static_cast<float>(std::tanh(double(float(half(-2.0f + 0.625f)))))), "Tanh half");
+    ExpectHw("tanh_tmp_small", [&] { Tanh(hy, hx, tmp, 64); }, {"Tanh", "sharedTmpBuffer", "256", "1024"});
+    ExpectHw("tanh_overlap", [&] { Tanh(x, x, tmp, 64); }, {"Tanh", "overlap"});
+    ExpectHw("sigmoid_tmp_overlap", [&] { Sigmoid(y, x, y.ReinterpretCast<uint8_t>(), 64); }, {"Sigmoid", "overlap"});
+    // Without a tmp buffer the framework needs unused UB: this pipe still has plenty.
+    ExpectOk("tanh_no_tmp", [&] { Tanh(y, x, 64); });
+
+    // Host-side tmp sizes (tiling/tiling_api.h).
+    uint32_t mx = 0, mn = 0;
+    GetTanhMaxMinTmpSize(ge::Shape({1024}), 2, false, mx, mn);
+    CHECK(mn == 1024 && mx == 8192, "tanh half: min %u max %u", mn, mx);
+    GetTanhMaxMinTmpSize(ge::Shape({1024}), 4, false, mx, mn);
+    CHECK(mn == 256 && mx == 4096, "tanh float: min %u max %u", mn, mx);
+    GetTanhMaxMinTmpSize(ge::Shape({10}), 4, false, mx, mn);
+    CHECK(mn == 256 && mx == 256, "tanh small: min %u max %u", mn, mx);
+    GetSigmoidMaxMinTmpSize(ge::Shape({1024}), 2, false, mx, mn);
+    CHECK(mn == 256 && mx == 2048, "sigmoid half: min %u max %u", mn, mx);
+    mx = mn = 77;
+    GetTanhMaxMinTmpSize(ge::Shape({0}), 4, false, mx, mn);
+    CHECK(mx == 77 && mn == 77, "empty shape leaves outputs untouched");
+    uint32_t live = 0, extra = 9;
+    GetTanhTmpBufferFactorSize(2, live, extra);
+    CHECK(live == 4 && extra == 0, "tanh factor");
+}
+
+void SectionAdvNoTmp()
+{
+    // A pipe that filled the whole UB leaves no room for the framework's scratch.
+    opgen_twin::detail::g_launch.ubSize = 4096;
+    {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, 2048);
+        pipe.InitBuffer(b, 2048);
+        auto x = a.Get<float>(64);
+        auto y = b.Get<float>(64);
+        Duplicate(x, 0.5f, 64);
+        ExpectHw("tanh_no_ub_left", [&] { Tanh(y, x, 64); }, {"Tanh", "without sharedTmpBuffer", "0 bytes"});
+    }
+    opgen_twin::detail::g_launch.ubSize = opgen_twin::kDefaultUbSize;
+}
+
+// ---------------------------------------------------------------- DataCopy / DataCopyPad
+void SectionCopy()
+{
+    std::vector<half> gm(100);
+    for (int i = 0; i < 100; ++i) gm[i] = half(static_cast<float>(i));
+    std::vector<half> out(100, half(-1.0f));
+    GlobalTensor<half> g, o;
+    g.SetGlobalBuffer(gm.data(), 100);
+    o.SetGlobalBuffer(out.data(), 100);
+    Scratch s;
+    auto l = s.Get<half>(128);
+    ExpectHw("datacopy_gm_ub", [&] { DataCopy(l, g, 7); },
+             {"DataCopy(GM->UB)", "count 7", "sizeof(half)=14 bytes", "multiple of 32 bytes", "DataCopyPad"});
+    ExpectHw("datacopy_ub_gm", [&] { DataCopy(o, l, 20); }, {"DataCopy(UB->GM)", "40 bytes"});
+    ExpectHw("datacopy_ub_ub", [&] { DataCopy(l, l[64], 24); }, {"DataCopy(UB->UB)", "48 bytes"});
+    ExpectOk("datacopy_aligned", [&] { DataCopy(l, g, 64); });
+    CHECK(float(l.GetValue(63)) == 63.0f, "DataCopy values");
+    ExpectHw("datacopy_ub_overrun", [&] {
+        auto small = s.Get<half>(16);
+        DataCopy(small, g, 32);
+    }, {"DataCopy(GM->UB)", "count 32", "dst", "16"});
+    ExpectHw("datacopy_gm_overrun", [&] { DataCopy(l, g[80], 32); }, {"DataCopy(GM->UB)", "[80, 112)", "100"});
+
+    // DataCopyPad GM->UB: 7 halves -> padded to 16 with the first element as dummy.
+    Duplicate(l, half(-9.0f), 128);
+    DataCopyExtParams p1{1, 7 * sizeof(half), 0, 0, 0};
+    DataCopyPadExtParams<half> noPad{false, 0, 0, half(0.0f)};
+    DataCopyPad(l, g[3], p1, noPad);
+    bool ok = true;
+    for (int i = 0; i < 7; ++i) ok = ok && float(l.GetValue(i)) == 3.0f + i;
+    for (int i = 7; i < 16; ++i) ok = ok && float(l.GetValue(i)) == 3.0f;  // dummy = first element
+    CHECK(ok && float(l.GetValue(16)) == -9.0f, "DataCopyPad dummy fill");
+    // isPad with left/right padding and paddingValue.
+    DataCopyPadExtParams<half> pad{true, 2, 3, half(5.0f)};
+    DataCopyPad(l, g, p1, pad);
+    CHECK(float(l.GetValue(0)) == 5.0f && float(l.GetValue(1)) == 5.0f && float(l.GetValue(2)) == 0.0f &&
+              float(l.GetValue(8)) == 6.0f && float(l.GetValue(9)) == 5.0f && float(l.GetValue(15)) == 5.0f,
+          "DataCopyPad left/right padding");
+    // two blocks, GM gap 2 elements (4 bytes), UB rows 32-byte aligned + 1 block stride
+    Duplicate(l, half(-9.0f), 128);
+    DataCopyExtParams p2{2, 5 * sizeof(half), 4, 1, 0};
+    DataCopyPad(l, g, p2, DataCopyPadExtParams<half>{true, 0, 0, half(0.0f)});
+    CHECK(float(l.GetValue(4)) == 4.0f && float(l.GetValue(5)) == 0.0f && float(l.GetValue(16)) == -9.0f &&
+              float(l.GetValue(32)) == 7.0f && float(l.GetValue(36)) == 11.0f,
+          "DataCopyPad strides: %g %g %g", float(l.GetValue(16)), float(l.GetValue(32)), float(l.GetValue(36)));
+    ExpectHw("datacopypad_gm_overrun", [&] { DataCopyPad(l, g[95], p1, noPad); }, {"DataCopyPad(GM->UB)", "[95, 102)"});
+    ExpectHw("datacopypad_pad_too_big", [&] { DataCopyPad(l, g, p1, DataCopyPadExtParams<half>{true, 17, 0, half(0.0f)}); },
+             {"DataCopyPad(GM->UB)", "exceed 32 bytes"});
+    ExpectHw("datacopypad_blocklen", [&] { DataCopyPad(l, g, DataCopyExtParams{1, 7, 0, 0, 0}, noPad); },
+             {"blockLen 7", "sizeof(half)"});
+    // UB->GM writes exactly blockLen bytes per block.
+    for (int i = 0; i < 16; ++i) l.SetValue(i, half(100.0f + i));
+    DataCopyPad(o[10], l, DataCopyExtParams{1, 3 * sizeof(half), 0, 0, 0});
+    CHECK(float(out[9]) == -1.0f && float(out[10]) == 100.0f && float(out[12]) == 102.0f && float(out[13]) == -1.0f,
+          "DataCopyPad UB->GM");
+    ExpectHw("datacopypad_ub_gm_overrun", [&] { DataCopyPad(o[98], l, DataCopyExtParams{1, 3 * sizeof(half), 0, 0, 0}); },
+             {"DataCopyPad(UB->GM)", "[98, 101)"});
+    // DataCopyParams: blocks of 32 bytes
+    DataCopy(l, g, DataCopyParams{2, 1, 1, 0});
+    CHECK(float(l.GetValue(16)) == 32.0f, "DataCopy with DataCopyParams (src gap 1 block)");
+}
+
+// ---------------------------------------------------------------- queues
+void SectionQueue()
+{
+    TPipe pipe;
+    TQue<TPosition::VECIN, 2> q;
+    TQue<TPosition::VECOUT, 2> other;
+    pipe.InitBuffer(q, 2, 256);
+    pipe.InitBuffer(other, 2, 256);
+    // happy path, double buffering
+    auto a = q.AllocTensor<float>();
+    auto b = q.AllocTensor<float>();
+    CHECK(a.GetSize() == 64 && a.GetPhyAddr() != b.GetPhyAddr(), "two distinct buffers");
+    q.EnQue(a);
+    q.EnQue<float>(b);
+    CHECK(q.GetTensorCountInQue() == 2 && !q.VacantInQue(), "count");
+    auto a2 = q.DeQue<float>();
+    CHECK(a2.GetPhyAddr() == a.GetPhyAddr(), "FIFO order");
+    q.FreeTensor(a2);
+    ExpectHw("queue_alloc_beyond", [&] {
+        auto c = q.AllocTensor<float>();
+        auto d = q.AllocTensor<float>();
+        (void)d;
+        q.FreeTensor(c);
+    }, {"TQue<VECIN, depth 2>::AllocTensor", "all 2 buffers", "FreeTensor"});
+    auto b2 = q.DeQue<float>();
+    q.FreeTensor(b2);
+    ExpectHw("queue_deque_empty", [&] { q.DeQue<float>(); }, {"DeQue", "empty"});
+    ExpectHw("queue_double_free", [&] {
+        auto t = q.AllocTensor<float>();
+        q.FreeTensor(t);
+        q.FreeTensor(t);
+    }, {"FreeTensor", "already released"});
+    ExpectHw("queue_free_foreign", [&] {
+        auto t = other.AllocTensor<float>();
+        q.FreeTensor(t);
+    }, {"TQue<VECIN, depth 2>::FreeTensor", "not allocated from this queue"});
+    ExpectHw("queue_enque_foreign", [&] {
+        auto t = other.DeQue<float>();
+        (void)t;
+    }, {"DeQue", "empty"});
+    ExpectHw("queue_enque_not_ours", [&] {
+        auto t = other.AllocTensor<half>();
+        q.EnQue(t);
+    }, {"EnQue", "not allocated from this queue"});
+    ExpectHw("queue_free_enqueued", [&] {
+        auto t = q.AllocTensor<float>();
+        q.EnQue(t);
+        q.FreeTensor(t);
+    }, {"FreeTensor", "still in the queue"});
+    ExpectOk("queue_drain", [&] {
+        auto t = q.DeQue<float>();
+        q.FreeTensor(t);
+    });
+    ExpectHw("queue_use_after_free", [&] {
+        auto t = q.AllocTensor<float>();
+        q.FreeTensor(t);
+        Duplicate(t, 1.0f, 8);
+    }, {"Duplicate", "FreeTensor", "stale"});
+    // EnQue beyond the depth (queue with more buffers than depth)
+    TQue<TPosition::VECIN, 1> shallow;
+    pipe.InitBuffer(shallow, 2, 64);
+    ExpectHw("queue_depth", [&] {
+        auto t1 = shallow.AllocTensor<float>();
+        auto t2 = shallow.AllocTensor<float>();
+        shallow.EnQue(t1);
+        shallow.EnQue(t2);
+    }, {"TQue<VECIN, depth 1>::EnQue", "depth"});
+    TQue<TPosition::VECIN, 1> uninit;
+    ExpectHw("queue_no_initbuffer", [&] { uninit.AllocTensor<float>(); }, {"AllocTensor", "InitBuffer"});
+    ExpectHw("queue_init_twice", [&] { pipe.InitBuffer(q, 2, 256); }, {"InitBuffer", "already"});
+}
+
+// ---------------------------------------------------------------- UB capacity
+void SectionUb()
+{
+    {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 2> a;
+        TQue<TPosition::VECOUT, 2> b;
+        pipe.InitBuffer(a, 2, 65536);
+        ExpectHw("ub_exceeded", [&] { pipe.InitBuffer(b, 2, 40000); },
+                 {"TPipe::InitBuffer(TQue<VECOUT, depth 2>, num=2, len=40000)", "UB", "196608", "211072"});
+        TBuf<TPosition::VECCALC> rest;
+        ExpectOk("ub_exact_fit", [&] { pipe.InitBuffer(rest, 65536); });
+        CHECK(pipe.TwinUsedBytes() == 196608, "used %llu", static_cast<unsigned long long>(pipe.TwinUsedBytes()));
+        TBuf<TPosition::VECCALC> one;
+        ExpectHw("ub_full", [&] { pipe.InitBuffer(one, 1); }, {"UB exhausted", "32"});
+    }
+    // configurable UB size (what the runner sets from PlatformConfig::ubSize)
+    opgen_twin::detail::g_launch.ubSize = 65536;
+    {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 2> a;
+        ExpectHw("ub_configured", [&] { pipe.InitBuffer(a, 2, 40000); }, {"65536"});
+    }
+    opgen_twin::detail::g_launch.ubSize = opgen_twin::kDefaultUbSize;
+    {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> t;
+        pipe.InitBuffer(t, 33);  // lengths are rounded up to 32 bytes
+        CHECK(pipe.TwinUsedBytes() == 64 && t.GetBufLen() == 64, "rounding to 32 bytes");
+    }
+}
+
+// ---------------------------------------------------------------- LocalTensor
+void SectionLocal()
+{
+    Scratch s;
+    auto t = s.Get<half>(64);
+    ExpectHw("local_misaligned", [&] { (void)t[7]; },
+             {"LocalTensor<half>::operator[](7)", "14 bytes", "not 32-byte aligned"});
+    ExpectOk("local_aligned", [&] { (void)t[16]; });
+    auto sub = t[16];
+    CHECK(sub.GetSize() == 48 && sub.GetPhyAddr() == t.GetPhyAddr() + 32, "sub-tensor size/addr");
+    sub.SetValue(0, half(3.0f));
+    CHECK(float(t.GetValue(16)) == 3.0f, "sub-tensor aliases");
+    ExpectHw("local_past_end", [&] { (void)t[80]; }, {"operator[](80)", "past the end"});
+    ExpectHw("local_index", [&] { t.GetValue(64); }, {"GetValue(64)", "out of range"});
+    auto f = t.ReinterpretCast<float>();
+    CHECK(f.GetSize() == 32, "ReinterpretCast size");
+    auto u8 = t.ReinterpretCast<uint8_t>();
+    CHECK(u8.GetSize() == 128, "ReinterpretCast bytes");
+    TBuf<TPosition::VECCALC>& tb = s.b[0];
+    ExpectHw("tbuf_get_len", [&] { tb.Get<float>(100); }, {"TBuf::Get<float>(100)", "400 bytes", "128 bytes"});
+    CHECK(tb.Get<half>(10).GetSize() == 10, "TBuf::Get(len)");
+    ExpectHw("tbuf_offset", [&] { tb.GetWithOffset<half>(8, 16); }, {"GetWithOffset", "not 32-byte aligned"});
+    CHECK(tb.GetWithOffset<half>(16, 32).GetPhyAddr() == t.GetPhyAddr() + 32, "GetWithOffset");
+    ExpectHw("local_setsize", [&] { t.SetSize(65); }, {"SetSize(65)", "exceed"});
+    CHECK(t.GetLength() == 128, "GetLength");
+}
+
+// ---------------------------------------------------------------- GlobalTensor
+void SectionGlobal()
+{
+    std::vector<float> buf(64, 1.0f);
+    GlobalTensor<float> g;
+    ExpectHw("global_unset", [&] { g.GetValue(0); }, {"GlobalTensor<float>", "SetGlobalBuffer"});
+    g.SetGlobalBuffer(buf.data() + 8, 16);
+    CHECK(g.GetSize() == 16 && g[4].GetSize() == 12, "GetSize");
+    g.SetValue(15, 2.0f);
+    CHECK(buf[23] == 2.0f && g.GetValue(15) == 2.0f, "Get/SetValue");
+    ExpectHw("global_getvalue_oob", [&] { g.GetValue(16); }, {"GlobalTensor::GetValue", "[16, 17)", "16 elements"});
+    ExpectHw("global_view_oob", [&] { g[10].SetValue(6, 0.0f); }, {"GlobalTensor::SetValue", "[16, 17)"});
+    Scratch s;
+    auto l = s.Get<float>(64);
+    ExpectHw("global_datacopy_oob", [&] { DataCopy(l, g[8], 16); }, {"DataCopy(GM->UB)", "[8, 24)", "16 elements"});
+    // GM allocation check (what the runner registers): unsized tensor beyond the allocation.
+    opgen_twin::detail::g_launch.gm.push_back({reinterpret_cast<uint8_t*>(buf.data()), 64 * sizeof(float), "input 'x'"});
+    GlobalTensor<float> u;
+    u.SetGlobalBuffer(buf.data());
+    ExpectOk("global_inside_alloc", [&] { DataCopy(l, u[56], 8); });
+    ExpectHw("global_outside_alloc", [&] { DataCopy(l, u[60], 8); }, {"input 'x'", "[240, 272)", "256 bytes"});
+    float elsewhere[8] = {};
+    GlobalTensor<float> e;
+    e.SetGlobalBuffer(elsewhere);
+    ExpectHw("global_unknown_addr", [&] { e.GetValue(0); }, {"not inside any buffer"});
+    opgen_twin::detail::g_launch.gm.clear();
+}
+
+// ---------------------------------------------------------------- tiling / sys vars / sync
+struct DemoTilingData {
+    uint32_t a;
+    uint32_t b;
+    float c;
+};
+
+DemoTilingData ReadTiling(GM_ADDR tiling)
+{
+    REGISTER_TILING_DEFAULT(DemoTilingData);
+    GET_TILING_DATA(t, tiling);
+    return t;
+}
+
+void SectionTiling()
+{
+    DemoTilingData src{7, 9, 1.5f};
+    uint8_t buf[64] = {};
+    std::memcpy(buf, &src, sizeof(src));
+    DemoTilingData got = ReadTiling(buf);
+    CHECK(got.a == 7 && got.b == 9 && got.c == 1.5f, "GET_TILING_DATA copies");
+    opgen_twin::detail::g_launch.gm.push_back({buf, 8, "tiling"});  // host wrote only 8 bytes
+    ExpectHw("tiling_too_small", [&] { ReadTiling(buf); }, {"GET_TILING_DATA(t)", "sizeof(tiling struct)=12", "only 8 bytes"});
+    opgen_twin::detail::g_launch.gm.back().bytes = 12;
+    ExpectOk("tiling_exact", [&] { ReadTiling(buf); });
+    opgen_twin::detail::g_launch.gm.clear();
+    GET_TILING_DATA_WITH_STRUCT(DemoTilingData, t2, buf);
+    CHECK(t2.b == 9, "GET_TILING_DATA_WITH_STRUCT");
+    opgen_twin::detail::g_launch.tilingKey = 3;
+    CHECK(TILING_KEY_IS(3) && !TILING_KEY_IS(1), "TILING_KEY_IS");
+    opgen_twin::detail::g_launch.tilingKey = 0;
+
+    opgen_twin::detail::g_launch.blockIdx = 5;
+    opgen_twin::detail::g_launch.blockNum = 8;
+    CHECK(GetBlockIdx() == 5 && GetBlockNum() == 8, "block idx/num");
+    opgen_twin::detail::g_launch.blockIdx = 0;
+    opgen_twin::detail::g_launch.blockNum = 1;
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+    CHECK(opgen_twin::detail::g_launch.kernelType == KERNEL_TYPE_AIV_ONLY, "kernel type recorded");
+
+    PipeBarrier<PIPE_ALL>();
+    PipeBarrier<PIPE_V>();
+    opgen_twin::detail::ResetLaunchFlags();
+    ExpectHw("waitflag_unpaired", [] { WaitFlag<HardEvent::MTE2_V>(0); }, {"WaitFlag", "no matching SetFlag"});
+    ExpectOk("flags_paired", [] {
+        SetFlag<HardEvent::V_MTE3>(1);
+        WaitFlag<HardEvent::V_MTE3>(1);
+    });
+    ExpectHw("waitflag_twice", [] { WaitFlag<HardEvent::V_MTE3>(1); }, {"WaitFlag"});
+    try {
+        SyncAll();
+        CHECK(false, "SyncAll must throw");
+    } catch (const opgen_twin::TwinError& e) {
+        CHECK(std::strstr(e.what(), "SyncAll") != nullptr, "SyncAll message");
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const std::string sec = argc > 1 ? argv[1] : "all";
+    struct S {
+        const char* name;
+        void (*fn)();
+    } sections[] = {{"fp16", SectionFp16}, {"bf16", SectionBf16},   {"dump", SectionDump},
+                    {"cast", SectionCast}, {"vec", SectionVec},     {"adv", SectionAdv},
+                    {"adv_notmp", SectionAdvNoTmp}, {"copy", SectionCopy}, {"queue", SectionQueue},
+                    {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
+                    {"tiling", SectionTiling}};
+    bool found = false;
+    for (const S& s : sections) {
+        if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {
+            found = true;
+            try {
+                s.fn();
+            } catch (const std::exception& e) {
+                ++g_fail;
+                std::printf("FAIL section %s: uncaught exception: %s\n", s.name, e.what());
+            }
+        }
+    }
+    if (!found) {
+        std::printf("FAIL unknown section %s\n", sec.c_str());
+        return 2;
+    }
+    std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
+    return g_fail == 0 ? 0 : 1;
+}

@@ -1,0 +1,51 @@
+"""API the twin does not support must fail to COMPILE, with a message saying so."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import subprocess
+
+import pytest
+from twin_support import CPP, CXX, CXXFLAGS
+
+CASES = {
+    0: None,  # control: compiles
+    1: "does not support this element type",  # Add<bfloat16_t>
+    2: "does not support this element type",  # Add<uint8_t>
+    3: "AscendC::Gelu is not emulated",
+    4: "does not support this (src, dst) type pair",  # Cast half -> bfloat16_t
+    5: "macro-style tiling",  # register/tilingdata_base.h
+    6: "GET_TILING_DATA without REGISTER_TILING_DEFAULT",
+    7: "Adds",  # float scalar with a half tensor: no matching overload, as on the NPU
+    8: "deprecated",  # UnknownShapeFormat with -Werror
+    9: "does not support this element type",  # Exp<int32_t>
+}
+
+
+def _compile(case: int) -> subprocess.CompletedProcess:
+    cmd = [
+        CXX,
+        *CXXFLAGS,
+        "-Werror=deprecated-declarations",
+        "-fsyntax-only",
+        f"-DCASE={case}",
+        str(CPP / "compile_errors.cpp"),
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def results():
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(CASES, pool.map(_compile, CASES), strict=True))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_unsupported_api_fails_to_compile(results, case):
+    proc = results[case]
+    expected = CASES[case]
+    if expected is None:
+        assert proc.returncode == 0, proc.stderr
+    else:
+        assert proc.returncode != 0, f"case {case} compiled but must not"
+        assert expected in proc.stderr, proc.stderr[-3000:]

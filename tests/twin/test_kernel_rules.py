@@ -1,0 +1,48 @@
+"""Hardware rules enforced by the kernel-side twin (each violation is a HardwareError
+whose message names the rule and the call)."""
+
+from __future__ import annotations
+
+
+def test_datacopy_alignment_and_bounds(run_section):
+    msgs = run_section("test_kernel_api", "copy")["messages"]
+    m = msgs["datacopy_gm_ub"]
+    assert m.startswith(
+        "DataCopy(GM->UB): count 7 x sizeof(half)=14 bytes is not a multiple of 32 bytes"
+    )
+    assert "DataCopyPad" in m
+    assert msgs["datacopy_ub_gm"].startswith("DataCopy(UB->GM)")
+    assert msgs["datacopy_ub_ub"].startswith("DataCopy(UB->UB)")
+    assert "out-of-bounds" in msgs["datacopy_gm_overrun"]
+
+
+def test_queue_protocol(run_section):
+    msgs = run_section("test_kernel_api", "queue")["messages"]
+    assert "AllocTensor" in msgs["queue_alloc_beyond"]
+    assert "empty" in msgs["queue_deque_empty"]
+    assert "already released" in msgs["queue_double_free"]
+    assert "not allocated from this queue" in msgs["queue_free_foreign"]
+    assert "depth" in msgs["queue_depth"]
+
+
+def test_ub_capacity(run_section):
+    msgs = run_section("test_kernel_api", "ub")["messages"]
+    assert "196608" in msgs["ub_exceeded"] and "InitBuffer" in msgs["ub_exceeded"]
+    assert "65536" in msgs["ub_configured"]
+
+
+def test_local_tensor_alignment(run_section):
+    msgs = run_section("test_kernel_api", "local")["messages"]
+    assert "not 32-byte aligned" in msgs["local_misaligned"]
+
+
+def test_global_tensor_bounds(run_section):
+    msgs = run_section("test_kernel_api", "global")["messages"]
+    assert "SetGlobalBuffer size is 16" in msgs["global_getvalue_oob"]
+    assert "input 'x'" in msgs["global_outside_alloc"]
+
+
+def test_tiling_size_flags_and_sysvars(run_section):
+    msgs = run_section("test_kernel_api", "tiling")["messages"]
+    assert "only 8 bytes" in msgs["tiling_too_small"]
+    assert "SetFlag" in msgs["waitflag_unpaired"]
