@@ -116,8 +116,22 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
     options = Options(package=package, namespace=namespace, vendor=vendor, socs=soc_names,
                       prototype_file=safe_file_name(proto_path.name),
                       templates=str(templates.resolve()) if templates else None)
-    return Plan(proto_path, destination, options, root, found,
-                warnings + list(proto.warnings)), proto
+    warnings += list(proto.warnings) + lowering_warnings(proto, options)
+    return Plan(proto_path, destination, options, root, found, warnings), proto
+
+
+def lowering_warnings(proto: prototype.Prototype, options: Options) -> list[str]:
+    """Lower every op's compute now, so an expression the SoCs cannot run is bad input (exit 2)
+    found before anything is rendered; return what the lowering warns about."""
+    from opgen import lower
+
+    warnings = []
+    for op in proto.ops:
+        try:
+            warnings += lower.kernel_context(op, options).get("warnings", [])
+        except lower.LoweringError as exc:
+            raise UsageError(f"{op.op_type}: {exc}") from None
+    return warnings
 
 
 def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:

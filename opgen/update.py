@@ -147,10 +147,16 @@ def plan_update(project: Path, templates: Path | None = None,
 
     proto_path = project / options.prototype_file
     proto = prototype.load(proto_path)
+    from opgen.new import UsageError, lowering_warnings
+
+    try:
+        kernel_warnings = lowering_warnings(proto, options)
+    except UsageError as exc:
+        raise UpdateError(str(exc)) from None
     files = {f.path: f for f in render.render(proto, options, root)}
     old_files: dict[str, dict] = state["files"]
 
-    the_plan = Plan(project, options, warnings=list(proto.warnings))
+    the_plan = Plan(project, options, warnings=list(proto.warnings) + kernel_warnings)
     for path in sorted(set(files) | set(old_files)):
         new = files.get(path)
         old_entry = old_files.get(path)

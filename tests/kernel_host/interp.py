@@ -1,0 +1,110 @@
+"""A tiny interpreter of the compute step opgen emits, for checking the lowering's meaning.
+
+It executes the body of `<Op>Compute()` line by line on numpy arrays (one per tile: outputs,
+inputs and temporaries), honouring `#if defined(__NPU_ARCH__) ...` branches, and enforces the
+API rules the lowering must respect: Tanh and Sigmoid neither write over their source nor run
+without a sharedTmpBuffer. Scalar operands are evaluated as C++ float expressions over the tiling
+struct (float literals, static_cast<...>, + - * / and parentheses).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+_CALL = re.compile(r"^AscendC::(\w+)\((.*)\);$")
+_DECL = re.compile(r"^const AscendC::LocalTensor<(\w+)> (\w+) = "
+                   r"(\w+)(?:\[[^\]]*\])?(\.ReinterpretCast<\w+>\(\))?;$")
+
+
+def _split_args(text: str) -> list[str]:
+    args, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    args.append(cur.strip())
+    return args
+
+
+def scalar(text: str, tiling: dict[str, Any]) -> float:
+    """Evaluate a C++ scalar expression the lowering emits."""
+    expr = re.sub(r"static_cast<\w+>", "", text)
+    expr = re.sub(r"(\d(?:[\d.]*)(?:e[+-]?\d+)?)f\b", r"\1", expr)
+    expr = re.sub(r"tiling\.(\w+)", r"tiling['\1']", expr)
+    return float(eval(expr, {"__builtins__": {}}, {"tiling": tiling}))  # test-only input
+
+
+_UNARY = {
+    "Exp": np.exp, "Ln": np.log, "Sqrt": np.sqrt, "Rsqrt": lambda v: 1 / np.sqrt(v),
+    "Abs": np.abs, "Reciprocal": lambda v: 1 / v, "Relu": lambda v: np.maximum(v, 0),
+    "Tanh": np.tanh, "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+}
+_BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide,
+           "Max": np.maximum, "Min": np.minimum}
+_SCALAR = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.maximum, "Mins": np.minimum}
+
+
+def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
+        arch: int | None = None) -> dict[str, np.ndarray]:
+    """Execute the body; `tiles` maps parameter names to arrays (outputs may hold garbage)."""
+    tiles = {k: np.array(v, dtype=np.float64) for k, v in tiles.items()}
+    n = len(next(iter(tiles.values())))
+    shared: set[str] = set()
+    active = [True]
+    calls = []
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("//"):
+            continue
+        if line.startswith("#if "):
+            cond = line[4:]
+            arches = [int(a) for a in re.findall(r"__NPU_ARCH__ == (\d+)", cond)]
+            active.append(arch is not None and arch in arches)
+            continue
+        if line == "#else":
+            active[-1] = not active[-1]
+            continue
+        if line == "#endif":
+            active.pop()
+            continue
+        if not all(active):
+            continue
+        decl = _DECL.match(line)
+        if decl:
+            ctype, name = decl.group(1), decl.group(2)
+            if ctype == "uint8_t":
+                shared.add(name)
+            else:
+                tiles[name] = np.full(n, np.nan)  # fresh scratch holds garbage
+            continue
+        call = _CALL.match(line)
+        if not call:
+            raise AssertionError(f"unexpected line in the compute step: {line}")
+        api, args = call.group(1), _split_args(call.group(2))
+        calls.append(api)
+        dst = args[0]
+        assert dst in tiles, f"{api} writes {dst}, which is not a tile"
+        if api in _BINARY:
+            value = _BINARY[api](tiles[args[1]], tiles[args[2]])
+        elif api in _SCALAR:
+            value = _SCALAR[api](tiles[args[1]], scalar(args[2], tiling))
+        elif api in ("Tanh", "Sigmoid"):
+            assert dst != args[1], f"{api} must not write over its source ({line})"
+            assert args[2] in shared, f"{api} needs the sharedTmpBuffer ({line})"
+            value = _UNARY[api](tiles[args[1]])
+        elif api in _UNARY:
+            value = _UNARY[api](tiles[args[1]])
+        elif api == "Duplicate":
+            value = np.full(n, scalar(args[1], tiling))
+        else:
+            raise AssertionError(f"unknown API {api}")
+        tiles[dst] = value
+    tiles["__calls__"] = calls
+    return tiles

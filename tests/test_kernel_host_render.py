@@ -1,0 +1,507 @@
+"""The kernel and host templates (templates/kernel/op, templates/host/op).
+
+Render checks read the generated files for their meaning (entry signature, DTYPE_ macros, OpDef
+lines, attrs, SoCs, includes, ownership, tidiness). The slow checks compile every generated kernel
+(all dtype variants) and host file against the CPU twin (opgen/twin), link them into one driver
+and run the ops end to end against float64 torch goldens, judged by MERE/MARE.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from kernel_host import protos, twin
+
+from opgen import prototype, render
+from opgen.lower import LoweringError
+from opgen.resources import templates_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SHARED = ROOT / "tests" / "data" / "protos"  # copies of ../shared/protos
+OWNERS = {
+    "op_kernel/{snake}.cpp": "generated",
+    "op_kernel/{snake}_tiling.h": "generated",
+    "op_kernel/{snake}_compute.h": "user",
+    "op_host/{snake}.cpp": "generated",
+    "op_host/{snake}_tiling_base.h": "generated",
+    "op_host/{snake}_tiling_policy.h": "user",
+}
+
+_RENDERED: dict[tuple[str, tuple[str, ...]], dict[str, str]] = {}
+
+
+def rendered(text: str, socs: tuple[str, ...] = ("ascend910b1",)) -> dict[str, str]:
+    """path -> text of the files the kernel and host templates render (cached per session)."""
+    key = (text, socs)
+    if key not in _RENDERED:
+        files = twin.render_files(prototype.loads(text), twin.options(socs))
+        _RENDERED[key] = {f.path: f.content.decode() for f in files}
+    return _RENDERED[key]
+
+
+def example(name: str) -> str:
+    return (EXAMPLES / name).read_text()
+
+
+def flat(text: str) -> str:
+    """`text` with every run of whitespace made one space (wrapped lines joined)."""
+    return re.sub(r"\s+", " ", text)
+
+
+def ours(files: dict[str, str]) -> dict[str, str]:
+    """The files of the kernel and host op templates."""
+    return {p: t for p, t in files.items()
+            if re.match(r"op_(kernel|host)/\w+\.(cpp|h)$", p)}
+
+
+# ---------------------------------------------------------------------------------------------
+# render: meaning of the generated files
+# ---------------------------------------------------------------------------------------------
+
+ALL_PROTOS = {
+    "gelu": example("gelu_custom.json"),
+    "add": example("add_custom.json"),
+    "leaky_relu": example("leaky_relu_custom.json"),
+    **{p.stem: p.read_text() for p in sorted(SHARED.glob("*.json"))},
+    "silu": protos.text(protos.SILU),
+    "two_out": protos.text(protos.TWO_OUT),
+    "inplace": protos.text(protos.INPLACE),
+    "int_mix": protos.text(protos.INT_MIX),
+    "optional_dynamic": protos.text(protos.OPTIONAL_DYNAMIC),
+    "all_attrs": protos.text(protos.ALL_ATTRS),
+    "dynamic_out": protos.text(protos.DYNAMIC_OUT),
+    "name_clash": protos.text(protos.NAME_CLASH),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALL_PROTOS))
+def test_every_op_gets_six_files_with_the_right_owner(name):
+    text = ALL_PROTOS[name]
+    files = rendered(text)
+    for op in prototype.loads(text).ops:
+        for pattern, owner in OWNERS.items():
+            path = pattern.format(snake=op.snake_name)
+            assert path in files, path
+            assert render.owner_of(files[path].encode()) == owner, path
+
+
+@pytest.mark.parametrize("name", sorted(ALL_PROTOS))
+def test_generated_code_is_tidy(name):
+    for path, text in ours(rendered(ALL_PROTOS[name])).items():
+        assert text.endswith("\n") and not text.endswith("\n\n"), path
+        assert "\n\n\n" not in text, f"{path}: double blank line"
+        assert not re.search(r"\{\{ | \}\}|\{%|%\}", text), f"{path}: template residue"
+        assert "\t" not in text, path
+        for n, line in enumerate(text.splitlines(), 1):
+            assert line == line.rstrip(), f"{path}:{n}: trailing whitespace"
+            assert len(line) <= 120, f"{path}:{n}: {len(line)} characters"
+        lines = text.splitlines()
+        for n, (line, after) in enumerate(zip(lines, lines[1:], strict=False), 1):
+            opens = line.endswith("{") and not line.startswith("namespace")
+            assert not (opens and not after), f"{path}:{n}: blank line after an opening brace"
+            closes = after.strip().startswith("}") and not after.startswith("}  // namespace")
+            assert not (closes and not line), f"{path}:{n}: blank line before a closing brace"
+        assert "UnknownShapeFormat" not in text
+
+
+def test_gelu_kernel():
+    files = rendered(ALL_PROTOS["gelu"])
+    kernel = files["op_kernel/gelu_custom.cpp"]
+    assert ('extern "C" __global__ __aicore__ void gelu_custom(GM_ADDR x, GM_ADDR y, '
+            "GM_ADDR workspace, GM_ADDR tiling)") in flat(kernel)
+    assert kernel.index('#include "kernel_operator.h"') < kernel.index(
+        '#include "gelu_custom_tiling.h"') < kernel.index('#include "gelu_custom_compute.h"')
+    assert kernel.index("REGISTER_TILING_DEFAULT(GeluCustomTilingData);") < kernel.index(
+        "GET_TILING_DATA(tilingData, tiling);")
+    for needle in [
+        "AscendC::TQue<AscendC::TPosition::VECIN, BUFFER_NUM> xQueue_;",
+        "AscendC::TQue<AscendC::TPosition::VECOUT, BUFFER_NUM> yQueue_;",
+        "constexpr int32_t BUFFER_NUM = GELU_CUSTOM_BUFFER_NUM;",
+        "AscendC::TBuf<AscendC::TPosition::VECCALC>",
+        "xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ DTYPE_X*>(x) + offset, length_);",
+        "AscendC::GetBlockIdx()",
+        "AscendC::DataCopyPad(dst, src, params, padParams);",
+        "AscendC::Cast(wide, tile, AscendC::RoundMode::CAST_NONE, count);",
+        "AscendC::Cast(tile, result, AscendC::RoundMode::CAST_RINT, count);",
+        "GeluCustomCompute(yView, xView, scratch_, count, tiling_);",
+        "xQueue_.EnQue(xTile);", "xQueue_.FreeTensor(xTile);",
+    ]:
+        assert needle in kernel, needle
+    assert set(re.findall(r"DTYPE_\w+", kernel)) == {"DTYPE_X", "DTYPE_Y"}
+    tiling = files["op_kernel/gelu_custom_tiling.h"]
+    assert "#ifndef GELU_CUSTOM_TILING_H" in tiling and "struct GeluCustomTilingData {" in tiling
+    for field in ("totalLength", "blockLength", "tileLength", "tmpCount", "tmpBytes",
+                  "sharedTmpBytes"):
+        assert re.search(rf"\b(uint32_t|uint64_t) {field};", tiling), field
+    step = files["op_kernel/gelu_custom_compute.h"]
+    assert "AscendC::Tanh(" in step and "sharedTmp" in step
+    assert "y = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))" in step
+
+
+def test_gelu_host():
+    host = rendered(ALL_PROTOS["gelu"])["op_host/gelu_custom.cpp"]
+    for needle in [
+        '#include "../op_kernel/gelu_custom_tiling.h"',
+        '#include "register/op_def_registry.h"',
+        '#include "tiling/platform/platform_ascendc.h"',
+        '#include "gelu_custom_tiling_policy.h"',
+        "namespace optiling {\nnamespace gelu_custom {",
+        "static ge::graphStatus TilingFunc(gert::TilingContext* context)",
+        "context->GetTilingData<GeluCustomTilingData>()",
+        "platform_ascendc::PlatformAscendC(context->GetPlatformInfo())",
+        "platform.GetCoreNumAiv()",
+        "platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, facts.ubSize);",
+        "context->GetRequiredInputDesc(0)", "context->GetOutputDesc(0)",
+        "const TilingPlan plan = PlanTiling(facts);",
+        "context->SetBlockDim(plan.blockDim);",
+        "workspaces[0] = platform.GetLibApiWorkSpaceSize();",
+        "static graphStatus InferShape(gert::InferShapeContext* context)",
+        "context->SetOutputDataType(0, context->GetRequiredInputDataType(0));",
+        "class GeluCustom : public OpDef {",
+        '        this->Input("x")\n            .ParamType(REQUIRED)\n'
+        "            .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})\n"
+        "            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});",
+        "this->SetInferShape(ge::gelu_custom::InferShape)\n"
+        "            .SetInferDataType(ge::gelu_custom::InferDataType);",
+        "this->AICore().SetTiling(optiling::gelu_custom::TilingFunc);",
+        'this->AICore().AddConfig("ascend910b");',
+        "OP_ADD(GeluCustom);",
+    ]:
+        assert needle in host, needle
+    policy = rendered(ALL_PROTOS["gelu"])["op_host/gelu_custom_tiling_policy.h"]
+    assert "constexpr uint32_t TMP_COUNT = 1;" in policy
+    assert "constexpr uint32_t SHARED_TMP_LIVE_NODES = 1;" in policy
+    assert "constexpr uint32_t SHARED_TMP_MIN_BYTES = 256;" in policy
+    assert "#include <" in policy and "kernel_operator" not in policy  # host-only C++
+
+
+def test_add_computes_per_combination_type():
+    files = rendered(ALL_PROTOS["add"])
+    step = files["op_kernel/add_custom_compute.h"]
+    assert "template <typename T>" in step and "AscendC::Add(z, x, y, count);" in step
+    kernel = files["op_kernel/add_custom.cpp"]
+    assert ("void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)"
+            in flat(kernel))
+    assert ".DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16, ge::DT_INT32})" in \
+        files["op_host/add_custom.cpp"]
+
+
+def test_leaky_relu_attr_reaches_the_kernel_through_tiling():
+    files = rendered(ALL_PROTOS["leaky_relu"])
+    assert re.search(r"float negative_slope; +// attr negative_slope",
+                     files["op_kernel/leaky_relu_custom_tiling.h"])
+    host = files["op_host/leaky_relu_custom.cpp"]
+    assert 'this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.01f);' in host
+    assert "attrs->GetFloat(0)" in host
+    assert "tiling->negative_slope = negativeSlopeAttr != nullptr ? *negativeSlopeAttr : 0.01f;" \
+        in host
+    assert "tiling.negative_slope" in files["op_kernel/leaky_relu_custom_compute.h"]
+
+
+def test_attrs_of_every_type():
+    files = rendered(ALL_PROTOS["all_attrs"])
+    host = files["op_host/all_attrs_custom.cpp"]
+    for line in [
+        'this->Attr("i_req").AttrType(REQUIRED).Int();',
+        'this->Attr("f_opt").AttrType(OPTIONAL).Float(0.01f);',
+        'this->Attr("b_opt").AttrType(OPTIONAL).Bool(true);',
+        'this->Attr("s_opt").AttrType(OPTIONAL).String("a \\"quoted\\" \\\\ path\\012");',
+        'this->Attr("li_opt").AttrType(OPTIONAL).ListInt({1, 2});',
+        'this->Attr("lf_opt").AttrType(OPTIONAL).ListFloat({0.5f, -1.25f});',
+        'this->Attr("lb_opt").AttrType(OPTIONAL).ListBool({true, false});',
+        'this->Attr("lli_opt").AttrType(OPTIONAL).ListListInt({{1, 2}, {3}});',
+        'this->Attr("s_req").AttrType(REQUIRED).String();',
+        'this->Attr("tileLength").AttrType(OPTIONAL).Int(7);',
+    ]:
+        assert line in host, line
+    tiling = files["op_kernel/all_attrs_custom_tiling.h"]
+    fields = re.findall(r"^    (\w+) (\w+);", tiling, re.M)
+    # scalar attrs only (strings and lists stay on the host), widest first; an attr named like
+    # a base field gets a prefix
+    assert fields[6:] == [("int64_t", "i_req"), ("int64_t", "attr_tileLength"),
+                          ("float", "f_opt"), ("bool", "b_opt")]
+    assert "attrs->GetInt(0)" in host and "attrs->GetInt(9)" in host
+    assert "if (iReqAttr == nullptr) {\n        return ge::GRAPH_FAILED;" in host
+
+
+def test_in_place_output():
+    files = rendered(ALL_PROTOS["inplace"])
+    kernel = files["op_kernel/scale_inplace_custom.cpp"]
+    assert ("void scale_inplace_custom(GM_ADDR x, GM_ADDR x_ref, GM_ADDR workspace, "
+            "GM_ADDR tiling)") in flat(kernel)
+    assert "DTYPE_X_REF" in kernel and "xRefGm_.SetGlobalBuffer" in kernel
+    host = files["op_host/scale_inplace_custom.cpp"]
+    assert host.count('this->Input("x")') == 1 and host.count('this->Output("x")') == 1
+
+
+def test_optional_and_dynamic_inputs_are_passed_but_not_streamed():
+    files = rendered(ALL_PROTOS["optional_dynamic"])
+    kernel = files["op_kernel/opt_dyn_custom.cpp"]
+    assert ("void opt_dyn_custom(GM_ADDR x, GM_ADDR bias, GM_ADDR extras, GM_ADDR y, GM_ADDR z, "
+            "GM_ADDR workspace, GM_ADDR tiling)") in flat(kernel)
+    assert "// bias (optional input) is not streamed" in kernel
+    assert "// extras (dynamic input) is not streamed" in kernel
+    assert set(re.findall(r"DTYPE_\w+", kernel)) == {"DTYPE_X", "DTYPE_Y", "DTYPE_Z"}
+    host = files["op_host/opt_dyn_custom.cpp"]
+    assert '.ParamType(OPTIONAL)' in host and '.ParamType(DYNAMIC)' in host
+    # the required input y is IR input 3: by IR index, not by instance
+    assert "context->GetRequiredInputDesc(3)" in host
+
+
+def test_dynamic_output_and_placeholder_step():
+    files = rendered(ALL_PROTOS["dynamic_out"])
+    host = files["op_host/dyn_out_custom.cpp"]
+    assert "GetIrOutputInstanceInfo(0)" in host  # the list output's instances
+    assert "context->GetOutputDesc(OutputIndex(context, 1))" in host  # y comes after it
+    step = files["op_kernel/dyn_out_custom_compute.h"]
+    assert "PLACEHOLDER" in step and "TODO(opgen)" in step and "Duplicate" in step
+    policy = files["op_host/dyn_out_custom_tiling_policy.h"]
+    assert "TMP_COUNT = 0;" in policy and "placeholder" in policy
+
+
+@pytest.mark.parametrize("name", ["add_custom.msopgen", "gelu_custom.seed"])
+def test_prototypes_without_compute(name):
+    files = rendered(ALL_PROTOS[name])
+    op = prototype.loads(ALL_PROTOS[name]).ops[0]
+    step = files[f"op_kernel/{op.snake_name}_compute.h"]
+    assert "PLACEHOLDER" in step and "writes ZEROS" in step
+    assert "AscendC::Duplicate(" in step
+    assert "DO NOT EDIT" not in step
+
+
+def test_soc_short_names_and_tanh_rule():
+    socs = ("ascend910b1", "ascend310p3", "ascend910a")
+    files = rendered(ALL_PROTOS["gelu"], socs)
+    host = files["op_host/gelu_custom.cpp"]
+    assert re.findall(r'AddConfig\("(\w+)"\)', host) == ["ascend910b", "ascend310p", "ascend910"]
+    step = files["op_kernel/gelu_custom_compute.h"]
+    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001)" in step
+    assert "AscendC::Exp(" in step and "AscendC::Tanh(" in step
+    # 310P lacks DataCopyPad: the kernel says so
+    assert "ascend310p" in files["op_kernel/gelu_custom.cpp"].split("#include")[0]
+    only_910a = rendered(ALL_PROTOS["gelu"], ("ascend910a",))["op_kernel/gelu_custom_compute.h"]
+    assert "AscendC::Tanh(" not in only_910a and "#if defined" not in only_910a
+    assert "ascend910 has no Tanh API: computed through Exp" in only_910a
+
+
+def test_names_that_clash_with_generated_identifiers():
+    files = rendered(ALL_PROTOS["name_clash"])
+    kernel = files["op_kernel/name_clash_custom.cpp"]
+    assert "op1.Init(" in kernel  # the kernel object is not called `op`, a tensor's name
+    assert "const uint64_t offset1 =" in kernel
+
+
+def test_several_ops_in_one_project_with_all_templates():
+    text = protos.text(*(json.loads(ALL_PROTOS[n])[0] for n in ("gelu", "add", "leaky_relu")),
+                       protos.SILU)
+    rendered_files = render.render(prototype.loads(text), twin.options(), templates_dir())
+    files = {f.path: f.content.decode() for f in rendered_files}
+    for snake in ("gelu_custom", "add_custom", "leaky_relu_custom", "silu_custom"):
+        assert f"op_kernel/{snake}.cpp" in files and f"op_host/{snake}.cpp" in files
+    hosts = [t for p, t in files.items() if p.startswith("op_host/") and p.endswith(".cpp")]
+    assert len({re.search(r"namespace optiling \{\nnamespace (\w+)", h).group(1)
+                for h in hosts}) == 4
+
+
+def test_lowering_error_surfaces_from_render():
+    data = json.loads(ALL_PROTOS["gelu"])
+    for t in data[0]["input_desc"] + data[0]["output_desc"]:
+        t["type"] = ["double"]
+    with pytest.raises(LoweringError, match="output 'y'.*float64"):
+        rendered(json.dumps(data))
+
+
+# ---------------------------------------------------------------------------------------------
+# twin: compile everything, run against float64 goldens
+# ---------------------------------------------------------------------------------------------
+
+BROKEN_POLICY = """    TilingPlan plan = DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);
+    plan.tileLength += 1;  // deliberately not a multiple of 32 bytes
+    plan.tmpBytes = plan.tileLength * facts.computeBytes;
+    return plan;"""
+
+
+def _renamed(data: dict, op_type: str) -> dict:
+    return {**data, "op": op_type}
+
+
+@pytest.fixture(scope="session")
+def twin_ops(tmp_path_factory):
+    """Render the run ops into two projects, patch a broken policy, build one driver."""
+    base = tmp_path_factory.mktemp("kernel_host")
+    ops = [json.loads(ALL_PROTOS[n])[0] for n in ("add", "gelu", "leaky_relu")]
+    stub = _renamed(json.loads(ALL_PROTOS["add_custom.msopgen"])[0], "AddStubCustom")
+    broken = _renamed(json.loads(ALL_PROTOS["gelu"])[0], "GeluBrokenCustom")
+    ops += [protos.SILU, protos.TWO_OUT, protos.INPLACE, protos.INT_MIX, protos.ALL_ATTRS,
+            protos.NAME_CLASH, protos.OPTIONAL_DYNAMIC, stub, broken]
+    main = twin.render_project(protos.text(*ops), base / "main")
+    policy = base / "main" / "op_host" / "gelu_broken_custom_tiling_policy.h"
+    good = "    return DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);"
+    assert good in policy.read_text()
+    policy.write_text(policy.read_text().replace(good, BROKEN_POLICY))
+    # Tanh and Sigmoid are missing on ascend310b: both sequences, compiled twice
+    mixed = twin.render_project(protos.text(protos.TANH_SIGMOID), base / "mixed",
+                                socs=("ascend910b1", "ascend310b1"))
+    builds = [twin.OpBuild(base / "main", op) for op in main["ops"]]
+    builds.append(twin.OpBuild(base / "mixed", mixed["ops"][0],
+                               (twin.KernelSet("default"),
+                                twin.KernelSet("npu3002", ("-D__NPU_ARCH__=3002",)))))
+    cache = os.environ.get("OPGEN_TEST_CACHE")
+    result = twin.build(builds, base / "build", Path(cache) if cache else None)
+    models = {op.op_type: op for ctx in (main, mixed) for op in ctx["proto"].ops}
+    return result, models, base
+
+
+@pytest.mark.slow
+def test_twin_build_is_warning_free(twin_ops):
+    result, _, _ = twin_ops
+    print("compile seconds:", json.dumps(result.seconds, indent=1))
+    generated = [f"{name}: {text}" for name, text in result.warnings.items()
+                 if "/main/" in text or "/mixed/" in text]
+    assert not generated, "\n".join(generated)
+
+
+RANGES = {"GeluCustom": (-3, 3), "LeakyReluCustom": (-2, 2), "SiluCustom": (-6, 6),
+          "ScaleInplaceCustom": (-1, 1), "TanhSigmoidCustom": (-3, 3), "IntMixCustom": (-90, 90)}
+SHAPES = {"empty": (0,), "one": (1,), "unaligned": (3, 37), "multi_core": (5001,)}
+
+
+def _cases():
+    cases = []
+    runs = {"AddCustom": ["float16", "float32", "bfloat16", "int32"],
+            "GeluCustom": ["float16", "float32", "bfloat16"],
+            "LeakyReluCustom": ["float16", "float32"],
+            "SiluCustom": ["float16", "float32", "bfloat16"],
+            "TwoOutCustom": ["float16", "float32"],
+            "ScaleInplaceCustom": ["float32", "float16"],
+            "IntMixCustom": ["int16", "int32"],
+            "TanhSigmoidCustom": ["float32", "float16"],
+            "NameClashCustom": ["float32"]}
+    for op, dtypes in runs.items():
+        for dtype in dtypes:
+            for shape in SHAPES:
+                cases.append(pytest.param(op, dtype, shape, id=f"{op}-{dtype}-{shape}"))
+    return cases
+
+
+def _attrs(op_type: str) -> list:
+    return {"ScaleInplaceCustom": [("f", 0.5)],
+            "LeakyReluCustom": [("f", 0.2)],
+            "TwoOutCustom": [("f", 0.25), ("i", 4), ("b", False)]}.get(op_type, [])
+
+
+def _attr_values(model, given: list) -> dict:
+    values = {}
+    for k, a in enumerate(model.attrs):
+        values[a.name] = given[k][1] if k < len(given) and given[k][0] != "default" else a.default
+    return values
+
+
+def run_and_judge(twin_ops, op_type, dtype, values, attrs=(), kernel_set="default", **kw):
+    result, models, base = twin_ops
+    model = models[op_type]
+    inputs = [(dtype, values[t.name]) for t in model.inputs]
+    out = twin.run(result.driver, op_type, inputs, list(attrs), kernel_set=kernel_set,
+                   workdir=base, **kw)
+    assert out["ok"], f"{out['stage']}: {out['error']}"
+    stored = {t.name: v for t, v in zip(model.inputs, out["inputs"], strict=True)}
+    attr_values = _attr_values(model, list(attrs))
+    for t, o in zip(model.outputs, out["outputs"], strict=True):
+        expected = twin.golden(model, t.name, stored, attr_values)
+        assert o["dtype"] == dtype and list(o["values"].shape) == list(expected.shape)
+        if dtype in twin.THRESHOLDS:
+            mere, mare = twin.precision(o["values"], expected)
+            limit = twin.THRESHOLDS[dtype]
+            assert mere < limit and mare < 10 * limit, \
+                f"{op_type}/{t.name} {dtype}: MERE {mere:.3g} MARE {mare:.3g} (T = {limit:.3g})"
+        else:  # integers: exact
+            np.testing.assert_array_equal(o["values"], expected)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op_type, dtype, shape", _cases())
+def test_twin_numerics(twin_ops, op_type, dtype, shape):
+    rng = np.random.default_rng(zlib.crc32(f"{op_type}/{dtype}/{shape}".encode()))
+    lo, hi = RANGES.get(op_type, (0.5, 2.0))
+    model = twin_ops[1][op_type]
+    if dtype.startswith("int"):
+        values = {t.name: rng.integers(lo, hi, SHAPES[shape]).astype(np.float64)
+                  for t in model.inputs}
+    else:
+        values = {t.name: rng.uniform(lo, hi, SHAPES[shape]) for t in model.inputs}
+    out = run_and_judge(twin_ops, op_type, dtype, values, _attrs(op_type))
+    if shape != "multi_core":
+        assert out["block_dim"] == 1
+    else:
+        assert out["block_dim"] == 5  # at least MIN_ELEMS_PER_CORE (1024) elements per core
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op_type, dtype", [("GeluCustom", "float16"), ("TwoOutCustom", "float32"),
+                                            ("AddCustom", "int32"), ("SiluCustom", "bfloat16")])
+def test_twin_many_tiles_per_core(twin_ops, op_type, dtype):
+    """A small UB and four cores: every core runs several tiles, the last one a short tail."""
+    rng = np.random.default_rng(1)
+    lo, hi = RANGES.get(op_type, (0.5, 2.0))
+    model = twin_ops[1][op_type]
+    gen = (lambda: rng.integers(-1000, 1000, 9999).astype(np.float64)) if dtype == "int32" \
+        else (lambda: rng.uniform(lo, hi, 9999))
+    out = run_and_judge(twin_ops, op_type, dtype, {t.name: gen() for t in model.inputs},
+                        _attrs(op_type), cores=4, ub=8192)
+    assert out["block_dim"] == 4
+
+
+@pytest.mark.slow
+def test_twin_more_than_cores_times_tiles_on_the_default_platform(twin_ops):
+    rng = np.random.default_rng(2)
+    out = run_and_judge(twin_ops, "GeluCustom", "float32", {"x": rng.uniform(-3, 3, 400_000)})
+    assert out["block_dim"] == 40
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_twin_exp_fallback_on_310b(twin_ops, dtype):
+    """The __NPU_ARCH__ == 3002 branch (no Tanh/Sigmoid API) computes the same function."""
+    rng = np.random.default_rng(3)
+    run_and_judge(twin_ops, "TanhSigmoidCustom", dtype, {"x": rng.uniform(-3, 3, 2000)},
+                  kernel_set="npu3002")
+
+
+@pytest.mark.slow
+def test_twin_default_attrs(twin_ops):
+    rng = np.random.default_rng(4)
+    values = {"x": rng.uniform(0.5, 2, 300), "y": rng.uniform(0.5, 2, 300)}
+    run_and_judge(twin_ops, "TwoOutCustom", "float16", values,
+                  [("default", None)] * 3)
+    run_and_judge(twin_ops, "AllAttrsCustom", "float32", {"x": rng.uniform(-1, 1, 300)},
+                  [("i", 5), ("default", None), ("default", None), ("default", None),
+                   ("default", None), ("default", None), ("default", None), ("default", None),
+                   ("s", "text"), ("i", 3)])
+
+
+@pytest.mark.slow
+def test_twin_placeholder_step_writes_zeros(twin_ops):
+    result, _, base = twin_ops
+    rng = np.random.default_rng(5)
+    out = twin.run(result.driver, "AddStubCustom",
+                   [("float16", rng.uniform(1, 2, 100)), ("float16", rng.uniform(1, 2, 100))],
+                   workdir=base)
+    assert out["ok"], out["error"]
+    assert np.all(out["outputs"][0]["values"] == 0)
+
+
+@pytest.mark.slow
+def test_twin_catches_a_tile_that_is_not_32_byte_aligned(twin_ops):
+    result, _, base = twin_ops
+    out = twin.run(result.driver, "GeluBrokenCustom",
+                   [("float32", np.linspace(-1, 1, 3000))], workdir=base)
+    assert not out["ok"] and out["stage"] == "launch"
+    assert "not 32-byte aligned" in out["error"], out["error"]
