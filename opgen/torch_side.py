@@ -1,9 +1,794 @@
-"""PyTorch-side template data (owned by the torch_ext templates work; filled in there)."""
+"""The PyTorch package of a generated project, as template data (`op.torch`).
+
+`torch_context(op, options)` turns one op of the model into everything the `templates/torch_ext`
+templates print: the C++ types of the schema arguments, the CPU kernel's twin call, the NPU
+adapter's `EXEC_NPU_CMD_EXT` arguments in aclnn order, the Python signatures, the fake kernel,
+the golden-based backward and the torchair converter. Templates only loop and print.
+
+Naming rules that keep generated code free of collisions (prototype names are identifiers that
+never end in "_" and never hold "__", see `names.NAME_RE`):
+- generated locals end in "_" (`inputs_`, `out_`), so they never meet a prototype name;
+- the NPU adapter's `EXEC_NPU_CMD_EXT` arguments are `<aclnn name>_` (aclnn names hold no "_");
+- a C++ parameter whose name would hide a namespace the body uses (`at`, `std`, ...) becomes
+  `<name>_arg_`; Python parameters keep the schema names (callers may pass them by keyword).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from opgen.catalog import DTYPES
+from opgen.context import cpp_string, py_string
+from opgen.model import Attr, Op, TensorParam, torch_literal
 
-def torch_context(op, options) -> dict[str, Any]:
-    return {}
+# Identifiers a C++ parameter must not hide: namespaces and free functions the generated bodies
+# and the EXEC_NPU_CMD_EXT macro use unqualified or as a qualifier.
+CPP_RESERVED = frozenset(
+    "at c10 std torch c10_npu at_npu op_plugin ge gert fe ops optiling AscendC opgen_twin "
+    "opgen_torch opgen_npu device_of".split()
+)
+# Module-level names of the generated Python modules that an op function must not replace.
+PY_MODULE_NAMES = frozenset("torch Tensor Sequence annotations".split())
+# Attributes of the generated package that an op function must not replace there.
+PACKAGE_NAMES = frozenset("ops golden graph overrides load_npu npu_loaded".split())
+
+# at::ScalarType of each canonical dtype (the C++ enumerator after `at::`).
+AT_SCALAR_TYPES = {
+    "float16": "kHalf", "bfloat16": "kBFloat16", "float32": "kFloat", "float64": "kDouble",
+    "int8": "kChar", "int16": "kShort", "int32": "kInt", "int64": "kLong", "uint8": "kByte",
+    "uint16": "kUInt16", "uint32": "kUInt32", "uint64": "kUInt64", "bool": "kBool",
+}
+
+# Per msopgen attr type: C++ parameter type of the op implementation, Python annotation,
+# torchair attr builder (torchair.ge.attr.<X>), opgen_twin::AttrValue conversion.
+ATTR_CPP_TYPES = {
+    "int": "int64_t",
+    "float": "double",
+    "bool": "bool",
+    "string": "c10::string_view",
+    "list_int": "at::IntArrayRef",
+    "list_float": "at::ArrayRef<double>",
+    "list_bool": "const c10::List<bool>&",
+    "list_list_int": "const std::vector<std::vector<int64_t>>&",
+}
+ATTR_PY_TYPES = {
+    "int": "int", "float": "float", "bool": "bool", "string": "str",
+    "list_int": "Sequence[int]", "list_float": "Sequence[float]", "list_bool": "Sequence[bool]",
+    "list_list_int": "Sequence[Sequence[int]]",
+}
+GE_ATTRS = {
+    "int": "Int", "float": "Float", "bool": "Bool", "string": "Str", "list_int": "ListInt",
+    "list_float": "ListFloat", "list_bool": "ListBool", "list_list_int": "ListListInt",
+}
+TWIN_ATTRS = {  # C++ expression of an opgen_twin::AttrValue from the parameter `{}`
+    "int": "int64_t{{{}}}",
+    "float": "static_cast<float>({})",
+    "bool": "bool{{{}}}",
+    "string": "std::string({})",
+    "list_int": "{}.vec()",
+    "list_float": "std::vector<float>({0}.begin(), {0}.end())",
+    "list_bool": "opgen_torch::ToVector({})",
+    "list_list_int": "{}",
+}
+
+
+def cpp_param_name(name: str) -> str:
+    return f"{name}_arg_" if name in CPP_RESERVED else name
+
+
+def py_function_name(snake: str) -> str:
+    return f"{snake}_op" if snake in PY_MODULE_NAMES else snake
+
+
+def dtype_label(dtypes) -> str:
+    return ", ".join(dtypes)
+
+
+def doc_text(text: str) -> str:
+    """Text safe inside a generated \"\"\"docstring\"\"\" (no escapes, no closing quotes)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+LINE = 100  # line length of the generated Python (the project's ruff setting)
+
+
+def py_def(name: str, params: list[str], returns: str | None = None) -> str:
+    """A top-level `def` line, one parameter per line when it would be too long."""
+    tail = ")" + (f" -> {returns}" if returns else "") + ":"
+    line = f"def {name}(" + ", ".join(params) + tail
+    if len(line) <= LINE or not params:
+        return line
+    return f"def {name}(\n" + "".join(f"    {p},\n" for p in params) + tail
+
+
+def py_call(head: str, args: list[str], indent: int, lead: int = 0) -> str:
+    """`head(args)` in a statement at `indent` columns whose text before the call takes `lead`
+    columns; one argument per line when too long."""
+    line = f"{head}(" + ", ".join(args) + ")"
+    if indent + lead + len(line) <= LINE or not args:
+        return line
+    pad = " " * (indent + 4)
+    return f"{head}(\n" + "".join(f"{pad}{a},\n" for a in args) + " " * indent + ")"
+
+
+def cpp_call(head: str, args: list[str], indent: int, tail: str = "") -> str:
+    """`head(args)tail` at `indent` columns; when too long, the arguments are filled greedily
+    into lines aligned after the parenthesis (clang-format's style)."""
+    line = f"{head}(" + ", ".join(args) + ")" + tail
+    if indent + len(line) <= LINE or not args:
+        return line
+    column = indent + len(head) + 1
+    lines, current = [], f"{head}("
+    for i, arg in enumerate(args):
+        piece = arg + (", " if i < len(args) - 1 else ")" + tail)
+        too_long = (indent if not lines else 0) + len(current) + len(piece.rstrip()) > LINE
+        if too_long and not current.endswith("("):
+            lines.append(current.rstrip())
+            current = " " * column
+        current += piece
+    lines.append(current.rstrip())
+    return "\n".join(lines)
+
+
+def wrap(text: str, width: int = LINE - 8) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+
+
+def noqa_long(line: str, indent: int) -> str:
+    """A line of user text (a golden expression) that cannot be wrapped safely."""
+    return line + "  # noqa: E501" if indent + len(line) > LINE else line
+
+
+# ---------------------------------------------------------------------------------------------
+# schema arguments
+# ---------------------------------------------------------------------------------------------
+
+
+def py_literal(attr_type: str, value: Any) -> str:
+    """A default value as Python source (lists as tuples: immutable defaults)."""
+    if isinstance(value, list):
+        item = attr_type.removeprefix("list_")
+        items = [py_literal(item, v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if attr_type == "bool":
+        return "True" if value else "False"
+    if attr_type == "int":
+        return str(int(value))
+    if attr_type == "float":
+        return repr(float(value))
+    if attr_type == "string":
+        return py_string(value)
+    raise ValueError(attr_type)
+
+
+def schema_defaults(op: Op) -> dict[str, bool]:
+    """Per schema argument, whether the schema kept a default (model.build_torch_schema's rule:
+    a default survives only when every later argument has one too)."""
+    params: list[tuple[str, bool]] = []
+    for t in op.inputs:
+        params.append((t.name, t.param_type == "optional" and not t.is_ref))
+    for a in op.attrs:
+        params.append((a.name, not a.required and torch_literal(a.type, a.default) is not None))
+    kept: dict[str, bool] = {}
+    trailing = True
+    for name, has_default in reversed(params):
+        trailing = trailing and has_default
+        kept[name] = trailing
+    return kept
+
+
+def tensor_param(t: TensorParam, index: int, kept_default: bool) -> dict[str, Any]:
+    if t.is_ref:
+        kind, cpp_type, annotation = "ref", "at::Tensor&", "Tensor"
+    elif t.param_type == "dynamic":
+        kind, cpp_type, annotation = "list", "at::TensorList", "Sequence[Tensor]"
+    elif t.param_type == "optional":
+        kind, cpp_type, annotation = "optional", "const c10::optional<at::Tensor>&", "Tensor | None"
+    else:
+        kind, cpp_type, annotation = "tensor", "const at::Tensor&", "Tensor"
+    dtypes = list(dict.fromkeys(t.dtypes))
+    doc = " or ".join(dtypes) + {"ref": " tensor, updated in place", "list": " tensors (a list)",
+                                 "optional": " tensor, or None",
+                                 "tensor": " tensor"}[kind] + "."
+    return {
+        "name": t.name,
+        "kind": kind,
+        "is_tensor": True,
+        "input_index": index,
+        "cpp_name": cpp_param_name(t.name),
+        "cpp_type": cpp_type,
+        "py_annotation": annotation,
+        "py_default": "None" if kind == "optional" and kept_default else None,
+        "doc": doc,
+    }
+
+
+def attr_param(a: Attr, index: int, kept_default: bool) -> dict[str, Any]:
+    default = py_literal(a.type, a.default) if kept_default else None
+    doc = f"{a.type} attr"
+    if not a.required:
+        doc += f", default {py_literal(a.type, a.default)}"
+        if not kept_default:
+            doc += " in the kernel; the schema cannot keep it, so pass it"
+    return {
+        "name": a.name,
+        "kind": "attr",
+        "is_tensor": False,
+        "attr_index": index,
+        "attr_type": a.type,
+        "cpp_name": cpp_param_name(a.name),
+        "cpp_type": ATTR_CPP_TYPES[a.type],
+        "py_annotation": ATTR_PY_TYPES[a.type],
+        "py_default": default,
+        "doc": doc_text(doc) + ".",
+        "ge_attr": GE_ATTRS[a.type],
+        "twin_value": TWIN_ATTRS[a.type].format(cpp_param_name(a.name)),
+    }
+
+
+def py_param(p: dict[str, Any], annotated: bool) -> str:
+    text = p["name"]
+    if annotated:
+        text += f": {p['py_annotation']}"
+    if p["py_default"] is not None:
+        text += f" = {p['py_default']}" if annotated else f"={p['py_default']}"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs
+# ---------------------------------------------------------------------------------------------
+
+
+def output_info(op: Op) -> list[dict[str, Any]]:
+    """Every prototype output, with where it sits among the op's returns (None: in place)."""
+    outs = []
+    position = 0
+    for i, t in enumerate(op.outputs):
+        info = {
+            "name": t.name,
+            "index": i,
+            "is_ref": t.is_ref,
+            "is_list": t.param_type == "dynamic",
+            "return_index": None if t.is_ref else position,
+            "dtypes": list(dict.fromkeys(t.dtypes)),
+        }
+        if not t.is_ref:
+            position += 1
+        outs.append(info)
+    return outs
+
+
+def return_types(returned: list[dict[str, Any]]) -> tuple[str, str]:
+    """(C++ return type, Python return annotation) of the op."""
+    cpp = ["std::vector<at::Tensor>" if r["is_list"] else "at::Tensor" for r in returned]
+    py = ["list[Tensor]" if r["is_list"] else "Tensor" for r in returned]
+    if not returned:
+        return "void", "None"
+    if len(returned) == 1:
+        return cpp[0], py[0]
+    return f"std::tuple<{', '.join(cpp)}>", f"tuple[{', '.join(py)}]"
+
+
+def cpp_return_types(returned: list[dict[str, Any]]) -> str:
+    return return_types(returned)[0]
+
+
+def cpp_return_statement(returned: list[dict[str, Any]], values: list[str]) -> str:
+    if not returned:
+        return ""
+    if len(returned) == 1:
+        return f"return {values[0]};"
+    return f"return std::make_tuple({', '.join(values)});"
+
+
+# ---------------------------------------------------------------------------------------------
+# dtype combinations and kernel variants
+# ---------------------------------------------------------------------------------------------
+
+
+def variants(op: Op) -> list[dict[str, Any]]:
+    """One compiled kernel per dtype combination (the twin's "Dtype variants" pattern)."""
+    out = []
+    for k, combo in enumerate(op.dtype_combinations):
+        suffix = combo[0] if len(set(combo)) == 1 else "_".join(combo)
+        macros = []
+        for t, dtype in zip(op.tensors, combo, strict=True):
+            is_output = len(macros) >= len(op.inputs)
+            macro = f"DTYPE_{t.name.upper()}" + ("_REF" if is_output and t.is_ref else "")
+            macros.append({"name": macro, "value": DTYPES[dtype].c_type})
+        symbol = f"opgen_kernel_{op.snake_name}_{suffix}"
+        out.append({
+            "comment": wrap(f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "
+                            f"CPU twin, with one dtype combination: "
+                            f"{dtype_label(combo[: len(op.inputs)])} -> "
+                            f"{dtype_label(combo[len(op.inputs):])}. Its entry {symbol} is what "
+                            "csrc/ops.cpp runs for inputs of these dtypes.", LINE - 3),
+            "declaration": cpp_call(f'extern "C" void {symbol}',
+                                    ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"),
+            "index": k,
+            "file": f"{op.snake_name}_{suffix}.cpp",
+            "symbol": symbol,
+            "namespace": f"opgen_variant_{op.snake_name}_{suffix}",
+            "macros": macros,
+            "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
+            "at_dtypes": ", ".join(f"at::{AT_SCALAR_TYPES[d]}" for d in combo),
+            "py_inputs": py_dtype_tuple(combo[: len(op.inputs)]),
+            "py_outputs": py_dtype_tuple(combo[len(op.inputs):]),
+            "label": f"{dtype_label(combo[: len(op.inputs)])} -> "
+                     f"{dtype_label(combo[len(op.inputs):])}",
+        })
+    return out
+
+
+def py_dtype_tuple(dtypes) -> str:
+    items = [f"torch.{d}" for d in dtypes]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+# ---------------------------------------------------------------------------------------------
+# the CPU kernel (opgen's CPU twin)
+# ---------------------------------------------------------------------------------------------
+
+
+def cpu_context(op: Op, params, outs) -> dict[str, Any]:
+    by_name = {p["name"]: p for p in params}
+    unsupported = ""
+    if any(t.param_type == "dynamic" for t in op.tensors):
+        unsupported = (f"{op.op_type} has a dynamic (list) input or output, which the CPU twin "
+                       "cannot run; use an NPU")
+    host_inputs = []
+    for t in op.inputs:
+        p = by_name[t.name]
+        name_literal = cpp_string(t.name)
+        if p["kind"] == "optional":
+            host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
+        elif p["kind"] != "list":
+            host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
+    refs = [{"output_index": o["index"], "cpp_name": by_name[o["name"]]["cpp_name"]}
+            for o in outs if o["is_ref"]]
+    returned = [o for o in outs if not o["is_ref"]]
+    values = [f"outputs_[{o['index']}]" for o in returned]
+    pieces = wrap(unsupported, LINE - 30)
+    pieces = [cpp_string(piece + (" " if i < len(pieces) - 1 else ""))
+              for i, piece in enumerate(pieces)]
+    return {
+        "function": f"{op.snake_name}_cpu",
+        "unsupported": cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
+        "op_type_literal": cpp_string(op.op_type),
+        "host_inputs": host_inputs,
+        "attr_values": [p["twin_value"] for p in params if p["kind"] == "attr"],
+        "refs": refs,
+        "return_statement": cpp_return_statement(returned, values),
+        "run": ("const std::vector<at::Tensor> outputs_ =\n        " if returned or refs else "")
+               + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);",
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# the NPU adapter (EXEC_NPU_CMD_EXT -> aclnn<Op>)
+# ---------------------------------------------------------------------------------------------
+
+
+def device_param(params) -> dict[str, Any] | None:
+    """The tensor argument whose device the NPU adapter guards (a required one if any)."""
+    for kinds in (("tensor", "ref"), ("list",), ("optional",)):
+        for p in params:
+            if p["kind"] in kinds:
+                return p
+    return None
+
+
+def npu_context(op: Op, params, outs) -> dict[str, Any]:
+    if op.aclnn is None:
+        return {"enabled": False, "reason": op.aclnn_missing_reason,
+                "reason_lines": wrap(f"{op.op_type} has no NPU adapter: "
+                                     f"{op.aclnn_missing_reason}.", LINE - 3)}
+    by_name = {p["name"]: p for p in params}
+    guard = device_param(params)
+    if guard is None:
+        reason = "it has no tensor input to take the device from"
+        return {"enabled": False, "reason": reason,
+                "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3)}
+    prep: list[str] = []  # statements before the outputs are allocated
+    finish: list[str] = []  # statements after the aclnn call
+    call_args: list[str] = []
+    uses_float_array = False
+    out_vars: dict[str, str] = {}  # output name -> its local variable
+    for arg in op.aclnn.args:
+        local = f"{arg.name}_"
+        if arg.role == "output":
+            out_vars[arg.source] = local
+            call_args.append(local if not outs_by_name(outs)[arg.source]["is_list"]
+                             else f"{arg.name}_list_")
+            continue
+        p = by_name[arg.source]
+        src = p["cpp_name"]
+        if arg.role == "input":
+            if p["kind"] == "ref":
+                prep.append(f"at::Tensor {local} = {src}.is_contiguous() ? {src} : "
+                            f"{src}.contiguous();")
+                finish.append(f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});"
+                              "\n    }")
+            elif p["kind"] == "list":
+                prep.append(f"std::vector<at::Tensor> {arg.name}_items_ = "
+                            f"opgen_npu::Contiguous({src});")
+                prep.append(f"at::TensorList {local} = {arg.name}_items_;")
+            elif p["kind"] == "optional":
+                prep.append(f"c10::optional<at::Tensor> {local} = opgen_npu::Contiguous({src});")
+            else:
+                prep.append(f"at::Tensor {local} = {src}.contiguous();")
+        else:
+            attr_type = p["attr_type"]
+            if attr_type == "string":
+                prep.append(f"std::string {arg.name}_text_({src});")
+                prep.append(f"char* {local} = {arg.name}_text_.data();")
+            elif attr_type == "list_float":
+                uses_float_array = True
+                prep.append(f"opgen_npu::FloatArray {local}({src});")
+            elif attr_type == "list_bool":
+                prep.append(f"c10::SmallVector<bool, 8> {arg.name}_items_ = "
+                            f"opgen_npu::ToSmallVector({src});")
+                prep.append(f"at::ArrayRef<bool> {local}({arg.name}_items_);")
+            else:
+                prep.append(f"{p['cpp_type']} {local} = {src};")
+        call_args.append(local)
+
+    returned = [o for o in outs if not o["is_ref"]]
+    alloc: list[str] = []
+    meta: dict[str, Any] | None = None
+    if op.is_elementwise:
+        # Elementwise: every output has the first input's shape; dtypes by combination.
+        first = next(p for p in params if p["kind"] in ("tensor", "ref"))
+        shape = f"{first['cpp_name']}.sizes()"
+        for o in returned:
+            dtype = f"combination_[{len(op.inputs) + o['index']}]"
+            alloc.append(f"at::Tensor {out_vars[o['name']]} = at::empty({shape}, "
+                         f"{first['cpp_name']}.options().dtype({dtype}));")
+    else:
+        # Otherwise the op's fake kernel (ops.py) tells the output shapes, run on meta tensors.
+        meta_prep, meta_args = [], []
+        for p in params:
+            copy = f"{p['name']}_meta_"
+            if p["kind"] in ("tensor", "ref"):
+                meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p['cpp_name']});")
+            elif p["kind"] == "optional":
+                meta_prep.append(f"c10::optional<at::Tensor> {copy} = "
+                                 f"opgen_npu::ToMeta({p['cpp_name']});")
+            elif p["kind"] == "list":
+                meta_prep.append(f"std::vector<at::Tensor> {copy} = "
+                                 f"opgen_npu::ToMeta({p['cpp_name']});")
+            else:
+                copy = p["cpp_name"]
+            meta_args.append(copy)
+        meta = {"prep": meta_prep, "args": ", ".join(meta_args),
+                "signature": f"{cpp_return_types(returned)}"
+                             f"({', '.join(p['cpp_type'] for p in params)})"}
+        for o in returned:
+            source = ("meta_outputs_" if len(returned) == 1
+                      else f"std::get<{o['return_index']}>(meta_outputs_)")
+            kind = "std::vector<at::Tensor>" if o["is_list"] else "at::Tensor"
+            alloc.append(f"{kind} {out_vars[o['name']]} = opgen_npu::EmptyLike({source}, "
+                         f"{device_expr(guard)});")
+    for o in returned:
+        if o["is_list"]:
+            aclnn_name = next(a.name for a in op.aclnn.args if a.source == o["name"]
+                              and a.role == "output")
+            alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o['name']]};")
+
+    values = [out_vars[o["name"]] for o in returned]
+    refs = [f"{a.name}_" for a in op.aclnn.args if a.role == "input"
+            and by_name[a.source]["kind"] == "ref"]
+    return_statement = cpp_return_statement(returned, values)
+    return {
+        "enabled": True,
+        "all_empty": f"opgen_npu::AllEmpty({{{', '.join(values + refs)}}})",
+        "early_return": return_statement or "return;",
+        "reason": "",
+        "function": f"{op.snake_name}_npu",
+        "aclnn": op.aclnn.name,
+        "header": wrap(f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
+                       f"{op.aclnn.name} of the op package this project builds, which torch_npu "
+                       "finds at run time (libcust_opapi.so in the vendor directories of "
+                       "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:", LINE - 3),
+        "aclnn_prototype": cpp_call(
+            f"aclnnStatus {op.aclnn.workspace_fn}",
+            [a.declaration() for a in op.aclnn.args]
+            + ["uint64_t *workspaceSize", "aclOpExecutor **executor"], 5).replace("\n  ", "\n//"),
+        "guard": f"at::device_of({guard['cpp_name']})",
+        "prep": prep,
+        "needs_dtypes": op.is_elementwise and bool(returned),
+        "meta": meta,
+        "alloc": alloc,
+        "call_args": ", ".join(call_args),
+        "exec": cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *call_args], 4, ";"),
+        "finish": finish,
+        "return_statement": return_statement,
+        "uses_float_array": uses_float_array,
+        "dtype_inputs": ", ".join(npu_dtype_arg(p) for p in params if p["is_tensor"]),
+    }
+
+
+def outs_by_name(outs) -> dict[str, dict[str, Any]]:
+    return {o["name"]: o for o in outs}
+
+
+def device_expr(guard: dict[str, Any]) -> str:
+    """A C++ expression of the device the adapter runs on."""
+    if guard["kind"] in ("tensor", "ref"):
+        return f"{guard['cpp_name']}.device()"
+    return f"at::device_of({guard['cpp_name']}).value()"
+
+
+def npu_dtype_arg(p: dict[str, Any]) -> str:
+    """The dtype an input contributes to the combination lookup (nullopt: absent, any)."""
+    name = p["cpp_name"]
+    if p["kind"] == "optional":
+        return f"opgen_npu::DtypeOf({name})"
+    if p["kind"] == "list":
+        return f"opgen_npu::DtypeOf({name})"
+    return f"{name}.scalar_type()"
+
+
+# ---------------------------------------------------------------------------------------------
+# Python: fake kernel, autograd, golden, converter
+# ---------------------------------------------------------------------------------------------
+
+
+def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
+    """How the fake (meta) kernel computes the output metadata: the lines of its body."""
+    returned = [o for o in outs if not o["is_ref"]]
+    op_type = py_string(op.op_type)
+    table = f"_{op.snake_name.upper()}_DTYPES"
+    tensor_args = [p["name"] for p in params if p["is_tensor"]]
+    check = py_call("_output_dtypes", [op_type, table, *tensor_args], 4,
+                    len("dtypes_ = ") if returned else 0)
+    lines = [f"dtypes_ = {check}" if returned else check]
+    if op.is_elementwise:
+        required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
+        first = required[0]
+        for other in required[1:]:
+            lines.append(py_call("_check_same_shape", [op_type, py_string(first), first,
+                                                       py_string(other), other], 4))
+        values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
+                  for o in returned]
+        mode = "elementwise"
+    elif op.golden and all(o.name in op.golden for o in op.outputs):
+        lines.append("# The float64 reference run on the fake tensors: only its shapes count.")
+        call = py_call(f"_golden.{py_function_name(op.snake_name)}",
+                       [p["name"] for p in params], 4, len("results_ = "))
+        lines.append(f"results_ = {call}")
+        if len(op.outputs) == 1:
+            lines.append("results_ = (results_,)")
+        values = []
+        for o in returned:
+            source = f"results_[{o['index']}]"
+            if o["is_list"]:
+                values.append(f"[t_.new_empty(t_.shape, dtype=dtypes_[{o['index']}]) "
+                              f"for t_ in {source}]")
+            else:
+                values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
+        mode = "golden"
+    else:
+        message = (f"{op.op_type} is not elementwise and has no golden expression, so opgen "
+                   f"cannot tell its output shapes: define fake() in "
+                   f"{options.package}/{options_path(op)}")
+        pieces = wrap(message, LINE - 12)
+        lines = ["raise NotImplementedError("]
+        lines += [f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
+                  for i, piece in enumerate(pieces)]
+        lines[-1] += ")"
+        return {"mode": "none", "lines": lines}
+    if not returned:
+        lines.append("return None")
+    elif len(returned) == 1:
+        lines.append(f"return {values[0]}")
+    else:
+        lines.append("return (")
+        lines += [f"    {v}," for v in values]
+        lines.append(")")
+    return {"mode": mode, "lines": lines}
+
+
+def options_path(op: Op) -> str:
+    return f"overrides/{op.snake_name}.py"
+
+
+def call_args(params) -> str:
+    return ", ".join(p["name"] for p in params)
+
+
+def is_differentiable(op: Op) -> tuple[bool, str]:
+    """Whether opgen registers a backward (autograd of the golden); else the reason."""
+    if any(t.is_ref for t in op.inputs):
+        return False, ("it updates an input in place, and torch.library.register_autograd "
+                       "takes only functional ops")
+    if not op.golden or any(o.name not in op.golden for o in op.outputs):
+        return False, "it has no golden expression for every output to differentiate"
+    if any(o.param_type == "dynamic" for o in op.outputs):
+        return False, "it has a dynamic (list) output"
+    if not any(DTYPES[d].is_float for t in op.inputs for d in t.dtypes):
+        return False, "no input takes a floating-point dtype"
+    if not any(DTYPES[d].is_float for t in op.outputs for d in t.dtypes):
+        return False, "no output has a floating-point dtype"
+    return True, ""
+
+
+def golden_context(op: Op, options, params) -> dict[str, Any]:
+    complete = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
+    exprs = [op.golden.get(o.name) or "None" for o in op.outputs]
+    if len(exprs) == 1:
+        body = [noqa_long(f"return {exprs[0]}", 4)]
+    elif len(" ".join(exprs)) + 14 <= LINE:
+        body = [f"return ({', '.join(exprs)})"]
+    else:
+        body = ["return ("] + [noqa_long(f"    {e},", 4) for e in exprs] + [")"]
+    function = py_function_name(op.snake_name)
+    formula = f"{op.snake_name}_formula"
+    plain = [py_param(p, annotated=False) for p in params]
+    converted = [f"_float64({p['name']})" if p["is_tensor"] else p["name"] for p in params]
+    doc = [noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
+           for o in op.outputs if o.name in op.golden]
+    missing = [o.name for o in op.outputs if o.name not in op.golden]
+    user_file = py_string(f"{options.package}/{options_path(op)}")
+    return {
+        "has_golden": bool(op.golden),
+        "complete": complete,
+        "function": function,
+        "formula": formula,
+        "def_golden": py_def(function, plain),
+        "def_formula": py_def(formula, plain),
+        "call_formula": "return " + py_call(formula, converted, 4, len("return ")),
+        "call_user": "return " + py_call("golden_", converted, 4, len("return ")),
+        "user_lookup": py_call("_user_golden", [f"_{op.snake_name}_user", user_file], 4,
+                               len("golden_ = ")),
+        "body": body,
+        "doc": doc,
+        "missing": missing,
+    }
+
+
+def converter_context(op: Op, params, outs) -> dict[str, Any]:
+    """The torchair converter: one GE node of the op's IR (the op package registers it)."""
+    by_name = {p["name"]: p for p in params}
+    inputs = [{"key": py_string(t.name), "value": t.name} for t in op.inputs]
+    attrs = [{"key": py_string(a.name),
+              "value": f"_ge.attr.{by_name[a.name]['ge_attr']}({a.name})"} for a in op.attrs]
+    returned = [o for o in outs if not o["is_ref"]]
+    dynamic = [o for o in outs if o["is_list"]]
+    outputs = []
+    for o in outs:
+        if o["is_list"]:
+            count = "len(meta_outputs)" if len(returned) == 1 else (
+                f"len(meta_outputs[{o['return_index']}])")
+            outputs.append(f"({py_string(o['name'])}, {count})")
+        else:
+            outputs.append(py_string(o["name"]))
+    if not returned:
+        result = "None"
+    elif len(outs) == 1:
+        result = "outputs_"
+    elif len(returned) == 1:
+        result = f"outputs_[{returned[0]['index']}]"
+    else:
+        result = "(" + ", ".join(f"outputs_[{o['index']}]" for o in returned) + ")"
+    return {
+        "function": f"convert_{op.snake_name}",
+        "needs_meta_outputs": bool(dynamic),
+        "inputs": inputs,
+        "attrs": attrs,
+        "outputs": outputs,
+        "result": result,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# the op's torch context
+# ---------------------------------------------------------------------------------------------
+
+
+def torch_context(op: Op, options) -> dict[str, Any]:
+    kept = schema_defaults(op)
+    params = [tensor_param(t, i, kept[t.name]) for i, t in enumerate(op.inputs)]
+    params += [attr_param(a, i, kept[a.name]) for i, a in enumerate(op.attrs)]
+    outs = output_info(op)
+    returned = [o for o in outs if not o["is_ref"]]
+    cpp_return, py_return = return_types(returned)
+    differentiable, not_differentiable = is_differentiable(op)
+    py_name = py_function_name(op.snake_name)
+    description = [f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.outputs
+                   if o.name in op.golden]
+    annotated = [py_param(p, annotated=True) for p in params]
+    plain = [py_param(p, annotated=False) for p in params]
+    op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
+    call = py_call(f"{op_path}.default", [p["name"] for p in params], 4,
+                   len("return ") if returned else 0)
+    fake = fake_context(op, options, params, outs)
+    register_args = [py_string(f"{options.namespace}::{op.snake_name}"),
+                     f"_{op.snake_name}_user", f"_{op.snake_name}_fake"]
+    if differentiable:
+        register_args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
+    decls = [f"{p['cpp_type']} {p['cpp_name']}" for p in params]
+    overrides_file = f"{options.package}/{options_path(op)}"
+    return {
+        # names
+        "qualname": f"{options.namespace}::{op.snake_name}",  # ns::op
+        "qualname_literal": py_string(f"{options.namespace}::{op.snake_name}"),
+        "op_path": op_path,  # torch.ops.ns.op
+        "op_type_literal": py_string(op.op_type),
+        "name_literal": cpp_string(op.snake_name),
+        "schema": op.torch_schema,
+        "schema_literal": cpp_string(op.torch_schema),
+        "py_name": py_name,  # the function in ops.py (and the package, when "exported")
+        "exported": py_name not in PACKAGE_NAMES,
+        "upper": op.snake_name.upper(),
+        # arguments and results
+        "params": params,
+        "tensor_params": [p for p in params if p["is_tensor"]],
+        "attr_params": [p for p in params if not p["is_tensor"]],
+        "outputs": outs,  # every prototype output; return_index None when updated in place
+        "returned": returned,  # the outputs the op returns
+        "variants": variants(op),  # one per dtype combination
+        "dtype_header": f"{', '.join(t.name for t in op.inputs)} -> "
+                        f"{', '.join(t.name for t in op.outputs)}",
+        # Python
+        "py_signature": ", ".join(annotated),
+        "py_params": ", ".join(plain),
+        "py_args": call_args(params),
+        "py_return": py_return,
+        "uses_sequence": any("Sequence" in p["py_annotation"] for p in params),
+        "uses_golden": differentiable or fake["mode"] == "golden",
+        "defs": {
+            "function": py_def(py_name, annotated, py_return),
+            "fake": py_def(f"_{op.snake_name}_fake", plain),
+        },
+        "op_call": ("return " if returned else "") + call,
+        "description": description,
+        "arg_docs": [line for p in params for line in arg_doc(p)],
+        "register_call": py_call("_register", register_args, 0),
+        "fake": fake,
+        "differentiable": differentiable,
+        "not_differentiable_reason": not_differentiable,
+        "no_backward_comment": wrap(f"No backward from opgen: {not_differentiable}.", LINE - 2),
+        "golden": golden_context(op, options, params),
+        "converter": converter_context(op, params, outs),
+        "overrides_file": overrides_file,
+        "overrides_file_literal": py_string(overrides_file),
+        "overrides_module": f"_{op.snake_name}_user",
+        "overrides_args": wrap("Each takes the op's arguments: "
+                               + (", ".join(plain) if plain else "none") + ".", LINE - 4),
+        "overrides_example": overrides_example(op, params, outs),
+        # C++
+        "cpp_params": ", ".join(decls),
+        "cpp_return": cpp_return,
+        "cpp_defs": {
+            "cpu": cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
+            "npu": cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
+        },
+        "cpu": cpu_context(op, params, outs),
+        "npu": npu_context(op, params, outs),
+    }
+
+
+def arg_doc(p: dict[str, Any]) -> list[str]:
+    """The Args: entry of a parameter, wrapped for a docstring indented by 8."""
+    lines = wrap(f"{p['name']}: {p['doc']}", LINE - 8)
+    return lines[:1] + [f"    {line}" for line in lines[1:]]
+
+
+def overrides_example(op: Op, params, outs) -> list[str]:
+    """A commented-out fake() for an op whose output shapes opgen cannot tell."""
+    returned = [o for o in outs if not o["is_ref"]]
+    tensors = [p for p in params if p["kind"] in ("tensor", "ref")]
+    if not returned or not tensors:
+        return []
+    first = tensors[0]["name"]
+    lines = [py_def("fake", [py_param(p, annotated=False) for p in params])]
+    values = [f"{first}.new_empty({first}.shape)" for _ in returned]
+    if len(values) == 1:
+        lines.append(f"    return {values[0]}")
+    else:
+        lines.append(f"    return ({', '.join(values)})")
+    return "\n".join(lines).split("\n")

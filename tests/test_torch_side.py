@@ -1,0 +1,232 @@
+"""opgen.torch_side: the data the PyTorch package templates print (op.torch)."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+from torch_ext import protos
+
+from opgen import prototype, torch_side
+from opgen.context import Options
+
+OPTIONS = Options(package="my_ops", namespace="myns", vendor="my_ops")
+
+
+def context(op_data):
+    (op,) = prototype.loads(json.dumps(op_data)).ops
+    return torch_side.torch_context(op, OPTIONS)
+
+
+def param(ctx, name):
+    return next(p for p in ctx["params"] if p["name"] == name)
+
+
+def test_gelu_basics():
+    ctx = context({
+        "op": "GeluCustom",
+        "input_desc": [protos.t("x", ("fp16", "float", "bf16"))],
+        "output_desc": [protos.t("y", ("fp16", "float", "bf16"))],
+        "opgen": {"compute": {"y": "x * sigmoid(x)"}},
+    })
+    assert ctx["qualname"] == "myns::gelu_custom"
+    assert ctx["op_path"] == "torch.ops.myns.gelu_custom"
+    assert ctx["schema_literal"] == '"gelu_custom(Tensor x) -> Tensor"'
+    assert ctx["cpp_params"] == "const at::Tensor& x"
+    assert ctx["cpp_return"] == "at::Tensor"
+    assert ctx["py_signature"] == "x: Tensor"
+    assert ctx["py_return"] == "Tensor"
+    assert ctx["defs"]["function"] == "def gelu_custom(x: Tensor) -> Tensor:"
+    assert ctx["op_call"] == "return torch.ops.myns.gelu_custom.default(x)"
+    assert [v["file"] for v in ctx["variants"]] == [
+        "gelu_custom_float16.cpp", "gelu_custom_float32.cpp", "gelu_custom_bfloat16.cpp"]
+    assert ctx["variants"][2]["macros"] == [{"name": "DTYPE_X", "value": "bfloat16_t"},
+                                            {"name": "DTYPE_Y", "value": "bfloat16_t"}]
+    assert ctx["variants"][0]["ge_dtypes"] == "ge::DT_FLOAT16, ge::DT_FLOAT16"
+    assert ctx["differentiable"]
+    assert ctx["fake"]["mode"] == "elementwise"
+    assert ctx["npu"]["enabled"]
+    assert ctx["npu"]["call_args"] == "x_, out_"
+
+
+def test_signature_defaults_follow_the_schema():
+    ctx = context(protos.ALL_ATTRS)
+    assert ctx["py_signature"] == (
+        'x: Tensor, bias: Tensor | None = None, alpha: float = 0.5, count: int = -3, '
+        'flag: bool = True, mode: str = "say \\"hi\\"\\\\ \\u00e9\\n", '
+        'dims: Sequence[int] = (1, 2), scales: Sequence[float] = (0.25,), '
+        'masks: Sequence[bool] = (True, False)')
+    # A default the schema had to drop (a later argument has none) is dropped in Python too.
+    ctx = context(protos.NO_ACLNN)
+    assert ctx["py_params"] == "x, scale, pads, level"
+    assert "the schema cannot keep it" in param(ctx, "scale")["doc"]
+    assert ctx["defs"]["function"] == (
+        "def pads_custom(x: Tensor, scale: float, pads: Sequence[Sequence[int]], level: int) "
+        "-> Tensor:")
+
+
+def test_python_defaults_evaluate_to_the_prototype_values():
+    ctx = context(protos.ALL_ATTRS)
+    values = {p["name"]: ast.literal_eval(p["py_default"]) for p in ctx["params"]
+              if p["py_default"] is not None}
+    assert values == {"bias": None, "alpha": 0.5,
+                      "count": -3, "flag": True, "mode": 'say "hi"\\ \u00e9\n', "dims": (1, 2),
+                      "scales": (0.25,), "masks": (True, False)}
+
+
+def test_cpp_types_of_every_argument_kind():
+    ctx = context(protos.ALL_ATTRS)
+    assert ctx["cpp_params"] == (
+        "const at::Tensor& x, const c10::optional<at::Tensor>& bias, double alpha, "
+        "int64_t count, bool flag, c10::string_view mode, at::IntArrayRef dims, "
+        "at::ArrayRef<double> scales, const c10::List<bool>& masks")
+    assert param(ctx, "mode")["twin_value"] == "std::string(mode)"
+    assert param(ctx, "scales")["twin_value"] == (
+        "std::vector<float>(scales.begin(), scales.end())")
+    assert context(protos.CONCAT)["cpp_params"] == "at::TensorList xs"
+    assert context(protos.IN_PLACE)["cpp_params"] == (
+        "at::Tensor& x, const at::Tensor& y, double rate")
+
+
+def test_aclnn_call_order_optional_and_attrs():
+    npu = context(protos.ALL_ATTRS)["npu"]
+    # aclnn order: inputs (optional ones as <name>Optional), attrs, then the output.
+    assert npu["call_args"] == ("x_, biasOptional_, alpha_, count_, flag_, modeOptional_, "
+                                "dimsOptional_, scalesOptional_, masksOptional_, out_")
+    prep = "\n".join(npu["prep"])
+    assert "c10::optional<at::Tensor> biasOptional_ = opgen_npu::Contiguous(bias);" in prep
+    assert 'std::string modeOptional_text_(mode);' in prep
+    assert "char* modeOptional_ = modeOptional_text_.data();" in prep
+    assert "opgen_npu::FloatArray scalesOptional_(scales);" in prep
+    assert "at::ArrayRef<bool> masksOptional_(masksOptional_items_);" in prep
+    assert npu["uses_float_array"]
+
+
+def test_aclnn_call_in_place_and_several_outputs():
+    npu = context(protos.IN_PLACE)["npu"]
+    assert npu["call_args"] == "xRef_, y_, rate_, zOut_"
+    assert "at::Tensor xRef_ = x.is_contiguous() ? x : x.contiguous();" in npu["prep"]
+    assert any("x.copy_(xRef_);" in line for line in npu["finish"])
+    assert npu["return_statement"] == "return zOut_;"
+
+    npu = context(protos.TWO_OUTPUTS)["npu"]
+    assert npu["call_args"] == "x_, y_, posOut_, negOut_"
+    # Output dtypes come from the matched combination: inputs first, so outputs at 2 and 3.
+    assert npu["alloc"] == [
+        "at::Tensor posOut_ = at::empty(x.sizes(), x.options().dtype(combination_[2]));",
+        "at::Tensor negOut_ = at::empty(x.sizes(), x.options().dtype(combination_[3]));"]
+    assert npu["return_statement"] == "return std::make_tuple(posOut_, negOut_);"
+
+    npu = context(protos.ONLY_IN_PLACE)["npu"]
+    assert npu["call_args"] == "xRef_, factor_"
+    assert npu["return_statement"] == ""
+
+
+def test_not_elementwise_outputs_come_from_the_fake_kernel():
+    npu = context(protos.REDUCE)["npu"]
+    assert npu["meta"]["signature"] == "at::Tensor(const at::Tensor&, int64_t)"
+    assert npu["meta"]["args"] == "x_meta_, dim"
+    assert npu["alloc"] == ["at::Tensor out_ = opgen_npu::EmptyLike(meta_outputs_, x.device());"]
+    npu = context(protos.CONCAT)["npu"]
+    assert npu["call_args"] == "xs_, out_"
+    assert npu["guard"] == "at::device_of(xs)"
+
+
+def test_no_aclnn_no_adapter():
+    npu = context(protos.NO_ACLNN)["npu"]
+    assert not npu["enabled"]
+    assert "list_list_int" in npu["reason"]
+
+
+def test_reserved_cpp_names_are_renamed():
+    ctx = context(protos.SHADOWING)
+    assert ctx["cpp_params"] == (
+        "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double executor")
+    assert ctx["py_params"] == "at, std, executor=1.0"  # Python keeps the schema names
+    assert ctx["npu"]["call_args"] == "at_, std_, executor_, out_"
+    assert ctx["npu"]["guard"] == "at::device_of(at_arg_)"
+
+
+def test_cpu_context():
+    cpu = context(protos.IN_PLACE)["cpu"]
+    assert cpu["host_inputs"] == ['opgen_torch::ToHost(x, "x")', 'opgen_torch::ToHost(y, "y")']
+    assert cpu["attr_values"] == ["static_cast<float>(rate)"]
+    assert cpu["refs"] == [{"output_index": 0, "cpp_name": "x"}]
+    assert cpu["return_statement"] == "return outputs_[1];"
+    assert context(protos.CONCAT)["cpu"]["unsupported"].startswith(
+        'TORCH_CHECK(false, "ConcatCustom has a dynamic')
+
+
+def test_in_place_variant_macros():
+    (variant, _) = context(protos.IN_PLACE)["variants"]
+    assert [m["name"] for m in variant["macros"]] == ["DTYPE_X", "DTYPE_Y", "DTYPE_X_REF",
+                                                      "DTYPE_Z"]
+
+
+@pytest.mark.parametrize("proto, differentiable, reason", [
+    (protos.ALL_ATTRS, True, ""),
+    (protos.IN_PLACE, False, "in place"),
+    (protos.OPAQUE, False, "no golden"),
+    (protos.REDUCE, True, ""),
+])
+def test_differentiability(proto, differentiable, reason):
+    ctx = context(proto)
+    assert ctx["differentiable"] is differentiable
+    assert reason in ctx["not_differentiable_reason"]
+
+
+def test_fake_kernels():
+    assert context(protos.TWO_OUTPUTS)["fake"]["lines"] == [
+        'dtypes_ = _output_dtypes("SplitSignCustom", _SPLIT_SIGN_CUSTOM_DTYPES, x, y)',
+        '_check_same_shape("SplitSignCustom", "x", x, "y", y)',
+        "return (",
+        "    x.new_empty(x.shape, dtype=dtypes_[0]),",
+        "    x.new_empty(x.shape, dtype=dtypes_[1]),",
+        ")"]
+    assert context(protos.IN_PLACE)["fake"]["lines"][-1] == (
+        "return x.new_empty(x.shape, dtype=dtypes_[1])")
+    assert context(protos.ONLY_IN_PLACE)["fake"]["lines"] == [
+        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)', "return None"]
+    reduce_lines = context(protos.REDUCE)["fake"]["lines"]
+    assert "results_ = _golden.row_sum_custom(x, dim)" in reduce_lines
+    opaque = context(protos.OPAQUE)["fake"]
+    assert opaque["mode"] == "none"
+    assert "my_ops/overrides/opaque_custom.py" in "".join(opaque["lines"]).replace('" "', "")
+
+
+def test_converter():
+    conv = context(protos.ALL_ATTRS)["converter"]
+    assert [i["key"] for i in conv["inputs"]] == ['"x"', '"bias"']
+    assert [a["value"] for a in conv["attrs"]] == [
+        "_ge.attr.Float(alpha)", "_ge.attr.Int(count)", "_ge.attr.Bool(flag)",
+        "_ge.attr.Str(mode)", "_ge.attr.ListInt(dims)", "_ge.attr.ListFloat(scales)",
+        "_ge.attr.ListBool(masks)"]
+    assert conv["outputs"] == ['"y"']
+    assert conv["result"] == "outputs_"
+    conv = context(protos.IN_PLACE)["converter"]
+    assert conv["outputs"] == ['"x"', '"z"']
+    assert conv["result"] == "outputs_[1]"
+    assert context(protos.ONLY_IN_PLACE)["converter"]["result"] == "None"
+
+
+def test_user_strings_are_escaped_for_cpp():
+    ctx = context(protos.ALL_ATTRS)
+    literal = ctx["schema_literal"]
+    assert literal.startswith('"all_attrs_custom(') and literal.endswith('"')
+    assert '\\"say \\\\\\"hi\\\\\\"\\\\\\\\ \\303\\251\\\\n\\"' in literal
+
+
+def test_long_signatures_are_wrapped():
+    ctx = context(protos.ALL_ATTRS)
+    lines = ctx["defs"]["function"].split("\n")
+    assert lines[0] == "def all_attrs_custom("
+    assert lines[-1] == ") -> Tensor:"
+    assert all(len(line) <= torch_side.LINE for line in lines)
+
+
+def test_names_that_would_replace_module_names():
+    ctx = context({**protos.OPAQUE, "op": "Torch"})
+    assert ctx["py_name"] == "torch_op"
+    ctx = context({**protos.OPAQUE, "op": "Ops"})
+    assert ctx["py_name"] == "ops" and not ctx["exported"]
