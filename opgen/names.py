@@ -38,8 +38,13 @@ RESERVED_NAMES = {
     "workspace": "the kernel entry's workspace parameter",
     "tiling": "the kernel entry's tiling parameter",
     "out": "aclnn's name for a single output",
+    "executor": "a parameter of aclnn's GetWorkspaceSize",
+    "stream": "a parameter of the aclnn API",
     "torch": "the module name golden expressions use",
+    "meta_outputs": "the keyword torchair passes to graph converters",
 }
+# aclnn parameter names the generated API has besides the prototype's (op_aclnn_generator.cpp).
+ACLNN_RESERVED = frozenset({"workspaceSize", "executor", "workspace", "stream"})
 
 
 def snake_name(op_type: str) -> str:

@@ -523,6 +523,10 @@ def _unique_aclnn_names(base: str, aclnn) -> list[Problem]:
     seen: dict[str, str] = {}
     problems = []
     for arg in aclnn.args:
+        if arg.name in names.ACLNN_RESERVED:
+            problems.append(Problem(base, f"'{arg.source}' becomes the aclnn parameter "
+                                          f"'{arg.name}', which the aclnn API already has; "
+                                          "rename it"))
         if arg.name in seen:
             problems.append(Problem(base, f"'{arg.source}' and '{seen[arg.name]}' both become the "
                                           f"aclnn parameter '{arg.name}'; rename one"))

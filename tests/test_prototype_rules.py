@@ -226,6 +226,7 @@ def test_format_list_of_one_repeats():
     ("template", "C++ keyword"),
     ("lambda", "Python keyword"),
     ("tiling", "reserved"),
+    ("executor", "reserved"),
     ("x__y", "double underscore"),
 ])
 def test_names_must_be_identifiers_in_cpp_and_python(name, fragment):
@@ -258,6 +259,11 @@ def test_names_differing_only_in_case_collide_in_dtype_macros():
 def test_names_colliding_in_aclnn_are_rejected():
     path, text = only_problem(op(input_desc=[tensor("x1"), tensor("x_1")]))
     assert "both become the aclnn parameter 'x1'" in text
+
+
+def test_names_colliding_with_aclnn_parameters_are_rejected():
+    path, text = only_problem(op(input_desc=[tensor("x"), tensor("workspace_size")]))
+    assert "aclnn parameter 'workspaceSize', which the aclnn API already has" in text
 
 
 def test_repeated_dtype_combination_is_an_error():

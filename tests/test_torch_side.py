@@ -142,9 +142,9 @@ def test_no_aclnn_no_adapter():
 def test_reserved_cpp_names_are_renamed():
     ctx = context(protos.SHADOWING)
     assert ctx["cpp_params"] == (
-        "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double executor")
-    assert ctx["py_params"] == "at, std, executor=1.0"  # Python keeps the schema names
-    assert ctx["npu"]["call_args"] == "at_, std_, executor_, out_"
+        "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double result")
+    assert ctx["py_params"] == "at, std, result=1.0"  # Python keeps the schema names
+    assert ctx["npu"]["call_args"] == "at_, std_, result_, out_"
     assert ctx["npu"]["guard"] == "at::device_of(at_arg_)"
 
 

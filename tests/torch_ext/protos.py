@@ -108,8 +108,8 @@ SHADOWING = {
     "op": "ShadowCustom",
     "input_desc": [t("at"), t("std")],
     "output_desc": [t("level")],
-    "attr": [attr("executor", "float", 1.0)],
-    "opgen": {"compute": {"level": "at + std * executor"}},
+    "attr": [attr("result", "float", 1.0)],
+    "opgen": {"compute": {"level": "at + std * result"}},
 }
 
 KITCHEN_SINK = [ALL_ATTRS, NO_ACLNN, TWO_OUTPUTS, IN_PLACE, ONLY_IN_PLACE, REDUCE, CONCAT,
