@@ -154,7 +154,7 @@ def step_cann_package(project: Path, step: Step) -> None:
     if not runs:
         step.status, step.detail = "failed", "build.sh produced no build_out/custom_opp_*.run"
         return
-    target = project / "build_out" / "opp"
+    target = project / "opp"  # inside the project; build.sh wipes build_out/
     env = {"ASCEND_CUSTOM_OPP_PATH": ""}  # a ':' in it is a hard error for the installer
     install = [str(runs[0]), f"--install-path={target.resolve()}", "--quiet"]
     if run_logged(step, install, project, "install_run.log", env):
@@ -164,7 +164,7 @@ def step_cann_package(project: Path, step: Step) -> None:
 
 
 def set_env_script(project: Path) -> Path | None:
-    found = sorted((project / "build_out" / "opp").glob("vendors/*/bin/set_env.bash"))
+    found = sorted((project / "opp").glob("vendors/*/bin/set_env.bash"))
     return found[0] if found else None
 
 

@@ -116,14 +116,15 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
     options = Options(package=package, namespace=namespace, vendor=vendor, socs=soc_names,
                       prototype_file=safe_file_name(proto_path.name),
                       templates=str(templates.resolve()) if templates else None)
-    warnings += list(proto.warnings) + lowering_warnings(proto, options)
+    warnings += list(proto.warnings) + stage_warnings(proto, options)
     return Plan(proto_path, destination, options, root, found, warnings), proto
 
 
-def lowering_warnings(proto: prototype.Prototype, options: Options) -> list[str]:
+def stage_warnings(proto: prototype.Prototype, options: Options) -> list[str]:
     """Lower every op's compute now, so an expression the SoCs cannot run is bad input (exit 2)
-    found before anything is rendered; return what the lowering warns about."""
-    from opgen import lower
+    found before anything is rendered; return what the lowering and the PyTorch side warn
+    about."""
+    from opgen import lower, torch_side
 
     warnings = []
     for op in proto.ops:
@@ -131,6 +132,14 @@ def lowering_warnings(proto: prototype.Prototype, options: Options) -> list[str]
             warnings += lower.kernel_context(op, options).get("warnings", [])
         except lower.LoweringError as exc:
             raise UsageError(f"{op.op_type}: {exc}") from None
+        py_name = torch_side.py_function_name(op.snake_name)
+        if py_name in torch_side.PACKAGE_NAMES:
+            warnings.append(f"{op.op_type}: the function {py_name}() would replace the "
+                            f"package's own '{py_name}', so it is only in "
+                            f"{options.package}.ops and torch.ops.{options.namespace}")
+        elif py_name != op.snake_name:
+            warnings.append(f"{op.op_type}: its Python function is {options.package}."
+                            f"{py_name}() ('{op.snake_name}' would shadow a name ops.py uses)")
     return warnings
 
 

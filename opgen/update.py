@@ -147,10 +147,10 @@ def plan_update(project: Path, templates: Path | None = None,
 
     proto_path = project / options.prototype_file
     proto = prototype.load(proto_path)
-    from opgen.new import UsageError, lowering_warnings
+    from opgen.new import UsageError, stage_warnings
 
     try:
-        kernel_warnings = lowering_warnings(proto, options)
+        kernel_warnings = stage_warnings(proto, options)
     except UsageError as exc:
         raise UpdateError(str(exc)) from None
     files = {f.path: f for f in render.render(proto, options, root)}

@@ -1,0 +1,147 @@
+"""opgen build/test steps, including the CANN path, checked with stand-ins for the CANN tools."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from opgen import build
+from opgen.cli import app
+
+RUN_STAND_IN = """#!/bin/bash
+# stand-in for custom_opp_<os>_<arch>.run: record the call, install a set_env.bash
+printf '%s\\n' "$@" > "$RECORD_DIR/run_args"
+printf '%s' "${ASCEND_CUSTOM_OPP_PATH-unset}" > "$RECORD_DIR/run_custom_opp_path"
+for arg in "$@"; do case "$arg" in --install-path=*) target="${arg#--install-path=}";; esac; done
+mkdir -p "$target/vendors/acme/bin"
+echo 'export OPGEN_TEST_SET_ENV=sourced' > "$target/vendors/acme/bin/set_env.bash"
+"""
+
+BUILD_SH_STAND_IN = """#!/bin/bash
+# stand-in for the generated build.sh: record the CANN home, produce the run package
+printf '%s' "$ASCEND_HOME_PATH" > "$RECORD_DIR/build_home"
+mkdir -p build_out
+cp "$RECORD_DIR/run_stand_in" build_out/custom_opp_linux_x86_64.run
+chmod +x build_out/custom_opp_linux_x86_64.run
+"""
+
+NPU_TESTS = """import os
+import pytest
+
+@pytest.mark.npu
+def test_on_npu():
+    assert os.environ["OPGEN_TEST_SET_ENV"] == "sourced"
+
+def test_cpu_only():
+    raise AssertionError("the NPU run must select -m npu")
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """A minimal opgen project whose build.sh and .run are stand-ins."""
+    proj = tmp_path / "proj"
+    (proj / ".opgen").mkdir(parents=True)
+    (proj / ".opgen" / "manifest.json").write_text(json.dumps(
+        {"options": {"package": "acme"}, "files": {}}))
+    record = tmp_path / "record"
+    record.mkdir()
+    (record / "run_stand_in").write_text(RUN_STAND_IN)
+    (proj / "build.sh").write_text(BUILD_SH_STAND_IN)
+    (proj / "build.sh").chmod(0o755)
+    (proj / "tests").mkdir()
+    (proj / "tests" / "conftest.py").write_text(
+        "def pytest_configure(config):\n"
+        "    config.addinivalue_line('markers', 'npu: needs an NPU')\n")
+    (proj / "tests" / "test_npu.py").write_text(NPU_TESTS)
+    monkeypatch.setenv("RECORD_DIR", str(record))
+    return proj
+
+
+def test_cann_steps_skip_without_cann(project, monkeypatch):
+    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
+    monkeypatch.delenv("ASCEND_TOOLKIT_HOME", raising=False)
+    step = build.Step("cann")
+    build.step_cann_package(project, step)
+    assert step.status == "skipped" and "CANN not found" in step.detail
+
+
+def test_cann_package_is_built_and_installed_inside_the_project(project, tmp_path,
+                                                                monkeypatch):
+    cann = tmp_path / "cann"
+    cann.mkdir()
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(cann))
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", "/shared/vendors/x:/other")
+    step = build.Step("cann")
+    build.step_cann_package(project, step)
+    assert step.status == "passed", (step.detail, build.tail(project, step))
+    record = tmp_path / "record"
+    assert (record / "build_home").read_text() == str(cann)
+    args = (record / "run_args").read_text().split()
+    assert args == [f"--install-path={(project / 'opp').resolve()}", "--quiet"]
+    # the installer gets a colon-free (empty) ASCEND_CUSTOM_OPP_PATH
+    assert (record / "run_custom_opp_path").read_text() == ""
+    assert (project / "opp" / "vendors" / "acme" / "bin" / "set_env.bash").is_file()
+
+    npu = build.Step("npu tests")
+    build.step_tests(project, npu, [], npu=True)
+    assert npu.status == "passed", build.tail(project, npu)
+    log = (project / npu.log).read_text()
+    assert "source " in log and "-m npu" in log and "1 passed, 1 deselected" in log
+
+
+def test_npu_tests_skip_without_an_installed_package(project):
+    step = build.Step("npu tests")
+    build.step_tests(project, step, [], npu=True)
+    assert step.status == "skipped" and "no installed op package" in step.detail
+
+
+@pytest.mark.skipif(sys.modules.get("torch_npu") is not None or
+                    __import__("importlib.util").util.find_spec("torch_npu") is not None,
+                    reason="torch_npu is installed here")
+def test_symbol_check_says_why_it_skipped(project):
+    step = build.Step("symbols")
+    build.step_npu_symbols(project, "acme", step)
+    assert step.status == "skipped" and step.detail == "skipped: torch_npu not installed"
+
+
+def test_failing_step_exits_1_with_the_log_tail_and_json_summary(project, monkeypatch):
+    (project / "tests" / "test_npu.py").write_text("def test_fails():\n    assert 1 == 2\n")
+    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
+    result = CliRunner().invoke(app, ["test", str(project), "--json"])
+    assert result.exit_code == 1
+    summary = json.loads(result.stdout)
+    assert summary["ok"] is False
+    (step,) = summary["steps"]
+    assert step["step"] == "run tests" and step["status"] == "failed"
+    assert step["log"] == ".opgen/logs/test.log"
+    assert "assert 1 == 2" in result.stderr  # the tail of the log
+    assert (project / ".opgen" / "logs" / "test.log").is_file()
+
+
+def test_pytest_args_are_passed_through(project, monkeypatch):
+    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
+    result = CliRunner().invoke(app, ["test", str(project), "--json", "--", "-k", "cpu_only"])
+    assert result.exit_code == 1  # the selected test fails by design
+    log = (project / ".opgen" / "logs" / "test.log").read_text()
+    assert "-k cpu_only" in log and "1 deselected" in log
+
+
+def test_not_a_project(tmp_path):
+    result = CliRunner().invoke(app, ["build", str(tmp_path)])
+    assert result.exit_code == 2 and "not an opgen project" in result.stderr
+
+
+def test_doctor_json_lists_every_tool():
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    assert result.exit_code == 0
+    names = [c["what"] for c in json.loads(result.stdout)]
+    assert names == ["Python", "torch", "torch_npu", "C++ compiler (g++)", "ninja", "git",
+                     "CANN", "msopgen"]
+    assert all(c["meaning"] for c in json.loads(result.stdout))
