@@ -1,0 +1,45 @@
+"""With torch_npu installed (no CANN), `opgen build` compiles the NPU adapter and checks that it
+uses no symbol outside what libtorch_npu, torch and libc export (torch-side.md §2.1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+from conftest import EXAMPLES
+
+pytestmark = pytest.mark.slow
+
+
+def npu_python() -> str | None:
+    python = os.environ.get("OPGEN_NPU_PYTHON")
+    if not python:
+        return None
+    probe = ("import importlib.util, sys; sys.exit(importlib.util.find_spec('torch_npu') is None "
+             "or importlib.util.find_spec('opgen') is None)")
+    return python if subprocess.run([python, "-c", probe]).returncode == 0 else None
+
+
+def test_build_compiles_the_npu_adapter_and_checks_its_symbols(tmp_path):
+    python = npu_python()
+    if python is None:
+        pytest.skip("OPGEN_NPU_PYTHON does not name a Python with torch_npu and opgen installed "
+                    "(make test sets one up in .venv-npu)")
+    env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    project = tmp_path / "gelu_npu"
+    subprocess.run([python, "-m", "opgen", "new", str(EXAMPLES / "gelu_custom.json"), "-o",
+                    str(project), "--no-build", "--no-msopgen"], check=True, env=env,
+                   capture_output=True)
+    result = subprocess.run([python, "-m", "opgen", "build", str(project), "--json"],
+                            capture_output=True, text=True, env=env)
+    summary = json.loads(result.stdout)
+    steps = {s["step"]: s for s in summary["steps"]}
+    assert result.returncode == 0, (summary, result.stderr[-3000:])
+    assert steps["build PyTorch extension"]["detail"] == \
+        "CPU extension built (with the NPU adapter)"
+    symbols = steps["check NPU adapter symbols"]
+    assert symbols["status"] == "passed", symbols
+    assert list((project / "gelu_npu").glob("_C_npu*.so"))
+    subprocess.run([python, "-m", "pip", "uninstall", "-y", "-q", "gelu_npu"], env=env)
