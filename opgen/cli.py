@@ -6,7 +6,6 @@ Exit codes for every command: 0 ok, 1 an action failed, 2 bad input or usage.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -33,7 +32,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Optional[bool] = typer.Option(
+    version: bool | None = typer.Option(
         None, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
 ) -> None:
@@ -88,22 +87,24 @@ def _print_summary(proto_model) -> None:
 @app.command()
 def new(
     proto: Path = typer.Argument(..., help="Prototype JSON file (msopgen or tutorial format)."),
-    output: Optional[Path] = typer.Option(
-        None, "-o", "--output", help="Project directory [default: ./<snake name of the first op>]."),
+    output: Path | None = typer.Option(
+        None, "-o", "--output",
+        help="Project directory [default: ./<snake name of the first op>]."),
     soc: list[str] = typer.Option(
         [], "--soc", help="Target SoC, full name as npu-smi shows it (repeatable) "
         "[default: ascend910b1]."),
-    namespace: Optional[str] = typer.Option(
+    namespace: str | None = typer.Option(
         None, "--namespace", help="torch.ops namespace [default: the package name]."),
-    vendor: Optional[str] = typer.Option(
+    vendor: str | None = typer.Option(
         None, "--vendor", help="CANN vendor_name of the op package [default: the package name]."),
     no_build: bool = typer.Option(False, "--no-build", help="Render only; skip build and tests."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the files; write nothing."),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
-    msopgen_path: Optional[Path] = typer.Option(
+    msopgen_path: Path | None = typer.Option(
         None, "--msopgen", help="msopgen executable [default: msopgen on PATH, if any]."),
-    no_msopgen: bool = typer.Option(False, "--no-msopgen", help="Do not use msopgen even if found."),
-    templates: Optional[Path] = typer.Option(
+    no_msopgen: bool = typer.Option(
+        False, "--no-msopgen", help="Do not use msopgen even if found."),
+    templates: Path | None = typer.Option(
         None, "--templates", help="Template root to use instead of opgen's own."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
 ) -> None:
@@ -154,7 +155,7 @@ def new(
 @app.command()
 def update(
     project: Path = typer.Argument(Path("."), help="Project directory."),
-    templates: Optional[Path] = typer.Option(
+    templates: Path | None = typer.Option(
         None, "--templates", help="Template root to switch to (recorded for later updates)."),
     soc: list[str] = typer.Option([], "--soc", help="Change the target SoC(s) (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Union
 
 
 class ExprError(ValueError):
@@ -88,7 +87,7 @@ class Call:
         return any(a.is_tensor for a in self.args)
 
 
-Node = Union[Tensor, Scalar, Const, Neg, BinOp, Pow, Call]
+Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Call
 
 
 def _parse(text: str) -> ast.expr:

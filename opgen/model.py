@@ -97,7 +97,7 @@ class Op:
     @property
     def dtype_combinations(self) -> tuple[tuple[str, ...], ...]:
         """Per supported combination, the dtype of every input then every output."""
-        return tuple(zip(*(t.dtypes for t in self.tensors)))
+        return tuple(zip(*(t.dtypes for t in self.tensors), strict=True))
 
     @property
     def is_elementwise(self) -> bool:

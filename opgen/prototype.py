@@ -19,7 +19,6 @@ from opgen import expr, names
 from opgen.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
-    FORMATS,
     UNSUPPORTED_ATTR_TYPES,
     UNSUPPORTED_DTYPES,
 )
@@ -403,7 +402,7 @@ def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem
 
 def _check_combinations(base: str, inputs, outputs) -> list[Problem]:
     problems = []
-    combos = list(zip(*(t.dtypes for t in inputs + outputs)))
+    combos = list(zip(*(t.dtypes for t in inputs + outputs), strict=True))
     for i, combo in enumerate(combos):
         if combo in combos[:i]:
             first = combos.index(combo)

@@ -8,7 +8,7 @@ libtorch_npu does not export what the macro needs. This check finds that at buil
 from __future__ import annotations
 
 import subprocess
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 SYSTEM_LIBS = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0",
@@ -27,7 +27,7 @@ def _nm(path: Path, *flags: str) -> list[tuple[str, str]]:
     return pairs
 
 
-@lru_cache(maxsize=None)
+@cache
 def exported(path: Path) -> frozenset[str]:
     return frozenset(name for kind, name in _nm(path, "--defined-only"))
 

@@ -38,7 +38,8 @@ def test_validate_json_for_a_valid_file():
     assert entry["op_type"] == "LeakyReluCustom" and entry["snake_name"] == "leaky_relu_custom"
     assert entry["aclnn"]["name"] == "aclnnLeakyReluCustom"
     assert [a["name"] for a in entry["aclnn"]["args"]] == ["x", "negativeSlope", "out"]
-    assert entry["torch_schema"] == "leaky_relu_custom(Tensor x, float negative_slope=0.01) -> Tensor"
+    assert entry["torch_schema"] == \
+        "leaky_relu_custom(Tensor x, float negative_slope=0.01) -> Tensor"
     assert entry["dtypes"] == [["float16", "float16"], ["float32", "float32"]]
 
 

@@ -86,7 +86,8 @@ def test_default_before_a_required_argument_is_dropped_with_a_warning():
     data = op(input_desc=[t("x"), t("y")], output_desc=[t("z")],
               attr=[attr("alpha", "float", 1.0), attr("n", "int")])
     proto = prototype.loads(json.dumps(data))
-    assert proto.ops[0].torch_schema == "add_custom(Tensor x, Tensor y, float alpha, int n) -> Tensor"
+    assert proto.ops[0].torch_schema == \
+        "add_custom(Tensor x, Tensor y, float alpha, int n) -> Tensor"
     assert any("cannot keep the default of 'alpha'" in w for w in proto.warnings)
 
 

@@ -137,7 +137,8 @@ def test_broken_custom_template_fails_and_leaves_nothing(tmp_path):
 def test_custom_templates_replace_the_builtin_root(tmp_path):
     custom = tmp_path / "tpl"
     shutil.copytree(ROOT / "templates", custom)
-    (custom / "host" / "project" / "TEAM.md.jinja").write_text("team notes for {{ project.package }}\n")
+    (custom / "host" / "project" / "TEAM.md.jinja").write_text(
+        "team notes for {{ project.package }}\n")
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
     assert result.exit_code == 0
     assert (tmp_path / "p" / "TEAM.md").read_text() == "team notes for p\n"
