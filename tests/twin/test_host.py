@@ -84,7 +84,7 @@ def _assert_matches_prototype(entry: dict, proto: dict) -> None:
 def test_registry_json_matches_prototypes(twin_build):
     reg = json.loads(twin_build.run("runner_driver", "registry", check=True).stdout)
     ops = {op["op_type"]: op for op in reg["ops"]}
-    assert set(ops) == {"AddCustom", "GeluCustom", "AddCustomBroken"}
+    assert set(ops) == {"AddCustom", "GeluCustom", "AddCustomBroken", "ListSumCustom"}
     assert reg["duplicate_registrations"] == []
     for name, proto in PROTOTYPES.items():
         _assert_matches_prototype(ops[name], proto)
@@ -93,6 +93,9 @@ def test_registry_json_matches_prototypes(twin_build):
     gelu_cfg = ops["GeluCustom"]["aicore_configs"][0]
     assert gelu_cfg["flags"] == {"dynamicShapeSupport": True, "dynamicCompileStatic": True}
     assert ops["AddCustomBroken"]["infer_data_type"] is False
+    list_sum = ops["ListSumCustom"]
+    assert [p["param_type"] for p in list_sum["inputs"]] == ["required", "optional", "dynamic"]
+    assert [p["param_type"] for p in list_sum["outputs"]] == ["required", "dynamic"]
 
 
 def test_registry_json_all_attr_kinds(twin_build):
@@ -147,3 +150,9 @@ def test_contexts_attrs_and_validation(run_section):
 
 def test_tiling_context_directly(run_section):
     run_section("test_host_api", "tilingdata")
+
+
+def test_dynamic_instances_in_contexts(run_section):
+    """AnchorInstanceInfo / GetIr{In,Out}putInstanceInfo, GetDynamicInput{Shape,Desc,DataType,
+    Tensor} and the runner's list validation (section "dynamic" of test_host_api.cpp)."""
+    assert run_section("test_host_api", "dynamic")["passed"] >= 35

@@ -46,3 +46,15 @@ def test_tiling_size_flags_and_sysvars(run_section):
     msgs = run_section("test_kernel_api", "tiling")["messages"]
     assert "only 8 bytes" in msgs["tiling_too_small"]
     assert "SetFlag" in msgs["waitflag_unpaired"]
+
+
+def test_list_tensor_desc(run_section):
+    """ListTensorDesc decodes the documented descriptor layout (the docs' example: ptr_offset 72)
+    and reports what the NPU's decoder would misread."""
+    msgs = run_section("test_kernel_api", "list")["messages"]
+    assert "holds 2 tensors" in msgs["list_index_oob"]
+    assert "SetShapeAddr" in msgs["list_no_shape_addr"]
+    assert "first tensor's rank" in msgs["list_mixed_size"]
+    assert "rank 0" in msgs["list_rank0_size"]
+    assert "tensor list descriptor" in msgs["list_outside_gm"]
+    assert "not hold a tensor-list descriptor" in msgs["list_not_a_descriptor"]

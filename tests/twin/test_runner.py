@@ -223,7 +223,12 @@ def test_infer_only(twin_build, tmp_path):
             "runner_driver", "infer", "GeluCustom", "--in", "DT_BF16", "3,5", str(f), check=True
         ).stdout
     )
-    assert out == {"ok": True, "error": "", "outputs": [{"dtype": "DT_BF16", "shape": [3, 5]}]}
+    assert out == {
+        "ok": True,
+        "error": "",
+        "outputs": [{"dtype": "DT_BF16", "shape": [3, 5]}],
+        "instances": [[0, 1]],
+    }
 
 
 def test_variants_have_distinct_symbols(twin_build):

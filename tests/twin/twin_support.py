@@ -22,6 +22,8 @@ KERNEL_INCLUDES = [
     str(KERNELS / "add_custom" / "op_kernel"),
     "-I",
     str(KERNELS / "gelu_custom" / "op_kernel"),
+    "-I",
+    str(KERNELS / "list_sum" / "op_kernel"),
 ]
 
 

@@ -14,5 +14,6 @@
 #include "opgen_twin/detail/kernel_vec.h"
 #include "opgen_twin/detail/kernel_adv.h"
 #include "opgen_twin/detail/kernel_misc.h"
+#include "opgen_twin/detail/kernel_list.h"
 
 #endif  // OPGEN_TWIN_KERNEL_OPERATOR_H

@@ -4,8 +4,10 @@
 //   runner_driver registry
 //   runner_driver infer OP [--attr-str S] --in DTYPE SHAPE FILE ...
 //   runner_driver run OP OUTDIR [--cores N] [--ub BYTES] [--tiling-cap BYTES] [--attr-str S]
-//                 [--no-launch] --in DTYPE SHAPE FILE ...
-// SHAPE is comma separated ("" = scalar). Prints one JSON object on stdout.
+//                 [--no-launch] [--out-instances N,N,...] --in DTYPE SHAPE FILE ...
+// SHAPE is comma separated ("" = scalar). `--list N` makes the next N `--in` one
+// HostTensor::List (a DYNAMIC input); `--absent` an omitted optional input. A DYNAMIC output
+// is printed as {"list": [{dtype, shape, file}, ...]}. Prints one JSON object on stdout.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,11 +16,19 @@
 
 #include "opgen_twin/runner.h"
 
+// Built with -DOPGEN_DRIVER_VARIANTS='"file.inc"' the driver takes its kernel variants from that
+// file instead (it defines `std::vector<opgen_twin::KernelVariant> DriverVariants(const
+// std::string& op)`); tests/twin/test_rendered_dynamic.py does so for a rendered op.
+#ifdef OPGEN_DRIVER_VARIANTS
+#include OPGEN_DRIVER_VARIANTS
+#else
 extern "C" void opgen_kernel_add_custom_fp16(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 extern "C" void opgen_kernel_add_custom_fp32(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 extern "C" void opgen_kernel_gelu_custom_fp32(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 extern "C" void opgen_kernel_gelu_custom_fp16(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 extern "C" void opgen_kernel_gelu_custom_bf16(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+extern "C" void opgen_kernel_list_sum_custom_fp32(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+#endif
 
 using opgen_twin::detail::JsonEscape;
 
@@ -26,6 +36,9 @@ namespace {
 
 std::vector<opgen_twin::KernelVariant> Variants(const std::string& op)
 {
+#ifdef OPGEN_DRIVER_VARIANTS
+    return DriverVariants(op);
+#else
     using ge::DT_BF16;
     using ge::DT_FLOAT;
     using ge::DT_FLOAT16;
@@ -39,7 +52,11 @@ std::vector<opgen_twin::KernelVariant> Variants(const std::string& op)
                 {{DT_FLOAT16, DT_FLOAT16}, MakeKernel(opgen_kernel_gelu_custom_fp16)},
                 {{DT_BF16, DT_BF16}, MakeKernel(opgen_kernel_gelu_custom_bf16)}};
     }
+    if (op == "ListSumCustom") {
+        return {{{DT_FLOAT, DT_FLOAT, DT_FLOAT, DT_FLOAT, DT_FLOAT}, MakeKernel(opgen_kernel_list_sum_custom_fp32)}};
+    }
     return {};
+#endif
 }
 
 ge::DataType ParseDtype(const std::string& s)
@@ -108,14 +125,26 @@ struct Args {
 Args Parse(int argc, char** argv, int first)
 {
     Args a;
+    size_t listLeft = 0;  // --in arguments still to go into the list at a.inputs.back()
     for (int i = first; i < argc; ++i) {
         const std::string k = argv[i];
         if (k == "--in" && i + 3 < argc) {
             const ge::DataType dt = ParseDtype(argv[i + 1]);
             std::vector<int64_t> shape = ParseShape(argv[i + 2]);
             std::vector<uint8_t> data = ReadFile(argv[i + 3]);
-            a.inputs.push_back(opgen_twin::HostTensor::FromBytes(dt, shape, data.data(), data.size()));
+            auto t = opgen_twin::HostTensor::FromBytes(dt, shape, data.data(), data.size());
+            if (listLeft > 0) {
+                a.inputs.back().children.push_back(t);
+                --listLeft;
+            } else {
+                a.inputs.push_back(t);
+            }
             i += 3;
+        } else if (k == "--list" && i + 1 < argc) {
+            a.inputs.push_back(opgen_twin::HostTensor::List({}));
+            listLeft = static_cast<size_t>(std::atoi(argv[++i]));
+        } else if (k == "--out-instances" && i + 1 < argc) {
+            for (int64_t n : ParseShape(argv[++i])) a.opts.outputInstanceNums.push_back(static_cast<size_t>(n));
         } else if (k == "--absent") {
             a.inputs.push_back(opgen_twin::HostTensor::Absent());
         } else if (k == "--attr-str" && i + 1 < argc) {
@@ -148,12 +177,17 @@ int main(int argc, char** argv)
     }
     if (cmd == "infer" && argc >= 3) {
         Args a = Parse(argc, argv, 3);
-        opgen_twin::InferResult r = opgen_twin::InferOp(argv[2], a.inputs, a.attrs);
+        opgen_twin::InferResult r = opgen_twin::InferOp(argv[2], a.inputs, a.attrs, a.opts.outputInstanceNums);
         std::string o = std::string("{\"ok\": ") + (r.ok ? "true" : "false") + ", \"error\": " + JsonEscape(r.error);
         o += ", \"outputs\": [";
         for (size_t i = 0; i < r.outputShapes.size(); ++i) {
             o += std::string(i ? ", " : "") + "{\"dtype\": " + JsonEscape(opgen_twin::DataTypeName(r.outputDtypes[i])) +
                  ", \"shape\": " + ShapeJson(r.outputShapes[i]) + "}";
+        }
+        o += "], \"instances\": [";
+        for (size_t i = 0; i < r.outputInstances.size(); ++i) {
+            o += std::string(i ? ", " : "") + "[" + std::to_string(r.outputInstances[i].GetInstanceStart()) + ", " +
+                 std::to_string(r.outputInstances[i].GetInstanceNum()) + "]";
         }
         std::printf("%s]}\n", o.c_str());
         return 0;
@@ -170,15 +204,29 @@ int main(int argc, char** argv)
                         ", \"tiling_hex\": \"" + Hex(r.tilingData) + "\", \"workspace\": [";
         for (size_t i = 0; i < r.workspaceSizes.size(); ++i) o += (i ? ", " : "") + std::to_string(r.workspaceSizes[i]);
         o += "], \"outputs\": [";
-        for (size_t i = 0; i < r.outputs.size(); ++i) {
-            const std::string file = a.outDir + "/out" + std::to_string(i) + ".bin";
+        // One output tensor written to OUTDIR/<stem>.bin, as a JSON object.
+        const auto dump = [&](const opgen_twin::HostTensor& t, const std::string& stem) {
+            const std::string file = a.outDir + "/" + stem + ".bin";
             FILE* f = std::fopen(file.c_str(), "wb");
             if (f != nullptr) {
-                if (!r.outputs[i].data.empty()) std::fwrite(r.outputs[i].data.data(), 1, r.outputs[i].data.size(), f);
+                if (!t.data.empty()) std::fwrite(t.data.data(), 1, t.data.size(), f);
                 std::fclose(f);
             }
-            o += std::string(i ? ", " : "") + "{\"dtype\": " + JsonEscape(opgen_twin::DataTypeName(r.outputs[i].dtype)) +
-                 ", \"shape\": " + ShapeJson(r.outputs[i].shape) + ", \"file\": " + JsonEscape(file) + "}";
+            return "{\"dtype\": " + JsonEscape(opgen_twin::DataTypeName(t.dtype)) + ", \"shape\": " + ShapeJson(t.shape) +
+                   ", \"file\": " + JsonEscape(file) + "}";
+        };
+        for (size_t i = 0; i < r.outputs.size(); ++i) {
+            const opgen_twin::HostTensor& t = r.outputs[i];
+            o += i ? ", " : "";
+            if (!t.isList) {
+                o += dump(t, "out" + std::to_string(i));
+                continue;
+            }
+            o += "{\"list\": [";
+            for (size_t j = 0; j < t.children.size(); ++j) {
+                o += (j ? ", " : "") + dump(t.children[j], "out" + std::to_string(i) + "_" + std::to_string(j));
+            }
+            o += "]}";
         }
         std::printf("%s]}\n", o.c_str());
         return 0;

@@ -182,6 +182,142 @@ public:
 OP_ADD(HugeTilingOp);
 }  // namespace ops
 
+
+// ---------------- a probe op with an optional, a dynamic input and a dynamic output ----------------
+namespace {
+// What one context saw of the node's instantiation.
+struct DynView {
+    std::vector<std::pair<size_t, size_t>> in, out;  // (start, num) per IR input / output
+    bool inPastEndNull = false, outPastEndNull = false;
+    size_t inNum = 0, outNum = 0;
+};
+struct DynObserved {
+    DynView shape, dtype, tiling;  // InferShape, InferDataType, TilingFunc
+    std::vector<std::vector<int64_t>> partShapes;     // GetDynamicInputShape(2, j) in tiling
+    std::vector<std::vector<int64_t>> partShapesIs;   // GetDynamicInputShape(2, j) in InferShape
+    bool partPastEndNull = false;                     // GetDynamicInputShape(2, num)
+    std::vector<ge::DataType> partDescDtypes;         // GetDynamicInputDesc(2, j)
+    std::vector<ge::DataType> partDtypes;             // GetDynamicInputDataType(2, j)
+    ge::DataType partDtypePastEnd = ge::DT_FLOAT;     // GetDynamicInputDataType(2, num)
+    float part1First = 0;                             // GetDynamicInputTensor(2, 1)->GetData<float>()[0]
+    bool biasNullTiling = false, biasNullShape = false, biasDescNull = false;
+    std::vector<int64_t> instance1Shape;              // GetInputShape(1): parts[0] or bias
+    std::vector<std::vector<int64_t>> restShapesTiling;  // GetOutputShape(start + r) in tiling
+    std::vector<ge::DataType> restDescDtypes;            // GetOutputDesc(start + r) in tiling
+};
+DynObserved g_dyn;
+
+std::vector<int64_t> Dims(const gert::Shape& s)
+{
+    std::vector<int64_t> d;
+    for (size_t i = 0; i < s.GetDimNum(); ++i) d.push_back(s.GetDim(i));
+    return d;
+}
+
+// Reads the instantiation through the shared base, as generated host code does.
+DynView ViewOf(const gert::ExtendedKernelContext* context)
+{
+    DynView v;
+    for (size_t i = 0; i < 3; ++i) {
+        const gert::AnchorInstanceInfo* a = context->GetIrInputInstanceInfo(i);
+        v.in.emplace_back(a->GetInstanceStart(), a->GetInstanceNum());
+    }
+    for (size_t i = 0; i < 2; ++i) {
+        const gert::AnchorInstanceInfo* a = context->GetIrOutputInstanceInfo(i);
+        v.out.emplace_back(a->GetInstanceStart(), a->GetInstanceNum());
+    }
+    v.inPastEndNull = context->GetIrInputInstanceInfo(3) == nullptr;
+    v.outPastEndNull = context->GetIrOutputInstanceInfo(2) == nullptr;
+    v.inNum = context->GetComputeNodeInputNum();
+    v.outNum = context->GetComputeNodeOutputNum();
+    return v;
+}
+}  // namespace
+
+namespace optiling {
+static ge::graphStatus DynProbeTiling(gert::TilingContext* context)
+{
+    DynObserved& o = g_dyn;
+    o.tiling = ViewOf(context);
+    const size_t n = context->GetIrInputInstanceInfo(2)->GetInstanceNum();
+    for (size_t j = 0; j < n; ++j) {
+        o.partShapes.push_back(Dims(context->GetDynamicInputShape(2, j)->GetStorageShape()));
+        o.partDescDtypes.push_back(context->GetDynamicInputDesc(2, j)->GetDataType());
+    }
+    o.partPastEndNull = context->GetDynamicInputShape(2, n) == nullptr && context->GetDynamicInputDesc(2, n) == nullptr &&
+                        context->GetDynamicInputTensor(2, n) == nullptr;
+    o.part1First = n > 1 ? context->GetDynamicInputTensor(2, 1)->GetData<float>()[0] : -1.0f;
+    o.biasNullTiling = context->GetOptionalInputShape(1) == nullptr;
+    o.biasDescNull = context->GetOptionalInputDesc(1) == nullptr;
+    o.instance1Shape = Dims(context->GetInputShape(1)->GetStorageShape());
+    const gert::AnchorInstanceInfo* rest = context->GetIrOutputInstanceInfo(1);
+    for (size_t r = 0; r < rest->GetInstanceNum(); ++r) {
+        o.restShapesTiling.push_back(Dims(context->GetOutputShape(rest->GetInstanceStart() + r)->GetStorageShape()));
+        o.restDescDtypes.push_back(context->GetOutputDesc(rest->GetInstanceStart() + r)->GetDataType());
+    }
+    ProbeTilingData* t = context->GetTilingData<ProbeTilingData>();
+    if (t == nullptr) return ge::GRAPH_FAILED;
+    t->a = static_cast<uint32_t>(n);
+    context->SetBlockDim(1);
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+
+namespace ge {
+// y = x; rest[r] = shape of parts[r % n] with r appended (skipping instance `skip`).
+static graphStatus DynProbeInferShape(gert::InferShapeContext* context)
+{
+    DynObserved& o = g_dyn;
+    o.shape = ViewOf(context);
+    o.biasNullShape = context->GetOptionalInputShape(1) == nullptr;
+    const gert::AnchorInstanceInfo* parts = context->GetIrInputInstanceInfo(2);
+    for (size_t j = 0; j < parts->GetInstanceNum(); ++j) o.partShapesIs.push_back(Dims(*context->GetDynamicInputShape(2, j)));
+    *context->GetOutputShape(0) = *context->GetRequiredInputShape(0);
+    const int64_t skip = *context->GetAttrs()->GetInt(0);
+    const gert::AnchorInstanceInfo* rest = context->GetIrOutputInstanceInfo(1);
+    for (size_t r = 0; r < rest->GetInstanceNum(); ++r) {
+        if (static_cast<int64_t>(r) == skip) continue;
+        gert::Shape* out = context->GetOutputShape(rest->GetInstanceStart() + r);
+        *out = *context->GetDynamicInputShape(2, r % parts->GetInstanceNum());
+        out->AppendDim(static_cast<int64_t>(r));
+    }
+    return GRAPH_SUCCESS;
+}
+static graphStatus DynProbeInferDataType(gert::InferDataTypeContext* context)
+{
+    DynObserved& o = g_dyn;
+    o.dtype = ViewOf(context);
+    const gert::AnchorInstanceInfo* parts = context->GetIrInputInstanceInfo(2);
+    for (size_t j = 0; j < parts->GetInstanceNum(); ++j) o.partDtypes.push_back(context->GetDynamicInputDataType(2, j));
+    o.partDtypePastEnd = context->GetDynamicInputDataType(2, parts->GetInstanceNum());
+    context->SetOutputDataType(0, context->GetRequiredInputDataType(0));
+    const gert::AnchorInstanceInfo* rest = context->GetIrOutputInstanceInfo(1);
+    for (size_t r = 0; r < rest->GetInstanceNum(); ++r) {
+        context->SetOutputDataType(rest->GetInstanceStart() + r,
+                                   context->GetDynamicInputDataType(2, r % parts->GetInstanceNum()));
+    }
+    return GRAPH_SUCCESS;
+}
+}  // namespace ge
+
+namespace ops {
+class DynProbe : public OpDef {
+public:
+    explicit DynProbe(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("bias").ParamType(OPTIONAL).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("parts").ParamType(DYNAMIC).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("rest").ParamType(DYNAMIC).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("skip").AttrType(OPTIONAL).Int(-1);
+        this->SetInferShape(ge::DynProbeInferShape).SetInferDataType(ge::DynProbeInferDataType);
+        this->AICore().SetTiling(optiling::DynProbeTiling).AddConfig("ascend910b");
+    }
+};
+OP_ADD(DynProbe);
+}  // namespace ops
+
 namespace {
 
 opgen_twin::HostTensor T(ge::DataType dt, std::vector<int64_t> shape)
@@ -351,6 +487,119 @@ void SectionTilingData()
     CHECK(ctx.GetInputShape(0) == nullptr && ctx.GetOptionalInputShape(0) == nullptr, "no inputs");
 }
 
+
+using Pairs = std::vector<std::pair<size_t, size_t>>;
+
+opgen_twin::HostTensor Seq(std::vector<int64_t> shape, double first)
+{
+    size_t n = 1;
+    for (auto d : shape) n *= static_cast<size_t>(d);
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = first + static_cast<double>(i);
+    return opgen_twin::HostTensor::FromDoubles(ge::DT_FLOAT, shape, v);
+}
+
+void SectionDynamic()
+{
+    using opgen_twin::HostTensor;
+    using opgen_twin::RunOp;
+    gert::AnchorInstanceInfo a(3, 2);
+    CHECK(a.GetInstanceStart() == 3 && a.GetInstanceNum() == 2, "AnchorInstanceInfo ctor");
+    a.SetInstanceStart(5);
+    a.SetInstantiationNum(0);
+    CHECK(a.GetInstanceStart() == 5 && a.GetInstanceNum() == 0 && gert::AnchorInstanceInfo().GetInstanceNum() == 0,
+          "AnchorInstanceInfo setters / default");
+
+    opgen_twin::RunOptions opt;
+    opt.launch = false;
+    opt.outputInstanceNums = {0, 2};  // y: default (1), rest: 2 instances
+    const HostTensor parts = HostTensor::List({Seq({2, 3}, 10), Seq({4}, 20), Seq({1, 5}, 30)});
+
+    // bias omitted: x is instance 0, parts are instances 1..3.
+    g_dyn = DynObserved();
+    auto r = RunOp("DynProbe", opgen_twin::KernelEntry{}, {Seq({2, 3}, 0), HostTensor::Absent(), parts}, {}, opt);
+    CHECK(r.ok, "DynProbe run: %s", r.error.c_str());
+    const DynObserved& o = g_dyn;
+    for (const DynView* v : {&o.shape, &o.dtype, &o.tiling}) {
+        CHECK(v->in == (Pairs{{0, 1}, {1, 0}, {1, 3}}), "input instance infos");
+        CHECK(v->out == (Pairs{{0, 1}, {1, 2}}), "output instance infos");
+        CHECK(v->inPastEndNull && v->outPastEndNull, "nullptr past the IR inputs/outputs");
+        CHECK(v->inNum == 4 && v->outNum == 3, "node input/output counts %zu %zu", v->inNum, v->outNum);
+    }
+    const std::vector<std::vector<int64_t>> partShapes = {{2, 3}, {4}, {1, 5}};
+    CHECK(o.partShapes == partShapes && o.partShapesIs == partShapes, "GetDynamicInputShape (tiling, infer shape)");
+    CHECK(o.partPastEndNull, "GetDynamicInputShape/Desc/Tensor past the last instance: nullptr");
+    CHECK(o.partDescDtypes == (std::vector<ge::DataType>(3, ge::DT_FLOAT)), "GetDynamicInputDesc");
+    CHECK(o.partDtypes == (std::vector<ge::DataType>(3, ge::DT_FLOAT)) && o.partDtypePastEnd == ge::DT_UNDEFINED,
+          "GetDynamicInputDataType");
+    CHECK(o.part1First == 20.0f, "GetDynamicInputTensor(2, 1) data %g", o.part1First);
+    CHECK(o.biasNullTiling && o.biasNullShape && o.biasDescNull, "omitted optional input: GetOptionalInputShape nullptr");
+    CHECK(o.instance1Shape == (std::vector<int64_t>{2, 3}), "GetInputShape(1) is parts[0] when bias is omitted");
+    CHECK(o.restShapesTiling == (std::vector<std::vector<int64_t>>{{2, 3, 0}, {4, 1}}) &&
+              o.restDescDtypes == (std::vector<ge::DataType>(2, ge::DT_FLOAT)),
+          "tiling sees the inferred dynamic output instances");
+    CHECK(r.outputs.size() == 2 && !r.outputs[0].isList && r.outputs[0].shape == (std::vector<int64_t>{2, 3}),
+          "RunResult: y");
+    CHECK(r.outputs.size() == 2 && r.outputs[1].isList && r.outputs[1].children.size() == 2 &&
+              r.outputs[1].children[0].shape == (std::vector<int64_t>{2, 3, 0}) &&
+              r.outputs[1].children[1].shape == (std::vector<int64_t>{4, 1}) &&
+              r.outputs[1].children[1].dtype == ge::DT_FLOAT && r.outputs[1].children[1].data.size() == 16,
+          "RunResult: rest is a list of 2");
+
+    // bias present: it is instance 1 and parts move to 2..4.
+    g_dyn = DynObserved();
+    r = RunOp("DynProbe", opgen_twin::KernelEntry{}, {Seq({2, 3}, 0), Seq({7}, 0), parts}, {}, opt);
+    CHECK(r.ok && g_dyn.tiling.in == (Pairs{{0, 1}, {1, 1}, {2, 3}}) && !g_dyn.biasNullTiling &&
+              g_dyn.instance1Shape == (std::vector<int64_t>{7}) && g_dyn.tiling.inNum == 5,
+          "present optional input shifts the dynamic instances: %s", r.error.c_str());
+
+    // InferOp: shapes/dtypes per output instance, plus where each IR output's instances are.
+    auto inf = opgen_twin::InferOp("DynProbe", {Seq({2, 3}, 0), HostTensor::Absent(), parts}, {}, {1, 3});
+    CHECK(inf.ok && inf.outputShapes.size() == 4 && inf.outputDtypes.size() == 4 &&
+              inf.outputShapes[3] == (std::vector<int64_t>{1, 5, 2}) && inf.outputInstances.size() == 2 &&
+              inf.outputInstances[1].GetInstanceStart() == 1 && inf.outputInstances[1].GetInstanceNum() == 3,
+          "InferOp with 3 rest instances: %s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2, 3}, 0), HostTensor::Absent(), parts});
+    CHECK(inf.ok && inf.outputShapes.size() == 2 && inf.outputInstances[1].GetInstanceNum() == 1,
+          "a DYNAMIC output defaults to one instance: %s", inf.error.c_str());
+
+    // Validation.
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), Seq({2}, 0)});
+    CHECK(!inf.ok && Contains(inf.error, "'parts'") && Contains(inf.error, "DYNAMIC") &&
+              Contains(inf.error, "HostTensor::List"),
+          "plain tensor for a dynamic input: %s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), HostTensor::List({})});
+    CHECK(!inf.ok && Contains(inf.error, "non-empty"), "empty list: %s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0)});
+    CHECK(!inf.ok && Contains(inf.error, "'parts'"), "missing dynamic input: %s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {HostTensor::List({Seq({2}, 0)}), HostTensor::Absent(), parts});
+    CHECK(!inf.ok && Contains(inf.error, "'x'") && Contains(inf.error, "not DYNAMIC"), "list for x: %s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), HostTensor::List({Seq({2}, 0), HostTensor::Absent()})});
+    CHECK(!inf.ok && Contains(inf.error, "'parts[1]'"), "absent list entry: %s", inf.error.c_str());
+    HostTensor shortData = Seq({3}, 0);
+    shortData.data.resize(8);
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), HostTensor::List({Seq({2}, 0), shortData})});
+    CHECK(!inf.ok && Contains(inf.error, "input 'parts[1]': 8 data bytes"), "list entry size: %s", inf.error.c_str());
+    HostTensor half1 = T(ge::DT_FLOAT16, {2});
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), HostTensor::List({Seq({2}, 0), half1})});
+    CHECK(!inf.ok && Contains(inf.error, "no dtype combination") && Contains(inf.error, "parts[1]=DT_FLOAT16"),
+          "instances of one dynamic input share the dtype column: %s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), parts}, {}, {2});
+    CHECK(!inf.ok && Contains(inf.error, "output 'y'") && Contains(inf.error, "not DYNAMIC"), "%s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), parts}, {}, {1, 1, 1});
+    CHECK(!inf.ok && Contains(inf.error, "3 output instance counts"), "%s", inf.error.c_str());
+    inf = opgen_twin::InferOp("DynProbe", {Seq({2}, 0), HostTensor::Absent(), parts}, {int64_t(1)}, {1, 3});
+    CHECK(!inf.ok && Contains(inf.error, "left output 2 ('rest[1]')"), "unset dynamic output instance: %s",
+          inf.error.c_str());
+    // One GM_ADDR per IR input/output: 3 + 2 + workspace + tiling.
+    opt.launch = true;
+    opgen_twin::KernelEntry wrong;
+    wrong.arity = 9;
+    wrong.fn = [](const std::vector<uint8_t*>&) {};
+    r = RunOp("DynProbe", wrong, {Seq({2}, 0), HostTensor::Absent(), parts}, {}, opt);
+    CHECK(!r.ok && Contains(r.error, "takes 9 GM_ADDR parameters") && Contains(r.error, "needs 7"), "%s", r.error.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -364,6 +613,7 @@ int main(int argc, char** argv)
     if (sec == "all" || sec == "platform") SectionPlatform();
     if (sec == "all" || sec == "contexts") SectionContexts();
     if (sec == "all" || sec == "tilingdata") SectionTilingData();
+    if (sec == "all" || sec == "dynamic") SectionDynamic();
     std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
     return g_fail == 0 && g_pass > 0 ? 0 : 1;
 }

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "kernel_operator.h"
+#include "kernel_operator_list_tensor_intf.h"
+#include "opgen_twin/detail/list_layout.h"
 #include "tiling/tiling_api.h"
 
 using namespace AscendC;
@@ -688,6 +690,84 @@ void SectionTiling()
     }
 }
 
+
+// ---------------------------------------------------------------- ListTensorDesc
+void SectionList()
+{
+    using opgen_twin::detail::EncodeTensorList;
+    // The example of the Ascend C ListTensorDesc docs: two tensors of shape [1,2,3] and
+    // [3,4,5]; the documented descriptor is 72, (3|0<<32), 1, 2, 3, (3|1<<32), 3, 4, 5, ptr0, ptr1.
+    std::vector<int32_t> a(6), b(60);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int32_t>(i) * 3;
+    std::vector<uint64_t> d = EncodeTensorList({{1, 2, 3}, {3, 4, 5}}, {a.data(), b.data()});
+    const std::vector<uint64_t> want = {72, 3, 1, 2, 3, (uint64_t(1) << 32) | 3, 3, 4, 5,
+                                        reinterpret_cast<uintptr_t>(a.data()), reinterpret_cast<uintptr_t>(b.data())};
+    CHECK(d == want, "descriptor layout as documented (ptr_offset %llu)", static_cast<unsigned long long>(d[0]));
+    GM_ADDR list = reinterpret_cast<GM_ADDR>(d.data());
+
+    ListTensorDesc ltd(reinterpret_cast<__gm__ void*>(list));
+    CHECK(ltd.GetSize() == 2, "GetSize %u", ltd.GetSize());
+    CHECK(ltd.GetDataPtr<int32_t>(0) == a.data() && ltd.GetDataPtr<int32_t>(1) == b.data(), "GetDataPtr");
+    CHECK(reinterpret_cast<void*>(ltd.GetDataPtr<__gm__ uint8_t>(1)) == b.data(), "GetDataPtr<uint8_t> as in the guide");
+    uint64_t shapeBuf[8] = {};
+    TensorDesc<int32_t> desc;
+    desc.SetShapeAddr(shapeBuf);
+    ltd.GetDesc(desc, 1);
+    CHECK(desc.GetDim() == 3 && desc.GetIndex() == 1 && desc.GetShape(0) == 3 && desc.GetShape(1) == 4 &&
+              desc.GetShape(2) == 5 && shapeBuf[2] == 5,
+          "GetDesc(1): dim %llu index %llu", static_cast<unsigned long long>(desc.GetDim()),
+          static_cast<unsigned long long>(desc.GetIndex()));
+    CHECK(desc.GetDataPtr() == b.data(), "TensorDesc::GetDataPtr");
+    GlobalTensor<int32_t> g = desc.GetDataObj();
+    CHECK(g.GetSize() == 60 && g.GetValue(59) == 59 * 3, "GetDataObj covers the 60 elements");
+    ExpectHw("list_dataobj_oob", [&] { g.GetValue(60); }, {"GlobalTensor::GetValue", "60 elements"});
+    ExpectHw("list_getshape_oob", [&] { desc.GetShape(3); }, {"TensorDesc::GetShape(3)", "3 dims"});
+    ListTensorDesc init;
+    init.Init(reinterpret_cast<__gm__ void*>(list), 88, 2);  // length and shapeSize that match
+    CHECK(init.GetSize() == 2, "Init with matching length/shapeSize");
+
+    ExpectHw("list_index_oob", [&] { ltd.GetDataPtr<int32_t>(2); }, {"GetDataPtr(2)", "holds 2 tensors"});
+    ExpectHw("list_desc_oob", [&] { ltd.GetDesc(desc, 2); }, {"GetDesc(2)", "holds 2 tensors"});
+    TensorDesc<int32_t> noShape;
+    ExpectHw("list_no_shape_addr", [&] { ltd.GetDesc(noShape, 0); }, {"SetShapeAddr"});
+    ExpectHw("list_shapesize", [&] { ListTensorDesc x(reinterpret_cast<__gm__ void*>(list), 0xffffffff, 3); },
+             {"shapeSize 3", "holds 2 tensors"});
+    ExpectHw("list_length", [&] { ListTensorDesc x(reinterpret_cast<__gm__ void*>(list), 80); },
+             {"length 80", "88 bytes"});
+    ExpectHw("list_nullptr", [] { ListTensorDesc x(nullptr); }, {"nullptr"});
+    ExpectHw("list_uninit", [] {
+        ListTensorDesc x;
+        x.GetSize();
+    }, {"never Init()-ed"});
+    std::vector<uint64_t> junk = {12, 0, 0};
+    ExpectHw("list_not_a_descriptor", [&] { ListTensorDesc x(reinterpret_cast<__gm__ void*>(junk.data())); },
+             {"ptr_offset", "not a multiple of 8"});
+    junk = {32, 1, 7, (uint64_t(5) << 32) | 1, 0};  // second entry claims index 5
+    ExpectHw("list_bad_index", [&] { ListTensorDesc x(reinterpret_cast<__gm__ void*>(junk.data())); },
+             {"index field 5", "expected index 1"});
+
+    // Mixed ranks: pointers are fine, but the NPU decoder would misread sizes and shapes.
+    std::vector<uint64_t> mixed = EncodeTensorList({{2, 3}, {6}, {2, 3}}, {a.data(), b.data(), a.data()});
+    ListTensorDesc m(reinterpret_cast<__gm__ void*>(mixed.data()));
+    CHECK(m.GetDataPtr<int32_t>(1) == b.data() && m.GetDataPtr<int32_t>(2) == a.data(), "mixed ranks: GetDataPtr");
+    ExpectOk("list_mixed_desc0", [&] { m.GetDesc(desc, 0); });
+    ExpectHw("list_mixed_size", [&] { m.GetSize(); }, {"tensor 1 of the list has 1 dims, tensor 0 has 2"});
+    ExpectHw("list_mixed_desc", [&] { m.GetDesc(desc, 2); }, {"GetDesc", "tensor 1"});
+    std::vector<uint64_t> scalar = EncodeTensorList({{}, {}}, {a.data(), b.data()});
+    CHECK(scalar[0] == 24 && scalar[1] == 0 && scalar[2] == (uint64_t(1) << 32), "rank-0 entries: dim 0, no shape words");
+    ListTensorDesc sc(reinterpret_cast<__gm__ void*>(scalar.data()));
+    CHECK(sc.GetDataPtr<int32_t>(1) == b.data(), "rank-0 list: GetDataPtr");
+    ExpectHw("list_rank0_size", [&] { sc.GetSize(); }, {"rank 0"});
+
+    // Under the runner the descriptor must lie inside a GM buffer of the launch.
+    opgen_twin::detail::g_launch.gm.push_back({reinterpret_cast<uint8_t*>(d.data()), 80, "input 'parts' (tensor list descriptor)"});
+    ExpectHw("list_outside_gm", [&] { ListTensorDesc x(reinterpret_cast<__gm__ void*>(list)); },
+             {"ListTensorDesc::Init", "input 'parts' (tensor list descriptor)", "80 bytes"});
+    opgen_twin::detail::g_launch.gm.back().bytes = 88;
+    ExpectOk("list_inside_gm", [&] { ListTensorDesc x(reinterpret_cast<__gm__ void*>(list)); });
+    opgen_twin::detail::g_launch.gm.clear();
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -700,7 +780,7 @@ int main(int argc, char** argv)
                     {"cast", SectionCast}, {"vec", SectionVec},     {"adv", SectionAdv},
                     {"adv_notmp", SectionAdvNoTmp}, {"copy", SectionCopy}, {"queue", SectionQueue},
                     {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
-                    {"tiling", SectionTiling}};
+                    {"tiling", SectionTiling}, {"list", SectionList}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

@@ -114,6 +114,27 @@ private:
     ge::Format storage_ = ge::FORMAT_ND;
 };
 
+// Where the instances of one IR input/output sit among the node's inputs/outputs: a
+// REQUIRED one has 1 instance, an omitted OPTIONAL one 0, a DYNAMIC one as many as the node
+// has (GetInstanceStart is then the index of the first; with 0 instances it is where the
+// next present one starts). Same accessors as metadef's compute_node_info.h (the real class
+// additionally carries 40 reserved bytes).
+class AnchorInstanceInfo {
+public:
+    AnchorInstanceInfo() = default;
+    AnchorInstanceInfo(const uint32_t instance_start, const uint32_t instantiation_num)
+        : instance_start_(instance_start), instantiation_num_(instantiation_num)
+    {}
+    size_t GetInstanceNum() const { return instantiation_num_; }
+    size_t GetInstanceStart() const { return instance_start_; }
+    void SetInstanceStart(const uint32_t instance_start) { instance_start_ = instance_start; }
+    void SetInstantiationNum(const uint32_t instantiation_num) { instantiation_num_ = instantiation_num; }
+
+private:
+    uint32_t instance_start_ = 0;
+    uint32_t instantiation_num_ = 0;
+};
+
 class CompileTimeTensorDesc {
 public:
     CompileTimeTensorDesc() = default;
@@ -468,21 +489,20 @@ struct OpImplRegisterV2 {
 namespace opgen_twin {
 namespace detail {
 
-// Everything one call of an operator's host functions sees. Input indices follow GE's
-// convention: `instances` count only inputs that are present (an omitted optional input
-// has no instance); the per-IR-input table maps IR index -> first instance and count.
+// Everything one call of an operator's host functions sees. Input and output indices follow
+// GE's convention: they count instances - an omitted optional input has none, a dynamic
+// input/output as many as the node has - and irInputs/irOutputs map an IR index to its
+// first instance and instance count (what GetIrInputInstanceInfo/GetIrOutputInstanceInfo
+// return).
 struct CallData {
     std::string opType;
     std::string nodeName;
-    struct IrSlot {
-        size_t first = 0;
-        size_t count = 0;
-    };
-    std::vector<IrSlot> irInputs;
+    std::vector<gert::AnchorInstanceInfo> irInputs;
+    std::vector<gert::AnchorInstanceInfo> irOutputs;
     std::vector<gert::StorageShape> inShapes;  // per input instance
     std::vector<gert::CompileTimeTensorDesc> inDescs;
     std::vector<gert::Tensor> inTensors;
-    std::vector<gert::StorageShape> outShapes;  // per output
+    std::vector<gert::StorageShape> outShapes;  // per output instance
     std::vector<gert::CompileTimeTensorDesc> outDescs;
     gert::RuntimeAttrs attrs;
     // Tiling results.
@@ -499,11 +519,17 @@ struct CallData {
     int32_t deterministic = 0;
 
     const gert::StorageShape* InShape(size_t i) const { return i < inShapes.size() ? &inShapes[i] : nullptr; }
-    // Instance of (IR input, relative index), or -1.
+    // Input instance of (IR input, relative index), or -1.
     long Instance(size_t ir, size_t rel) const
     {
-        if (ir >= irInputs.size() || rel >= irInputs[ir].count) return -1;
-        return static_cast<long>(irInputs[ir].first + rel);
+        if (ir >= irInputs.size() || rel >= irInputs[ir].GetInstanceNum()) return -1;
+        return static_cast<long>(irInputs[ir].GetInstanceStart() + rel);
+    }
+    // Output instance of (IR output, relative index), or -1.
+    long OutInstance(size_t ir, size_t rel) const
+    {
+        if (ir >= irOutputs.size() || rel >= irOutputs[ir].GetInstanceNum()) return -1;
+        return static_cast<long>(irOutputs[ir].GetInstanceStart() + rel);
     }
 };
 
@@ -536,6 +562,17 @@ public:
     const CompileTimeTensorDesc* GetOutputDesc(const size_t index) const
     {
         return index < d_->outDescs.size() ? &d_->outDescs[index] : nullptr;
+    }
+    // Instantiation of IR input/output `ir_index` (nullptr past the IR's inputs/outputs).
+    // Outputs have no Get*Dynamic*Output* accessors in metadef: a dynamic output's instances
+    // are GetOutputShape/GetOutputDesc/SetOutputDataType(GetInstanceStart() + i).
+    const AnchorInstanceInfo* GetIrInputInstanceInfo(const size_t ir_index) const
+    {
+        return ir_index < d_->irInputs.size() ? &d_->irInputs[ir_index] : nullptr;
+    }
+    const AnchorInstanceInfo* GetIrOutputInstanceInfo(const size_t ir_index) const
+    {
+        return ir_index < d_->irOutputs.size() ? &d_->irOutputs[ir_index] : nullptr;
     }
     size_t GetComputeNodeInputNum() const { return d_->inShapes.size(); }
     size_t GetComputeNodeOutputNum() const { return d_->outShapes.size(); }

@@ -8,6 +8,10 @@
 //   auto r = opgen_twin::RunOp("AddCustom", opgen_twin::MakeKernel(opgen_v0_add_custom), {x, y});
 //   if (!r.ok) puts(r.error.c_str()); else use(r.outputs[0].ToDoubles());
 //
+// A DYNAMIC input is one HostTensor::List({...}); DYNAMIC outputs take their instance counts
+// from RunOptions::outputInstanceNums and come back as lists; the kernel gets each as the GM
+// address of a tensor-list descriptor (detail/list_layout.h). See README "Dynamic".
+//
 // This header includes the host-side emulation; kernels are compiled in their own
 // translation units against kernel_operator.h and linked in.
 #ifndef OPGEN_TWIN_RUNNER_H
@@ -16,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -25,6 +30,7 @@
 
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/launch.h"
+#include "opgen_twin/detail/list_layout.h"
 #include "opgen_twin/ge_types.h"
 #include "opgen_twin/gert.h"
 #include "opgen_twin/op_def.h"
@@ -34,12 +40,16 @@ namespace opgen_twin {
 
 // A host tensor handed to / returned by the runner. `data` holds the raw element bytes
 // (row-major, dtype encoding). `present=false` marks an omitted optional input.
+// A DYNAMIC input or output is one HostTensor made with List(): `isList` is set and
+// `children` holds its instances in order (the list's own dtype/shape/data are unused).
 struct HostTensor {
     ge::DataType dtype = ge::DT_FLOAT;
     std::vector<int64_t> shape;
     std::vector<uint8_t> data;
     ge::Format format = ge::FORMAT_ND;
     bool present = true;
+    bool isList = false;
+    std::vector<HostTensor> children;
 
     int64_t NumElements() const
     {
@@ -53,6 +63,15 @@ struct HostTensor {
     {
         HostTensor t;
         t.present = false;
+        return t;
+    }
+    // The instances of a DYNAMIC input (or, in RunResult::outputs, of a DYNAMIC output).
+    static HostTensor List(std::vector<HostTensor> tensors)
+    {
+        HostTensor t;
+        t.dtype = ge::DT_UNDEFINED;
+        t.isList = true;
+        t.children = std::move(tensors);
         return t;
     }
     // Encodes `values` in dtype (round to nearest even for float types, truncation for ints).
@@ -108,20 +127,27 @@ struct RunOptions {
     PlatformConfig platform;
     bool launch = true;        // false: stop after TilingFunc (tiling-only checks)
     bool poisonOutputs = true;  // fill outputs/workspace/UB with 0xFF (NaN) before the kernel runs
+    // Instance count per IR output index, for DYNAMIC outputs (a graph node fixes it before
+    // InferShape runs); a missing entry or 0 means 1. Other outputs always have 1.
+    std::vector<size_t> outputInstanceNums;
 };
 
+// Shapes and dtypes per output *instance* (GE's output index: IR outputs in order, a DYNAMIC
+// one contributing as many entries as it has instances); outputInstances[ir] says where the
+// instances of IR output `ir` are. Without DYNAMIC outputs instance index == IR index.
 struct InferResult {
     bool ok = false;
     std::string error;
     std::vector<std::vector<int64_t>> outputShapes;
     std::vector<ge::DataType> outputDtypes;
+    std::vector<gert::AnchorInstanceInfo> outputInstances;
 };
 
 struct RunResult {
     bool ok = false;
     std::string stage;  // where it stopped: validate | infer_shape | infer_data_type | tiling | launch | done
     std::string error;
-    std::vector<HostTensor> outputs;
+    std::vector<HostTensor> outputs;  // per IR output; a DYNAMIC one is a HostTensor::List
     uint32_t blockDim = 0;
     uint64_t tilingKey = 0;
     std::vector<size_t> workspaceSizes;
@@ -130,7 +156,7 @@ struct RunResult {
 };
 
 InferResult InferOp(const std::string& opType, const std::vector<HostTensor>& inputs,
-                    const std::vector<AttrValue>& attrs = {});
+                    const std::vector<AttrValue>& attrs = {}, const std::vector<size_t>& outputInstanceNums = {});
 RunResult RunOp(const std::string& opType, const KernelEntry& kernel, const std::vector<HostTensor>& inputs,
                 const std::vector<AttrValue>& attrs = {}, const RunOptions& options = {});
 RunResult RunOp(const std::string& opType, const std::vector<KernelVariant>& variants,
@@ -196,9 +222,38 @@ struct PreparedCall {
     int column = -1;  // matched dtype combination
 };
 
+inline bool IsDynamic(const ops::OpParamDef& p) { return p.TwinParamType() == ops::DYNAMIC; }
+
+// "x", or "parts[2]" for instance 2 of a DYNAMIC input/output.
+inline std::string InstanceName(const ops::OpParamDef& p, size_t rel)
+{
+    return IsDynamic(p) ? Format("%s[%zu]", p.TwinName().c_str(), rel) : p.TwinName();
+}
+
+// IR output of output instance `inst` (and the instance's index inside it).
+inline size_t IrOutputOf(const CallData& c, size_t inst, size_t* rel = nullptr)
+{
+    for (size_t i = 0; i < c.irOutputs.size(); ++i) {
+        const size_t start = c.irOutputs[i].GetInstanceStart();
+        if (inst >= start && inst < start + c.irOutputs[i].GetInstanceNum()) {
+            if (rel != nullptr) *rel = inst - start;
+            return i;
+        }
+    }
+    return 0;
+}
+
+inline std::string OutputName(const PreparedCall& pc, size_t inst)
+{
+    size_t rel = 0;
+    const size_t ir = IrOutputOf(pc.call, inst, &rel);
+    return InstanceName(pc.def.TwinOutputs()[ir], rel);
+}
+
 // Validates inputs/attrs against the OpDef and fills CallData. Returns "" or an error.
 inline std::string Prepare(const std::string& opType, const std::vector<HostTensor>& inputs,
-                           const std::vector<AttrValue>& attrs, const PlatformConfig& platform, PreparedCall& pc)
+                           const std::vector<AttrValue>& attrs, const PlatformConfig& platform,
+                           const std::vector<size_t>& outputInstanceNums, PreparedCall& pc)
 {
     if (!FindOpDef(opType, &pc.def)) {
         std::string known;
@@ -214,36 +269,25 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
     c.opType = opType;
     c.nodeName = opType + "_twin";
     c.platform = fe::PlatFormInfos(platform);
-    for (size_t i = 0; i < defIns.size(); ++i) {
-        const ops::OpParamDef& p = defIns[i];
-        const bool given = i < inputs.size() && inputs[i].present;
-        CallData::IrSlot slot;
-        slot.first = c.inShapes.size();
-        if (p.TwinParamType() == ops::DYNAMIC) {
-            return Format("input '%s' of %s is DYNAMIC: the twin runner does not launch kernels with dynamic (list) "
-                          "inputs", p.TwinName().c_str(), opType.c_str());
+    // One input instance: checks it against the OpDef and appends its shape/desc/tensor.
+    const auto addInstance = [&](const ops::OpParamDef& p, const std::string& name, const HostTensor& t) -> std::string {
+        if (t.isList || !t.present) {
+            return Format("input '%s' of %s: a list entry must be a present, plain tensor", name.c_str(),
+                          opType.c_str());
         }
-        if (!given) {
-            if (p.TwinParamType() == ops::REQUIRED) {
-                return Format("required input '%s' (index %zu) of %s is missing", p.TwinName().c_str(), i, opType.c_str());
-            }
-            c.irInputs.push_back(slot);
-            continue;
-        }
-        const HostTensor& t = inputs[i];
         if (t.data.size() != t.NumBytes()) {
-            return Format("input '%s': %zu data bytes for shape %s of %s (expected %zu)", p.TwinName().c_str(),
-                          t.data.size(), ShapeStr(t.shape).c_str(), DataTypeName(t.dtype), t.NumBytes());
+            return Format("input '%s': %zu data bytes for shape %s of %s (expected %zu)", name.c_str(), t.data.size(),
+                          ShapeStr(t.shape).c_str(), DataTypeName(t.dtype), t.NumBytes());
         }
         if (t.shape.size() > gert::Shape::kMaxDimNum) {
-            return Format("input '%s' has more than 25 dims", p.TwinName().c_str());
+            return Format("input '%s' has more than 25 dims", name.c_str());
         }
         const auto& dts = p.TwinDataTypes();
         bool allowed = dts.empty();
         for (auto d : dts) allowed = allowed || d == t.dtype;
         if (!allowed) {
             return Format("input '%s' of %s has dtype %s, which its OpDef DataType list does not contain",
-                          p.TwinName().c_str(), opType.c_str(), DataTypeName(t.dtype));
+                          name.c_str(), opType.c_str(), DataTypeName(t.dtype));
         }
         gert::StorageShape ss;
         for (int64_t d : t.shape) {
@@ -259,10 +303,38 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
         c.inShapes.push_back(ss);
         c.inDescs.push_back(desc);
         c.inTensors.push_back(tensor);
-        slot.count = 1;
-        c.irInputs.push_back(slot);
+        return "";
+    };
+    for (size_t i = 0; i < defIns.size(); ++i) {
+        const ops::OpParamDef& p = defIns[i];
+        const bool given = i < inputs.size() && inputs[i].present;
+        const size_t start = c.inShapes.size();
+        std::string err;
+        if (IsDynamic(p)) {
+            if (!given || !inputs[i].isList || inputs[i].children.empty()) {
+                return Format("input '%s' (index %zu) of %s is DYNAMIC: pass its tensors as a non-empty "
+                              "HostTensor::List({...})%s",
+                              p.TwinName().c_str(), i, opType.c_str(),
+                              given && inputs[i].isList ? " (the twin runs no zero-instance dynamic inputs)" : "");
+            }
+            for (size_t j = 0; j < inputs[i].children.size() && err.empty(); ++j) {
+                err = addInstance(p, InstanceName(p, j), inputs[i].children[j]);
+            }
+        } else if (!given) {
+            if (p.TwinParamType() == ops::REQUIRED) {
+                return Format("required input '%s' (index %zu) of %s is missing", p.TwinName().c_str(), i, opType.c_str());
+            }
+        } else if (inputs[i].isList) {
+            return Format("input '%s' (index %zu) of %s is not DYNAMIC: HostTensor::List is only for DYNAMIC inputs",
+                          p.TwinName().c_str(), i, opType.c_str());
+        } else {
+            err = addInstance(p, p.TwinName(), inputs[i]);
+        }
+        if (!err.empty()) return err;
+        c.irInputs.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(c.inShapes.size() - start));
     }
-    // Find the dtype combination (column of the vertically aligned DataType lists).
+    // Find the dtype combination (column of the vertically aligned DataType lists); every
+    // instance of a dynamic input must match it.
     size_t columns = 0;
     for (const auto& p : defIns) columns = std::max(columns, p.TwinDataTypes().size());
     for (const auto& p : defOuts) columns = std::max(columns, p.TwinDataTypes().size());
@@ -270,35 +342,48 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
         bool match = true;
         for (size_t i = 0; i < defIns.size() && match; ++i) {
             const auto& dts = defIns[i].TwinDataTypes();
-            const long inst = c.Instance(i, 0);
-            if (inst < 0 || defIns[i].TwinDataTypeList() || dts.size() != columns) continue;
-            match = dts[j] == c.inDescs[static_cast<size_t>(inst)].GetDataType();
+            if (defIns[i].TwinDataTypeList() || dts.size() != columns) continue;
+            for (size_t r = 0; r < c.irInputs[i].GetInstanceNum() && match; ++r) {
+                match = dts[j] == c.inDescs[static_cast<size_t>(c.Instance(i, r))].GetDataType();
+            }
         }
         if (match) pc.column = static_cast<int>(j);
     }
     if (columns > 0 && pc.column < 0) {
         std::string got;
         for (size_t i = 0; i < defIns.size(); ++i) {
-            const long inst = c.Instance(i, 0);
-            if (inst >= 0) {
-                got += Format("%s%s=%s", got.empty() ? "" : ", ", defIns[i].TwinName().c_str(),
-                              DataTypeName(c.inDescs[static_cast<size_t>(inst)].GetDataType()));
+            for (size_t r = 0; r < c.irInputs[i].GetInstanceNum(); ++r) {
+                got += Format("%s%s=%s", got.empty() ? "" : ", ", InstanceName(defIns[i], r).c_str(),
+                              DataTypeName(c.inDescs[static_cast<size_t>(c.Instance(i, r))].GetDataType()));
             }
         }
         return Format("no dtype combination of %s's OpDef matches the inputs (%s)", opType.c_str(), got.c_str());
     }
     // Outputs: shapes/dtypes are produced by InferShape/InferDataType.
+    if (outputInstanceNums.size() > defOuts.size()) {
+        return Format("%s has %zu outputs, %zu output instance counts given", opType.c_str(), defOuts.size(),
+                      outputInstanceNums.size());
+    }
     for (size_t i = 0; i < defOuts.size(); ++i) {
-        gert::StorageShape ss;
-        ss.MutableOriginShape().AppendDim(-1);  // "unset" marker, InferShape must overwrite it
-        c.outShapes.push_back(ss);
-        gert::CompileTimeTensorDesc desc;
-        desc.SetDataType(ge::DT_UNDEFINED);
+        const size_t want = i < outputInstanceNums.size() ? outputInstanceNums[i] : 0;
+        const size_t n = want == 0 ? 1 : want;
+        if (n != 1 && !IsDynamic(defOuts[i])) {
+            return Format("output '%s' (index %zu) of %s is not DYNAMIC: it has one instance, %zu requested",
+                          defOuts[i].TwinName().c_str(), i, opType.c_str(), n);
+        }
+        c.irOutputs.emplace_back(static_cast<uint32_t>(c.outShapes.size()), static_cast<uint32_t>(n));
         const auto& fmts = defOuts[i].TwinFormats();
         const ge::Format f = (pc.column >= 0 && static_cast<size_t>(pc.column) < fmts.size()) ? fmts[pc.column] : ge::FORMAT_ND;
-        desc.SetOriginFormat(f);
-        desc.SetStorageFormat(f);
-        c.outDescs.push_back(desc);
+        for (size_t k = 0; k < n; ++k) {
+            gert::StorageShape ss;
+            ss.MutableOriginShape().AppendDim(-1);  // "unset" marker, InferShape must overwrite it
+            c.outShapes.push_back(ss);
+            gert::CompileTimeTensorDesc desc;
+            desc.SetDataType(ge::DT_UNDEFINED);
+            desc.SetOriginFormat(f);
+            desc.SetStorageFormat(f);
+            c.outDescs.push_back(desc);
+        }
     }
     // Attributes, in OpDef order, defaults filled in.
     const auto& defAttrs = pc.def.TwinAttrs();
@@ -377,7 +462,7 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage)
         for (size_t d = 0; d < s.GetDimNum(); ++d) {
             if (s.GetDim(d) < 0) {
                 return Format("InferShape of %s left output %zu ('%s') unset or with a negative dim", op.c_str(), i,
-                              pc.def.TwinOutputs()[i].TwinName().c_str());
+                              OutputName(pc, i).c_str());
             }
         }
         c.outShapes[i].MutableStorageShape() = s;
@@ -391,31 +476,57 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage)
             return Format("InferDataType of %s returned GRAPH_FAILED", op.c_str());
         }
     } else {
-        for (size_t i = 0; i < defOuts.size(); ++i) {
-            const auto& dts = defOuts[i].TwinDataTypes();
-            if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size()) c.outDescs[i].SetDataType(dts[pc.column]);
+        for (size_t k = 0; k < c.outDescs.size(); ++k) {
+            const auto& dts = defOuts[IrOutputOf(c, k)].TwinDataTypes();
+            if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size()) c.outDescs[k].SetDataType(dts[pc.column]);
         }
     }
-    for (size_t i = 0; i < defOuts.size(); ++i) {
-        const ge::DataType dt = c.outDescs[i].GetDataType();
+    for (size_t k = 0; k < c.outDescs.size(); ++k) {
+        const ops::OpParamDef& def = defOuts[IrOutputOf(c, k)];
+        const ge::DataType dt = c.outDescs[k].GetDataType();
         if (dt == ge::DT_UNDEFINED) {
-            return Format("InferDataType of %s did not set output %zu ('%s')", op.c_str(), i, defOuts[i].TwinName().c_str());
+            return Format("InferDataType of %s did not set output %zu ('%s')", op.c_str(), k, OutputName(pc, k).c_str());
         }
-        const auto& dts = defOuts[i].TwinDataTypes();
-        if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size() && !defOuts[i].TwinDataTypeList() &&
+        const auto& dts = def.TwinDataTypes();
+        if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size() && !def.TwinDataTypeList() &&
             dts[pc.column] != dt) {
             return Format("InferDataType of %s gives output '%s' dtype %s, but the OpDef combination matching the "
                           "inputs declares %s (no kernel would exist for it)",
-                          op.c_str(), defOuts[i].TwinName().c_str(), DataTypeName(dt), DataTypeName(dts[pc.column]));
+                          op.c_str(), OutputName(pc, k).c_str(), DataTypeName(dt), DataTypeName(dts[pc.column]));
         }
     }
     return "";
 }
 
-struct Buffer {
-    std::vector<uint8_t> bytes;
-    uint8_t* Ptr() { return bytes.data(); }
+// GM buffers of one launch; a deque keeps their addresses stable while it grows.
+struct GmBuffers {
+    std::deque<std::vector<uint8_t>> bufs;
+    // A buffer of max(bytes, 32) bytes (so no pointer is null), registered as a GM region of
+    // `bytes` bytes, filled with `fill` and then with `src` when given.
+    uint8_t* Add(size_t bytes, uint8_t fill, const std::string& name, const void* src = nullptr)
+    {
+        bufs.emplace_back(std::max<size_t>(bytes, 32), fill);
+        uint8_t* p = bufs.back().data();
+        if (src != nullptr && bytes != 0) std::memcpy(p, src, bytes);
+        g_launch.gm.push_back({p, bytes, name});
+        return p;
+    }
+    // The tensor-list descriptor of a DYNAMIC input/output (list_layout.h).
+    uint8_t* AddList(const std::vector<std::vector<int64_t>>& shapes, const std::vector<const void*>& addrs,
+                     const std::string& name)
+    {
+        const std::vector<uint64_t> words = EncodeTensorList(shapes, addrs);
+        return Add(words.size() * sizeof(uint64_t), 0, name + " (tensor list descriptor)", words.data());
+    }
 };
+
+// Output instance `inst` inside RunResult::outputs (per IR output, DYNAMIC ones as lists).
+inline HostTensor& OutputSlot(std::vector<HostTensor>& outputs, const CallData& c, size_t inst)
+{
+    size_t rel = 0;
+    HostTensor& t = outputs[IrOutputOf(c, inst, &rel)];
+    return t.isList ? t.children[rel] : t;
+}
 
 inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* kernel,
                          const std::vector<KernelVariant>* variants, const std::vector<HostTensor>& inputs,
@@ -424,7 +535,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     RunResult r;
     PreparedCall pc;
     r.stage = "validate";
-    std::string err = Prepare(opType, inputs, attrs, opt.platform, pc);
+    std::string err = Prepare(opType, inputs, attrs, opt.platform, opt.outputInstanceNums, pc);
     if (err.empty()) err = RunInfer(pc, r.stage);
     if (!err.empty()) {
         r.error = err;
@@ -470,17 +581,26 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     r.workspaceSizes = c.workspaces;
     r.tilingData.assign(c.tilingBuf.begin(), c.tilingBuf.begin() + static_cast<long>(c.tilingData.GetDataSize()));
 
-    // Outputs (allocated even when not launching, so shapes/dtypes are reported).
-    bool allEmpty = true;
+    // Outputs (allocated even when not launching, so shapes/dtypes are reported): one per IR
+    // output, a DYNAMIC one as a list of its instances.
     for (size_t i = 0; i < defOuts.size(); ++i) {
+        r.outputs.push_back(IsDynamic(defOuts[i]) ? HostTensor::List({}) : HostTensor());
+    }
+    bool allEmpty = true;
+    for (size_t k = 0; k < c.outShapes.size(); ++k) {
         HostTensor t;
-        t.dtype = c.outDescs[i].GetDataType();
-        const gert::Shape& s = c.outShapes[i].GetOriginShape();
+        t.dtype = c.outDescs[k].GetDataType();
+        const gert::Shape& s = c.outShapes[k].GetOriginShape();
         for (size_t d = 0; d < s.GetDimNum(); ++d) t.shape.push_back(s.GetDim(d));
-        t.format = c.outDescs[i].GetOriginFormat();
+        t.format = c.outDescs[k].GetOriginFormat();
         t.data.assign(t.NumBytes(), opt.poisonOutputs ? 0xFF : 0x00);
         allEmpty = allEmpty && t.NumElements() == 0;
-        r.outputs.push_back(std::move(t));
+        HostTensor& slot = r.outputs[IrOutputOf(c, k)];
+        if (slot.isList) {
+            slot.children.push_back(std::move(t));
+        } else {
+            slot = std::move(t);
+        }
     }
     if (!c.blockDimSet) {
         r.error = Format("TilingFunc of %s never called SetBlockDim", opType.c_str());
@@ -503,7 +623,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         return r;
     }
 
-    // ---- kernel selection ----
+    // ---- kernel selection (by the dtype of each IR input/output's first instance) ----
     r.stage = "launch";
     const KernelEntry* k = kernel;
     if (k == nullptr) {
@@ -515,7 +635,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
                 if (inst >= 0) match = v.dtypes[i] == c.inDescs[static_cast<size_t>(inst)].GetDataType();
             }
             for (size_t i = 0; i < defOuts.size() && match; ++i) {
-                match = v.dtypes[defIns.size() + i] == c.outDescs[i].GetDataType();
+                match = v.dtypes[defIns.size() + i] == c.outDescs[c.irOutputs[i].GetInstanceStart()].GetDataType();
             }
             if (match && k == nullptr) k = &v.kernel;
             std::string combo;
@@ -541,34 +661,47 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         return r;
     }
 
-    // ---- GM buffers (each at least 32 bytes so no pointer is null) ----
-    std::vector<Buffer> ins(defIns.size()), outs(defOuts.size());
+    // ---- GM buffers: one parameter per IR input/output; an omitted optional input is
+    // nullptr, a DYNAMIC one the address of its tensor-list descriptor ----
     LaunchState& L = g_launch;
     L.gm.clear();
+    GmBuffers gm;
     std::vector<uint8_t*> args;
     for (size_t i = 0; i < defIns.size(); ++i) {
-        const long inst = c.Instance(i, 0);
-        if (inst < 0) {
+        const size_t n = c.irInputs[i].GetInstanceNum();
+        if (n == 0) {
             args.push_back(nullptr);
             continue;
         }
-        const HostTensor& t = inputs[i];
-        ins[i].bytes.assign(std::max<size_t>(t.data.size(), 32), 0xFF);
-        if (!t.data.empty()) std::memcpy(ins[i].Ptr(), t.data.data(), t.data.size());
-        L.gm.push_back({ins[i].Ptr(), t.data.size(), "input '" + defIns[i].TwinName() + "'"});
-        args.push_back(ins[i].Ptr());
+        const HostTensor* ts = IsDynamic(defIns[i]) ? inputs[i].children.data() : &inputs[i];
+        std::vector<std::vector<int64_t>> shapes;
+        std::vector<const void*> addrs;
+        for (size_t j = 0; j < n; ++j) {
+            const HostTensor& t = ts[j];
+            addrs.push_back(gm.Add(t.data.size(), 0xFF, "input '" + InstanceName(defIns[i], j) + "'", t.data.data()));
+            shapes.push_back(t.shape);
+        }
+        args.push_back(IsDynamic(defIns[i]) ? gm.AddList(shapes, addrs, "input '" + defIns[i].TwinName() + "'")
+                                            : static_cast<uint8_t*>(const_cast<void*>(addrs[0])));
     }
+    std::vector<uint8_t*> outPtrs(c.outShapes.size(), nullptr);  // per output instance
     for (size_t i = 0; i < defOuts.size(); ++i) {
-        outs[i].bytes.assign(std::max<size_t>(r.outputs[i].data.size(), 32), opt.poisonOutputs ? 0xFF : 0x00);
-        L.gm.push_back({outs[i].Ptr(), r.outputs[i].data.size(), "output '" + defOuts[i].TwinName() + "'"});
-        args.push_back(outs[i].Ptr());
+        std::vector<std::vector<int64_t>> shapes;
+        std::vector<const void*> addrs;
+        for (size_t j = 0; j < c.irOutputs[i].GetInstanceNum(); ++j) {
+            const size_t inst = c.irOutputs[i].GetInstanceStart() + j;
+            const HostTensor& t = OutputSlot(r.outputs, c, inst);
+            outPtrs[inst] = gm.Add(t.data.size(), opt.poisonOutputs ? 0xFF : 0x00,
+                                   "output '" + InstanceName(defOuts[i], j) + "'");
+            addrs.push_back(outPtrs[inst]);
+            shapes.push_back(t.shape);
+        }
+        args.push_back(IsDynamic(defOuts[i]) ? gm.AddList(shapes, addrs, "output '" + defOuts[i].TwinName() + "'")
+                                             : outPtrs[c.irOutputs[i].GetInstanceStart()]);
     }
     size_t wsTotal = 0;
     for (size_t w : c.workspaces) wsTotal += w;
-    Buffer ws;
-    ws.bytes.assign(std::max<size_t>(wsTotal, 32), opt.poisonOutputs ? 0xFF : 0x00);
-    L.gm.push_back({ws.Ptr(), wsTotal, "workspace"});
-    args.push_back(ws.Ptr());
+    args.push_back(gm.Add(wsTotal, opt.poisonOutputs ? 0xFF : 0x00, "workspace"));
     L.gm.push_back({c.tilingBuf.data(), c.tilingData.GetDataSize(), "tiling"});
     args.push_back(c.tilingBuf.data());
 
@@ -593,8 +726,9 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     }
     L = LaunchState();  // later code (e.g. unit tests) must not see this call's buffers
     if (!r.error.empty()) return r;
-    for (size_t i = 0; i < defOuts.size(); ++i) {
-        std::memcpy(r.outputs[i].data.data(), outs[i].Ptr(), r.outputs[i].data.size());
+    for (size_t inst = 0; inst < outPtrs.size(); ++inst) {
+        HostTensor& t = OutputSlot(r.outputs, c, inst);
+        if (!t.data.empty()) std::memcpy(t.data.data(), outPtrs[inst], t.data.size());
     }
     r.ok = true;
     r.stage = "done";
@@ -645,14 +779,14 @@ inline std::vector<double> HostTensor::ToDoubles() const
 }
 
 inline InferResult InferOp(const std::string& opType, const std::vector<HostTensor>& inputs,
-                           const std::vector<AttrValue>& attrs)
+                           const std::vector<AttrValue>& attrs, const std::vector<size_t>& outputInstanceNums)
 {
     InferResult r;
     detail::PreparedCall pc;
     std::string stage;
     std::string err;
     try {
-        err = detail::Prepare(opType, inputs, attrs, PlatformConfig(), pc);
+        err = detail::Prepare(opType, inputs, attrs, PlatformConfig(), outputInstanceNums, pc);
         if (err.empty()) err = detail::RunInfer(pc, stage);
     } catch (const std::exception& e) {
         err = e.what();
@@ -668,6 +802,7 @@ inline InferResult InferOp(const std::string& opType, const std::vector<HostTens
         r.outputShapes.push_back(dims);
         r.outputDtypes.push_back(pc.call.outDescs[i].GetDataType());
     }
+    r.outputInstances = pc.call.irOutputs;
     r.ok = true;
     return r;
 }
