@@ -177,10 +177,11 @@ def op_context(op: Op, options: Options) -> dict[str, Any]:
         "socs": soc_short_names(options.socs),
     }
     # Stage-specific data: the lowered kernel compute and the PyTorch package.
-    from opgen import lower, torch_side
+    from opgen import lower, tests_side, torch_side
 
     ctx["kernel"] = lower.kernel_context(op, options)
     ctx["torch"] = torch_side.torch_context(op, options)
+    ctx["tests"] = tests_side.tests_context(op, options)
     return ctx
 
 

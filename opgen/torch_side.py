@@ -769,6 +769,8 @@ def torch_context(op: Op, options) -> dict[str, Any]:
         },
         "cpu": cpu_context(op, params, outs),
         "npu": npu_context(op, params, outs),
+        # the underscored introspection op the generated tests call (csrc/ops.cpp)
+        "introspection": introspection_context(op, options, params),
     }
 
 
@@ -792,3 +794,42 @@ def overrides_example(op: Op, params, outs) -> list[str]:
     else:
         lines.append(f"    return ({', '.join(values)})")
     return "\n".join(lines).split("\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# introspection ops for the generated tests (csrc/ops.cpp)
+# ---------------------------------------------------------------------------------------------
+
+# The project-wide one: the twin's OP_ADD registry (every OpDef of op_host/) as JSON.
+REGISTRY_OP = "_opgen_registry"
+REGISTRY_SCHEMA = f"{REGISTRY_OP}() -> str"
+
+
+def infer_op_name(op: Op) -> str:
+    return f"_opgen_infer_{op.snake_name}"
+
+
+def introspection_context(op: Op, options, params) -> dict[str, Any]:
+    """`torch.ops.<ns>._opgen_infer_<op>(<the op's arguments>) -> str`: the op's InferShape and
+    InferDataType (op_host/) run on the twin for these arguments, as JSON (opgen_torch.h
+    InferJson). Its schema is the op's with in-place annotations dropped (it mutates nothing)
+    and a string result; its C++ function converts the arguments as the CPU kernel does."""
+    import dataclasses
+
+    from opgen.model import build_torch_schema
+
+    name = infer_op_name(op)
+    plain = [dataclasses.replace(t, is_ref=False) for t in op.inputs]
+    schema, _ = build_torch_schema(name, plain, [], op.attrs)
+    schema = schema.rsplit(" -> ", 1)[0] + " -> str"
+    decls = [f"{'const at::Tensor&' if p['kind'] == 'ref' else p['cpp_type']} {p['cpp_name']}"
+             for p in params]
+    return {
+        "name": name,
+        "schema": schema,
+        "schema_literal": cpp_string(schema),
+        "op_path": f"torch.ops.{options.namespace}.{name}.default",
+        "function": f"{op.snake_name}_infer",
+        "cpp_def": cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
+        "registry_schema_literal": cpp_string(REGISTRY_SCHEMA),
+    }

@@ -1,0 +1,515 @@
+"""The generated project's tests (`templates/tests`), as template data (`op.tests`).
+
+`tests_context(op, options)` prepares what `tests/test_<op>.py` prints: the op's arguments with
+the value ranges the tests draw from (derived from the compute expression), the dtype
+combinations, which tests cannot pass yet and why (no compute, no golden, no fake kernel, a CPU
+twin that cannot run the op), the OpDef the prototype declares, and the GE node its torchair
+converter must emit. Python values are printed as Python literals (`py_value`/`py_block`), so
+user text (attr names, string defaults) reaches the test file only escaped.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import textwrap
+from typing import Any
+
+from opgen import expr
+from opgen.catalog import DTYPES
+from opgen.context import py_string, soc_short_names
+from opgen.model import Attr, Op
+from opgen.torch_side import py_dtype_tuple
+
+LINE = 100  # the generated project's ruff line length
+
+# Value ranges the tests draw inputs from (uniform; integers inclusive).
+FLOAT_RANGE = (-4.0, 4.0)
+POSITIVE_FLOAT_RANGE = (0.5, 4.0)
+INT_RANGE = (-10, 10)
+SMALL_INT_RANGE = (-5, 5)  # 8-bit integers: products stay in range more often
+POSITIVE_INT_RANGE = (1, 10)
+# Functions defined (or finite) only for positive arguments; a tensor divisor counts too.
+POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal"}
+
+# torchair's attr value tags (torchair.ge.attr._ATTR_TYPE_MAP) per msopgen attr type.
+GE_ATTR_TAGS = {
+    "int": "VT_INT", "float": "VT_FLOAT", "bool": "VT_BOOL", "string": "VT_STRING",
+    "list_int": "VT_LIST_INT", "list_float": "VT_LIST_FLOAT", "list_bool": "VT_LIST_BOOL",
+    "list_list_int": "VT_LIST_LIST_INT",
+}
+# A value for a required attr (it has no default) in every test.
+REQUIRED_ATTR_SAMPLES = {
+    "int": 2, "float": 0.5, "bool": True, "string": "", "list_int": [1],
+    "list_float": [0.5], "list_bool": [True], "list_list_int": [[1]],
+}
+LIST_INSTANCES = 2  # tensors in each dynamic (list) input
+
+
+# ---------------------------------------------------------------------------------------------
+# Python literals
+# ---------------------------------------------------------------------------------------------
+
+
+def py_value(value: Any) -> str:
+    """`value` (None, bool, int, float, str, list, tuple, dict) as a Python literal."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f'float("{value}")'
+    if isinstance(value, str):
+        return py_string(value)
+    if isinstance(value, tuple):
+        items = [py_value(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(py_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_value(k)}: {py_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(type(value))
+
+
+def py_block(value: Any, indent: int = 0, lead: int = 0) -> str:
+    """`value` as a Python literal that starts after `lead` columns of a line indented by
+    `indent`: on one line when it fits, else one item per line (recursively); strings too long
+    for a line become concatenated pieces."""
+    flat = py_value(value)
+    if indent + lead + len(flat) + 1 <= LINE:
+        return flat
+    pad = " " * (indent + 4)
+    if isinstance(value, str):
+        pieces = split_text(value, LINE - indent - 4)
+        return "(\n" + "".join(f"{pad}{p}\n" for p in pieces) + " " * indent + ")"
+    if isinstance(value, dict):
+        items = [f"{py_value(k)}: " + py_block(v, indent + 4, len(py_value(k)) + 3)
+                 for k, v in value.items()]
+        opening, closing = "{", "}"
+    elif isinstance(value, (list, tuple)):
+        items = [py_block(v, indent + 4, 1) for v in value]
+        opening, closing = ("[", "]") if isinstance(value, list) else ("(", ")")
+    else:
+        return flat  # a number: cannot be split
+    return opening + "\n" + "".join(f"{pad}{item},\n" for item in items) + " " * indent + closing
+
+
+def split_text(text: str, width: int) -> list[str]:
+    """String literals, each at most `width` columns (when a character allows), that
+    concatenate to `text`."""
+    pieces, current = [], ""
+    for ch in text:
+        if current and len(py_string(current + ch)) > width:
+            pieces.append(py_string(current))
+            current = ""
+        current += ch
+    pieces.append(py_string(current))
+    return pieces
+
+
+def doc_lines(text: str, width: int) -> list[str]:
+    """Text for a docstring or comment: wrapped, backslashes and quotes escaped."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+# ---------------------------------------------------------------------------------------------
+# value ranges from the compute expression
+# ---------------------------------------------------------------------------------------------
+
+
+def positive_inputs(node: expr.Node) -> dict[str, str]:
+    """Inputs that must be positive for the expression to be defined: those inside the argument
+    of log/sqrt/rsqrt/reciprocal or of a divisor. Maps each to the first use that says so."""
+    found: dict[str, str] = {}
+
+    def tensors_in(n: expr.Node) -> list[str]:
+        names: list[str] = []
+        walk(n, lambda m: names.append(m.name) if isinstance(m, expr.Tensor) else None)
+        return names
+
+    def visit(n: expr.Node) -> None:
+        if isinstance(n, expr.Call) and n.func in POSITIVE_ONLY:
+            for name in tensors_in(n.args[0]):
+                found.setdefault(name, f"{n.func}() of it")
+        if isinstance(n, expr.BinOp) and n.op == "/":
+            for name in tensors_in(n.right):
+                found.setdefault(name, "a division by it")
+
+    walk(node, visit)
+    return found
+
+
+def walk(node: expr.Node, fn) -> None:
+    fn(node)
+    if isinstance(node, expr.Neg):
+        walk(node.arg, fn)
+    elif isinstance(node, expr.BinOp):
+        walk(node.left, fn)
+        walk(node.right, fn)
+    elif isinstance(node, expr.Pow):
+        walk(node.base, fn)
+    elif isinstance(node, expr.Call):
+        for arg in node.args:
+            walk(arg, fn)
+
+
+def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, str]:
+    """(low, high, why) of the values drawn for input `name`: one range for all its dtypes,
+    the narrowest any of them needs."""
+    dtypes = [DTYPES[d] for t in op.inputs if t.name == name for d in t.dtypes]
+    if all(d.name == "bool" for d in dtypes):
+        return 0, 1, "bool"
+    if any(d.is_float for d in dtypes):
+        if name in positive:
+            low, high = POSITIVE_FLOAT_RANGE
+            return low, high, f"positive: the compute takes {positive[name]}"
+        low, high = FLOAT_RANGE
+        why = "any real" if op.compute else "no compute expression to say more"
+        return low, high, why + "; [-4, 4] keeps exp() and x ** 4 finite in float16"
+    if name in positive:
+        low, high = POSITIVE_INT_RANGE
+        return low, high, f"positive: the compute takes {positive[name]}"
+    if any(d.name.startswith("uint") for d in dtypes):
+        return 0, INT_RANGE[1], "unsigned integers in a small range"
+    if any(d.size == 1 for d in dtypes):
+        low, high = SMALL_INT_RANGE
+        return low, high, "8-bit integers in a small range"
+    low, high = INT_RANGE
+    return low, high, "integers in a small range: sums and products do not overflow"
+
+
+# ---------------------------------------------------------------------------------------------
+# arguments, outputs, dtype combinations
+# ---------------------------------------------------------------------------------------------
+
+
+def attr_value(a: Attr) -> Any:
+    """The value the tests pass for an attr: its default, or a sample when it is required."""
+    if a.required:
+        return REQUIRED_ATTR_SAMPLES[a.type]
+    return a.default
+
+
+def graph_attr_value(a: Attr, index: int) -> Any:
+    """A value per attr for the converter test, unlike the default and every other attr's, so a
+    swapped or dropped attr shows (exact in float32)."""
+    kind = a.type
+    if kind == "int":
+        return 3 + index
+    if kind == "float":
+        return 0.5 + 0.25 * index
+    if kind == "bool":
+        return not a.default if not a.required else True
+    if kind == "string":
+        return f"s{index}"
+    if kind == "list_int":
+        return [index + 1, 2]
+    if kind == "list_float":
+        return [0.5, index + 0.25]
+    if kind == "list_bool":
+        return [True, False]
+    return [[index, 1], [2]]  # list_list_int
+
+
+def f32(value: float) -> float | str:
+    """A float as float32 would hold it, as the twin's registry JSON prints it."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    rounded = struct.unpack("f", struct.pack("f", value))[0]
+    if math.isinf(rounded):
+        return "inf" if rounded > 0 else "-inf"
+    return rounded
+
+
+def opdef_default(a: Attr) -> Any:
+    if a.required:
+        return None
+    if a.type == "float":
+        return f32(a.default)
+    if a.type == "list_float":
+        return [f32(v) for v in a.default]
+    return a.default
+
+
+def combination_id(combo: tuple[str, ...]) -> str:
+    """The test id of a dtype combination: as the kernel variant files are named."""
+    return combo[0] if len(set(combo)) == 1 else "_".join(combo)
+
+
+def combinations(op: Op) -> list[dict[str, Any]]:
+    out = []
+    n = len(op.inputs)
+    for combo in op.dtype_combinations:
+        ins, outs = combo[:n], combo[n:]
+        value = f"({py_dtype_tuple(ins)}, {py_dtype_tuple(outs)})"
+        ident = py_string(combination_id(combo))
+        param = f"pytest.param({value}, id={ident}),"
+        if len(param) + 4 > LINE:
+            param = f"pytest.param(\n        {value},\n        id={ident},\n    ),"
+        out.append({
+            "param": param,  # a line (or lines) of a list indented by 4
+            "id": combination_id(combo),
+            "inputs": py_dtype_tuple(ins),  # (torch.float16,)
+            "outputs": py_dtype_tuple(outs),
+            # gradients: a float input and a float output
+            "float": any(DTYPES[d].is_float for d in ins) and any(DTYPES[d].is_float
+                                                                  for d in outs),
+            "has_float32": "float32" in ins and all(d in ("float32", "float64") or
+                                                    not DTYPES[d].is_float for d in combo),
+            "has_float64": "float64" in ins and all(d == "float64" or not DTYPES[d].is_float
+                                                    for d in combo),
+        })
+    return out
+
+
+def arg_lines(op: Op) -> list[str]:
+    """The lines of `args=[...]` in the OpSpec: one TensorArg/AttrArg per schema argument, each
+    after a comment that says why its values are what they are."""
+    positive: dict[str, str] = {}
+    for tree in op.compute.values():
+        for name, why in positive_inputs(tree).items():
+            positive.setdefault(name, why)
+    lines = []
+    for t in op.inputs:
+        low, high, why = value_range(op, t.name, positive)
+        kind = {"optional": "optional", "dynamic": "list"}.get(t.param_type, "tensor")
+        if t.is_ref:
+            kind = "tensor"
+            why += "; updated in place"
+        if kind == "optional":
+            why = "optional: left out (None) in the tests"
+        if kind == "list":
+            why += f"; a list of {LIST_INSTANCES} tensors"
+        lines += [f"# {line}" for line in doc_lines(f"{t.name}: {why}", LINE - 10)]
+        call = f"TensorArg({py_string(t.name)}, {py_value(low)}, {py_value(high)}"
+        call += "" if kind == "tensor" else f", kind={py_string(kind)}"
+        lines.append(call + "),")
+    for a in op.attrs:
+        value = attr_value(a)
+        note = f"{a.name}: {a.type} attr, " + (
+            "required; the tests pass this sample value" if a.required
+            else "its default")
+        lines += [f"# {line}" for line in doc_lines(note, LINE - 10)]
+        head = f"AttrArg({py_string(a.name)}, "
+        lines.append(head + py_block(value, 8, len(head)) + "),")
+    return lines
+
+
+def output_lines(op: Op) -> list[str]:
+    lines = []
+    position = 0
+    input_names = [t.name for t in op.inputs]
+    for t in op.outputs:
+        if t.is_ref:
+            lines.append(f"Output({py_string(t.name)}, updates={input_names.index(t.name)}),")
+        else:
+            lines.append(f"Output({py_string(t.name)}, returned={position}),")
+            position += 1
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# expectations: the OpDef and the GE node
+# ---------------------------------------------------------------------------------------------
+
+
+def expected_opdef(op: Op, options) -> dict[str, Any]:
+    """What the OP_ADD registry must hold for the op, in opdef_summary()'s form (op_testing)."""
+
+    def tensor(t) -> dict[str, Any]:
+        return {"name": t.name, "param_type": t.param_type,
+                "dtypes": [DTYPES[d].ge for d in t.dtypes],
+                "formats": [f"FORMAT_{f}" for f in t.formats]}
+
+    return {
+        "inputs": [tensor(t) for t in op.inputs],
+        "outputs": [tensor(t) for t in op.outputs],
+        "attrs": [{"name": a.name, "type": a.type, "required": a.required,
+                   "default": opdef_default(a)} for a in op.attrs],
+        "socs": soc_short_names(options.socs),
+    }
+
+
+def ir_def(op: Op) -> dict[str, Any]:
+    """The GE IR the op package registers, as torchair's get_registered_ir_def answers it."""
+    return {
+        "inputs": [[t.name, t.param_type] for t in op.inputs],
+        "outputs": [[t.name, "dynamic" if t.param_type == "dynamic" else "required"]
+                    for t in op.outputs],
+        "attrs": [[a.name, GE_ATTR_TAGS[a.type]] for a in op.attrs],
+    }
+
+
+def graph_case(op: Op) -> dict[str, Any]:
+    """The converter call of the torchair test and the GE node it must produce.
+
+    Every tensor argument becomes a Data node named after it (list items: <name>_<i>; optional
+    inputs are passed); attrs get distinct non-default values (graph_attr_value).
+    """
+    combo = op.dtype_combinations[0]
+    args, inputs, input_desc = [], [], []
+    for t, dtype in zip(op.inputs, combo, strict=False):
+        ge = DTYPES[dtype].ge
+        if t.param_type == "dynamic":
+            names = [f"{t.name}_{i}" for i in range(LIST_INSTANCES)]
+            args.append({"kind": "list", "names": names, "dtype": ge, "shape": [2, 3]})
+            inputs += [f"{n}:0" for n in names]
+            input_desc += [f"{t.name}{i}" for i in range(LIST_INSTANCES)]
+        else:
+            args.append({"kind": "tensor", "names": [t.name], "dtype": ge, "shape": [2, 3]})
+            inputs.append(f"{t.name}:0")
+            input_desc.append(t.name)
+    attrs = {}
+    for i, a in enumerate(op.attrs):
+        value = graph_attr_value(a, i)
+        args.append({"kind": "attr", "value": value})
+        attrs[a.name] = {"type": a.type, "value": value}
+    output_desc, returned = [], []
+    index = 0
+    for t in op.outputs:
+        count = LIST_INSTANCES if t.param_type == "dynamic" else 1
+        names = [f"{t.name}{i}" for i in range(count)] if t.param_type == "dynamic" else [t.name]
+        output_desc += names
+        if not t.is_ref:
+            returned += [f"{op.op_type}:{index + i}" for i in range(count)]
+        index += count
+    node = {"type": op.op_type, "input": inputs, "input_desc": input_desc, "attr": attrs,
+            "output_desc": output_desc, "returned": returned}
+    return {"args": args, "node": node}
+
+
+# ---------------------------------------------------------------------------------------------
+# the op's tests context
+# ---------------------------------------------------------------------------------------------
+
+
+def tests_context(op: Op, options) -> dict[str, Any]:
+    from opgen import lower, torch_side
+
+    torch = torch_side.torch_context(op, options)
+    package, snake = options.package, op.snake_name
+    compute_file = f"op_kernel/{snake}_compute.h"
+    overrides_file = f"{package}/overrides/{snake}.py"
+    has_golden = bool(op.golden) and all(t.name in op.golden for t in op.outputs)
+
+    pending = ""  # why the precision tests xfail (strictly) while the kernel is a placeholder
+    if not op.compute:
+        pending = (f"the prototype has no compute expression, so {compute_file} is opgen's "
+                   "placeholder that writes zeros: write the op's computation there")
+        if not has_golden:
+            pending += f", and a golden: define golden() in {overrides_file}"
+        pending += (f". Once these tests pass (XPASS), delete the PLACEHOLDER banner from "
+                    f"{compute_file}")
+    fake_missing = ""
+    if torch["fake"]["mode"] == "none":
+        fake_missing = (f"opgen wrote no fake kernel ({op.op_type} has no compute and no golden "
+                        f"expression to take output shapes from): define fake() in "
+                        f"{overrides_file}")
+    host_pending = ""  # why tests comparing the kernel's shapes with the fake kernel may fail
+    if not op.compute and torch["fake"]["mode"] == "golden":
+        host_pending = (f"{op.op_type} has no compute expression: while {compute_file} is the "
+                        "placeholder, its host InferShape and kernel are opgen's elementwise "
+                        "stand-ins, and its fake kernel takes the output shapes from the golden, "
+                        "which need not be elementwise")
+    twin_unsupported = ""
+    if torch["cpu"]["unsupported"]:  # the CPU kernel is a TORCH_CHECK(false, ...)
+        twin_unsupported = (f"the CPU kernel of {op.op_type} (csrc/ops.cpp) refuses to run: it has "
+                            "a dynamic (list) input or output, which opgen's CPU kernels do not "
+                            "hand to the twin yet")
+
+    combos = combinations(op)
+    float_combos = [c for c in combos if c["float"]]
+    gradcheck = None
+    if torch["differentiable"]:
+        for key, dtype in (("has_float64", "float64"), ("has_float32", "float32")):
+            match = next((c for c in combos if c[key]), None)
+            if match is not None:
+                gradcheck = {"dtype": dtype, "combo": match}
+                break
+
+    description = []
+    for t in op.outputs:
+        if t.name in op.compute:
+            description.append(f"compute: {t.name} = {lower.show(op.compute[t.name])}")
+        if t.name in op.golden:
+            description.append(f"golden: {t.name} = {op.golden[t.name]}")
+    imports = ["BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg", "check_compile",
+               "check_fake_matches_host_infer", "check_precision", "opdef_summary",
+               "registered_opdef"]
+    if op.attrs:
+        imports.append("AttrArg")
+    if torch["differentiable"]:
+        imports.append("check_backward")
+    if pending or host_pending:
+        imports.append("kernel_is_placeholder")
+    fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (["PENDING_HOST"] if host_pending
+                                                              else [])
+    title = (f"{op.op_type} ({torch['op_path']}): precision on the CPU twin, the PyTorch "
+             "registration, the OpDef, the torchair converter, and precision on an NPU where "
+             "there is one.")
+    return {
+        "title": doc_lines(title, LINE - 4),
+        # from op_testing import (...), in ruff's isort order: constants, classes, functions
+        "imports": sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper()
+                                                  else 2, n)),
+        "file_doc": [line for d in description for line in doc_lines(d, LINE - 4)],
+        "package": package,
+        "op_path": torch["op_path"] + ".default",
+        "infer_path": torch["introspection"]["op_path"],
+        "golden_path": f"golden.{torch['py_name']}",  # from <package> import golden
+        # from <package>.overrides import <op> as overrides, when a test looks into it
+        "uses_overrides": bool(fake_missing or (pending and not has_golden)),
+        "user_module": "overrides",
+        "op_type_literal": py_string(op.op_type),
+        "args": arg_lines(op),
+        "outputs": output_lines(op),
+        "combinations": combos,
+        "float_combinations": float_combos,
+        "has_compute": bool(op.compute),
+        "has_golden": has_golden,
+        "compute_file_literal": py_string(compute_file),
+        "pending_reason": [py_string(p) for p in split_pieces(pending)],
+        "fake_missing_reason": [py_string(p) for p in split_pieces(fake_missing)],
+        "host_pending_reason": [py_string(p) for p in split_pieces(host_pending)],
+        # the marks of the tests that compare the kernel's output shapes with the fake kernel's
+        "fake_marks": fake_marks,
+        "twin_unsupported_reason": [py_string(p) for p in split_pieces(twin_unsupported)],
+        "differentiable": torch["differentiable"],
+        "not_differentiable_reason": [
+            py_string(p) for p in split_pieces(f"no backward: {torch['not_differentiable_reason']}")
+        ],
+        "gradcheck": gradcheck,
+        "gradcheck_missing_reason": [py_string(p) for p in split_pieces(
+            "no dtype combination of the prototype is float32 or float64 throughout (the CPU "
+            "kernels take only those), and finite differences in 16-bit floats measure rounding, "
+            "not the gradient; "
+            "test_backward_matches_the_float64_golden_gradient checks the backward")],
+        "npu_enabled": torch["npu"]["enabled"],
+        "npu_reason": [py_string(p) for p in split_pieces(
+            f"no NPU kernel: {torch['npu'].get('reason', '')}")],
+        "expected_opdef": py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
+        "ir_def": py_block(ir_def(op), 0, len("IR_DEF = ")),
+        "graph_args": py_block(graph_case(op)["args"], 0, len("GRAPH_ARGS = ")),
+        "expected_node": py_block(graph_case(op)["node"], 0, len("EXPECTED_NODE = ")),
+    }
+
+
+def split_pieces(text: str, width: int = LINE - 16) -> list[str]:
+    """Text cut at spaces into pieces for implicitly concatenated string literals (each piece
+    keeps its trailing space)."""
+    if not text:
+        return []
+    words = text.split(" ")
+    pieces, current = [], ""
+    for word in words:
+        candidate = f"{current} {word}" if current else word
+        if current and len(py_string(candidate)) > width:
+            pieces.append(current + " ")
+            current = word
+        else:
+            current = candidate
+    pieces.append(current)
+    return pieces

@@ -1,0 +1,1 @@
+"""Helpers of tests/test_generated_suite.py: generated projects rendered, built and tested."""

@@ -1,0 +1,289 @@
+"""The test suite opgen generates into each project (templates/tests, opgen/tests_side.py).
+
+Fast: the generated test files of every example and sample prototype (and of the PyTorch
+templates' kitchen sink) compile and pass ruff; the value ranges, literals and expectations
+they print come out right.
+
+Slow (build real projects, run their suites in a child pytest; tests/generated/project.py):
+- examples/gelu_custom.json: every generated test passes, skips only for the NPU (no CANN) and
+  torchair (no torch_npu); with OPGEN_NPU_PYTHON (a venv with torch_npu), the torchair converter
+  test runs there and passes;
+- a bug planted in the compute step, or in the tiling policy, fails the precision tests with a
+  useful message (MERE/MARE and the worst element, or the twin's hardware rule);
+- tests/data/protos/add_custom.msopgen.json (no compute, no golden): the structure tests pass, the
+  precision tests xfail strictly naming op_kernel/add_custom_compute.h.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, SHARED_PROTOS
+from generated.project import build, planted, render, run_suite
+from torch_ext import protos
+
+from opgen import expr, prototype, resources, tests_side
+from opgen import render as render_mod
+from opgen.context import Options
+
+RUFF = Path(sys.executable).with_name("ruff")
+RUFF_STRICT = ["--select", "E,F,W,I,B,UP", "--line-length", "100", "--target-version", "py310"]
+SOURCES = sorted(EXAMPLES.glob("*.json")) + sorted(SHARED_PROTOS.glob("*.json"))
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering (fast)
+# ---------------------------------------------------------------------------------------------
+
+
+def rendered_tests(proto_text: str, directory: Path, package: str = "pkg") -> list[Path]:
+    proto = prototype.loads(proto_text)
+    options = Options(package=package, namespace=package, vendor=package)
+    for f in render_mod.render(proto, options, resources.templates_dir()):
+        path = directory / f.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(f.content)
+    return sorted((directory / "tests").glob("*.py"))
+
+
+def check_clean(directory: Path, files: list[Path]) -> None:
+    result = subprocess.run([sys.executable, "-m", "py_compile", *map(str, files)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    for extra in ([], RUFF_STRICT):  # the project's own ruff settings, and opgen's stricter set
+        result = subprocess.run([str(RUFF), "check", "--no-cache", *extra, *map(str, files)],
+                                capture_output=True, text=True, cwd=directory)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_generated_tests_are_clean_python(source, tmp_path):
+    files = rendered_tests(source.read_text(), tmp_path)
+    proto = prototype.loads(source.read_text())
+    names = {p.name for p in files}
+    assert {"conftest.py", "precision.py", "op_testing.py", "torchair_shim.py"} <= names
+    assert {f"test_{op.snake_name}.py" for op in proto.ops} <= names
+    check_clean(tmp_path, files)
+
+
+def test_kitchen_sink_tests_are_clean_python(tmp_path):
+    files = rendered_tests(protos.text(protos.KITCHEN_SINK), tmp_path, "sink_ops")
+    check_clean(tmp_path, files)
+    text = {p.name: p.read_text() for p in files}
+    # the twin cannot run list tensors: their tests say so
+    assert "TWIN_CANNOT_RUN = pytest.mark.skip(" in text["test_concat_custom.py"]
+    # no compute: precision xfails strictly, naming the file to edit
+    opaque = text["test_opaque_custom.py"]
+    assert "PENDING_KERNEL = pytest.mark.xfail(" in opaque and "strict=True" in opaque
+    assert "op_kernel/opaque_custom_compute.h" in opaque
+    assert 'getattr(overrides, "fake", None) is None' in opaque
+    assert "from sink_ops.overrides import opaque_custom as overrides" in opaque
+    # the string default reaches the test file escaped, and means the same
+    attrs = text["test_all_attrs_custom.py"]
+    assert 'AttrArg("mode", "say \\"hi\\"\\\\ \\u00e9\\n")' in attrs
+
+
+def test_placeholder_banner_is_what_the_tests_look_for(tmp_path):
+    """op_testing.kernel_is_placeholder() finds the kernel template's placeholder banner."""
+    rendered_tests((SHARED_PROTOS / "add_custom.msopgen.json").read_text(), tmp_path)
+    marker = '"!!! PLACEHOLDER"'
+    assert marker in (tmp_path / "tests" / "op_testing.py").read_text()
+    compute = (tmp_path / "op_kernel" / "add_custom_compute.h").read_text()
+    assert marker.strip('"') in compute
+    rendered_tests((EXAMPLES / "gelu_custom.json").read_text(), tmp_path / "gelu")
+    assert marker.strip('"') not in (tmp_path / "gelu/op_kernel/gelu_custom_compute.h").read_text()
+
+
+@pytest.mark.parametrize("compute, positive", [
+    ("x * y", {}),
+    ("log(x) + y", {"x": "log() of it"}),
+    ("x / (y + 1)", {"y": "a division by it"}),
+    ("sqrt(x * y) + rsqrt(z)", {"x": "sqrt() of it", "y": "sqrt() of it",
+                                "z": "rsqrt() of it"}),
+    ("reciprocal(abs(x)) - x / 2", {"x": "reciprocal() of it"}),
+])
+def test_inputs_drawn_positive_where_the_compute_needs_it(compute, positive):
+    tree = expr.parse_compute(compute, {"x", "y", "z"}, {"alpha"})
+    assert tests_side.positive_inputs(tree) == positive
+
+
+@pytest.mark.parametrize("value", [
+    None, True, 3, -0.25, float("inf"), float("nan"), "a \"quoted\"\\ \u00e9\n\t\x01 text",
+    [1, [2.5, "x"], (True,)], {"k": [{"nested": ["x" * 150]}], "j": ()},
+    "y" * 300,
+])
+def test_py_block_prints_python_literals(value):
+    import math
+
+    text = tests_side.py_block(value, 4, 20)
+    lines = text.splitlines()
+    assert 4 + 20 + len(lines[0]) <= 100 and all(len(line) <= 100 for line in lines), text
+    back = eval(text)  # our own literal
+    if isinstance(value, float) and math.isnan(value):
+        assert math.isnan(back)
+    else:
+        assert back == value
+
+
+def test_expected_opdef_follows_the_prototype():
+    proto = prototype.loads(protos.text([protos.ALL_ATTRS, protos.NO_ACLNN]))
+    options = Options(package="p", namespace="p", vendor="p", socs=("ascend910b1",))
+    opdef = tests_side.expected_opdef(proto.ops[0], options)
+    assert opdef["inputs"][1] == {"name": "bias", "param_type": "optional",
+                                  "dtypes": ["DT_FLOAT16", "DT_FLOAT"],
+                                  "formats": ["FORMAT_ND", "FORMAT_ND"]}
+    assert opdef["attrs"][0] == {"name": "alpha", "type": "float", "required": False,
+                                 "default": 0.5}
+    assert opdef["socs"] == ["ascend910b"]
+    required = tests_side.expected_opdef(proto.ops[1], options)["attrs"][2]
+    assert required == {"name": "level", "type": "int", "required": True, "default": None}
+    assert tests_side.f32(0.01) == pytest.approx(0.01, rel=1e-7) and tests_side.f32(0.01) != 0.01
+
+
+# ---------------------------------------------------------------------------------------------
+# built projects (slow)
+# ---------------------------------------------------------------------------------------------
+
+NPU_SKIP = "no CANN (ASCEND_HOME_PATH is not set)"
+TORCHAIR_SKIP = "torch_npu is not installed"
+
+
+def needs_toolchain():
+    pytest.importorskip("torch")
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+
+
+@pytest.fixture(scope="module")
+def gelu(tmp_path_factory):
+    needs_toolchain()
+    project = render(EXAMPLES / "gelu_custom.json", tmp_path_factory.mktemp("gelu") / "gelu_proj")
+    build(project)
+    return project
+
+
+@pytest.fixture(scope="module")
+def no_compute(tmp_path_factory):
+    needs_toolchain()
+    project = render(SHARED_PROTOS / "add_custom.msopgen.json",
+                     tmp_path_factory.mktemp("add") / "add_proj")
+    build(project)
+    return project
+
+
+def skip_reason_allowed(message: str) -> bool:
+    return NPU_SKIP in message or TORCHAIR_SKIP in message
+
+
+@pytest.mark.slow
+def test_gelu_suite_passes(gelu):
+    suite = run_suite(gelu)
+    counts = suite.counts()
+    print(f"\ngenerated gelu suite: {dict(counts)} in {suite.seconds:.1f} s")
+    assert suite.returncode == 0, suite.describe()
+    assert set(counts) <= {"passed", "skipped"}, suite.describe()
+    assert counts["passed"] >= 60
+    for node, outcome in suite.select("skipped").items():
+        assert skip_reason_allowed(outcome["message"]), (node, outcome["message"])
+    # every kind of test is there and passed
+    for name in ("test_precision[float16-beyond-tile-x-cores]",
+                 "test_precision_non_contiguous_input[bfloat16-transposed]",
+                 "test_opcheck[float32-test_aot_dispatch_dynamic]",
+                 "test_opcheck_requires_grad[float16-test_autograd_registration]",
+                 "test_gradcheck", "test_backward_matches_the_float64_golden_gradient[float32]",
+                 "test_compile_fullgraph_matches_eager[bfloat16]",
+                 "test_fake_kernel_matches_host_infer[float16-3d]",
+                 "test_opdef_matches_prototype[inputs]"):
+        (outcome,) = suite.select(name=f"::{name}").values()
+        assert outcome["outcome"] == "passed", name
+    assert suite.seconds < 120, "the generated suite should take well under a minute"
+
+
+def npu_python() -> str | None:
+    """A Python with torch_npu installed: OPGEN_NPU_PYTHON, or this one."""
+    probe = "import importlib.util,sys; sys.exit(importlib.util.find_spec('torch_npu') is None)"
+    for python in filter(None, [os.environ.get("OPGEN_NPU_PYTHON"), sys.executable]):
+        if subprocess.run([python, "-c", probe], capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+@pytest.mark.slow
+def test_gelu_converter_under_offline_torchair(gelu):
+    python = npu_python()
+    if python is None:
+        pytest.skip("torch_npu is not installed here: set OPGEN_NPU_PYTHON to the Python of a "
+                    "venv with this torch and `pip install --no-deps torch-npu==<torch version>`")
+    suite = run_suite(gelu, "-k", "torchair", python=python)
+    (outcome,) = suite.select(name="test_torchair_converter_emits_the_ge_node").values()
+    assert outcome["outcome"] == "passed", suite.describe()
+
+
+@pytest.mark.slow
+def test_compute_bug_fails_precision_with_the_numbers(gelu):
+    # The cubic coefficient of the tanh approximation, slightly off.
+    with planted(gelu, "op_kernel/gelu_custom_compute.h", "0.044715f", "0.04f"):
+        suite = run_suite(gelu, "-k", "precision")
+    failed = suite.select("failed")
+    float32 = [f"::test_precision[float32-{shape}]" for shape in
+               ("37-elements", "3d", "beyond-tile-x-cores")]
+    float32 += [f"::test_precision_non_contiguous_input[float32-{layout}]"
+                for layout in ("transposed", "sliced")]
+    for name in float32:
+        assert set(suite.select(name=name)) <= set(failed), (name, suite.describe())
+    for node, outcome in failed.items():
+        for part in ("MERE", "MARE", "worst element", "golden"):
+            assert part in outcome["message"], (node, outcome["message"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edit, expected", [
+    # a tile one element longer than the plan: not 32-byte aligned, overlaps the next buffer
+    ("plan.tileLength += 1;", "failed on the CPU twin (launch): kernel block"),
+    # every core's share a block short: the last elements are never written (NaN poison)
+    ("plan.blockLength -= facts.alignElems;", "actual nan"),
+], ids=["tile-not-aligned", "block-short-by-one-block"])
+def test_tiling_bug_fails_precision(gelu, edit, expected):
+    old = "    return DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);"
+    new = ("    TilingPlan plan = DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);\n"
+           f"    {edit}\n    return plan;")
+    with planted(gelu, "op_host/gelu_custom_tiling_policy.h", old, new):
+        suite = run_suite(gelu, "-k", "precision")
+    failed = suite.select("failed")
+    beyond = {k: v for k, v in suite.select(name="beyond-tile-x-cores").items()
+              if "::test_precision[" in k}
+    assert beyond and set(beyond) <= set(failed), suite.describe()
+    for node in beyond:
+        assert expected in failed[node]["message"], failed[node]["message"]
+
+
+@pytest.mark.slow
+def test_op_without_compute(no_compute):
+    suite = run_suite(no_compute)
+    counts = suite.counts()
+    print(f"\ngenerated add_custom (no compute) suite: {dict(counts)} in {suite.seconds:.1f} s")
+    assert suite.returncode == 0, suite.describe()
+    assert set(counts) <= {"passed", "skipped", "xfailed"}, suite.describe()
+    compute_file = "op_kernel/add_custom_compute.h"
+    precision = suite.select(name="::test_precision")
+    assert len(precision) == 7  # 5 shapes + 2 layouts, one dtype combination
+    for node, outcome in precision.items():
+        assert outcome["outcome"] == "xfailed", node
+        assert compute_file in outcome["message"], outcome["message"]
+    # structure: what needs no fake kernel passes; what does xfails naming the user's file
+    for name in ("test_opcheck[float16-test_schema]",
+                 "test_opcheck[float16-test_autograd_registration]",
+                 "test_opdef_matches_prototype[inputs]", "test_opdef_matches_prototype[attrs]"):
+        (outcome,) = suite.select(name=f"::{name}").values()
+        assert outcome["outcome"] == "passed", (name, outcome["message"])
+    for node, outcome in suite.select("xfailed").items():
+        if "::test_precision" not in node:
+            assert "overrides/add_custom.py" in outcome["message"], (node, outcome["message"])
+    for node, outcome in suite.select("skipped").items():
+        assert skip_reason_allowed(outcome["message"]) or "no backward" in outcome["message"], (
+            node, outcome["message"])
