@@ -546,8 +546,19 @@ def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
     check = py_call("_output_dtypes", [op_type, table, *tensor_args], 4,
                     len("dtypes_ = ") if returned else 0)
     lines = [f"dtypes_ = {check}" if returned else check]
-    if op.is_elementwise:
-        required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
+    required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
+    has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
+    if not op.is_elementwise and not has_golden and required and not any(
+            o["is_list"] for o in outs):
+        # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
+        # so the two agree until the user changes one; the tests compare them.
+        first = required[0]
+        lines.append(f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape "
+                     f"of {first}.")
+        values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
+                  for o in returned]
+        mode = "host"
+    elif op.is_elementwise:
         first = required[0]
         for other in required[1:]:
             lines.append(py_call("_check_same_shape", [op_type, py_string(first), first,
@@ -555,7 +566,7 @@ def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
         values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
                   for o in returned]
         mode = "elementwise"
-    elif op.golden and all(o.name in op.golden for o in op.outputs):
+    elif has_golden:
         lines.append("# The float64 reference run on the fake tensors: only its shapes count.")
         call = py_call(f"_golden.{py_function_name(op.snake_name)}",
                        [p["name"] for p in params], 4, len("results_ = "))

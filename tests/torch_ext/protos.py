@@ -96,7 +96,7 @@ CHUNKS = {
     "opgen": {"golden": {"ys": "torch.chunk(x, chunks)"}},
 }
 
-# No compute, no golden: the user writes the fake kernel.
+# No compute, no golden: the fake kernel mirrors the generated InferShape.
 OPAQUE = {
     "op": "OpaqueCustom",
     "input_desc": [t("x", ("int32",)), t("w", ("int32",), "optional")],
