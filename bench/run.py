@@ -95,6 +95,9 @@ def main() -> None:
                 rows.append(("CPU twin GELU, 1M float32", ours, f"{n / ours / 1e6:.1f} M elem/s"))
                 rows.append(("torch gelu(tanh), 1M float32", torchs,
                              f"{n / torchs / 1e6:.1f} M elem/s; twin is {ours / torchs:.0f}x"))
+            # opgen new installed the generated package into this environment: take it out
+            subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", dest.name],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             shutil.rmtree(dest, ignore_errors=True)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, {platform.platform()}")
