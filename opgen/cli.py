@@ -141,15 +141,20 @@ def new(
     except new_stage.ActionError as exc:
         console.fail(str(exc))
         raise typer.Exit(EXIT_FAILED) from None
-    if as_json:
-        console.print_json(result.as_json())
-    else:
+    if not as_json:
         console.print_new_summary(result)
     if dry_run or no_build:
+        if as_json:
+            console.print_json(result.as_json())
         return
     from opgen import build
 
-    raise typer.Exit(build.build_and_test(result.destination, as_json=as_json))
+    report = build.run_steps(result.destination, build=True, test=True, pytest_args=[])
+    if as_json:  # one document: what was written, then how the build and tests went
+        console.print_json({**result.as_json(), "build": report.as_json()})
+    else:
+        console.print_report(report)
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_FAILED)
 
 
 @app.command()
