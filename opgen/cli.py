@@ -54,10 +54,7 @@ def validate(
     try:
         proto_model = prototype.load(proto)
     except PrototypeError as exc:
-        if as_json:
-            console.print_json({"errors": [p.as_json() for p in exc.problems]})
-        else:
-            console.print_problems(exc)
+        console.report_invalid(exc, as_json)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     if as_json:
         console.print_json(proto_model.as_json())
@@ -125,10 +122,7 @@ def new(
             proto, output, soc, namespace, vendor, templates, msopgen_path,
             use_msopgen=not no_msopgen, force=force)
     except PrototypeError as exc:
-        if as_json:
-            console.print_json({"errors": [p.as_json() for p in exc.problems]})
-        else:
-            console.print_problems(exc)
+        console.report_invalid(exc, as_json)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except new_stage.UsageError as exc:
         console.fail(str(exc))
@@ -183,7 +177,7 @@ def update(
         socs, soc_warnings = resolve_socs(soc) if soc else ((), [])
         the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty)
     except PrototypeError as exc:
-        console.print_problems(exc)
+        console.report_invalid(exc, as_json)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except (UsageError, update_stage.UpdateError) as exc:
         console.fail(str(exc))

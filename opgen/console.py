@@ -45,6 +45,14 @@ def print_problems(error: PrototypeError) -> None:
                          expand=False))
 
 
+def report_invalid(error: PrototypeError, as_json: bool) -> None:
+    """An invalid prototype: the problems as JSON on stdout, or as a panel on stderr."""
+    if as_json:
+        print_json({"errors": [p.as_json() for p in error.problems]})
+    else:
+        print_problems(error)
+
+
 def print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
     from rich.markup import escape
 
