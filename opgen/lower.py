@@ -870,9 +870,10 @@ def _soc_warnings(socs: list[str]) -> list[str]:
     lacking = sorted(set(socs) & NO_DATACOPYPAD)
     if not lacking:
         return []
-    return [f"{', '.join(lacking)} lack DataCopyPad, which the kernel uses for tensor tails that "
-            "are not a multiple of 32 bytes; on those SoCs the kernel stops with an error on "
-            "such a tail"]
+    verb = "has" if len(lacking) == 1 else "have"
+    return [f"{', '.join(lacking)} {verb} no DataCopyPad, which the kernel uses for tensor "
+            "tails that are not a multiple of 32 bytes; on those SoCs the kernel stops with an "
+            "error on such a tail"]
 
 
 def _compute_context(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor],
