@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -242,10 +241,3 @@ def build_and_test(project: Path, as_json: bool = False, build: bool = True, tes
         console.print_report(report)
     return 0 if report.ok else 1
 
-
-def tool_version(cmd: list[str]) -> str | None:
-    if shutil.which(cmd[0]) is None:
-        return None
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    text = (proc.stdout or proc.stderr).strip().splitlines()
-    return text[0] if text else ""

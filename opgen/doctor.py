@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import platform
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
 
-from opgen.build import cann_home, tool_version
+from opgen.build import cann_home
 
 
 @dataclass
@@ -28,6 +29,15 @@ def _dist_version(name: str) -> str | None:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
+
+
+def tool_version(cmd: list[str]) -> str | None:
+    """The first line a tool prints for its version, or None when it is not installed."""
+    if shutil.which(cmd[0]) is None:
+        return None
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    text = (proc.stdout or proc.stderr).strip().splitlines()
+    return text[0] if text else ""
 
 
 def cann_version(home: Path) -> str:

@@ -7,7 +7,6 @@ re-derive them.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -239,7 +238,3 @@ def build_torch_schema(snake: str, inputs, outputs, attrs) -> tuple[str, list[st
 def float32_overflows(value: float) -> bool:
     """OpAttrDef::Float takes a C++ float; larger magnitudes would become inf."""
     return math.isfinite(value) and abs(value) > 3.4028234663852886e38
-
-
-def dump(proto: Prototype) -> str:
-    return json.dumps(proto.as_json(), indent=2)
