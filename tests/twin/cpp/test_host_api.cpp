@@ -11,20 +11,9 @@
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
+#include "check.h"
+
 namespace {
-int g_pass = 0;
-int g_fail = 0;
-#define CHECK(cond, ...)                                                \
-    do {                                                                \
-        if (cond) {                                                     \
-            ++g_pass;                                                   \
-        } else {                                                        \
-            ++g_fail;                                                   \
-            std::printf("FAIL %s:%d: %s | ", __FILE__, __LINE__, #cond); \
-            std::printf(__VA_ARGS__);                                   \
-            std::printf("\n");                                          \
-        }                                                               \
-    } while (0)
 
 bool Contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
 

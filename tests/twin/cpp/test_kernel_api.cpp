@@ -19,22 +19,9 @@
 
 using namespace AscendC;
 
+#include "check.h"
+
 namespace {
-
-int g_pass = 0;
-int g_fail = 0;
-
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (cond) {                                                           \
-            ++g_pass;                                                         \
-        } else {                                                              \
-            ++g_fail;                                                         \
-            std::printf("FAIL %s:%d: %s | ", __FILE__, __LINE__, #cond);       \
-            std::printf(__VA_ARGS__);                                         \
-            std::printf("\n");                                                \
-        }                                                                     \
-    } while (0)
 
 // Expects f() to throw opgen_twin::HardwareError whose message contains every needle.
 void ExpectHw(const char* name, const std::function<void()>& f, std::vector<const char*> needles)
