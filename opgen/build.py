@@ -12,7 +12,6 @@ inside the project, and run the tests marked `npu` with the package's set_env so
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import subprocess
@@ -22,7 +21,9 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
-LOG_DIR = Path(".opgen") / "logs"
+from opgen import project as project_state
+
+LOG_DIR = Path(project_state.LOG_DIR)
 TAIL_LINES = 40
 
 
@@ -51,17 +52,6 @@ class Report:
     def as_json(self) -> dict:
         return {"project": str(self.project), "ok": self.ok,
                 "steps": [s.as_json() for s in self.steps]}
-
-
-class ProjectError(Exception):
-    """The directory is not an opgen project (exit 2)."""
-
-
-def read_manifest(project: Path) -> dict:
-    path = project / ".opgen" / "manifest.json"
-    if not path.is_file():
-        raise ProjectError(f"{project} is not an opgen project (no .opgen/manifest.json)")
-    return json.loads(path.read_text())
 
 
 def run_logged(step: Step, cmd: list[str], project: Path, log_name: str,
@@ -201,8 +191,7 @@ def summary_line(project: Path, step: Step) -> str:
 def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) -> Report:
     from opgen import console
 
-    manifest = read_manifest(project)
-    package = manifest["options"]["package"]
+    package = project_state.load(project).options.package
     report = Report(project)
     plan: list[tuple[str, object]] = []
     if build:

@@ -9,35 +9,38 @@ names; `tests/test_catalog.py` keeps the two in step.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
 class DType:
-    """One tensor dtype opgen can generate code for."""
+    """One tensor dtype opgen can generate code for, with its name in every layer."""
 
     name: str  # opgen's canonical name, also the torch.<name> attribute
     ge: str  # ge::DataType enumerator used in OpDef
     c_type: str  # C type the CANN build defines as DTYPE_<NAME>
     size: int  # bytes per element
     is_float: bool
+    msopgen: str  # msopgen's spelling (an INPUT_OUTPUT_DTYPE_MAP key)
+    at: str  # at::ScalarType enumerator (after `at::`)
 
 
 DTYPES: dict[str, DType] = {
     d.name: d
     for d in (
-        DType("float16", "DT_FLOAT16", "half", 2, True),
-        DType("bfloat16", "DT_BF16", "bfloat16_t", 2, True),
-        DType("float32", "DT_FLOAT", "float", 4, True),
-        DType("float64", "DT_DOUBLE", "double", 8, True),
-        DType("int8", "DT_INT8", "int8_t", 1, False),
-        DType("int16", "DT_INT16", "int16_t", 2, False),
-        DType("int32", "DT_INT32", "int32_t", 4, False),
-        DType("int64", "DT_INT64", "int64_t", 8, False),
-        DType("uint8", "DT_UINT8", "uint8_t", 1, False),
-        DType("uint16", "DT_UINT16", "uint16_t", 2, False),
-        DType("uint32", "DT_UINT32", "uint32_t", 4, False),
-        DType("uint64", "DT_UINT64", "uint64_t", 8, False),
-        DType("bool", "DT_BOOL", "bool", 1, False),
+        DType("float16", "DT_FLOAT16", "half", 2, True, "fp16", "kHalf"),
+        DType("bfloat16", "DT_BF16", "bfloat16_t", 2, True, "bf16", "kBFloat16"),
+        DType("float32", "DT_FLOAT", "float", 4, True, "float", "kFloat"),
+        DType("float64", "DT_DOUBLE", "double", 8, True, "double", "kDouble"),
+        DType("int8", "DT_INT8", "int8_t", 1, False, "int8", "kChar"),
+        DType("int16", "DT_INT16", "int16_t", 2, False, "int16", "kShort"),
+        DType("int32", "DT_INT32", "int32_t", 4, False, "int32", "kInt"),
+        DType("int64", "DT_INT64", "int64_t", 8, False, "int64", "kLong"),
+        DType("uint8", "DT_UINT8", "uint8_t", 1, False, "uint8", "kByte"),
+        DType("uint16", "DT_UINT16", "uint16_t", 2, False, "uint16", "kUInt16"),
+        DType("uint32", "DT_UINT32", "uint32_t", 4, False, "uint32", "kUInt32"),
+        DType("uint64", "DT_UINT64", "uint64_t", 8, False, "uint64", "kUInt64"),
+        DType("bool", "DT_BOOL", "bool", 1, False, "bool", "kBool"),
     )
 }
 
@@ -96,7 +99,8 @@ FORMATS: tuple[str, ...] = tuple(
 
 @dataclass(frozen=True)
 class AttrType:
-    """An attr type that has an `ops::OpAttrDef` method (metadef op_def.h)."""
+    """An attr type that has an `ops::OpAttrDef` method (metadef op_def.h), with what every
+    stage needs of it."""
 
     name: str  # msopgen's name
     opdef_method: str  # OpAttrDef method: .Float(0.5f)
@@ -104,6 +108,12 @@ class AttrType:
     # C type of its aclnn parameter (op_aclnn_generator.cpp); None: the generator rejects it.
     aclnn_type: str | None
     is_scalar: bool  # int, float, bool: may appear in a compute expression
+    cpp_param: str  # C++ parameter type of the PyTorch op implementation
+    py_annotation: str  # Python annotation of the op function's parameter
+    ge_builder: str  # torchair.ge.attr.<X> in the torchair converter
+    ge_tag: str  # torchair's attr value tag (torchair.ge.attr._ATTR_TYPE_MAP)
+    twin_value: str  # C++ expression of an opgen_twin::AttrValue from the parameter `{}`
+    test_sample: Any  # the value the generated tests pass when the attr is required
 
     @property
     def aclnn_optional_suffix(self) -> bool:
@@ -114,14 +124,25 @@ class AttrType:
 ATTR_TYPES: dict[str, AttrType] = {
     a.name: a
     for a in (
-        AttrType("int", "Int", "int", "int64_t", True),
-        AttrType("float", "Float", "float", "double", True),
-        AttrType("bool", "Bool", "bool", "bool", True),
-        AttrType("string", "String", "str", "char *", False),
-        AttrType("list_int", "ListInt", "int[]", "const aclIntArray *", False),
-        AttrType("list_float", "ListFloat", "float[]", "const aclFloatArray *", False),
-        AttrType("list_bool", "ListBool", "bool[]", "const aclBoolArray *", False),
-        AttrType("list_list_int", "ListListInt", "int[][]", None, False),
+        AttrType("int", "Int", "int", "int64_t", True, "int64_t", "int", "Int", "VT_INT",
+                 "int64_t{{{}}}", 2),
+        AttrType("float", "Float", "float", "double", True, "double", "float", "Float",
+                 "VT_FLOAT", "static_cast<float>({})", 0.5),
+        AttrType("bool", "Bool", "bool", "bool", True, "bool", "bool", "Bool", "VT_BOOL",
+                 "bool{{{}}}", True),
+        AttrType("string", "String", "str", "char *", False, "c10::string_view", "str", "Str",
+                 "VT_STRING", "std::string({})", ""),
+        AttrType("list_int", "ListInt", "int[]", "const aclIntArray *", False,
+                 "at::IntArrayRef", "Sequence[int]", "ListInt", "VT_LIST_INT", "{}.vec()", [1]),
+        AttrType("list_float", "ListFloat", "float[]", "const aclFloatArray *", False,
+                 "at::ArrayRef<double>", "Sequence[float]", "ListFloat", "VT_LIST_FLOAT",
+                 "std::vector<float>({0}.begin(), {0}.end())", [0.5]),
+        AttrType("list_bool", "ListBool", "bool[]", "const aclBoolArray *", False,
+                 "const c10::List<bool>&", "Sequence[bool]", "ListBool", "VT_LIST_BOOL",
+                 "opgen_torch::ToVector({})", [True]),
+        AttrType("list_list_int", "ListListInt", "int[][]", None, False,
+                 "const std::vector<std::vector<int64_t>>&", "Sequence[Sequence[int]]",
+                 "ListListInt", "VT_LIST_LIST_INT", "{}", [[1]]),
     )
 }
 
@@ -147,3 +168,32 @@ SOC_SHORT_NAMES: dict[str, str] = {
     "ascend910premiuma": "ascend910",
     "bs9sx1aa": "bs9sx1a",
 }
+
+
+@dataclass(frozen=True)
+class SocFamily:
+    """What a generation of SoCs (one msopgen short name) can run, from the asc-devkit docs
+    ("产品支持情况" of each API; __NPU_ARCH__ from SIMD-BuiltIn关键字.md)."""
+
+    short_name: str
+    npu_arch: int | None  # __NPU_ARCH__; None: not documented
+    has_datacopypad: bool  # DataCopyPad (GM<->UB) for tails that are not whole 32-byte blocks
+    missing_apis: frozenset[str] = frozenset()  # compute functions without their API
+
+
+SOC_FAMILIES: dict[str, SocFamily] = {
+    f.short_name: f
+    for f in (
+        SocFamily("ascend910b", 2201, True),
+        SocFamily("ascend910_93", 2201, True),
+        # Atlas training (910A): no DataCopyPad, no Tanh.
+        SocFamily("ascend910", 1001, False, frozenset({"tanh"})),
+        # Atlas inference (310P): no DataCopyPad.
+        SocFamily("ascend310p", 2002, False),
+        # Atlas 200I/500 A2 (310B): no Tanh, no Sigmoid.
+        SocFamily("ascend310b", 3002, True, frozenset({"tanh", "sigmoid"})),
+        SocFamily("ascend950", 3510, True),
+        SocFamily("bs9sx1a", None, True),
+    )
+}
+

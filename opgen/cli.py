@@ -112,6 +112,7 @@ def new(
     """
     from opgen import console
     from opgen import new as new_stage
+    from opgen.errors import ActionFailed, BadInput
     from opgen.problems import PrototypeError
 
     if msopgen_path is not None and no_msopgen:
@@ -124,7 +125,7 @@ def new(
     except PrototypeError as exc:
         console.report_invalid(exc, as_json)
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    except new_stage.UsageError as exc:
+    except BadInput as exc:
         console.fail(str(exc))
         raise typer.Exit(EXIT_BAD_INPUT) from None
     if not as_json:
@@ -132,7 +133,7 @@ def new(
     try:
         with console.status("rendering the project"):
             result = new_stage.create(the_plan, proto_model, dry_run=dry_run)
-    except new_stage.ActionError as exc:
+    except ActionFailed as exc:
         console.fail(str(exc))
         raise typer.Exit(EXIT_FAILED) from None
     if not as_json:
@@ -170,7 +171,8 @@ def update(
     """
     from opgen import console
     from opgen import update as update_stage
-    from opgen.new import UsageError, resolve_socs
+    from opgen.errors import BadInput
+    from opgen.options import resolve_socs
     from opgen.problems import PrototypeError
 
     try:
@@ -179,7 +181,7 @@ def update(
     except PrototypeError as exc:
         console.report_invalid(exc, as_json)
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    except (UsageError, update_stage.UpdateError) as exc:
+    except BadInput as exc:
         console.fail(str(exc))
         raise typer.Exit(EXIT_BAD_INPUT) from None
     if not as_json:
@@ -193,11 +195,12 @@ def update(
 
 
 def _project_dir(project: Path) -> Path:
-    from opgen import build, console
+    from opgen import console
+    from opgen import project as project_state
 
     try:
-        build.read_manifest(project)
-    except build.ProjectError as exc:
+        project_state.load(project)
+    except project_state.ProjectError as exc:
         console.fail(str(exc))
         raise typer.Exit(EXIT_BAD_INPUT) from None
     return project

@@ -163,19 +163,60 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
                     "** 2..4, numbers, names and the listed functions")
 
 
+def children(node: Node) -> tuple[Node, ...]:
+    """The direct subtrees of a compute node."""
+    if isinstance(node, Neg):
+        return (node.arg,)
+    if isinstance(node, BinOp):
+        return (node.left, node.right)
+    if isinstance(node, Pow):
+        return (node.base,)
+    if isinstance(node, Call):
+        return node.args
+    return ()
+
+
+def walk(node: Node):
+    """Every node of a compute tree, parents before their children, left to right: the one
+    tree walker of opgen (lowering, test value ranges and name checks all use it)."""
+    yield node
+    for child in children(node):
+        yield from walk(child)
+
+
 def names_in(node: Node) -> set[str]:
     """Every input and attr name a compute tree uses."""
+    return {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar))}
+
+
+PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+def show(node: Node) -> str:
+    """A compute subexpression in the prototype's syntax, with minimal parentheses (for comments
+    and messages)."""
+    return _show(node, 0)
+
+
+def _show(node: Node, outer: int) -> str:
     if isinstance(node, (Tensor, Scalar)):
-        return {node.name}
+        return node.name
+    if isinstance(node, Const):
+        v = node.value
+        return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
     if isinstance(node, Neg):
-        return names_in(node.arg)
+        text = "-" + _show(node.arg, 3)
+        return f"({text})" if outer > 2 else text
     if isinstance(node, BinOp):
-        return names_in(node.left) | names_in(node.right)
+        p = PRECEDENCE[node.op]
+        text = f"{_show(node.left, p)} {node.op} {_show(node.right, p + 1)}"
+        return f"({text})" if p < outer else text
     if isinstance(node, Pow):
-        return names_in(node.base)
+        text = f"{_show(node.base, 5)} ** {node.exponent}"
+        return f"({text})" if outer > 4 else text
     if isinstance(node, Call):
-        return set().union(*(names_in(a) for a in node.args))
-    return set()
+        return f"{node.func}({', '.join(_show(a, 0) for a in node.args)})"
+    raise TypeError(node)
 
 
 _TORCH_UNARY = {

@@ -13,6 +13,7 @@ from typing import Any
 
 from opgen import expr, names
 from opgen.catalog import ATTR_TYPES, DTYPES, AttrType, DType
+from opgen.literals import torch_literal
 
 
 @dataclass(frozen=True)
@@ -24,15 +25,27 @@ class TensorParam:
     dtypes: tuple[str, ...]  # canonical dtype per combination
     formats: tuple[str, ...]  # format per combination
     is_ref: bool = False  # an input updated in place / an output that aliases its input
+    role: str = "input"  # input | output
 
     @property
     def dtype_infos(self) -> tuple[DType, ...]:
         return tuple(DTYPES[d] for d in self.dtypes)
 
     @property
-    def macro(self) -> str:
-        """The suffix of the DTYPE_<...> macro the CANN build defines for this tensor."""
-        return self.name.upper()
+    def kernel_param(self) -> str:
+        """The kernel entry's parameter: the name, or <name>_ref for an in-place output."""
+        return dtype_macro_base(self.name, self.role == "output" and self.is_ref)
+
+    @property
+    def dtype_macro(self) -> str:
+        """DTYPE_<KERNEL_PARAM>: the macro the CANN build defines with the tensor's C type."""
+        return f"DTYPE_{self.kernel_param.upper()}"
+
+
+def dtype_macro_base(name: str, is_ref_output: bool) -> str:
+    """The CANN build names an in-place output's kernel parameter (and so its DTYPE_ macro)
+    <name>_ref."""
+    return f"{name}_ref" if is_ref_output else name
 
 
 @dataclass(frozen=True)
@@ -165,26 +178,6 @@ def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str
         c_type = "const aclTensorList *" if t.param_type == "dynamic" else "const aclTensor *"
         args.append(AclnnArg(name, c_type, "output", t.name))
     return Aclnn(f"aclnn{op_type}", tuple(args)), ""
-
-
-def torch_literal(attr_type: str, value: Any) -> str | None:
-    """A default value in PyTorch schema syntax; None when the schema cannot express it."""
-    if attr_type == "list_list_int":
-        return None  # the schema parser accepts int[][] but no nested-list default
-    if isinstance(value, list):
-        item = attr_type.removeprefix("list_")
-        return "[" + ", ".join(torch_literal(item, v) for v in value) + "]"
-    if attr_type == "bool":
-        return "True" if value else "False"
-    if attr_type == "int":
-        return str(int(value))
-    if attr_type == "float":
-        return repr(float(value))
-    if attr_type == "string":
-        escaped = (value.replace("\\", "\\\\").replace('"', '\\"')
-                   .replace("\n", "\\n").replace("\t", "\\t"))
-        return f'"{escaped}"'
-    raise ValueError(attr_type)
 
 
 def build_torch_schema(snake: str, inputs, outputs, attrs) -> tuple[str, list[str]]:

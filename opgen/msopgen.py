@@ -14,20 +14,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from opgen.context import Options
+from opgen.catalog import DTYPES
+from opgen.errors import ActionFailed
 from opgen.model import Op, Prototype
+from opgen.options import Options
 from opgen.render import RenderedFile, collect
 
 TIMEOUT_SECONDS = 300
-# msopgen's spelling of each canonical dtype (its INPUT_OUTPUT_DTYPE_MAP keys).
-MSOPGEN_DTYPE = {
-    "float16": "fp16", "bfloat16": "bf16", "float32": "float", "float64": "double",
-    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
-    "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool": "bool",
-}
-
-
-class MsopgenError(Exception):
+class MsopgenError(ActionFailed):
     """msopgen failed; the message carries its output."""
 
 
@@ -43,7 +37,7 @@ def normalized(op: Op) -> dict:
     """One op in msopgen's own format, with explicit lists and param types."""
     def tensor(t):
         return {"name": t.name, "param_type": t.param_type,
-                "format": list(t.formats), "type": [MSOPGEN_DTYPE[d] for d in t.dtypes]}
+                "format": list(t.formats), "type": [DTYPES[d].msopgen for d in t.dtypes]}
 
     attrs = []
     for a in op.attrs:

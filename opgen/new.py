@@ -1,26 +1,32 @@
-"""`opgen new`: prototype -> model -> rendered project in its directory (build is build.py's)."""
+"""`opgen new`: prototype -> model -> template data -> rendered project in its directory (the
+build is build.py's)."""
 
 from __future__ import annotations
 
-import re
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen import msopgen, prototype, render
-from opgen.catalog import SOC_SHORT_NAMES
-from opgen.context import Options
-from opgen.problems import did_you_mean
+from opgen import project as project_state
+from opgen.errors import ActionError, UsageError
+from opgen.lower import LoweringError
+from opgen.options import (
+    Options,
+    check_namespace,
+    check_template_root,
+    check_vendor,
+    package_name,
+    resolve_socs,
+    safe_file_name,
+)
 from opgen.resources import templates_dir
+from opgen.templatedata import ProjectData
+from opgen.templatedata import build as build_data
 
-
-class UsageError(Exception):
-    """Bad options or a bad destination: exit code 2, nothing written."""
-
-
-class ActionError(Exception):
-    """A step failed (msopgen, a template): exit code 1, nothing left behind."""
+__all__ = ["ActionError", "Plan", "Result", "UsageError", "create", "plan", "template_data"]
 
 
 @dataclass
@@ -32,6 +38,7 @@ class Plan:
     options: Options
     template_root: Path
     msopgen: Path | None
+    data: ProjectData  # what the templates render, built once
     warnings: list[str] = field(default_factory=list)
 
 
@@ -53,34 +60,6 @@ class Result:
         }
 
 
-def package_name(directory: Path) -> str:
-    """A Python identifier from the project directory's name: my-ops -> my_ops."""
-    name = re.sub(r"[^0-9a-zA-Z_]", "_", directory.resolve().name).lower().strip("_") or "ops"
-    return f"ops_{name}" if name[0].isdigit() else name
-
-
-def safe_file_name(name: str) -> str:
-    """The prototype's name inside the project; it also appears in generated headers."""
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", name)
-
-
-def resolve_socs(socs: list[str]) -> tuple[tuple[str, ...], list[str]]:
-    """Validate full SoC names; warn on the bare names msopgen maps to an older generation."""
-    resolved, warnings = [], []
-    for soc in socs or ["ascend910b1"]:
-        key = soc.lower()
-        if key not in SOC_SHORT_NAMES:
-            hint = did_you_mean(key, SOC_SHORT_NAMES)
-            raise UsageError(f"unknown SoC '{soc}'" + (f"; did you mean '{hint}'?" if hint else "")
-                             + " (npu-smi info shows it as 'Ascend' + Chip Name)")
-        if key == "ascend910b":
-            warnings.append("SoC 'ascend910b' without a digit is the 910A generation to msopgen "
-                            "(short name 'ascend910', no Tanh); for Atlas A2 use e.g. "
-                            "'ascend910b1'")
-        resolved.append(key)
-    return tuple(dict.fromkeys(resolved)), warnings
-
-
 def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str | None,
          vendor: str | None, templates: Path | None, msopgen_path: Path | None,
          use_msopgen: bool, force: bool) -> tuple[Plan, prototype.Prototype]:
@@ -95,19 +74,13 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
                          "write over it")
     package = package_name(destination)
     namespace = namespace or package
-    if not re.fullmatch(r"[a-z_][a-z0-9_]*", namespace):
-        raise UsageError(f"namespace '{namespace}' must be a lower-case Python identifier")
+    check_namespace(namespace)
     vendor = vendor or package
-    if not re.fullmatch(r"[A-Za-z0-9_]+", vendor):
-        raise UsageError(f"vendor '{vendor}' may hold only letters, digits and underscores "
-                         "(it names the CANN vendors/ directory)")
+    check_vendor(vendor)
     soc_names, warnings = resolve_socs(socs)
     root = templates if templates is not None else templates_dir()
     if templates is not None:
-        missing = [r for r in render.TEMPLATE_ROOTS if not (templates / r / "copier.yml").is_file()]
-        if missing:
-            raise UsageError(f"--templates {templates}: missing {', '.join(missing)} "
-                             "(each needs a copier.yml)")
+        check_template_root(templates)
     found = None
     if use_msopgen:
         found = msopgen.find(msopgen_path)
@@ -116,37 +89,24 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
     options = Options(package=package, namespace=namespace, vendor=vendor, socs=soc_names,
                       prototype_file=safe_file_name(proto_path.name),
                       templates=str(templates.resolve()) if templates else None)
-    warnings += list(proto.warnings) + stage_warnings(proto, options)
-    return Plan(proto_path, destination, options, root, found, warnings), proto
+    data = template_data(proto, options)
+    warnings += list(proto.warnings) + data.warnings
+    return Plan(proto_path, destination, options, root, found, data, warnings), proto
 
 
-def stage_warnings(proto: prototype.Prototype, options: Options) -> list[str]:
-    """Lower every op's compute now, so an expression the SoCs cannot run is bad input (exit 2)
-    found before anything is rendered; return what the lowering and the PyTorch side warn
-    about."""
-    from opgen import lower, torch_side
-
-    warnings = []
-    for op in proto.ops:
-        try:
-            warnings += lower.kernel_context(op, options).get("warnings", [])
-        except lower.LoweringError as exc:
-            raise UsageError(f"{op.op_type}: {exc}") from None
-        py_name = torch_side.py_function_name(op.snake_name)
-        if py_name in torch_side.PACKAGE_NAMES:
-            warnings.append(f"{op.op_type}: the function {py_name}() would replace the "
-                            f"package's own '{py_name}', so it is only in "
-                            f"{options.package}.ops and torch.ops.{options.namespace}")
-        elif py_name != op.snake_name:
-            warnings.append(f"{op.op_type}: its Python function is {options.package}."
-                            f"{py_name}() ('{op.snake_name}' would shadow a name ops.py uses)")
-    return warnings
+def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
+    """Build the template data now, so a compute expression the SoCs cannot run is bad input
+    (exit 2) found before anything is rendered."""
+    try:
+        return build_data(proto, options)
+    except LoweringError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
     """Render, optionally run msopgen, and move the project into place."""
     try:
-        files = render.render(proto, the_plan.options, the_plan.template_root)
+        files = render.render(proto, the_plan.options, the_plan.template_root, the_plan.data)
     except render.RenderError as exc:
         raise ActionError(str(exc)) from None
     skeleton = "opgen"
@@ -171,10 +131,27 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
             ours = {f.path for f in files}
             files = files + [f for f in skeleton_files if f.path not in ours]
             files.sort(key=lambda f: f.path)
-        render.materialize(project, files, the_plan.proto_path.read_bytes(), the_plan.options)
-        render.move_into_place(project, dest)
+        project_state.write_new(project, files, the_plan.proto_path.read_bytes(),
+                                the_plan.options)
+        move_into_place(project, dest)
     except msopgen.MsopgenError as exc:
         raise ActionError(str(exc)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Result(dest, files, skeleton, the_plan.warnings, False)
+
+
+def move_into_place(staged: Path, destination: Path) -> None:
+    """Move a staged project to `destination` (absent or empty: a rename; else file by file)."""
+    if not destination.exists():
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged, destination)
+        return
+    for path in sorted(staged.rglob("*")):
+        target = destination / path.relative_to(staged)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+    shutil.rmtree(staged, ignore_errors=True)

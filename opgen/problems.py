@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from opgen.errors import BadInput
+
 _NO_VALUE = object()
 
 
@@ -35,7 +37,7 @@ class Problem:
         return {"path": self.path, "message": self.text()}
 
 
-class PrototypeError(Exception):
+class PrototypeError(BadInput):
     """The prototype is invalid; `problems` lists every problem found, in file order."""
 
     def __init__(self, problems: Iterable[Problem], source: str = "") -> None:

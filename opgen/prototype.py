@@ -29,6 +29,7 @@ from opgen.model import (
     TensorParam,
     build_aclnn,
     build_torch_schema,
+    dtype_macro_base,
     float32_overflows,
 )
 from opgen.problems import Problem, PrototypeError, did_you_mean, key_path
@@ -330,7 +331,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
             is_ref = group == "output_desc" and t["name"] in input_names or (
                 group == "input_desc" and t["name"] in {o["name"] for o in raw_outputs})
             tensors[group].append(TensorParam(t["name"], t.get("param_type", "required"),
-                                              tuple(dtypes), tuple(formats), is_ref))
+                                              tuple(dtypes), tuple(formats), is_ref,
+                                              "output" if group == "output_desc" else "input"))
     inputs, outputs = tuple(tensors["input_desc"]), tuple(tensors["output_desc"])
     if not problems:
         problems += _check_combinations(base, inputs, outputs)
@@ -388,10 +390,8 @@ def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem
     for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs)):
         for i, item in enumerate(items):
             name = item["name"]
-            if group == "output_desc" and name in input_names:
-                macro = f"DTYPE_{name.upper()}_REF"
-            else:
-                macro = f"DTYPE_{name.upper()}"
+            ref_output = group == "output_desc" and name in input_names
+            macro = f"DTYPE_{dtype_macro_base(name, ref_output).upper()}"
             path = key_path(key_path(key_path(base, group), i), "name")
             if macro in macros and macros[macro] != name:
                 problems.append(Problem(path, f"'{name}' and '{macros[macro]}' both make the "

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from opgen import project as project_state
 from opgen import prototype, render
-from opgen.context import Options
+from opgen.errors import BadInput
+from opgen.new import template_data
+from opgen.options import Options, check_template_root
 from opgen.resources import templates_dir
 
 # What happened to a file; the order is the order of the report.
@@ -32,8 +34,8 @@ ACTIONS = ("conflict", "merged", "updated", "added", "removed", "deleted by user
            "kept (modified, no longer produced)", "unchanged")
 
 
-class UpdateError(Exception):
-    """The update cannot start (bad project, dirty git tree): exit 2, nothing written."""
+class UpdateError(BadInput):
+    """The update cannot start (a dirty git tree): exit 2, nothing written."""
 
 
 @dataclass
@@ -80,16 +82,6 @@ class Plan:
 # ---------------------------------------------------------------------------------------------
 
 
-def read_state(project: Path) -> dict:
-    path = project / render.MANIFEST
-    if not path.is_file():
-        raise UpdateError(f"{project} is not an opgen project (no {render.MANIFEST})")
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise UpdateError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
-
-
 def check_git_clean(project: Path) -> None:
     """Refuse to update over uncommitted changes in a git repository."""
     if shutil.which("git") is None:
@@ -131,38 +123,32 @@ def _read(path: Path) -> bytes | None:
 
 def plan_update(project: Path, templates: Path | None = None,
                 socs: tuple[str, ...] | None = None, allow_dirty: bool = False) -> Plan:
-    """Work out every file's fate; writes nothing. Raises UpdateError or PrototypeError."""
-    state = read_state(project)
+    """Work out every file's fate; writes nothing. Raises BadInput (ProjectError, UpdateError,
+    UsageError, PrototypeError) or RenderError."""
+    state = project_state.load(project)
     if not allow_dirty:
         check_git_clean(project)
-    options = Options(**{**state["options"], "socs": tuple(state["options"]["socs"])})
+    options = state.options
     if templates is not None:
         options = replace(options, templates=str(templates.resolve()))
     if socs:
         options = replace(options, socs=socs)
     root = Path(options.templates) if options.templates else templates_dir()
-    missing = [r for r in render.TEMPLATE_ROOTS if not (root / r / "copier.yml").is_file()]
-    if missing:
-        raise UpdateError(f"template root {root}: missing {', '.join(missing)}")
+    check_template_root(root, "template root")
 
     proto_path = project / options.prototype_file
     proto = prototype.load(proto_path)
-    from opgen.new import UsageError, stage_warnings
+    data = template_data(proto, options)
+    files = {f.path: f for f in render.render(proto, options, root, data)}
+    old_files = state.files
 
-    try:
-        kernel_warnings = stage_warnings(proto, options)
-    except UsageError as exc:
-        raise UpdateError(str(exc)) from None
-    files = {f.path: f for f in render.render(proto, options, root)}
-    old_files: dict[str, dict] = state["files"]
-
-    the_plan = Plan(project, options, warnings=list(proto.warnings) + kernel_warnings)
+    the_plan = Plan(project, options, warnings=list(proto.warnings) + data.warnings)
     for path in sorted(set(files) | set(old_files)):
         new = files.get(path)
         old_entry = old_files.get(path)
         owner = old_entry["owner"] if old_entry else new.owner
         current = _read(project / path)
-        base = _read(project / render.PRISTINE / path)
+        base = state.pristine(path)
         change = FileChange(path, "unchanged", owner, old_content=current,
                             executable=bool(new and new.executable))
         if new is None:  # no longer produced
@@ -207,8 +193,7 @@ def plan_update(project: Path, templates: Path | None = None,
                 c.path == path and c.action.startswith("kept") for c in the_plan.changes)):
             manifest_files[path] = entry
     proto_sha = hashlib.sha256(proto_path.read_bytes()).hexdigest()
-    the_plan.manifest = render.manifest([], options, proto_sha)
-    the_plan.manifest["files"] = manifest_files
+    the_plan.manifest = project_state.manifest(manifest_files, options, proto_sha)
     order = {a: i for i, a in enumerate(ACTIONS)}
     the_plan.changes.sort(key=lambda c: (order[c.action], c.path))
     return the_plan
@@ -231,15 +216,15 @@ def _pending_writes(the_plan: Plan) -> tuple[dict[Path, bytes | None], set[Path]
             if change.executable:
                 executable.add(project / change.path)
     for path, content in the_plan.pristine.items():
-        target = project / render.PRISTINE / path
+        target = project / project_state.PRISTINE / path
         if _read(target) != content:
             writes[target] = content
     for change in the_plan.changes:
         if change.action == "removed":
-            writes[project / render.PRISTINE / change.path] = None
-    manifest_text = (json.dumps(the_plan.manifest, indent=2, sort_keys=True) + "\n").encode()
-    if _read(project / render.MANIFEST) != manifest_text:
-        writes[project / render.MANIFEST] = manifest_text
+            writes[project / project_state.PRISTINE / change.path] = None
+    manifest_text = project_state.manifest_text(the_plan.manifest).encode()
+    if _read(project / project_state.MANIFEST) != manifest_text:
+        writes[project / project_state.MANIFEST] = manifest_text
     return writes, executable
 
 

@@ -47,7 +47,9 @@ def project(tmp_path, monkeypatch) -> Path:
     proj = tmp_path / "proj"
     (proj / ".opgen").mkdir(parents=True)
     (proj / ".opgen" / "manifest.json").write_text(json.dumps(
-        {"options": {"package": "acme"}, "files": {}}))
+        {"options": {"package": "acme", "namespace": "acme", "vendor": "acme",
+                     "socs": ["ascend910b1"], "prototype_file": "op.json", "templates": None},
+         "files": {}}))
     record = tmp_path / "record"
     record.mkdir()
     (record / "run_stand_in").write_text(RUN_STAND_IN)

@@ -1,4 +1,4 @@
-"""The test suite opgen generates into each project (templates/tests, opgen/tests_side.py).
+"""The test suite opgen generates into each project (templates/tests, opgen/tests_data.py).
 
 Fast: the generated test files of every example and sample prototype (and of the PyTorch
 templates' kitchen sink) compile and pass ruff; the value ranges, literals and expectations
@@ -27,9 +27,11 @@ from conftest import EXAMPLES, SHARED_PROTOS
 from generated.project import build, planted, render, run_suite
 from torch_ext import protos
 
-from opgen import expr, prototype, resources, tests_side
+from opgen import expr, prototype, resources
 from opgen import render as render_mod
-from opgen.context import Options
+from opgen.options import Options
+from opgen.templatedata import layout
+from opgen.templatedata import tests as tests_data
 
 RUFF = Path(sys.executable).with_name("ruff")
 RUFF_STRICT = ["--select", "E,F,W,I,B,UP", "--line-length", "100", "--target-version", "py310"]
@@ -110,7 +112,7 @@ def test_placeholder_banner_is_what_the_tests_look_for(tmp_path):
 ])
 def test_inputs_drawn_positive_where_the_compute_needs_it(compute, positive):
     tree = expr.parse_compute(compute, {"x", "y", "z"}, {"alpha"})
-    assert tests_side.positive_inputs(tree) == positive
+    assert tests_data.positive_inputs(tree) == positive
 
 
 @pytest.mark.parametrize("value", [
@@ -121,7 +123,7 @@ def test_inputs_drawn_positive_where_the_compute_needs_it(compute, positive):
 def test_py_block_prints_python_literals(value):
     import math
 
-    text = tests_side.py_block(value, 4, 20)
+    text = layout.py_block(value, 4, 20)
     lines = text.splitlines()
     assert 4 + 20 + len(lines[0]) <= 100 and all(len(line) <= 100 for line in lines), text
     back = eval(text)  # our own literal
@@ -134,16 +136,16 @@ def test_py_block_prints_python_literals(value):
 def test_expected_opdef_follows_the_prototype():
     proto = prototype.loads(protos.text([protos.ALL_ATTRS, protos.NO_ACLNN]))
     options = Options(package="p", namespace="p", vendor="p", socs=("ascend910b1",))
-    opdef = tests_side.expected_opdef(proto.ops[0], options)
+    opdef = tests_data.expected_opdef(proto.ops[0], options)
     assert opdef["inputs"][1] == {"name": "bias", "param_type": "optional",
                                   "dtypes": ["DT_FLOAT16", "DT_FLOAT"],
                                   "formats": ["FORMAT_ND", "FORMAT_ND"]}
     assert opdef["attrs"][0] == {"name": "alpha", "type": "float", "required": False,
                                  "default": 0.5}
     assert opdef["socs"] == ["ascend910b"]
-    required = tests_side.expected_opdef(proto.ops[1], options)["attrs"][2]
+    required = tests_data.expected_opdef(proto.ops[1], options)["attrs"][2]
     assert required == {"name": "level", "type": "int", "required": True, "default": None}
-    assert tests_side.f32(0.01) == pytest.approx(0.01, rel=1e-7) and tests_side.f32(0.01) != 0.01
+    assert tests_data.f32(0.01) == pytest.approx(0.01, rel=1e-7) and tests_data.f32(0.01) != 0.01
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernel_host import interp
 
-from opgen import expr, lower, prototype
-from opgen.context import Options
+from opgen import expr, prototype
 from opgen.lower import LoweringError
+from opgen.options import Options
+from opgen.templatedata import kernel
 
 ATTRS = [
     {"name": "a", "param_type": "optional", "type": "float", "default_value": 0.75},
@@ -43,15 +44,15 @@ def make_op(compute: dict[str, str], types=("float",), inputs=("x", "y"), attrs=
 
 
 def context(op, socs=("ascend910b1",)):
-    return lower.kernel_context(op, Options("p", "p", "p", socs=tuple(socs)))
+    return kernel.build(op, Options("p", "p", "p", socs=tuple(socs)))
 
 
 def compute(text: str, socs=("ascend910b1",), **kw) -> dict:
-    return context(make_op({"z": text}, **kw), socs)["compute"]
+    return context(make_op({"z": text}, **kw), socs).compute
 
 
 def calls(c: dict) -> list[str]:
-    return re.findall(r"AscendC::(\w+)\(", c["body"])
+    return re.findall(r"AscendC::(\w+)\(", c.body)
 
 
 def evaluate(node: expr.Node, env: dict[str, np.ndarray | float]) -> np.ndarray | float:
@@ -83,7 +84,7 @@ def tiling_values(op, ctx) -> dict:
              "rsqrt": lambda v: 1 / math.sqrt(v), "reciprocal": lambda v: 1 / v, "abs": abs,
              "sigmoid": lambda v: 1 / (1 + math.exp(-v)), "relu": lambda v: max(v, 0.0),
              "min": min, "max": max, **{a.name: float(a.default) for a in op.attrs}}
-    for h in ctx["host_scalars"]:  # `text` is the scalar subexpression in Python syntax
+    for h in ctx.host_scalars:  # `text` is the scalar subexpression in Python syntax
         values[h["field"]] = eval(h["text"], {"__builtins__": {}}, scope)
     values["tmpBytes"] = 0
     return values
@@ -97,7 +98,7 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
     tiles = dict(inputs)
     for t in op.outputs:
         tiles[f"{t.name}_ref" if t.is_ref else t.name] = np.full(64, np.nan)
-    out = interp.run(ctx["compute"]["body"], tiles, tiling_values(op, ctx["compute"]), arch)
+    out = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute), arch)
     env = {**inputs, **{a.name: float(a.default) for a in op.attrs}}
     for t in op.outputs:
         got = out[f"{t.name}_ref" if t.is_ref else t.name]
@@ -148,26 +149,26 @@ def test_instruction_choice(text, expected):
 
 
 def test_scalar_operands_are_folded_constants_or_tiling_fields():
-    assert "AscendC::Muls(z, x, 0.25f, count);" in compute("x / 4")["body"]
-    assert "AscendC::Adds(z, x, -2.0f, count);" in compute("x - 2")["body"]
-    assert "AscendC::Muls(z, x, 6.0f, count);" in compute("x * (2 * 3)")["body"]
-    assert "AscendC::Muls(z, x, 1.0f, count);" in compute("x * exp(0)")["body"]
-    assert "tiling.a * 2.0f" in compute("x * (a * 2)")["body"]
-    assert "1.0f / tiling.a" in compute("x / a")["body"]
+    assert "AscendC::Muls(z, x, 0.25f, count);" in compute("x / 4").body
+    assert "AscendC::Adds(z, x, -2.0f, count);" in compute("x - 2").body
+    assert "AscendC::Muls(z, x, 6.0f, count);" in compute("x * (2 * 3)").body
+    assert "AscendC::Muls(z, x, 1.0f, count);" in compute("x * exp(0)").body
+    assert "tiling.a * 2.0f" in compute("x * (a * 2)").body
+    assert "1.0f / tiling.a" in compute("x / a").body
     # an int attr and a bool attr become floats for a float op
-    assert "static_cast<float>(tiling.k)" in compute("x * k")["body"]
-    assert "static_cast<float>(tiling.flag)" in compute("x * flag")["body"]
+    assert "static_cast<float>(tiling.k)" in compute("x * k").body
+    assert "static_cast<float>(tiling.flag)" in compute("x * flag").body
 
 
 def test_math_of_attrs_runs_on_the_host():
     op = make_op({"z": "x * exp(a) + y * sqrt(k)"})
     ctx = context(op)
-    host = ctx["compute"]["host_scalars"]
+    host = ctx.compute.host_scalars
     assert [h["text"] for h in host] == ["exp(a)", "sqrt(k)"]
     assert "std::exp(static_cast<double>(tiling->a))" in host[0]["expr"]
     assert {"type": "float", "name": "scalar0"}.items() <= next(
-        f for f in ctx["tiling_fields"] if f["name"] == "scalar0").items()
-    assert "tiling.scalar0" in ctx["compute"]["body"]
+        f for f in ctx.tiling_fields if f["name"] == "scalar0").items()
+    assert "tiling.scalar0" in ctx.compute.body
     check_meaning(op)
 
 
@@ -193,20 +194,20 @@ def test_constant_errors_name_the_output():
 ])
 def test_temporaries(text, temps):
     op = make_op({"z": text}, inputs=[n for n in ("x", "y") if n in text])
-    assert context(op)["compute"]["temps"] == temps
+    assert context(op).compute.temps == temps
     check_meaning(op, lo=-2, hi=2) if "log" not in text else check_meaning(op)
 
 
 def test_common_subexpressions_are_computed_once():
     op = make_op({"s": "exp(x) * 2 + y", "d": "exp(x) - y"})
-    c = context(op)["compute"]
+    c = context(op).compute
     assert calls(c).count("Exp") == 1
     check_meaning(op)
 
 
 def test_an_output_equal_to_an_input_or_another_output_is_copied():
     op = make_op({"s": "x", "d": "exp(y)", "e": "exp(y)"})
-    c = context(op)["compute"]
+    c = context(op).compute
     assert calls(c).count("Exp") == 1
     assert calls(c).count("Muls") == 2  # the copies: multiply by one
     check_meaning(op)
@@ -214,12 +215,12 @@ def test_an_output_equal_to_an_input_or_another_output_is_copied():
 
 def test_scratch_declarations_follow_the_tiling_layout():
     c = compute("(x * y + x) * (y * x - y) + (x - y) * (x + y) * tanh(x)")
-    body = c["body"]
+    body = c.body
     assert "const AscendC::LocalTensor<float> tmp0 = scratch.ReinterpretCast<float>();" in body
-    assert f"= scratch[{c['temps']} * tiling.tmpBytes];" in body or \
+    assert f"= scratch[{c.temps} * tiling.tmpBytes];" in body or \
         "= scratch[tiling.tmpBytes];" in body
-    assert c["shared_tmp"] and c["shared_tmp_apis"] == ["Tanh"]
-    assert c["shared_tmp_min_bytes"] == 256 and c["shared_tmp_live_nodes"] == 1
+    assert c.shared_tmp and c.shared_tmp_apis == ["Tanh"]
+    assert c.shared_tmp_min_bytes == 256 and c.shared_tmp_live_nodes == 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,7 +232,7 @@ def test_tanh_on_a_soc_without_the_api_goes_through_exp():
     text = "tanh(x) * 2"
     c = compute(text, socs=("ascend910a",))
     assert "Tanh" not in calls(c) and "Exp" in calls(c)
-    assert "#if" not in c["body"] and not c["shared_tmp"]
+    assert "#if" not in c.body and not c.shared_tmp
     check_meaning(make_op({"z": text}), socs=("ascend910a",), lo=-3, hi=3)
     assert "Tanh" not in calls(compute(text, socs=("ascend310b1",)))
     assert "Tanh" in calls(compute(text, socs=("ascend910b2", "ascend910_9391", "ascend310p3")))
@@ -246,8 +247,8 @@ def test_mixed_socs_get_both_sequences_under_npu_arch():
     text = "tanh(x) * sigmoid(y)"
     c = compute(text, socs=("ascend910b1", "ascend910a", "ascend310b1"))
     assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 3002)" in \
-        c["body"]
-    assert c["soc_variants"] and c["shared_tmp"]  # the API branch still needs its scratch
+        c.body
+    assert c.soc_variants and c.shared_tmp  # the API branch still needs its scratch
     op = make_op({"z": text})
     socs = ("ascend910b1", "ascend910a", "ascend310b1")
     for arch in (None, 1001, 3002, 2201):
@@ -264,28 +265,28 @@ def test_mixed_socs_get_both_sequences_under_npu_arch():
 def test_integer_ops_use_only_integer_instructions():
     op = make_op({"z": "relu(x - y) * 3 + max(x, 2) - abs(y) * k + x ** 2"},
                  types=("int16", "int32"))
-    c = context(op)["compute"]
-    assert c["template"] == "template <typename T>"
+    c = context(op).compute
+    assert c.template == "template <typename T>"
     assert "Relu" not in calls(c)  # no int16 Relu: Maxs(0) instead
     assert "Abs" not in calls(c)  # |y| = max(y, -y)
-    assert "static_cast<T>(tiling.k)" in c["body"]
-    assert "static_cast<T>(3)" in c["body"]
+    assert "static_cast<T>(tiling.k)" in c.body
+    assert "static_cast<T>(3)" in c.body
     out = check_meaning(op, lo=-50, hi=50)
     assert not {"Cast", "Exp", "Div"} & set(out["__calls__"])
 
 
 def test_one_integer_type_is_spelled_out():
     c = compute("x * 3 + y", types=("int32",))
-    assert c["template"] == "" and "const AscendC::LocalTensor<int32_t>& z" in c["signature"]
-    assert "AscendC::Muls(" in c["body"] and ", 3, count);" in c["body"]
+    assert c.template == "" and "const AscendC::LocalTensor<int32_t>& z" in c.signature
+    assert "AscendC::Muls(" in c.body and ", 3, count);" in c.body
     c16 = compute("x * 3 + y", types=("int16",))
-    assert "static_cast<int16_t>(3)" in c16["body"]  # Muls(const T&) deduces T from both
+    assert "static_cast<int16_t>(3)" in c16.body  # Muls(const T&) deduces T from both
 
 
 def test_float_and_int_combinations_share_a_template():
     c = compute("x + y", types=("fp16", "int32", "float", "bf16"))
-    assert c["template"] == "template <typename T>"
-    assert "AscendC::Add(z, x, y, count);" in c["body"]
+    assert c.template == "template <typename T>"
+    assert "AscendC::Add(z, x, y, count);" in c.body
 
 
 @pytest.mark.parametrize("text, types, reason", [
@@ -327,9 +328,9 @@ def test_lowering_error_is_a_value_error():
 def test_parameter_names_avoid_tensor_names():
     op = make_op({"tmp0": "exp(count) * scratch + offset", "op": "tanh(count + offset)"},
                  inputs=("count", "scratch", "offset"), attrs=())
-    c = context(op)["compute"]
-    assert "uint32_t count1" in c["signature"] and "& scratch1" in c["signature"]
-    assert "count1);" in c["body"]
+    c = context(op).compute
+    assert "uint32_t count1" in c.signature and "& scratch1" in c.signature
+    assert "count1);" in c.body
     check_meaning(op, lo=-1, hi=1)
 
 
@@ -338,11 +339,11 @@ def test_no_compute_expression_gives_a_loud_placeholder():
             "input_desc": [{"name": "x", "type": ["fp16", "int8"], "format": "ND"}],
             "output_desc": [{"name": "y", "type": ["fp16", "int8"], "format": "ND"}]}
     ctx = context(prototype.loads(json.dumps(data)).ops[0])
-    c = ctx["compute"]
-    assert not c["has_expression"] and c["temps"] == 0
-    assert "TODO(opgen)" in c["body"] and "zeros" in c["body"]
-    assert c["template"] == "template <typename TY, typename TX>"  # float vs int8 per combination
-    assert "AscendC::Duplicate(y.template ReinterpretCast<uint16_t>()" in c["body"]
+    c = ctx.compute
+    assert not c.has_expression and c.temps == 0
+    assert "TODO(opgen)" in c.body and "zeros" in c.body
+    assert c.template == "template <typename TY, typename TX>"  # float vs int8 per combination
+    assert "AscendC::Duplicate(y.template ReinterpretCast<uint16_t>()" in c.body
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,6 +394,6 @@ def test_show_round_trips_through_the_parser():
     for text in ["0.5 * x * (1 + tanh(x))", "x - (y - 1)", "-(x + y)", "(x ** 2) ** 2",
                  "x / (y * 2)", "min(x, -y) ** 3"]:
         tree = expr.parse_compute(text, {"x", "y"}, set())
-        again = expr.parse_compute(lower.show(tree), {"x", "y"}, set())
-        assert again == tree, lower.show(tree)
+        again = expr.parse_compute(expr.show(tree), {"x", "y"}, set())
+        assert again == tree, expr.show(tree)
     assert not math.isnan(0.0)

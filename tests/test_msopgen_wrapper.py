@@ -127,7 +127,7 @@ def test_explicit_path_that_is_not_executable_is_a_usage_error(tmp_path):
 
 def test_commands_are_shell_safe(tmp_path):
     from opgen import prototype
-    from opgen.context import Options
+    from opgen.options import Options
 
     proto = prototype.load(EXAMPLES / "gelu_custom.json")
     cmds = msopgen.commands(Path("/opt/msopgen"), proto, Options("p", "p", "p"),

@@ -10,7 +10,7 @@ import pytest
 from conftest import EXAMPLES, ROOT, SHARED_PROTOS, op
 from typer.testing import CliRunner
 
-from opgen import context, new, render
+from opgen import literals, options, render
 from opgen.cli import app
 
 GELU = EXAMPLES / "gelu_custom.json"
@@ -129,9 +129,48 @@ def test_broken_custom_template_fails_and_leaves_nothing(tmp_path):
     shutil.copytree(ROOT / "templates", custom)
     (custom / "host" / "project" / "broken.txt.jinja").write_text("{% for x in %}\n")
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
-    assert result.exit_code == 1 and "rendering" in result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert "template host/project/broken.txt.jinja failed (TemplateSyntaxError)" in result.stderr
     assert not (tmp_path / "p").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".opgen-")]
+
+
+KERNEL_TEMPLATE = "kernel/op/op_kernel/{{ op.snake }}.cpp.jinja"
+
+
+@pytest.mark.parametrize("where", ["text", "file name"])
+def test_a_template_naming_a_missing_key_fails_naming_it(tmp_path, where):
+    """Strict templates: a misspelt name is an error (exit 1, nothing written), never empty
+    text or a file named `_tiling.h`."""
+    custom = tmp_path / "tpl"
+    shutil.copytree(ROOT / "templates", custom)
+    source = custom / KERNEL_TEMPLATE
+    if where == "text":
+        source.write_text(source.read_text().replace("{{ k.class_name }}", "{{ k.clas_name }}",
+                                                     1))
+        expected = ["'clas_name'", "template kernel/op/op_kernel/{{ op.snake }}.cpp.jinja",
+                    "for op GeluCustom"]
+    else:
+        source.rename(source.with_name("{{ op.snak }}.cpp.jinja"))
+        expected = ["'snak'", "a file or directory name", "for op GeluCustom"]
+    result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
+    assert result.exit_code == 1, result.stderr
+    assert "an undefined name" in result.stderr
+    for text in expected:
+        assert text in result.stderr
+    assert not (tmp_path / "p").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".opgen-")]
+
+
+def test_a_custom_root_must_render_strictly(tmp_path):
+    custom = tmp_path / "tpl"
+    shutil.copytree(ROOT / "templates", custom)
+    config = custom / "tests" / "copier.yml"
+    config.write_text(config.read_text().replace("  undefined: jinja2.StrictUndefined\n", ""))
+    result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
+    assert result.exit_code == 2
+    assert "must set `_envops: undefined: jinja2.StrictUndefined`" in result.stderr
+    assert not (tmp_path / "p").exists()
 
 
 def test_custom_templates_replace_the_builtin_root(tmp_path):
@@ -148,8 +187,8 @@ def test_custom_templates_replace_the_builtin_root(tmp_path):
 
 
 def test_package_name_from_directory():
-    assert new.package_name(Path("/x/my-ops")) == "my_ops"
-    assert new.package_name(Path("/x/2ops")) == "ops_2ops"
+    assert options.package_name(Path("/x/my-ops")) == "my_ops"
+    assert options.package_name(Path("/x/2ops")) == "ops_2ops"
 
 
 @pytest.mark.parametrize("text, literal", [
@@ -159,15 +198,15 @@ def test_package_name_from_directory():
     ("*/ ??= é", '"*/ ??= \\303\\251"'),
 ])
 def test_cpp_string_escapes_everything(text, literal):
-    assert context.cpp_string(text) == literal
+    assert literals.cpp_string(text) == literal
 
 
 def test_cpp_literals_for_opdef_defaults():
-    assert context.cpp_literal("float", 0.01) == "0.01f"
-    assert context.cpp_literal("float", 1) == "1.0f"
-    assert context.cpp_literal("float", 1e-12) == "1e-12f"
-    assert context.cpp_literal("list_int", [1, -2]) == "{1, -2}"
-    assert context.cpp_literal("list_list_int", [[1], [2, 3]]) == "{{1}, {2, 3}}"
-    assert context.cpp_literal("list_bool", [True, False]) == "{true, false}"
-    assert context.cpp_literal("string", "ta\"nh") == '"ta\\"nh"'
-    assert context.cpp_literal("int", -(2**63)) == "INT64_MIN"
+    assert literals.cpp_literal("float", 0.01) == "0.01f"
+    assert literals.cpp_literal("float", 1) == "1.0f"
+    assert literals.cpp_literal("float", 1e-12) == "1e-12f"
+    assert literals.cpp_literal("list_int", [1, -2]) == "{1, -2}"
+    assert literals.cpp_literal("list_list_int", [[1], [2, 3]]) == "{{1}, {2, 3}}"
+    assert literals.cpp_literal("list_bool", [True, False]) == "{true, false}"
+    assert literals.cpp_literal("string", "ta\"nh") == '"ta\\"nh"'
+    assert literals.cpp_literal("int", -(2**63)) == "INT64_MIN"

@@ -9,7 +9,7 @@ import pytest
 from conftest import EXAMPLES
 
 from opgen import prototype, render
-from opgen.context import Options
+from opgen.options import Options
 from opgen.resources import templates_dir
 
 torch = pytest.importorskip("torch")

@@ -24,7 +24,8 @@ from conftest import EXAMPLES, SHARED_PROTOS
 from torch_ext import protos
 
 from opgen import prototype, render, resources
-from opgen.context import Options, project_context
+from opgen.options import Options
+from opgen.templatedata import build as build_data
 
 RUFF = Path(sys.executable).with_name("ruff")
 RUFF_ARGS = ["--no-cache", "--select", "E,F,W,I,B,UP", "--line-length", "100",
@@ -55,7 +56,7 @@ def kitchen_sink(tmp_path_factory):
 
 
 def cpp_unescape(literal: str) -> str:
-    """The text of a C++ string literal as opgen.context.cpp_string writes it."""
+    """The text of a C++ string literal as opgen.literals.cpp_string writes it."""
     body = literal[1:-1]
     out = bytearray()
     i = 0
@@ -464,7 +465,7 @@ def test_cpu_extension_builds_and_runs_gelu(tmp_path):
     assert result["opcheck"] == "passed"
 
 
-def test_project_context_carries_torch_data():
+def test_project_data_carries_torch_data():
     proto = prototype.loads(protos.text([protos.ALL_ATTRS]))
-    ctx = project_context(proto, Options(package="p", namespace="n", vendor="v"))
-    assert ctx["ops"][0]["torch"]["qualname"] == "n::all_attrs_custom"
+    data = build_data(proto, Options(package="p", namespace="n", vendor="v"))
+    assert data.ops[0].torch.qualname == "n::all_attrs_custom"

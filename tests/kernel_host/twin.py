@@ -12,6 +12,7 @@ opbase's experimental standard.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import hashlib
 import json
 import os
@@ -26,9 +27,10 @@ import numpy as np
 
 from opgen import prototype
 from opgen.catalog import DTYPES
-from opgen.context import Options, project_context
+from opgen.options import Options
 from opgen.render import TEMPLATE_ROOTS, render
 from opgen.resources import templates_dir
+from opgen.templatedata import build as build_data
 
 ROOT = Path(__file__).resolve().parents[2]
 TWIN_INCLUDE = ROOT / "opgen" / "twin" / "include"
@@ -79,7 +81,7 @@ def render_project(proto_text: str, dest: Path, socs: tuple[str, ...] = ("ascend
         path = dest / f.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(f.content)
-    ctx = project_context(proto, opts)
+    ctx = dataclasses.asdict(build_data(proto, opts))  # plain dicts, for the tests to index
     ctx["proto"] = proto
     return ctx
 
@@ -95,7 +97,7 @@ class KernelSet:
 @dataclass
 class OpBuild:
     project: Path
-    op: dict[str, Any]  # op context (opgen.context.op_context)
+    op: dict[str, Any]  # an op's template data (templatedata.OpData) as a dict
     sets: tuple[KernelSet, ...] = (KernelSet("default"),)
 
 

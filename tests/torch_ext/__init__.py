@@ -1,1 +1,1 @@
-"""Helpers of the PyTorch package tests (test_torch_side.py, test_torch_ext_render.py)."""
+"""Helpers of the PyTorch package tests (test_torch_ext_data.py, test_torch_ext_render.py)."""

@@ -77,7 +77,7 @@ def variants_table() -> str:
 @pytest.fixture(scope="module")
 def rendered_driver(tmp_path_factory):
     from opgen import prototype
-    from opgen.context import Options
+    from opgen.options import Options
     from opgen.render import render
     from opgen.resources import templates_dir
 

@@ -1,22 +1,24 @@
-"""opgen.torch_side: the data the PyTorch package templates print (op.torch)."""
+"""opgen.templatedata.torch_ext: the data the PyTorch package templates print (op.torch)."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 
 import pytest
 from torch_ext import protos
 
-from opgen import prototype, torch_side
-from opgen.context import Options
+from opgen import prototype
+from opgen.options import Options
+from opgen.templatedata import layout, torch_ext
 
 OPTIONS = Options(package="my_ops", namespace="myns", vendor="my_ops")
 
 
 def context(op_data):
     (op,) = prototype.loads(json.dumps(op_data)).ops
-    return torch_side.torch_context(op, OPTIONS)
+    return dataclasses.asdict(torch_ext.build(op, OPTIONS))  # a dict, to index
 
 
 def param(ctx, name):
@@ -230,7 +232,7 @@ def test_long_signatures_are_wrapped():
     lines = ctx["defs"]["function"].split("\n")
     assert lines[0] == "def all_attrs_custom("
     assert lines[-1] == ") -> Tensor:"
-    assert all(len(line) <= torch_side.LINE for line in lines)
+    assert all(len(line) <= layout.LINE for line in lines)
 
 
 def test_names_that_would_replace_module_names():

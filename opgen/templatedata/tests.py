@@ -1,6 +1,6 @@
 """The generated project's tests (`templates/tests`), as template data (`op.tests`).
 
-`tests_context(op, options)` prepares what `tests/test_<op>.py` prints: the op's arguments with
+`build(op, options, torch)` prepares what `tests/test_<op>.py` prints: the op's arguments with
 the value ranges the tests draw from (derived from the compute expression), the dtype
 combinations, which tests cannot pass yet and why (no compute, no golden, no fake kernel, a CPU
 twin that cannot run the op), the OpDef the prototype declares, and the GE node its torchair
@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import math
 import struct
-import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 from opgen import expr
 from opgen.catalog import DTYPES
-from opgen.context import py_string, soc_short_names
+from opgen.literals import py_string, py_value
 from opgen.model import Attr, Op
-from opgen.torch_side import py_dtype_tuple
-
-LINE = 100  # the generated project's ruff line length
+from opgen.options import Options
+from opgen.templatedata.layout import LINE, doc_lines, py_block, split_pieces
+from opgen.templatedata.torch_ext import TorchData, py_dtype_tuple
 
 # Value ranges the tests draw inputs from (uniform; integers inclusive).
 FLOAT_RANGE = (-4.0, 4.0)
@@ -32,85 +32,7 @@ POSITIVE_INT_RANGE = (1, 10)
 # Functions defined (or finite) only for positive arguments; a tensor divisor counts too.
 POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal"}
 
-# torchair's attr value tags (torchair.ge.attr._ATTR_TYPE_MAP) per msopgen attr type.
-GE_ATTR_TAGS = {
-    "int": "VT_INT", "float": "VT_FLOAT", "bool": "VT_BOOL", "string": "VT_STRING",
-    "list_int": "VT_LIST_INT", "list_float": "VT_LIST_FLOAT", "list_bool": "VT_LIST_BOOL",
-    "list_list_int": "VT_LIST_LIST_INT",
-}
-# A value for a required attr (it has no default) in every test.
-REQUIRED_ATTR_SAMPLES = {
-    "int": 2, "float": 0.5, "bool": True, "string": "", "list_int": [1],
-    "list_float": [0.5], "list_bool": [True], "list_list_int": [[1]],
-}
 LIST_INSTANCES = 2  # tensors in each dynamic (list) input
-
-
-# ---------------------------------------------------------------------------------------------
-# Python literals
-# ---------------------------------------------------------------------------------------------
-
-
-def py_value(value: Any) -> str:
-    """`value` (None, bool, int, float, str, list, tuple, dict) as a Python literal."""
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else f'float("{value}")'
-    if isinstance(value, str):
-        return py_string(value)
-    if isinstance(value, tuple):
-        items = [py_value(v) for v in value]
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    if isinstance(value, list):
-        return "[" + ", ".join(py_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{py_value(k)}: {py_value(v)}" for k, v in value.items()) + "}"
-    raise TypeError(type(value))
-
-
-def py_block(value: Any, indent: int = 0, lead: int = 0) -> str:
-    """`value` as a Python literal that starts after `lead` columns of a line indented by
-    `indent`: on one line when it fits, else one item per line (recursively); strings too long
-    for a line become concatenated pieces."""
-    flat = py_value(value)
-    if indent + lead + len(flat) + 1 <= LINE:
-        return flat
-    pad = " " * (indent + 4)
-    if isinstance(value, str):
-        pieces = split_text(value, LINE - indent - 4)
-        return "(\n" + "".join(f"{pad}{p}\n" for p in pieces) + " " * indent + ")"
-    if isinstance(value, dict):
-        items = [f"{py_value(k)}: " + py_block(v, indent + 4, len(py_value(k)) + 3)
-                 for k, v in value.items()]
-        opening, closing = "{", "}"
-    elif isinstance(value, (list, tuple)):
-        items = [py_block(v, indent + 4, 1) for v in value]
-        opening, closing = ("[", "]") if isinstance(value, list) else ("(", ")")
-    else:
-        return flat  # a number: cannot be split
-    return opening + "\n" + "".join(f"{pad}{item},\n" for item in items) + " " * indent + closing
-
-
-def split_text(text: str, width: int) -> list[str]:
-    """String literals, each at most `width` columns (when a character allows), that
-    concatenate to `text`."""
-    pieces, current = [], ""
-    for ch in text:
-        if current and len(py_string(current + ch)) > width:
-            pieces.append(py_string(current))
-            current = ""
-        current += ch
-    pieces.append(py_string(current))
-    return pieces
-
-
-def doc_lines(text: str, width: int) -> list[str]:
-    """Text for a docstring or comment: wrapped, backslashes and quotes escaped."""
-    text = text.replace("\\", "\\\\").replace('"', '\\"')
-    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,9 +46,7 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
     found: dict[str, str] = {}
 
     def tensors_in(n: expr.Node) -> list[str]:
-        names: list[str] = []
-        walk(n, lambda m: names.append(m.name) if isinstance(m, expr.Tensor) else None)
-        return names
+        return [m.name for m in expr.walk(n) if isinstance(m, expr.Tensor)]
 
     def visit(n: expr.Node) -> None:
         if isinstance(n, expr.Call) and n.func in POSITIVE_ONLY:
@@ -136,22 +56,9 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
             for name in tensors_in(n.right):
                 found.setdefault(name, "a division by it")
 
-    walk(node, visit)
+    for n in expr.walk(node):
+        visit(n)
     return found
-
-
-def walk(node: expr.Node, fn) -> None:
-    fn(node)
-    if isinstance(node, expr.Neg):
-        walk(node.arg, fn)
-    elif isinstance(node, expr.BinOp):
-        walk(node.left, fn)
-        walk(node.right, fn)
-    elif isinstance(node, expr.Pow):
-        walk(node.base, fn)
-    elif isinstance(node, expr.Call):
-        for arg in node.args:
-            walk(arg, fn)
 
 
 def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, str]:
@@ -187,7 +94,7 @@ def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, 
 def attr_value(a: Attr) -> Any:
     """The value the tests pass for an attr: its default, or a sample when it is required."""
     if a.required:
-        return REQUIRED_ATTR_SAMPLES[a.type]
+        return a.info.test_sample
     return a.default
 
 
@@ -329,7 +236,7 @@ def expected_opdef(op: Op, options) -> dict[str, Any]:
         "outputs": [tensor(t) for t in op.outputs],
         "attrs": [{"name": a.name, "type": a.type, "required": a.required,
                    "default": opdef_default(a)} for a in op.attrs],
-        "socs": soc_short_names(options.socs),
+        "socs": options.soc_short_names,
     }
 
 
@@ -339,7 +246,7 @@ def ir_def(op: Op) -> dict[str, Any]:
         "inputs": [[t.name, t.param_type] for t in op.inputs],
         "outputs": [[t.name, "dynamic" if t.param_type == "dynamic" else "required"]
                     for t in op.outputs],
-        "attrs": [[a.name, GE_ATTR_TAGS[a.type]] for a in op.attrs],
+        "attrs": [[a.name, a.info.ge_tag] for a in op.attrs],
     }
 
 
@@ -386,10 +293,46 @@ def graph_case(op: Op) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
-def tests_context(op: Op, options) -> dict[str, Any]:
-    from opgen import lower, torch_side
+@dataclass(frozen=True)
+class TestsData:
+    """Everything `tests/test_<op>.py` renders (`op.tests`); reasons are lists of string literal
+    pieces, concatenated implicitly in the generated file."""
 
-    torch = torch_side.torch_context(op, options)
+    title: list[str]
+    imports: list[str]
+    file_doc: list[str]
+    package: str
+    op_path: str
+    infer_path: str
+    golden_path: str
+    uses_overrides: bool
+    user_module: str
+    op_type_literal: str
+    args: list[str]
+    outputs: list[str]
+    combinations: list[dict[str, Any]]
+    float_combinations: list[dict[str, Any]]
+    has_compute: bool
+    has_golden: bool
+    compute_file_literal: str
+    pending_reason: list[str]
+    fake_missing_reason: list[str]
+    host_pending_reason: list[str]
+    fake_marks: list[str]
+    twin_unsupported_reason: list[str]
+    differentiable: bool
+    not_differentiable_reason: list[str]
+    gradcheck: dict[str, Any] | None
+    gradcheck_missing_reason: list[str]
+    npu_enabled: bool
+    npu_reason: list[str]
+    expected_opdef: str
+    ir_def: str
+    graph_args: str
+    expected_node: str
+
+
+def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     package, snake = options.package, op.snake_name
     compute_file = f"op_kernel/{snake}_compute.h"
     overrides_file = f"{package}/overrides/{snake}.py"
@@ -404,18 +347,18 @@ def tests_context(op: Op, options) -> dict[str, Any]:
         pending += (f". Once these tests pass (XPASS), delete the PLACEHOLDER banner from "
                     f"{compute_file}")
     fake_missing = ""
-    if torch["fake"]["mode"] == "none":
+    if torch.fake["mode"] == "none":
         fake_missing = (f"opgen wrote no fake kernel ({op.op_type} has no compute and no golden "
                         f"expression to take output shapes from): define fake() in "
                         f"{overrides_file}")
     host_pending = ""  # why tests comparing the kernel's shapes with the fake kernel may fail
-    if not op.compute and torch["fake"]["mode"] == "golden":
+    if not op.compute and torch.fake["mode"] == "golden":
         host_pending = (f"{op.op_type} has no compute expression: while {compute_file} is the "
                         "placeholder, its host InferShape and kernel are opgen's elementwise "
                         "stand-ins, and its fake kernel takes the output shapes from the golden, "
                         "which need not be elementwise")
     twin_unsupported = ""
-    if torch["cpu"]["unsupported"]:  # the CPU kernel is a TORCH_CHECK(false, ...)
+    if torch.cpu["unsupported"]:  # the CPU kernel is a TORCH_CHECK(false, ...)
         twin_unsupported = (f"the CPU kernel of {op.op_type} (csrc/ops.cpp) refuses to run: it has "
                             "a dynamic (list) input or output, which opgen's CPU kernels do not "
                             "hand to the twin yet")
@@ -423,7 +366,7 @@ def tests_context(op: Op, options) -> dict[str, Any]:
     combos = combinations(op)
     float_combos = [c for c in combos if c["float"]]
     gradcheck = None
-    if torch["differentiable"]:
+    if torch.differentiable:
         for key, dtype in (("has_float64", "float64"), ("has_float32", "float32")):
             match = next((c for c in combos if c[key]), None)
             if match is not None:
@@ -433,7 +376,7 @@ def tests_context(op: Op, options) -> dict[str, Any]:
     description = []
     for t in op.outputs:
         if t.name in op.compute:
-            description.append(f"compute: {t.name} = {lower.show(op.compute[t.name])}")
+            description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
         if t.name in op.golden:
             description.append(f"golden: {t.name} = {op.golden[t.name]}")
     imports = ["BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg", "check_compile",
@@ -441,75 +384,59 @@ def tests_context(op: Op, options) -> dict[str, Any]:
                "registered_opdef"]
     if op.attrs:
         imports.append("AttrArg")
-    if torch["differentiable"]:
+    if torch.differentiable:
         imports.append("check_backward")
     if pending or host_pending:
         imports.append("kernel_is_placeholder")
     fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (["PENDING_HOST"] if host_pending
                                                               else [])
-    title = (f"{op.op_type} ({torch['op_path']}): precision on the CPU twin, the PyTorch "
+    title = (f"{op.op_type} ({torch.op_path}): precision on the CPU twin, the PyTorch "
              "registration, the OpDef, the torchair converter, and precision on an NPU where "
              "there is one.")
-    return {
-        "title": doc_lines(title, LINE - 4),
+    return TestsData(
+        title=doc_lines(title, LINE - 4),
         # from op_testing import (...), in ruff's isort order: constants, classes, functions
-        "imports": sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper()
+        imports=sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper()
                                                   else 2, n)),
-        "file_doc": [line for d in description for line in doc_lines(d, LINE - 4)],
-        "package": package,
-        "op_path": torch["op_path"] + ".default",
-        "infer_path": torch["introspection"]["op_path"],
-        "golden_path": f"golden.{torch['py_name']}",  # from <package> import golden
+        file_doc=[line for d in description for line in doc_lines(d, LINE - 4)],
+        package=package,
+        op_path=torch.op_path + ".default",
+        infer_path=torch.introspection["op_path"],
+        golden_path=f"golden.{torch.py_name}",  # from <package> import golden
         # from <package>.overrides import <op> as overrides, when a test looks into it
-        "uses_overrides": bool(fake_missing or (pending and not has_golden)),
-        "user_module": "overrides",
-        "op_type_literal": py_string(op.op_type),
-        "args": arg_lines(op),
-        "outputs": output_lines(op),
-        "combinations": combos,
-        "float_combinations": float_combos,
-        "has_compute": bool(op.compute),
-        "has_golden": has_golden,
-        "compute_file_literal": py_string(compute_file),
-        "pending_reason": [py_string(p) for p in split_pieces(pending)],
-        "fake_missing_reason": [py_string(p) for p in split_pieces(fake_missing)],
-        "host_pending_reason": [py_string(p) for p in split_pieces(host_pending)],
+        uses_overrides=bool(fake_missing or (pending and not has_golden)),
+        user_module="overrides",
+        op_type_literal=py_string(op.op_type),
+        args=arg_lines(op),
+        outputs=output_lines(op),
+        combinations=combos,
+        float_combinations=float_combos,
+        has_compute=bool(op.compute),
+        has_golden=has_golden,
+        compute_file_literal=py_string(compute_file),
+        pending_reason=[py_string(p) for p in split_pieces(pending)],
+        fake_missing_reason=[py_string(p) for p in split_pieces(fake_missing)],
+        host_pending_reason=[py_string(p) for p in split_pieces(host_pending)],
         # the marks of the tests that compare the kernel's output shapes with the fake kernel's
-        "fake_marks": fake_marks,
-        "twin_unsupported_reason": [py_string(p) for p in split_pieces(twin_unsupported)],
-        "differentiable": torch["differentiable"],
-        "not_differentiable_reason": [
-            py_string(p) for p in split_pieces(f"no backward: {torch['not_differentiable_reason']}")
+        fake_marks=fake_marks,
+        twin_unsupported_reason=[py_string(p) for p in split_pieces(twin_unsupported)],
+        differentiable=torch.differentiable,
+        not_differentiable_reason=[
+            py_string(p) for p in split_pieces(f"no backward: {torch.not_differentiable_reason}")
         ],
-        "gradcheck": gradcheck,
-        "gradcheck_missing_reason": [py_string(p) for p in split_pieces(
+        gradcheck=gradcheck,
+        gradcheck_missing_reason=[py_string(p) for p in split_pieces(
             "no dtype combination of the prototype is float32 or float64 throughout (the CPU "
             "kernels take only those), and finite differences in 16-bit floats measure rounding, "
             "not the gradient; "
             "test_backward_matches_the_float64_golden_gradient checks the backward")],
-        "npu_enabled": torch["npu"]["enabled"],
-        "npu_reason": [py_string(p) for p in split_pieces(
-            f"no NPU kernel: {torch['npu'].get('reason', '')}")],
-        "expected_opdef": py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
-        "ir_def": py_block(ir_def(op), 0, len("IR_DEF = ")),
-        "graph_args": py_block(graph_case(op)["args"], 0, len("GRAPH_ARGS = ")),
-        "expected_node": py_block(graph_case(op)["node"], 0, len("EXPECTED_NODE = ")),
-    }
+        npu_enabled=torch.npu["enabled"],
+        npu_reason=[py_string(p) for p in split_pieces(
+            f"no NPU kernel: {torch.npu.get('reason', '')}")],
+        expected_opdef=py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
+        ir_def=py_block(ir_def(op), 0, len("IR_DEF = ")),
+        graph_args=py_block(graph_case(op)["args"], 0, len("GRAPH_ARGS = ")),
+        expected_node=py_block(graph_case(op)["node"], 0, len("EXPECTED_NODE = ")),
+    )
 
 
-def split_pieces(text: str, width: int = LINE - 16) -> list[str]:
-    """Text cut at spaces into pieces for implicitly concatenated string literals (each piece
-    keeps its trailing space)."""
-    if not text:
-        return []
-    words = text.split(" ")
-    pieces, current = [], ""
-    for word in words:
-        candidate = f"{current} {word}" if current else word
-        if current and len(py_string(candidate)) > width:
-            pieces.append(current + " ")
-            current = word
-        else:
-            current = candidate
-    pieces.append(current)
-    return pieces

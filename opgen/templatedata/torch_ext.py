@@ -1,6 +1,6 @@
 """The PyTorch package of a generated project, as template data (`op.torch`).
 
-`torch_context(op, options)` turns one op of the model into everything the `templates/torch_ext`
+`build(op, options)` turns one op of the model into everything the `templates/torch_ext`
 templates print: the C++ types of the schema arguments, the CPU kernel's twin call, the NPU
 adapter's `EXEC_NPU_CMD_EXT` arguments in aclnn order, the Python signatures, the fake kernel,
 the golden-based backward and the torchair converter. Templates only loop and print.
@@ -15,11 +15,14 @@ never end in "_" and never hold "__", see `names.NAME_RE`):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from opgen.catalog import DTYPES
-from opgen.context import cpp_string, py_string
-from opgen.model import Attr, Op, TensorParam, torch_literal
+from opgen.literals import cpp_string, doc_text, py_literal, py_string, torch_literal
+from opgen.model import Attr, Op, TensorParam
+from opgen.options import Options
+from opgen.templatedata.layout import LINE, cpp_call, noqa_long, py_call, py_def, wrap
 
 # Identifiers a C++ parameter must not hide: namespaces and free functions the generated bodies
 # and the EXEC_NPU_CMD_EXT macro use unqualified or as a qualifier.
@@ -31,46 +34,6 @@ CPP_RESERVED = frozenset(
 PY_MODULE_NAMES = frozenset("torch Tensor Sequence annotations".split())
 # Attributes of the generated package that an op function must not replace there.
 PACKAGE_NAMES = frozenset("ops golden graph overrides load_npu npu_loaded".split())
-
-# at::ScalarType of each canonical dtype (the C++ enumerator after `at::`).
-AT_SCALAR_TYPES = {
-    "float16": "kHalf", "bfloat16": "kBFloat16", "float32": "kFloat", "float64": "kDouble",
-    "int8": "kChar", "int16": "kShort", "int32": "kInt", "int64": "kLong", "uint8": "kByte",
-    "uint16": "kUInt16", "uint32": "kUInt32", "uint64": "kUInt64", "bool": "kBool",
-}
-
-# Per msopgen attr type: C++ parameter type of the op implementation, Python annotation,
-# torchair attr builder (torchair.ge.attr.<X>), opgen_twin::AttrValue conversion.
-ATTR_CPP_TYPES = {
-    "int": "int64_t",
-    "float": "double",
-    "bool": "bool",
-    "string": "c10::string_view",
-    "list_int": "at::IntArrayRef",
-    "list_float": "at::ArrayRef<double>",
-    "list_bool": "const c10::List<bool>&",
-    "list_list_int": "const std::vector<std::vector<int64_t>>&",
-}
-ATTR_PY_TYPES = {
-    "int": "int", "float": "float", "bool": "bool", "string": "str",
-    "list_int": "Sequence[int]", "list_float": "Sequence[float]", "list_bool": "Sequence[bool]",
-    "list_list_int": "Sequence[Sequence[int]]",
-}
-GE_ATTRS = {
-    "int": "Int", "float": "Float", "bool": "Bool", "string": "Str", "list_int": "ListInt",
-    "list_float": "ListFloat", "list_bool": "ListBool", "list_list_int": "ListListInt",
-}
-TWIN_ATTRS = {  # C++ expression of an opgen_twin::AttrValue from the parameter `{}`
-    "int": "int64_t{{{}}}",
-    "float": "static_cast<float>({})",
-    "bool": "bool{{{}}}",
-    "string": "std::string({})",
-    "list_int": "{}.vec()",
-    "list_float": "std::vector<float>({0}.begin(), {0}.end())",
-    "list_bool": "opgen_torch::ToVector({})",
-    "list_list_int": "{}",
-}
-
 
 def cpp_param_name(name: str) -> str:
     return f"{name}_arg_" if name in CPP_RESERVED else name
@@ -84,83 +47,9 @@ def dtype_label(dtypes) -> str:
     return ", ".join(dtypes)
 
 
-def doc_text(text: str) -> str:
-    """Text safe inside a generated \"\"\"docstring\"\"\" (no escapes, no closing quotes)."""
-    return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
-LINE = 100  # line length of the generated Python (the project's ruff setting)
-
-
-def py_def(name: str, params: list[str], returns: str | None = None) -> str:
-    """A top-level `def` line, one parameter per line when it would be too long."""
-    tail = ")" + (f" -> {returns}" if returns else "") + ":"
-    line = f"def {name}(" + ", ".join(params) + tail
-    if len(line) <= LINE or not params:
-        return line
-    return f"def {name}(\n" + "".join(f"    {p},\n" for p in params) + tail
-
-
-def py_call(head: str, args: list[str], indent: int, lead: int = 0) -> str:
-    """`head(args)` in a statement at `indent` columns whose text before the call takes `lead`
-    columns; one argument per line when too long."""
-    line = f"{head}(" + ", ".join(args) + ")"
-    if indent + lead + len(line) <= LINE or not args:
-        return line
-    pad = " " * (indent + 4)
-    return f"{head}(\n" + "".join(f"{pad}{a},\n" for a in args) + " " * indent + ")"
-
-
-def cpp_call(head: str, args: list[str], indent: int, tail: str = "") -> str:
-    """`head(args)tail` at `indent` columns; when too long, the arguments are filled greedily
-    into lines aligned after the parenthesis (clang-format's style)."""
-    line = f"{head}(" + ", ".join(args) + ")" + tail
-    if indent + len(line) <= LINE or not args:
-        return line
-    column = indent + len(head) + 1
-    lines, current = [], f"{head}("
-    for i, arg in enumerate(args):
-        piece = arg + (", " if i < len(args) - 1 else ")" + tail)
-        too_long = (indent if not lines else 0) + len(current) + len(piece.rstrip()) > LINE
-        if too_long and not current.endswith("("):
-            lines.append(current.rstrip())
-            current = " " * column
-        current += piece
-    lines.append(current.rstrip())
-    return "\n".join(lines)
-
-
-def wrap(text: str, width: int = LINE - 8) -> list[str]:
-    import textwrap
-
-    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
-
-
-def noqa_long(line: str, indent: int) -> str:
-    """A line of user text (a golden expression) that cannot be wrapped safely."""
-    return line + "  # noqa: E501" if indent + len(line) > LINE else line
-
-
 # ---------------------------------------------------------------------------------------------
 # schema arguments
 # ---------------------------------------------------------------------------------------------
-
-
-def py_literal(attr_type: str, value: Any) -> str:
-    """A default value as Python source (lists as tuples: immutable defaults)."""
-    if isinstance(value, list):
-        item = attr_type.removeprefix("list_")
-        items = [py_literal(item, v) for v in value]
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    if attr_type == "bool":
-        return "True" if value else "False"
-    if attr_type == "int":
-        return str(int(value))
-    if attr_type == "float":
-        return repr(float(value))
-    if attr_type == "string":
-        return py_string(value)
-    raise ValueError(attr_type)
 
 
 def schema_defaults(op: Op) -> dict[str, bool]:
@@ -219,12 +108,12 @@ def attr_param(a: Attr, index: int, kept_default: bool) -> dict[str, Any]:
         "attr_index": index,
         "attr_type": a.type,
         "cpp_name": cpp_param_name(a.name),
-        "cpp_type": ATTR_CPP_TYPES[a.type],
-        "py_annotation": ATTR_PY_TYPES[a.type],
+        "cpp_type": a.info.cpp_param,
+        "py_annotation": a.info.py_annotation,
         "py_default": default,
         "doc": doc_text(doc) + ".",
-        "ge_attr": GE_ATTRS[a.type],
-        "twin_value": TWIN_ATTRS[a.type].format(cpp_param_name(a.name)),
+        "ge_attr": a.info.ge_builder,
+        "twin_value": a.info.twin_value.format(cpp_param_name(a.name)),
     }
 
 
@@ -296,9 +185,7 @@ def variants(op: Op) -> list[dict[str, Any]]:
         suffix = combo[0] if len(set(combo)) == 1 else "_".join(combo)
         macros = []
         for t, dtype in zip(op.tensors, combo, strict=True):
-            is_output = len(macros) >= len(op.inputs)
-            macro = f"DTYPE_{t.name.upper()}" + ("_REF" if is_output and t.is_ref else "")
-            macros.append({"name": macro, "value": DTYPES[dtype].c_type})
+            macros.append({"name": t.dtype_macro, "value": DTYPES[dtype].c_type})
         symbol = f"opgen_kernel_{op.snake_name}_{suffix}"
         out.append({
             "comment": wrap(f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "
@@ -314,7 +201,7 @@ def variants(op: Op) -> list[dict[str, Any]]:
             "namespace": f"opgen_variant_{op.snake_name}_{suffix}",
             "macros": macros,
             "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
-            "at_dtypes": ", ".join(f"at::{AT_SCALAR_TYPES[d]}" for d in combo),
+            "at_dtypes": ", ".join(f"at::{DTYPES[d].at}" for d in combo),
             "py_inputs": py_dtype_tuple(combo[: len(op.inputs)]),
             "py_outputs": py_dtype_tuple(combo[len(op.inputs):]),
             "label": f"{dtype_label(combo[: len(op.inputs)])} -> "
@@ -383,14 +270,14 @@ def device_param(params) -> dict[str, Any] | None:
 
 def npu_context(op: Op, params, outs) -> dict[str, Any]:
     if op.aclnn is None:
-        return {"enabled": False, "reason": op.aclnn_missing_reason,
+        return {"enabled": False, "uses_float_array": False, "reason": op.aclnn_missing_reason,
                 "reason_lines": wrap(f"{op.op_type} has no NPU adapter: "
                                      f"{op.aclnn_missing_reason}.", LINE - 3)}
     by_name = {p["name"]: p for p in params}
     guard = device_param(params)
     if guard is None:
         reason = "it has no tensor input to take the device from"
-        return {"enabled": False, "reason": reason,
+        return {"enabled": False, "uses_float_array": False, "reason": reason,
                 "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3)}
     prep: list[str] = []  # statements before the outputs are allocated
     finish: list[str] = []  # statements after the aclnn call
@@ -700,7 +587,59 @@ def converter_context(op: Op, params, outs) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
-def torch_context(op: Op, options) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TorchData:
+    """Everything the torch_ext templates render for one op (`op.torch`)."""
+
+    qualname: str
+    qualname_literal: str
+    op_path: str
+    op_type_literal: str
+    name_literal: str
+    schema: str
+    schema_literal: str
+    py_name: str
+    exported: bool
+    upper: str
+    params: list[dict[str, Any]]
+    tensor_params: list[dict[str, Any]]
+    attr_params: list[dict[str, Any]]
+    outputs: list[dict[str, Any]]
+    returned: list[dict[str, Any]]
+    variants: list[dict[str, Any]]
+    dtype_header: str
+    py_signature: str
+    py_params: str
+    py_args: str
+    py_return: str
+    uses_sequence: bool
+    uses_golden: bool
+    defs: dict[str, str]
+    op_call: str
+    description: list[str]
+    arg_docs: list[str]
+    register_call: str
+    fake: dict[str, Any]
+    differentiable: bool
+    not_differentiable_reason: str
+    no_backward_comment: list[str]
+    golden: dict[str, Any]
+    converter: dict[str, Any]
+    overrides_file: str
+    overrides_file_literal: str
+    overrides_module: str
+    overrides_args: list[str]
+    overrides_example: list[str]
+    cpp_params: str
+    cpp_return: str
+    cpp_defs: dict[str, str]
+    cpu: dict[str, Any]
+    npu: dict[str, Any]
+    introspection: dict[str, Any]
+    warnings: list[str]  # for the CLI to show
+
+
+def build(op: Op, options: Options) -> TorchData:
     kept = schema_defaults(op)
     params = [tensor_param(t, i, kept[t.name]) for i, t in enumerate(op.inputs)]
     params += [attr_param(a, i, kept[a.name]) for i, a in enumerate(op.attrs)]
@@ -723,66 +662,67 @@ def torch_context(op: Op, options) -> dict[str, Any]:
         register_args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
     decls = [f"{p['cpp_type']} {p['cpp_name']}" for p in params]
     overrides_file = f"{options.package}/{options_path(op)}"
-    return {
+    return TorchData(
         # names
-        "qualname": f"{options.namespace}::{op.snake_name}",  # ns::op
-        "qualname_literal": py_string(f"{options.namespace}::{op.snake_name}"),
-        "op_path": op_path,  # torch.ops.ns.op
-        "op_type_literal": py_string(op.op_type),
-        "name_literal": cpp_string(op.snake_name),
-        "schema": op.torch_schema,
-        "schema_literal": cpp_string(op.torch_schema),
-        "py_name": py_name,  # the function in ops.py (and the package, when "exported")
-        "exported": py_name not in PACKAGE_NAMES,
-        "upper": op.snake_name.upper(),
+        qualname=f"{options.namespace}::{op.snake_name}",  # ns::op
+        qualname_literal=py_string(f"{options.namespace}::{op.snake_name}"),
+        op_path=op_path,  # torch.ops.ns.op
+        op_type_literal=py_string(op.op_type),
+        name_literal=cpp_string(op.snake_name),
+        schema=op.torch_schema,
+        schema_literal=cpp_string(op.torch_schema),
+        py_name=py_name,  # the function in ops.py (and the package, when "exported")
+        exported=py_name not in PACKAGE_NAMES,
+        upper=op.snake_name.upper(),
         # arguments and results
-        "params": params,
-        "tensor_params": [p for p in params if p["is_tensor"]],
-        "attr_params": [p for p in params if not p["is_tensor"]],
-        "outputs": outs,  # every prototype output; return_index None when updated in place
-        "returned": returned,  # the outputs the op returns
-        "variants": variants(op),  # one per dtype combination
-        "dtype_header": f"{', '.join(t.name for t in op.inputs)} -> "
+        params=params,
+        tensor_params=[p for p in params if p["is_tensor"]],
+        attr_params=[p for p in params if not p["is_tensor"]],
+        outputs=outs,  # every prototype output; return_index None when updated in place
+        returned=returned,  # the outputs the op returns
+        variants=variants(op),  # one per dtype combination
+        dtype_header=f"{', '.join(t.name for t in op.inputs)} -> "
                         f"{', '.join(t.name for t in op.outputs)}",
         # Python
-        "py_signature": ", ".join(annotated),
-        "py_params": ", ".join(plain),
-        "py_args": call_args(params),
-        "py_return": py_return,
-        "uses_sequence": any("Sequence" in p["py_annotation"] for p in params),
-        "uses_golden": differentiable or fake["mode"] == "golden",
-        "defs": {
+        py_signature=", ".join(annotated),
+        py_params=", ".join(plain),
+        py_args=call_args(params),
+        py_return=py_return,
+        uses_sequence=any("Sequence" in p["py_annotation"] for p in params),
+        uses_golden=differentiable or fake["mode"] == "golden",
+        defs={
             "function": py_def(py_name, annotated, py_return),
             "fake": py_def(f"_{op.snake_name}_fake", plain),
         },
-        "op_call": ("return " if returned else "") + call,
-        "description": description,
-        "arg_docs": [line for p in params for line in arg_doc(p)],
-        "register_call": py_call("_register", register_args, 0),
-        "fake": fake,
-        "differentiable": differentiable,
-        "not_differentiable_reason": not_differentiable,
-        "no_backward_comment": wrap(f"No backward from opgen: {not_differentiable}.", LINE - 2),
-        "golden": golden_context(op, options, params),
-        "converter": converter_context(op, params, outs),
-        "overrides_file": overrides_file,
-        "overrides_file_literal": py_string(overrides_file),
-        "overrides_module": f"_{op.snake_name}_user",
-        "overrides_args": wrap("Each takes the op's arguments: "
+        op_call=("return " if returned else "") + call,
+        description=description,
+        arg_docs=[line for p in params for line in arg_doc(p)],
+        register_call=py_call("_register", register_args, 0),
+        fake=fake,
+        differentiable=differentiable,
+        not_differentiable_reason=not_differentiable,
+        no_backward_comment=wrap(f"No backward from opgen: {not_differentiable}.", LINE - 2),
+        golden=golden_context(op, options, params),
+        converter=converter_context(op, params, outs),
+        overrides_file=overrides_file,
+        overrides_file_literal=py_string(overrides_file),
+        overrides_module=f"_{op.snake_name}_user",
+        overrides_args=wrap("Each takes the op's arguments: "
                                + (", ".join(plain) if plain else "none") + ".", LINE - 4),
-        "overrides_example": overrides_example(op, params, outs),
+        overrides_example=overrides_example(op, params, outs),
         # C++
-        "cpp_params": ", ".join(decls),
-        "cpp_return": cpp_return,
-        "cpp_defs": {
+        cpp_params=", ".join(decls),
+        cpp_return=cpp_return,
+        cpp_defs={
             "cpu": cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
             "npu": cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
         },
-        "cpu": cpu_context(op, params, outs),
-        "npu": npu_context(op, params, outs),
+        cpu=cpu_context(op, params, outs),
+        npu=npu_context(op, params, outs),
         # the underscored introspection op the generated tests call (csrc/ops.cpp)
-        "introspection": introspection_context(op, options, params),
-    }
+        introspection=introspection_context(op, options, params),
+        warnings=_warnings(op, options, py_name),
+    )
 
 
 def arg_doc(p: dict[str, Any]) -> list[str]:
@@ -844,3 +784,14 @@ def introspection_context(op: Op, options, params) -> dict[str, Any]:
         "cpp_def": cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
         "registry_schema_literal": cpp_string(REGISTRY_SCHEMA),
     }
+
+
+def _warnings(op: Op, options: Options, py_name: str) -> list[str]:
+    if py_name in PACKAGE_NAMES:
+        return [f"{op.op_type}: the function {py_name}() would replace the package's own "
+                f"'{py_name}', so it is only in {options.package}.ops and "
+                f"torch.ops.{options.namespace}"]
+    if py_name != op.snake_name:
+        return [f"{op.op_type}: its Python function is {options.package}.{py_name}() "
+                f"('{op.snake_name}' would shadow a name ops.py uses)"]
+    return []

@@ -1,0 +1,19 @@
+"""Template data: the model and the options turned into what the templates render.
+
+One module per template root, each with one `build(...)` returning a frozen dataclass, built
+once per op and passed along:
+
+- `kernel`: `templates/kernel` (`op.kernel`), from the compute compiler (`opgen.lower`);
+- `host`: `templates/host` (`op.host`), from the kernel's data;
+- `torch_ext`: `templates/torch_ext` (`op.torch`);
+- `tests`: `templates/tests` (`op.tests`), from the torch data;
+- `project`: the roots' common data (`project`, `op`), built from the four.
+
+`layout` wraps the statements printed into generated code; `opgen.literals` escapes values.
+"""
+
+from __future__ import annotations
+
+from opgen.templatedata.project import GENERATED_MARK, OpData, ProjectData, build
+
+__all__ = ["GENERATED_MARK", "OpData", "ProjectData", "build"]

@@ -1,0 +1,167 @@
+"""Template data of `templates/host` (`op.host`): TilingFunc, InferShape, InferDataType, the
+OpDef registration and the tiling base and policy headers. Built from the kernel's data: the
+host mirrors the kernel's buffers and fills its tiling struct."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from opgen.catalog import DTYPES
+from opgen.literals import cpp_literal, cpp_string
+from opgen.model import Attr, Op
+from opgen.names import aclnn_name
+from opgen.options import Options
+from opgen.templatedata.kernel import KernelData, _Tensor
+from opgen.templatedata.layout import wrap_condition
+
+
+@dataclass(frozen=True)
+class HostData:
+    """Everything the host templates render for one op (they read `op.kernel` for the tiling
+    struct and the kernel's buffer count)."""
+
+    namespace: str  # optiling::<namespace>
+    base_header: str
+    base_guard: str
+    policy_header: str
+    policy_guard: str
+    opdef_tensors: list[dict[str, str]]  # the OpDef's Input/Output lines
+    soc_literals: list[str]  # AddConfig("...") per SoC short name
+    attr_fields: list[dict[str, Any]]  # int/float/bool attrs TilingFunc copies into the struct
+    scalars: list[dict[str, str]]  # attr math TilingFunc computes (the kernel has no libm)
+    shape_ref: dict[str, Any]  # the input whose shape every output takes
+    descs: list[dict[str, str]]  # the streamed tensors' descs TilingFunc reads dtypes from
+    null_checks: str
+    add_tensors: str
+    dtype_rules: list[dict[str, Any]]  # InferDataType, per output
+    has_dynamic_output: bool
+
+
+def build(op: Op, options: Options, kernel: KernelData) -> HostData:
+    streamed = [t for t in kernel.tensors if t.streamed]
+    infer = _infer_and_tiling(op, kernel.tensors, streamed, kernel.tags)
+    upper = op.snake_name.upper()
+    return HostData(
+        namespace=op.snake_name,
+        base_header=f"{op.snake_name}_tiling_base.h",
+        base_guard=f"{upper}_TILING_BASE_H",
+        policy_header=f"{op.snake_name}_tiling_policy.h",
+        policy_guard=f"{upper}_TILING_POLICY_H",
+        opdef_tensors=[_opdef_tensor(t) for t in kernel.tensors],
+        soc_literals=[cpp_string(s) for s in options.soc_short_names],
+        attr_fields=kernel.attr_fields,
+        scalars=kernel.compute.host_scalars,
+        **infer,
+    )
+
+
+def opdef_attr_call(attr: Attr) -> str:
+    """What follows this->Attr("name") in the OpDef: .AttrType(OPTIONAL).Float(0.01f)"""
+    method = attr.info.opdef_method
+    if attr.required:
+        return f".AttrType(REQUIRED).{method}()"
+    return f".AttrType(OPTIONAL).{method}({cpp_literal(attr.type, attr.default)})"
+
+
+def _opdef_tensor(t: _Tensor) -> dict[str, str]:
+    return {
+        "method": "Input" if t.role == "input" else "Output",
+        "name_literal": cpp_string(t.param.name),
+        "option": t.param.param_type.upper(),
+        "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in t.param.dtypes),
+        "ge_formats": ", ".join(f"ge::FORMAT_{f}" for f in t.param.formats),
+    }
+
+
+def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor],
+                      tags: dict[str, str]) -> dict[str, Any]:
+    inputs = [t for t in tensors if t.role == "input"]
+    outputs = [t for t in tensors if t.role == "output"]
+    has_dynamic_output = any(t.param.param_type == "dynamic" for t in outputs)
+
+    # The tensor whose shape every output takes (and whose element count is tiled).
+    ref = next((t for t in inputs if t.param.param_type == "required"), None)
+    if ref is not None:
+        shape = {"kind": "required", "index": ref.index, "name": ref.param.name}
+    else:
+        first = inputs[0] if inputs else None
+        if first is None:
+            shape = {"kind": "none", "index": 0, "name": ""}
+        else:
+            shape = {"kind": first.param.param_type, "index": first.index,
+                     "name": first.param.name}
+    accessor = {
+        "required": "GetRequiredInputShape({i})",
+        "optional": "GetOptionalInputShape({i})",
+        "dynamic": "GetDynamicInputShape({i}, 0)",
+    }.get(shape["kind"], "")
+    shape["accessor"] = accessor.format(i=shape["index"]) if accessor else ""
+
+    # Output instance index: the IR index unless a dynamic output comes before it.
+    out_index = {}
+    dynamic_before = False
+    for t in outputs:
+        out_index[t.param.name] = (f"OutputIndex(context, {t.index})" if dynamic_before
+                                   else str(t.index))
+        dynamic_before = dynamic_before or t.param.param_type == "dynamic"
+
+    # InferDataType: copy an input's dtype when the lists agree, else map or fix it.
+    dtype_rules = []
+    for t in outputs:
+        rule = _dtype_rule(op, t, inputs)
+        rule.update({"name": t.param.name, "index": out_index[t.param.name], "ir_index": t.index,
+                     "dynamic": t.param.param_type == "dynamic",
+                     "info_var": aclnn_name(t.param.name) + "Info"})
+        if rule["kind"] == "copy":
+            rule["value"] = f"context->GetRequiredInputDataType({rule['from']})"
+        elif rule["kind"] == "map":
+            rule["value"] = rule["default"]  # a dynamic output: the first combination's dtype
+        dtype_rules.append(rule)
+
+    # dtype of every streamed tensor in TilingFunc
+    sizes = []
+    for t in streamed:
+        if t.role == "input":
+            desc = f"context->GetRequiredInputDesc({t.index})"
+        else:
+            desc = f"context->GetOutputDesc({out_index[t.param.name]})"
+        var = tags[t.kernel_param] + "Desc"
+        decl = f"const gert::CompileTimeTensorDesc* {var} = {desc};"
+        if len(decl) > 96:
+            decl = f"const gert::CompileTimeTensorDesc* {var} =\n        {desc};"
+        sizes.append({"name": t.param.name, "desc": desc, "var": var, "decl": decl,
+                      "role": t.role})
+    checks = ["tiling == nullptr", "shape == nullptr"] + [f"{d['var']} == nullptr" for d in sizes]
+    return {
+        "shape_ref": shape,
+        "null_checks": wrap_condition(checks, " " * 8),
+        "add_tensors": wrap_condition([f"!AddTensor(facts, {d['var']}->GetDataType())"
+                                       for d in sizes], " " * 8),
+        "dtype_rules": dtype_rules,
+        "has_dynamic_output": has_dynamic_output,
+        "descs": sizes,
+    }
+
+
+def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> dict[str, Any]:
+    """How InferDataType sets an output: copy an input's dtype (same lists), a fixed dtype, or
+    a switch over an input's dtype."""
+    D = DTYPES  # noqa: N806
+    dts = out.param.dtypes
+    for t in inputs:
+        if t.param.param_type == "required" and t.param.dtypes == dts:
+            return {"kind": "copy", "from": t.index, "from_name": t.param.name}
+    if len(set(dts)) == 1:
+        return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
+    for t in inputs:
+        if t.param.param_type != "required":
+            continue
+        mapping: dict[str, str] = {}
+        if all(mapping.setdefault(i, o) == o for i, o in zip(t.param.dtypes, dts, strict=True)):
+            cases = [{"from": f"ge::{D[i].ge}", "to": f"ge::{D[o].ge}"}
+                     for i, o in mapping.items()]
+            return {"kind": "map", "from": t.index, "from_name": t.param.name, "cases": cases,
+                    "default": f"ge::{D[dts[0]].ge}"}
+    return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
+

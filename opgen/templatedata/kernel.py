@@ -1,0 +1,518 @@
+"""Template data of `templates/kernel` (`op.kernel`): the Ascend C kernel, its tiling struct and
+the user-owned compute step.
+
+`build(op, options)` runs the compute compiler (`opgen.lower`) for every SoC variant the
+targets need and turns the result into names, signatures and statement text; templates only
+loop and print. Raises LoweringError when the compute expression cannot be lowered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from opgen import expr
+from opgen.catalog import SOC_FAMILIES
+from opgen.expr import show
+from opgen.literals import cpp_float, cpp_literal, cpp_string
+from opgen.lower import (
+    FLOAT_DTYPES,
+    INT_COMPUTE_DTYPES,
+    SHARED_TMP_LIVE_NODES,
+    SHARED_TMP_MIN_BYTES,
+    Lowerer,
+    LoweringError,
+    allocate,
+    compute_type,
+    emit_body,
+    fresh,
+    host_expr,
+    tensor_compute_bytes,
+)
+from opgen.model import Op, TensorParam
+from opgen.names import aclnn_name, pascal_name
+from opgen.options import Options
+from opgen.templatedata.layout import cpp_comment, cpp_wrap, indent_lines
+
+MISSABLE_APIS = ("tanh", "sigmoid")  # compute functions whose API some SoCs lack
+
+# The tiling struct's fields every op has (attr fields and host scalars follow).
+BASE_TILING_FIELDS = (
+    ("uint64_t", "totalLength", "elements of every streamed tensor"),
+    ("uint64_t", "blockLength", "elements per core (32-byte multiple); the last may have fewer"),
+    ("uint32_t", "tileLength", "elements per UB tile (a multiple of 32 bytes of every dtype)"),
+    ("uint32_t", "tmpCount", "scratch temporaries of the compute step, one tile each"),
+    ("uint32_t", "tmpBytes", "bytes of one temporary"),
+    ("uint32_t", "sharedTmpBytes", "bytes of the high-level APIs' sharedTmpBuffer"),
+)
+
+
+@dataclass(frozen=True)
+class Compute:
+    """The compute step (`op_kernel/<op>_compute.h`): the lowered expression, or a placeholder."""
+
+    fn: str  # its function name
+    has_expression: bool
+    expressions: list[dict[str, str]]  # per output: {"output", "text"} (for the header comment)
+    mode: str  # float | int | template | stub
+    type: str  # the compute type (float, int32_t, T)
+    template: str  # "template <...>" line, or ""
+    signature: str  # wrapped
+    body: str  # indented statements
+    temps: int  # scratch temporaries, one tile each
+    shared_tmp: bool  # uses the high-level APIs' sharedTmpBuffer
+    shared_tmp_apis: list[str]
+    shared_tmp_live_nodes: int
+    shared_tmp_min_bytes: int
+    exp_fallbacks: list[str]  # APIs computed through Exp on SoCs that lack them
+    soc_variants: bool  # the body has #if __NPU_ARCH__ branches
+    scratch_note: str  # // comment lines
+    host_scalars: list[dict[str, str]]  # attr math done on the host: field, text, expr, c_type
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
+class KernelData:
+    """Everything the kernel templates render for one op."""
+
+    class_name: str
+    compute_fn: str
+    compute_header: str
+    compute_guard: str
+    tiling_header: str
+    guard: str  # of the tiling header
+    buffer_num_const: str
+    any_widen: bool  # some tensor computes in float while stored as fp16/bf16
+    # code fragments, already wrapped and indented
+    init_signature: str
+    init_args: list[str]
+    init_offset: str
+    init_rest: str
+    init_scratch_bytes: str
+    compute_call: str
+    entry_signature: str
+    entry_tiling_var: str
+    entry_kernel_var: str
+    # tensors the kernel streams through UB (required ones), and the others
+    streamed: list[dict[str, Any]]
+    streamed_inputs: list[dict[str, Any]]
+    streamed_outputs: list[dict[str, Any]]
+    other_tensors: list[dict[str, str]]
+    # the tiling struct, widest fields first
+    tiling_fields: list[dict[str, str]]
+    attr_fields: list[dict[str, Any]]  # int/float/bool attrs and how TilingFunc reads them
+    combinations: list[dict[str, Any]]  # compute type per dtype combination
+    compute: Compute
+    socs_without_datacopypad: list[str]
+    warnings: list[str]  # for the CLI to show
+    tensors: list[_Tensor]  # for the host data (not rendered)
+    tags: dict[str, str]  # kernel parameter -> camelCase identifier (not rendered)
+
+
+@dataclass
+class _Tensor:
+    param: TensorParam
+    index: int  # IR index among inputs or outputs
+
+    @property
+    def role(self) -> str:
+        return self.param.role
+
+    @property
+    def kernel_param(self) -> str:
+        return self.param.kernel_param
+
+    @property
+    def macro(self) -> str:
+        return self.param.dtype_macro
+
+    @property
+    def streamed(self) -> bool:
+        return self.param.param_type == "required"
+
+
+def _tags(tensors: list[_Tensor]) -> dict[str, str]:
+    """camelCase identifiers per tensor (x_ref -> xRef); by position if two would clash."""
+    tags = {t.kernel_param: aclnn_name(t.kernel_param) for t in tensors}
+    if len(set(tags.values())) < len(tags):
+        tags = {t.kernel_param: f"{t.role[:2] if t.role == 'input' else 'out'}{t.index}"
+                for t in tensors}
+    return tags
+
+
+def attr_field_names(op: Op) -> dict[str, str]:
+    """The tiling field of each scalar attr: its own name unless a base field has it."""
+    reserved = {f[1] for f in BASE_TILING_FIELDS}
+    return {a.name: f"attr_{a.name}" if a.name in reserved else a.name
+            for a in op.attrs if a.info.is_scalar}
+
+
+def build(op: Op, options: Options) -> KernelData:
+    socs = options.soc_short_names
+    tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + \
+              [_Tensor(t, i) for i, t in enumerate(op.outputs)]
+    streamed = [t for t in tensors if t.streamed]
+    ins = [t for t in streamed if t.role == "input"]
+    outs = [t for t in streamed if t.role == "output"]
+    tags = _tags(tensors)
+    struct = f"{op.op_type}TilingData"
+
+    # compute types per dtype combination (streamed tensors only)
+    combos = []
+    for combo in op.dtype_combinations:
+        dtypes = [combo[t.index if t.role == "input" else len(op.inputs) + t.index]
+                  for t in streamed]
+        combos.append({"dtypes": list(combo), "compute_type": compute_type(dtypes),
+                       "streamed_dtypes": dtypes})
+
+    field_names = attr_field_names(op)
+    tiling_names = {f[1] for f in BASE_TILING_FIELDS} | set(field_names.values())
+    attr_fields = []
+    for i, a in enumerate(op.attrs):
+        if not a.info.is_scalar:
+            continue
+        c_type = {"int": "int64_t", "float": "float", "bool": "bool"}[a.type]
+        getter = {"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type]
+        attr_fields.append({
+            "name": a.name, "index": i, "field": field_names[a.name], "c_type": c_type,
+            "getter": getter, "var": aclnn_name(a.name) + "Attr",
+            "required": a.required,
+            "default": None if a.required else cpp_literal(a.type, a.default),
+            "name_literal": cpp_string(a.name),
+        })
+
+    compute = _compute(op, socs, streamed, ins, outs, combos, tiling_names, field_names, struct)
+
+    params = {t.kernel_param for t in tensors}
+    entry_tiling = fresh("tilingData", params)
+    entry_kernel = fresh("op", params | {entry_tiling})
+    init_locals = {base: fresh(base, params) for base in ("offset", "rest", "scratchBytes")}
+    views = [tags[t.kernel_param] + ("View" if _can_widen(t) else "Tile") for t in outs + ins]
+    init_params = [f"GM_ADDR {t.kernel_param}" for t in streamed] + [f"const {struct}& tiling"]
+    entry_params = [f"GM_ADDR {p}" for p in [t.kernel_param for t in tensors]
+                    + ["workspace", "tiling"]]
+    upper = op.snake_name.upper()
+    return KernelData(
+        class_name=f"Kernel{op.op_type}",
+        compute_fn=compute.fn,
+        compute_header=f"{op.snake_name}_compute.h",
+        compute_guard=f"{upper}_COMPUTE_H",
+        tiling_header=f"{op.snake_name}_tiling.h",
+        guard=f"{upper}_TILING_H",
+        buffer_num_const=f"{upper}_BUFFER_NUM",
+        any_widen=any(_can_widen(t) for t in streamed),
+        init_signature=cpp_wrap("__aicore__ inline void Init(", init_params, ")",
+                                indent=" " * 4),
+        init_args=[t.kernel_param for t in streamed] + [entry_tiling],
+        init_offset=init_locals["offset"],
+        init_rest=init_locals["rest"],
+        init_scratch_bytes=init_locals["scratchBytes"],
+        compute_call=cpp_wrap(compute.fn + "(", views + ["scratch_", "count", "tiling_"], ");",
+                              indent=" " * 8),
+        entry_signature=cpp_wrap(f'extern "C" __global__ __aicore__ void {op.snake_name}(',
+                                 entry_params, ")"),
+        entry_tiling_var=entry_tiling,
+        entry_kernel_var=entry_kernel,
+        streamed=[_tensor_ctx(t, tags) for t in streamed],
+        streamed_inputs=[_tensor_ctx(t, tags) for t in ins],
+        streamed_outputs=[_tensor_ctx(t, tags) for t in outs],
+        other_tensors=[{"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
+                       for t in tensors if not t.streamed],
+        tiling_fields=_tiling_fields(attr_fields, compute.host_scalars),
+        attr_fields=attr_fields,
+        combinations=combos,
+        compute=compute,
+        socs_without_datacopypad=sorted({s for s in socs
+                                         if not SOC_FAMILIES[s].has_datacopypad}),
+        warnings=compute.warnings + _soc_warnings(socs),
+        tensors=tensors,
+        tags=tags,
+    )
+
+
+def _can_widen(t: _Tensor) -> bool:
+    """Does some dtype combination give the tensor a compute type other than its dtype?"""
+    return any(d in ("float16", "bfloat16") for d in t.param.dtypes)
+
+
+def _tiling_fields(attr_fields: list[dict], host_scalars: list[dict]) -> list[dict[str, str]]:
+    """The tiling struct's fields, widest first so host and device agree on the layout."""
+    fields = [{"type": t, "name": n, "comment": c} for t, n, c in BASE_TILING_FIELDS]
+    extra = [{"type": f["c_type"], "name": f["field"], "comment": f"attr {f['name']}"}
+             for f in attr_fields]
+    extra += [{"type": h["c_type"], "name": h["field"],
+               "comment": f"{h['text']}, computed on the host"} for h in host_scalars]
+    size = {"int64_t": 8, "float": 4, "bool": 1}
+    fields += sorted(extra, key=lambda f: -size[f["type"]])
+    width = max(len(f"{f['type']} {f['name']};") for f in fields)
+    for f in fields:
+        f["decl"] = f"{f['type']} {f['name']};".ljust(width)
+    return fields
+
+
+def _tensor_ctx(t: _Tensor, tags: dict[str, str]) -> dict[str, Any]:
+    tag = tags[t.kernel_param]
+    up = tag[:1].upper() + tag[1:]
+    return {
+        "name": t.param.name,
+        "param": t.kernel_param,
+        "index": t.index,
+        "role": t.role,
+        "macro": t.macro,
+        "tag": tag,
+        "gm": f"{tag}Gm_",
+        "queue": f"{tag}Queue_",
+        "cast": f"{tag}Cast_",
+        "tile": f"{tag}Tile",
+        "view": f"{tag}View",
+        "compute_alias": f"Compute{up}",
+        "position": "VECIN" if t.role == "input" else "VECOUT",
+        "dtypes": list(t.param.dtypes),
+        "can_widen": _can_widen(t),
+    }
+
+
+def _soc_warnings(socs: list[str]) -> list[str]:
+    lacking = sorted({s for s in socs if not SOC_FAMILIES[s].has_datacopypad})
+    if not lacking:
+        return []
+    verb = "has" if len(lacking) == 1 else "have"
+    return [f"{', '.join(lacking)} {verb} no DataCopyPad, which the kernel uses for tensor "
+            "tails that are not a multiple of 32 bytes; on those SoCs the kernel stops with an "
+            "error on such a tail"]
+
+
+def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor],
+             outs: list[_Tensor], combos: list[dict], tiling_names: set[str],
+             attr_fields: dict[str, str], struct: str) -> Compute:
+    fn = f"{op.op_type}Compute"
+    taken = {t.kernel_param for t in streamed} | {fn}
+    count = fresh("count", taken)
+    scratch = fresh("scratch", taken | {count})
+    reserved = taken | {count, scratch, "tiling", "T"}
+    types = {c["compute_type"] for c in combos}
+    warnings: list[str] = []
+    host_scalars: dict[expr.Node, str] = {}
+
+    if not op.compute:
+        return _stub(streamed, outs, combos, fn, count, scratch, struct)
+
+    # per combination, every streamed tensor computes in one type
+    for c in combos:
+        if c["compute_type"] is None:
+            bad = [d for d in c["streamed_dtypes"] if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
+            out = outs[0].param.name if outs else "?"
+            if bad:
+                why = (f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
+                       "(float16, bfloat16, float32, int16 and int32 do)")
+            else:
+                pairs = ", ".join(f"{t.param.name}={d}" for t, d in zip(
+                    streamed, c["streamed_dtypes"], strict=True))
+                why = (f"the dtype combination ({pairs}) mixes types that do not compute in one "
+                       "type; give every tensor of a combination float types, or one integer type")
+            raise LoweringError(f"compute expression of output '{out}': {why}. Drop the compute "
+                                "expression to write the compute step by hand.")
+    if len(types) == 1:
+        mode = "float" if types == {"float"} else "int"
+        ctype = types.pop()
+    else:
+        mode, ctype = "template", "T"
+
+    short_missing = {f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
+                     for f in MISSABLE_APIS}
+    used_funcs = {n.func for tree in op.compute.values() for n in expr.walk(tree)
+                  if isinstance(n, expr.Call)}
+    need_variants = any(short_missing[f] and len(short_missing[f]) < len(socs)
+                        for f in ("tanh", "sigmoid") if f in used_funcs)
+    in_names = [t.param.name for t in ins]
+    out_names = [t.param.name for t in outs]
+
+    ctypes = frozenset(c["compute_type"] for c in combos)
+
+    def lower_variant(api_ok: dict[str, bool]):
+        lw = Lowerer(op, mode, ctype, api_ok, host_scalars, tiling_names, attr_fields, ctypes)
+        prog = lw.lower(in_names, out_names)
+        return prog, allocate(prog)
+
+    variants = []
+    if need_variants:
+        # Some targets lack an API: emit both sequences, chosen by __NPU_ARCH__.
+        fallback = {f: not short_missing[f] for f in MISSABLE_APIS}
+        arches = sorted({SOC_FAMILIES[s].npu_arch for f in ("tanh", "sigmoid") if f in used_funcs
+                         for s in short_missing[f]})
+        cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
+        variants.append({"cond": f"defined(__NPU_ARCH__) && ({cond})",
+                         "note": _missing_note(short_missing, used_funcs), "api_ok": fallback})
+        variants.append({"cond": None, "note": "", "api_ok": {f: True for f in MISSABLE_APIS}})
+    else:
+        variants.append({"cond": None, "note": _missing_note(short_missing, used_funcs),
+                         "api_ok": {f: not short_missing[f] for f in MISSABLE_APIS}})
+    lowered = [lower_variant(v["api_ok"]) for v in variants]
+    temps = max(a.temps for _, a in lowered)
+    shared = any(a.shared_tmp for _, a in lowered)
+    apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
+    exp_fallbacks = sorted({ins_.op[:-3] for p, _ in lowered for ins_ in p.instrs
+                            if ins_.op.endswith("Exp")})
+
+    # C++ names of the tiles
+    names = {f"in:{t.param.name}": t.kernel_param for t in ins}
+    names.update({f"out:{t.param.name}": t.kernel_param for t in outs})
+    tmp_names = []
+    for i in range(temps):
+        tmp_names.append(fresh(f"tmp{i}", reserved))
+        names[f"tmp:{i}"] = tmp_names[-1]
+    shared_name = fresh("sharedTmp", reserved | set(tmp_names))
+    t = ctype if mode != "template" else "T"
+    lit = _literal_fn(mode, ctype)
+    ectx = {"count": count, "shared": shared_name, "one": lit(1), "minus_one": lit(-1),
+            "two": lit(2), "minus_two": lit(-2)}
+
+    def offset(i: int) -> str:  # of scratch slot i: the temporaries, then the sharedTmpBuffer
+        return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")
+
+    body: list[str] = []
+    for v, (prog, alloc) in zip(variants, lowered, strict=True):
+        if len(variants) > 1:
+            body.append(f"#if {v['cond']}" if v["cond"] else "#else")
+        if v["note"]:
+            body.append(f"// {v['note']}")
+        for i in range(alloc.temps):  # declared per branch: each uses what it needs
+            body.append(f"const AscendC::LocalTensor<{t}> {tmp_names[i]} = "
+                        f"{scratch}{offset(i)}.ReinterpretCast<{t}>();")
+        if alloc.shared_tmp:
+            body.append(f"const AscendC::LocalTensor<uint8_t> {shared_name} = "
+                        f"{scratch}{offset(temps)};")
+        body += emit_body(prog, alloc, names, ectx)
+    if len(variants) > 1:
+        body.append("#endif")
+
+    params = [f"const AscendC::LocalTensor<{t}>& {x.kernel_param}" for x in outs + ins]
+    params += [f"const AscendC::LocalTensor<uint8_t>& {scratch}", f"uint32_t {count}",
+               f"const {struct}& tiling"]
+    head = "__aicore__ inline void " + fn + "("
+    signature = cpp_wrap(head, params, ")")
+    template = "template <typename T>" if mode == "template" else ""
+
+    host = [{"field": name, "text": show(node),
+             "expr": host_expr(node, attr_fields, mode != "float"),
+             "c_type": "float" if mode == "float" else "int64_t"}
+            for node, name in host_scalars.items()]
+    plural = "temporary" if temps == 1 else "temporaries"
+    note = f"opgen's lowering of the compute expression uses {temps} {plural}"
+    if shared:
+        note += (f" and the sharedTmpBuffer of {' and '.join(apis)} (Get<API>TmpBufferFactorSize: "
+                 f"{SHARED_TMP_LIVE_NODES} float per element; Get<API>MaxMinTmpSize: at least "
+                 f"{SHARED_TMP_MIN_BYTES} bytes)")
+    if exp_fallbacks:
+        note += (f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API")
+    return Compute(
+        fn=fn,
+        has_expression=True,
+        expressions=[{"output": o, "text": show(op.compute[o])} for o in out_names],
+        mode=mode,
+        type=t,
+        template=template,
+        signature=signature,
+        body=indent_lines(body),
+        temps=temps,
+        shared_tmp=shared,
+        shared_tmp_apis=apis,
+        shared_tmp_live_nodes=SHARED_TMP_LIVE_NODES if shared else 0,
+        shared_tmp_min_bytes=SHARED_TMP_MIN_BYTES if shared else 0,
+        exp_fallbacks=exp_fallbacks,
+        soc_variants=len(variants) > 1,
+        scratch_note=cpp_comment(note + "."),
+        host_scalars=host,
+        warnings=warnings,
+    )
+
+
+def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
+    """"ascend910 has no Tanh API: ..." for the SoCs that lack an API the expression uses."""
+    lacking: dict[str, list[str]] = {}
+    for f in ("tanh", "sigmoid"):
+        for soc in short_missing[f] if f in used else ():
+            lacking.setdefault(soc, []).append(f.capitalize())
+    if not lacking:
+        return ""
+    return "; ".join(f"{soc} has no {' or '.join(apis)} API" for soc, apis in
+                     sorted(lacking.items())) + ": computed through Exp"
+
+
+def _literal_fn(mode: str, ctype: str):
+    def lit(v: int) -> str:
+        if mode == "float":
+            return cpp_float(float(v))
+        if ctype == "int32_t":
+            return str(v)
+        return f"static_cast<{ctype}>({v})"
+    return lit
+
+
+def _stub(streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict], fn: str, count: str,
+          scratch: str, struct: str) -> Compute:
+    """No compute expression: a compiling placeholder that writes zeros, loudly marked."""
+    types = {c["compute_type"] for c in combos}
+    per_tensor = None in types
+    taken = {x.kernel_param for x in streamed} | {fn, count, scratch, "tiling"}
+    body = ["// TODO(opgen): the prototype has no compute expression, so this step only writes",
+            "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...)."]
+    if per_tensor:
+        tparams = {x.kernel_param: "T" + pascal_name(aclnn_name(x.kernel_param)) for x in streamed}
+        if len(set(tparams.values())) < len(tparams):
+            tparams = {x.kernel_param: f"T{i}" for i, x in enumerate(streamed)}
+        template = "template <" + ", ".join(f"typename {tparams[x.kernel_param]}"
+                                            for x in outs + [s for s in streamed
+                                                             if s.role == "input"]) + ">"
+        ptype = tparams
+    elif len(types) == 1:
+        template = ""
+        only = types.pop()
+        ptype = {x.kernel_param: only for x in streamed}
+    else:
+        template = "template <typename T>"
+        ptype = {x.kernel_param: "T" for x in streamed}
+    for x in outs:
+        ty = ptype[x.kernel_param]
+        duplicable = all(tensor_compute_bytes(d) in (2, 4) and d != "bool"
+                         for d in x.param.dtypes)
+        if duplicable:
+            zero = "0.0f" if ty == "float" else f"static_cast<{ty}>(0)"
+            body.append(f"AscendC::Duplicate({x.kernel_param}, {zero}, {count});")
+        else:
+            # Duplicate has no 1- or 8-byte form: zero the tile's bytes as uint16_t, rounded up
+            # to whole 32-byte blocks (the tile holds them).
+            words = fresh(f"{aclnn_name(x.kernel_param)}Words", taken)
+            taken.add(words)
+            body.append(f"const int32_t {words} = static_cast<int32_t>(({count} * sizeof({ty}) "
+                        "+ 31) / 32 * 16);")
+            view = f"{x.kernel_param}.template ReinterpretCast<uint16_t>()"
+            body.append(f"AscendC::Duplicate({view}, static_cast<uint16_t>(0), {words});")
+    ins = [s for s in streamed if s.role == "input"]
+    params = [f"const AscendC::LocalTensor<{ptype[x.kernel_param]}>& {x.kernel_param}"
+              for x in outs + ins]
+    params += [f"const AscendC::LocalTensor<uint8_t>& {scratch}", f"uint32_t {count}",
+               f"const {struct}& tiling"]
+    signature = cpp_wrap("__aicore__ inline void " + fn + "(", params, ")")
+    return Compute(
+        fn=fn,
+        has_expression=False,
+        expressions=[],
+        mode="stub",
+        type="",
+        template=template,
+        signature=signature,
+        body=indent_lines(body),
+        temps=0,
+        shared_tmp=False,
+        shared_tmp_apis=[],
+        shared_tmp_live_nodes=0,
+        shared_tmp_min_bytes=0,
+        exp_fallbacks=[],
+        soc_variants=False,
+        scratch_note="// The placeholder compute step uses none; reserve what your code needs.",
+        host_scalars=[],
+        warnings=[],
+    )
+
+
