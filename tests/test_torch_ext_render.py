@@ -9,6 +9,7 @@ OPGEN_NPU_PYTHON names (torch-npu installed there with --no-deps); otherwise it 
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import os
@@ -90,11 +91,42 @@ def test_examples_render_clean_python(source, tmp_path):
         for combo in op.dtype_combinations:
             name = combo[0] if len(set(combo)) == 1 else "_".join(combo)
             assert owners[f"pkg/csrc/{op.snake_name}_{name}.cpp"] == "generated"
-    for path in ("setup.py", "pyproject.toml", "pkg/__init__.py", "pkg/ops.py", "pkg/golden.py",
-                 "pkg/graph.py", "pkg/csrc/ops.cpp", "pkg/csrc/opgen_torch.h",
+    for path in ("setup.py", "pyproject.toml", "pkg/__init__.py", "pkg/_support.py", "pkg/ops.py",
+                 "pkg/golden.py", "pkg/graph.py", "pkg/csrc/ops.cpp", "pkg/csrc/opgen_torch.h",
                  "pkg/csrc_npu/opgen_npu.h"):
         assert owners[path] == "generated", path
     check_python(directory, [package, directory / "setup.py"])
+
+
+def test_ops_py_holds_the_ops_and_support_py_the_shared_helpers(tmp_path):
+    """ops.py of a two-op project is imports and ops: every def in it belongs to an op; the
+    helpers the ops share are generated once, in _support.py, and imported from there."""
+    ops = [op for name in ("gelu_custom.json", "leaky_relu_custom.json")
+           for op in as_list(json.loads((EXAMPLES / name).read_text()))]
+    proto, _, files, directory = rendered(json.dumps(ops), tmp_path, "pkg")
+    assert len(proto.ops) == 2
+    owners = {f.path: f.owner for f in files}
+    assert owners["pkg/_support.py"] == "generated"
+    support = (directory / "pkg/_support.py").read_text()
+    assert "DO NOT EDIT" in support.splitlines()[0]
+    assert ast.get_docstring(ast.parse(support))
+    op_defs = {name for op in proto.ops for name in (op.snake_name, f"_{op.snake_name}_fake")}
+    for module in ("ops", "golden"):
+        tree = ast.parse((directory / f"pkg/{module}.py").read_text())
+        defs = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+        if module == "golden":
+            op_defs = {name for op in proto.ops
+                       for name in (op.snake_name, f"{op.snake_name}_formula")}
+        assert defs == op_defs, module
+        imported = {alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                    and node.level == 1 and node.module == "_support" for alias in node.names}
+        assert imported, module
+        assert all(f"def {name}(" in support for name in imported), module
+    check_python(directory, [directory / "pkg"])
+
+
+def as_list(value):
+    return value if isinstance(value, list) else [value]
 
 
 def test_kitchen_sink_renders_clean_python(kitchen_sink):
@@ -255,7 +287,7 @@ def python_cpu_kernel(package, op):
 
     def kernel(*args):  # trailing arguments equal to their defaults may be left out
         inputs = list(args[:len(op.inputs)]) + [None] * (len(op.inputs) - len(args))
-        dtypes = package.ops._output_dtypes(op.op_type, table, *inputs)
+        dtypes = package._support._output_dtypes(op.op_type, table, *inputs)
         results = getattr(package.golden, op.snake_name)(*args)
         results = results if isinstance(results, tuple) else (results,)
         for out, arg in refs:
