@@ -48,8 +48,9 @@ def test_template_update_then_build_and_test(tmp_path, uninstall):
     compute.write_text(compute.read_text().replace(
         "#endif", "// user: reviewed this compute step\n#endif"))
     kernel_tpl = v2 / "kernel" / "op" / "op_kernel" / "{{ op.snake }}.cpp.jinja"
+    entry = "{{ k.entry_signature }}"
     kernel_tpl.write_text(kernel_tpl.read_text().replace(
-        "namespace {", "// v2: a note from the new templates\nnamespace {", 1))
+        entry, "// v2: a note from the new templates\n" + entry, 1))
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 0, result.output
     assert "v2: a note" in (project / "op_kernel" / "gelu_custom.cpp").read_text()

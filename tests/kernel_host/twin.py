@@ -131,7 +131,7 @@ def kernel_unit(ops: list[tuple[dict, KernelSet]]) -> str:
     """One translation unit holding the kernel variants of several ops: the headers each kernel
     includes come first, so the kernels' own #includes inside the namespaces are no-ops."""
     lines = ["// Kernel dtype variants for the CPU twin (see tests/kernel_host/twin.py).",
-             '#include "kernel_operator.h"']
+             '#include "kernel_operator.h"', '#include "opgen_kernel.h"']
     for op, _ in ops:
         lines += [f'#include "{op["snake"]}_tiling.h"', f'#include "{op["snake"]}_compute.h"']
     lines.append("")

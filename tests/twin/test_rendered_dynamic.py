@@ -41,6 +41,7 @@ def variants_unit() -> str:
     """Both dtype variants of the unchanged kernel, per the README's variant pattern."""
     lines = [
         '#include "kernel_operator.h"',
+        '#include "opgen_kernel.h"',
         '#include "opt_dyn_custom_tiling.h"',
         '#include "opt_dyn_custom_compute.h"',
     ]
