@@ -59,14 +59,19 @@ def py_literal(attr_type: str, value: Any) -> str:
         item = attr_type.removeprefix("list_")
         items = [py_literal(item, v) for v in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if attr_type == "string":
+        return py_string(value)
+    return _number_or_bool(attr_type, value)
+
+
+def _number_or_bool(attr_type: str, value: Any) -> str:
+    """An int, float or bool attr value, as Python and PyTorch's schema both write it."""
     if attr_type == "bool":
         return "True" if value else "False"
     if attr_type == "int":
         return str(int(value))
     if attr_type == "float":
         return repr(float(value))
-    if attr_type == "string":
-        return py_string(value)
     raise ValueError(attr_type)
 
 
@@ -97,17 +102,11 @@ def torch_literal(attr_type: str, value: Any) -> str | None:
     if isinstance(value, list):
         item = attr_type.removeprefix("list_")
         return "[" + ", ".join(torch_literal(item, v) for v in value) + "]"
-    if attr_type == "bool":
-        return "True" if value else "False"
-    if attr_type == "int":
-        return str(int(value))
-    if attr_type == "float":
-        return repr(float(value))
     if attr_type == "string":
         escaped = (value.replace("\\", "\\\\").replace('"', '\\"')
                    .replace("\n", "\\n").replace("\t", "\\t"))
         return f'"{escaped}"'
-    raise ValueError(attr_type)
+    return _number_or_bool(attr_type, value)
 
 
 def doc_text(text: str) -> str:

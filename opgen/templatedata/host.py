@@ -13,7 +13,6 @@ from opgen.model import Attr, Op
 from opgen.names import aclnn_name
 from opgen.options import Options
 from opgen.templatedata.kernel import KernelData, _Tensor
-from opgen.templatedata.layout import wrap_condition
 
 
 @dataclass(frozen=True)
@@ -32,15 +31,13 @@ class HostData:
     scalars: list[dict[str, str]]  # attr math TilingFunc computes (the kernel has no libm)
     shape_ref: dict[str, Any]  # the input whose shape every output takes
     descs: list[dict[str, str]]  # the streamed tensors' descs TilingFunc reads dtypes from
-    null_checks: str
-    add_tensors: str
     dtype_rules: list[dict[str, Any]]  # InferDataType, per output
     has_dynamic_output: bool
 
 
 def build(op: Op, options: Options, kernel: KernelData) -> HostData:
     streamed = [t for t in kernel.tensors if t.streamed]
-    infer = _infer_and_tiling(op, kernel.tensors, streamed, kernel.tags)
+    infer = _infer_and_tiling(op, kernel.tensors, streamed)
     upper = op.snake_name.upper()
     return HostData(
         namespace=op.snake_name,
@@ -74,8 +71,7 @@ def _opdef_tensor(t: _Tensor) -> dict[str, str]:
     }
 
 
-def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor],
-                      tags: dict[str, str]) -> dict[str, Any]:
+def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -> dict[str, Any]:
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     has_dynamic_output = any(t.param.param_type == "dynamic" for t in outputs)
@@ -119,28 +115,19 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor],
             rule["value"] = rule["default"]  # a dynamic output: the first combination's dtype
         dtype_rules.append(rule)
 
-    # dtype of every streamed tensor in TilingFunc
-    sizes = []
+    # the desc of every streamed tensor, whose dtype TilingFunc adds to the UB needs
+    descs = []
     for t in streamed:
         if t.role == "input":
             desc = f"context->GetRequiredInputDesc({t.index})"
         else:
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"
-        var = tags[t.kernel_param] + "Desc"
-        decl = f"const gert::CompileTimeTensorDesc* {var} = {desc};"
-        if len(decl) > 96:
-            decl = f"const gert::CompileTimeTensorDesc* {var} =\n        {desc};"
-        sizes.append({"name": t.param.name, "desc": desc, "var": var, "decl": decl,
-                      "role": t.role})
-    checks = ["tiling == nullptr", "shape == nullptr"] + [f"{d['var']} == nullptr" for d in sizes]
+        descs.append({"name": t.param.name, "desc": desc, "role": t.role})
     return {
         "shape_ref": shape,
-        "null_checks": wrap_condition(checks, " " * 8),
-        "add_tensors": wrap_condition([f"!AddTensor(facts, {d['var']}->GetDataType())"
-                                       for d in sizes], " " * 8),
         "dtype_rules": dtype_rules,
         "has_dynamic_output": has_dynamic_output,
-        "descs": sizes,
+        "descs": descs,
     }
 
 

@@ -106,7 +106,6 @@ class KernelData:
     socs_without_datacopypad: list[str]
     warnings: list[str]  # for the CLI to show
     tensors: list[_Tensor]  # for the host data (not rendered)
-    tags: dict[str, str]  # kernel parameter -> camelCase identifier (not rendered)
 
 
 @dataclass
@@ -226,7 +225,6 @@ def build(op: Op, options: Options) -> KernelData:
                                          if not SOC_FAMILIES[s].has_datacopypad}),
         warnings=compute.warnings + _soc_warnings(socs),
         tensors=tensors,
-        tags=tags,
     )
 
 

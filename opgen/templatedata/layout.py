@@ -80,17 +80,6 @@ def cpp_wrap(head: str, items: list[str], tail: str, width: int = 110, indent: s
     return "\n".join(lines)
 
 
-def wrap_condition(terms: list[str], indent: str, width: int = 100) -> str:
-    """`a || b || c`, broken after `||` to stay within `width` (continuation lines indented)."""
-    lines = [""]
-    for k, term in enumerate(terms):
-        piece = term + (" ||" if k < len(terms) - 1 else "")
-        if lines[-1] and len(indent) + len(lines[-1]) + 1 + len(piece) > width:
-            lines.append("")
-        lines[-1] = f"{lines[-1]} {piece}" if lines[-1] else piece
-    return ("\n" + indent).join(lines)
-
-
 def cpp_comment(text: str, width: int = 100) -> str:
     """`text` as // comment lines."""
     return "\n".join("// " + line for line in textwrap.wrap(text, width - 3))
