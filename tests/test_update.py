@@ -246,3 +246,21 @@ def test_not_a_project_is_a_usage_error(tmp_path):
     result = cli("update", tmp_path)
     assert result.exit_code == 2 and "not an opgen project" in result.stderr
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("manifest", [b"{}", b"[]", b"\xff\xfe\x00binary", b'{"options": 3}',
+                                      b'{"options": {"package": "p"}, "files": {}}'])
+@pytest.mark.parametrize("command", ["update", "build", "test"])
+def test_a_damaged_manifest_is_a_message_not_a_traceback(tmp_path, manifest, command):
+    """Every command reads .opgen/manifest.json through one loader: exit 2, what is wrong, how
+    to recover, and nothing written."""
+    project = tmp_path / "proj"
+    (project / ".opgen").mkdir(parents=True)
+    (project / ".opgen" / "manifest.json").write_bytes(manifest)
+    before = sorted(p.relative_to(project).as_posix() for p in project.rglob("*"))
+    result = cli(command, project)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "manifest.json is damaged" in result.stderr
+    assert "opgen new" in result.stderr
+    assert sorted(p.relative_to(project).as_posix() for p in project.rglob("*")) == before
