@@ -36,7 +36,7 @@ OWNERS = {
 }
 
 # Code lines (see _code_lines) the files of two ops may have in common.
-SHARED_LINES_LIMIT = 54  # the goal is 40; see the commit message
+SHARED_LINES_LIMIT = 47  # the goal is 40; the rest is the two ops' own (identical) interface
 
 _RENDERED: dict[tuple[str, tuple[str, ...]], dict[str, str]] = {}
 
@@ -211,8 +211,7 @@ def test_gelu_host():
         assert needle in shared, needle
     base = rendered(ALL_PROTOS["gelu"])["op_host/gelu_custom_tiling_base.h"]
     assert '#include "opgen_tiling.h"' in base
-    for name in ("CeilDiv", "DefaultPlan", "ScratchNeeds", "TilingFacts", "TilingPlan"):
-        assert f"using opgen::{name};" in base, name
+    assert "namespace gelu_custom {\n\n// " in base and "\nusing namespace opgen;\n" in base
     policy = rendered(ALL_PROTOS["gelu"])["op_host/gelu_custom_tiling_policy.h"]
     assert "constexpr uint32_t TMP_COUNT = 1;" in policy
     assert "constexpr uint32_t SHARED_TMP_LIVE_NODES = 1;" in policy
