@@ -66,6 +66,23 @@ DTYPE_ALIASES: dict[str, str] = {
     "bool": "bool",
 }
 
+# Near misses seen in real prototypes -> the msopgen spelling they mean (for "did you mean").
+DTYPE_SUGGESTIONS: dict[str, str] = {
+    "bfloat": "bf16",
+    "fp64": "double",
+    "float64": "double",
+    "f16": "fp16",
+    "f32": "float",
+    "half16": "fp16",
+    "int": "int32",
+    "long": "int64",
+    "short": "int16",
+    "char": "int8",
+    "byte": "uint8",
+    "uint": "uint32",
+    "boolean": "bool",
+}
+
 # Names msopgen knows that opgen deliberately refuses, with the reason shown to the user.
 UNSUPPORTED_DTYPES: dict[str, str] = {
     **{
@@ -144,6 +161,17 @@ ATTR_TYPES: dict[str, AttrType] = {
                  "const std::vector<std::vector<int64_t>>&", "Sequence[Sequence[int]]",
                  "ListListInt", "VT_LIST_LIST_INT", "{}", [[1]]),
     )
+}
+
+# Attr type spellings real prototypes use that msopgen's IR_ATTR_TYPE_MAP lacks (msopgen drops
+# such an attr with a warning): opgen reads them as the type they mean (opgen/spelling.py).
+ATTR_TYPE_ALIASES: dict[str, str] = {
+    "int32": "int",
+    "int64": "int",
+    "float32": "float",
+    "list_int32": "list_int",
+    "list_int64": "list_int",
+    "list_float32": "list_float",
 }
 
 # Attr types msopgen accepts but for which OpAttrDef has no method: msopgen emits code that

@@ -37,7 +37,6 @@ PYTHON_KEYWORDS = frozenset(keyword.kwlist)
 RESERVED_NAMES = {
     "workspace": "the kernel entry's workspace parameter",
     "tiling": "the kernel entry's tiling parameter",
-    "out": "aclnn's name for a single output",
     "executor": "a parameter of aclnn's GetWorkspaceSize",
     "stream": "a parameter of the aclnn API",
     "torch": "the module name golden expressions use",

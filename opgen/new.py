@@ -16,6 +16,7 @@ from opgen.lower import LoweringError
 from opgen.options import (
     Options,
     check_namespace,
+    check_package,
     check_template_root,
     check_vendor,
     package_name,
@@ -73,6 +74,7 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
         raise UsageError(f"{destination} is not empty; choose another -o or pass --force to "
                          "write over it")
     package = package_name(destination)
+    check_package(package, destination)
     namespace = namespace or package
     check_namespace(namespace)
     vendor = vendor or package

@@ -1,6 +1,7 @@
 """Read a prototype JSON file, validate it, and build the model.
 
-Validation runs in two passes that report in one format (a `Problem` per finding):
+Validation runs in two passes that report in one format (a `Problem` per finding), after
+msopgen's looser spellings are rewritten into the canonical form (`spelling.py`, with warnings):
 1. the JSON Schema (`schema/op.schema.json`), with jsonschema's messages rewritten in the
    prototype's terms and a "did you mean" for near misses;
 2. the rules a schema cannot express: msopgen's own checks, made errors where msopgen only warns
@@ -15,10 +16,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from opgen import expr, names
+from opgen import expr, names, spelling
 from opgen.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
+    DTYPE_SUGGESTIONS,
     UNSUPPORTED_ATTR_TYPES,
     UNSUPPORTED_DTYPES,
 )
@@ -109,7 +111,10 @@ def from_data(data: Any, source: str = "<string>") -> Prototype:
     warnings: list[str] = []
     located: list[tuple[str, Op]] = []
     for path, raw in entries:
-        found = schema_problems(raw, path)
+        raw, respelt, misspelt = spelling.normalise(raw, path)
+        warnings += respelt
+        reported = {p.path for p in misspelt}
+        found = misspelt + [p for p in schema_problems(raw, path) if p.path not in reported]
         if found:
             problems += found
             continue  # the rule pass assumes the schema's shapes
@@ -192,16 +197,22 @@ def _translate(error, base: str) -> list[Problem]:
     if kind == "additionalProperties":
         known = list(sub.get("properties", {}))
         extra = [k for k in value if k not in known]
-        return [Problem(key_path(path, k), f"unknown key '{k}'", suggestion=did_you_mean(k, known))
-                for k in extra]
+        return [Problem(key_path(path, k), f"unknown key '{k}': msopgen ignores it, so what it "
+                                           "holds would be lost",
+                        suggestion=_key_suggestion(k, known)) for k in extra]
     if kind == "required":
         missing = [k for k in error.validator_value if k not in value]
-        return [Problem(path, f"missing required key '{k}'") for k in missing]
+        return [Problem(path, f"missing required key '{k}'{_MSOPGEN_WITHOUT.get(k, '')}")
+                for k in missing]
     if kind == "enum":
         return [_enum_problem(path, field, value, error.validator_value)]
     if kind == "pattern":
         hint = sub.get("x-opgen-hint", f"match {error.validator_value}")
-        return [Problem(path, f"not a valid {field or 'value'}: must be {hint}", value)]
+        text = f"not a valid {field or 'value'}: must be {hint}"
+        if field == "op":
+            text += (" (msopgen only warns \"should be Upper CamelCase\" and derives kernel, "
+                     "file and aclnn names that do not match)")
+        return [Problem(path, text, value)]
     if kind == "minItems":
         what = {"output_desc": "at least one output is required",
                 "type": "lists no dtype", "format": "lists no format"}.get(field)
@@ -213,6 +224,27 @@ def _translate(error, base: str) -> list[Problem]:
                             value)]
         return [Problem(path, f"must be {_json_type_name(expected)}", value)]
     return [Problem(path, error.message)]
+
+
+# Keys real prototypes misspell -> the key they mean.
+KEY_ALIASES = {
+    "attr_desc": "attr", "attrs": "attr", "attribute": "attr", "attributes": "attr",
+    "inputs": "input_desc", "input": "input_desc", "outputs": "output_desc",
+    "output": "output_desc", "op_type": "op", "optype": "op", "default": "default_value",
+    "dtype": "type", "dtypes": "type", "types": "type", "formats": "format",
+    "paramtype": "param_type", "param": "param_type",
+}
+
+# What msopgen does with an object that lacks the key.
+_MSOPGEN_WITHOUT = {
+    "op": " (msopgen skips the object: \"Failed to obtain the op type\")",
+    "name": " (msopgen drops the entry)",
+}
+
+
+def _key_suggestion(key: str, known: list[str]) -> str | None:
+    alias = KEY_ALIASES.get(key.lower())
+    return alias if alias in known else did_you_mean(key, known)
 
 
 def _in_default_value(error) -> bool:
@@ -245,8 +277,10 @@ def _enum_problem(path: str, field: str, value: Any, allowed: list) -> Problem:
     if field == "type" or path.rsplit(".", 1)[-1].startswith("type["):
         if text in UNSUPPORTED_DTYPES:
             return Problem(path, f"dtype '{text}' is not supported: {UNSUPPORTED_DTYPES[text]}",
-                           suggestion=suggestion if text == "float64" else None)
-        return Problem(path, "unknown dtype", value, suggestion)
+                           suggestion=None if "write" in UNSUPPORTED_DTYPES[text] else
+                           DTYPE_SUGGESTIONS.get(text))
+        return Problem(path, "unknown dtype: msopgen would drop it", value,
+                       (DTYPE_SUGGESTIONS.get(text.lower()) if text else None) or suggestion)
     if field == "format" or path.rsplit(".", 1)[-1].startswith("format["):
         return Problem(path, "unknown format", value, suggestion)
     return Problem(path, f"must be one of {', '.join(map(str, allowed))}", value, suggestion)
@@ -261,6 +295,8 @@ def _json_type_name(expected: Any) -> str:
 
 
 def _json_kind(sub: dict[str, Any]) -> str:
+    if isinstance(sub.get("type"), list):  # [the canonical type, msopgen's string form, ...]
+        return _json_kind({**sub, "type": sub["type"][0]}) + " (or a string holding one)"
     if sub.get("type") == "array":
         return "a list of " + _json_kind(sub.get("items", {})).removeprefix("a ").removeprefix(
             "an ") + "s"
@@ -442,11 +478,6 @@ def _check_attrs(base: str, raw_attrs) -> tuple[tuple[Attr, ...], list[Problem]]
         path = key_path(key_path(base, "attr"), i)
         required = a.get("param_type", "required") == "required"
         has_default = "default_value" in a
-        if required and has_default:
-            problems.append(Problem(key_path(path, "default_value"),
-                                    f"required attr '{a['name']}' takes no default_value; make "
-                                    "it \"param_type\": \"optional\" or drop the default",
-                                    a["default_value"]))
         if not required and not has_default:
             problems.append(Problem(path, f"optional attr '{a['name']}' needs a default_value of "
                                           f"type {a['type']} (msopgen would write "
@@ -542,7 +573,8 @@ def check_across_ops(located: list[tuple[str, Op]]) -> list[Problem]:
         where = key_path(path, "op")
         if op.op_type in by_type:
             problems.append(Problem(where, f"op '{op.op_type}' is already defined at "
-                                           f"{by_type[op.op_type]}"))
+                                           f"{by_type[op.op_type]} (msopgen would keep only the "
+                                           "last one)"))
         elif op.snake_name in by_snake:
             problems.append(Problem(where, f"'{op.op_type}' and '{by_snake[op.snake_name]}' "
                                            f"share the kernel and file name '{op.snake_name}'"))

@@ -6,7 +6,7 @@ import json
 
 from jsonschema import Draft202012Validator
 
-from opgen.catalog import ATTR_TYPES, DTYPE_ALIASES, FORMATS, SOC_SHORT_NAMES
+from opgen.catalog import ATTR_TYPE_ALIASES, ATTR_TYPES, DTYPE_ALIASES, FORMATS, SOC_SHORT_NAMES
 from opgen.resources import schema_path
 
 SCHEMA = json.loads(schema_path().read_text())
@@ -21,7 +21,7 @@ def test_schema_enums_match_the_catalog():
     defs = SCHEMA["$defs"]
     assert defs["dtype"]["enum"] == list(DTYPE_ALIASES)
     assert defs["format"]["enum"] == list(FORMATS)
-    assert defs["attr"]["properties"]["type"]["enum"] == list(ATTR_TYPES)
+    assert defs["attr"]["properties"]["type"]["enum"] == [*ATTR_TYPES, *ATTR_TYPE_ALIASES]
     if_types = [rule["if"]["properties"]["type"]["const"] for rule in defs["attr"]["allOf"]]
     assert if_types == list(ATTR_TYPES)
 

@@ -1,0 +1,124 @@
+"""msopgen's looser spellings, rewritten into the canonical prototype before validation.
+
+Real prototypes that msopgen turns into working projects write attrs in forms the canonical
+schema does not hold: `default_value` as a string (msopgen pastes the text into the C++ OpDef,
+where `"0.0"`, `"{}"` or `"{1, 2}"` compile), a JSON `{}` for an empty list, attr types
+`int32`/`int64`, a required attr with a default. Each is rewritten here to the form the schema
+and the later stages read, with a warning that names the JSON path and what was assumed. A string
+that would not compile where msopgen pastes it is a problem.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from opgen.catalog import ATTR_TYPE_ALIASES, ATTR_TYPES
+from opgen.problems import Problem, key_path
+
+_INT = re.compile(r"[+-]?\d+[uUlL]*")
+_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fF]?")
+_BOOLS = {"true": True, "false": False}
+_WHAT = {"int": "an integer", "float": "a number", "bool": "true or false",
+         "list_int": "a list of integers", "list_float": "a list of numbers",
+         "list_bool": "a list of true/false", "list_list_int": "a list of lists of integers"}
+
+
+def normalise(raw: Any, base: str) -> tuple[Any, list[str], list[Problem]]:
+    """The op object `raw` (at JSON path `base`) in canonical spelling, the warnings about what
+    was rewritten, and the problems of what cannot be. Shapes the schema refuses anyway are
+    left as they are for it to report."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("attr"), list):
+        return raw, [], []
+    op = copy.deepcopy(raw)
+    warnings: list[str] = []
+    problems: list[Problem] = []
+    for i, attr in enumerate(op["attr"]):
+        if isinstance(attr, dict):
+            path = key_path(key_path(base, "attr"), i)
+            _normalise_attr(attr, path, warnings, problems)
+    return op, warnings, problems
+
+
+def _normalise_attr(attr: dict[str, Any], path: str, warnings: list[str],
+                    problems: list[Problem]) -> None:
+    name = attr.get("name", "?")
+    kind = attr.get("type")
+    if isinstance(kind, str) and kind in ATTR_TYPE_ALIASES:
+        attr["type"] = ATTR_TYPE_ALIASES[kind]
+        warnings.append(f"{key_path(path, 'type')}: attr type '{kind}' is read as "
+                        f"'{attr['type']}' (msopgen drops an attr of this type, with a warning)")
+        kind = attr["type"]
+    if "default_value" not in attr:
+        return
+    where = key_path(path, "default_value")
+    if attr.get("param_type", "required") == "required":
+        warnings.append(f"{where}: required attr '{name}' has a default_value, which is ignored "
+                        "as msopgen ignores it: callers always pass it (make it optional to "
+                        "keep the default)")
+        del attr["default_value"]
+        return
+    if kind not in ATTR_TYPES:
+        return  # the schema reports the type
+    value = attr["default_value"]
+    if kind.startswith("list_") and value == {}:
+        attr["default_value"] = []
+        warnings.append(f"{where}: {{}} is read as the empty list []")
+    elif isinstance(value, str) and kind != "string":
+        parsed = parse_default(value, kind)
+        if parsed is None:
+            method = ATTR_TYPES[kind].opdef_method
+            problems.append(Problem(where, f"the string is not {_WHAT[kind]}; msopgen would "
+                                           f"paste it into the OpDef as .{method}({value}), "
+                                           "which does not compile", value))
+        else:
+            attr["default_value"] = parsed
+            warnings.append(f"{where}: the string {json.dumps(value)} is read as the {kind} "
+                            f"{json.dumps(parsed)}")
+
+
+def parse_default(text: str, kind: str) -> Any:
+    """A default_value string as msopgen's C++ would read it: "2", "1e-12", "0.0f", "false",
+    brace lists "{}", "{1, 2}", "{{1, 2}, {3}}" (or the same with brackets); None when it is
+    not a value of `kind`."""
+    text = text.strip()
+    if kind.startswith("list_"):
+        items = _split_list(text)
+        if items is None:
+            return None
+        element = kind.removeprefix("list_")
+        values = [parse_default(item, element) for item in items]
+        return None if any(v is None for v in values) else values
+    if kind == "int" and _INT.fullmatch(text):
+        return int(text.rstrip("uUlL"))
+    if kind == "int" and _FLOAT.fullmatch(text) and float(text.rstrip("fF")).is_integer():
+        return int(float(text.rstrip("fF")))  # "1.0": C++ converts it to 1
+    if kind == "float" and _FLOAT.fullmatch(text):
+        return float(text.rstrip("fF"))
+    if kind == "bool":
+        return _BOOLS.get(text.lower())
+    return None
+
+
+def _split_list(text: str) -> list[str] | None:
+    """The top-level items of "{a, b}" / "[a, b]", or None when `text` is not such a list."""
+    if len(text) < 2 or (text[0], text[-1]) not in (("{", "}"), ("[", "]")):
+        return None
+    inner = text[1:-1].strip()
+    if not inner:
+        return []
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            items.append(inner[start:i])
+            start = i + 1
+    items.append(inner[start:])
+    return None if depth else [item.strip() for item in items]
