@@ -114,6 +114,17 @@ def test_bad_options_exit_2_and_write_nothing(args, fragment, tmp_path):
     assert not (tmp_path / "p").exists()
 
 
+@pytest.mark.parametrize("directory, fragment", [
+    ("torch", "'torch' would shadow the installed module of that name (from torch)"),
+    ("json", "'json' would shadow Python's standard module"),
+    ("class", "'class' is a Python keyword"),
+])
+def test_package_names_that_shadow_a_module_exit_2(directory, fragment, tmp_path):
+    result = invoke(GELU, "-o", tmp_path / directory, "--no-build")
+    assert result.exit_code == 2 and fragment in result.stderr, result.stderr
+    assert not (tmp_path / directory).exists()
+
+
 def test_bare_ascend910b_warns(tmp_path):
     result = invoke(GELU, "-o", tmp_path / "p", "--soc", "ascend910b")
     assert result.exit_code == 0 and "910A generation" in result.stderr
