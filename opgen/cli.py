@@ -161,13 +161,17 @@ def update(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
     diff: bool = typer.Option(False, "--diff", help="With the report, print unified diffs."),
     allow_dirty: bool = typer.Option(
-        False, "--allow-dirty", help="Update even with uncommitted changes in git."),
+        False, "--allow-dirty", help="Update even over uncommitted changes in git."),
+    restore: list[str] = typer.Option(
+        [], "--restore", help="Write this file anew from the rendering, e.g. a deleted "
+        "op_kernel/<op>_compute.h (repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
 ) -> None:
     """Re-render a project after a template or prototype change, keeping the user's edits.
 
-    Edited generated files are merged three-way (git merge-file); conflicts get markers and
-    exit code 1. User-owned files are never written.
+    Edited files are merged three-way (git merge-file); conflicts get markers and exit code 1.
+    User-owned files (the compute step, the tiling policy) change only where opgen's rendering
+    of them changed, e.g. after a new compute expression.
     """
     from opgen import console
     from opgen import update as update_stage
@@ -177,7 +181,8 @@ def update(
 
     try:
         socs, soc_warnings = resolve_socs(soc) if soc else ((), [])
-        the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty)
+        the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty,
+                                            dry_run, tuple(restore))
     except PrototypeError as exc:
         console.report_invalid(exc, as_json)
         raise typer.Exit(EXIT_BAD_INPUT) from None

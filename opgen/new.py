@@ -50,6 +50,7 @@ class Result:
     skeleton: str  # who wrote the CANN skeleton: "msopgen <path>" or "opgen"
     warnings: list[str]
     dry_run: bool
+    kept: list[str] = field(default_factory=list)  # user files already there (--force)
 
     def as_json(self) -> dict:
         return {
@@ -58,6 +59,7 @@ class Result:
             "cann_skeleton": self.skeleton,
             "files": [{"path": f.path, "owner": f.owner} for f in self.files],
             "warnings": self.warnings,
+            "kept": self.kept,
         }
 
 
@@ -117,7 +119,8 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
         if the_plan.msopgen is not None:
             skeleton = f"msopgen {the_plan.msopgen} (not run: dry run)"
             files = [f for f in files if f.path not in render.CANN_SKELETON]
-        return Result(dest, files, skeleton, the_plan.warnings, True)
+        kept = kept_user_files(files, dest)
+        return Result(dest, files, skeleton, the_plan.warnings, True, kept)
 
     dest_parent = dest.resolve().parent
     dest_parent.mkdir(parents=True, exist_ok=True)
@@ -135,12 +138,20 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
             files.sort(key=lambda f: f.path)
         project_state.write_new(project, files, the_plan.proto_path.read_bytes(),
                                 the_plan.options)
+        kept = kept_user_files(files, dest)
+        for path in kept:  # --force writes over generated files only
+            (project / path).unlink()
         move_into_place(project, dest)
     except msopgen.MsopgenError as exc:
         raise ActionError(str(exc)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Result(dest, files, skeleton, the_plan.warnings, False)
+    return Result(dest, files, skeleton, the_plan.warnings, False, kept)
+
+
+def kept_user_files(files: list[render.RenderedFile], destination: Path) -> list[str]:
+    """The user-owned files `destination` already has: `--force` keeps them as they are."""
+    return [f.path for f in files if f.owner == "user" and (destination / f.path).exists()]
 
 
 def move_into_place(staged: Path, destination: Path) -> None:

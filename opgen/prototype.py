@@ -83,7 +83,9 @@ def parse_json(text: str, source: str = "<string>") -> Any:
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=bad_constant)
     except json.JSONDecodeError as exc:
         raise PrototypeError(
-            [Problem("$", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")],
+            # some messages end in "at" ("Invalid control character at")
+            [Problem("$", f"not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
+                          f"column {exc.colno}")],
             source) from None
     except ValueError as exc:
         raise PrototypeError([Problem("$", f"not valid JSON: {exc}")], source) from None
@@ -232,7 +234,8 @@ KEY_ALIASES = {
     "inputs": "input_desc", "input": "input_desc", "outputs": "output_desc",
     "output": "output_desc", "op_type": "op", "optype": "op", "default": "default_value",
     "dtype": "type", "dtypes": "type", "types": "type", "formats": "format",
-    "paramtype": "param_type", "param": "param_type",
+    "paramtype": "param_type", "param": "param_type", "value": "default_value",
+    "default_val": "default_value", "defaultvalue": "default_value",
 }
 
 # What msopgen does with an object that lacks the key.

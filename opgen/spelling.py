@@ -3,7 +3,8 @@
 Real prototypes that msopgen turns into working projects write attrs in forms the canonical
 schema does not hold: `default_value` as a string (msopgen pastes the text into the C++ OpDef,
 where `"0.0"`, `"{}"` or `"{1, 2}"` compile), a JSON `{}` for an empty list, attr types
-`int32`/`int64`, a required attr with a default. Each is rewritten here to the form the schema
+`int32`/`int64`, 0/1 for a bool, a required attr with a default, dtype combinations opgen has
+no element type for (complex64). Each is rewritten here to the form the schema
 and the later stages read, with a warning that names the JSON path and what was assumed. A string
 that would not compile where msopgen pastes it is a problem.
 """
@@ -15,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from opgen.catalog import ATTR_TYPE_ALIASES, ATTR_TYPES
+from opgen.catalog import ATTR_TYPE_ALIASES, ATTR_TYPES, NO_ELEMENT_TYPE
 from opgen.problems import Problem, key_path
 
 _INT = re.compile(r"[+-]?\d+[uUlL]*")
@@ -30,16 +31,45 @@ def normalise(raw: Any, base: str) -> tuple[Any, list[str], list[Problem]]:
     """The op object `raw` (at JSON path `base`) in canonical spelling, the warnings about what
     was rewritten, and the problems of what cannot be. Shapes the schema refuses anyway are
     left as they are for it to report."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("attr"), list):
+    if not isinstance(raw, dict):
         return raw, [], []
     op = copy.deepcopy(raw)
     warnings: list[str] = []
     problems: list[Problem] = []
-    for i, attr in enumerate(op["attr"]):
+    _drop_combinations_without_element_type(op, base, warnings)
+    for i, attr in enumerate(op.get("attr") if isinstance(op.get("attr"), list) else []):
         if isinstance(attr, dict):
             path = key_path(key_path(base, "attr"), i)
             _normalise_attr(attr, path, warnings, problems)
     return op, warnings, problems
+
+
+def _drop_combinations_without_element_type(op: dict[str, Any], base: str,
+                                            warnings: list[str]) -> None:
+    """Leave out the dtype combinations (columns of the type lists) that hold a dtype opgen has
+    no element type for (complex64, ...), when others remain. Irregular lists are left for the
+    rule pass to report."""
+    tensors = [t for key in ("input_desc", "output_desc")
+               for t in (op.get(key) if isinstance(op.get(key), list) else [])]
+    if not tensors or not all(isinstance(t, dict) and isinstance(t.get("type"), list)
+                              for t in tensors):
+        return
+    columns = {len(t["type"]) for t in tensors}
+    if len(columns) != 1:
+        return
+    dropped = [i for i in range(columns.pop())
+               if any(t["type"][i] in NO_ELEMENT_TYPE for t in tensors)]
+    if not dropped or len(dropped) == len(tensors[0]["type"]):
+        return
+    names = sorted({t["type"][i] for t in tensors for i in dropped} & set(NO_ELEMENT_TYPE))
+    for t in tensors:
+        formats = t.get("format")
+        if isinstance(formats, list) and len(formats) == len(t["type"]) > 1:
+            t["format"] = [f for i, f in enumerate(formats) if i not in dropped]
+        t["type"] = [d for i, d in enumerate(t["type"]) if i not in dropped]
+    warnings.append(f"{base}: dtype combination(s) {', '.join(map(str, dropped))} left out: "
+                    f"opgen's kernel and PyTorch templates have no element type for "
+                    f"{', '.join(names)}")
 
 
 def _normalise_attr(attr: dict[str, Any], path: str, warnings: list[str],
@@ -66,6 +96,9 @@ def _normalise_attr(attr: dict[str, Any], path: str, warnings: list[str],
     if kind.startswith("list_") and value == {}:
         attr["default_value"] = []
         warnings.append(f"{where}: {{}} is read as the empty list []")
+    elif kind == "bool" and type(value) is int and value in (0, 1):
+        attr["default_value"] = bool(value)  # C++ converts it, as msopgen's .Bool(0) does
+        warnings.append(f"{where}: {value} is read as {json.dumps(bool(value))}")
     elif isinstance(value, str) and kind != "string":
         parsed = parse_default(value, kind)
         if parsed is None:
@@ -98,7 +131,7 @@ def parse_default(text: str, kind: str) -> Any:
     if kind == "float" and _FLOAT.fullmatch(text):
         return float(text.rstrip("fF"))
     if kind == "bool":
-        return _BOOLS.get(text.lower())
+        return _BOOLS.get(text.lower(), {"0": False, "1": True}.get(text))
     return None
 
 

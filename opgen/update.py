@@ -1,13 +1,18 @@
 """`opgen update`: re-render a project and bring in the changes without losing the user's work.
 
 Per file, by its owner in the manifest written by the last `opgen new`/`opgen update`:
-- user-owned and msopgen files are never written;
 - a generated file the user left alone is replaced by the new rendering;
 - a generated file the user edited is merged three-way with `git merge-file`: base = the pristine
   copy of the last rendering (`.opgen/pristine/`), ours = the file now, theirs = the new
   rendering. Conflicts get standard markers and make the command exit 1;
-- a generated file the user deleted stays deleted; files new in the templates are added; files
-  no longer produced are removed only when unmodified.
+- user-owned files stand as they are, except those lowered from a compute expression (the
+  compute step and tiling policy, marked render.FOLLOWS_COMPUTE_MARK): when their rendering
+  changed (a new expression), they are merged the same way, keeping the user's edits;
+- msopgen's files are never written;
+- a file the user deleted stays deleted unless `--restore` names it; files new in the templates
+  are added; generated files no longer produced are removed only when unmodified.
+In a git repository the update refuses to write over uncommitted changes of the files it would
+write (never over the prototype, which it only reads); `--dry-run` never refuses.
 Everything is computed in memory first; writing backs up every file it replaces, so a failure
 part-way restores the project as it was. An update with nothing to change writes nothing.
 """
@@ -30,7 +35,7 @@ from opgen.options import Options, check_template_root
 from opgen.resources import templates_dir
 
 # What happened to a file; the order is the order of the report.
-ACTIONS = ("conflict", "merged", "updated", "added", "removed", "deleted by user",
+ACTIONS = ("conflict", "merged", "updated", "restored", "added", "removed", "deleted by user",
            "kept (modified, no longer produced)", "unchanged")
 
 
@@ -49,7 +54,7 @@ class FileChange:
 
     @property
     def writes(self) -> bool:
-        return self.action in ("conflict", "merged", "updated", "added", "removed")
+        return self.action in ("conflict", "merged", "updated", "restored", "added", "removed")
 
     def diff(self) -> str:
         old = (self.old_content or b"").decode("utf-8", "replace").splitlines(keepends=True)
@@ -82,22 +87,24 @@ class Plan:
 # ---------------------------------------------------------------------------------------------
 
 
-def check_git_clean(project: Path) -> None:
-    """Refuse to update over uncommitted changes in a git repository."""
-    if shutil.which("git") is None:
+def check_git_clean(project: Path, paths: list[str]) -> None:
+    """Refuse to write over uncommitted changes to `paths` in a git repository: the update could
+    not be undone with git."""
+    if not paths or shutil.which("git") is None:
         return
     inside = subprocess.run(["git", "-C", str(project), "rev-parse", "--is-inside-work-tree"],
                             capture_output=True, text=True, check=False)
     if inside.returncode != 0 or inside.stdout.strip() != "true":
         return
-    status = subprocess.run(["git", "-C", str(project), "status", "--porcelain", "--", "."],
+    status = subprocess.run(["git", "-C", str(project), "status", "--porcelain", "--", *paths],
                             capture_output=True, text=True, check=False)
-    if status.stdout.strip():
-        changed = len(status.stdout.strip().splitlines())
+    dirty = [line[3:] for line in status.stdout.splitlines() if line.strip()]
+    if dirty:
+        shown = ", ".join(dirty[:8]) + (f" and {len(dirty) - 8} more" if len(dirty) > 8 else "")
         raise UpdateError(
-            f"{project} has {changed} uncommitted change(s). Commit them first, or run "
-            "`git stash` (and `git stash pop` after the update), or pass --allow-dirty. "
-            "To undo an update later: `git checkout -- .` and `git clean -fd`.")
+            f"the update would write {len(dirty)} file(s) with uncommitted changes: {shown}. "
+            "Commit them first (then `git checkout -- .` undoes the update), or pass "
+            "--allow-dirty; --dry-run shows what would change.")
 
 
 def merge(ours: bytes, base: bytes, theirs: bytes, path: str) -> tuple[bytes, bool]:
@@ -122,12 +129,12 @@ def _read(path: Path) -> bytes | None:
 
 
 def plan_update(project: Path, templates: Path | None = None,
-                socs: tuple[str, ...] | None = None, allow_dirty: bool = False) -> Plan:
-    """Work out every file's fate; writes nothing. Raises BadInput (ProjectError, UpdateError,
+                socs: tuple[str, ...] | None = None, allow_dirty: bool = False,
+                dry_run: bool = False, restore: tuple[str, ...] = ()) -> Plan:
+    """Work out every file's fate; writes nothing. `restore` names files to write anew from the
+    new rendering whatever their state. Raises BadInput (ProjectError, UpdateError,
     UsageError, PrototypeError) or RenderError."""
     state = project_state.load(project)
-    if not allow_dirty:
-        check_git_clean(project)
     options = state.options
     if templates is not None:
         options = replace(options, templates=str(templates.resolve()))
@@ -141,6 +148,10 @@ def plan_update(project: Path, templates: Path | None = None,
     data = template_data(proto, options)
     files = {f.path: f for f in render.render(proto, options, root, data)}
     old_files = state.files
+    unknown = [path for path in restore if path not in files]
+    if unknown:
+        raise UpdateError(f"--restore {unknown[0]}: opgen does not render that file (give its "
+                          "path relative to the project, as `opgen update --dry-run` lists it)")
 
     the_plan = Plan(project, options, warnings=list(proto.warnings) + data.warnings)
     for path in sorted(set(files) | set(old_files)):
@@ -157,9 +168,18 @@ def plan_update(project: Path, templates: Path | None = None,
                     change.action = "removed"
                 else:
                     change.action = "kept (modified, no longer produced)"
-        elif owner in ("user", "msopgen") and old_entry is not None:
-            if current is None:  # never written: a deleted one stays deleted
+        elif path in restore:
+            if current != new.content:
+                change.action, change.new_content = "restored", new.content
+        elif owner == "msopgen" and old_entry is not None:
+            if current is None:
                 change.action = "deleted by user"
+        elif owner == "user" and old_entry is not None and (
+                base is None or new.content == base or not render.follows_compute(new.content)):
+            if current is None:  # a deleted one stays deleted
+                change.action = "deleted by user"
+            # else: the user's version stands as it is, unless it follows a compute expression
+            # whose rendering changed (merged below like a generated file)
         elif old_entry is None:  # new in the templates
             if current is None:
                 change.action, change.new_content = "added", new.content
@@ -171,7 +191,11 @@ def plan_update(project: Path, templates: Path | None = None,
             change.action = "deleted by user"
         elif current == new.content:
             pass
-        elif base is None or current == base:
+        elif base is None:  # no record of the last rendering: whose lines are whose is unknown
+            merged, conflict = merge(current, b"", new.content, path)
+            change.action = "conflict" if conflict else "merged"
+            change.new_content = merged
+        elif current == base:
             change.action, change.new_content = "updated", new.content
         elif new.content == base:
             pass  # only the user changed it: keep their version
@@ -192,6 +216,8 @@ def plan_update(project: Path, templates: Path | None = None,
         if path not in files and (entry["owner"] != "generated" or any(
                 c.path == path and c.action.startswith("kept") for c in the_plan.changes)):
             manifest_files[path] = entry
+    if not allow_dirty and not dry_run:
+        check_git_clean(project, [c.path for c in the_plan.changes if c.writes])
     proto_sha = hashlib.sha256(proto_path.read_bytes()).hexdigest()
     the_plan.manifest = project_state.manifest(manifest_files, options, proto_sha)
     order = {a: i for i, a in enumerate(ACTIONS)}

@@ -79,29 +79,100 @@ def test_dry_run_writes_nothing(tmp_path):
     assert snapshot(project) == before
 
 
-def test_template_change_keeps_user_edits_of_compute_and_tiling(tmp_path):
+def test_template_change_merges_into_the_users_compute_and_tiling(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
-    # the user fills in the compute step and the tiling policy (user-owned files)
-    compute = project / COMPUTE
-    compute.write_text(compute.read_text() + "\n// user: tuned compute\n")
-    policy = project / POLICY
-    policy.write_text(policy.read_text() + "\n// user: tuned tiling\n")
-    # template v2 changes a generated file and the user-owned ones' templates
+    # the user tunes the compute step and the tiling policy (user-owned files)
+    edit(project / COMPUTE, "    // y <- 0.5 * x\n", "    // user: tuned compute\n")
+    edit(project / POLICY, "constexpr uint64_t MIN_ELEMS_PER_CORE = 1024;",
+         "constexpr uint64_t MIN_ELEMS_PER_CORE = 4096;  // user: tuned tiling")
+    # template v2 changes a generated file and the compute step's template
     edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)",
          "project(opp)\n# v2 of the templates")
     compute_tpl = next((v2 / "kernel" / "op").rglob("*_compute.h.jinja"))
-    compute_tpl.write_text(compute_tpl.read_text() + "\n// v2 compute template\n")
+    compute_tpl.write_text(compute_tpl.read_text() + "// v2 compute template\n")
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 0, result.output
     actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
-    assert actions["CMakeLists.txt"] == "updated"
+    assert actions["CMakeLists.txt"] == "updated" and actions[COMPUTE] == "merged"
+    assert actions[POLICY] == "unchanged"
     assert "# v2 of the templates" in (project / "CMakeLists.txt").read_text()
-    assert compute.read_text().endswith("// user: tuned compute\n")
-    assert "v2 compute template" not in compute.read_text()
-    assert policy.read_text().endswith("// user: tuned tiling\n")
+    compute = (project / COMPUTE).read_text()
+    assert "// user: tuned compute\n" in compute and compute.endswith("// v2 compute template\n")
+    assert "= 4096;  // user: tuned tiling" in (project / POLICY).read_text()
     manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
     assert manifest["options"]["templates"] == str(v2.resolve())
+
+
+def git_repo(project: Path) -> list[str]:
+    git = ["git", "-C", str(project)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+                   check=True)
+    return git
+
+
+def test_a_new_compute_expression_reaches_the_users_compute_step(tmp_path):
+    project = new_project(tmp_path)
+    git_repo(project)  # the prototype edit below stays uncommitted: it must not block
+    edit(project / POLICY, "MIN_ELEMS_PER_CORE = 1024;", "MIN_ELEMS_PER_CORE = 2048;")
+    edit(project / COMPUTE, "#include \"kernel_operator.h\"\n",
+         "#include \"kernel_operator.h\"\n// user: my note\n")
+    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qam", "tune"], check=True)
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data[0]["opgen"]["compute"]["y"] = "x * sigmoid(1.702 * x)"
+    proto.write_text(json.dumps(data, indent=2))
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions[COMPUTE] == "merged" and actions[POLICY] == "merged"
+    compute = (project / COMPUTE).read_text()
+    assert "//   y = x * sigmoid(1.702 * x)" in compute and "AscendC::Sigmoid" in compute
+    assert "AscendC::Tanh" not in compute and "// user: my note\n" in compute
+    assert "MIN_ELEMS_PER_CORE = 2048;" in (project / POLICY).read_text()
+
+
+def test_removing_the_compute_expression_leaves_the_users_step_alone(tmp_path):
+    project = new_project(tmp_path)
+    before = (project / COMPUTE).read_bytes()
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data[0]["opgen"].pop("compute")
+    proto.write_text(json.dumps(data, indent=2))
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    assert (project / COMPUTE).read_bytes() == before  # never the zero-writing placeholder
+
+
+def test_restore_writes_a_deleted_user_file_anew(tmp_path):
+    project = new_project(tmp_path)
+    before = (project / COMPUTE).read_bytes()
+    (project / COMPUTE).unlink()
+    result = cli("update", project, "--json")
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions[COMPUTE] == "deleted by user" and not (project / COMPUTE).exists()
+    result = cli("update", project, "--restore", COMPUTE, "--json")
+    assert result.exit_code == 0, result.output
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions[COMPUTE] == "restored" and (project / COMPUTE).read_bytes() == before
+    result = cli("update", project, "--restore", "op_kernel/nope.h")
+    assert result.exit_code == 2 and "does not render that file" in result.stderr
+
+
+def test_a_missing_pristine_copy_never_overwrites_an_edit(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
+    (project / ".opgen" / "pristine" / "CMakeLists.txt").unlink()
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
+         "add_subdirectory(op_host)  # v2")
+    result = cli("update", project, "--templates", v2, "--json")
+    assert result.exit_code == 1  # no base to merge from: the differences are marked
+    text = (project / "CMakeLists.txt").read_text()
+    assert "project(opp)  # user edit" in text and "<<<<<<<" in text
 
 
 def test_edited_generated_file_is_merged_cleanly(tmp_path):
@@ -205,17 +276,31 @@ def test_soc_option_is_recorded_and_rerenders(tmp_path):
     assert "ascend310p" in (project / "CMakePresets.json").read_text()
 
 
-def test_dirty_git_tree_is_refused_with_a_way_back(tmp_path):
+def test_dirty_git_tree_is_refused_naming_the_files(tmp_path):
     project = new_project(tmp_path)
-    git = ["git", "-C", str(project)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
-                   check=True)
-    (project / "CMakeLists.txt").write_text("dirty\n")
-    result = cli("update", project)
-    assert result.exit_code == 2 and "git stash" in result.stderr
-    assert cli("update", project, "--allow-dirty").exit_code == 0
+    git_repo(project)
+    edit(project / "CMakeLists.txt", "add_subdirectory(op_kernel)",
+         "add_subdirectory(op_kernel)\n# dirty")
+    v2 = template_copy(tmp_path, "v2")
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp)\n# v2")
+    result = cli("update", project, "--templates", v2)
+    assert result.exit_code == 2 and "uncommitted changes: CMakeLists.txt" in result.stderr
+    assert "git stash" not in result.stderr
+    assert cli("update", project, "--templates", v2, "--dry-run").exit_code == 0
+    assert cli("update", project, "--templates", v2, "--allow-dirty").exit_code == 0
+
+
+def test_uncommitted_changes_the_update_does_not_write_never_block(tmp_path):
+    project = new_project(tmp_path)
+    git_repo(project)
+    (project / "README.md").write_text("my notes\n")  # dirty, but the update leaves it alone
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data[0]["opgen"]["golden"]["y"] = "torch.nn.functional.gelu(x)"
+    proto.write_text(json.dumps(data, indent=2))  # the prototype itself is uncommitted too
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    assert (project / "README.md").read_text() == "my notes\n"
 
 
 def test_failure_part_way_restores_the_project(tmp_path, monkeypatch):

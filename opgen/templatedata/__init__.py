@@ -14,6 +14,12 @@ once per op and passed along:
 
 from __future__ import annotations
 
-from opgen.templatedata.project import GENERATED_MARK, OpData, ProjectData, build
+from opgen.templatedata.project import (
+    FOLLOWS_COMPUTE_MARK,
+    GENERATED_MARK,
+    OpData,
+    ProjectData,
+    build,
+)
 
-__all__ = ["GENERATED_MARK", "OpData", "ProjectData", "build"]
+__all__ = ["FOLLOWS_COMPUTE_MARK", "GENERATED_MARK", "OpData", "ProjectData", "build"]
