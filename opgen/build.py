@@ -93,6 +93,27 @@ def cann_home() -> Path | None:
     return None
 
 
+def step_environment(step: Step, build: bool, test: bool) -> None:
+    """What the steps need from this Python, found before minutes are spent building."""
+    from importlib import metadata
+
+    needed = (["torch", "ninja"] if build else ["torch"]) + (["pytest"] if test else [])
+    found, missing = [], []
+    for name in needed:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    if missing:
+        step.status = "failed"
+        step.detail = (f"{', '.join(missing)} not installed in {sys.executable}: "
+                       f"pip install {' '.join(missing)}"
+                       + (" (torch: the CPU build, pip install torch --index-url "
+                          "https://download.pytorch.org/whl/cpu)" if "torch" in missing else ""))
+    else:
+        step.status, step.detail = "passed", ", ".join(found)
+
+
 def step_extension(project: Path, package: str, step: Step) -> None:
     """Build _C (and _C_npu with torch_npu) in place with ninja, keeping build/ so that the next
     build compiles only what changed; install the package (editable, without building) the first
@@ -217,7 +238,8 @@ def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) ->
 
     package = project_state.load(project).options.package
     report = Report(project)
-    plan: list[tuple[str, object]] = []
+    plan: list[tuple[str, object]] = [
+        ("check environment", lambda s: step_environment(s, build, test))]
     if build:
         plan += [
             ("build PyTorch extension", lambda s: step_extension(project, package, s)),

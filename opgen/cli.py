@@ -18,7 +18,7 @@ app = typer.Typer(
     help="Scaffold Huawei Ascend custom operators from a JSON prototype.\n\n"
     "Example: opgen validate examples/gelu_custom.json",
     no_args_is_help=True,
-    rich_markup_mode="rich",
+    rich_markup_mode="markdown",
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -86,23 +86,25 @@ def new(
     proto: Path = typer.Argument(..., help="Prototype JSON file (msopgen or tutorial format)."),
     output: Path | None = typer.Option(
         None, "-o", "--output",
-        help="Project directory [default: ./<snake name of the first op>]."),
+        help="Project directory \\[default: the first op's snake name, in the current "
+        "directory]."),
     soc: list[str] = typer.Option(
         [], "--soc", help="Target SoC, full name as npu-smi shows it (repeatable) "
-        "[default: ascend910b1]."),
+        "\\[default: ascend910b1]."),
     namespace: str | None = typer.Option(
-        None, "--namespace", help="torch.ops namespace [default: the package name]."),
+        None, "--namespace", help="torch.ops namespace \\[default: the package name]."),
     vendor: str | None = typer.Option(
-        None, "--vendor", help="CANN vendor_name of the op package [default: the package name]."),
+        None, "--vendor", help="CANN vendor_name of the op package \\[default: the package name]."),
     no_build: bool = typer.Option(False, "--no-build", help="Render only; skip build and tests."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the files; write nothing."),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
     msopgen_path: Path | None = typer.Option(
-        None, "--msopgen", help="msopgen executable [default: msopgen on PATH, if any]."),
+        None, "--msopgen", help="msopgen executable \\[default: msopgen on PATH, if any]."),
     no_msopgen: bool = typer.Option(
         False, "--no-msopgen", help="Do not use msopgen even if found."),
     templates: Path | None = typer.Option(
         None, "--templates", help="Template root to use instead of opgen's own."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every file written."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
 ) -> None:
     """Render a complete Ascend custom-operator project from a prototype.
@@ -137,10 +139,13 @@ def new(
         console.fail(str(exc))
         raise typer.Exit(EXIT_FAILED) from None
     if not as_json:
-        console.print_new_summary(result)
+        console.print_new_summary(result, verbose)
     if dry_run or no_build:
         if as_json:
             console.print_json(result.as_json())
+        elif not dry_run:
+            console.print_next_steps(new_stage.next_steps(result, proto_model, the_plan.options,
+                                                          built=False))
         return
     from opgen import build
 
@@ -149,6 +154,9 @@ def new(
         console.print_json({**result.as_json(), "build": report.as_json()})
     else:
         console.print_report(report)
+        if report.ok:
+            console.print_next_steps(new_stage.next_steps(result, proto_model, the_plan.options,
+                                                          built=True))
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAILED)
 
 
@@ -164,7 +172,7 @@ def update(
         False, "--allow-dirty", help="Update even over uncommitted changes in git."),
     restore: list[str] = typer.Option(
         [], "--restore", help="Write this file anew from the rendering, e.g. a deleted "
-        "op_kernel/<op>_compute.h (repeatable)."),
+        "op_kernel/OP_compute.h (repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
 ) -> None:
     """Re-render a project after a template or prototype change, keeping the user's edits.

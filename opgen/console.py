@@ -75,24 +75,62 @@ def status(message: str):
     return stderr().status(message)
 
 
-def print_new_summary(result) -> None:
-    """What `opgen new` wrote, who owns each file, and what to do next."""
+def print_new_summary(result, verbose: bool = False) -> None:
+    """What `opgen new` wrote: the files grouped by directory (every file with --verbose), which
+    are the user's, who wrote the CANN skeleton."""
+    from collections import Counter
+
     from rich.markup import escape
     from rich.table import Table
 
     verb = "would write" if result.dry_run else "wrote"
-    table = Table(title=f"{verb} {len(result.files)} files to {escape(str(result.destination))}",
-                  title_justify="left")
-    table.add_column("file")
-    table.add_column("owner")
-    for f in result.files:
-        style = "green" if f.owner == "user" else ""
-        table.add_row(escape(f.path), f"[{style}]{f.owner}[/{style}]" if style else f.owner)
     out = stdout()
-    out.print(table)
-    out.print(f"CANN skeleton: {escape(result.skeleton)}")
-    out.print("generated files are re-rendered by [bold]opgen update[/bold]; "
-              "[green]user[/green] files are yours and never overwritten")
+    title = f"{verb} {len(result.files)} files to {escape(str(result.destination))}"
+    table = Table(title=title, title_justify="left", box=None, pad_edge=False)
+    if verbose:
+        table.add_column("file")
+        table.add_column("owner")
+        for f in result.files:
+            owner = "[green]user[/green]" if f.owner == "user" else f.owner
+            table.add_row(escape(f.path), owner)
+    else:
+        table.add_column("directory")
+        table.add_column("files", justify="right")
+        table.add_column("what")
+        groups = Counter(f.path.split("/")[0] + "/" if "/" in f.path else "./"
+                         for f in result.files)
+        for group, count in sorted(groups.items()):
+            role = _DIRECTORY_ROLES.get(group, "")
+            if group == f"{result.package}/":
+                role = "the PyTorch package: schemas, CPU twin and NPU kernels, overrides"
+            table.add_row(escape(group), str(count), role)
+    out.print(table, soft_wrap=True)
+    yours = [f.path for f in result.files if f.owner == "user"]
+    out.print(f"[green]yours to edit[/green] (opgen update keeps your edits): "
+              f"{escape(', '.join(yours))}", soft_wrap=True)
+    if result.kept:
+        out.print(f"kept as they were (--force writes over generated files only): "
+                  f"{escape(', '.join(result.kept))}", soft_wrap=True)
+    out.print(f"CANN skeleton: {escape(result.skeleton)}; "
+              f"{'' if verbose else 'every file: --verbose; '}"
+              "generated files are re-rendered by [bold]opgen update[/bold]", soft_wrap=True)
+
+
+_DIRECTORY_ROLES = {
+    "op_kernel/": "Ascend C kernel",
+    "op_host/": "tiling, shape inference, OpDef",
+    "tests/": "precision and registration tests (pytest)",
+    "third_party/": "opgen's CPU twin of the Ascend C APIs",
+    "./": "CANN and Python build files, the prototype",
+}
+
+
+def print_next_steps(lines: list[str]) -> None:
+    from rich.markup import escape
+
+    stdout().print("next:")
+    for line in lines:
+        stdout().print(f"  {escape(line)}", soft_wrap=True, highlight=False)
 
 
 _STATUS_STYLE = {"passed": "green", "failed": "red", "skipped": "yellow"}
@@ -103,7 +141,7 @@ def print_step(step) -> None:
 
     style = _STATUS_STYLE.get(step.status, "")
     stderr().print(f"[{style}]{step.status:>7}[/{style}]  {escape(step.name)}  "
-                   f"({step.seconds:.1f} s)  {escape(step.detail)}")
+                   f"({step.seconds:.1f} s)  {escape(step.detail)}", soft_wrap=True)
 
 
 def print_log_tail(step, text: str) -> None:
@@ -115,19 +153,18 @@ def print_log_tail(step, text: str) -> None:
 
 
 def print_report(report) -> None:
-    """The summary table of a build/test run."""
+    """The verdict of a build/test run (its steps were shown as they ran)."""
     from rich.markup import escape
-    from rich.table import Table
 
-    table = Table(title=f"{escape(str(report.project))}: {'ok' if report.ok else 'FAILED'}",
-                  title_justify="left")
-    for column in ("step", "status", "time", "detail", "log"):
-        table.add_column(column)
-    for s in report.steps:
-        style = _STATUS_STYLE.get(s.status, "")
-        table.add_row(escape(s.name), f"[{style}]{s.status}[/{style}]", f"{s.seconds:.1f} s",
-                      escape(s.detail), escape(s.log or ""))
-    stdout().print(table)
+    seconds = sum(s.seconds for s in report.steps)
+    failed = [s for s in report.steps if s.status == "failed"]
+    if failed:
+        where = f"; log: {failed[0].log}" if failed[0].log else ""
+        stdout().print(f"[red]FAILED[/red] {escape(failed[0].name)} in "
+                       f"{escape(str(report.project))}{escape(where)}", soft_wrap=True)
+    else:
+        stdout().print(f"[green]ok[/green] {escape(str(report.project))}: "
+                       f"{len(report.steps)} steps in {seconds:.1f} s", soft_wrap=True)
 
 
 def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:

@@ -51,6 +51,7 @@ class Result:
     warnings: list[str]
     dry_run: bool
     kept: list[str] = field(default_factory=list)  # user files already there (--force)
+    package: str = ""  # the Python package's name
 
     def as_json(self) -> dict:
         return {
@@ -120,7 +121,8 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
             skeleton = f"msopgen {the_plan.msopgen} (not run: dry run)"
             files = [f for f in files if f.path not in render.CANN_SKELETON]
         kept = kept_user_files(files, dest)
-        return Result(dest, files, skeleton, the_plan.warnings, True, kept)
+        return Result(dest, files, skeleton, the_plan.warnings, True, kept,
+                      the_plan.options.package)
 
     dest_parent = dest.resolve().parent
     dest_parent.mkdir(parents=True, exist_ok=True)
@@ -146,7 +148,42 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
         raise ActionError(str(exc)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Result(dest, files, skeleton, the_plan.warnings, False, kept)
+    return Result(dest, files, skeleton, the_plan.warnings, False, kept,
+                  the_plan.options.package)
+
+
+def next_steps(result: Result, proto: prototype.Prototype, options: Options,
+               built: bool) -> list[str]:
+    """What to do after `opgen new`: build (if not done), call the first op, where to edit,
+    where the logs are."""
+    import shlex
+
+    dest = shlex.quote(str(result.destination))
+    op = proto.ops[0]
+    steps = [] if built else [f"opgen build {dest} && opgen test {dest}"]
+    steps.append("python -c " + shlex.quote(f"import torch, {options.package}; "
+                                             f"print({call_example(op, options.namespace)})"))
+    steps.append(f"edit {result.destination / 'op_kernel' / (op.snake_name + '_compute.h')}, "
+                 f"then: opgen build {dest} && opgen test {dest}")
+    steps.append(f"logs: {result.destination / '.opgen' / 'logs'}")
+    return steps
+
+
+def call_example(op, namespace: str) -> str:
+    """torch.ops.<namespace>.<op>(...) with small inputs of the first dtype combination and
+    every attr by name (its default, or a sample value when it has none)."""
+    from opgen.catalog import DTYPES
+    from opgen.literals import py_literal
+
+    args = []
+    for t in op.inputs:
+        tensor = f"torch.randn(8, dtype=torch.{t.dtypes[0]})" if DTYPES[t.dtypes[0]].is_float \
+            else f"torch.ones(8, dtype=torch.{t.dtypes[0]})"
+        args.append(f"[{tensor}]" if t.param_type == "dynamic" else tensor)
+    for a in op.attrs:
+        value = a.info.test_sample if a.required else a.default
+        args.append(f"{a.name}={py_literal(a.type, value)}")
+    return f"torch.ops.{namespace}.{op.snake_name}({', '.join(args)})"
 
 
 def kept_user_files(files: list[render.RenderedFile], destination: Path) -> list[str]:

@@ -118,7 +118,9 @@ def test_failing_step_exits_1_with_the_log_tail_and_json_summary(project, monkey
     assert result.exit_code == 1
     summary = json.loads(result.stdout)
     assert summary["ok"] is False
-    (step,) = summary["steps"]
+    environment, step = summary["steps"]
+    assert environment["step"] == "check environment" and environment["status"] == "passed"
+    assert "torch 2." in environment["detail"] and "pytest" in environment["detail"]
     assert step["step"] == "run tests" and step["status"] == "failed"
     assert step["log"] == ".opgen/logs/test.log"
     assert "assert 1 == 2" in result.stderr  # the tail of the log
@@ -145,3 +147,45 @@ def test_doctor_json_lists_every_tool():
     assert names == ["Python", "torch", "torch_npu", "C++ compiler (g++)", "ninja", "git",
                      "CANN", "msopgen"]
     assert all(c["meaning"] for c in json.loads(result.stdout))
+
+
+def test_a_missing_torch_fails_before_building_and_says_what_to_install(monkeypatch):
+    from importlib import metadata
+
+    real = metadata.version
+
+    def version(name):
+        if name == "torch":
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(metadata, "version", version)
+    step = build.Step("check environment")
+    build.step_environment(step, build=True, test=True)
+    assert step.status == "failed" and "pip install torch" in step.detail
+    assert sys.executable in step.detail
+
+
+def test_the_extension_builds_in_place_and_installs_only_once(project, monkeypatch):
+    calls = []
+
+    def run_logged(step, cmd, proj, log_name, env=None, shell=False):
+        calls.append((cmd[1:4], (env or {}).get("OPGEN_NO_EXTENSIONS")))
+        return True
+
+    monkeypatch.setattr(build, "run_logged", run_logged)
+    monkeypatch.setattr(build, "installed_from", lambda proj, package: False)
+    step = build.Step("build PyTorch extension")
+    build.step_extension(project, "acme", step)
+    assert calls == [(["setup.py", "build_ext", "--inplace"], None),
+                     (["-m", "pip", "install"], "1")]  # metadata only: no second compile
+    assert step.status == "passed" and step.detail.endswith("acme installed (editable)")
+    calls.clear()
+    monkeypatch.setattr(build, "installed_from", lambda proj, package: True)
+    build.step_extension(project, "acme", build.Step("again"))
+    assert calls == [(["setup.py", "build_ext", "--inplace"], None)]
+
+
+def test_installed_from_reads_the_editable_install_record(tmp_path):
+    assert not build.installed_from(tmp_path, "no_such_package_here")
+    assert not build.installed_from(tmp_path, "pytest")  # installed, but not from tmp_path

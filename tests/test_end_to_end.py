@@ -13,8 +13,10 @@ from conftest import EXAMPLES, ROOT, SHARED_PROTOS
 
 pytestmark = pytest.mark.slow
 
+# Package names of their own: installing one of these must not replace the package
+# `make demo` installed (gelu_custom), and the uninstall below must not remove it.
 CASES = {
-    "gelu_custom": EXAMPLES / "gelu_custom.json",  # README's main command
+    "e2e_gelu": EXAMPLES / "gelu_custom.json",  # README's main command
     "gelu_seed": SHARED_PROTOS / "gelu_custom.seed.json",  # tutorial format, no compute
     # attrs of every scalar kind and a string, two outputs, bf16
     "swish_pair": ROOT / "tests" / "data" / "e2e" / "swish_pair.json",

@@ -10,8 +10,8 @@ import pytest
 from conftest import op
 
 from opgen import prototype, spelling
-from opgen.options import resolve_socs
 from opgen.errors import UsageError
+from opgen.options import resolve_socs
 from opgen.problems import PrototypeError
 
 

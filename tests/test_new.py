@@ -55,6 +55,33 @@ def test_non_empty_directory_needs_force(tmp_path):
     assert (dest / "notes.txt").read_text() == "mine" and (dest / "CMakeLists.txt").is_file()
 
 
+def test_force_keeps_the_users_files_and_says_so(tmp_path):
+    dest = tmp_path / "p"
+    assert invoke(GELU, "-o", dest).exit_code == 0
+    compute = dest / "op_kernel" / "gelu_custom_compute.h"
+    compute.write_text(compute.read_text() + "// my tuned step\n")
+    (dest / "CMakeLists.txt").write_text("clobbered\n")  # generated: --force renders it anew
+    result = invoke(GELU, "-o", dest, "--force")
+    assert result.exit_code == 0, result.output
+    assert compute.read_text().endswith("// my tuned step\n")
+    assert (dest / "CMakeLists.txt").read_text() != "clobbered\n"
+    assert "kept as they were" in result.stdout and "gelu_custom_compute.h" in result.stdout
+
+
+def test_summary_groups_the_files_and_says_what_next(tmp_path):
+    result = CliRunner().invoke(app, ["new", str(GELU), "-o", str(tmp_path / "p"),
+                                      "--no-build", "--no-msopgen"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "third_party/" in out and "opgen_twin/include" not in out  # collapsed
+    assert "yours to edit" in out and "op_kernel/gelu_custom_compute.h" in out
+    assert "next:" in out and "torch.ops.p.gelu_custom(torch.randn(8, dtype=torch.float16))" \
+        in out and f"opgen build {tmp_path / 'p'}" in out
+    verbose = CliRunner().invoke(app, ["new", str(GELU), "-o", str(tmp_path / "q"),
+                                       "--no-build", "--no-msopgen", "--verbose"])
+    assert "third_party/opgen_twin/include/kernel_operator.h" in verbose.stdout
+
+
 def test_dry_run_writes_nothing_and_lists_owners(tmp_path):
     dest = tmp_path / "p"
     result = CliRunner().invoke(app, ["new", str(GELU), "-o", str(dest), "--dry-run",

@@ -189,7 +189,7 @@ def test_dtype_of_wrong_json_type():
     ("float", "abc", "a number"),
     ("int", 1.5, "an integer"),
     ("int", True, "an integer"),
-    ("bool", 1, "true or false"),
+    ("bool", 2, "true or false"),
     ("list_int", [1, "2"], "an integer"),
 ])
 def test_default_value_must_match_the_attr_type(attr_type, value, kind):
