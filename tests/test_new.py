@@ -37,6 +37,31 @@ def test_samples_render(proto, tmp_path):
     assert (tmp_path / "p" / proto.name).read_bytes() == proto.read_bytes()
 
 
+@pytest.mark.parametrize("outputs", [[], None], ids=["empty-list", "no-key"])
+def test_an_op_without_outputs_renders(outputs, tmp_path):
+    """msopgen's output-less in-place ops (ScatterMax, ScatterElements) render end to end."""
+    data = op(op="ScatterMaxCustom", opgen={"compute": {"x": "max(x, y)"}})
+    if outputs is None:
+        del data["output_desc"]
+    else:
+        data["output_desc"] = outputs
+    proto = tmp_path / "scatter.json"
+    proto.write_text(json.dumps([data]))
+    result = invoke(proto, "-o", tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "p"
+    host = (root / "op_host/scatter_max_custom.cpp").read_text()
+    assert "this->Output(" not in host
+    kernel = (root / "op_kernel/scatter_max_custom.cpp").read_text()
+    assert "xRefOut_.Init(pipe_, x," in kernel
+    ops_cpp = (root / "p/csrc/ops.cpp").read_text()
+    assert '"scatter_max_custom(Tensor(a!) x, Tensor(b!) y) -> ()"' in ops_cpp
+    npu = (root / "p/csrc_npu/scatter_max_custom_npu.cpp").read_text()
+    assert "EXEC_NPU_CMD_EXT(aclnnScatterMaxCustom, x_, y_);" in npu
+    test = (root / "tests/test_scatter_max_custom.py").read_text()
+    assert 'Output("x", updates=0, ir=False),' in test
+
+
 def test_default_directory_is_the_first_ops_snake_name(tmp_path, monkeypatch):
     result = invoke(GELU, cwd=tmp_path, monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.output

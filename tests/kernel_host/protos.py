@@ -49,6 +49,19 @@ INPLACE = op(
     compute={"x": "x * scale + 1"},
 )
 
+# No outputs: the op updates its inputs in place. compute names the inputs it overwrites (acc);
+# x is only read. The kernel streams acc back to its own GM address.
+IN_PLACE_ONLY = op(
+    "AccumulateCustom",
+    [tensor("acc", ("float", "fp16")), tensor("x", ("float", "fp16"))], [],
+    attrs=[{"name": "alpha", "param_type": "optional", "type": "float", "default_value": 0.5}],
+    compute={"acc": "acc + alpha * x"},
+)
+
+# No outputs and no compute: the placeholder step overwrites every input with zeros.
+IN_PLACE_STUB = op("ScatterStubCustom", [tensor("var", ("float",)), tensor("idx", ("int32",))],
+                   [])
+
 # Integer compute: int16 relu has no Relu API (Maxs 0 instead); abs of ints is max(v, -v).
 INT_MIX = op(
     "IntMixCustom",
