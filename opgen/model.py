@@ -197,6 +197,10 @@ def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str
     for t in outputs:
         if t.is_ref:
             continue  # the <name>Ref input stands for it
+        # An optional output keeps these names: ascend-c.md §5's rules name no suffix for it
+        # (CANN's hand-written aclnn APIs say <name>OutOptional, but opgen found no source for
+        # what the generator of a custom op's API does). Its pointer is nullable on the aclnn
+        # side; opgen's callers always pass a tensor.
         name = "out" if len(outputs) == 1 else names.aclnn_name(t.name) + "Out"
         c_type = "const aclTensorList *" if t.param_type == "dynamic" else "const aclTensor *"
         args.append(AclnnArg(name, c_type, "output", t.name))

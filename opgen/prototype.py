@@ -421,10 +421,6 @@ def _check_ref_and_outputs(base: str, inputs, outputs) -> list[Problem]:
     by_name = {t.name: t for t in inputs}
     for i, out in enumerate(outputs):
         path = key_path(key_path(base, "output_desc"), i)
-        if out.param_type == "optional":
-            problems.append(Problem(key_path(path, "param_type"),
-                                    "an output cannot be optional: a PyTorch op cannot return an "
-                                    "absent tensor; use required"))
         source = by_name.get(out.name)
         if source is None:
             continue

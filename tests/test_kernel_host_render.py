@@ -78,6 +78,7 @@ ALL_PROTOS = {
     "two_out": protos.text(protos.TWO_OUT),
     "inplace": protos.text(protos.INPLACE),
     "in_place_only": protos.text(protos.IN_PLACE_ONLY, protos.IN_PLACE_STUB),
+    "optional_out": protos.text(protos.OPTIONAL_OUT),
     "int_mix": protos.text(protos.INT_MIX),
     "optional_dynamic": protos.text(protos.OPTIONAL_DYNAMIC),
     "all_attrs": protos.text(protos.ALL_ATTRS),
@@ -303,6 +304,17 @@ def test_op_without_outputs_writes_its_inputs_back():
     assert "OutStream<DTYPE_IDX," in stub
 
 
+def test_optional_output_is_declared_optional_and_computed():
+    files = rendered(ALL_PROTOS["optional_out"])
+    host = files["op_host/addcdiv_custom.cpp"]
+    assert ('this->Output("ratio")\n            .ParamType(OPTIONAL)' in host)
+    assert "context->GetOutputDesc(1)" in host  # its UB share is budgeted
+    kernel = files["op_kernel/addcdiv_custom.cpp"]
+    assert ("void addcdiv_custom(GM_ADDR x, GM_ADDR t1, GM_ADDR t2, GM_ADDR y, GM_ADDR ratio, "
+            "GM_ADDR workspace, GM_ADDR tiling)") in flat(kernel)
+    assert "ratioOut_.Init(pipe_, ratio," in kernel and "is not streamed" not in kernel
+
+
 def test_optional_and_dynamic_inputs_are_passed_but_not_streamed():
     files = rendered(ALL_PROTOS["optional_dynamic"])
     kernel = files["op_kernel/opt_dyn_custom.cpp"]
@@ -429,7 +441,7 @@ def twin_ops(tmp_path_factory):
     broken = _renamed(json.loads(ALL_PROTOS["gelu"])[0], "GeluBrokenCustom")
     ops += [protos.SILU, protos.TWO_OUT, protos.INPLACE, protos.INT_MIX, protos.ALL_ATTRS,
             protos.NAME_CLASH, protos.OPTIONAL_DYNAMIC, protos.IN_PLACE_ONLY,
-            protos.IN_PLACE_STUB, stub, broken]
+            protos.IN_PLACE_STUB, protos.OPTIONAL_OUT, stub, broken]
     main = twin.render_project(protos.text(*ops), base / "main")
     policy = base / "main" / "op_host" / "gelu_broken_custom_tiling_policy.h"
     good = "    return DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);"
@@ -471,6 +483,7 @@ def _cases():
             "TwoOutCustom": ["float16", "float32"],
             "ScaleInplaceCustom": ["float32", "float16"],
             "AccumulateCustom": ["float32", "float16"],
+            "AddcdivCustom": ["float32", "float16"],
             "IntMixCustom": ["int16", "int32"],
             "TanhSigmoidCustom": ["float32", "float16"],
             "NameClashCustom": ["float32"]}

@@ -108,6 +108,19 @@ def test_schemas_parse_with_torch():
     assert schema.arguments[0].alias_info.is_write
 
 
+def test_optional_output_signatures():
+    # InstanceNorm-like: the optional output keeps the output naming rules (out / <name>Out)
+    # and is a nullable `const aclTensor *`; the PyTorch op always returns it.
+    m = model(input_desc=[t("x")], output_desc=[t("y"), t("mean", "optional")])
+    assert m.aclnn.prototype() == (
+        "aclnnStatus aclnnAddCustomGetWorkspaceSize(const aclTensor *x, const aclTensor *yOut, "
+        "const aclTensor *meanOut, uint64_t *workspaceSize, aclOpExecutor **executor)")
+    assert m.torch_schema == "add_custom(Tensor x) -> (Tensor, Tensor)"
+    single = model(input_desc=[t("x")], output_desc=[t("y", "optional")])
+    assert [a.name for a in single.aclnn.args] == ["x", "out"]
+    assert single.torch_schema == "add_custom(Tensor x) -> Tensor"
+
+
 def test_op_without_outputs_signatures():
     m = model(input_desc=[t("var", types=("fp16", "float")), t("index_data",
                                                                 types=("int32", "int32"))],

@@ -62,6 +62,26 @@ def test_an_op_without_outputs_renders(outputs, tmp_path):
     assert 'Output("x", updates=0, ir=False),' in test
 
 
+def test_an_optional_output_renders(tmp_path):
+    data = op(op="AddcdivCustom", output_desc=[
+        {"name": "z", "type": ["fp16", "float"]},
+        {"name": "ratio", "param_type": "optional", "type": ["fp16", "float"]}],
+        opgen={"compute": {"z": "x * y", "ratio": "x / y"}})
+    proto = tmp_path / "addcdiv.json"
+    proto.write_text(json.dumps([data]))
+    result = invoke(proto, "-o", tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "p"
+    host = (root / "op_host/addcdiv_custom.cpp").read_text()
+    assert 'this->Output("ratio")\n            .ParamType(OPTIONAL)' in host
+    npu = (root / "p/csrc_npu/addcdiv_custom_npu.cpp").read_text()
+    assert "EXEC_NPU_CMD_EXT(aclnnAddcdivCustom, x_, y_, zOut_, ratioOut_);" in npu
+    assert "return std::make_tuple(zOut_, ratioOut_);" in npu
+    assert "always allocates it" in (root / "README.md").read_text()
+    test = (root / "tests/test_addcdiv_custom.py").read_text()
+    assert 'Output("ratio", returned=1),' in test
+
+
 def test_default_directory_is_the_first_ops_snake_name(tmp_path, monkeypatch):
     result = invoke(GELU, cwd=tmp_path, monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.output

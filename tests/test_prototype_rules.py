@@ -317,9 +317,15 @@ def test_repeated_dtype_combination_is_an_error():
     assert "combination 1 (float16, float16, float16) repeats combination 0" in text
 
 
-def test_optional_output_is_an_error():
-    path, text = only_problem(op(output_desc=[tensor("z", param_type="optional")]))
-    assert path == "$.output_desc[0].param_type" and "cannot be optional" in text
+def test_optional_output_is_accepted():
+    (m,) = prototype.loads(json.dumps(op(output_desc=[
+        tensor("z"), tensor("mean", param_type="optional")]))).ops
+    assert [o.param_type for o in m.outputs] == ["required", "optional"]
+
+
+def test_optional_in_place_output_is_still_an_error():
+    path, text = only_problem(op(output_desc=[tensor("x", param_type="optional")]))
+    assert path == "$.output_desc[0]" and "in-place output 'x' needs a required input" in text
 
 
 def test_in_place_output_must_match_its_input():

@@ -188,6 +188,21 @@ def test_op_without_outputs():
     assert ctx["nothing_returned"][0].startswith("Nothing: ScatterMaxCustom has no outputs")
 
 
+def test_optional_output_is_always_allocated_and_returned():
+    ctx = context(protos.OPTIONAL_OUTPUT)
+    assert ctx["schema"] == ("addcdiv_custom(Tensor x, Tensor t1, Tensor t2, float value=0.5) "
+                             "-> (Tensor, Tensor)")
+    assert [o["optional"] for o in ctx["returned"]] == [False, True]
+    assert ctx["returned"][1]["doc"][0].startswith("ratio: float16 or float32. Optional in the")
+    npu = ctx["npu"]
+    assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
+    assert any(line.startswith("at::Tensor ratioOut_ = at::empty(") for line in npu["alloc"])
+    assert npu["return_statement"] == "return std::make_tuple(yOut_, ratioOut_);"
+    assert ctx["fake"]["lines"][-2:] == [
+        "    x.new_empty(x.shape, dtype=dtypes_[1]),", ")"]
+    assert "always allocates it" in ctx["readme_notes"][0]
+
+
 def test_in_place_variant_macros():
     (variant, _) = context(protos.IN_PLACE)["variants"]
     assert [m["name"] for m in variant["macros"]] == ["DTYPE_X", "DTYPE_Y", "DTYPE_X_REF",

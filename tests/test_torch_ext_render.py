@@ -312,6 +312,7 @@ def python_cpu_kernel(package, op):
     ("AccumulateCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.25)]),
     ("ScaleInplaceCustom", lambda t: [(t.randn(3, 5),)]),
     ("ScatterMaxCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.5)]),
+    ("AddcdivCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), t.rand(3, 5) + 1, 0.25)]),
     ("RowSumCustom", lambda t: [(t.randn(3, 5),), (t.randn(3, 5), 0)]),
     ("ShadowCustom", lambda t: [(t.randn(6), t.randn(6), 3.0)]),
 ])

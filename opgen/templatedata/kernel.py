@@ -145,7 +145,9 @@ class _Tensor:
 
     @property
     def streamed(self) -> bool:
-        return self.param.param_type == "required"
+        # an optional output is computed like a required one (its callers always pass it)
+        return self.param.param_type == "required" or (
+            self.role == "output" and self.param.param_type == "optional")
 
 
 def _tags(tensors: list[_Tensor]) -> dict[str, str]:

@@ -143,6 +143,14 @@ def output_info(op: Op) -> list[dict[str, Any]]:
             "is_list": t.param_type == "dynamic",
             "return_index": None if t.is_ref else position,
             "dtypes": list(dict.fromkeys(t.dtypes)),
+            # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
+            # passed and returned: a PyTorch op cannot leave out one of its returns.
+            "optional": t.param_type == "optional",
+            "doc": wrap(f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
+                        + (" tensors (a list)." if t.param_type == "dynamic" else ".")
+                        + (" Optional in the OpDef (the aclnn API takes it as a nullable "
+                           "argument); this op always computes and returns it."
+                           if t.param_type == "optional" else ""), LINE - 12),
         }
         if not t.is_ref:
             position += 1
@@ -642,6 +650,7 @@ class TorchData:
     variants: list[dict[str, Any]]
     dtype_header: str
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
+    readme_notes: list[str]  # what the generated README says about in-place and optional outputs
     py_signature: str
     py_params: str
     py_args: str
@@ -718,6 +727,7 @@ def build(op: Op, options: Options) -> TorchData:
         dtype_header=f"{', '.join(t.name for t in op.inputs)} -> "
                      f"{', '.join(t.name for t in op.outputs) or 'in place'}",
         nothing_returned=_nothing_returned(op),
+        readme_notes=_readme_notes(op),
         # Python
         py_signature=", ".join(annotated),
         py_params=", ".join(plain),
@@ -758,6 +768,25 @@ def build(op: Op, options: Options) -> TorchData:
         introspection=introspection_context(op, options, params),
         warnings=_warnings(op, options, py_name),
     )
+
+
+def _readme_notes(op: Op) -> list[str]:
+    notes = []
+    if op.in_place_only:
+        notes.append(
+            f"{op.op_type} has no outputs: it updates its inputs in place. Its PyTorch op marks "
+            f"every input mutable (`Tensor(a!)`) and returns nothing, its aclnn API takes only "
+            f"the inputs and attrs, its kernel writes {', '.join(t.name for t in op.results)} "
+            "back to the input's own memory, and its golden returns the new values of those "
+            "inputs, which the tests compare with the mutated arguments.")
+    optional = [t.name for t in op.outputs if t.param_type == "optional"]
+    if optional:
+        notes.append(
+            f"{op.op_type}: output {', '.join(optional)} is optional in the OpDef "
+            "(`.ParamType(OPTIONAL)`, a nullable aclnn argument). The PyTorch op always "
+            "allocates it, passes it to aclnn and returns it (a PyTorch op cannot leave out one "
+            "of its returns), and the kernel computes it like a required output.")
+    return notes
 
 
 def _nothing_returned(op: Op) -> list[str]:

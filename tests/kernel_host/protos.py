@@ -58,6 +58,16 @@ IN_PLACE_ONLY = op(
     compute={"acc": "acc + alpha * x"},
 )
 
+# An optional output (InstanceNorm, Addcdiv): OpDef OPTIONAL, computed like a required one.
+OPTIONAL_OUT = op(
+    "AddcdivCustom",
+    [tensor("x", ("float", "fp16")), tensor("t1", ("float", "fp16")),
+     tensor("t2", ("float", "fp16"))],
+    [tensor("y", ("float", "fp16")), tensor("ratio", ("float", "fp16"), "optional")],
+    attrs=[{"name": "value", "param_type": "optional", "type": "float", "default_value": 0.5}],
+    compute={"y": "x * t2 * value", "ratio": "t1 / t2"},
+)
+
 # No outputs and no compute: the placeholder step overwrites every input with zeros.
 IN_PLACE_STUB = op("ScatterStubCustom", [tensor("var", ("float",)), tensor("idx", ("int32",))],
                    [])
