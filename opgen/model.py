@@ -24,7 +24,9 @@ class TensorParam:
     param_type: str  # required | optional | dynamic
     dtypes: tuple[str, ...]  # canonical dtype per combination
     formats: tuple[str, ...]  # format per combination
-    is_ref: bool = False  # an input updated in place / an output that aliases its input
+    # an input updated in place (by an output of its name, or by an op without outputs) / an
+    # output that aliases its input
+    is_ref: bool = False
     role: str = "input"  # input | output
 
     @property
@@ -115,6 +117,24 @@ class Op:
     def is_elementwise(self) -> bool:
         return bool(self.compute)
 
+    @property
+    def in_place_only(self) -> bool:
+        """An op without outputs: it updates its (required) inputs in place."""
+        return not self.outputs
+
+    @property
+    def results(self) -> tuple[TensorParam, ...]:
+        """The tensors the op computes, which compute/golden give values to and the tests
+        check: its outputs; for an op without outputs, one in-place stand-in output per input
+        it overwrites (named as the input; the kernel copies it back to the input's GM
+        address). Those inputs are the ones the compute names, or every input without a
+        compute (opgen's placeholder kernel overwrites them all)."""
+        if self.outputs:
+            return self.outputs
+        written = [t for t in self.inputs if not self.compute or t.name in self.compute]
+        return tuple(TensorParam(t.name, "required", t.dtypes, t.formats, True, "output")
+                     for t in written)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "op_type": self.op_type,
@@ -146,15 +166,18 @@ class Prototype:
 def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str]:
     """aclnn<Op>'s arguments by the rules of CANN's aclnn generator.
 
-    Inputs in order (optional: <name>Optional; dynamic: aclTensorList; updated in place:
-    non-const <name>Ref), then attrs (float as double; an optional string or list attr gets
-    "Optional"), then outputs other than in-place ones (one output: "out"; several:
-    <name>Out, counting in-place ones too).
+    Inputs in order (optional: <name>Optional; dynamic: aclTensorList; with an output of the
+    same name: non-const <name>Ref), then attrs (float as double; an optional string or list
+    attr gets "Optional"), then outputs other than in-place ones (one output: "out"; several:
+    <name>Out, counting in-place ones too). An op without outputs: inputs and attrs only.
     """
     args: list[AclnnArg] = []
+    output_names = {t.name for t in outputs}
     for t in inputs:
         name = names.aclnn_name(t.name)
-        if t.is_ref:
+        # Ref comes from a same-name output only: an op without outputs updates its inputs
+        # through plain `const aclTensor *` parameters (the generator names them as inputs).
+        if t.name in output_names:
             args.append(AclnnArg(name + "Ref", "aclTensor *", "input", t.name))
         elif t.param_type == "dynamic":
             args.append(AclnnArg(name, "const aclTensorList *", "input", t.name))
@@ -174,6 +197,10 @@ def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str
     for t in outputs:
         if t.is_ref:
             continue  # the <name>Ref input stands for it
+        # An optional output keeps these names: ascend-c.md §5's rules name no suffix for it
+        # (CANN's hand-written aclnn APIs say <name>OutOptional, but opgen found no source for
+        # what the generator of a custom op's API does). Its pointer is nullable on the aclnn
+        # side; opgen's callers always pass a tensor.
         name = "out" if len(outputs) == 1 else names.aclnn_name(t.name) + "Out"
         c_type = "const aclTensorList *" if t.param_type == "dynamic" else "const aclTensor *"
         args.append(AclnnArg(name, c_type, "output", t.name))

@@ -330,7 +330,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
             f"name, so opgen uses '{snake}'")
 
     raw_inputs = raw.get("input_desc", [])
-    raw_outputs = raw["output_desc"]
+    raw_outputs = raw.get("output_desc", [])
     raw_attrs = raw.get("attr", [])
     input_names = [t["name"] for t in raw_inputs]
 
@@ -345,8 +345,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     problems += _unique_names(base, raw_inputs, raw_outputs, raw_attrs)
 
     # dtypes and formats
-    combos = len(_as_list(raw_inputs[0]["type"])) if raw_inputs else len(
-        _as_list(raw_outputs[0]["type"]))
+    first_tensor = (raw_inputs or raw_outputs or [{"type": []}])[0]  # none: reported below
+    combos = len(_as_list(first_tensor["type"]))
     first = (key_path(key_path(base, "input_desc" if raw_inputs else "output_desc"), 0))
     tensors: dict[str, list[TensorParam]] = {"input_desc": [], "output_desc": []}
     for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs)):
@@ -367,8 +367,11 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
                     "or one per dtype", t.get("format")))
             if len(formats) == 1:
                 formats = formats * len(dtypes)
+            # In place: an output named as an input and that input; every input of an op
+            # without outputs (the op updates its inputs in place).
             is_ref = group == "output_desc" and t["name"] in input_names or (
-                group == "input_desc" and t["name"] in {o["name"] for o in raw_outputs})
+                group == "input_desc" and (not raw_outputs or
+                                           t["name"] in {o["name"] for o in raw_outputs}))
             tensors[group].append(TensorParam(t["name"], t.get("param_type", "required"),
                                               tuple(dtypes), tuple(formats), is_ref,
                                               "output" if group == "output_desc" else "input"))
@@ -376,6 +379,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     if not problems:
         problems += _check_combinations(base, inputs, outputs)
     problems += _check_ref_and_outputs(base, inputs, outputs)
+    if not outputs:
+        problems += _check_without_outputs(base, inputs)
 
     attrs, found = _check_attrs(base, raw_attrs)
     problems += found
@@ -455,10 +460,6 @@ def _check_ref_and_outputs(base: str, inputs, outputs) -> list[Problem]:
     by_name = {t.name: t for t in inputs}
     for i, out in enumerate(outputs):
         path = key_path(key_path(base, "output_desc"), i)
-        if out.param_type == "optional":
-            problems.append(Problem(key_path(path, "param_type"),
-                                    "an output cannot be optional: a PyTorch op cannot return an "
-                                    "absent tensor; use required"))
         source = by_name.get(out.name)
         if source is None:
             continue
@@ -471,6 +472,32 @@ def _check_ref_and_outputs(base: str, inputs, outputs) -> list[Problem]:
                                     f"in-place output '{out.name}' must list the same dtypes as "
                                     f"input '{out.name}' ({', '.join(source.dtypes)})",
                                     list(out.dtypes)))
+    return problems
+
+
+def _check_without_outputs(base: str, inputs) -> list[Problem]:
+    """An op without outputs updates its inputs in place (ScatterMax, ScatterElements): it
+    needs an input, and only required ones can be mutable PyTorch arguments the kernel
+    streams back."""
+    if not inputs:
+        return [Problem(key_path(base, "output_desc"), "an op needs at least one input or "
+                                                       "output; this one has neither")]
+    problems = []
+    input_names = {t.name for t in inputs}
+    for i, t in enumerate(inputs):
+        if f"{t.name}_ref" in input_names:
+            # The compute step names the new value of an overwritten input <name>_ref.
+            problems.append(Problem(
+                key_path(key_path(key_path(base, "input_desc"), i), "name"),
+                f"'{t.name}' and '{t.name}_ref' both name an input; in an op without outputs "
+                f"the kernel's compute step calls the new value of '{t.name}' {t.name}_ref; "
+                "rename one"))
+        if t.param_type != "required":
+            problems.append(Problem(
+                key_path(key_path(key_path(base, "input_desc"), i), "param_type"),
+                f"input '{t.name}' is {t.param_type}, but an op without outputs updates its "
+                "inputs in place, and opgen supports that only for required inputs; make it "
+                "required or give the op an output", t.param_type))
     return problems
 
 
@@ -514,7 +541,10 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     problems: list[Problem] = []
     compute: dict[str, expr.Node] = {}
     golden: dict[str, str] = {}
-    output_names = [o.name for o in outputs]
+    # The names compute and golden give values to: the outputs; for an op without outputs, the
+    # inputs it overwrites (in place).
+    in_place = not outputs
+    output_names = [o.name for o in outputs] or [t.name for t in inputs]
     tensors = {t.name for t in inputs if t.param_type == "required"}
     scalars = {a.name for a in attrs if a.info.is_scalar}
     others = {t.name: f"is an {t.param_type} input" for t in inputs if t.name not in tensors}
@@ -525,7 +555,9 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
         for out_name, text in block.get(section, {}).items():
             path = key_path(key_path(block_path, section), out_name)
             if out_name not in output_names:
-                problems.append(Problem(path, f"'{out_name}' is not an output of this op",
+                what = ("an input of this op (it has no outputs: compute and golden name the "
+                        "inputs it overwrites in place)" if in_place else "an output of this op")
+                problems.append(Problem(path, f"'{out_name}' is not {what}",
                                         suggestion=did_you_mean(out_name, output_names)))
                 continue
             try:
@@ -536,7 +568,17 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                         text, {t.name for t in inputs} | {a.name for a in attrs})
             except expr.ExprError as exc:
                 problems.append(Problem(path, f"{section} expression: {exc}", text))
-    if compute:
+    if in_place and compute:
+        # The inputs compute names are those the kernel overwrites; a golden for any other
+        # input would check a value the kernel never writes.
+        for name in golden:
+            if name not in compute:
+                problems.append(Problem(
+                    key_path(key_path(block_path, "golden"), name),
+                    f"'{name}' has a golden but no compute expression; an op without outputs "
+                    "overwrites exactly the inputs its compute names, so give it a compute "
+                    "expression too or drop its golden"))
+    elif compute:
         missing = [o for o in output_names if o not in compute]
         if missing:
             problems.append(Problem(key_path(block_path, "compute"),

@@ -77,6 +77,8 @@ ALL_PROTOS = {
     "silu": protos.text(protos.SILU),
     "two_out": protos.text(protos.TWO_OUT),
     "inplace": protos.text(protos.INPLACE),
+    "in_place_only": protos.text(protos.IN_PLACE_ONLY, protos.IN_PLACE_STUB),
+    "optional_out": protos.text(protos.OPTIONAL_OUT),
     "int_mix": protos.text(protos.INT_MIX),
     "optional_dynamic": protos.text(protos.OPTIONAL_DYNAMIC),
     "all_attrs": protos.text(protos.ALL_ATTRS),
@@ -278,6 +280,41 @@ def test_in_place_output():
     assert host.count('this->Input("x")') == 1 and host.count('this->Output("x")') == 1
 
 
+def test_op_without_outputs_writes_its_inputs_back():
+    files = rendered(ALL_PROTOS["in_place_only"])
+    kernel = files["op_kernel/accumulate_custom.cpp"]
+    # the entry has only the inputs; acc is read and written back through the same address
+    assert ("void accumulate_custom(GM_ADDR acc, GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)"
+            in flat(kernel))
+    assert "accIn_.Init(pipe_, acc," in kernel and "accRefOut_.Init(pipe_, acc," in kernel
+    assert "xRefOut_" not in kernel  # x is only read
+    assert "OutStream<DTYPE_ACC," in kernel
+    assert set(re.findall(r"DTYPE_\w+", kernel)) == {"DTYPE_ACC", "DTYPE_X"}
+    step = files["op_kernel/accumulate_custom_compute.h"]
+    assert "const AscendC::LocalTensor<float>& acc_ref," in step
+    host = files["op_host/accumulate_custom.cpp"]
+    assert "this->Output(" not in host and host.count("this->Input(") == 2
+    assert "no shape to set" in host and "no dtype to set" in host
+    assert "SetOutputDataType" not in host and "GetOutputShape" not in host
+    # the UB budget counts the write-back stream too (acc twice)
+    assert host.count("context->GetRequiredInputDesc(0)") == 2
+    # without compute, the placeholder overwrites every input (zeros)
+    stub = files["op_kernel/scatter_stub_custom.cpp"]
+    assert "varRefOut_.Init(pipe_, var," in stub and "idxRefOut_.Init(pipe_, idx," in stub
+    assert "OutStream<DTYPE_IDX," in stub
+
+
+def test_optional_output_is_declared_optional_and_computed():
+    files = rendered(ALL_PROTOS["optional_out"])
+    host = files["op_host/addcdiv_custom.cpp"]
+    assert ('this->Output("ratio")\n            .ParamType(OPTIONAL)' in host)
+    assert "context->GetOutputDesc(1)" in host  # its UB share is budgeted
+    kernel = files["op_kernel/addcdiv_custom.cpp"]
+    assert ("void addcdiv_custom(GM_ADDR x, GM_ADDR t1, GM_ADDR t2, GM_ADDR y, GM_ADDR ratio, "
+            "GM_ADDR workspace, GM_ADDR tiling)") in flat(kernel)
+    assert "ratioOut_.Init(pipe_, ratio," in kernel and "is not streamed" not in kernel
+
+
 def test_optional_and_dynamic_inputs_are_passed_but_not_streamed():
     files = rendered(ALL_PROTOS["optional_dynamic"])
     kernel = files["op_kernel/opt_dyn_custom.cpp"]
@@ -403,7 +440,8 @@ def twin_ops(tmp_path_factory):
     stub = _renamed(json.loads(ALL_PROTOS["add_custom.msopgen"])[0], "AddStubCustom")
     broken = _renamed(json.loads(ALL_PROTOS["gelu"])[0], "GeluBrokenCustom")
     ops += [protos.SILU, protos.TWO_OUT, protos.INPLACE, protos.INT_MIX, protos.ALL_ATTRS,
-            protos.NAME_CLASH, protos.OPTIONAL_DYNAMIC, stub, broken]
+            protos.NAME_CLASH, protos.OPTIONAL_DYNAMIC, protos.IN_PLACE_ONLY,
+            protos.IN_PLACE_STUB, protos.OPTIONAL_OUT, stub, broken]
     main = twin.render_project(protos.text(*ops), base / "main")
     policy = base / "main" / "op_host" / "gelu_broken_custom_tiling_policy.h"
     good = "    return DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);"
@@ -444,6 +482,8 @@ def _cases():
             "SiluCustom": ["float16", "float32", "bfloat16"],
             "TwoOutCustom": ["float16", "float32"],
             "ScaleInplaceCustom": ["float32", "float16"],
+            "AccumulateCustom": ["float32", "float16"],
+            "AddcdivCustom": ["float32", "float16"],
             "IntMixCustom": ["int16", "int32"],
             "TanhSigmoidCustom": ["float32", "float16"],
             "NameClashCustom": ["float32"]}
@@ -476,7 +516,15 @@ def run_and_judge(twin_ops, op_type, dtype, values, attrs=(), kernel_set="defaul
     assert out["ok"], f"{out['stage']}: {out['error']}"
     stored = {t.name: v for t, v in zip(model.inputs, out["inputs"], strict=True)}
     attr_values = _attr_values(model, list(attrs))
-    for t, o in zip(model.outputs, out["outputs"], strict=True):
+    produced = out["outputs"]
+    if model.in_place_only:  # the kernel's results are the inputs it overwrote
+        updated = dict(zip([t.name for t in model.inputs], out["updated_inputs"], strict=True))
+        produced = [updated[t.name] for t in model.results]
+        written = {t.name for t in model.results}
+        for t in model.inputs:
+            if t.name not in written:  # read only: left as it was
+                np.testing.assert_array_equal(updated[t.name]["values"], stored[t.name])
+    for t, o in zip(model.results, produced, strict=True):
         expected = twin.golden(model, t.name, stored, attr_values)
         assert o["dtype"] == dtype and list(o["values"].shape) == list(expected.shape)
         if dtype in twin.THRESHOLDS:
@@ -548,6 +596,20 @@ def test_twin_default_attrs(twin_ops):
                   [("i", 5), ("default", None), ("default", None), ("default", None),
                    ("default", None), ("default", None), ("default", None), ("default", None),
                    ("s", "text"), ("i", 3)])
+
+
+@pytest.mark.slow
+def test_twin_op_without_outputs_updates_its_inputs(twin_ops):
+    """The placeholder of an op without outputs overwrites every input (zeros); with a
+    compute expression the overwritten input holds the golden (test_twin_numerics)."""
+    result, _, base = twin_ops
+    rng = np.random.default_rng(6)
+    out = twin.run(result.driver, "ScatterStubCustom",
+                   [("float32", rng.uniform(1, 2, 100)), ("int32", np.arange(100.0))],
+                   workdir=base)
+    assert out["ok"], out["error"]
+    assert out["outputs"] == []
+    assert [u["values"].tolist() for u in out["updated_inputs"]] == [[0.0] * 100] * 2
 
 
 @pytest.mark.slow

@@ -108,6 +108,42 @@ def test_schemas_parse_with_torch():
     assert schema.arguments[0].alias_info.is_write
 
 
+def test_optional_output_signatures():
+    # InstanceNorm-like: the optional output keeps the output naming rules (out / <name>Out)
+    # and is a nullable `const aclTensor *`; the PyTorch op always returns it.
+    m = model(input_desc=[t("x")], output_desc=[t("y"), t("mean", "optional")])
+    assert m.aclnn.prototype() == (
+        "aclnnStatus aclnnAddCustomGetWorkspaceSize(const aclTensor *x, const aclTensor *yOut, "
+        "const aclTensor *meanOut, uint64_t *workspaceSize, aclOpExecutor **executor)")
+    assert m.torch_schema == "add_custom(Tensor x) -> (Tensor, Tensor)"
+    single = model(input_desc=[t("x")], output_desc=[t("y", "optional")])
+    assert [a.name for a in single.aclnn.args] == ["x", "out"]
+    assert single.torch_schema == "add_custom(Tensor x) -> Tensor"
+
+
+def test_op_without_outputs_signatures():
+    m = model(input_desc=[t("var", types=("fp16", "float")), t("index_data",
+                                                                types=("int32", "int32"))],
+              output_desc=[], attr=[attr("axis", "int", 0)])
+    # aclnn: only inputs and attrs; no same-name output, so no <name>Ref (ascend-c.md §5)
+    assert m.aclnn.prototype() == (
+        "aclnnStatus aclnnAddCustomGetWorkspaceSize(const aclTensor *var, "
+        "const aclTensor *indexData, int64_t axis, uint64_t *workspaceSize, "
+        "aclOpExecutor **executor)")
+    # PyTorch: every tensor input mutable, nothing returned
+    assert m.torch_schema == ("add_custom(Tensor(a!) var, Tensor(b!) index_data, int axis=0) "
+                              "-> ()")
+    assert m.as_json()["dtypes"] == [["float16", "int32"], ["float32", "int32"]]
+
+
+def test_op_without_outputs_schema_parses_with_torch():
+    torch = pytest.importorskip("torch")
+    m = model(input_desc=[t("x"), t("y")], output_desc=[])
+    schema = torch._C.parse_schema(m.torch_schema)
+    assert [a.alias_info.is_write for a in schema.arguments] == [True, True]
+    assert schema.returns == []
+
+
 def test_dtype_combinations_are_columns():
     m = model(input_desc=[t("x", types=("fp16", "float")), t("y", types=("bf16", "int32"))],
               output_desc=[t("z", types=("fp16", "float"))])

@@ -37,6 +37,51 @@ def test_samples_render(proto, tmp_path):
     assert (tmp_path / "p" / proto.name).read_bytes() == proto.read_bytes()
 
 
+@pytest.mark.parametrize("outputs", [[], None], ids=["empty-list", "no-key"])
+def test_an_op_without_outputs_renders(outputs, tmp_path):
+    """msopgen's output-less in-place ops (ScatterMax, ScatterElements) render end to end."""
+    data = op(op="ScatterMaxCustom", opgen={"compute": {"x": "max(x, y)"}})
+    if outputs is None:
+        del data["output_desc"]
+    else:
+        data["output_desc"] = outputs
+    proto = tmp_path / "scatter.json"
+    proto.write_text(json.dumps([data]))
+    result = invoke(proto, "-o", tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "p"
+    host = (root / "op_host/scatter_max_custom.cpp").read_text()
+    assert "this->Output(" not in host
+    kernel = (root / "op_kernel/scatter_max_custom.cpp").read_text()
+    assert "xRefOut_.Init(pipe_, x," in kernel
+    ops_cpp = (root / "p/csrc/ops.cpp").read_text()
+    assert '"scatter_max_custom(Tensor(a!) x, Tensor(b!) y) -> ()"' in ops_cpp
+    npu = (root / "p/csrc_npu/scatter_max_custom_npu.cpp").read_text()
+    assert "EXEC_NPU_CMD_EXT(aclnnScatterMaxCustom, x_, y_);" in npu
+    test = (root / "tests/test_scatter_max_custom.py").read_text()
+    assert 'Output("x", updates=0, ir=False),' in test
+
+
+def test_an_optional_output_renders(tmp_path):
+    data = op(op="AddcdivCustom", output_desc=[
+        {"name": "z", "type": ["fp16", "float"]},
+        {"name": "ratio", "param_type": "optional", "type": ["fp16", "float"]}],
+        opgen={"compute": {"z": "x * y", "ratio": "x / y"}})
+    proto = tmp_path / "addcdiv.json"
+    proto.write_text(json.dumps([data]))
+    result = invoke(proto, "-o", tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "p"
+    host = (root / "op_host/addcdiv_custom.cpp").read_text()
+    assert 'this->Output("ratio")\n            .ParamType(OPTIONAL)' in host
+    npu = (root / "p/csrc_npu/addcdiv_custom_npu.cpp").read_text()
+    assert "EXEC_NPU_CMD_EXT(aclnnAddcdivCustom, x_, y_, zOut_, ratioOut_);" in npu
+    assert "return std::make_tuple(zOut_, ratioOut_);" in npu
+    assert "always allocates it" in (root / "README.md").read_text()
+    test = (root / "tests/test_addcdiv_custom.py").read_text()
+    assert 'Output("ratio", returned=1),' in test
+
+
 def test_default_directory_is_the_first_ops_snake_name(tmp_path, monkeypatch):
     result = invoke(GELU, cwd=tmp_path, monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.output

@@ -122,9 +122,8 @@ def test_misspelled_key_gets_did_you_mean():
     data = op()
     data["ouput_desc"] = data.pop("output_desc")
     found = problems_of([data])
-    assert ("$[0].ouput_desc", "unknown key 'ouput_desc': msopgen ignores it, so what it holds "
-            "would be lost; did you mean 'output_desc'?") in found
-    assert ("$[0]", "missing required key 'output_desc'") in found
+    assert found == [("$[0].ouput_desc", "unknown key 'ouput_desc': msopgen ignores it, so what "
+                                         "it holds would be lost; did you mean 'output_desc'?")]
 
 
 def test_misspelled_dtype_gets_path_value_and_suggestion():
@@ -170,9 +169,53 @@ def test_op_type_must_be_upper_camel_case(name):
     assert path == "$.op" and "UpperCamelCase" in text
 
 
-def test_no_output_is_an_error():
-    path, text = only_problem(op(output_desc=[]))
-    assert path == "$.output_desc" and "at least one output" in text
+@pytest.mark.parametrize("outputs", [[], None], ids=["empty", "missing"])
+def test_an_op_without_outputs_updates_its_inputs_in_place(outputs):
+    data = op(output_desc=outputs or [])
+    if outputs is None:
+        del data["output_desc"]
+    (m,) = prototype.loads(json.dumps(data)).ops
+    assert m.outputs == () and m.in_place_only
+    assert all(t.is_ref for t in m.inputs)
+    # without a compute expression the placeholder kernel overwrites every input
+    assert [(t.name, t.role, t.is_ref) for t in m.results] == [("x", "output", True),
+                                                              ("y", "output", True)]
+
+
+def test_an_op_without_outputs_or_inputs_is_an_error():
+    path, text = only_problem(op(input_desc=[], output_desc=[]))
+    assert path == "$.output_desc" and "at least one input or output" in text
+
+
+@pytest.mark.parametrize("param_type", ["optional", "dynamic"])
+def test_an_op_without_outputs_takes_only_required_inputs(param_type):
+    data = op(input_desc=[tensor("x"), tensor("y", param_type=param_type)], output_desc=[])
+    path, text = only_problem(data)
+    assert path == "$.input_desc[1].param_type"
+    assert f"input 'y' is {param_type}" in text and "only for required inputs" in text
+
+
+def test_an_op_without_outputs_cannot_have_x_and_x_ref_inputs():
+    data = op(input_desc=[tensor("x"), tensor("x_ref")], output_desc=[])
+    path, text = only_problem(data)
+    assert path == "$.input_desc[0].name" and "calls the new value of 'x' x_ref" in text
+
+
+def test_compute_of_an_op_without_outputs_names_the_inputs_it_overwrites():
+    data = op(output_desc=[], opgen={"compute": {"x": "x + y"}})
+    (m,) = prototype.loads(json.dumps(data)).ops
+    assert [t.name for t in m.results] == ["x"]  # y is read only
+    assert m.golden == {"x": "(x + y)"}
+
+    path, text = only_problem(op(output_desc=[], opgen={"compute": {"z": "x + y"}}))
+    assert path == "$.opgen.compute.z"
+    assert "'z' is not an input of this op (it has no outputs" in text
+
+
+def test_golden_of_an_op_without_outputs_needs_a_compute_of_that_input():
+    data = op(output_desc=[], opgen={"compute": {"x": "x + y"}, "golden": {"y": "y * 2"}})
+    path, text = only_problem(data)
+    assert path == "$.opgen.golden.y" and "has a golden but no compute expression" in text
 
 
 def test_empty_dtype_list_is_an_error():
@@ -274,9 +317,15 @@ def test_repeated_dtype_combination_is_an_error():
     assert "combination 1 (float16, float16, float16) repeats combination 0" in text
 
 
-def test_optional_output_is_an_error():
-    path, text = only_problem(op(output_desc=[tensor("z", param_type="optional")]))
-    assert path == "$.output_desc[0].param_type" and "cannot be optional" in text
+def test_optional_output_is_accepted():
+    (m,) = prototype.loads(json.dumps(op(output_desc=[
+        tensor("z"), tensor("mean", param_type="optional")]))).ops
+    assert [o.param_type for o in m.outputs] == ["required", "optional"]
+
+
+def test_optional_in_place_output_is_still_an_error():
+    path, text = only_problem(op(output_desc=[tensor("x", param_type="optional")]))
+    assert path == "$.output_desc[0]" and "in-place output 'x' needs a required input" in text
 
 
 def test_in_place_output_must_match_its_input():

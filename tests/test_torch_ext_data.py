@@ -154,10 +154,53 @@ def test_cpu_context():
     cpu = context(protos.IN_PLACE)["cpu"]
     assert cpu["host_inputs"] == ['opgen_torch::ToHost(x, "x")', 'opgen_torch::ToHost(y, "y")']
     assert cpu["attr_values"] == ["static_cast<float>(rate)"]
-    assert cpu["refs"] == [{"output_index": 0, "cpp_name": "x"}]
+    assert cpu["copy_back"] == ["x.copy_(outputs_[0]);"]
     assert cpu["return_statement"] == "return outputs_[1];"
     assert context(protos.CONCAT)["cpu"]["unsupported"].startswith(
         'TORCH_CHECK(false, "ConcatCustom has a dynamic')
+
+
+def test_op_without_outputs():
+    ctx = context(protos.NO_OUTPUTS)
+    assert ctx["schema"] == ("scatter_max_custom(Tensor(a!) var, Tensor(b!) updates, "
+                             "float scale=1.0) -> ()")
+    assert ctx["cpp_params"] == "at::Tensor& var, at::Tensor& updates, double scale"
+    assert ctx["cpp_return"] == "void" and ctx["py_return"] == "None"
+    assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
+    # CPU twin: the kernel writes the inputs' GM; every input is copied back
+    cpu = ctx["cpu"]
+    assert "opgen_torch::RunInPlace(" in cpu["run"] and cpu["return_statement"] == ""
+    assert cpu["copy_back"] == ["if (!updated_.empty()) {", "    var.copy_(updated_[0]);",
+                                "    updates.copy_(updated_[1]);", "}"]
+    # NPU: aclnn takes only the inputs and attrs; contiguous copies are written back
+    npu = ctx["npu"]
+    assert npu["call_args"] == "var_, updates_, scale_"
+    assert npu["meta"] is None and npu["alloc"] == [] and not npu["needs_dtypes"]
+    assert npu["early_return"] == "return;"
+    assert npu["finish"][0].startswith("if (!var_.is_same(var)) {")
+    # fake: shapes checked, nothing returned
+    assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
+    assert ctx["fake"]["checks_same_shape"]
+    # golden: the new value of the overwritten input
+    assert ctx["golden"]["body"] == ["return torch.maximum(var, (updates * scale))"]
+    assert not ctx["differentiable"]
+    assert ctx["variants"][0]["label"] == "float16, float16 -> in place"
+    assert ctx["nothing_returned"][0].startswith("Nothing: ScatterMaxCustom has no outputs")
+
+
+def test_optional_output_is_always_allocated_and_returned():
+    ctx = context(protos.OPTIONAL_OUTPUT)
+    assert ctx["schema"] == ("addcdiv_custom(Tensor x, Tensor t1, Tensor t2, float value=0.5) "
+                             "-> (Tensor, Tensor)")
+    assert [o["optional"] for o in ctx["returned"]] == [False, True]
+    assert ctx["returned"][1]["doc"][0].startswith("ratio: float16 or float32. Optional in the")
+    npu = ctx["npu"]
+    assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
+    assert any(line.startswith("at::Tensor ratioOut_ = at::empty(") for line in npu["alloc"])
+    assert npu["return_statement"] == "return std::make_tuple(yOut_, ratioOut_);"
+    assert ctx["fake"]["lines"][-2:] == [
+        "    x.new_empty(x.shape, dtype=dtypes_[1]),", ")"]
+    assert "always allocates it" in ctx["readme_notes"][0]
 
 
 def test_in_place_variant_macros():

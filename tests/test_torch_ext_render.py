@@ -281,7 +281,8 @@ def python_cpu_kernel(package, op):
     import torch
 
     returned = [i for i, o in enumerate(op.outputs) if not o.is_ref]
-    refs = [(i, [t.name for t in op.inputs].index(o.name)) for i, o in enumerate(op.outputs)
+    # (golden result, input it updates); an op without outputs: the inputs it overwrites
+    refs = [(i, [t.name for t in op.inputs].index(o.name)) for i, o in enumerate(op.results)
             if o.is_ref]
     table = getattr(package.ops, f"_{op.snake_name.upper()}_DTYPES")
 
@@ -291,7 +292,7 @@ def python_cpu_kernel(package, op):
         results = getattr(package.golden, op.snake_name)(*args)
         results = results if isinstance(results, tuple) else (results,)
         for out, arg in refs:
-            args[arg].copy_(results[out].to(dtypes[out]))
+            args[arg].copy_(results[out].to(args[arg].dtype))
         outs = [results[i].to(dtypes[i]).contiguous() for i in returned]
         return None if not outs else outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -310,6 +311,8 @@ def python_cpu_kernel(package, op):
                                    (t.randn(2, dtype=t.float16), t.randn(2, dtype=t.float16))]),
     ("AccumulateCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.25)]),
     ("ScaleInplaceCustom", lambda t: [(t.randn(3, 5),)]),
+    ("ScatterMaxCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.5)]),
+    ("AddcdivCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), t.rand(3, 5) + 1, 0.25)]),
     ("RowSumCustom", lambda t: [(t.randn(3, 5),), (t.randn(3, 5), 0)]),
     ("ShadowCustom", lambda t: [(t.randn(6), t.randn(6), 3.0)]),
 ])

@@ -33,11 +33,11 @@ class HostData:
     descs: list[dict[str, str]]  # the streamed tensors' descs TilingFunc reads dtypes from
     dtype_rules: list[dict[str, Any]]  # InferDataType, per output
     has_dynamic_output: bool
+    has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
 
 
 def build(op: Op, options: Options, kernel: KernelData) -> HostData:
-    streamed = [t for t in kernel.tensors if t.streamed]
-    infer = _infer_and_tiling(op, kernel.tensors, streamed)
+    infer = _infer_and_tiling(op, kernel.tensors, kernel.streams)
     upper = op.snake_name.upper()
     return HostData(
         namespace=op.snake_name,
@@ -49,6 +49,7 @@ def build(op: Op, options: Options, kernel: KernelData) -> HostData:
         soc_literals=[cpp_string(s) for s in options.soc_short_names],
         attr_fields=kernel.attr_fields,
         scalars=kernel.compute.host_scalars,
+        has_outputs=bool(op.outputs),
         **infer,
     )
 
@@ -118,7 +119,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     # the desc of every streamed tensor, whose dtype TilingFunc adds to the UB needs
     descs = []
     for t in streamed:
-        if t.role == "input":
+        if t.role == "input" or t.writeback:  # a write-back stream has its input's dtype
             desc = f"context->GetRequiredInputDesc({t.index})"
         else:
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"

@@ -104,14 +104,20 @@ class KernelData:
     combinations: list[dict[str, Any]]  # compute type per dtype combination
     compute: Compute
     socs_without_datacopypad: list[str]
+    writeback_note: str  # // lines for an op without outputs, else ""
     warnings: list[str]  # for the CLI to show
-    tensors: list[_Tensor]  # for the host data (not rendered)
+    tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
+    streams: list[_Tensor]  # every stream, write-backs included, for the host data
 
 
 @dataclass
 class _Tensor:
     param: TensorParam
-    index: int  # IR index among inputs or outputs
+    index: int  # IR index among inputs or outputs (a write-back: its input's)
+    # The write-back stream of an op without outputs: the new value of input `index`, computed
+    # like an in-place output (compute parameter <name>_ref) and copied back to the input's GM
+    # address, under the input's DTYPE_ macro (the op has no output for the build to define one).
+    writeback: bool = False
 
     @property
     def role(self) -> str:
@@ -122,12 +128,26 @@ class _Tensor:
         return self.param.kernel_param
 
     @property
+    def gm_param(self) -> str:
+        """The kernel entry's GM_ADDR parameter the stream reads or writes."""
+        return self.param.name if self.writeback else self.param.kernel_param
+
+    @property
+    def combo_position(self) -> int:
+        """The tensor's place in a dtype combination (inputs, then outputs)."""
+        return self.index if self.role == "input" or self.writeback else -1
+
+    @property
     def macro(self) -> str:
+        if self.writeback:
+            return f"DTYPE_{self.param.name.upper()}"
         return self.param.dtype_macro
 
     @property
     def streamed(self) -> bool:
-        return self.param.param_type == "required"
+        # an optional output is computed like a required one (its callers always pass it)
+        return self.param.param_type == "required" or (
+            self.role == "output" and self.param.param_type == "optional")
 
 
 def _tags(tensors: list[_Tensor]) -> dict[str, str]:
@@ -150,17 +170,21 @@ def build(op: Op, options: Options) -> KernelData:
     socs = options.soc_short_names
     tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + \
               [_Tensor(t, i) for i, t in enumerate(op.outputs)]
-    streamed = [t for t in tensors if t.streamed]
+    # An op without outputs streams each input it overwrites back to where it came from.
+    positions = {t.name: i for i, t in enumerate(op.inputs)}
+    writebacks = [_Tensor(t, positions[t.name], writeback=True)
+                  for t in (op.results if op.in_place_only else ())]
+    streamed = [t for t in tensors if t.streamed] + writebacks
     ins = [t for t in streamed if t.role == "input"]
     outs = [t for t in streamed if t.role == "output"]
-    tags = _tags(tensors)
+    tags = _tags(tensors + writebacks)
     struct = f"{op.op_type}TilingData"
 
     # compute types per dtype combination (streamed tensors only)
     combos = []
     for combo in op.dtype_combinations:
-        dtypes = [combo[t.index if t.role == "input" else len(op.inputs) + t.index]
-                  for t in streamed]
+        dtypes = [combo[t.combo_position if t.combo_position >= 0
+                        else len(op.inputs) + t.index] for t in streamed]
         combos.append({"dtypes": list(combo), "compute_type": compute_type(dtypes),
                        "streamed_dtypes": dtypes})
 
@@ -182,12 +206,13 @@ def build(op: Op, options: Options) -> KernelData:
 
     compute = _compute(op, socs, streamed, ins, outs, combos, tiling_names, field_names, struct)
 
-    params = {t.kernel_param for t in tensors}
+    params = {t.kernel_param for t in tensors + writebacks}
     entry_tiling = fresh("tilingData", params)
     entry_kernel = fresh("op", params | {entry_tiling})
     init_locals = {base: fresh(base, params) for base in ("offset", "rest", "scratchBytes")}
     views = [tags[t.kernel_param] + ("View" if _can_widen(t) else "Tile") for t in outs + ins]
-    init_params = [f"GM_ADDR {t.kernel_param}" for t in streamed] + [f"const {struct}& tiling"]
+    gm_params = list(dict.fromkeys(t.gm_param for t in streamed))  # a write-back shares its input's
+    init_params = [f"GM_ADDR {p}" for p in gm_params] + [f"const {struct}& tiling"]
     entry_params = [f"GM_ADDR {p}" for p in [t.kernel_param for t in tensors]
                     + ["workspace", "tiling"]]
     upper = op.snake_name.upper()
@@ -202,7 +227,7 @@ def build(op: Op, options: Options) -> KernelData:
         any_widen=any(_can_widen(t) for t in streamed),
         init_signature=cpp_wrap("__aicore__ inline void Init(", init_params, ")",
                                 indent=" " * 4),
-        init_args=[t.kernel_param for t in streamed] + [entry_tiling],
+        init_args=gm_params + [entry_tiling],
         init_offset=init_locals["offset"],
         init_rest=init_locals["rest"],
         init_scratch_bytes=init_locals["scratchBytes"],
@@ -223,9 +248,21 @@ def build(op: Op, options: Options) -> KernelData:
         compute=compute,
         socs_without_datacopypad=sorted({s for s in socs
                                          if not SOC_FAMILIES[s].has_datacopypad}),
+        writeback_note=_writeback_note(op, writebacks),
         warnings=compute.warnings + _soc_warnings(socs),
         tensors=tensors,
+        streams=streamed,
     )
+
+
+def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:
+    if not writebacks:
+        return ""
+    names = ", ".join(t.param.name for t in writebacks)
+    return cpp_comment(
+        f"{op.op_type} has no outputs: it updates its inputs in place. The compute step writes "
+        f"the new value of {names} into <name>_ref, which the kernel copies back to the "
+        "input's own GM address, tile by tile after reading it.")
 
 
 def _can_widen(t: _Tensor) -> bool:
@@ -254,6 +291,8 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str]) -> dict[str, Any]:
     return {
         "name": t.param.name,
         "param": t.kernel_param,
+        "gm_param": t.gm_param,
+        "writeback": t.writeback,
         "index": t.index,
         "role": t.role,
         "macro": t.macro,

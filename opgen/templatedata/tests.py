@@ -147,10 +147,15 @@ def combination_id(combo: tuple[str, ...]) -> str:
 
 
 def combinations(op: Op) -> list[dict[str, Any]]:
+    """Per dtype combination: the input dtypes and the dtypes of what the tests check (the
+    outputs; for an op without outputs, the inputs it overwrites)."""
     out = []
     n = len(op.inputs)
+    positions = {t.name: i for i, t in enumerate(op.inputs)}
     for combo in op.dtype_combinations:
         ins, outs = combo[:n], combo[n:]
+        if op.in_place_only:
+            outs = tuple(combo[positions[t.name]] for t in op.results)
         value = f"({py_dtype_tuple(ins)}, {py_dtype_tuple(outs)})"
         ident = py_string(combination_id(combo))
         param = f"pytest.param({value}, id={ident}),"
@@ -209,6 +214,9 @@ def output_lines(op: Op) -> list[str]:
     lines = []
     position = 0
     input_names = [t.name for t in op.inputs]
+    if op.in_place_only:  # the inputs the op overwrites, which the tests check
+        return [f"Output({py_string(t.name)}, updates={input_names.index(t.name)}, ir=False),"
+                for t in op.results]
     for t in op.outputs:
         if t.is_ref:
             lines.append(f"Output({py_string(t.name)}, updates={input_names.index(t.name)}),")
@@ -336,7 +344,7 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     package, snake = options.package, op.snake_name
     compute_file = f"op_kernel/{snake}_compute.h"
     overrides_file = f"{package}/overrides/{snake}.py"
-    has_golden = bool(op.golden) and all(t.name in op.golden for t in op.outputs)
+    has_golden = bool(op.golden) and all(t.name in op.golden for t in op.results)
 
     pending = ""  # why the precision tests xfail (strictly) while the kernel is a placeholder
     if not op.compute:
@@ -374,7 +382,7 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
                 break
 
     description = []
-    for t in op.outputs:
+    for t in op.results:
         if t.name in op.compute:
             description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
         if t.name in op.golden:

@@ -143,6 +143,14 @@ def output_info(op: Op) -> list[dict[str, Any]]:
             "is_list": t.param_type == "dynamic",
             "return_index": None if t.is_ref else position,
             "dtypes": list(dict.fromkeys(t.dtypes)),
+            # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
+            # passed and returned: a PyTorch op cannot leave out one of its returns.
+            "optional": t.param_type == "optional",
+            "doc": wrap(f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
+                        + (" tensors (a list)." if t.param_type == "dynamic" else ".")
+                        + (" Optional in the OpDef (the aclnn API takes it as a nullable "
+                           "argument); this op always computes and returns it."
+                           if t.param_type == "optional" else ""), LINE - 12),
         }
         if not t.is_ref:
             position += 1
@@ -183,6 +191,8 @@ def variants(op: Op) -> list[dict[str, Any]]:
     out = []
     for k, combo in enumerate(op.dtype_combinations):
         suffix = combo[0] if len(set(combo)) == 1 else "_".join(combo)
+        # an op without outputs: "float16, float32 -> in place"
+        result_label = dtype_label(combo[len(op.inputs):]) or "in place"
         macros = []
         for t, dtype in zip(op.tensors, combo, strict=True):
             macros.append({"name": t.dtype_macro, "value": DTYPES[dtype].c_type})
@@ -191,7 +201,7 @@ def variants(op: Op) -> list[dict[str, Any]]:
             "comment": wrap(f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "
                             f"CPU twin, with one dtype combination: "
                             f"{dtype_label(combo[: len(op.inputs)])} -> "
-                            f"{dtype_label(combo[len(op.inputs):])}. Its entry {symbol} is what "
+                            f"{result_label}. Its entry {symbol} is what "
                             "csrc/ops.cpp runs for inputs of these dtypes.", LINE - 3),
             "declaration": cpp_call(f'extern "C" void {symbol}',
                                     ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"),
@@ -204,8 +214,7 @@ def variants(op: Op) -> list[dict[str, Any]]:
             "at_dtypes": ", ".join(f"at::{DTYPES[d].at}" for d in combo),
             "py_inputs": py_dtype_tuple(combo[: len(op.inputs)]),
             "py_outputs": py_dtype_tuple(combo[len(op.inputs):]),
-            "label": f"{dtype_label(combo[: len(op.inputs)])} -> "
-                     f"{dtype_label(combo[len(op.inputs):])}",
+            "label": f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
         })
     return out
 
@@ -234,10 +243,21 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
             host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
         elif p["kind"] != "list":
             host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
-    refs = [{"output_index": o["index"], "cpp_name": by_name[o["name"]]["cpp_name"]}
-            for o in outs if o["is_ref"]]
+    copy_back = [f"{by_name[o['name']]['cpp_name']}.copy_(outputs_[{o['index']}]);"
+                 for o in outs if o["is_ref"]]
     returned = [o for o in outs if not o["is_ref"]]
     values = [f"outputs_[{o['index']}]" for o in returned]
+    run = ("const std::vector<at::Tensor> outputs_ =\n        " if returned or copy_back else "") \
+        + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
+    if op.in_place_only:
+        # No outputs: the kernel writes the inputs; the twin hands back every input as the
+        # kernel left it (none when they are empty), and each goes back into its argument.
+        run = ("const std::vector<at::Tensor> updated_ =\n        "
+               f"opgen_torch::RunInPlace({cpp_string(op.op_type)}, variants_, inputs_, attrs_);")
+        copy_back = ["if (!updated_.empty()) {"]
+        copy_back += [f"    {by_name[t.name]['cpp_name']}.copy_(updated_[{i}]);"
+                      for i, t in enumerate(op.inputs)]
+        copy_back.append("}")
     pieces = wrap(unsupported, LINE - 30)
     pieces = [cpp_string(piece + (" " if i < len(pieces) - 1 else ""))
               for i, piece in enumerate(pieces)]
@@ -247,10 +267,9 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
         "op_type_literal": cpp_string(op.op_type),
         "host_inputs": host_inputs,
         "attr_values": [p["twin_value"] for p in params if p["kind"] == "attr"],
-        "refs": refs,
+        "copy_back": copy_back,
         "return_statement": cpp_return_statement(returned, values),
-        "run": ("const std::vector<at::Tensor> outputs_ =\n        " if returned or refs else "")
-               + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);",
+        "run": run,
     }
 
 
@@ -326,8 +345,9 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
     returned = [o for o in outs if not o["is_ref"]]
     alloc: list[str] = []
     meta: dict[str, Any] | None = None
-    if op.is_elementwise:
-        # Elementwise: every output has the first input's shape; dtypes by combination.
+    if op.is_elementwise or op.in_place_only:
+        # Elementwise: every output has the first input's shape; dtypes by combination. (An op
+        # without outputs allocates nothing.)
         first = next(p for p in params if p["kind"] in ("tensor", "ref"))
         shape = f"{first['cpp_name']}.sizes()"
         for o in returned:
@@ -425,7 +445,15 @@ def npu_dtype_arg(p: dict[str, Any]) -> str:
 
 
 def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
-    """How the fake (meta) kernel computes the output metadata: the lines of its body."""
+    """How the fake (meta) kernel computes the output metadata: the lines of its body, and
+    whether they call _support's _check_same_shape (ops.py imports it then)."""
+    fake = _fake_lines(op, options, params, outs)
+    fake["checks_same_shape"] = any(line.startswith("_check_same_shape(")
+                                    for line in fake["lines"])
+    return fake
+
+
+def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     returned = [o for o in outs if not o["is_ref"]]
     op_type = py_string(op.op_type)
     table = f"_{op.snake_name.upper()}_DTYPES"
@@ -435,6 +463,16 @@ def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
     lines = [f"dtypes_ = {check}" if returned else check]
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
+    if op.in_place_only:
+        # No outputs: the op only writes its inputs, so there is no metadata to compute.
+        if op.is_elementwise:
+            first = required[0]
+            for other in required[1:]:
+                lines.append(py_call("_check_same_shape", [op_type, py_string(first), first,
+                                                           py_string(other), other], 4))
+        lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
+        lines.append("return None")
+        return {"mode": "in_place", "lines": lines}
     if not op.is_elementwise and not has_golden and required and not any(
             o["is_list"] for o in outs):
         # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
@@ -515,8 +553,11 @@ def is_differentiable(op: Op) -> tuple[bool, str]:
 
 
 def golden_context(op: Op, options, params) -> dict[str, Any]:
-    complete = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
-    exprs = [op.golden.get(o.name) or "None" for o in op.outputs]
+    """The golden returns what the op computes (op.results): its outputs, or, for an op without
+    outputs, the new values of the inputs it overwrites (in input order)."""
+    results = op.results
+    complete = bool(op.golden) and all(o.name in op.golden for o in results)
+    exprs = [op.golden.get(o.name) or "None" for o in results]
     if len(exprs) == 1:
         body = [noqa_long(f"return {exprs[0]}", 4)]
     elif len(" ".join(exprs)) + 14 <= LINE:
@@ -528,8 +569,8 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
     plain = [py_param(p, annotated=False) for p in params]
     converted = [f"_float64({p['name']})" if p["is_tensor"] else p["name"] for p in params]
     doc = [noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
-           for o in op.outputs if o.name in op.golden]
-    missing = [o.name for o in op.outputs if o.name not in op.golden]
+           for o in results if o.name in op.golden]
+    missing = [o.name for o in results if o.name not in op.golden]
     user_file = py_string(f"{options.package}/{options_path(op)}")
     return {
         "has_golden": bool(op.golden),
@@ -608,6 +649,8 @@ class TorchData:
     returned: list[dict[str, Any]]
     variants: list[dict[str, Any]]
     dtype_header: str
+    nothing_returned: list[str]  # the Returns: text of an op that returns nothing
+    readme_notes: list[str]  # what the generated README says about in-place and optional outputs
     py_signature: str
     py_params: str
     py_args: str
@@ -648,7 +691,7 @@ def build(op: Op, options: Options) -> TorchData:
     cpp_return, py_return = return_types(returned)
     differentiable, not_differentiable = is_differentiable(op)
     py_name = py_function_name(op.snake_name)
-    description = [f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.outputs
+    description = [f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results
                    if o.name in op.golden]
     annotated = [py_param(p, annotated=True) for p in params]
     plain = [py_param(p, annotated=False) for p in params]
@@ -682,7 +725,9 @@ def build(op: Op, options: Options) -> TorchData:
         returned=returned,  # the outputs the op returns
         variants=variants(op),  # one per dtype combination
         dtype_header=f"{', '.join(t.name for t in op.inputs)} -> "
-                        f"{', '.join(t.name for t in op.outputs)}",
+                     f"{', '.join(t.name for t in op.outputs) or 'in place'}",
+        nothing_returned=_nothing_returned(op),
+        readme_notes=_readme_notes(op),
         # Python
         py_signature=", ".join(annotated),
         py_params=", ".join(plain),
@@ -723,6 +768,37 @@ def build(op: Op, options: Options) -> TorchData:
         introspection=introspection_context(op, options, params),
         warnings=_warnings(op, options, py_name),
     )
+
+
+def _readme_notes(op: Op) -> list[str]:
+    notes = []
+    if op.in_place_only:
+        notes.append(
+            f"{op.op_type} has no outputs: it updates its inputs in place. Its PyTorch op marks "
+            f"every input mutable (`Tensor(a!)`) and returns nothing, its aclnn API takes only "
+            f"the inputs and attrs, its kernel writes {', '.join(t.name for t in op.results)} "
+            "back to the input's own memory, and its golden returns the new values of those "
+            "inputs, which the tests compare with the mutated arguments.")
+    optional = [t.name for t in op.outputs if t.param_type == "optional"]
+    if optional:
+        notes.append(
+            f"{op.op_type}: output {', '.join(optional)} is optional in the OpDef "
+            "(`.ParamType(OPTIONAL)`, a nullable aclnn argument). The PyTorch op always "
+            "allocates it, passes it to aclnn and returns it (a PyTorch op cannot leave out one "
+            "of its returns), and the kernel computes it like a required output.")
+    return notes
+
+
+def _nothing_returned(op: Op) -> list[str]:
+    if op.in_place_only:
+        names = ", ".join(t.name for t in op.results)
+        their = "its new value" if len(op.results) == 1 else "their new values"
+        text = (f"Nothing: {op.op_type} has no outputs and updates its inputs in place (the "
+                f"kernel writes {names}; the golden returns {their}).")
+    else:
+        text = (f"Nothing: {', '.join(t.name for t in op.outputs)} "
+                f"{'is' if len(op.outputs) == 1 else 'are'} updated in place.")
+    return wrap(text, LINE - 8)
 
 
 def arg_doc(p: dict[str, Any]) -> list[str]:

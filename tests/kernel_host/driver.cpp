@@ -149,6 +149,23 @@ int main(int argc, char** argv)
         o += std::string(i ? ", " : "") + "{\"dtype\": " + Quote(opgen_twin::DataTypeName(r.outputs[i].dtype)) +
              ", \"shape\": " + ShapeJson(r.outputs[i].shape) + ", \"file\": " + Quote(file) + "}";
     }
+    // every plain input as the kernel left it (an op without outputs updates them in place)
+    o += "], \"updated_inputs\": [";
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+        const std::string file = outDir + "/upd" + std::to_string(i) + ".bin";
+        FILE* f = std::fopen(file.c_str(), "wb");
+        if (f != nullptr) {
+            if (!r.inputs[i].data.empty()) {
+                std::fwrite(r.inputs[i].data.data(), 1, r.inputs[i].data.size(), f);
+            }
+            std::fclose(f);
+        }
+        const bool plain = r.inputs[i].present && !r.inputs[i].isList;
+        o += std::string(i ? ", " : "") + (plain ? "{\"dtype\": " + Quote(opgen_twin::DataTypeName(r.inputs[i].dtype)) +
+                                                     ", \"shape\": " + ShapeJson(r.inputs[i].shape) +
+                                                     ", \"file\": " + Quote(file) + "}"
+                                               : std::string("null"));
+    }
     std::printf("%s]}\n", o.c_str());
     return 0;
 }

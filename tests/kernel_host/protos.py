@@ -49,6 +49,29 @@ INPLACE = op(
     compute={"x": "x * scale + 1"},
 )
 
+# No outputs: the op updates its inputs in place. compute names the inputs it overwrites (acc);
+# x is only read. The kernel streams acc back to its own GM address.
+IN_PLACE_ONLY = op(
+    "AccumulateCustom",
+    [tensor("acc", ("float", "fp16")), tensor("x", ("float", "fp16"))], [],
+    attrs=[{"name": "alpha", "param_type": "optional", "type": "float", "default_value": 0.5}],
+    compute={"acc": "acc + alpha * x"},
+)
+
+# An optional output (InstanceNorm, Addcdiv): OpDef OPTIONAL, computed like a required one.
+OPTIONAL_OUT = op(
+    "AddcdivCustom",
+    [tensor("x", ("float", "fp16")), tensor("t1", ("float", "fp16")),
+     tensor("t2", ("float", "fp16"))],
+    [tensor("y", ("float", "fp16")), tensor("ratio", ("float", "fp16"), "optional")],
+    attrs=[{"name": "value", "param_type": "optional", "type": "float", "default_value": 0.5}],
+    compute={"y": "x * t2 * value", "ratio": "t1 / t2"},
+)
+
+# No outputs and no compute: the placeholder step overwrites every input with zeros.
+IN_PLACE_STUB = op("ScatterStubCustom", [tensor("var", ("float",)), tensor("idx", ("int32",))],
+                   [])
+
 # Integer compute: int16 relu has no Relu API (Maxs 0 instead); abs of ints is max(v, -v).
 INT_MIX = op(
     "IntMixCustom",

@@ -295,7 +295,8 @@ def run(driver: Path, op_type: str, inputs: list[tuple[str, np.ndarray] | None],
         cores: int | None = None, ub: int | None = None, workdir: Path | None = None) -> dict:
     """Run one op; inputs are (dtype, values) or None for an absent optional input.
 
-    Returns the driver's JSON with "outputs" decoded to float64 arrays and "inputs" as stored.
+    Returns the driver's JSON with "outputs" decoded to float64 arrays, "inputs" as stored and
+    "updated_inputs" as the kernel left them (None for absent or dynamic ones).
     """
     import tempfile
 
@@ -331,6 +332,10 @@ def run(driver: Path, op_type: str, inputs: list[tuple[str, np.ndarray] | None],
             dtype = _GE_TO_DTYPE[out["dtype"]]
             out["dtype"] = dtype
             out["values"] = decode(Path(out["file"]).read_bytes(), dtype, out["shape"])
+        for upd in result.get("updated_inputs", []):
+            if upd is not None:
+                upd["dtype"] = _GE_TO_DTYPE[upd["dtype"]]
+                upd["values"] = decode(Path(upd["file"]).read_bytes(), upd["dtype"], upd["shape"])
         result["inputs"] = stored
         return result
 

@@ -70,6 +70,25 @@ ONLY_IN_PLACE = {
     "opgen": {"compute": {"x": "x * factor"}},
 }
 
+# No outputs: the op updates its inputs in place (mutable arguments, returns nothing); compute
+# names the input it overwrites (var), updates is only read.
+NO_OUTPUTS = {
+    "op": "ScatterMaxCustom",
+    "input_desc": [t("var"), t("updates")],
+    "output_desc": [],
+    "attr": [attr("scale", "float", 1.0)],
+    "opgen": {"compute": {"var": "max(var, updates * scale)"}},
+}
+
+# An optional output (InstanceNorm, Addcdiv): the op always computes and returns it.
+OPTIONAL_OUTPUT = {
+    "op": "AddcdivCustom",
+    "input_desc": [t("x"), t("t1"), t("t2")],
+    "output_desc": [t("y"), t("ratio", param_type="optional")],
+    "attr": [attr("value", "float", 0.5)],
+    "opgen": {"compute": {"y": "x * t2 * value", "ratio": "t1 / t2"}},
+}
+
 # Not elementwise, with a golden: the fake kernel runs the golden on fake tensors.
 REDUCE = {
     "op": "RowSumCustom",
@@ -112,8 +131,8 @@ SHADOWING = {
     "opgen": {"compute": {"level": "at + std * result"}},
 }
 
-KITCHEN_SINK = [ALL_ATTRS, NO_ACLNN, TWO_OUTPUTS, IN_PLACE, ONLY_IN_PLACE, REDUCE, CONCAT,
-                CHUNKS, OPAQUE, SHADOWING]
+KITCHEN_SINK = [ALL_ATTRS, NO_ACLNN, TWO_OUTPUTS, IN_PLACE, ONLY_IN_PLACE, NO_OUTPUTS,
+                OPTIONAL_OUTPUT, REDUCE, CONCAT, CHUNKS, OPAQUE, SHADOWING]
 
 
 def text(ops) -> str:

@@ -148,6 +148,10 @@ struct RunResult {
     std::string stage;  // where it stopped: validate | infer_shape | infer_data_type | tiling | launch | done
     std::string error;
     std::vector<HostTensor> outputs;  // per IR output; a DYNAMIC one is a HostTensor::List
+    // Per IR input, as the kernel left it (a kernel may write an input: an op without outputs
+    // updates its inputs in place); filled when the launch stage is reached (DYNAMIC ones and
+    // omitted optional ones as given).
+    std::vector<HostTensor> inputs;
     uint32_t blockDim = 0;
     uint64_t tilingKey = 0;
     std::vector<size_t> workspaceSizes;
@@ -655,6 +659,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
                          k->arity, opType.c_str(), want, defIns.size(), defOuts.size());
         return r;
     }
+    r.inputs = inputs;
     if (c.blockDim == 0) {  // empty outputs: nothing to launch
         r.ok = true;
         r.stage = "done";
@@ -667,6 +672,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     L.gm.clear();
     GmBuffers gm;
     std::vector<uint8_t*> args;
+    std::vector<uint8_t*> inPtrs(defIns.size(), nullptr);  // of the plain (non-DYNAMIC) inputs
     for (size_t i = 0; i < defIns.size(); ++i) {
         const size_t n = c.irInputs[i].GetInstanceNum();
         if (n == 0) {
@@ -683,6 +689,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         }
         args.push_back(IsDynamic(defIns[i]) ? gm.AddList(shapes, addrs, "input '" + defIns[i].TwinName() + "'")
                                             : static_cast<uint8_t*>(const_cast<void*>(addrs[0])));
+        if (!IsDynamic(defIns[i])) inPtrs[i] = args.back();
     }
     std::vector<uint8_t*> outPtrs(c.outShapes.size(), nullptr);  // per output instance
     for (size_t i = 0; i < defOuts.size(); ++i) {
@@ -729,6 +736,10 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     for (size_t inst = 0; inst < outPtrs.size(); ++inst) {
         HostTensor& t = OutputSlot(r.outputs, c, inst);
         if (!t.data.empty()) std::memcpy(t.data.data(), outPtrs[inst], t.data.size());
+    }
+    for (size_t i = 0; i < inPtrs.size() && i < r.inputs.size(); ++i) {
+        HostTensor& t = r.inputs[i];
+        if (inPtrs[i] != nullptr && !t.data.empty()) std::memcpy(t.data.data(), inPtrs[i], t.data.size());
     }
     r.ok = true;
     r.stage = "done";
