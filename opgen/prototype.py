@@ -12,6 +12,7 @@ Every problem is collected before anything fails, so the user fixes the file in 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from opgen.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
     DTYPE_SUGGESTIONS,
+    NO_ELEMENT_TYPE,
     UNSUPPORTED_ATTR_TYPES,
     UNSUPPORTED_DTYPES,
 )
@@ -85,7 +87,7 @@ def parse_json(text: str, source: str = "<string>") -> Any:
         raise PrototypeError(
             # some messages end in "at" ("Invalid control character at")
             [Problem("$", f"not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
-                          f"column {exc.colno}")],
+                          f"column {exc.colno} (msopgen cannot read it either)")],
             source) from None
     except ValueError as exc:
         raise PrototypeError([Problem("$", f"not valid JSON: {exc}")], source) from None
@@ -176,8 +178,21 @@ def _op_validator():
 def schema_problems(op: Any, base: str) -> list[Problem]:
     out: list[Problem] = []
     for error in _op_validator().iter_errors(op):
-        out += _translate(error, base)
+        out += [_with_msopgen_default(p, error, op) for p in _translate(error, base)]
     return list(dict.fromkeys(out))  # drop repeats, keep order
+
+
+def _with_msopgen_default(problem: Problem, error, op: Any) -> Problem:
+    """A default_value of the wrong kind: add the OpDef call msopgen would paste it into."""
+    where = list(error.absolute_path)
+    if len(where) < 3 or where[0] != "attr" or where[2] != "default_value":
+        return problem
+    info = ATTR_TYPES.get(op["attr"][where[1]].get("type"))
+    if info is None:
+        return problem
+    value = op["attr"][where[1]]["default_value"]
+    return replace(problem, message=f"{problem.message}; msopgen would paste it into the OpDef "
+                                    f"as .{info.opdef_method}({json.dumps(value)})")
 
 
 def _path(base: str, parts) -> str:
@@ -279,7 +294,10 @@ def _enum_problem(path: str, field: str, value: Any, allowed: list) -> Problem:
                        suggestion)
     if field == "type" or path.rsplit(".", 1)[-1].startswith("type["):
         if text in UNSUPPORTED_DTYPES:
-            return Problem(path, f"dtype '{text}' is not supported: {UNSUPPORTED_DTYPES[text]}",
+            return Problem(path, f"dtype '{text}' is not supported: {UNSUPPORTED_DTYPES[text]}"
+                                 + (" (msopgen accepts it; an op whose every dtype combination "
+                                    "holds one cannot be generated)"
+                                    if text in NO_ELEMENT_TYPE else ""),
                            suggestion=None if "write" in UNSUPPORTED_DTYPES[text] else
                            DTYPE_SUGGESTIONS.get(text))
         return Problem(path, "unknown dtype: msopgen would drop it", value,
