@@ -12,9 +12,11 @@ from opgen.catalog import SOC_SHORT_NAMES
 from opgen.errors import UsageError
 from opgen.problems import did_you_mean
 
-TEMPLATE_ROOTS = ("kernel", "host", "torch_ext", "tests")  # each a copier template
+TEMPLATE_ROOTS = ("kernel", "host", "torch_ext", "tests")  # each in copier's format
 DEFAULT_SOC = "ascend910b1"
 STRICT_UNDEFINED = "jinja2.StrictUndefined"  # every copier.yml's _envops.undefined
+# The copier.yml keys opgen's renderer (render.py) honours; any other `_` key is refused.
+COPIER_KEYS = frozenset({"_subdirectory", "_templates_suffix", "_envops"})
 
 
 @dataclass(frozen=True)
@@ -118,12 +120,12 @@ def check_vendor(vendor: str) -> None:
 
 
 def check_template_root(root: Path, flag: str = "--templates") -> None:
-    """A template root holds the four copier templates, each rendering with
+    """A template root holds the four templates (copier's format), each rendering with
     jinja2.StrictUndefined (a misspelt name must fail, not render as empty text)."""
     missing = [r for r in TEMPLATE_ROOTS if not (root / r / "copier.yml").is_file()]
     if missing:
         raise UsageError(f"{flag} {root}: missing {', '.join(missing)} (each needs a copier.yml)")
-    import yaml  # copier's own dependency; only for custom roots
+    import yaml
 
     for r in TEMPLATE_ROOTS:
         path = root / r / "copier.yml"
@@ -131,6 +133,12 @@ def check_template_root(root: Path, flag: str = "--templates") -> None:
             config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise UsageError(f"{flag} {root}: {path} cannot be read ({exc})") from None
+        unknown = sorted(k for k in config if isinstance(k, str) and k.startswith("_")
+                         and k not in COPIER_KEYS) if isinstance(config, dict) else []
+        if unknown:
+            raise UsageError(f"{flag} {root}: {path} sets {', '.join(unknown)}, which opgen's "
+                             f"renderer does not support (it reads "
+                             f"{', '.join(sorted(COPIER_KEYS))})")
         envops = config.get("_envops") if isinstance(config, dict) else None
         if not isinstance(envops, dict) or envops.get("undefined") != STRICT_UNDEFINED:
             raise UsageError(f"{flag} {root}: {path} must set `_envops: undefined: "

@@ -218,6 +218,32 @@ def test_broken_custom_template_fails_and_leaves_nothing(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".opgen-")]
 
 
+def test_a_copier_feature_the_renderer_lacks_is_refused(tmp_path):
+    custom = tmp_path / "tpl"
+    shutil.copytree(ROOT / "templates", custom)
+    with (custom / "tests" / "copier.yml").open("a") as config:
+        config.write("_exclude: ['*.bak']\n")
+    result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
+    assert result.exit_code == 2 and "sets _exclude, which opgen's renderer does not support" \
+        in result.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_rendering_without_a_writable_cache_directory(tmp_path, monkeypatch):
+    from opgen import render
+
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache directory would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    render._load_template.cache_clear()
+    try:
+        result = invoke(GELU, "-o", tmp_path / "p")
+    finally:
+        render._load_template.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "p" / "op_kernel" / "gelu_custom.cpp").is_file()
+
+
 KERNEL_TEMPLATE = "kernel/op/op_kernel/{{ op.snake }}.cpp.jinja"
 
 
