@@ -263,7 +263,15 @@ def apply(the_plan: Plan) -> int:
     saved: list[tuple[Path, Path | None]] = []
     staged: Path | None = None
     try:
-        for i, (target, content) in enumerate(sorted(writes.items())):
+        # The project's files first, opgen's state (pristine copies, then the manifest) last:
+        # an update killed part-way leaves the old state, and the next update completes it.
+        def order(item: tuple[Path, bytes | None]) -> tuple[int, Path]:
+            target = item[0]
+            rank = 2 if target == the_plan.project / project_state.MANIFEST else int(
+                project_state.STATE_DIR in target.relative_to(the_plan.project).parts[:1])
+            return rank, target
+
+        for i, (target, content) in enumerate(sorted(writes.items(), key=order)):
             previous = None
             if target.exists():
                 previous = backup / str(i)

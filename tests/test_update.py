@@ -327,6 +327,39 @@ def test_failure_part_way_restores_the_project(tmp_path, monkeypatch):
     assert after == before
 
 
+def test_an_update_killed_part_way_is_completed_by_the_next(tmp_path, monkeypatch):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
+    edit(v2 / "host" / "project" / "build.sh.jinja", "set -euo pipefail", "set -eu")
+    the_plan = update_stage.plan_update(project, v2)
+    written = []
+    real_replace = Path.replace
+
+    def record(self, target):
+        written.append(Path(target).relative_to(project).as_posix())
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", record)
+    update_stage.apply(the_plan)
+    monkeypatch.undo()
+    state = [i for i, path in enumerate(written) if path.startswith(".opgen/")]
+    assert written[-1] == ".opgen/manifest.json"
+    assert state == list(range(state[0], len(written)))  # project files first, state last
+    # killed before the state was written: the project files are new, the state is old
+    killed = new_project(tmp_path / "again", templates=v1)
+    the_plan = update_stage.plan_update(killed, v2)
+    for change in the_plan.changes:
+        if change.writes:
+            (killed / change.path).write_bytes(change.new_content)
+    result = cli("update", killed, "--templates", v2, "--json")
+    assert result.exit_code == 0, result.output
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions["CMakeLists.txt"] == "unchanged" and actions["build.sh"] == "unchanged"
+    manifest = json.loads((killed / ".opgen" / "manifest.json").read_text())
+    assert manifest["options"]["templates"] == str(v2.resolve())
+
+
 def test_not_a_project_is_a_usage_error(tmp_path):
     result = cli("update", tmp_path)
     assert result.exit_code == 2 and "not an opgen project" in result.stderr
