@@ -42,24 +42,35 @@ def _root(
 @app.command()
 def validate(
     proto: Path = typer.Argument(..., help="Prototype JSON file (msopgen or tutorial format)."),
+    soc: list[str] = typer.Option(
+        [], "--soc", help="Target SoC, as for opgen new (repeatable) \\[default: ascend910b1]."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
 ) -> None:
     """Check a prototype against the schema and opgen's rules; print what it derives.
 
-    Exit 0 if valid, 2 if not (every problem is listed with its JSON path).
+    Runs every check opgen new runs before writing, including lowering the compute expressions
+    for the SoCs. Exit 0 if valid, 2 if not (every problem is listed with its JSON path).
     """
     from opgen import console, prototype
+    from opgen.errors import BadInput
+    from opgen.new import template_data
+    from opgen.options import Options, resolve_socs
     from opgen.problems import PrototypeError
 
     try:
+        socs, soc_warnings = resolve_socs(soc)
         proto_model = prototype.load(proto)
+        template_data(proto_model, Options("ops", "ops", "ops", socs))
     except PrototypeError as exc:
         console.report_invalid(exc, as_json)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except BadInput as exc:
+        console.fail(str(exc))
         raise typer.Exit(EXIT_BAD_INPUT) from None
     if as_json:
         console.print_json(proto_model.as_json())
         return
-    console.print_warnings(proto_model.warnings)
+    console.print_warnings(soc_warnings + list(proto_model.warnings))
     _print_summary(proto_model)
 
 

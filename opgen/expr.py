@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 
 
@@ -90,11 +91,58 @@ class Call:
 Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Call
 
 
+# Bounds on an expression, checked before anything walks it recursively or evaluates it: far
+# beyond any real operator, well within Python's recursion limit and a test's time.
+MAX_CHARS = 4000
+MAX_NODES = 2000
+MAX_DEPTH = 100
+MAX_INT_LITERAL = 2**64
+MAX_CONST_EXPONENT = 64  # `a ** b` of two numbers: larger b can take minutes to evaluate
+
+
 def _parse(text: str) -> ast.expr:
+    if len(text) > MAX_CHARS:
+        raise ExprError(f"is {len(text)} characters long; opgen takes at most {MAX_CHARS}")
     try:
-        return ast.parse(text.strip(), mode="eval").body
+        tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise ExprError(f"not a valid expression: {exc.msg} at column {exc.offset}") from None
+    except (RecursionError, MemoryError):
+        raise ExprError(f"nests too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # e.g. an integer literal beyond Python's 4300 digits
+        raise ExprError(f"not a valid expression: {exc}") from None
+    _check_size(tree)
+    return tree
+
+
+def _check_size(tree: ast.expr) -> None:
+    """The bounds above, walking without recursion."""
+    nodes, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH:
+            raise ExprError(f"nests more than {MAX_DEPTH} levels deep")
+        if nodes > MAX_NODES:
+            raise ExprError(f"has more than {MAX_NODES} terms")
+        if isinstance(node, ast.Constant) and type(node.value) is int \
+                and abs(node.value) > MAX_INT_LITERAL:
+            raise ExprError(f"the literal {_digits(node.value)} is larger than 2**64")
+        if isinstance(node, ast.Constant) and isinstance(node.value, float) \
+                and not math.isfinite(node.value):
+            raise ExprError(f"the literal {_snippet(node)} does not fit in a double")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) \
+                and isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant) \
+                and type(node.right.value) in (int, float) \
+                and abs(node.right.value) > MAX_CONST_EXPONENT:
+            raise ExprError(f"'{_snippet(node)}': a power of two numbers takes an exponent of at "
+                            f"most {MAX_CONST_EXPONENT}")
+        stack += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
+
+
+def _digits(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
 
 
 def _snippet(node: ast.AST) -> str:

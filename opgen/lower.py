@@ -29,6 +29,10 @@ from opgen.model import Op
 class LoweringError(ValueError):
     """The compute expression cannot be lowered to Ascend C vector calls for this op."""
 
+    def __init__(self, message: str, output: str = "") -> None:
+        super().__init__(message)
+        self.output = output  # the output whose expression failed, when known
+
 
 # ---------------------------------------------------------------------------------------------
 # compute types
@@ -120,7 +124,8 @@ class Lowerer:
     # -- errors --------------------------------------------------------------------------
 
     def fail(self, reason: str) -> LoweringError:
-        return LoweringError(f"compute expression of output '{self.output}': {reason}")
+        return LoweringError(f"compute expression of output '{self.output}': {reason}",
+                             self.output)
 
     @property
     def is_int(self) -> bool:

@@ -103,6 +103,7 @@ class Op:
     aclnn: Aclnn | None = None  # None: CANN's aclnn generator cannot express the op
     aclnn_missing_reason: str = ""
     torch_schema: str = ""
+    json_path: str = "$"  # where the op stands in its prototype file: $ or $[i]
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:
@@ -153,6 +154,7 @@ class Op:
 class Prototype:
     ops: tuple[Op, ...]
     warnings: tuple[str, ...] = ()
+    source: str = ""  # the file it was read from, for messages
 
     def as_json(self) -> dict[str, Any]:
         return {"ops": [op.as_json() for op in self.ops], "warnings": list(self.warnings)}

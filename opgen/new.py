@@ -101,11 +101,18 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
     """Build the template data now, so a compute expression the SoCs cannot run is bad input
-    (exit 2) found before anything is rendered."""
+    (exit 2, a problem at the expression's JSON path) found before anything is rendered."""
+    from opgen.problems import Problem, PrototypeError, key_path
+
     try:
         return build_data(proto, options)
     except LoweringError as exc:
-        raise UsageError(str(exc)) from None
+        op = getattr(exc, "op", None)
+        path = "$"
+        if op is not None:
+            path = key_path(key_path(op.json_path, "opgen"), "compute")
+            path = key_path(path, exc.output) if exc.output else path
+        raise PrototypeError([Problem(path, str(exc))], proto.source) from None
 
 
 def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:

@@ -12,6 +12,7 @@ Every problem is collected before anything fails, so the user fixes the file in 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -91,12 +92,35 @@ def parse_json(text: str, source: str = "<string>") -> Any:
             source) from None
     except ValueError as exc:
         raise PrototypeError([Problem("$", f"not valid JSON: {exc}")], source) from None
+    except RecursionError:
+        data = None
+    depth = _depth(data) if data is not None else MAX_JSON_DEPTH + 1
+    if depth > MAX_JSON_DEPTH:
+        raise PrototypeError([Problem("$", f"nests more than {MAX_JSON_DEPTH} levels deep; a "
+                                           "prototype needs about 5")], source)
     if duplicates:
         keys = ", ".join(sorted(set(duplicates)))
         raise PrototypeError(
             [Problem("$", f"duplicate key(s) in an object: {keys} (JSON readers disagree on "
                           "which one wins)")], source)
     return data
+
+
+MAX_JSON_DEPTH = 64  # checked before anything walks the document recursively
+
+
+def _depth(data: Any) -> int:
+    """How deeply lists and objects nest in `data`, found without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_JSON_DEPTH:
+            break
+        children = node.values() if isinstance(node, dict) else node if isinstance(
+            node, list) else ()
+        stack += [(child, depth + 1) for child in children]
+    return deepest
 
 
 def from_data(data: Any, source: str = "<string>") -> Prototype:
@@ -130,7 +154,7 @@ def from_data(data: Any, source: str = "<string>") -> Prototype:
     problems += check_across_ops(located)
     if problems:
         raise PrototypeError(in_file_order(problems, data), source)
-    return Prototype(tuple(op for _, op in located), tuple(warnings))
+    return Prototype(tuple(op for _, op in located), tuple(warnings), source)
 
 
 def in_file_order(problems: list[Problem], data: Any) -> list[Problem]:
@@ -418,7 +442,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     warnings += [f"{base}: {w}" for w in dropped]
     if problems:
         return None, problems, warnings
-    op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text)
+    op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
+            json_path=base)
     return op, problems, warnings
 
 
@@ -546,8 +571,14 @@ def _check_default_range(path: str, attr_type: str, value: Any) -> list[Problem]
     for x in flat:
         if element == "int" and not INT64_MIN <= x <= INT64_MAX:
             return [Problem(path, "does not fit in int64", value)]
+        if element == "float" and not math.isfinite(float(x)):
+            return [Problem(path, "is not a finite number (JSON reads 1e309 as infinity), which "
+                                  "OpAttrDef::Float cannot take", value)]
         if element == "float" and float32_overflows(float(x)):
             return [Problem(path, "does not fit in a C++ float (OpAttrDef::Float takes float)",
+                            value)]
+        if element == "float" and x != 0 and abs(float(x)) < 1.401298464324817e-45:
+            return [Problem(path, "rounds to 0 in a C++ float (OpAttrDef::Float takes float)",
                             value)]
         if element == "string" and any(ord(c) < 32 and c not in "\n\t" or ord(c) == 127
                                        for c in x):

@@ -348,7 +348,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
                 why = (f"the dtype combination ({pairs}) mixes types that do not compute in one "
                        "type; give every tensor of a combination float types, or one integer type")
             raise LoweringError(f"compute expression of output '{out}': {why}. Drop the compute "
-                                "expression to write the compute step by hand.")
+                                "expression to write the compute step by hand.", out)
     if len(types) == 1:
         mode = "float" if types == {"float"} else "int"
         ctype = types.pop()

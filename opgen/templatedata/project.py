@@ -183,4 +183,6 @@ def _build_op_named(op: Op, options: Options) -> OpData:
     try:
         return build_op(op, options)
     except LoweringError as exc:
-        raise LoweringError(f"{op.op_type}: {exc}") from None
+        raised = LoweringError(f"{op.op_type}: {exc}", exc.output)
+        raised.op = op
+        raise raised from None
