@@ -176,8 +176,9 @@ def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:
     out = stdout()
     changed = [c for c in the_plan.changes if c.action != "unchanged"]
     for c in changed:
-        style = {"conflict": "red", "merged": "cyan", "added": "green", "removed": "yellow",
-                 "deleted by user": "dim"}.get(c.action, "")
+        style = {"conflict": "red", "unresolved conflict": "red", "merged": "cyan",
+                 "added": "green", "removed": "yellow", "deleted by user": "dim",
+                 "kept (rendering changed)": "yellow", "orphaned": "yellow"}.get(c.action, "")
         label = f"[{style}]{c.action}[/{style}]" if style else c.action
         out.print(f"{label:>12}  {escape(c.path)}  [dim]({c.owner})[/dim]", soft_wrap=True)
         if diff and c.new_content is not None or diff and c.action == "removed":

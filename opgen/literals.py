@@ -23,7 +23,14 @@ def cpp_string(text: str) -> str:
 
 
 def py_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=True)  # a JSON string is a valid Python literal
+    """A Python string literal holding `text` exactly, in ASCII. JSON's escapes are Python's,
+    except that JSON writes a character beyond U+FFFF as two surrogate escapes, which Python
+    reads as two lone surrogates: those get \\U escapes."""
+    out = []
+    for ch in json.dumps(text, ensure_ascii=False)[1:-1]:
+        code = ord(ch)
+        out.append(ch if code < 127 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
 
 
 def cmake_string(text: str) -> str:

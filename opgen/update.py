@@ -35,8 +35,21 @@ from opgen.options import Options, check_template_root
 from opgen.resources import templates_dir
 
 # What happened to a file; the order is the order of the report.
-ACTIONS = ("conflict", "merged", "updated", "restored", "added", "removed", "deleted by user",
-           "kept (modified, no longer produced)", "unchanged")
+ACTIONS = ("conflict", "unresolved conflict", "merged", "updated", "restored", "added",
+           "removed", "deleted by user", "kept (modified, no longer produced)",
+           "kept (rendering changed)", "kept (already there)", "orphaned", "unchanged")
+# Actions that leave a file as it is but need the user's eye: the warning printed for each.
+NOTED = {
+    "unresolved conflict": "still holds the conflict markers of an earlier update; resolve them "
+                           "(the update leaves the file alone until then)",
+    "kept (rendering changed)": "opgen's rendering of this file of yours changed (a new input, "
+                                "attr or signature?); yours is kept: `opgen update --diff` shows "
+                                "the new rendering, `--restore` takes it",
+    "kept (already there)": "opgen now renders a file of this name, and yours is in the way; "
+                            "yours is kept (`--restore` takes opgen's)",
+    "orphaned": "opgen no longer renders this file of yours (a renamed or removed op?); it is "
+                "kept: delete it if it is no longer needed",
+}
 
 
 class UpdateError(BadInput):
@@ -73,7 +86,7 @@ class Plan:
 
     @property
     def conflicts(self) -> list[str]:
-        return [c.path for c in self.changes if c.action == "conflict"]
+        return [c.path for c in self.changes if c.action in ("conflict", "unresolved conflict")]
 
     def as_json(self) -> dict:
         return {"project": str(self.project), "conflicts": self.conflicts,
@@ -162,47 +175,9 @@ def plan_update(project: Path, templates: Path | None = None,
         base = state.pristine(path)
         change = FileChange(path, "unchanged", owner, old_content=current,
                             executable=bool(new and new.executable))
-        if new is None:  # no longer produced
-            if owner == "generated" and current is not None:
-                if current == base:
-                    change.action = "removed"
-                else:
-                    change.action = "kept (modified, no longer produced)"
-        elif path in restore:
-            if current != new.content:
-                change.action, change.new_content = "restored", new.content
-        elif owner == "msopgen" and old_entry is not None:
-            if current is None:
-                change.action = "deleted by user"
-        elif owner == "user" and old_entry is not None and (
-                base is None or new.content == base or not render.follows_compute(new.content)):
-            if current is None:  # a deleted one stays deleted
-                change.action = "deleted by user"
-            # else: the user's version stands as it is, unless it follows a compute expression
-            # whose rendering changed (merged below like a generated file)
-        elif old_entry is None:  # new in the templates
-            if current is None:
-                change.action, change.new_content = "added", new.content
-            elif current != new.content:
-                merged, conflict = merge(current, b"", new.content, path)
-                change.action = "conflict" if conflict else "merged"
-                change.new_content = merged
-        elif current is None:
-            change.action = "deleted by user"
-        elif current == new.content:
-            pass
-        elif base is None:  # no record of the last rendering: whose lines are whose is unknown
-            merged, conflict = merge(current, b"", new.content, path)
-            change.action = "conflict" if conflict else "merged"
-            change.new_content = merged
-        elif current == base:
-            change.action, change.new_content = "updated", new.content
-        elif new.content == base:
-            pass  # only the user changed it: keep their version
-        else:
-            merged, conflict = merge(current, base, new.content, path)
-            change.action = "conflict" if conflict else "merged"
-            change.new_content = merged
+        _decide(change, new, old_entry, current, base, path in restore)
+        if change.action in NOTED:
+            the_plan.warnings.append(f"{path}: {NOTED[change.action]}")
         the_plan.changes.append(change)
         if new is not None and new.owner != "msopgen":
             the_plan.pristine[path] = new.content
@@ -223,6 +198,66 @@ def plan_update(project: Path, templates: Path | None = None,
     order = {a: i for i, a in enumerate(ACTIONS)}
     the_plan.changes.sort(key=lambda c: (order[c.action], c.path))
     return the_plan
+
+
+def _decide(change: FileChange, new, old_entry: dict | None, current: bytes | None,
+            base: bytes | None, restore: bool) -> None:
+    """One file's fate: set change.action (and new_content when the file is to be written)."""
+    owner = change.owner
+    if current is not None and _unresolved(current, change.path):
+        change.action = "unresolved conflict"  # markers of an earlier update are still there
+    elif new is None:  # no longer produced
+        if current is None:
+            pass
+        elif owner == "generated":
+            change.action = "removed" if current == base else "kept (modified, no longer produced)"
+        elif owner == "user":
+            change.action = "orphaned"
+    elif restore:
+        if current != new.content:
+            change.action, change.new_content = "restored", new.content
+    elif current is None:
+        if old_entry is None:
+            change.action, change.new_content = "added", new.content
+        else:
+            change.action = "deleted by user"  # a deleted one stays deleted
+    elif owner == "msopgen" and old_entry is not None:
+        pass
+    elif old_entry is None and new.owner == "user":
+        if current != new.content:  # a file of the user's where opgen now puts one of its own
+            change.action, change.new_content = "kept (already there)", new.content
+    elif old_entry is None:  # new in the templates, and a file is in the way
+        if current != new.content:
+            _merge(change, current, b"", new.content)
+    elif current == new.content:
+        pass
+    elif owner == "user" and base is not None and new.content != base \
+            and not render.follows_compute(new.content):
+        # opgen's rendering changed (a new input, a renamed op): the user's version stands, and
+        # the new one is shown with --diff
+        change.action, change.new_content = "kept (rendering changed)", new.content
+    elif owner == "user" and (base is None or new.content == base):
+        pass  # the user's version stands as it is
+    elif base is None:  # no record of the last rendering: whose lines are whose is unknown
+        _merge(change, current, b"", new.content)
+    elif current == base:
+        change.action, change.new_content = "updated", new.content
+    elif new.content == base:
+        pass  # only the user changed it: keep their version
+    else:
+        _merge(change, current, base, new.content)
+
+
+def _merge(change: FileChange, current: bytes, base: bytes, theirs: bytes) -> None:
+    merged, conflict = merge(current, base, theirs, change.path)
+    change.action = "conflict" if conflict else "merged"
+    change.new_content = merged
+
+
+def _unresolved(content: bytes, path: str) -> bool:
+    """Whether `content` still holds the conflict markers an update wrote into it."""
+    return f"<<<<<<< {path} (yours)".encode() in content and \
+        f">>>>>>> {path} (new opgen rendering)".encode() in content
 
 
 # ---------------------------------------------------------------------------------------------

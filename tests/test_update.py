@@ -382,3 +382,68 @@ def test_a_damaged_manifest_is_a_message_not_a_traceback(tmp_path, manifest, com
     assert "manifest.json is damaged" in result.stderr
     assert "opgen new" in result.stderr
     assert sorted(p.relative_to(project).as_posix() for p in project.rglob("*")) == before
+
+
+def test_unresolved_markers_keep_exit_1(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    edit(project / "CMakeLists.txt", "project(opp)", "project(mine)")
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(theirs)")
+    assert cli("update", project, "--templates", v2).exit_code == 1
+    text = (project / "CMakeLists.txt").read_text()
+    result = cli("update", project, "--json")  # the markers are still there
+    assert result.exit_code == 1
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions["CMakeLists.txt"] == "unresolved conflict"
+    assert (project / "CMakeLists.txt").read_text() == text
+
+
+def test_a_changed_contract_of_a_users_file_is_reported(tmp_path):
+    project = new_project(tmp_path, proto=EXAMPLES / "add_custom.json")
+    proto = project / "add_custom.json"
+    data = json.loads(proto.read_text())
+    data[0].pop("opgen", None)  # the compute step is the user's to write
+    proto.write_text(json.dumps(data, indent=2))
+    assert cli("update", project).exit_code == 0
+    compute = project / "op_kernel" / "add_custom_compute.h"
+    compute.write_text(compute.read_text().replace("// z <- x + y", "// mine"))
+    data[0]["input_desc"].append({"name": "w", "param_type": "required", "format": ["ND"],
+                                  "type": data[0]["input_desc"][0]["type"]})
+    proto.write_text(json.dumps(data, indent=2))
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    actions = {f["path"]: f["action"] for f in report["files"]}
+    assert actions["op_kernel/add_custom_compute.h"] == "kept (rendering changed)"
+    assert any(w.startswith("op_kernel/add_custom_compute.h: opgen's rendering of this file")
+               for w in report["warnings"])
+    assert "// mine" in compute.read_text()
+
+
+def test_a_renamed_ops_files_of_the_user_are_reported_orphaned(tmp_path):
+    project = new_project(tmp_path)
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data[0]["op"] = "GeluTanh"
+    proto.write_text(json.dumps(data, indent=2))
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions[COMPUTE] == "orphaned" and (project / COMPUTE).is_file()
+    assert actions[KERNEL] == "removed" and not (project / KERNEL).exists()
+    assert actions["op_kernel/gelu_tanh_compute.h"] == "added"
+
+
+def test_a_users_file_in_the_way_of_a_new_op_is_kept(tmp_path):
+    project = new_project(tmp_path)
+    mine = project / "op_kernel" / "add_custom_compute.h"
+    mine.write_text("// my own file\n")
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data.append(json.loads((EXAMPLES / "add_custom.json").read_text())[0])
+    proto.write_text(json.dumps(data, indent=2))
+    result = cli("update", project, "--json")
+    assert result.exit_code == 0, result.output
+    actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
+    assert actions["op_kernel/add_custom_compute.h"] == "kept (already there)"
+    assert mine.read_text() == "// my own file\n"
