@@ -13,6 +13,7 @@ inside the project, and run the tests marked `npu` with the package's set_env so
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -25,6 +26,8 @@ from opgen import project as project_state
 
 LOG_DIR = Path(project_state.LOG_DIR)
 TAIL_LINES = 40
+COMPILER_ERROR = re.compile(r":\d+(:\d+)?: (fatal )?error: ")  # gcc/clang: file:line:col: error:
+TEST_TIMEOUT_DEFAULT = 600  # seconds per generated test (the project's conftest.py)
 
 
 @dataclass
@@ -74,9 +77,14 @@ def run_logged(step: Step, cmd: list[str], project: Path, log_name: str,
 
 
 def tail(project: Path, step: Step) -> str:
+    """What to show of a failed step's log: from the first compiler error when there is one
+    (a build's last lines are setuptools' traceback), else the last lines."""
     if not step.log:
         return ""
     lines = (project / step.log).read_text(errors="replace").splitlines()
+    first = next((i for i, line in enumerate(lines) if COMPILER_ERROR.search(line)), None)
+    if first is not None:
+        return "\n".join(lines[max(first - 2, 0):first + TAIL_LINES - 2])
     return "\n".join(lines[-TAIL_LINES:])
 
 
@@ -204,7 +212,10 @@ def set_env_script(project: Path) -> Path | None:
 
 def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> None:
     args = [sys.executable, "-m", "pytest", "tests", "-q", *pytest_args]
-    env = {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    running = project / LOG_DIR / "running_test"
+    running.parent.mkdir(parents=True, exist_ok=True)
+    running.unlink(missing_ok=True)
+    env = {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0", "OPGEN_RUNNING_TEST": str(running)}
     script = set_env_script(project) if npu else None
     if npu:
         if script is None:
@@ -218,6 +229,16 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
     step.status = "passed" if ok else "failed"
     if ok:
         step.detail = summary_line(project, step)
+    elif running.is_file():  # the run ended inside this test: it hung (timed out) or crashed
+        limit = os.environ.get("OPGEN_TEST_TIMEOUT") or TEST_TIMEOUT_DEFAULT
+        step.detail = (f"stopped in {running.read_text().strip()}: no result within {limit} s "
+                       "(OPGEN_TEST_TIMEOUT), or the process crashed; its stacks are in the log")
+        stacks = running.with_name(running.name + ".stacks")
+        if stacks.is_file():
+            with (project / step.log).open("a") as log:
+                log.write(f"\nthe stacks when it was stopped:\n{stacks.read_text()}")
+            stacks.unlink()
+        running.unlink()
 
 
 def summary_line(project: Path, step: Step) -> str:

@@ -189,3 +189,43 @@ def test_the_extension_builds_in_place_and_installs_only_once(project, monkeypat
 def test_installed_from_reads_the_editable_install_record(tmp_path):
     assert not build.installed_from(tmp_path, "no_such_package_here")
     assert not build.installed_from(tmp_path, "pytest")  # installed, but not from tmp_path
+
+
+def test_a_hung_test_is_stopped_and_named(project, monkeypatch):
+    from opgen import prototype, render
+    from opgen.options import Options
+    from opgen.resources import templates_dir
+
+    files = render.render(prototype.load(Path(__file__).parent.parent / "examples" /
+                                         "gelu_custom.json"),
+                          Options("acme", "acme", "acme"), templates_dir())
+    conftest = next(f for f in files if f.path == "tests/conftest.py")
+    (project / "tests" / "conftest.py").write_bytes(conftest.content)
+    (project / "acme").mkdir()
+    (project / "acme" / "__init__.py").write_text("")
+    (project / "acme" / "_C.so").write_text("")  # what the session check looks for
+    (project / "tests" / "test_npu.py").unlink()
+    (project / "tests" / "test_hang.py").write_text(
+        "def test_quick():\n    pass\n\ndef test_hang():\n    while True:\n        pass\n")
+    monkeypatch.setenv("OPGEN_TEST_TIMEOUT", "2")
+    monkeypatch.setenv("PYTHONPATH", str(project))
+    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
+    result = CliRunner().invoke(app, ["test", str(project), "--json"])
+    assert result.exit_code == 1
+    step = json.loads(result.stdout)["steps"][-1]
+    assert step["status"] == "failed"
+    assert step["detail"].startswith("stopped in tests/test_hang.py::test_hang: no result "
+                                     "within 2 s"), step
+    assert "Timeout" in (project / ".opgen" / "logs" / "test.log").read_text()
+
+
+def test_a_build_failure_shows_the_compiler_error_not_the_traceback(tmp_path):
+    log = tmp_path / ".opgen" / "logs" / "build_extension.log"
+    log.parent.mkdir(parents=True)
+    lines = ["$ python setup.py build_ext --inplace", "[1/3] c++ -c op_kernel/x.cpp",
+             "op_kernel/x_compute.h:12:5: error: 'Foo' was not declared in this scope",
+             "   12 |     Foo(y, x, count);"] + [f"Traceback line {i}" for i in range(80)]
+    log.write_text("\n".join(lines) + "\n")
+    shown = build.tail(tmp_path, build.Step("build", log=".opgen/logs/build_extension.log"))
+    assert shown.splitlines()[2].startswith("op_kernel/x_compute.h:12:5: error: 'Foo'")
+    assert "Traceback line 79" not in shown
