@@ -102,6 +102,8 @@ def new(
     soc: list[str] = typer.Option(
         [], "--soc", help="Target SoC, full name as npu-smi shows it (repeatable) "
         "\\[default: ascend910b1]."),
+    package: str | None = typer.Option(
+        None, "--package", help="Python package name \\[default: from the directory's name]."),
     namespace: str | None = typer.Option(
         None, "--namespace", help="torch.ops namespace \\[default: the package name]."),
     vendor: str | None = typer.Option(
@@ -134,7 +136,7 @@ def new(
     try:
         the_plan, proto_model = new_stage.plan(
             proto, output, soc, namespace, vendor, templates, msopgen_path,
-            use_msopgen=not no_msopgen, force=force)
+            use_msopgen=not no_msopgen, force=force, package=package)
     except PrototypeError as exc:
         console.report_invalid(exc, as_json)
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -149,6 +151,9 @@ def new(
     except ActionFailed as exc:
         console.fail(str(exc))
         raise typer.Exit(EXIT_FAILED) from None
+    except BadInput as exc:  # another opgen took the destination meanwhile
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     if not as_json:
         console.print_new_summary(result, verbose)
     if dry_run or no_build:
@@ -192,25 +197,31 @@ def update(
     User-owned files (the compute step, the tiling policy) change only where opgen's rendering
     of them changed, e.g. after a new compute expression.
     """
+    import contextlib
+
     from opgen import console
+    from opgen import project as project_state
     from opgen import update as update_stage
     from opgen.errors import BadInput
     from opgen.options import resolve_socs
     from opgen.problems import PrototypeError
 
-    try:
-        socs, soc_warnings = resolve_socs(soc) if soc else ((), [])
-        the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty,
-                                            dry_run, tuple(restore))
-    except PrototypeError as exc:
-        console.report_invalid(exc, as_json)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except BadInput as exc:
-        console.fail(str(exc))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    if not as_json:
-        console.print_warnings(soc_warnings + the_plan.warnings)
-    written = 0 if dry_run else update_stage.apply(the_plan)
+    with contextlib.ExitStack() as held:
+        try:
+            socs, soc_warnings = resolve_socs(soc) if soc else ((), [])
+            if not dry_run:
+                held.enter_context(project_state.locked(project))
+            the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty,
+                                                dry_run, tuple(restore))
+        except PrototypeError as exc:
+            console.report_invalid(exc, as_json)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except BadInput as exc:
+            console.fail(str(exc))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        if not as_json:
+            console.print_warnings(soc_warnings + the_plan.warnings)
+        written = 0 if dry_run else update_stage.apply(the_plan)
     if as_json:
         console.print_json({**the_plan.as_json(), "dry_run": dry_run, "files_written": written})
     else:
@@ -288,4 +299,19 @@ def schema() -> None:
 
 
 def main() -> None:
-    app()
+    """Run the command line: SIGTERM unwinds like Ctrl-C (staging and backups are cleaned up),
+    and a file-system error is a message, not a traceback."""
+    import signal
+
+    def terminated(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        app()
+    except OSError as exc:
+        from opgen import console
+
+        where = f"{exc.filename}: " if exc.filename else ""
+        console.fail(f"{where}{exc.strerror or exc}")
+        raise SystemExit(EXIT_FAILED) from None

@@ -41,6 +41,7 @@ class Plan:
     msopgen: Path | None
     data: ProjectData  # what the templates render, built once
     warnings: list[str] = field(default_factory=list)
+    force: bool = False  # write into a non-empty destination
 
 
 @dataclass
@@ -66,7 +67,8 @@ class Result:
 
 def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str | None,
          vendor: str | None, templates: Path | None, msopgen_path: Path | None,
-         use_msopgen: bool, force: bool) -> tuple[Plan, prototype.Prototype]:
+         use_msopgen: bool, force: bool, package: str | None = None
+         ) -> tuple[Plan, prototype.Prototype]:
     """Check everything that can be checked before rendering; raise UsageError or
     prototype.PrototypeError."""
     proto = prototype.load(proto_path)
@@ -76,8 +78,11 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
     if destination.is_dir() and any(destination.iterdir()) and not force:
         raise UsageError(f"{destination} is not empty; choose another -o or pass --force to "
                          "write over it")
-    package = package_name(destination)
-    check_package(package, destination)
+    chosen = package is not None
+    if chosen:
+        check_namespace(package, "package")
+    package = package or package_name(destination)
+    check_package(package, destination, chosen)
     namespace = namespace or package
     check_namespace(namespace)
     vendor = vendor or package
@@ -96,7 +101,7 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
                       templates=str(templates.resolve()) if templates else None)
     data = template_data(proto, options)
     warnings += list(proto.warnings) + data.warnings
-    return Plan(proto_path, destination, options, root, found, data, warnings), proto
+    return Plan(proto_path, destination, options, root, found, data, warnings, force), proto
 
 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
@@ -133,6 +138,15 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
 
     dest_parent = dest.resolve().parent
     dest_parent.mkdir(parents=True, exist_ok=True)
+    with project_state.locked(dest.resolve()):
+        if dest.is_dir() and any(dest.iterdir()) and not the_plan.force:
+            raise UsageError(f"{dest} is not empty (written meanwhile?); choose another -o or "
+                             "pass --force")
+        return _create_in(the_plan, proto, files, skeleton, dest, dest_parent)
+
+
+def _create_in(the_plan: Plan, proto: prototype.Prototype, files: list[render.RenderedFile],
+               skeleton: str, dest: Path, dest_parent: Path) -> Result:
     staging = Path(tempfile.mkdtemp(prefix=".opgen-new-", dir=dest_parent))
     try:
         project = staging / "project"

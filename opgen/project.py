@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,27 @@ class ProjectError(BadInput):
     """The directory is not an opgen project, or its `.opgen/` state is damaged: exit 2."""
 
 
+@contextmanager
+def locked(directory: Path):
+    """Hold an exclusive lock on `directory` (which need not exist yet) while opgen writes it:
+    a second opgen writing the same project fails at once instead of mixing two projects."""
+    import fcntl
+
+    lock_path = directory.parent / f".{directory.name}.opgen-lock"
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ProjectError(f"another opgen is writing {directory}; wait for it to "
+                               "finish") from None
+        try:
+            yield
+        finally:
+            lock_path.unlink(missing_ok=True)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @dataclass(frozen=True)
 class ProjectState:
     """What `.opgen/manifest.json` records."""
@@ -42,9 +64,14 @@ class ProjectState:
         return self.root / self.options.prototype_file
 
     def pristine(self, path: str) -> bytes | None:
-        """The last rendering of a file, as opgen wrote it; None when there is none."""
+        """The last rendering of a file, as opgen wrote it; None when there is none or it is not
+        what the manifest recorded (damaged): then no merge can trust it as the base."""
         target = self.root / PRISTINE / path
-        return target.read_bytes() if target.is_file() else None
+        if not target.is_file():
+            return None
+        content = target.read_bytes()
+        recorded = self.files.get(path, {}).get("sha256")
+        return content if recorded == hashlib.sha256(content).hexdigest() else None
 
 
 def load(root: Path) -> ProjectState:

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 from opgen import __version__
 from opgen.cli import app
 
+GELU = EXAMPLES / "gelu_custom.json"
+
 runner = CliRunner()
 
 
@@ -101,3 +103,38 @@ def test_console_script_runs_without_traceback(write_proto):
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _run_main(code: str, tmp_path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+
+
+def test_sigterm_during_new_leaves_nothing_behind(tmp_path):
+    code = f"""
+import os, signal, sys
+from opgen import new
+new.move_into_place = lambda staged, dest: os.kill(os.getpid(), signal.SIGTERM)
+sys.argv = ["opgen", "new", {str(GELU)!r}, "-o", {str(tmp_path / "p")!r}, "--no-build",
+            "--no-msopgen"]
+from opgen.cli import main
+main()
+"""
+    proc = _run_main(code, tmp_path)
+    assert proc.returncode == 128 + 15, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "p").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_file_system_error_is_a_message(tmp_path):
+    code = f"""
+import sys
+sys.argv = ["opgen", "new", {str(GELU)!r}, "-o", "/proc/opgen-test/p", "--no-build",
+            "--no-msopgen"]
+from opgen.cli import main
+main()
+"""
+    proc = _run_main(code, tmp_path)
+    assert proc.returncode in (1, 2) and "error:" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -187,7 +187,8 @@ def test_bad_options_exit_2_and_write_nothing(args, fragment, tmp_path):
 
 
 @pytest.mark.parametrize("directory, fragment", [
-    ("torch", "'torch' would shadow the installed module of that name (from torch)"),
+    ("torch", "'torch' would shadow the installed module of that name (from torch); "
+              "choose another directory or pass --package NAME"),
     ("json", "'json' would shadow Python's standard module"),
     ("class", "'class' is a Python keyword"),
 ])
@@ -195,6 +196,18 @@ def test_package_names_that_shadow_a_module_exit_2(directory, fragment, tmp_path
     result = invoke(GELU, "-o", tmp_path / directory, "--no-build")
     assert result.exit_code == 2 and fragment in result.stderr, result.stderr
     assert not (tmp_path / directory).exists()
+
+
+def test_package_option_names_the_package(tmp_path):
+    result = invoke(GELU, "-o", tmp_path / "torch", "--package", "my_ops")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "torch" / ".opgen" / "manifest.json").read_text())
+    assert manifest["options"]["package"] == manifest["options"]["namespace"] == "my_ops"
+    assert (tmp_path / "torch" / "my_ops" / "ops.py").is_file()
+    for bad, fragment in (("Bad-Name", "lower-case Python identifier"),
+                          ("numpy", "would shadow the installed module")):
+        result = invoke(GELU, "-o", tmp_path / "q", "--package", bad)
+        assert result.exit_code == 2 and fragment in result.stderr, result.stderr
 
 
 def test_bare_ascend910b_warns(tmp_path):

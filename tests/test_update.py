@@ -447,3 +447,30 @@ def test_a_users_file_in_the_way_of_a_new_op_is_kept(tmp_path):
     actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
     assert actions["op_kernel/add_custom_compute.h"] == "kept (already there)"
     assert mine.read_text() == "// my own file\n"
+
+
+def test_a_damaged_pristine_copy_is_no_base_for_a_merge(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
+    pristine = project / ".opgen" / "pristine" / "CMakeLists.txt"
+    pristine.write_text((project / "CMakeLists.txt").read_text())  # as if it held the edit
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
+         "add_subdirectory(op_host)  # v2")
+    result = cli("update", project, "--templates", v2)
+    assert result.exit_code == 1  # not trusted as a base: marked, never overwritten
+    text = (project / "CMakeLists.txt").read_text()
+    assert "project(opp)  # user edit" in text and "<<<<<<<" in text
+
+
+def test_a_second_opgen_on_the_same_project_is_refused(tmp_path):
+    from opgen import project as project_state
+
+    project = new_project(tmp_path)
+    with project_state.locked(project.resolve()):
+        result = cli("update", project)
+        assert result.exit_code == 2 and "another opgen is writing" in result.stderr
+        result = cli("new", GELU, "-o", project, "--force", "--no-build", "--no-msopgen")
+        assert result.exit_code == 2 and "another opgen is writing" in result.stderr
+    assert cli("update", project).exit_code == 0
+    assert not list(tmp_path.glob(".*opgen-lock"))
