@@ -202,7 +202,7 @@ def update(
     from opgen import console
     from opgen import project as project_state
     from opgen import update as update_stage
-    from opgen.errors import BadInput
+    from opgen.errors import ActionFailed, BadInput
     from opgen.options import resolve_socs
     from opgen.problems import PrototypeError
 
@@ -219,6 +219,9 @@ def update(
         except BadInput as exc:
             console.fail(str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except ActionFailed as exc:  # a template that does not render
+            console.fail(str(exc))
+            raise typer.Exit(EXIT_FAILED) from None
         if not as_json:
             console.print_warnings(soc_warnings + the_plan.warnings)
         written = 0 if dry_run else update_stage.apply(the_plan)

@@ -73,6 +73,9 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
     prototype.PrototypeError."""
     proto = prototype.load(proto_path)
     destination = output if output is not None else Path(proto.ops[0].snake_name)
+    if destination.is_symlink() and not destination.exists():
+        raise UsageError(f"{destination} is a symbolic link to {os.readlink(destination)}, which "
+                         "does not exist; give a directory")
     if destination.exists() and not destination.is_dir():
         raise UsageError(f"{destination} exists and is not a directory")
     if destination.is_dir() and any(destination.iterdir()) and not force:
@@ -147,7 +150,10 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
 
 def _create_in(the_plan: Plan, proto: prototype.Prototype, files: list[render.RenderedFile],
                skeleton: str, dest: Path, dest_parent: Path) -> Result:
-    staging = Path(tempfile.mkdtemp(prefix=".opgen-new-", dir=dest_parent))
+    prefix = f".{dest.name}.opgen-new-"
+    for stale in dest_parent.glob(prefix + "*"):  # left by an opgen new killed outright
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=dest_parent))
     try:
         project = staging / "project"
         project.mkdir()

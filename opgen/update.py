@@ -289,8 +289,18 @@ def _pending_writes(the_plan: Plan) -> tuple[dict[Path, bytes | None], set[Path]
     return writes, executable
 
 
+def clean_leftovers(project: Path) -> None:
+    """Remove what an update killed outright (SIGKILL) left: its backup directory and staged
+    files. Its project files and state are consistent already (state is written last)."""
+    for stale in project.glob(".opgen-update-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    for stale in project.rglob(".*.opgen-new"):
+        stale.unlink(missing_ok=True)
+
+
 def apply(the_plan: Plan) -> int:
     """Write the plan; return the number of files written. Restores everything on failure."""
+    clean_leftovers(the_plan.project)
     writes, executable = _pending_writes(the_plan)
     if not writes:
         return 0

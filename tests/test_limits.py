@@ -71,3 +71,12 @@ def test_validate_and_new_agree_on_what_cannot_be_lowered(tmp_path):
                                       str(tmp_path / "p"), "--no-build", "--json"])
     assert result.exit_code == 2 and json.loads(result.stdout)["errors"] == errors
     assert not (tmp_path / "p").exists()
+
+
+def test_a_sum_of_500_inputs_is_a_problem_not_a_recursion_error(tmp_path):
+    names = [f"x{i}" for i in range(500)]
+    data = op(input_desc=[{"name": n, "type": ["float"]} for n in names],
+              output_desc=[{"name": "y", "type": ["float"]}],
+              opgen={"compute": {"y": " + ".join(names)}})
+    code, errors = validate(tmp_path, json.dumps(data))
+    assert code == 2 and errors[0]["path"] == "$.opgen.compute.y"

@@ -109,7 +109,7 @@ def test_failure_shows_output_exits_1_and_leaves_nothing(stand_in, tmp_path, mon
     assert result.exit_code == 1
     assert "Failed to obtain the op type" in result.stderr
     assert not dest.exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".opgen-")]
+    assert not [p for p in tmp_path.iterdir() if "opgen-new" in p.name]
 
 
 def test_no_msopgen_flag_skips_it(stand_in, tmp_path):

@@ -228,7 +228,7 @@ def test_broken_custom_template_fails_and_leaves_nothing(tmp_path):
     assert result.exit_code == 1, result.stderr
     assert "template host/project/broken.txt.jinja failed (TemplateSyntaxError)" in result.stderr
     assert not (tmp_path / "p").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".opgen-")]
+    assert not [p for p in tmp_path.iterdir() if "opgen-new" in p.name]
 
 
 def test_a_copier_feature_the_renderer_lacks_is_refused(tmp_path):
@@ -280,7 +280,7 @@ def test_a_template_naming_a_missing_key_fails_naming_it(tmp_path, where):
     for text in expected:
         assert text in result.stderr
     assert not (tmp_path / "p").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".opgen-")]
+    assert not [p for p in tmp_path.iterdir() if "opgen-new" in p.name]
 
 
 def test_a_custom_root_must_render_strictly(tmp_path):
@@ -331,3 +331,18 @@ def test_cpp_literals_for_opdef_defaults():
     assert literals.cpp_literal("list_bool", [True, False]) == "{true, false}"
     assert literals.cpp_literal("string", "ta\"nh") == '"ta\\"nh"'
     assert literals.cpp_literal("int", -(2**63)) == "INT64_MIN"
+
+
+def test_staging_left_by_a_killed_new_is_cleaned_up(tmp_path):
+    stale = tmp_path / ".p.opgen-new-abc123"
+    (stale / "project").mkdir(parents=True)
+    assert invoke(GELU, "-o", tmp_path / "p").exit_code == 0
+    assert not stale.exists()
+
+
+def test_a_dangling_symlink_as_destination_is_a_message(tmp_path):
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere" / "p")
+    result = CliRunner().invoke(app, ["new", str(GELU), "-o", str(tmp_path / "link"),
+                                      "--no-build", "--no-msopgen"])
+    assert result.exit_code == 2 and "is a symbolic link to" in result.stderr
+    assert not (tmp_path / "nowhere").exists()

@@ -474,3 +474,26 @@ def test_a_second_opgen_on_the_same_project_is_refused(tmp_path):
         assert result.exit_code == 2 and "another opgen is writing" in result.stderr
     assert cli("update", project).exit_code == 0
     assert not list(tmp_path.glob(".*opgen-lock"))
+
+
+def test_leftovers_of_a_killed_update_are_cleaned_up(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    (project / ".opgen-update-x1y2").mkdir()
+    (project / ".opgen-update-x1y2" / "0").write_text("a backup")
+    (project / "op_host" / ".gelu_custom.cpp.opgen-new").write_text("staged")
+    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
+    assert cli("update", project, "--templates", v2).exit_code == 0
+    assert not list(project.glob(".opgen-update-*"))
+    assert not list(project.rglob("*.opgen-new"))
+
+
+def test_a_template_that_does_not_render_is_a_message(tmp_path):
+    v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
+    project = new_project(tmp_path, templates=v1)
+    (v2 / "host" / "project" / "broken.txt.jinja").write_text("{% for x in %}\n")
+    before = snapshot(project)
+    result = cli("update", project, "--templates", v2)
+    assert result.exit_code == 1 and "broken.txt.jinja" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert snapshot(project) == before
