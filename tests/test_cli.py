@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import EXAMPLES, op
 from typer.testing import CliRunner
 
@@ -127,14 +128,33 @@ main()
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
-def test_a_file_system_error_is_a_message(tmp_path):
+@pytest.mark.parametrize("where", ["/proc/opgen-test/p", "/sys/opgen-test/p"])
+def test_a_file_system_error_is_a_message(tmp_path, where):
     code = f"""
 import sys
-sys.argv = ["opgen", "new", {str(GELU)!r}, "-o", "/proc/opgen-test/p", "--no-build",
-            "--no-msopgen"]
+sys.argv = ["opgen", "new", {str(GELU)!r}, "-o", {where!r}, "--no-build", "--no-msopgen"]
 from opgen.cli import main
 main()
 """
     proc = _run_main(code, tmp_path)
-    assert proc.returncode in (1, 2) and "error:" in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and proc.stderr.startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["build", "test"])
+def test_build_and_test_with_an_unwritable_log_directory_say_so(tmp_path, command):
+    project = tmp_path / "p"
+    new = CliRunner().invoke(app, ["new", str(GELU), "-o", str(project), "--no-build",
+                                   "--no-msopgen"])
+    assert new.exit_code == 0
+    (project / ".opgen" / "logs").write_text("a file where the log directory goes")
+    code = f"""
+import sys
+sys.argv = ["opgen", {command!r}, {str(project)!r}]
+from opgen.cli import main
+main()
+"""
+    proc = _run_main(code, tmp_path)
+    assert proc.returncode == 1 and "error: " in proc.stderr and ".opgen/logs" in proc.stderr, \
+        proc.stderr
     assert "Traceback" not in proc.stderr
