@@ -85,10 +85,15 @@ _NOT_INPLACE = {
     "Pow3": "x * x * x reads x after the first product",
     "AbsInt": "max(x, -x) reads x after negating",
     "Copy": "a copy needs a second tile",
+    "RDiv": "s / x fills its tile with s, then divides: x must live elsewhere",
+    "RsqrtDiv": "1 / x fills its tile with 1, then divides: x must live elsewhere",
 }
 
-_UNARY_OPS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "abs": "Abs",
-              "reciprocal": "Reciprocal", "relu": "Relu"}
+# rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
+# instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
+# a kernel that passes on the twin must pass on the NPU. A compute step may still call them by
+# hand, trading precision for speed.
+_UNARY_OPS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "abs": "Abs", "relu": "Relu"}
 _FLOAT_ONLY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid")
 
 
@@ -362,6 +367,10 @@ class Lowerer:
             return self.emit("AbsInt", (a,), node)
         if func == "relu" and "int16_t" in self.ctypes:  # Relu has no int16 form
             return self.emit("Maxs", (a,), node, CScalar(self.literal(0.0, node), 0.0))
+        if func == "reciprocal":
+            return self.emit("RDiv", (a,), node, CScalar(self.literal(1.0, node), 1.0))
+        if func == "rsqrt":
+            return self.emit("RsqrtDiv", (a,), node)
         return self.emit(_UNARY_OPS[func], (a,), node)
 
     # -- the whole op --------------------------------------------------------------------
@@ -530,11 +539,13 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "RSub":  # s - v = -v + s
         return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
                 f"AscendC::Adds({d}, {d}, {s}, {n});"]
-    if op == "RDiv":  # s / v = s * (1 / v)
-        lines = [f"AscendC::Reciprocal({d}, {a[0]}, {n});"]
-        if ins.scalar.value != 1.0:
-            lines.append(f"AscendC::Muls({d}, {d}, {s}, {n});")
-        return lines
+    if op == "RDiv":  # s / v, divided exactly (Reciprocal misses the precision standard)
+        return [f"AscendC::Duplicate({d}, {s}, {n});",
+                f"AscendC::Div({d}, {d}, {a[0]}, {n});"]
+    if op == "RsqrtDiv":  # 1 / sqrt(v) as sqrt(1 / v): Div and Sqrt, not Rsqrt
+        return [f"AscendC::Duplicate({d}, {one}, {n});",
+                f"AscendC::Div({d}, {d}, {a[0]}, {n});",
+                f"AscendC::Sqrt({d}, {d}, {n});"]
     if op == "AbsInt":  # |v| = max(v, -v)
         return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
                 f"AscendC::Max({d}, {d}, {a[0]}, {n});"]

@@ -75,6 +75,7 @@ ALL_PROTOS = {
     "leaky_relu": example("leaky_relu_custom.json"),
     **{p.stem: p.read_text() for p in sorted(SHARED.glob("*.json"))},
     "silu": protos.text(protos.SILU),
+    "recip": protos.text(protos.RECIP),
     "two_out": protos.text(protos.TWO_OUT),
     "inplace": protos.text(protos.INPLACE),
     "in_place_only": protos.text(protos.IN_PLACE_ONLY, protos.IN_PLACE_STUB),
@@ -439,8 +440,8 @@ def twin_ops(tmp_path_factory):
     ops = [json.loads(ALL_PROTOS[n])[0] for n in ("add", "gelu", "leaky_relu")]
     stub = _renamed(json.loads(ALL_PROTOS["add_custom.msopgen"])[0], "AddStubCustom")
     broken = _renamed(json.loads(ALL_PROTOS["gelu"])[0], "GeluBrokenCustom")
-    ops += [protos.SILU, protos.TWO_OUT, protos.INPLACE, protos.INT_MIX, protos.ALL_ATTRS,
-            protos.NAME_CLASH, protos.OPTIONAL_DYNAMIC, protos.IN_PLACE_ONLY,
+    ops += [protos.SILU, protos.RECIP, protos.TWO_OUT, protos.INPLACE, protos.INT_MIX,
+            protos.ALL_ATTRS, protos.NAME_CLASH, protos.OPTIONAL_DYNAMIC, protos.IN_PLACE_ONLY,
             protos.IN_PLACE_STUB, protos.OPTIONAL_OUT, stub, broken]
     main = twin.render_project(protos.text(*ops), base / "main")
     policy = base / "main" / "op_host" / "gelu_broken_custom_tiling_policy.h"
@@ -469,8 +470,9 @@ def test_twin_build_is_warning_free(twin_ops):
     assert not generated, "\n".join(generated)
 
 
-RANGES = {"GeluCustom": (-3, 3), "LeakyReluCustom": (-2, 2), "SiluCustom": (-6, 6),
-          "ScaleInplaceCustom": (-1, 1), "TanhSigmoidCustom": (-3, 3), "IntMixCustom": (-90, 90)}
+RANGES = {"GeluCustom": (-3, 3), "RecipCustom": (-3, 3), "LeakyReluCustom": (-2, 2),
+          "SiluCustom": (-6, 6), "ScaleInplaceCustom": (-1, 1), "TanhSigmoidCustom": (-3, 3),
+          "IntMixCustom": (-90, 90)}
 SHAPES = {"empty": (0,), "one": (1,), "unaligned": (3, 37), "multi_core": (5001,)}
 
 
@@ -480,6 +482,7 @@ def _cases():
             "GeluCustom": ["float16", "float32", "bfloat16"],
             "LeakyReluCustom": ["float16", "float32"],
             "SiluCustom": ["float16", "float32", "bfloat16"],
+            "RecipCustom": ["float32", "float16"],
             "TwoOutCustom": ["float16", "float32"],
             "ScaleInplaceCustom": ["float32", "float16"],
             "AccumulateCustom": ["float32", "float16"],
@@ -630,3 +633,9 @@ def test_twin_catches_a_tile_that_is_not_32_byte_aligned(twin_ops):
                    [("float32", np.linspace(-1, 1, 3000))], workdir=base)
     assert not out["ok"] and out["stage"] == "launch"
     assert "not 32-byte aligned" in out["error"], out["error"]
+
+
+def test_no_compute_step_calls_the_imprecise_instructions():
+    step = rendered(ALL_PROTOS["recip"])["op_kernel/recip_custom_compute.h"]
+    assert "AscendC::Div(" in step and "AscendC::Sqrt(" in step
+    assert "AscendC::Rsqrt(" not in step and "AscendC::Reciprocal(" not in step

@@ -28,6 +28,11 @@ SILU = op("SiluCustom", [tensor("x", FLOATS)], [tensor("y", FLOATS)],
           compute={"y": "x * sigmoid(x)"},
           golden={"y": "torch.nn.functional.silu(x)"})
 
+# rsqrt(), reciprocal() and scalar / tensor lowered exactly (Duplicate + Div, Sqrt), never to
+# the Rsqrt and Reciprocal instructions that miss the precision standard.
+RECIP = op("RecipCustom", [tensor("x", ("float", "fp16"))], [tensor("y", ("float", "fp16"))],
+           compute={"y": "rsqrt(abs(x) + 1) + 2 / (x * x + 1) - reciprocal(abs(x) + 0.5)"})
+
 # Two outputs sharing exp(x); scalar math of attrs (exp(alpha) on the host, y / k as a multiply
 # by 1.0f / k), a bool attr, Mins, Max, scalar - tensor and scalar / tensor.
 TWO_OUT = op(
