@@ -91,10 +91,19 @@ __attribute__((target("avx2,fma"))) inline bool TanhChunkAvx2(float* d, const fl
 {
     OPGEN_TWIN_TANH_CHUNK_BODY
 }
-inline bool CpuHasAvx2Fma()
+__attribute__((target("avx512f,avx512dq,avx512vl,avx2,fma,prefer-vector-width=512"))) inline bool TanhChunkAvx512(
+    float* d, const float* s, size_t m)
 {
-    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return has;
+    OPGEN_TWIN_TANH_CHUNK_BODY
+}
+// 0: baseline (SSE2), 1: AVX2+FMA, 2: AVX-512 (F, DQ, VL).
+inline int TanhSimdLevel()
+{
+    static const int level = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                              __builtin_cpu_supports("avx512vl"))
+                                 ? 2
+                                 : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+    return level;
 }
 #endif
 #undef OPGEN_TWIN_TANH_CHUNK_BODY
@@ -106,14 +115,15 @@ inline void TanhFloatArray(float* dst, const float* src, uint32_t n, Ref referen
 {
     constexpr size_t kChunk = 64;
 #ifdef OPGEN_TWIN_TANH_AVX2
-    const bool avx2 = CpuHasAvx2Fma();
+    const int level = TanhSimdLevel();
 #endif
     for (size_t base = 0; base < n; base += kChunk) {
         const size_t m = n - base < kChunk ? n - base : kChunk;
         float* d = dst + base;
         const float* s = src + base;
 #ifdef OPGEN_TWIN_TANH_AVX2
-        const bool bad = avx2 ? TanhChunkAvx2(d, s, m) : TanhChunkBase(d, s, m);
+        const bool bad = level == 2 ? TanhChunkAvx512(d, s, m) : level == 1 ? TanhChunkAvx2(d, s, m)
+                                                                            : TanhChunkBase(d, s, m);
 #else
         const bool bad = TanhChunkBase(d, s, m);
 #endif
