@@ -153,6 +153,68 @@ inline float DoubleToFloat(double v, Rounding r)
     return f;
 }
 
+// c ? a : b on bit masks: keeps the loops below branch-free (a plain ?: lets the compiler
+// move a float operation into a branch, which then blocks vectorization).
+inline uint32_t SelectBits(bool c, uint32_t a, uint32_t b)
+{
+    const uint32_t m = 0u - static_cast<uint32_t>(c);
+    return (a & m) | (b & ~m);
+}
+
+// Branch-free, vectorizable equivalents of the conversions above for the hot Cast pairs;
+// bit-identical to them (checked over every input; the float->16-bit ones over all 2^32
+// floats). Integer arithmetic apart from one float add, so FMA contraction cannot change them.
+
+// == HalfBitsToFloat(b): exact; NaN -> the quiet NaN without payload, sign kept.
+inline float HalfBitsToFloatFast(uint16_t b)
+{
+    const uint32_t sign = static_cast<uint32_t>(b & 0x8000u) << 16;
+    const uint32_t em = b & 0x7FFFu;
+    const uint32_t shifted = em << 13;  // half exponent/mantissa in float position: value * 2^-112
+    float f;
+    std::memcpy(&f, &shifted, sizeof(f));
+    f *= 0x1p112f;  // exact, also for half subnormals
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof(u));
+    u = SelectBits(em >= 0x7C00u, SelectBits(em == 0x7C00u, 0x7F800000u, 0x7FC00000u), u);
+    u |= sign;
+    std::memcpy(&f, &u, sizeof(f));
+    return f;
+}
+// == FloatToHalfBits(double(f), kNearestEven).
+inline uint16_t FloatToHalfBitsRne(float f)
+{
+    uint32_t w;
+    std::memcpy(&w, &f, sizeof(w));
+    const uint32_t sign = (w >> 16) & 0x8000u;
+    const uint32_t a = w & 0x7FFFFFFFu;
+    // Normal half: rebias the exponent (127 -> 15) and round the 13 dropped bits to nearest
+    // even; a carry moves into the exponent as it should.
+    const uint32_t r = a - 0x38000000u;
+    const uint32_t normal = (r + 0xFFFu + ((r >> 13) & 1u)) >> 13;
+    // |f| < 2^-14 (half subnormal): 0.5f + |f| rounds |f| to a multiple of 2^-24, the half
+    // subnormal quantum (0.5f's ulp), to nearest even.
+    float af;
+    std::memcpy(&af, &a, sizeof(af));
+    const float t = af + 0.5f;
+    uint32_t tb;
+    std::memcpy(&tb, &t, sizeof(tb));
+    const uint32_t sub = tb - 0x3F000000u;
+    uint32_t h = SelectBits(a < 0x38800000u, sub, normal);
+    h = SelectBits(a >= 0x477FF000u, 0x7C00u, h);  // >= 65520 rounds to inf
+    h = SelectBits(a > 0x7F800000u, 0x7E00u, h);   // NaN: quiet, no payload
+    return static_cast<uint16_t>(sign | h);
+}
+// == FloatToBf16Bits(double(f), kNearestEven).
+inline uint16_t FloatToBf16BitsRne(float f)
+{
+    uint32_t w;
+    std::memcpy(&w, &f, sizeof(w));
+    const uint32_t rounded = (w + 0x7FFFu + ((w >> 16) & 1u)) >> 16;  // carries reach inf, never the sign
+    const uint32_t nan = ((w >> 16) & 0x8000u) | 0x7FC0u;
+    return static_cast<uint16_t>(SelectBits((w & 0x7FFFFFFFu) > 0x7F800000u, nan, rounded));
+}
+
 }  // namespace fp
 
 namespace detail {

@@ -28,6 +28,7 @@
 #include <variant>
 #include <vector>
 
+#include "opgen_twin/detail/filled_pages.h"
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/launch.h"
 #include "opgen_twin/detail/list_layout.h"
@@ -148,9 +149,9 @@ struct RunResult {
     std::string stage;  // where it stopped: validate | infer_shape | infer_data_type | tiling | launch | done
     std::string error;
     std::vector<HostTensor> outputs;  // per IR output; a DYNAMIC one is a HostTensor::List
-    // Per IR input, as the kernel left it (a kernel may write an input: an op without outputs
-    // updates its inputs in place); filled when the launch stage is reached (DYNAMIC ones and
-    // omitted optional ones as given).
+    // For an op without outputs, which updates its inputs in place: per IR input, as the kernel
+    // left it; filled when the launch stage is reached (DYNAMIC ones and omitted optional ones
+    // as given). Empty for other ops (copying every input twice per run costs time).
     std::vector<HostTensor> inputs;
     uint32_t blockDim = 0;
     uint64_t tilingKey = 0;
@@ -504,16 +505,64 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage)
 
 // GM buffers of one launch; a deque keeps their addresses stable while it grows.
 struct GmBuffers {
+    struct Loan {
+        std::vector<uint8_t>* owner;
+        size_t bytes;
+        size_t index;
+    };
     std::deque<std::vector<uint8_t>> bufs;
+    std::vector<Loan> loans;
+    std::vector<std::pair<uint8_t*, size_t>> mapped;  // FilledPages mappings
+    GmBuffers() = default;
+    GmBuffers(const GmBuffers&) = delete;
+    GmBuffers& operator=(const GmBuffers&) = delete;
+    ~GmBuffers()
+    {
+        for (const auto& m : mapped) FilledPages::Unmap(m.first, m.second);
+    }
     // A buffer of max(bytes, 32) bytes (so no pointer is null), registered as a GM region of
-    // `bytes` bytes, filled with `fill` and then with `src` when given.
+    // `bytes` bytes, holding a copy of `src` when given, else (and in the padding) `fill`.
+    // A large 0xFF buffer is a copy-on-write mapping (filled_pages.h).
     uint8_t* Add(size_t bytes, uint8_t fill, const std::string& name, const void* src = nullptr)
     {
-        bufs.emplace_back(std::max<size_t>(bytes, 32), fill);
+        uint8_t* m = (src == nullptr && fill == 0xFF && bytes >= FilledPages::kMinBytes) ? FilledPages::Map(bytes)
+                                                                                         : nullptr;
+        if (m != nullptr) {
+            mapped.emplace_back(m, bytes);
+            g_launch.gm.push_back({m, bytes, name});
+            return m;
+        }
+        if (src != nullptr && bytes != 0) {
+            const uint8_t* s = static_cast<const uint8_t*>(src);
+            bufs.emplace_back(s, s + bytes);  // no fill before the copy
+            if (bytes < 32) bufs.back().resize(32, fill);
+        } else {
+            bufs.emplace_back(std::max<size_t>(bytes, 32), fill);
+        }
         uint8_t* p = bufs.back().data();
-        if (src != nullptr && bytes != 0) std::memcpy(p, src, bytes);
         g_launch.gm.push_back({p, bytes, name});
         return p;
+    }
+    // Like Add, but the buffer is `data` itself (already filled by the caller): it moves in
+    // here, padded to 32 bytes with `fill`, and Return() moves it back, so an output needs no
+    // second buffer and no copy.
+    uint8_t* Lend(std::vector<uint8_t>& data, uint8_t fill, const std::string& name)
+    {
+        const size_t bytes = data.size();
+        loans.push_back({&data, bytes, bufs.size()});
+        bufs.push_back(std::move(data));
+        if (bytes < 32) bufs.back().resize(32, fill);
+        uint8_t* p = bufs.back().data();
+        g_launch.gm.push_back({p, bytes, name});
+        return p;
+    }
+    void Return()
+    {
+        for (const Loan& l : loans) {
+            *l.owner = std::move(bufs[l.index]);
+            l.owner->resize(l.bytes);
+        }
+        loans.clear();
     }
     // The tensor-list descriptor of a DYNAMIC input/output (list_layout.h).
     uint8_t* AddList(const std::vector<std::vector<int64_t>>& shapes, const std::vector<const void*>& addrs,
@@ -659,7 +708,9 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
                          k->arity, opType.c_str(), want, defIns.size(), defOuts.size());
         return r;
     }
-    r.inputs = inputs;
+    if (defOuts.empty()) {
+        r.inputs = inputs;
+    }
     if (c.blockDim == 0) {  // empty outputs: nothing to launch
         r.ok = true;
         r.stage = "done";
@@ -697,9 +748,9 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         std::vector<const void*> addrs;
         for (size_t j = 0; j < c.irOutputs[i].GetInstanceNum(); ++j) {
             const size_t inst = c.irOutputs[i].GetInstanceStart() + j;
-            const HostTensor& t = OutputSlot(r.outputs, c, inst);
-            outPtrs[inst] = gm.Add(t.data.size(), opt.poisonOutputs ? 0xFF : 0x00,
-                                   "output '" + InstanceName(defOuts[i], j) + "'");
+            HostTensor& t = OutputSlot(r.outputs, c, inst);  // data: already filled as the GM buffer must be
+            outPtrs[inst] = gm.Lend(t.data, opt.poisonOutputs ? 0xFF : 0x00,
+                                    "output '" + InstanceName(defOuts[i], j) + "'");
             addrs.push_back(outPtrs[inst]);
             shapes.push_back(t.shape);
         }
@@ -732,10 +783,13 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         }
     }
     L = LaunchState();  // later code (e.g. unit tests) must not see this call's buffers
-    if (!r.error.empty()) return r;
-    for (size_t inst = 0; inst < outPtrs.size(); ++inst) {
-        HostTensor& t = OutputSlot(r.outputs, c, inst);
-        if (!t.data.empty()) std::memcpy(t.data.data(), outPtrs[inst], t.data.size());
+    gm.Return();  // the outputs' data hold what the kernel wrote
+    if (!r.error.empty()) {
+        for (size_t inst = 0; inst < outPtrs.size(); ++inst) {  // as before the launch
+            std::vector<uint8_t>& d = OutputSlot(r.outputs, c, inst).data;
+            std::fill(d.begin(), d.end(), opt.poisonOutputs ? 0xFF : 0x00);
+        }
+        return r;
     }
     for (size_t i = 0; i < inPtrs.size() && i < r.inputs.size(); ++i) {
         HostTensor& t = r.inputs[i];

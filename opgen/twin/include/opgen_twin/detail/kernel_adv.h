@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "opgen_twin/detail/fast_math.h"
 #include "opgen_twin/detail/kernel_pipe.h"
 #include "opgen_twin/detail/kernel_vec.h"
 #include "opgen_twin/tmp_sizes.h"
@@ -72,6 +73,19 @@ inline void AdvApply(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTen
     }
 }
 
+// Tanh: evaluated in double, rounded once to T. float takes the vectorized path of
+// fast_math.h, which gives the same bits.
+template <class T>
+inline void TanhApply(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count)
+{
+    if constexpr (std::is_same<T, float>::value) {
+        TanhFloatArray(static_cast<float*>(dst.TwinData()), static_cast<const float*>(src.TwinData()), count,
+                       [](float v) { return static_cast<float>(std::tanh(static_cast<double>(v))); });
+    } else {
+        AdvApply(dst, src, count, [](double v) { return std::tanh(v); });
+    }
+}
+
 inline double SigmoidD(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 }  // namespace detail
@@ -87,7 +101,7 @@ inline void Tanh(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTenso
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Tanh", "half, float");
     opgen_twin::detail::CheckAdvOperands("Tanh", dstTensor, srcTensor, &sharedTmpBuffer, calCount,
                                          opgen_twin::detail::TanhMinTmpBytes(sizeof(T)));
-    opgen_twin::detail::AdvApply(dstTensor, srcTensor, calCount, [](double v) { return std::tanh(v); });
+    opgen_twin::detail::TanhApply(dstTensor, srcTensor, calCount);
 }
 template <typename T, bool isReuseSource = false, const TanhConfig& config = DEFAULT_TANH_CONFIG>
 inline void Tanh(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
@@ -101,7 +115,7 @@ inline void Tanh(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTenso
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Tanh", "half, float");
     opgen_twin::detail::CheckAdvOperands("Tanh", dstTensor, srcTensor, nullptr, calCount,
                                          opgen_twin::detail::TanhMinTmpBytes(sizeof(T)));
-    opgen_twin::detail::AdvApply(dstTensor, srcTensor, calCount, [](double v) { return std::tanh(v); });
+    opgen_twin::detail::TanhApply(dstTensor, srcTensor, calCount);
 }
 template <typename T, bool isReuseSource = false, const TanhConfig& config = DEFAULT_TANH_CONFIG>
 inline void Tanh(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor)

@@ -86,10 +86,9 @@ public:
 
     BufferSlot* Alloc()
     {
-        const std::string me = Describe();
         if (num_ == 0) {
             ThrowHardware(Format("%s::AllocTensor: the queue has no buffers (TPipe::InitBuffer was not called "
-                                 "for it)", me.c_str()));
+                                 "for it)", Describe().c_str()));
         }
         for (int k = 0; k < num_; ++k) {
             BufferSlot* s = slots_[(nextAlloc_ + k) % num_];
@@ -101,20 +100,19 @@ public:
         }
         ThrowHardware(Format("%s::AllocTensor: all %d buffers of the queue are in use (allocated and not yet "
                              "released with FreeTensor); on the NPU this AllocTensor would wait forever",
-                             me.c_str(), num_));
+                             Describe().c_str(), num_));
     }
 
     void EnQue(BufferSlot* s, uint32_t gen)
     {
-        const std::string me = Describe();
         CheckOwned("EnQue", s, gen);
         if (s->state == SlotState::kEnqueued) {
             ThrowHardware(Format("%s::EnQue: this tensor is already in the queue (EnQue twice without DeQue)",
-                                 me.c_str()));
+                                 Describe().c_str()));
         }
         if (count_ >= depth_) {
             ThrowHardware(Format("%s::EnQue: the queue already holds %d tensors, its depth; EnQue beyond the "
-                                 "queue depth", me.c_str(), count_));
+                                 "queue depth", Describe().c_str(), count_));
         }
         s->state = SlotState::kEnqueued;
         fifo_[(head_ + count_) % kMaxBufs] = s;
@@ -136,11 +134,10 @@ public:
 
     void Free(BufferSlot* s, uint32_t gen)
     {
-        const std::string me = Describe();
         CheckOwned("FreeTensor", s, gen);
         if (s->state == SlotState::kEnqueued) {
             ThrowHardware(Format("%s::FreeTensor: the tensor is still in the queue (EnQue'd and not DeQue'd)",
-                                 me.c_str()));
+                                 Describe().c_str()));
         }
         s->state = SlotState::kFree;
         ++s->gen;
@@ -168,16 +165,15 @@ public:
 private:
     void CheckOwned(const char* api, BufferSlot* s, uint32_t gen) const
     {
-        const std::string me = Describe();
         if (s == nullptr) {
-            ThrowHardware(Format("%s::%s: the tensor is a default-constructed LocalTensor", me.c_str(), api));
+            ThrowHardware(Format("%s::%s: the tensor is a default-constructed LocalTensor", Describe().c_str(), api));
         }
         if (s->owner != this) {
-            ThrowHardware(Format("%s::%s: the tensor was not allocated from this queue", me.c_str(), api));
+            ThrowHardware(Format("%s::%s: the tensor was not allocated from this queue", Describe().c_str(), api));
         }
         if (s->state == SlotState::kFree || s->gen != gen) {
             ThrowHardware(Format("%s::%s: the tensor was already released with FreeTensor (double free or use "
-                                 "after free)", me.c_str(), api));
+                                 "after free)", Describe().c_str(), api));
         }
     }
 
@@ -352,13 +348,15 @@ public:
     bool InitBuffer(Q& que, uint8_t num, uint32_t len)
     {
         opgen_twin::detail::QueueCore& core = que.TwinCore();
-        const std::string what = opgen_twin::detail::Format("TPipe::InitBuffer(%s, num=%u, len=%u)",
-                                                            core.Describe().c_str(), num, len);
+        const auto what = [&] {  // formatted only for an error message
+            return opgen_twin::detail::Format("TPipe::InitBuffer(%s, num=%u, len=%u)", core.Describe().c_str(), num,
+                                              len);
+        };
         if (core.Initialized()) {
-            opgen_twin::detail::ThrowHardware(what + ": the queue was already initialised");
+            opgen_twin::detail::ThrowHardware(what() + ": the queue was already initialised");
         }
         if (num == 0 || num > opgen_twin::detail::QueueCore::kMaxBufs) {
-            opgen_twin::detail::ThrowHardware(what + ": num must be in [1, 16]");
+            opgen_twin::detail::ThrowHardware(what() + ": num must be in [1, 16]");
         }
         Carve(what, core, num, len);
         return true;
@@ -367,10 +365,11 @@ public:
     bool InitBuffer(TBuf<pos>& buf, uint32_t len)
     {
         opgen_twin::detail::QueueCore& core = buf.TwinCore();
-        const std::string what =
-            opgen_twin::detail::Format("TPipe::InitBuffer(%s, len=%u)", core.Describe().c_str(), len);
+        const auto what = [&] {
+            return opgen_twin::detail::Format("TPipe::InitBuffer(%s, len=%u)", core.Describe().c_str(), len);
+        };
         if (core.Initialized()) {
-            opgen_twin::detail::ThrowHardware(what + ": the TBuf was already initialised");
+            opgen_twin::detail::ThrowHardware(what() + ": the TBuf was already initialised");
         }
         Carve(what, core, 1, len);
         core.Slot(0)->state = opgen_twin::detail::SlotState::kFixed;
@@ -404,7 +403,8 @@ public:
     uint64_t TwinCapacity() const { return capacity_; }
 
 private:
-    void Carve(const std::string& what, opgen_twin::detail::QueueCore& core, uint32_t num, uint32_t len)
+    template <class What>
+    void Carve(const What& what, opgen_twin::detail::QueueCore& core, uint32_t num, uint32_t len)
     {
         const uint64_t aligned = (static_cast<uint64_t>(len) + 31u) / 32u * 32u;
         const uint64_t need = aligned * num;
@@ -412,7 +412,7 @@ private:
             opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
                 "%s: UB exhausted - this call needs %llu bytes, %llu of the %llu-byte Unified Buffer (%s) are "
                 "already taken, total %llu > %llu (reduce the tile length or BUFFER_NUM)",
-                what.c_str(), static_cast<unsigned long long>(need), static_cast<unsigned long long>(used_),
+                what().c_str(), static_cast<unsigned long long>(need), static_cast<unsigned long long>(used_),
                 static_cast<unsigned long long>(capacity_), opgen_twin::detail::g_launch.socVersion.c_str(),
                 static_cast<unsigned long long>(used_ + need), static_cast<unsigned long long>(capacity_)));
         }

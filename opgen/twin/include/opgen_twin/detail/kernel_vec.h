@@ -394,6 +394,37 @@ inline D ConvertOne(S s, Rounding r)
     }
 }
 
+// Vectorizable loops for the casts elementwise kernels run on every tile (16-bit float <->
+// float, to nearest even), bit-identical to ConvertOne. False: no fast loop for this pair
+// and rounding (or the operands overlap); the caller takes the general path.
+template <class D, class S>
+inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
+{
+    const uint8_t* s0 = static_cast<const uint8_t*>(src);
+    uint8_t* d0 = static_cast<uint8_t*>(dst);
+    if (d0 < s0 + uint64_t{count} * sizeof(S) && s0 < d0 + uint64_t{count} * sizeof(D)) {
+        return false;
+    }
+    if constexpr (std::is_same<S, half>::value && std::is_same<D, float>::value) {
+        for (uint32_t i = 0; i < count; ++i) Store<float>(dst, i, fp::HalfBitsToFloatFast(Load<uint16_t>(src, i)));
+        return true;
+    } else if constexpr (std::is_same<S, bfloat16_t>::value && std::is_same<D, float>::value) {
+        for (uint32_t i = 0; i < count; ++i) Store<float>(dst, i, fp::Bf16BitsToFloat(Load<uint16_t>(src, i)));
+        return true;
+    } else if constexpr (std::is_same<S, float>::value && std::is_same<D, half>::value) {
+        if (r != Rounding::kNearestEven) return false;
+        for (uint32_t i = 0; i < count; ++i) Store<uint16_t>(dst, i, fp::FloatToHalfBitsRne(Load<float>(src, i)));
+        return true;
+    } else if constexpr (std::is_same<S, float>::value && std::is_same<D, bfloat16_t>::value) {
+        if (r != Rounding::kNearestEven) return false;
+        for (uint32_t i = 0; i < count; ++i) Store<uint16_t>(dst, i, fp::FloatToBf16BitsRne(Load<float>(src, i)));
+        return true;
+    } else {
+        (void)r;
+        return false;
+    }
+}
+
 }  // namespace detail
 }  // namespace opgen_twin
 
@@ -422,6 +453,9 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
     const opgen_twin::Rounding r = opgen_twin::detail::ToRounding(roundMode);
     void* d = dst.TwinData();
     const void* s = src.TwinData();
+    if (opgen_twin::detail::CastFast<T, U>(d, s, count, r)) {
+        return;
+    }
     if (static_cast<const void*>(d) == s || sizeof(T) == sizeof(U)) {
         for (uint32_t i = 0; i < count; ++i) {
             opgen_twin::detail::Store<T>(d, i, opgen_twin::detail::ConvertOne<T>(opgen_twin::detail::Load<U>(s, i), r));
