@@ -22,7 +22,9 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <cstdlib>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -581,6 +583,19 @@ inline HostTensor& OutputSlot(std::vector<HostTensor>& outputs, const CallData& 
     return t.isList ? t.children[rel] : t;
 }
 
+// Threads the kernel's blocks run on: OPGEN_TWIN_THREADS, else the machine's cores.
+inline uint32_t LaunchThreads()
+{
+    if (const char* env = std::getenv("OPGEN_TWIN_THREADS")) {
+        const long n = std::strtol(env, nullptr, 10);
+        if (n >= 1) {
+            return static_cast<uint32_t>(n);
+        }
+    }
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores == 0 ? 1u : cores;
+}
+
 inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* kernel,
                          const std::vector<KernelVariant>* variants, const std::vector<HostTensor>& inputs,
                          const std::vector<AttrValue>& attrs, const RunOptions& opt)
@@ -769,17 +784,44 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     L.socVersion = opt.platform.socVersion;
     L.sysWorkspaceBytes = opt.platform.libApiWorkspace;
     r.launched = true;
-    for (uint32_t b = 0; b < c.blockDim && r.error.empty(); ++b) {
-        L.blockIdx = b;
-        L.currentPipe = nullptr;
-        L.kernelType = -1;
-        ResetLaunchFlags();
-        try {
-            k->fn(args);
-        } catch (const HardwareError& e) {
-            r.error = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
-        } catch (const std::exception& e) {
-            r.error = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
+    // Blocks are independent, as AI cores are: they run on up to LaunchThreads() threads, each
+    // with its own launch state; a failure is reported for the lowest failing block, as if
+    // they ran one after the other.
+    const uint32_t workers = std::min<uint32_t>(c.blockDim, LaunchThreads());
+    std::vector<std::string> blockErrors(c.blockDim);
+    const LaunchState shared = L;
+    auto runBlocks = [&](uint32_t first) {
+        LaunchState& mine = g_launch;  // this thread's
+        mine = shared;
+        for (uint32_t b = first; b < c.blockDim; b += workers) {
+            mine.blockIdx = b;
+            mine.currentPipe = nullptr;
+            mine.kernelType = -1;
+            ResetLaunchFlags();
+            try {
+                k->fn(args);
+            } catch (const std::exception& e) {
+                blockErrors[b] = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
+                break;
+            } catch (...) {
+                blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
+                break;
+            }
+        }
+        mine = LaunchState();
+    };
+    std::vector<std::thread> pool;
+    for (uint32_t t = 1; t < workers; ++t) {
+        pool.emplace_back(runBlocks, t);
+    }
+    runBlocks(0);
+    for (std::thread& t : pool) {
+        t.join();
+    }
+    for (const std::string& e : blockErrors) {
+        if (!e.empty()) {
+            r.error = e;
+            break;
         }
     }
     L = LaunchState();  // later code (e.g. unit tests) must not see this call's buffers

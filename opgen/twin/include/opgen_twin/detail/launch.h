@@ -46,7 +46,9 @@ struct LaunchState {
     std::vector<uint32_t> pendingFlags;  // SetFlag/WaitFlag pairing, indexed by event*64+id
 };
 
-inline LaunchState g_launch;  // C++17 inline variable: one instance per program
+// One per thread: the runner launches blocks on several threads, each with its own copy of the
+// launch's facts (a C++17 inline variable: one definition per program).
+inline thread_local LaunchState g_launch;
 
 inline void ResetLaunchFlags() { g_launch.pendingFlags.assign(64u * 64u, 0u); }
 
