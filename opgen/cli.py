@@ -5,6 +5,7 @@ Exit codes for every command: 0 ok, 1 an action failed, 2 bad input or usage.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import typer
@@ -22,6 +23,27 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@contextlib.contextmanager
+def _exit_codes(as_json: bool):
+    """Errors as a message and an exit code: an invalid prototype (its problems, or their JSON
+    with --json) and any other bad input 2, a failed action 1."""
+    from opgen import console
+    from opgen.errors import ActionFailed, BadInput
+    from opgen.problems import PrototypeError
+
+    try:
+        yield
+    except PrototypeError as exc:
+        console.report_invalid(exc, as_json)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except BadInput as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except ActionFailed as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_FAILED) from None
 
 
 def _version(value: bool) -> None:
@@ -52,21 +74,13 @@ def validate(
     for the SoCs. Exit 0 if valid, 2 if not (every problem is listed with its JSON path).
     """
     from opgen import console, prototype
-    from opgen.errors import BadInput
     from opgen.new import template_data
     from opgen.options import Options, resolve_socs
-    from opgen.problems import PrototypeError
 
-    try:
+    with _exit_codes(as_json):
         socs, soc_warnings = resolve_socs(soc)
         proto_model = prototype.load(proto)
         template_data(proto_model, Options("ops", "ops", "ops", socs))
-    except PrototypeError as exc:
-        console.report_invalid(exc, as_json)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except BadInput as exc:
-        console.fail(str(exc))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
     if as_json:
         console.print_json(proto_model.as_json())
         return
@@ -127,33 +141,19 @@ def new(
     """
     from opgen import console
     from opgen import new as new_stage
-    from opgen.errors import ActionFailed, BadInput
-    from opgen.problems import PrototypeError
 
     if msopgen_path is not None and no_msopgen:
         console.fail("--msopgen and --no-msopgen exclude each other")
         raise typer.Exit(EXIT_BAD_INPUT)
-    try:
+    with _exit_codes(as_json):
         the_plan, proto_model = new_stage.plan(
             proto, output, soc, namespace, vendor, templates, msopgen_path,
             use_msopgen=not no_msopgen, force=force, package=package)
-    except PrototypeError as exc:
-        console.report_invalid(exc, as_json)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except BadInput as exc:
-        console.fail(str(exc))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
     if not as_json:
         console.print_warnings(the_plan.warnings)
-    try:
-        with console.status("rendering the project"):
-            result = new_stage.create(the_plan, proto_model, dry_run=dry_run)
-    except ActionFailed as exc:
-        console.fail(str(exc))
-        raise typer.Exit(EXIT_FAILED) from None
-    except BadInput as exc:  # another opgen took the destination meanwhile
-        console.fail(str(exc))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    # a template that does not render is exit 1; another opgen taking the destination, 2
+    with _exit_codes(as_json), console.status("rendering the project"):
+        result = new_stage.create(the_plan, proto_model, dry_run=dry_run)
     if not as_json:
         console.print_new_summary(result, verbose)
     if dry_run or no_build:
@@ -197,31 +197,18 @@ def update(
     User-owned files (the compute step, the tiling policy) change only where opgen's rendering
     of them changed, e.g. after a new compute expression.
     """
-    import contextlib
-
     from opgen import console
     from opgen import project as project_state
     from opgen import update as update_stage
-    from opgen.errors import ActionFailed, BadInput
     from opgen.options import resolve_socs
-    from opgen.problems import PrototypeError
 
     with contextlib.ExitStack() as held:
-        try:
+        with _exit_codes(as_json):  # a template that does not render is exit 1
             socs, soc_warnings = resolve_socs(soc) if soc else ((), [])
             if not dry_run:
                 held.enter_context(project_state.locked(project))
             the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty,
                                                 dry_run, tuple(restore))
-        except PrototypeError as exc:
-            console.report_invalid(exc, as_json)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
-        except BadInput as exc:
-            console.fail(str(exc))
-            raise typer.Exit(EXIT_BAD_INPUT) from None
-        except ActionFailed as exc:  # a template that does not render
-            console.fail(str(exc))
-            raise typer.Exit(EXIT_FAILED) from None
         if not as_json:
             console.print_warnings(soc_warnings + the_plan.warnings)
         written = 0 if dry_run else update_stage.apply(the_plan)
