@@ -443,7 +443,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     if problems:
         return None, problems, warnings
     op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
-            json_path=base)
+            json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"))
     return op, problems, warnings
 
 
