@@ -334,3 +334,33 @@ def test_op_without_compute(no_compute):
     for node, outcome in suite.select("skipped").items():
         assert skip_reason_allowed(outcome["message"]) or "no backward" in outcome["message"], (
             node, outcome["message"])
+
+
+@pytest.mark.slow
+def test_bench_json_and_the_precision_report(gelu):
+    """opgen bench --json times the op against torch; opgen test writes the HTML report."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from opgen.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["bench", str(gelu.directory), "--json", "--quick"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["device"] == "cpu (opgen CPU twin)" and "not NPU performance" in data["note"]
+    assert {(r["op"], r["dtype"]) for r in data["results"]} == {
+        ("GeluCustom", d) for d in ("float16", "float32", "bfloat16")}
+    for row in data["results"]:
+        assert {"op", "dtype", "shape", "op_ms", "reference_ms", "ratio"} <= set(row)
+        assert row["op_ms"] > 0 and row["reference_ms"] > 0 and row["ratio"] > 0
+    table = runner.invoke(app, ["bench", str(gelu.directory), "--quick"])
+    assert table.exit_code == 0 and "emulation" in table.stdout
+
+    result = runner.invoke(app, ["test", str(gelu.directory), "--", "-k", "precision and float32"])
+    assert result.exit_code == 0, result.output
+    page = (gelu.directory / ".opgen" / "reports" / "precision.html").read_text()
+    assert "<h2>gelu_custom, float32</h2>" in page and "test_precision_boundary_values" in page
+    pytest.importorskip("matplotlib")
+    assert page.count("src='data:image/png;base64,") == 2
