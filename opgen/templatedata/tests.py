@@ -408,9 +408,9 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
             description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
         if t.name in op.golden:
             description.append(f"golden: {t.name} = {op.golden[t.name]}")
-    imports = ["BOUNDARY_CASES", "BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg", "check_compile",
-               "check_fake_matches_host_infer", "check_precision", "opdef_summary",
-               "registered_opdef"]
+    imports = ["BOUNDARY_CASES", "BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg",
+               "check_compile", "check_fake_matches_host_infer", "check_precision",
+               "opdef_summary", "registered_opdef"]
     if op.attrs:
         imports.append("AttrArg")
     if any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[:len(op.inputs)]):
