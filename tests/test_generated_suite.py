@@ -104,6 +104,31 @@ def test_placeholder_banner_is_what_the_tests_look_for(tmp_path):
     assert marker.strip('"') not in (tmp_path / "gelu/op_kernel/gelu_custom_compute.h").read_text()
 
 
+def test_precision_level_and_benchmark_reach_the_test_file(tmp_path):
+    import json
+
+    gelu = json.loads((EXAMPLES / "gelu_custom.json").read_text())
+    gelu[0]["opgen"]["precision"] = "L1"
+    rendered_tests(json.dumps(gelu), tmp_path / "gelu")
+    text = (tmp_path / "gelu" / "tests" / "test_gelu_custom.py").read_text()
+    assert "benchmark=golden.gelu_custom_formula," in text
+    assert 'precision_level="L1",' in text
+    assert "def test_precision_boundary_values(dtypes, case):" in text
+    rendered_tests((SHARED_PROTOS / "add_custom.msopgen.json").read_text(), tmp_path / "add")
+    text = (tmp_path / "add" / "tests" / "test_add_custom.py").read_text()
+    assert "benchmark=None," in text and 'precision_level="L0",' in text
+
+
+def test_boundary_value_domains_follow_the_compute(tmp_path):
+    """Inputs the compute takes log() of are drawn positive; inputs reaching max get no NaN."""
+    rendered_tests(PRECISION_TRIALS.read_text(), tmp_path)
+    softplus = (tmp_path / "tests" / "test_softplus_naive.py").read_text()
+    assert 'TensorArg("x", 0.5, 4.0, positive=True),' in softplus
+    rendered_tests((EXAMPLES / "leaky_relu_custom.json").read_text(), tmp_path / "leaky")
+    leaky = (tmp_path / "leaky" / "tests" / "test_leaky_relu_custom.py").read_text()
+    assert 'TensorArg("x", -4.0, 4.0, nan=False),' in leaky
+
+
 @pytest.mark.parametrize("compute, positive", [
     ("x * y", {}),
     ("log(x) + y", {"x": "log() of it"}),
