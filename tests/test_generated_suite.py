@@ -341,7 +341,7 @@ def test_op_without_compute(no_compute):
     assert set(counts) <= {"passed", "skipped", "xfailed"}, suite.describe()
     compute_file = "op_kernel/add_custom_compute.h"
     precision = suite.select(name="::test_precision")
-    assert len(precision) == 7  # 5 shapes + 2 layouts, one dtype combination
+    assert len(precision) == 10  # 5 shapes + 2 layouts + 3 boundary cases, one combination
     for node, outcome in precision.items():
         assert outcome["outcome"] == "xfailed", node
         assert compute_file in outcome["message"], outcome["message"]
