@@ -27,8 +27,8 @@ def run(project: Path, quick: bool = False) -> dict:
     if not script.is_file():
         raise BadInput(f"{script} does not exist: the project predates opgen bench; "
                        f"run opgen update {project} to add it")
-    env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
-    if not os.environ.get("ASCEND_HOME_PATH"):
+    env = dict(os.environ)
+    if not os.environ.get("ASCEND_HOME_PATH"):  # no CANN: torch_npu's autoload would fail
         env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(project.resolve()),
                                                       env.get("PYTHONPATH")]))
