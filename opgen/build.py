@@ -23,6 +23,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from opgen import project as project_state
+from opgen import report
 
 LOG_DIR = Path(project_state.LOG_DIR)
 TAIL_LINES = 40
@@ -216,6 +217,11 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
     running.parent.mkdir(parents=True, exist_ok=True)
     running.unlink(missing_ok=True)
     env = {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0", "OPGEN_RUNNING_TEST": str(running)}
+    record = project / report.RECORD  # every precision case, for the report
+    record.parent.mkdir(parents=True, exist_ok=True)
+    if not npu:
+        record.unlink(missing_ok=True)
+    env["OPGEN_PRECISION_RECORD"] = str(record.resolve())
     script = set_env_script(project) if npu else None
     if npu:
         if script is None:
@@ -227,8 +233,11 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
     else:
         ok = run_logged(step, args, project, "test.log", env)
     step.status = "passed" if ok else "failed"
+    written = report.write(project)
     if ok:
         step.detail = summary_line(project, step)
+        if written is not None:
+            step.detail += f"; precision report: {written.relative_to(project)}"
     elif running.is_file():  # the run ended inside this test: it hung (timed out) or crashed
         limit = os.environ.get("OPGEN_TEST_TIMEOUT") or TEST_TIMEOUT_DEFAULT
         step.detail = (f"stopped in {running.read_text().strip()}: no result within {limit} s "

@@ -257,6 +257,35 @@ def test(
 
 
 @app.command()
+def bench(
+    project: Path = typer.Argument(Path("."), help="Project directory (built)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
+    quick: bool = typer.Option(False, "--quick", help="One small size per op and dtype."),
+) -> None:
+    """Time each op and dtype against its reference (torch computing the golden in the op's
+    dtypes) on the same device, at a few sizes; on the CPU the op runs on the twin, an
+    emulation, not NPU performance. Runs the project's bench/run.py."""
+    from opgen import bench as bench_stage
+    from opgen import console
+    from opgen.errors import ActionFailed, BadInput
+
+    directory = _project_dir(project)
+    try:
+        with console.status("timing the ops …"):
+            report = bench_stage.run(directory, quick=quick)
+    except BadInput as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except ActionFailed as exc:
+        console.fail(str(exc))
+        raise typer.Exit(EXIT_FAILED) from None
+    if as_json:
+        console.print_json(report)
+    else:
+        typer.echo(bench_stage.table(report))
+
+
+@app.command()
 def doctor(
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON on stdout."),
 ) -> None:

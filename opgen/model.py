@@ -104,6 +104,8 @@ class Op:
     aclnn_missing_reason: str = ""
     torch_schema: str = ""
     json_path: str = "$"  # where the op stands in its prototype file: $ or $[i]
+    # the ratio standard's level for the precision tests ("opgen": {"precision": ...})
+    precision: str = "L0"
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:

@@ -433,6 +433,12 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     if problems:
         return None, problems, warnings
 
+    level = raw.get("opgen", {}).get("precision")
+    if level is not None and not golden:
+        warnings.append(f"{key_path(key_path(base, 'opgen'), 'precision')}: {level} has no "
+                        "effect: the ratio standard compares with torch computing the golden "
+                        "expression in the op's dtype, and the op has no compute or golden "
+                        "expression (the precision tests apply the threshold standard only)")
     aclnn, missing = build_aclnn(op_type, inputs, outputs, attrs)
     if aclnn is None:
         warnings.append(f"{base}: {op_type} gets no aclnn API and no NPU adapter: {missing}")
@@ -443,7 +449,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     if problems:
         return None, problems, warnings
     op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
-            json_path=base)
+            json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"))
     return op, problems, warnings
 
 

@@ -477,3 +477,25 @@ def test_golden_defaults_to_the_compute_expression():
         "z": "max(x, 0.0) + alpha * min(x, y) - sqrt(x) / 2"}}))).ops
     assert model.golden["z"] == (
         "((torch.clamp(x, min=0.0) + (alpha * torch.minimum(x, y))) - (torch.sqrt(x) / 2.0))")
+
+
+# --- the precision level ("opgen": {"precision": ...}) ----------------------------------------
+
+
+def test_precision_level_is_read_and_defaults_to_l0():
+    proto = prototype.loads(json.dumps([op(opgen={"compute": {"z": "x + y"},
+                                                  "precision": "L1"}),
+                                        op(op="SubCustom", opgen={"compute": {"z": "x - y"}})]))
+    assert [o.precision for o in proto.ops] == ["L1", "L0"]
+
+
+def test_precision_level_outside_l0_to_l2_is_refused_with_a_suggestion():
+    path, text = only_problem([op(opgen={"compute": {"z": "x + y"}, "precision": "l2"})])
+    assert path == "$[0].opgen.precision"
+    assert "must be one of L0, L1, L2" in text and "did you mean 'L2'?" in text
+
+
+def test_precision_level_without_a_golden_warns_it_has_no_effect():
+    proto = prototype.loads(json.dumps([op(opgen={"precision": "L2"})]))
+    (warning,) = [w for w in proto.warnings if "precision" in w]
+    assert warning.startswith("$[0].opgen.precision: L2 has no effect")

@@ -61,6 +61,17 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
     return found
 
 
+def nan_blocked_inputs(node: expr.Node) -> set[str]:
+    """Inputs inside a min/max/relu: how those take NaN is the hardware's rule (the twin's
+    Max/Min return the other operand), not torch's, so the boundary cases pass them no NaN."""
+    found: set[str] = set()
+    for n in expr.walk(node):
+        if isinstance(n, expr.Call) and n.func in ("min", "max", "relu"):
+            for arg in n.args:
+                found |= {m.name for m in expr.walk(arg) if isinstance(m, expr.Tensor)}
+    return found
+
+
 def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, str]:
     """(low, high, why) of the values drawn for input `name`: one range for all its dtypes,
     the narrowest any of them needs."""
@@ -181,9 +192,11 @@ def arg_lines(op: Op) -> list[str]:
     """The lines of `args=[...]` in the OpSpec: one TensorArg/AttrArg per schema argument, each
     after a comment that says why its values are what they are."""
     positive: dict[str, str] = {}
+    no_nan: set[str] = set()
     for tree in op.compute.values():
         for name, why in positive_inputs(tree).items():
             positive.setdefault(name, why)
+        no_nan |= nan_blocked_inputs(tree)
     lines = []
     for t in op.inputs:
         low, high, why = value_range(op, t.name, positive)
@@ -198,6 +211,11 @@ def arg_lines(op: Op) -> list[str]:
         lines += [f"# {line}" for line in doc_lines(f"{t.name}: {why}", LINE - 10)]
         call = f"TensorArg({py_string(t.name)}, {py_value(low)}, {py_value(high)}"
         call += "" if kind == "tensor" else f", kind={py_string(kind)}"
+        if t.name in positive:
+            call += ", positive=True"
+        if t.name in no_nan:
+            lines.append("# boundary values without NaN: it reaches min/max/relu")
+            call += ", nan=False"
         lines.append(call + "),")
     for a in op.attrs:
         value = attr_value(a)
@@ -334,6 +352,9 @@ class TestsData:
     gradcheck_missing_reason: list[str]
     npu_enabled: bool
     npu_reason: list[str]
+    benchmark_path: str  # golden.<op>_formula, or None: the ratio standard's benchmark
+    precision_level_literal: str
+    has_float_input: bool  # some combination has a floating-point input: boundary cases
     expected_opdef: str
     ir_def: str
     graph_args: str
@@ -387,11 +408,15 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
             description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
         if t.name in op.golden:
             description.append(f"golden: {t.name} = {op.golden[t.name]}")
-    imports = ["BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg", "check_compile",
-               "check_fake_matches_host_infer", "check_precision", "opdef_summary",
-               "registered_opdef"]
+    imports = ["BOUNDARY_CASES", "BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg",
+               "check_compile", "check_fake_matches_host_infer", "check_precision",
+               "opdef_summary", "registered_opdef"]
     if op.attrs:
         imports.append("AttrArg")
+    if any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[:len(op.inputs)]):
+        imports.append("has_float_input")
+    else:
+        imports.remove("BOUNDARY_CASES")
     if torch.differentiable:
         imports.append("check_backward")
     if pending or host_pending:
@@ -438,6 +463,11 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
             "kernels take only those), and finite differences in 16-bit floats measure rounding, "
             "not the gradient; "
             "test_backward_matches_the_float64_golden_gradient checks the backward")],
+        benchmark_path=(f"golden.{torch.golden['formula']}" if torch.golden["complete"]
+                        else "None"),
+        precision_level_literal=py_string(op.precision),
+        has_float_input=any(DTYPES[d].is_float for c in op.dtype_combinations
+                            for d in c[:len(op.inputs)]),
         npu_enabled=torch.npu["enabled"],
         npu_reason=[py_string(p) for p in split_pieces(
             f"no NPU kernel: {torch.npu.get('reason', '')}")],
