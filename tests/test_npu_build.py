@@ -38,7 +38,7 @@ def test_build_compiles_the_npu_adapter_and_checks_its_symbols(tmp_path):
     steps = {s["step"]: s for s in summary["steps"]}
     assert result.returncode == 0, (summary, result.stderr[-3000:])
     assert steps["build PyTorch extension"]["detail"] == \
-        "CPU extension built (with the NPU adapter)"
+        "CPU extension built (with the NPU adapter); gelu_npu installed (editable)"
     symbols = steps["check NPU adapter symbols"]
     assert symbols["status"] == "passed", symbols
     assert list((project / "gelu_npu").glob("_C_npu*.so"))
