@@ -267,18 +267,10 @@ def bench(
     emulation, not NPU performance. Runs the project's bench/run.py."""
     from opgen import bench as bench_stage
     from opgen import console
-    from opgen.errors import ActionFailed, BadInput
 
     directory = _project_dir(project)
-    try:
-        with console.status("timing the ops …"):
-            report = bench_stage.run(directory, quick=quick)
-    except BadInput as exc:
-        console.fail(str(exc))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except ActionFailed as exc:
-        console.fail(str(exc))
-        raise typer.Exit(EXIT_FAILED) from None
+    with _exit_codes(as_json), console.status("timing the ops …"):
+        report = bench_stage.run(directory, quick=quick)
     if as_json:
         console.print_json(report)
     else:
