@@ -87,6 +87,7 @@ def check_package(package: str, directory: Path, chosen: bool = False) -> None:
     """The package name must not be a keyword nor take the place of a module Python already
     has: installing a package named `torch` would replace PyTorch, and a local one shadows it.
     `chosen`: it came from --package, not from the directory's name."""
+    import importlib.util
     import keyword
     import sys
     from importlib import metadata
@@ -99,6 +100,9 @@ def check_package(package: str, directory: Path, chosen: bool = False) -> None:
     if package in sys.stdlib_module_names:
         raise UsageError(f"{where}: '{package}' would shadow Python's standard module of that "
                          f"name; {fix}")
+    if importlib.util.find_spec(package) is None:
+        return  # nothing importable by that name: nothing to shadow
+    # Which distributions provide it: a scan of every installed one (~0.1 s), so only now.
     owners = metadata.packages_distributions().get(package, [])
     others = sorted({d for d in owners if metadata.metadata(d)["Summary"] != GENERATED_SUMMARY})
     if others:
