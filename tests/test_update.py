@@ -53,6 +53,14 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+def add_the_add_example(project: Path) -> None:
+    """Append examples/add_custom.json's op to the project's (GELU) prototype."""
+    proto = project / "gelu_custom.json"
+    data = json.loads(proto.read_text())
+    data.append(json.loads((EXAMPLES / "add_custom.json").read_text())[0])
+    proto.write_text(json.dumps(data, indent=2))
+
+
 def test_no_op_update_touches_nothing(tmp_path):
     project = new_project(tmp_path)
     before = snapshot(project)
@@ -227,10 +235,7 @@ def test_prototype_change_adds_a_dtype_without_touching_the_compute(tmp_path):
 
 def test_new_op_in_the_prototype_appears(tmp_path):
     project = new_project(tmp_path)
-    proto = project / "gelu_custom.json"
-    data = json.loads(proto.read_text())
-    data.append(json.loads((EXAMPLES / "add_custom.json").read_text())[0])
-    proto.write_text(json.dumps(data, indent=2))
+    add_the_add_example(project)
     result = cli("update", project, "--json")
     assert result.exit_code == 0, result.output
     added = {f["path"] for f in json.loads(result.stdout)["files"] if f["action"] == "added"}
@@ -438,10 +443,7 @@ def test_a_users_file_in_the_way_of_a_new_op_is_kept(tmp_path):
     project = new_project(tmp_path)
     mine = project / "op_kernel" / "add_custom_compute.h"
     mine.write_text("// my own file\n")
-    proto = project / "gelu_custom.json"
-    data = json.loads(proto.read_text())
-    data.append(json.loads((EXAMPLES / "add_custom.json").read_text())[0])
-    proto.write_text(json.dumps(data, indent=2))
+    add_the_add_example(project)
     result = cli("update", project, "--json")
     assert result.exit_code == 0, result.output
     actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
