@@ -32,6 +32,10 @@ class HostData:
     shape_ref: dict[str, Any]  # the input whose shape every output takes
     descs: list[dict[str, str]]  # the streamed tensors' descs TilingFunc reads dtypes from
     dtype_rules: list[dict[str, Any]]  # InferDataType, per output
+    # The index of the required input whose shape and dtype every output takes, when that is
+    # all InferShape and InferDataType do: the OpDef then registers opgen_tiling.h's shared
+    # InferShapeLikeInput/InferDataTypeLikeInput instead of functions of the op's own. Else None.
+    like_input: int | None
     has_dynamic_output: bool
     has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
 
@@ -124,9 +128,14 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         else:
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"
         descs.append({"name": t.param.name, "desc": desc, "role": t.role})
+    like_input = None
+    if shape["kind"] == "required" and outputs and not has_dynamic_output and all(
+            r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules):
+        like_input = shape["index"]
     return {
         "shape_ref": shape,
         "dtype_rules": dtype_rules,
+        "like_input": like_input,
         "has_dynamic_output": has_dynamic_output,
         "descs": descs,
     }
