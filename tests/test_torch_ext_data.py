@@ -248,6 +248,19 @@ def test_fake_kernels():
     assert "my_ops/overrides/chunk_custom.py" in "".join(unknown["lines"]).replace('" "', "")
 
 
+def test_elementwise_inputs_are_checked_for_one_shape_everywhere():
+    # the fake kernel, the CPU kernel and the NPU adapter reject inputs of different shapes
+    # (no broadcasting; a shorter input would be read out of bounds) with the same message
+    ctx = context(protos.TWO_OUTPUTS)
+    check = 'opgen_torch::CheckSameShape("SplitSignCustom", "x", x, "y", y);'
+    assert ctx["cpu"]["shape_checks"] == [check]
+    assert ctx["npu"]["shape_checks"] == [check.replace("opgen_torch", "opgen_npu")]
+    assert '_check_same_shape("SplitSignCustom", "x", x, "y", y)' in ctx["fake"]["lines"]
+    # one input, or no compute (the user's kernel decides): nothing to check
+    for proto in (protos.ONLY_IN_PLACE, protos.OPAQUE, protos.REDUCE):
+        assert context(proto)["cpu"]["shape_checks"] == []
+
+
 def test_converter():
     conv = context(protos.ALL_ATTRS)["converter"]
     assert [i["key"] for i in conv["inputs"]] == ['"x"', '"bias"']

@@ -419,6 +419,8 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         imports.remove("BOUNDARY_CASES")
     if torch.differentiable:
         imports.append("check_backward")
+    if torch.cpu["shape_checks"]:
+        imports.append("check_different_shapes_refused")
     if pending or host_pending:
         imports.append("kernel_is_placeholder")
     fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (["PENDING_HOST"] if host_pending

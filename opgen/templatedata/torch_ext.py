@@ -229,6 +229,24 @@ def py_dtype_tuple(dtypes) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def same_shape_pairs(op: Op, params) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(first, other): the inputs an elementwise op checks for one shape before it runs, in the
+    fake kernel, the CPU kernel and the NPU adapter alike (opgen's kernels do not broadcast, and
+    a shorter input would be read out of bounds): every required input against the first."""
+    if not op.is_elementwise:
+        return []
+    required = [p for p in params if p["kind"] in ("tensor", "ref")]
+    return [(required[0], other) for other in required[1:]]
+
+
+def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
+    """The C++ statements of same_shape_pairs(); `helpers` is opgen_torch or opgen_npu."""
+    return [cpp_call(f"{helpers}::CheckSameShape",
+                     [cpp_string(op.op_type), cpp_string(first["name"]), first["cpp_name"],
+                      cpp_string(other["name"]), other["cpp_name"]], 4, ";")
+            for first, other in same_shape_pairs(op, params)]
+
+
 def cpu_context(op: Op, params, outs) -> dict[str, Any]:
     by_name = {p["name"]: p for p in params}
     unsupported = ""
@@ -265,6 +283,7 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
         "function": f"{op.snake_name}_cpu",
         "unsupported": cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
         "op_type_literal": cpp_string(op.op_type),
+        "shape_checks": cpp_shape_checks(op, params, "opgen_torch"),
         "host_inputs": host_inputs,
         "attr_values": [p["twin_value"] for p in params if p["kind"] == "attr"],
         "copy_back": copy_back,
@@ -405,6 +424,7 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
             [a.declaration() for a in op.aclnn.args]
             + ["uint64_t *workspaceSize", "aclOpExecutor **executor"], 5).replace("\n  ", "\n//"),
         "guard": f"at::device_of({guard['cpp_name']})",
+        "shape_checks": cpp_shape_checks(op, params, "opgen_npu"),
         "prep": prep,
         "needs_dtypes": op.is_elementwise and bool(returned),
         "meta": meta,
@@ -463,13 +483,12 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     lines = [f"dtypes_ = {check}" if returned else check]
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
+    shape_checks = [py_call("_check_same_shape", [op_type, py_string(first["name"]), first["name"],
+                                                  py_string(other["name"]), other["name"]], 4)
+                    for first, other in same_shape_pairs(op, params)]
     if op.in_place_only:
         # No outputs: the op only writes its inputs, so there is no metadata to compute.
-        if op.is_elementwise:
-            first = required[0]
-            for other in required[1:]:
-                lines.append(py_call("_check_same_shape", [op_type, py_string(first), first,
-                                                           py_string(other), other], 4))
+        lines += shape_checks
         lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
         return {"mode": "in_place", "lines": lines}
@@ -485,9 +504,7 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         mode = "host"
     elif op.is_elementwise:
         first = required[0]
-        for other in required[1:]:
-            lines.append(py_call("_check_same_shape", [op_type, py_string(first), first,
-                                                       py_string(other), other], 4))
+        lines += shape_checks
         values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
                   for o in returned]
         mode = "elementwise"
