@@ -231,9 +231,10 @@ def test_outputs_like_an_input_register_the_shared_inference():
     text = json.dumps([protos.op("ToFloatCustom", [protos.tensor("x", ("fp16", "float"))],
                                  [protos.tensor("y", ("float", "float"))])])
     host = rendered(text)["op_host/to_float_custom.cpp"]
-    assert "InferShapeLikeInput" not in host and "InferDataTypeLikeInput" not in host
+    assert "SetInferShape(optiling::opgen::" not in host and "InferDataTypeLikeInput" not in host
     assert "static ge::graphStatus InferShape(gert::InferShapeContext* context)" in host
     assert "context->SetOutputDataType(0, ge::DT_FLOAT);" in host
+    assert "return opgen::InferShapeLikeInput<0>(context);" in host
     assert ("this->SetInferShape(optiling::to_float_custom::InferShape)\n"
             "            .SetInferDataType(optiling::to_float_custom::InferDataType);") in host
 
@@ -640,6 +641,21 @@ def test_twin_placeholder_step_writes_zeros(twin_ops):
                    workdir=base)
     assert out["ok"], out["error"]
     assert np.all(out["outputs"][0]["values"] == 0)
+
+
+@pytest.mark.slow
+def test_twin_infer_shape_refuses_elementwise_inputs_of_different_shapes(twin_ops):
+    """AddCustom's kernel reads x and y in step: its InferShape fails (GRAPH_FAILED) before
+    the kernel could read y out of bounds or leave z half written."""
+    result, _, base = twin_ops
+    for x, y in [(np.ones(4), np.ones(3)), (np.ones(3), np.ones(4)),
+                 (np.ones((3, 1)), np.ones((1, 3)))]:
+        out = twin.run(result.driver, "AddCustom", [("float32", x), ("float32", y)],
+                       workdir=base)
+        assert not out["ok"] and out["stage"] == "infer_shape", out
+    same = twin.run(result.driver, "AddCustom",
+                    [("float32", np.ones((2, 3))), ("float32", np.ones((2, 3)))], workdir=base)
+    assert same["ok"], same["error"]
 
 
 @pytest.mark.slow

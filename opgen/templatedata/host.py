@@ -98,6 +98,12 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         "dynamic": "GetDynamicInputShape({i}, 0)",
     }.get(shape["kind"], "")
     shape["accessor"] = accessor.format(i=shape["index"]) if accessor else ""
+    # An elementwise kernel reads its required inputs in step, so InferShape checks that they
+    # have the reference's shape (InferShapeLikeInput<ref, others...> in opgen_tiling.h).
+    same = [t for t in inputs if t.param.param_type == "required" and t is not ref] \
+        if op.is_elementwise and ref is not None else []
+    shape["template_args"] = ", ".join(str(t.index) for t in [ref, *same]) if ref else ""
+    shape["same_names"] = " and ".join(t.param.name for t in same)
 
     # Output instance index: the IR index unless a dynamic output comes before it.
     out_index = {}
