@@ -38,11 +38,15 @@ class Problem:
 
 
 class PrototypeError(BadInput):
-    """The prototype is invalid; `problems` lists every problem found, in file order."""
+    """The prototype is invalid; `problems` lists every problem found, in file order.
+    `checked_ops` are the ops that passed every rule, which a later stage (the compute compiler)
+    may still check, so that one run reports every problem."""
 
-    def __init__(self, problems: Iterable[Problem], source: str = "") -> None:
+    def __init__(self, problems: Iterable[Problem], source: str = "",
+                 checked_ops: tuple = ()) -> None:
         self.problems = list(problems)
         self.source = source
+        self.checked_ops = checked_ops
         super().__init__(f"{len(self.problems)} problem(s) in {source or 'the prototype'}")
 
 

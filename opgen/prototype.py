@@ -153,7 +153,8 @@ def from_data(data: Any, source: str = "<string>") -> Prototype:
             located.append((path, op))
     problems += check_across_ops(located)
     if problems:
-        raise PrototypeError(in_file_order(problems, data), source)
+        raise PrototypeError(in_file_order(problems, data), source,
+                             tuple(op for _, op in located))
     return Prototype(tuple(op for _, op in located), tuple(warnings), source)
 
 
