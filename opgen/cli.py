@@ -73,13 +73,13 @@ def validate(
     Runs every check opgen new runs before writing, including lowering the compute expressions
     for the SoCs. Exit 0 if valid, 2 if not (every problem is listed with its JSON path).
     """
-    from opgen import console, prototype
-    from opgen.new import template_data
+    from opgen import console
+    from opgen.new import load_prototype, template_data
     from opgen.options import Options, resolve_socs
 
     with _exit_codes(as_json):
         socs, soc_warnings = resolve_socs(soc)
-        proto_model = prototype.load(proto)
+        proto_model = load_prototype(proto, socs)
         template_data(proto_model, Options("ops", "ops", "ops", socs))
     if as_json:
         console.print_json(proto_model.as_json())

@@ -4,6 +4,7 @@ build is build.py's)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -23,9 +24,11 @@ from opgen.options import (
     resolve_socs,
     safe_file_name,
 )
+from opgen.problems import Problem
 from opgen.resources import templates_dir
 from opgen.templatedata import ProjectData
 from opgen.templatedata import build as build_data
+from opgen.templatedata.project import LoweringErrors, build_ops
 
 __all__ = ["ActionError", "Plan", "Result", "UsageError", "create", "plan", "template_data"]
 
@@ -71,7 +74,8 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
          ) -> tuple[Plan, prototype.Prototype]:
     """Check everything that can be checked before rendering; raise UsageError or
     prototype.PrototypeError."""
-    proto = prototype.load(proto_path)
+    soc_names, warnings = resolve_socs(socs)
+    proto = load_prototype(proto_path, soc_names)
     destination = output if output is not None else Path(proto.ops[0].snake_name)
     if destination.is_symlink() and not destination.exists():
         raise UsageError(f"{destination} is a symbolic link to {os.readlink(destination)}, which "
@@ -90,7 +94,6 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
     check_namespace(namespace)
     vendor = vendor or package
     check_vendor(vendor)
-    soc_names, warnings = resolve_socs(socs)
     root = templates if templates is not None else templates_dir()
     if templates is not None:
         check_template_root(templates)
@@ -110,17 +113,45 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
     """Build the template data now, so a compute expression the SoCs cannot run is bad input
     (exit 2, a problem at the expression's JSON path) found before anything is rendered."""
-    from opgen.problems import Problem, PrototypeError, key_path
+    from opgen.problems import PrototypeError
 
     try:
         return build_data(proto, options)
-    except LoweringError as exc:
-        op = getattr(exc, "op", None)
-        path = "$"
-        if op is not None:
-            path = key_path(key_path(op.json_path, "opgen"), "compute")
-            path = key_path(path, exc.output) if exc.output else path
-        raise PrototypeError([Problem(path, str(exc))], proto.source) from None
+    except LoweringErrors as exc:
+        raise PrototypeError(list(map(lowering_problem, exc.errors)), proto.source) from None
+
+
+def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
+    """prototype.load; when the file has problems, the ops that passed every rule are lowered
+    for `socs` too, so one run reports the compute compiler's problems with the others."""
+    from opgen.problems import PrototypeError
+
+    try:
+        return prototype.load(proto_path)
+    except PrototypeError as exc:
+        _, errors = build_ops(exc.checked_ops, Options("ops", "ops", "ops", socs))
+        if not errors:
+            raise
+        problems = exc.problems + list(map(lowering_problem, errors))
+        raise PrototypeError(sorted(problems, key=_op_index), exc.source) from None
+
+
+def lowering_problem(error: LoweringError) -> Problem:
+    """A lowering error as a problem at the failing expression's JSON path."""
+    from opgen.problems import Problem, key_path
+
+    op = getattr(error, "op", None)
+    path = "$"
+    if op is not None:
+        path = key_path(key_path(op.json_path, "opgen"), "compute")
+        path = key_path(path, error.output) if error.output else path
+    return Problem(path, str(error))
+
+
+def _op_index(problem: Problem) -> int:
+    """The index of the op a problem is about ($[i]...; 0 for a single op object)."""
+    match = re.match(r"\$\[(\d+)\]", problem.path)
+    return int(match.group(1)) if match else 0
 
 
 def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from opgen import project as project_state
-from opgen import prototype, render
+from opgen import render
 from opgen.errors import BadInput
-from opgen.new import template_data
+from opgen.new import load_prototype, template_data
 from opgen.options import Options, check_template_root
 from opgen.resources import templates_dir
 
@@ -157,7 +157,7 @@ def plan_update(project: Path, templates: Path | None = None,
     check_template_root(root, "template root")
 
     proto_path = project / options.prototype_file
-    proto = prototype.load(proto_path)
+    proto = load_prototype(proto_path, list(options.socs))
     data = template_data(proto, options)
     files = {f.path: f for f in render.render(proto, options, root, data)}
     old_files = state.files

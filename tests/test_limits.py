@@ -73,6 +73,26 @@ def test_validate_and_new_agree_on_what_cannot_be_lowered(tmp_path):
     assert not (tmp_path / "p").exists()
 
 
+def test_one_run_reports_lowering_problems_with_the_rule_problems(tmp_path):
+    """The compute compiler's problems come with the schema's and the rules' in one run, in op
+    order, for validate, new and update alike: every op that passes the rules is lowered."""
+    bad_type = op(op="SecondCustom")
+    bad_type["input_desc"][0]["type"] = ["fp61"]
+    ops = [with_compute("x / 0"), bad_type, {**with_compute("x / 0"), "op": "ThirdCustom"}]
+    code, errors = validate(tmp_path, json.dumps(ops))
+    assert code == 2
+    assert [e["path"] for e in errors] == ["$[0].opgen.compute.y", "$[1].input_desc[0].type[0]",
+                                           "$[2].opgen.compute.y"]
+    assert "divides by zero" in errors[2]["message"] and "ThirdCustom" in errors[2]["message"]
+    result = CliRunner().invoke(app, ["new", str(tmp_path / "proto.json"), "-o",
+                                      str(tmp_path / "p"), "--no-build", "--json"])
+    assert result.exit_code == 2 and json.loads(result.stdout)["errors"] == errors
+    # without a rule problem, every op that cannot be lowered is still reported
+    code, errors = validate(tmp_path, json.dumps([ops[0], ops[2]]))
+    assert code == 2 and [e["path"] for e in errors] == ["$[0].opgen.compute.y",
+                                                         "$[1].opgen.compute.y"]
+
+
 def test_a_sum_of_500_inputs_is_a_problem_not_a_recursion_error(tmp_path):
     names = [f"x{i}" for i in range(500)]
     data = op(input_desc=[{"name": n, "type": ["float"]} for n in names],

@@ -159,8 +159,22 @@ def build_op(op: Op, options: Options) -> OpData:
     )
 
 
+class LoweringErrors(LoweringError):
+    """The compute expressions of one or more ops cannot be lowered: `errors`, one per op,
+    each naming its op (`.op`)."""
+
+    def __init__(self, errors: list[LoweringError]) -> None:
+        super().__init__("; ".join(map(str, errors)), errors[0].output)
+        self.errors = errors
+        self.op = errors[0].op
+
+
 def build(proto: Prototype, options: Options) -> ProjectData:
-    """The data of every template, for every op. Raises LoweringError."""
+    """The data of every template, for every op. Raises LoweringErrors for every op whose
+    compute expression cannot be lowered."""
+    ops, errors = build_ops(proto.ops, options)
+    if errors:
+        raise LoweringErrors(errors)
     shorts = options.soc_short_names
     return ProjectData(
         opgen_version=__version__,
@@ -174,15 +188,20 @@ def build(proto: Prototype, options: Options) -> ProjectData:
         compute_unit=";".join(shorts),
         prototype_file=options.prototype_file,
         header=Headers.for_source(options.prototype_file),
-        ops=[_build_op_named(op, options) for op in proto.ops],
+        ops=ops,
         dtype_c_types={name: d.c_type for name, d in DTYPES.items()},
     )
 
 
-def _build_op_named(op: Op, options: Options) -> OpData:
-    try:
-        return build_op(op, options)
-    except LoweringError as exc:
-        raised = LoweringError(f"{op.op_type}: {exc}", exc.output)
-        raised.op = op
-        raise raised from None
+def build_ops(ops, options: Options) -> tuple[list[OpData], list[LoweringError]]:
+    """The data of each op that lowers, and an error naming its op (`.op`) for each that does
+    not: every op is tried, so one run reports every problem."""
+    built, errors = [], []
+    for op in ops:
+        try:
+            built.append(build_op(op, options))
+        except LoweringError as exc:
+            error = LoweringError(f"{op.op_type}: {exc}", exc.output)
+            error.op = op
+            errors.append(error)
+    return built, errors
