@@ -100,7 +100,11 @@ def check_package(package: str, directory: Path, chosen: bool = False) -> None:
     if package in sys.stdlib_module_names:
         raise UsageError(f"{where}: '{package}' would shadow Python's standard module of that "
                          f"name; {fix}")
-    if importlib.util.find_spec(package) is None:
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):  # a module of that name loaded without a spec
+        spec = None
+    if spec is None:
         return  # nothing importable by that name: nothing to shadow
     # Which distributions provide it: a scan of every installed one (~0.1 s), so only now.
     owners = metadata.packages_distributions().get(package, [])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -196,6 +198,14 @@ def test_package_names_that_shadow_a_module_exit_2(directory, fragment, tmp_path
     result = invoke(GELU, "-o", tmp_path / directory, "--no-build")
     assert result.exit_code == 2 and fragment in result.stderr, result.stderr
     assert not (tmp_path / directory).exists()
+
+
+def test_a_loaded_module_without_a_spec_does_not_stop_new(tmp_path, monkeypatch):
+    # importlib.util.find_spec raises ValueError for a module in sys.modules without __spec__
+    # (seen when an earlier in-process run left one named like the project)
+    monkeypatch.setitem(sys.modules, "specless", types.ModuleType("specless"))
+    result = invoke(GELU, "-o", tmp_path / "specless", "--no-build")
+    assert result.exit_code == 0, result.output
 
 
 def test_package_option_names_the_package(tmp_path):
