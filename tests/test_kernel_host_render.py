@@ -20,6 +20,7 @@ import pytest
 from kernel_host import protos, twin
 
 from opgen import prototype, render
+from opgen.catalog import SOC_SHORT_NAMES
 from opgen.lower import LoweringError
 from opgen.resources import templates_dir
 
@@ -638,4 +639,17 @@ def test_twin_catches_a_tile_that_is_not_32_byte_aligned(twin_ops):
 def test_no_compute_step_calls_the_imprecise_instructions():
     step = rendered(ALL_PROTOS["recip"])["op_kernel/recip_custom_compute.h"]
     assert "AscendC::Div(" in step and "AscendC::Sqrt(" in step
-    assert "AscendC::Rsqrt(" not in step and "AscendC::Reciprocal(" not in step
+    # Not in any compute step, for any SoC family (Tanh/Sigmoid through Exp included).
+    one_per_family = tuple({SOC_SHORT_NAMES[s]: s for s in reversed(SOC_SHORT_NAMES)}.values())
+    steps = 0
+    for name, text in ALL_PROTOS.items():
+        for soc in one_per_family:
+            try:
+                files = rendered(text, (soc,))
+            except LoweringError:
+                continue
+            for path, code in files.items():
+                if path.endswith("_compute.h"):
+                    steps += 1
+                    assert "Rsqrt(" not in code and "Reciprocal(" not in code, (name, soc, path)
+    assert steps > 100

@@ -238,6 +238,17 @@ def test_tanh_on_a_soc_without_the_api_goes_through_exp():
     assert "Tanh" in calls(compute(text, socs=("ascend910b2", "ascend910_9391", "ascend310p3")))
 
 
+@pytest.mark.parametrize("text", ["tanh(x)", "sigmoid(x)"])
+def test_exp_forms_divide_exactly_and_saturate(text):
+    """Without the API, tanh/sigmoid go through Exp and Div, never Reciprocal (which misses the
+    precision standard), and stay right where exp overflows or underflows."""
+    c = compute(text, socs=("ascend310b1",))
+    assert "Exp" in calls(c) and "Div" in calls(c)
+    assert "Reciprocal" not in calls(c) and "Rsqrt" not in calls(c)
+    with np.errstate(over="ignore"):  # exp overflows to inf for the large inputs
+        check_meaning(make_op({"z": text}), socs=("ascend310b1",), lo=-800, hi=800)
+
+
 def test_sigmoid_is_missing_only_on_310b():
     assert "Sigmoid" in calls(compute("sigmoid(x)", socs=("ascend910a",)))
     assert "Sigmoid" not in calls(compute("sigmoid(x)", socs=("ascend310b1",)))
