@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "opgen_twin/detail/fast_math.h"
 #include "opgen_twin/detail/kernel_pipe.h"
 #include "opgen_twin/detail/kernel_vec.h"
 #include "opgen_twin/tmp_sizes.h"
@@ -72,27 +73,16 @@ inline void AdvApply(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTen
     }
 }
 
-// Tanh as the real API computes it on __NPU_ARCH__ 2201/2002 (asc-devkit adv_api
-// tanh_common_impl.h): in float, x clipped to [-8.8, 8.8], then (e^2x - 1) / (e^2x + 1), each
-// step rounded to float (half goes through float). Near 0 the subtraction cancels: relative
-// error ~1e-3 at |x| = 1e-5, on the NPU and here alike. The clip's NaN rule is undocumented:
-// NaN stays NaN.
-inline float TanhAsTheApi(float x)
-{
-    if (std::isnan(x)) return x;
-    const float c = x < -8.8f ? -8.8f : (x > 8.8f ? 8.8f : x);
-    const float e = static_cast<float>(std::exp(static_cast<double>(c * 2.0f)));  // as the twin's Exp
-    return (e - 1.0f) / (e + 1.0f);
-}
-
+// Tanh: evaluated in double, rounded once to T. float takes the vectorized path of
+// fast_math.h, which gives the same bits.
 template <class T>
 inline void TanhApply(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count)
 {
-    void* d = dst.TwinData();
-    const void* s = src.TwinData();
-    for (uint32_t i = 0; i < count; ++i) {
-        const float x = static_cast<float>(ToDouble(Load<T>(s, i)));
-        Store<T>(d, i, FromDouble<T>(TanhAsTheApi(x)));
+    if constexpr (std::is_same<T, float>::value) {
+        TanhFloatArray(static_cast<float*>(dst.TwinData()), static_cast<const float*>(src.TwinData()), count,
+                       [](float v) { return static_cast<float>(std::tanh(static_cast<double>(v))); });
+    } else {
+        AdvApply(dst, src, count, [](double v) { return std::tanh(v); });
     }
 }
 
