@@ -24,6 +24,7 @@ from opgen.options import (
     safe_file_name,
 )
 from opgen.resources import templates_dir
+from opgen.soc_dtypes import SocDtypeError
 from opgen.templatedata import ProjectData
 from opgen.templatedata import build as build_data
 
@@ -108,12 +109,15 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
 
 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
-    """Build the template data now, so a compute expression the SoCs cannot run is bad input
-    (exit 2, a problem at the expression's JSON path) found before anything is rendered."""
+    """Build the template data now, so a compute expression or a dtype the SoCs cannot run is
+    bad input (exit 2, a problem at the expression's or the op's JSON path) found before
+    anything is rendered."""
     from opgen.problems import Problem, PrototypeError, key_path
 
     try:
         return build_data(proto, options)
+    except SocDtypeError as exc:  # about the op's dtypes as a whole
+        raise PrototypeError([Problem(exc.op.json_path, str(exc))], proto.source) from None
     except LoweringError as exc:
         op = getattr(exc, "op", None)
         path = "$"

@@ -23,6 +23,7 @@ from opgen import prototype, render
 from opgen.catalog import SOC_SHORT_NAMES
 from opgen.lower import LoweringError
 from opgen.resources import templates_dir
+from opgen.soc_dtypes import SocDtypeError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -356,13 +357,17 @@ def test_soc_short_names_and_tanh_rule():
     socs = ("ascend910b1", "ascend310p3", "ascend910a")
     files = rendered(ALL_PROTOS["gelu"], socs)
     host = files["op_host/gelu_custom.cpp"]
-    assert re.findall(r'AddConfig\("(\w+)"\)', host) == ["ascend910b", "ascend310p", "ascend910"]
+    assert re.findall(r'AddConfig\("(\w+)"', host) == ["ascend910b", "ascend310p", "ascend910"]
     step = files["op_kernel/gelu_custom_compute.h"]
     assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001)" in step
     assert "AscendC::Exp(" in step and "AscendC::Tanh(" in step
     # 310P lacks DataCopyPad: the kernel says so
     assert "ascend310p" in files["op_kernel/gelu_custom.cpp"].split("#include")[0]
-    only_910a = rendered(ALL_PROTOS["gelu"], ("ascend910a",))["op_kernel/gelu_custom_compute.h"]
+    # gelu without bfloat16, which 910A cannot run
+    gelu = json.loads(ALL_PROTOS["gelu"])
+    for t in gelu[0]["input_desc"] + gelu[0]["output_desc"]:
+        t["type"] = t["type"][:2]
+    only_910a = rendered(json.dumps(gelu), ("ascend910a",))["op_kernel/gelu_custom_compute.h"]
     assert "AscendC::Tanh(" not in only_910a and "#if defined" not in only_910a
     assert "ascend910 has no Tanh API: computed through Exp" in only_910a
 
@@ -646,7 +651,7 @@ def test_no_compute_step_calls_the_imprecise_instructions():
         for soc in one_per_family:
             try:
                 files = rendered(text, (soc,))
-            except LoweringError:
+            except (LoweringError, SocDtypeError):
                 continue
             for path, code in files.items():
                 if path.endswith("_compute.h"):

@@ -67,7 +67,7 @@ class OpData:
     @property
     def warnings(self) -> list[str]:
         """What the stages warn about for this op (the CLI shows them)."""
-        return self.kernel.warnings + self.torch.warnings
+        return self.host.warnings + self.kernel.warnings + self.torch.warnings
 
 
 @dataclass(frozen=True)
