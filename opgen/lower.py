@@ -91,8 +91,8 @@ _NOT_INPLACE = {
 
 # rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
 # instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
-# a kernel that passes on the twin must pass on the NPU. A compute step may still call them by
-# hand, trading precision for speed.
+# a kernel that passes on the twin must pass on the NPU. "fast_math": true in the prototype
+# (Op.fast_math) trades that precision for speed and uses them.
 _UNARY_OPS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "abs": "Abs", "relu": "Relu"}
 _FLOAT_ONLY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid")
 
@@ -342,6 +342,10 @@ class Lowerer:
             return self.emit("Muls", (a,), node, self.scalar(left))
         if op == "-":
             return self.emit("RSub", (a,), node, self.scalar(left))
+        if self.op.fast_math:  # s * (1 / v), by the Reciprocal instruction
+            s = self.scalar(left)
+            r = self.emit("Reciprocal", (a,), expr.Call("reciprocal", (right,)))
+            return r if s.value == 1.0 else self.emit("Muls", (r,), node, s)
         return self.emit("RDiv", (a,), node, self.scalar(left))
 
     def _call(self, node: expr.Call) -> int:
@@ -366,6 +370,8 @@ class Lowerer:
             return self.emit("AbsInt", (a,), node)
         if func == "relu" and "int16_t" in self.ctypes:  # Relu has no int16 form
             return self.emit("Maxs", (a,), node, CScalar(self.literal(0.0, node), 0.0))
+        if func in ("reciprocal", "rsqrt") and self.op.fast_math:
+            return self.emit(func.capitalize(), (a,), node)
         if func == "reciprocal":
             return self.emit("RDiv", (a,), node, CScalar(self.literal(1.0, node), 1.0))
         if func == "rsqrt":
