@@ -214,6 +214,8 @@ class SocFamily:
     npu_arch: int | None  # __NPU_ARCH__; None: not documented
     has_datacopypad: bool  # DataCopyPad (GM<->UB) for tails that are not whole 32-byte blocks
     missing_apis: frozenset[str] = frozenset()  # compute functions without their API
+    # float <-> bfloat16 Cast (no bfloat16 CastIntrinsicsImpl in dav_c100/dav_m200 vconv)
+    has_bf16_cast: bool = True
 
 
 SOC_FAMILIES: dict[str, SocFamily] = {
@@ -221,10 +223,10 @@ SOC_FAMILIES: dict[str, SocFamily] = {
     for f in (
         SocFamily("ascend910b", 2201, True),
         SocFamily("ascend910_93", 2201, True),
-        # Atlas training (910A): no DataCopyPad, no Tanh.
-        SocFamily("ascend910", 1001, False, frozenset({"tanh"})),
-        # Atlas inference (310P): no DataCopyPad.
-        SocFamily("ascend310p", 2002, False),
+        # Atlas training (910A): no DataCopyPad, no Tanh, no bfloat16 Cast.
+        SocFamily("ascend910", 1001, False, frozenset({"tanh"}), has_bf16_cast=False),
+        # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast.
+        SocFamily("ascend310p", 2002, False, has_bf16_cast=False),
         # Atlas 200I/500 A2 (310B): no Tanh, no Sigmoid.
         SocFamily("ascend310b", 3002, True, frozenset({"tanh", "sigmoid"})),
         SocFamily("ascend950", 3510, True),

@@ -80,11 +80,12 @@ def validate(
     with _exit_codes(as_json):
         socs, soc_warnings = resolve_socs(soc)
         proto_model = load_prototype(proto, socs)
-        template_data(proto_model, Options("ops", "ops", "ops", socs))
+        data = template_data(proto_model, Options("ops", "ops", "ops", socs))
+    warnings = soc_warnings + list(proto_model.warnings) + data.warnings
     if as_json:
-        console.print_json(proto_model.as_json())
+        console.print_json({**proto_model.as_json(), "warnings": warnings})
         return
-    console.print_warnings(soc_warnings + list(proto_model.warnings))
+    console.print_warnings(warnings)
     _print_summary(proto_model)
 
 

@@ -62,7 +62,7 @@ class CScalar:
 class Instr:
     """One vector operation (some expand to a short fixed sequence of API calls)."""
 
-    op: str  # Add, Muls, Tanh, TanhExp, Pow3, RSub, Copy, ... (see _emit_instr)
+    op: str  # Add, Muls, Tanh, Pow3, RSub, RDiv, Copy, ... (see _emit_instr)
     dst: int  # virtual register it defines
     args: tuple[int, ...]  # virtual registers it reads
     scalar: CScalar | None = None
@@ -91,8 +91,8 @@ _NOT_INPLACE = {
 
 # rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
 # instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
-# a kernel that passes on the twin must pass on the NPU. A compute step may still call them by
-# hand, trading precision for speed.
+# a kernel that passes on the twin must pass on the NPU. "fast_math": true in the prototype
+# (Op.fast_math) trades that precision for speed and uses them.
 _UNARY_OPS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "abs": "Abs", "relu": "Relu"}
 _FLOAT_ONLY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid")
 
@@ -342,6 +342,10 @@ class Lowerer:
             return self.emit("Muls", (a,), node, self.scalar(left))
         if op == "-":
             return self.emit("RSub", (a,), node, self.scalar(left))
+        if self.op.fast_math:  # s * (1 / v), by the Reciprocal instruction
+            s = self.scalar(left)
+            r = self.emit("Reciprocal", (a,), expr.Call("reciprocal", (right,)))
+            return r if s.value == 1.0 else self.emit("Muls", (r,), node, s)
         return self.emit("RDiv", (a,), node, self.scalar(left))
 
     def _call(self, node: expr.Call) -> int:
@@ -359,14 +363,15 @@ class Lowerer:
                             f"type ({self.ctype})")
         (a,) = self._operands(node.args[0])
         if func in ("tanh", "sigmoid"):
-            api = func.capitalize()
             if self.api_ok[func]:
-                return self.emit(api, (a,), node, shared_tmp=True)
-            return self.emit(api + "Exp", (a,), node)
+                return self.emit(func.capitalize(), (a,), node, shared_tmp=True)
+            return self.value(_through_exp(func, node.args[0]))
         if self.is_int and func == "abs":
             return self.emit("AbsInt", (a,), node)
         if func == "relu" and "int16_t" in self.ctypes:  # Relu has no int16 form
             return self.emit("Maxs", (a,), node, CScalar(self.literal(0.0, node), 0.0))
+        if func in ("reciprocal", "rsqrt") and self.op.fast_math:
+            return self.emit(func.capitalize(), (a,), node)
         if func == "reciprocal":
             return self.emit("RDiv", (a,), node, CScalar(self.literal(1.0, node), 1.0))
         if func == "rsqrt":
@@ -391,6 +396,17 @@ class Lowerer:
             claimed.add(reg)
             results[out] = reg
         return Program(self.instrs, regs, results)
+
+
+def _through_exp(func: str, v: expr.Node) -> expr.Node:
+    """tanh(v) or sigmoid(v) through Exp, for a SoC without the API, divided exactly (no
+    Reciprocal): tanh(v) = -2 / (exp(v * 2) + 1) + 1, sigmoid(v) = 1 / (exp(-v) + 1). Both
+    saturate correctly when exp overflows to inf."""
+    one = expr.Const(1.0)
+    if func == "tanh":
+        e = expr.Call("exp", (expr.BinOp("*", v, expr.Const(2.0)),))
+        return expr.BinOp("+", expr.BinOp("/", expr.Const(-2.0), expr.BinOp("+", e, one)), one)
+    return expr.BinOp("/", one, expr.BinOp("+", expr.Call("exp", (expr.Neg(v),)), one))
 
 
 def _need(node: expr.Node) -> int:
@@ -514,20 +530,6 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
         return [f"AscendC::{op}({d}, {a[0]}, {n});"]
     if op in ("Tanh", "Sigmoid"):
         return [f"AscendC::{op}({d}, {a[0]}, {ctx['shared']}, {n});"]
-    if op == "TanhExp":
-        return ["// tanh(v) = 1 - 2 / (exp(2v) + 1)",
-                f"AscendC::Muls({d}, {a[0]}, {ctx['two']}, {n});",
-                f"AscendC::Exp({d}, {d}, {n});",
-                f"AscendC::Adds({d}, {d}, {one}, {n});",
-                f"AscendC::Reciprocal({d}, {d}, {n});",
-                f"AscendC::Muls({d}, {d}, {ctx['minus_two']}, {n});",
-                f"AscendC::Adds({d}, {d}, {one}, {n});"]
-    if op == "SigmoidExp":
-        return ["// sigmoid(v) = 1 / (1 + exp(-v))",
-                f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
-                f"AscendC::Exp({d}, {d}, {n});",
-                f"AscendC::Adds({d}, {d}, {one}, {n});",
-                f"AscendC::Reciprocal({d}, {d}, {n});"]
     if op == "Pow2":
         return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});"]
     if op == "Pow3":

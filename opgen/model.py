@@ -106,6 +106,8 @@ class Op:
     json_path: str = "$"  # where the op stands in its prototype file: $ or $[i]
     # the ratio standard's level for the precision tests ("opgen": {"precision": ...})
     precision: str = "L0"
+    # rsqrt/reciprocal/number / tensor as Rsqrt and Reciprocal ("opgen": {"fast_math": true})
+    fast_math: bool = False
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:

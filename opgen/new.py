@@ -26,9 +26,10 @@ from opgen.options import (
 )
 from opgen.problems import Problem
 from opgen.resources import templates_dir
+from opgen.soc_dtypes import SocDtypeError
 from opgen.templatedata import ProjectData
 from opgen.templatedata import build as build_data
-from opgen.templatedata.project import LoweringErrors, build_ops
+from opgen.templatedata.project import OpDataErrors, build_ops
 
 __all__ = ["ActionError", "Plan", "Result", "UsageError", "create", "plan", "template_data"]
 
@@ -111,19 +112,21 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
 
 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
-    """Build the template data now, so a compute expression the SoCs cannot run is bad input
-    (exit 2, a problem at the expression's JSON path) found before anything is rendered."""
+    """Build the template data now, so a compute expression or a dtype the SoCs cannot run is
+    bad input (exit 2, a problem at the expression's or the op's JSON path) found before
+    anything is rendered."""
     from opgen.problems import PrototypeError
 
     try:
         return build_data(proto, options)
-    except LoweringErrors as exc:
-        raise PrototypeError(list(map(lowering_problem, exc.errors)), proto.source) from None
+    except OpDataErrors as exc:
+        raise PrototypeError(list(map(op_data_problem, exc.errors)), proto.source) from None
 
 
 def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
-    """prototype.load; when the file has problems, the ops that passed every rule are lowered
-    for `socs` too, so one run reports the compute compiler's problems with the others."""
+    """prototype.load; when the file has problems, the template data of the ops that passed
+    every rule is built for `socs` too, so one run reports the compute compiler's and the SoCs'
+    problems with the others."""
     from opgen.problems import PrototypeError
 
     try:
@@ -132,18 +135,18 @@ def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
         _, errors = build_ops(exc.checked_ops, Options("ops", "ops", "ops", socs))
         if not errors:
             raise
-        problems = exc.problems + list(map(lowering_problem, errors))
+        problems = exc.problems + list(map(op_data_problem, errors))
         raise PrototypeError(sorted(problems, key=_op_index), exc.source) from None
 
 
-def lowering_problem(error: LoweringError) -> Problem:
-    """A lowering error as a problem at the failing expression's JSON path."""
+def op_data_problem(error: LoweringError | SocDtypeError) -> Problem:
+    """An op's error as a problem at its JSON path: a lowering error at the failing expression,
+    a dtype no SoC can run at the op."""
     from opgen.problems import Problem, key_path
 
-    op = getattr(error, "op", None)
-    path = "$"
-    if op is not None:
-        path = key_path(key_path(op.json_path, "opgen"), "compute")
+    path = error.op.json_path
+    if isinstance(error, LoweringError):
+        path = key_path(key_path(path, "opgen"), "compute")
         path = key_path(path, error.output) if error.output else path
     return Problem(path, str(error))
 

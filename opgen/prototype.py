@@ -440,6 +440,10 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
                         "effect: the ratio standard compares with torch computing the golden "
                         "expression in the op's dtype, and the op has no compute or golden "
                         "expression (the precision tests apply the threshold standard only)")
+    fast_math = raw.get("opgen", {}).get("fast_math", False)
+    if fast_math:
+        warnings.append(_fast_math_warning(key_path(key_path(base, "opgen"), "fast_math"),
+                                           compute))
     aclnn, missing = build_aclnn(op_type, inputs, outputs, attrs)
     if aclnn is None:
         warnings.append(f"{base}: {op_type} gets no aclnn API and no NPU adapter: {missing}")
@@ -450,8 +454,25 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     if problems:
         return None, problems, warnings
     op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
-            json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"))
+            json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"),
+            fast_math=fast_math)
     return op, problems, warnings
+
+
+def _fast_math_warning(path: str, compute: dict[str, expr.Node]) -> str:
+    """What "fast_math": true costs, or that it changes nothing."""
+    uses = sorted({f"{n.func}()" for tree in compute.values() for n in expr.walk(tree)
+                   if isinstance(n, expr.Call) and n.func in ("rsqrt", "reciprocal")} |
+                  {"a number / a tensor" for tree in compute.values() for n in expr.walk(tree)
+                   if isinstance(n, expr.BinOp) and n.op == "/" and not n.left.is_tensor
+                   and n.right.is_tensor})
+    if not uses:
+        return (f"{path}: has no effect: the compute expressions use no rsqrt(), reciprocal() "
+                "or number / tensor")
+    return (f"{path}: {', '.join(uses)} use the Rsqrt/Reciprocal instructions, whose results "
+            "miss the CANN precision standard (double-thousandth for float16, "
+            "double-ten-thousandth for float32, per the asc-devkit docs): the precision tests "
+            "may fail on an NPU although they pass on the CPU twin, which computes them exactly")
 
 
 def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem]:

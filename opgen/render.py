@@ -76,7 +76,8 @@ def follows_compute(content: bytes) -> bool:
 def render(proto: Prototype, options: Options, template_root: Path,
            data: ProjectData | None = None) -> list[RenderedFile]:
     """Render every template for the prototype; return the files sorted by path. `data` is
-    the prototype's template data when the caller built it already (it raises LoweringError)."""
+    the prototype's template data when the caller built it already (building it raises
+    templatedata.project.OpDataErrors)."""
     project = data if data is not None else build_data(proto, options)
     passes: list[dict[str, Any]] = [{"scope": "project"}]
     passes += [{"scope": "op", "op": op} for op in project.ops]

@@ -31,14 +31,14 @@ ATTRS = [
 
 
 def make_op(compute: dict[str, str], types=("float",), inputs=("x", "y"), attrs=ATTRS,
-            outputs=None):
+            outputs=None, fast_math=False):
     outputs = outputs or list(compute)
     data = {
         "op": "LowerTestCustom",
         "input_desc": [{"name": n, "type": list(types), "format": ["ND"]} for n in inputs],
         "output_desc": [{"name": n, "type": list(types), "format": ["ND"]} for n in outputs],
         "attr": list(attrs),
-        "opgen": {"compute": compute},
+        "opgen": {"compute": compute, **({"fast_math": True} if fast_math else {})},
     }
     return prototype.loads(json.dumps(data)).ops[0]
 
@@ -148,6 +148,35 @@ def test_instruction_choice(text, expected):
     check_meaning(make_op({"z": text}))
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("rsqrt(x)", ["Rsqrt"]),
+    ("reciprocal(x)", ["Reciprocal"]),
+    ("1 / x", ["Reciprocal"]),
+    ("4 / x", ["Reciprocal", "Muls"]),
+    ("a / (x + 1)", ["Adds", "Reciprocal", "Muls"]),
+    ("x / y", ["Div"]),  # tensor / tensor stays Div
+])
+def test_fast_math_opts_into_rsqrt_and_reciprocal(text, expected):
+    op = make_op({"z": text}, fast_math=True)
+    assert calls(context(op).compute) == expected
+    check_meaning(op)
+
+
+def test_fast_math_warns_with_the_precision_consequence():
+    def warnings(compute: str) -> list[str]:
+        data = {"op": "FastCustom", "input_desc": [{"name": "x", "type": ["float"]}],
+                "output_desc": [{"name": "y", "type": ["float"]}],
+                "opgen": {"compute": {"y": compute}, "fast_math": True}}
+        return [w for w in prototype.loads(json.dumps(data)).warnings if "fast_math" in w]
+
+    (used,) = warnings("rsqrt(x) + 2 / x")
+    assert used.startswith("$.opgen.fast_math: a number / a tensor, rsqrt() use the "
+                           "Rsqrt/Reciprocal instructions")
+    assert "double-thousandth for float16, double-ten-thousandth for float32" in used
+    assert warnings("x * 2") == ["$.opgen.fast_math: has no effect: the compute expressions use "
+                                 "no rsqrt(), reciprocal() or number / tensor"]
+
+
 def test_scalar_operands_are_folded_constants_or_tiling_fields():
     assert "AscendC::Muls(z, x, 0.25f, count);" in compute("x / 4").body
     assert "AscendC::Adds(z, x, -2.0f, count);" in compute("x - 2").body
@@ -236,6 +265,17 @@ def test_tanh_on_a_soc_without_the_api_goes_through_exp():
     check_meaning(make_op({"z": text}), socs=("ascend910a",), lo=-3, hi=3)
     assert "Tanh" not in calls(compute(text, socs=("ascend310b1",)))
     assert "Tanh" in calls(compute(text, socs=("ascend910b2", "ascend910_9391", "ascend310p3")))
+
+
+@pytest.mark.parametrize("text", ["tanh(x)", "sigmoid(x)"])
+def test_exp_forms_divide_exactly_and_saturate(text):
+    """Without the API, tanh/sigmoid go through Exp and Div, never Reciprocal (which misses the
+    precision standard), and stay right where exp overflows or underflows."""
+    c = compute(text, socs=("ascend310b1",))
+    assert "Exp" in calls(c) and "Div" in calls(c)
+    assert "Reciprocal" not in calls(c) and "Rsqrt" not in calls(c)
+    with np.errstate(over="ignore"):  # exp overflows to inf for the large inputs
+        check_meaning(make_op({"z": text}), socs=("ascend310b1",), lo=-800, hi=800)
 
 
 def test_sigmoid_is_missing_only_on_310b():

@@ -1,12 +1,13 @@
 """Template data of `templates/host` (`op.host`): TilingFunc, InferShape, InferDataType, the
-OpDef registration and the tiling base and policy headers. Built from the kernel's data: the
-host mirrors the kernel's buffers and fills its tiling struct."""
+OpDef registration (per SoC: soc_dtypes.py) and the tiling base and policy headers. Built from
+the kernel's data: the host mirrors the kernel's buffers and fills its tiling struct."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from opgen import soc_dtypes
 from opgen.catalog import DTYPES
 from opgen.literals import cpp_literal, cpp_string
 from opgen.model import Attr, Op
@@ -26,7 +27,9 @@ class HostData:
     policy_header: str
     policy_guard: str
     opdef_tensors: list[dict[str, str]]  # the OpDef's Input/Output lines
-    soc_literals: list[str]  # AddConfig("...") per SoC short name
+    # per SoC short name: its AddConfig literal, and the OpAICoreConfig listing its own dtype
+    # combinations when it cannot run them all (None: the OpDef's lists hold for it)
+    socs: list[dict[str, Any]]
     attr_fields: list[dict[str, Any]]  # int/float/bool attrs TilingFunc copies into the struct
     scalars: list[dict[str, str]]  # attr math TilingFunc computes (the kernel has no libm)
     shape_ref: dict[str, Any]  # the input whose shape every output takes
@@ -38,6 +41,7 @@ class HostData:
     like_input: int | None
     has_dynamic_output: bool
     has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
+    warnings: list[str]  # the SoCs that leave dtype combinations out
 
 
 def build(op: Op, options: Options, kernel: KernelData) -> HostData:
@@ -50,12 +54,24 @@ def build(op: Op, options: Options, kernel: KernelData) -> HostData:
         policy_header=f"{op.snake_name}_tiling_policy.h",
         policy_guard=f"{upper}_TILING_POLICY_H",
         opdef_tensors=[_opdef_tensor(t) for t in kernel.tensors],
-        soc_literals=[cpp_string(s) for s in options.soc_short_names],
+        socs=[_soc_config(op, kernel.tensors, s) for s in options.soc_short_names],
         attr_fields=kernel.attr_fields,
         scalars=kernel.compute.host_scalars,
         has_outputs=bool(op.outputs),
+        warnings=soc_dtypes.check(op, options.soc_short_names),
         **infer,
     )
+
+
+def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> dict[str, Any]:
+    """AddConfig for one SoC; with an OpAICoreConfig of its own dtype lists when it runs only
+    some of the combinations (metadef merges them over the OpDef's, tensor by tensor)."""
+    columns = [i for i, c in enumerate(op.dtype_combinations) if soc_dtypes.runs_on(c, soc)]
+    config = None
+    if len(columns) < len(op.dtype_combinations):
+        config = {"var": f"{soc}Config",
+                  "tensors": [_opdef_tensor(t, columns) for t in tensors]}
+    return {"short_name": soc, "literal": cpp_string(soc), "config": config}
 
 
 def opdef_attr_call(attr: Attr) -> str:
@@ -66,13 +82,17 @@ def opdef_attr_call(attr: Attr) -> str:
     return f".AttrType(OPTIONAL).{method}({cpp_literal(attr.type, attr.default)})"
 
 
-def _opdef_tensor(t: _Tensor) -> dict[str, str]:
+def _opdef_tensor(t: _Tensor, columns: list[int] | None = None) -> dict[str, str]:
+    """An Input/Output line of the OpDef: every dtype combination, or those at `columns`."""
+    dtypes, formats = t.param.dtypes, t.param.formats
+    if columns is not None:
+        dtypes, formats = [dtypes[i] for i in columns], [formats[i] for i in columns]
     return {
         "method": "Input" if t.role == "input" else "Output",
         "name_literal": cpp_string(t.param.name),
         "option": t.param.param_type.upper(),
-        "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in t.param.dtypes),
-        "ge_formats": ", ".join(f"ge::FORMAT_{f}" for f in t.param.formats),
+        "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in dtypes),
+        "ge_formats": ", ".join(f"ge::FORMAT_{f}" for f in formats),
     }
 
 

@@ -388,8 +388,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     temps = max(a.temps for _, a in lowered)
     shared = any(a.shared_tmp for _, a in lowered)
     apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
-    exp_fallbacks = sorted({ins_.op[:-3] for p, _ in lowered for ins_ in p.instrs
-                            if ins_.op.endswith("Exp")})
+    exp_fallbacks = [f.capitalize() for f in ("sigmoid", "tanh")
+                     if f in used_funcs and short_missing[f]]
 
     # C++ names of the tiles
     names = {f"in:{t.param.name}": t.kernel_param for t in ins}
@@ -401,8 +401,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     shared_name = fresh("sharedTmp", reserved | set(tmp_names))
     t = ctype if mode != "template" else "T"
     lit = _literal_fn(mode, ctype)
-    ectx = {"count": count, "shared": shared_name, "one": lit(1), "minus_one": lit(-1),
-            "two": lit(2), "minus_two": lit(-2)}
+    ectx = {"count": count, "shared": shared_name, "one": lit(1), "minus_one": lit(-1)}
 
     def offset(i: int) -> str:  # of scratch slot i: the temporaries, then the sharedTmpBuffer
         return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from opgen import expr
+from opgen import expr, soc_dtypes
 from opgen.catalog import DTYPES
 from opgen.literals import py_string, py_value
 from opgen.model import Attr, Op
@@ -157,13 +157,16 @@ def combination_id(combo: tuple[str, ...]) -> str:
     return combo[0] if len(set(combo)) == 1 else "_".join(combo)
 
 
-def combinations(op: Op) -> list[dict[str, Any]]:
-    """Per dtype combination: the input dtypes and the dtypes of what the tests check (the
-    outputs; for an op without outputs, the inputs it overwrites)."""
+def combinations(op: Op, twin_soc: str) -> list[dict[str, Any]]:
+    """Per dtype combination the SoC the twin emulates (the project's first) registers: the
+    input dtypes and the dtypes of what the tests check (the outputs; for an op without
+    outputs, the inputs it overwrites)."""
     out = []
     n = len(op.inputs)
     positions = {t.name: i for i, t in enumerate(op.inputs)}
     for combo in op.dtype_combinations:
+        if not soc_dtypes.runs_on(combo, twin_soc):
+            continue
         ins, outs = combo[:n], combo[n:]
         if op.in_place_only:
             outs = tuple(combo[positions[t.name]] for t in op.results)
@@ -392,7 +395,7 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
                             "a dynamic (list) input or output, which opgen's CPU kernels do not "
                             "hand to the twin yet")
 
-    combos = combinations(op)
+    combos = combinations(op, options.soc_short_names[0])
     float_combos = [c for c in combos if c["float"]]
     gradcheck = None
     if torch.differentiable:

@@ -156,3 +156,10 @@ def test_dynamic_instances_in_contexts(run_section):
     """AnchorInstanceInfo / GetIr{In,Out}putInstanceInfo, GetDynamicInput{Shape,Desc,DataType,
     Tensor} and the runner's list validation (section "dynamic" of test_host_api.cpp)."""
     assert run_section("test_host_api", "dynamic")["passed"] >= 35
+
+
+def test_soc_config_narrows_the_dtypes(run_section):
+    """An OpAICoreConfig of a SoC replaces the OpDef's dtype lists when the twin runs as that
+    SoC (section "socconfig" of test_host_api.cpp)."""
+    assert run_section("test_host_api", "socconfig")["passed"] >= 4
+

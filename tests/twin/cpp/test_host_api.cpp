@@ -169,6 +169,24 @@ public:
     }
 };
 OP_ADD(HugeTilingOp);
+
+// A SoC without bfloat16 registers fewer dtype combinations in its own OpAICoreConfig.
+class SocConfigProbe : public OpDef {
+public:
+    explicit SocConfigProbe(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16}).Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16}).Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(ge::MaybeShapeInfer);
+        this->AICore().SetTiling(optiling::HugeTiling).AddConfig("ascend910b");
+        OpAICoreConfig cfg;
+        cfg.DynamicShapeSupportFlag(true);
+        cfg.Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        cfg.Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->AICore().AddConfig("ascend310p", cfg);
+    }
+};
+OP_ADD(SocConfigProbe);
 }  // namespace ops
 
 
@@ -374,6 +392,29 @@ void SectionPlatform()
     CHECK(platform_ascendc::PlatformAscendC(&b2).GetCoreNumAiv() == 48, "B2 preset");
     CHECK(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNumAiv() == 40, "manager");
     CHECK(p.CalcTschBlockDim(10, 20, 40) == 5, "CalcTschBlockDim");
+}
+
+void SectionSocConfig()
+{
+    const std::vector<ge::DataType> all = {ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16};
+    const std::vector<ge::DataType> noBf16 = {ge::DT_FLOAT16, ge::DT_FLOAT};
+    ops::OpDef d("");
+    CHECK(opgen_twin::FindOpDef("SocConfigProbe", &d), "registered");
+    opgen_twin::detail::MergeSocConfig(d, "ascend910b");
+    CHECK(d.TwinInputs()[0].TwinDataTypes() == all && d.TwinOutputs()[0].TwinDataTypes() == all,
+          "ascend910b (plain AddConfig): the OpDef's lists");
+    opgen_twin::FindOpDef("SocConfigProbe", &d);
+    opgen_twin::detail::MergeSocConfig(d, "ascend310p");
+    CHECK(d.TwinInputs().size() == 1 && d.TwinOutputs().size() == 1, "merged by name, nothing added");
+    CHECK(d.TwinInputs()[0].TwinDataTypes() == noBf16 && d.TwinOutputs()[0].TwinDataTypes() == noBf16 &&
+              d.TwinInputs()[0].TwinFormats().size() == 2,
+          "ascend310p: its OpAICoreConfig's lists");
+    opgen_twin::RunOptions opt;
+    opt.launch = false;
+    opt.platform.socVersion = "ascend310p";
+    auto r = opgen_twin::RunOp("SocConfigProbe", opgen_twin::KernelEntry{}, {T(ge::DT_BF16, {4})}, {}, opt);
+    CHECK(!r.ok && r.error.find("DT_BF16") != std::string::npos && r.error.find("ascend310p") != std::string::npos,
+          "bf16 refused on ascend310p: %s", r.error.c_str());
 }
 
 void SectionContexts()
@@ -603,6 +644,7 @@ int main(int argc, char** argv)
     if (sec == "all" || sec == "contexts") SectionContexts();
     if (sec == "all" || sec == "tilingdata") SectionTilingData();
     if (sec == "all" || sec == "dynamic") SectionDynamic();
+    if (sec == "all" || sec == "socconfig") SectionSocConfig();
     std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
     return g_fail == 0 && g_pass > 0 ? 0 : 1;
 }

@@ -257,7 +257,38 @@ inline std::string OutputName(const PreparedCall& pc, size_t inst)
     return InstanceName(pc.def.TwinOutputs()[ir], rel);
 }
 
-// Validates inputs/attrs against the OpDef and fills CallData. Returns "" or an error.
+// The OpDef as the platform's SoC registers it: the tensors of its OpAICoreConfig (AddConfig
+// with a config) replace the OpDef's, name by name, as metadef merges them
+// (OpDef::GetMergeInputs/OpParamDef::MergeParam): a SoC may list fewer dtype combinations.
+inline void MergeSocConfig(ops::OpDef& def, const std::string& soc)
+{
+    const auto merge = [](ops::OpParamDef& into, const ops::OpParamDef& from) {
+        into.ParamType(from.TwinParamType());
+        if (!from.TwinDataTypes().empty()) {
+            if (from.TwinDataTypeList()) {
+                into.DataTypeList(from.TwinDataTypes());
+            } else {
+                into.DataType(from.TwinDataTypes());
+            }
+        }
+        if (!from.TwinFormats().empty()) {
+            if (from.TwinFormatList()) {
+                into.FormatList(from.TwinFormats());
+            } else {
+                into.Format(from.TwinFormats());
+            }
+        }
+    };
+    for (const auto& c : def.TwinAICore().TwinConfigs()) {
+        if (c.first != soc) continue;
+        const ops::OpAICoreConfig cfg = c.second;  // a copy: def changes below
+        for (const auto& p : cfg.TwinInputs()) merge(def.Input(p.TwinName().c_str()), p);
+        for (const auto& p : cfg.TwinOutputs()) merge(def.Output(p.TwinName().c_str()), p);
+    }
+}
+
+// Validates inputs/attrs against the OpDef (as the platform's SoC registers it) and fills
+// CallData. Returns "" or an error.
 inline std::string Prepare(const std::string& opType, const std::vector<HostTensor>& inputs,
                            const std::vector<AttrValue>& attrs, const PlatformConfig& platform,
                            const std::vector<size_t>& outputInstanceNums, PreparedCall& pc)
@@ -267,6 +298,7 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
         for (const auto& t : RegisteredOpTypes()) known += (known.empty() ? "" : ", ") + t;
         return Format("op type '%s' is not registered with OP_ADD (registered: %s)", opType.c_str(), known.c_str());
     }
+    MergeSocConfig(pc.def, platform.socVersion);
     const auto& defIns = pc.def.TwinInputs();
     const auto& defOuts = pc.def.TwinOutputs();
     if (inputs.size() > defIns.size()) {
@@ -293,8 +325,8 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
         bool allowed = dts.empty();
         for (auto d : dts) allowed = allowed || d == t.dtype;
         if (!allowed) {
-            return Format("input '%s' of %s has dtype %s, which its OpDef DataType list does not contain",
-                          name.c_str(), opType.c_str(), DataTypeName(t.dtype));
+            return Format("input '%s' of %s has dtype %s, which its OpDef DataType list for %s does not contain",
+                          name.c_str(), opType.c_str(), DataTypeName(t.dtype), platform.socVersion.c_str());
         }
         gert::StorageShape ss;
         for (int64_t d : t.shape) {
