@@ -20,9 +20,17 @@ class DType:
     ge: str  # ge::DataType enumerator used in OpDef
     c_type: str  # C type the CANN build defines as DTYPE_<NAME>
     size: int  # bytes per element
-    is_float: bool
+    is_float: bool  # real floating point (complex is not)
     msopgen: str  # msopgen's spelling (an INPUT_OUTPUT_DTYPE_MAP key)
     at: str  # at::ScalarType enumerator (after `at::`)
+    # The C type the kernel stores an element as, when DTYPE_<NAME> is not one on every SoC
+    # (complex64 is a C type only on Ascend950): the kernel moves such a tensor as words of
+    # this type, chosen by `#if ORIG_DTYPE_<NAME> == <ge>`. "": c_type.
+    storage: str = ""
+
+    @property
+    def is_complex(self) -> bool:
+        return self.name.startswith("complex")
 
 
 DTYPES: dict[str, DType] = {
@@ -41,6 +49,11 @@ DTYPES: dict[str, DType] = {
         DType("uint32", "DT_UINT32", "uint32_t", 4, False, "uint32", "kUInt32"),
         DType("uint64", "DT_UINT64", "uint64_t", 8, False, "uint64", "kUInt64"),
         DType("bool", "DT_BOOL", "bool", 1, False, "bool", "kBool"),
+        # A pair of floats (real, imaginary); the CANN build defines DTYPE_<NAME> as complex64,
+        # which only Ascend950's Ascend C has (AscendC::Complex<float>), so the kernel moves it
+        # as 8-byte words (ascendc_impl_build.py DTYPE_MAP; kernel_type.h DT_COMPLEX64 16).
+        DType("complex64", "DT_COMPLEX64", "complex64", 8, False, "complex64", "kComplexFloat",
+              storage="uint64_t"),
     )
 }
 
@@ -64,6 +77,7 @@ DTYPE_ALIASES: dict[str, str] = {
     "uint32": "uint32",
     "uint64": "uint64",
     "bool": "bool",
+    "complex64": "complex64",
 }
 
 # Near misses seen in real prototypes -> the msopgen spelling they mean (for "did you mean").
@@ -87,8 +101,7 @@ DTYPE_SUGGESTIONS: dict[str, str] = {
 # dtype combination holding one is left out with a warning (opgen/spelling.py); an op with no
 # other combination is refused.
 NO_ELEMENT_TYPE: tuple[str, ...] = ("string", "resource", "uint1", "int2", "qint8", "qint16",
-                                    "qint32", "quint8", "quint16", "complex32", "complex64",
-                                    "complex128")
+                                    "qint32", "quint8", "quint16", "complex32", "complex128")
 
 # Names msopgen knows that opgen deliberately refuses, with the reason shown to the user.
 UNSUPPORTED_DTYPES: dict[str, str] = {

@@ -238,8 +238,8 @@ def call_example(op, namespace: str) -> str:
 
     args = []
     for t in op.inputs:
-        tensor = f"torch.randn(8, dtype=torch.{t.dtypes[0]})" if DTYPES[t.dtypes[0]].is_float \
-            else f"torch.ones(8, dtype=torch.{t.dtypes[0]})"
+        random = DTYPES[t.dtypes[0]].is_float or DTYPES[t.dtypes[0]].is_complex
+        tensor = f"torch.{'randn' if random else 'ones'}(8, dtype=torch.{t.dtypes[0]})"
         args.append(f"[{tensor}]" if t.param_type == "dynamic" else tensor)
     for a in op.attrs:
         value = a.info.test_sample if a.required else a.default

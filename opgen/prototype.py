@@ -23,6 +23,7 @@ from opgen.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
     DTYPE_SUGGESTIONS,
+    DTYPES,
     NO_ELEMENT_TYPE,
     UNSUPPORTED_ATTR_TYPES,
     UNSUPPORTED_DTYPES,
@@ -431,6 +432,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     compute, golden, found = _check_expressions(base, raw.get("opgen", {}), inputs, outputs,
                                                 attrs)
     problems += found
+    problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
     if problems:
         return None, problems, warnings
 
@@ -669,6 +671,27 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     for out_name, tree in compute.items():
         golden.setdefault(out_name, expr.to_torch(tree))
     return compute, golden, problems
+
+
+def _complex_compute_problems(base: str, snake: str, inputs, outputs,
+                              compute) -> list[Problem]:
+    """A compute expression runs over every tensor the kernel streams (the required inputs,
+    the outputs), in real arithmetic: none of them may be complex."""
+    found = [(t, sorted({d for d in t.dtypes if DTYPES[d].is_complex})) for t in inputs + outputs
+             if t.param_type == "required" or t.role == "output"]
+    found = [(t, kinds) for t, kinds in found if kinds]
+    if not found:
+        return []
+    which = " and ".join(f"{t.role} '{t.name}'" for t, _ in found)
+    kinds = sorted({k for _, ks in found for k in ks})
+    return [Problem(key_path(key_path(key_path(base, "opgen"), "compute"), name),
+                    f"{which} can be {' or '.join(kinds)}, but compute expressions are "
+                    "real-valued (opgen lowers them to real Ascend C vector arithmetic); drop "
+                    f"the compute expression and write the compute step in "
+                    f"op_kernel/{snake}_compute.h by hand (a golden expression may stay: torch "
+                    f"computes it in complex), or leave out the {' and '.join(kinds)} dtype "
+                    "combinations")
+            for name in compute]
 
 
 def _unique_aclnn_names(base: str, aclnn) -> list[Problem]:

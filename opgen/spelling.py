@@ -4,7 +4,7 @@ Real prototypes that msopgen turns into working projects write attrs in forms th
 schema does not hold: `default_value` as a string (msopgen pastes the text into the C++ OpDef,
 where `"0.0"`, `"{}"` or `"{1, 2}"` compile), a JSON `{}` for an empty list, attr types
 `int32`/`int64`, 0/1 for a bool, a required attr with a default, dtype combinations opgen has
-no element type for (complex64). Each is rewritten here to the form the schema
+no element type for (complex128). Each is rewritten here to the form the schema
 and the later stages read, with a warning that names the JSON path and what was assumed. A string
 that would not compile where msopgen pastes it is a problem.
 """
@@ -47,8 +47,8 @@ def normalise(raw: Any, base: str) -> tuple[Any, list[str], list[Problem]]:
 def _drop_combinations_without_element_type(op: dict[str, Any], base: str,
                                             warnings: list[str]) -> None:
     """Leave out the dtype combinations (columns of the type lists) that hold a dtype opgen has
-    no element type for (complex64, ...), when others remain. Irregular lists are left for the
-    rule pass to report."""
+    no element type for (complex128, qint8, ...), when others remain. Irregular lists are left
+    for the rule pass to report."""
     tensors = [t for key in ("input_desc", "output_desc")
                for t in (op.get(key) if isinstance(op.get(key), list) else [])]
     if not tensors or not all(isinstance(t, dict) and isinstance(t.get("type"), list)

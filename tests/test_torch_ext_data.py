@@ -44,7 +44,9 @@ def test_gelu_basics():
     assert [v["file"] for v in ctx["variants"]] == [
         "gelu_custom_float16.cpp", "gelu_custom_float32.cpp", "gelu_custom_bfloat16.cpp"]
     assert ctx["variants"][2]["macros"] == [{"name": "DTYPE_X", "value": "bfloat16_t"},
-                                            {"name": "DTYPE_Y", "value": "bfloat16_t"}]
+                                            {"name": "ORIG_DTYPE_X", "value": "DT_BF16"},
+                                            {"name": "DTYPE_Y", "value": "bfloat16_t"},
+                                            {"name": "ORIG_DTYPE_Y", "value": "DT_BF16"}]
     assert ctx["variants"][0]["ge_dtypes"] == "ge::DT_FLOAT16, ge::DT_FLOAT16"
     assert ctx["differentiable"]
     assert ctx["fake"]["mode"] == "elementwise"
@@ -205,8 +207,9 @@ def test_optional_output_is_always_allocated_and_returned():
 
 def test_in_place_variant_macros():
     (variant, _) = context(protos.IN_PLACE)["variants"]
-    assert [m["name"] for m in variant["macros"]] == ["DTYPE_X", "DTYPE_Y", "DTYPE_X_REF",
-                                                      "DTYPE_Z"]
+    assert [m["name"] for m in variant["macros"]] == [
+        "DTYPE_X", "ORIG_DTYPE_X", "DTYPE_Y", "ORIG_DTYPE_Y", "DTYPE_X_REF", "ORIG_DTYPE_X_REF",
+        "DTYPE_Z", "ORIG_DTYPE_Z"]
 
 
 @pytest.mark.parametrize("proto, differentiable, reason", [

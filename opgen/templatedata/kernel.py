@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen import expr
-from opgen.catalog import SOC_FAMILIES
+from opgen.catalog import DTYPES, SOC_FAMILIES
 from opgen.expr import show
 from opgen.literals import cpp_float, cpp_literal, cpp_string
 from opgen.lower import (
@@ -105,6 +105,11 @@ class KernelData:
     compute: Compute
     socs_without_datacopypad: list[str]
     writeback_note: str  # // lines for an op without outputs, else ""
+    # streamed tensors stored as words of another C type (complex64): the // note, and the
+    # `using` lines choosing the element type of those that also have other dtypes
+    storage_note: str
+    storage_tile_note: str  # // lines for the compute step
+    storage_aliases: list[dict[str, Any]]
     warnings: list[str]  # for the CLI to show
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
@@ -144,6 +149,11 @@ class _Tensor:
         return self.param.dtype_macro
 
     @property
+    def orig_macro(self) -> str:
+        """ORIG_DTYPE_<...>: the macro the CANN build defines with the tensor's DT_ number."""
+        return "ORIG_" + self.macro
+
+    @property
     def streamed(self) -> bool:
         # an optional output is computed like a required one (its callers always pass it)
         return self.param.param_type == "required" or (
@@ -179,6 +189,8 @@ def build(op: Op, options: Options) -> KernelData:
     outs = [t for t in streamed if t.role == "output"]
     tags = _tags(tensors + writebacks)
     struct = f"{op.op_type}TilingData"
+    elements, aliases = _element_types(streamed, tags, op.snake_name)
+    storage_notes = _storage_notes(streamed, aliases)
 
     # compute types per dtype combination (streamed tensors only)
     combos = []
@@ -237,9 +249,9 @@ def build(op: Op, options: Options) -> KernelData:
                                  entry_params, ")"),
         entry_tiling_var=entry_tiling,
         entry_kernel_var=entry_kernel,
-        streamed=[_tensor_ctx(t, tags) for t in streamed],
-        streamed_inputs=[_tensor_ctx(t, tags) for t in ins],
-        streamed_outputs=[_tensor_ctx(t, tags) for t in outs],
+        streamed=[_tensor_ctx(t, tags, elements) for t in streamed],
+        streamed_inputs=[_tensor_ctx(t, tags, elements) for t in ins],
+        streamed_outputs=[_tensor_ctx(t, tags, elements) for t in outs],
         other_tensors=[{"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
                        for t in tensors if not t.streamed],
         tiling_fields=_tiling_fields(attr_fields, compute.host_scalars),
@@ -249,6 +261,9 @@ def build(op: Op, options: Options) -> KernelData:
         socs_without_datacopypad=sorted({s for s in socs
                                          if not SOC_FAMILIES[s].has_datacopypad}),
         writeback_note=_writeback_note(op, writebacks),
+        storage_note=storage_notes[0],
+        storage_tile_note=storage_notes[1],
+        storage_aliases=aliases,
         warnings=compute.warnings + _soc_warnings(socs),
         tensors=tensors,
         streams=streamed,
@@ -263,6 +278,55 @@ def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:
         f"{op.op_type} has no outputs: it updates its inputs in place. The compute step writes "
         f"the new value of {names} into <name>_ref, which the kernel copies back to the "
         "input's own GM address, tile by tile after reading it.")
+
+
+def _element_types(streamed: list[_Tensor], tags: dict[str, str],
+                   snake: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The element type of each stream, by DTYPE_ macro: the macro itself; the storage type
+    when every dtype of the tensor is stored as words (complex64 -> uint64_t); otherwise a
+    `using` alias chosen by `#if ORIG_DTYPE_<...> == DT_...`, the documented way to branch on a
+    tensor's dtype (asc-devkit's guide to aclnn op projects, the kernel side)."""
+    elements: dict[str, str] = {}
+    aliases: list[dict[str, Any]] = []
+    taken = {t.kernel_param for t in streamed} | {snake}
+    for t in streamed:
+        key = t.macro  # a write-back stream shares its input's
+        if key in elements:
+            continue
+        infos = list(dict.fromkeys(DTYPES[d] for d in t.param.dtypes))
+        stored = [d for d in infos if d.storage]
+        if not stored:
+            elements[key] = t.macro
+        elif len(stored) == len(infos) and len({d.storage for d in stored}) == 1:
+            elements[key] = stored[0].storage
+        else:
+            tag = tags[t.kernel_param]
+            name = fresh(tag[:1].upper() + tag[1:] + "Element", taken)
+            taken.add(name)
+            aliases.append({"name": name, "fallback": t.macro, "cases": [
+                {"test": f"{t.orig_macro} == {d.ge}", "type": d.storage} for d in stored]})
+            elements[key] = name
+    return elements, aliases
+
+
+def _storage_notes(streamed: list[_Tensor], aliases: list[dict[str, Any]]) -> tuple[str, str]:
+    """// comments on tensors stored as words of another type: for the kernel, for the compute
+    step."""
+    stored = sorted({d for t in streamed for d in t.param.dtypes if DTYPES[d].storage})
+    if not stored:
+        return "", ""
+    kernel = " ".join(
+        f"A {d} tensor: the CANN build defines its DTYPE_ macro as {DTYPES[d].c_type}, a C type "
+        f"only Ascend950's Ascend C has, so the kernel moves each element as one "
+        f"{DTYPES[d].storage} word (the real and imaginary float side by side)." for d in stored)
+    if aliases:
+        kernel += (" For a tensor that also takes other dtypes, its ORIG_DTYPE_ macro picks the "
+                   "type (the *Element aliases below).")
+    step = " ".join(
+        f"A {d} tile holds {DTYPES[d].storage} words, one element each: "
+        f"ReinterpretCast<float>() views it as 2*count floats, real and imaginary parts "
+        "alternating." for d in stored)
+    return cpp_comment(kernel), cpp_comment(step)
 
 
 def _can_widen(t: _Tensor) -> bool:
@@ -285,7 +349,7 @@ def _tiling_fields(attr_fields: list[dict], host_scalars: list[dict]) -> list[di
     return fields
 
 
-def _tensor_ctx(t: _Tensor, tags: dict[str, str]) -> dict[str, Any]:
+def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> dict[str, Any]:
     tag = tags[t.kernel_param]
     up = tag[:1].upper() + tag[1:]
     return {
@@ -296,6 +360,8 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str]) -> dict[str, Any]:
         "index": t.index,
         "role": t.role,
         "macro": t.macro,
+        # the C type the stream moves: the DTYPE_ macro, or a storage type (complex64)
+        "element": elements[t.macro],
         "tag": tag,
         "gm": f"{tag}Gm_",
         "queue": f"{tag}Queue_",

@@ -78,12 +78,14 @@ def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, 
     dtypes = [DTYPES[d] for t in op.inputs if t.name == name for d in t.dtypes]
     if all(d.name == "bool" for d in dtypes):
         return 0, 1, "bool"
-    if any(d.is_float for d in dtypes):
+    if any(d.is_float or d.is_complex for d in dtypes):
         if name in positive:
             low, high = POSITIVE_FLOAT_RANGE
             return low, high, f"positive: the compute takes {positive[name]}"
         low, high = FLOAT_RANGE
         why = "any real" if op.compute else "no compute expression to say more"
+        if all(d.is_complex for d in dtypes):
+            return low, high, why + "; real and imaginary parts in [-4, 4]"
         return low, high, why + "; [-4, 4] keeps exp() and x ** 4 finite in float16"
     if name in positive:
         low, high = POSITIVE_INT_RANGE

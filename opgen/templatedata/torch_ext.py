@@ -196,6 +196,7 @@ def variants(op: Op) -> list[dict[str, Any]]:
         macros = []
         for t, dtype in zip(op.tensors, combo, strict=True):
             macros.append({"name": t.dtype_macro, "value": DTYPES[dtype].c_type})
+            macros.append({"name": "ORIG_" + t.dtype_macro, "value": DTYPES[dtype].ge})
         symbol = f"opgen_kernel_{op.snake_name}_{suffix}"
         out.append({
             "comment": wrap(f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "

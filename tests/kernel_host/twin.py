@@ -2,8 +2,8 @@
 
 `render_project` renders prototypes into a directory with opgen's kernel and host templates.
 `build` compiles every dtype variant of each unchanged op_kernel/<op>.cpp with the twin's variant
-pattern (pre-include the kernel's headers, define the DTYPE_ macros, rename the entry with a
-macro, wrap the kernel in a namespace), several ops per translation unit, plus all
+pattern (pre-include the kernel's headers, define the DTYPE_ and ORIG_DTYPE_ macros, rename the
+entry with a macro, wrap the kernel in a namespace), several ops per translation unit, plus all
 op_host/<op>.cpp files and driver.cpp in one more unit, and links them into one driver binary.
 `run` calls the driver and decodes the outputs; `precision` computes the MERE/MARE metrics of
 opbase's experimental standard.
@@ -118,7 +118,9 @@ def variant_block(op: dict, kset: KernelSet) -> list[str]:
     snake = op["snake"]
     lines = []
     for i, combo in enumerate(op["dtype_combinations"]):
-        macros = {t["macro"]: DTYPES[d].c_type for t, d in zip(op["tensors"], combo, strict=True)}
+        macros = {}
+        for t, d in zip(op["tensors"], combo, strict=True):  # as the CANN build passes them
+            macros.update({t["macro"]: DTYPES[d].c_type, "ORIG_" + t["macro"]: DTYPES[d].ge})
         lines += [f"#define {m} {c}" for m, c in macros.items()]
         lines += [f"#define {snake} {_symbol(op, kset, i)}",
                   f"namespace opgen_variant_{snake}_{i} {{", f'#include "{snake}.cpp"',
@@ -131,7 +133,8 @@ def kernel_unit(ops: list[tuple[dict, KernelSet]]) -> str:
     """One translation unit holding the kernel variants of several ops: the headers each kernel
     includes come first, so the kernels' own #includes inside the namespaces are no-ops."""
     lines = ["// Kernel dtype variants for the CPU twin (see tests/kernel_host/twin.py).",
-             '#include "kernel_operator.h"', '#include "opgen_kernel.h"']
+             '#include "kernel_operator.h"', '#include "opgen_twin/kernel_type.h"',
+             '#include "opgen_kernel.h"']
     for op, _ in ops:
         lines += [f'#include "{op["snake"]}_tiling.h"', f'#include "{op["snake"]}_compute.h"']
     lines.append("")

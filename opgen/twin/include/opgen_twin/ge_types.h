@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#ifdef OPGEN_TWIN_KERNEL_TYPE_H
+#error "a host header (ge types) after opgen_twin/kernel_type.h: its DT_* macros would rename ge::DataType's enumerators; keep kernel and host code in separate translation units"
+#endif
+
 namespace ge {
 
 using graphStatus = uint32_t;
