@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen import __version__
-from opgen.catalog import DTYPES
+from opgen.catalog import DTYPES, SOC_FAMILIES
 from opgen.literals import cpp_string
 from opgen.lower import LoweringError
 from opgen.model import Attr, Op, Prototype, TensorParam
@@ -87,6 +87,8 @@ class ProjectData:
     header: Headers
     ops: list[OpData]
     dtype_c_types: dict[str, str]
+    tails: kernel.TailPaths  # how op_kernel/opgen_kernel.h copies tails on the project's SoCs
+    twin_npu_arch: int | None  # the SoC the CPU twin compiles the kernels for: the first one's
 
     @property
     def warnings(self) -> list[str]:
@@ -176,6 +178,8 @@ def build(proto: Prototype, options: Options) -> ProjectData:
         header=Headers.for_source(options.prototype_file),
         ops=[_build_op_named(op, options) for op in proto.ops],
         dtype_c_types={name: d.c_type for name, d in DTYPES.items()},
+        tails=kernel.tail_paths(shorts),
+        twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch,
     )
 
 

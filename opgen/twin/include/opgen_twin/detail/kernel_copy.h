@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "opgen_twin/detail/kernel_pipe.h"
+#include "opgen_twin/detail/soc.h"
 
 namespace AscendC {
 
@@ -91,6 +92,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
                       uint32_t right, T padValue)
 {
     const char* api = "DataCopyPad(GM->UB)";
+    CheckDataCopyPadExists(api);
     dst.TwinCheckLive(api, "dst");
     if (blockCount == 0 || blockLen == 0) {
         return;  // documented NOP
@@ -156,6 +158,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
                       uint64_t blockLen, uint64_t srcStrideBlocks, uint64_t dstStrideBytes)
 {
     const char* api = "DataCopyPad(UB->GM)";
+    CheckDataCopyPadExists(api);
     src.TwinCheckLive(api, "src");
     if (blockCount == 0 || blockLen == 0) {
         return;
