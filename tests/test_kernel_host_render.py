@@ -99,9 +99,12 @@ def test_every_op_gets_six_files_with_the_right_owner(name):
             assert render.owner_of(files[path].encode()) == owner, path
 
 
+@pytest.mark.parametrize("socs", [("ascend910b1",), ("ascend310p3",),
+                                  ("ascend910b1", "ascend310p3", "ascend910a")],
+                         ids=["910b", "310p", "910b-310p-910a"])
 @pytest.mark.parametrize("name", sorted(ALL_PROTOS))
-def test_generated_code_is_tidy(name):
-    for path, text in ours(rendered(ALL_PROTOS[name])).items():
+def test_generated_code_is_tidy(name, socs):
+    for path, text in ours(rendered(ALL_PROTOS[name], socs)).items():
         assert text.endswith("\n") and not text.endswith("\n\n"), path
         assert "\n\n\n" not in text, f"{path}: double blank line"
         assert not re.search(r"\{\{ | \}\}|\{%|%\}", text), f"{path}: template residue"
@@ -473,7 +476,7 @@ def twin_ops(tmp_path_factory):
     tails = twin.render_project(protos.text(*(_renamed(op, op["op"].replace("Custom", "TailsCustom"))
                                               for op in TAILS_OPS)),
                                 base / "tails", socs=("ascend910b1", "ascend310p3", "ascend910a"))
-    builds = [twin.OpBuild(base / "main", op, (twin.KernelSet("default"), NPU2002)
+    builds = [twin.OpBuild(base / "main", op, (twin.KernelSet("default"), NPU2002, NPU1001)
                            if op["op_type"] == "GeluCustom" else (twin.KernelSet("default"),))
               for op in main["ops"]]
     builds.append(twin.OpBuild(base / "mixed", mixed["ops"][0],
@@ -695,17 +698,31 @@ def test_twin_tails_without_datacopypad(twin_ops, op_type, dtype, kernel_set):
 
 
 @pytest.mark.slow
-def test_twin_datacopypad_fails_on_310p(twin_ops):
-    """The kernel of a 910B-only project, built for 310P: its DataCopyPad tail is a hardware error
-    naming the SoC (on the NPU it would copy nothing)."""
+def test_twin_every_length_in_place_without_datacopypad(twin_ops):
+    """An op that overwrites its input, at every length up to two tiles and a bit (4 KiB of UB:
+    tiles of 144 float16 elements, blocks of 16): no element is computed from its own result."""
+    rng = np.random.default_rng(7)
+    for n in range(1, 320):
+        values = {"acc": rng.uniform(0.5, 2.0, n), "x": rng.uniform(0.5, 2.0, n)}
+        run_and_judge(twin_ops, "AccumulateTailsCustom", "float16", values, [("f", 0.5)],
+                      kernel_set="npu2002", cores=1, ub=4096)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel_set, message", [
+    ("npu2002", "DataCopyPad(GM->UB): ascend310p (__NPU_ARCH__ 2002) has no working DataCopyPad"),
+    ("npu1001", "DataCopyPad(GM->UB): ascend910 (__NPU_ARCH__ 1001) has no DataCopyPad"),
+])
+def test_twin_datacopypad_fails_on_socs_without_it(twin_ops, kernel_set, message):
+    """The kernel of a 910B-only project, built for 310P or 910A: its DataCopyPad tail is a
+    hardware error naming the SoC (on the NPU it would copy nothing, or not compile)."""
     result, _, base = twin_ops
     out = twin.run(result.driver, "GeluCustom", [("float32", np.linspace(-1, 1, 37))],
-                   kernel_set="npu2002", workdir=base)
+                   kernel_set=kernel_set, workdir=base)
     assert not out["ok"] and out["stage"] == "launch"
-    assert "DataCopyPad(GM->UB): ascend310p (__NPU_ARCH__ 2002) has no working DataCopyPad" \
-        in out["error"], out["error"]
+    assert message in out["error"], out["error"]
     whole = twin.run(result.driver, "GeluCustom", [("float32", np.linspace(-1, 1, 64))],
-                     kernel_set="npu2002", workdir=base)
+                     kernel_set=kernel_set, workdir=base)
     assert whole["ok"], whole["error"]  # whole blocks: DataCopy only
 
 

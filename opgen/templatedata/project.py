@@ -88,7 +88,9 @@ class ProjectData:
     ops: list[OpData]
     dtype_c_types: dict[str, str]
     tails: kernel.TailPaths  # how op_kernel/opgen_kernel.h copies tails on the project's SoCs
-    twin_npu_arch: int | None  # the SoC the CPU twin compiles the kernels for: the first one's
+    # The __NPU_ARCH__ the CPU twin compiles the kernels for: the first SoC's; None for the twin's
+    # default (2201, ascend910b) and for a SoC without a documented one.
+    twin_npu_arch: int | None
 
     @property
     def warnings(self) -> list[str]:
@@ -179,7 +181,8 @@ def build(proto: Prototype, options: Options) -> ProjectData:
         ops=[_build_op_named(op, options) for op in proto.ops],
         dtype_c_types={name: d.c_type for name, d in DTYPES.items()},
         tails=kernel.tail_paths(shorts),
-        twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch,
+        twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch if SOC_FAMILIES[shorts[0]].npu_arch != 2201
+        else None,
     )
 
 
