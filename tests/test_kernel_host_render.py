@@ -473,9 +473,9 @@ def twin_ops(tmp_path_factory):
     mixed = twin.render_project(protos.text(protos.TANH_SIGMOID), base / "mixed",
                                 socs=("ascend910b1", "ascend310b1"))
     # tails without DataCopyPad: the ops again, for 910B, 310P and 910A, compiled for each
-    tails = twin.render_project(protos.text(*(_renamed(op, op["op"].replace("Custom", "TailsCustom"))
-                                              for op in TAILS_OPS)),
-                                base / "tails", socs=("ascend910b1", "ascend310p3", "ascend910a"))
+    renamed = [_renamed(op, op["op"].replace("Custom", "TailsCustom")) for op in TAILS_OPS]
+    tails = twin.render_project(protos.text(*renamed), base / "tails",
+                                socs=("ascend910b1", "ascend310p3", "ascend910a"))
     builds = [twin.OpBuild(base / "main", op, (twin.KernelSet("default"), NPU2002, NPU1001)
                            if op["op_type"] == "GeluCustom" else (twin.KernelSet("default"),))
               for op in main["ops"]]
