@@ -28,18 +28,22 @@ constexpr const char* SocName(int arch)
 
 // DataCopyPad does not compile on ascend910 (only an overload without DataCopyPadExtParams exists
 // in its implementation) and on ascend310p it is deprecated with an empty body: it copies nothing.
+// The API templates pass Arch as a template argument defaulted to kNpuArch where they are called:
+// their instantiations then differ per SoC, and one program may hold kernels built for several
+// (an inline function reading kNpuArch would break the one-definition rule).
+template <int Arch>
 inline void CheckDataCopyPadExists(const char* api)
 {
-    if (kNpuArch == 1001) {
+    if (Arch == 1001) {
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no DataCopyPad: the kernel does not compile there. "
                              "Copy tails in whole 32-byte blocks with DataCopy instead",
-                             api, SocName(kNpuArch), kNpuArch));
+                             api, SocName(Arch), Arch));
     }
-    if (kNpuArch == 2002) {
+    if (Arch == 2002) {
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no working DataCopyPad: it is deprecated there and "
                              "copies nothing, so tails would be silently wrong. Copy tails in whole 32-byte "
                              "blocks with DataCopy instead",
-                             api, SocName(kNpuArch), kNpuArch));
+                             api, SocName(Arch), Arch));
     }
 }
 
