@@ -61,6 +61,21 @@ def flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+def without_bf16(text: str) -> str:
+    """The prototype without its bfloat16 combinations, which 310P and 910A cannot run."""
+    data = json.loads(text)
+    for op in data if isinstance(data, list) else [data]:
+        tensors = op.get("input_desc", []) + op.get("output_desc", [])
+        keep = [i for i in range(len(tensors[0]["type"]))
+                if not any(t["type"][i] in ("bf16", "bfloat16") for t in tensors)] \
+            if tensors and isinstance(tensors[0].get("type"), list) else None
+        for t in tensors if keep is not None else []:
+            t["type"] = [t["type"][i] for i in keep]
+            if isinstance(t.get("format"), list) and len(t["format"]) > 1:
+                t["format"] = [t["format"][i] for i in keep]
+    return json.dumps(data)
+
+
 def ours(files: dict[str, str]) -> dict[str, str]:
     """The C++ files of the kernel and host templates (per op and per project)."""
     return {p: t for p, t in files.items()
@@ -101,9 +116,13 @@ def test_every_op_gets_six_files_with_the_right_owner(name):
             assert render.owner_of(files[path].encode()) == owner, path
 
 
+@pytest.mark.parametrize("socs", [("ascend910b1",), ("ascend310p3",),
+                                  ("ascend910b1", "ascend310p3", "ascend910a")],
+                         ids=["910b", "310p", "910b-310p-910a"])
 @pytest.mark.parametrize("name", sorted(ALL_PROTOS))
-def test_generated_code_is_tidy(name):
-    for path, text in ours(rendered(ALL_PROTOS[name])).items():
+def test_generated_code_is_tidy(name, socs):
+    proto = ALL_PROTOS[name] if "ascend910b1" in socs else without_bf16(ALL_PROTOS[name])
+    for path, text in ours(rendered(proto, socs)).items():
         assert text.endswith("\n") and not text.endswith("\n\n"), path
         assert "\n\n\n" not in text, f"{path}: double blank line"
         assert not re.search(r"\{\{ | \}\}|\{%|%\}", text), f"{path}: template residue"
@@ -378,8 +397,10 @@ def test_soc_short_names_and_tanh_rule():
     step = files["op_kernel/gelu_custom_compute.h"]
     assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001)" in step
     assert "AscendC::Exp(" in step and "AscendC::Tanh(" in step
-    # 310P lacks DataCopyPad: the kernel says so
-    assert "ascend310p" in files["op_kernel/gelu_custom.cpp"].split("#include")[0]
+    # 310P and 910A lack DataCopyPad: opgen_kernel.h selects the block-copied tails for them
+    shared = files["op_kernel/opgen_kernel.h"]
+    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)" in shared
+    assert "#if OPGEN_BLOCK_TAILS" in shared and "AscendC::DataCopyPad(" in shared  # 910B's
     # gelu without bfloat16, which 910A cannot run
     gelu = json.loads(ALL_PROTOS["gelu"])
     for t in gelu[0]["input_desc"] + gelu[0]["output_desc"]:
@@ -387,6 +408,17 @@ def test_soc_short_names_and_tanh_rule():
     only_910a = rendered(json.dumps(gelu), ("ascend910a",))["op_kernel/gelu_custom_compute.h"]
     assert "AscendC::Tanh(" not in only_910a and "#if defined" not in only_910a
     assert "ascend910 has no Tanh API: computed through Exp" in only_910a
+
+
+@pytest.mark.parametrize("socs", [("ascend310p3",), ("ascend910a",), ("ascend310p3", "ascend910a")])
+def test_socs_without_datacopypad_never_call_it(socs):
+    ops = protos.text(*(json.loads(ALL_PROTOS[n])[0] for n in ("gelu", "add")))
+    files = rendered(without_bf16(ops), socs)
+    kernel = {path: text for path, text in files.items() if path.startswith("op_kernel/")}
+    assert len(kernel) == 8  # CMakeLists.txt, opgen_kernel.h, three per op
+    assert not [path for path, text in kernel.items() if "DataCopyPad(" in text]
+    assert "OPGEN_BLOCK_TAILS" not in kernel["op_kernel/opgen_kernel.h"]  # one path, no switch
+    assert "CopyGmToUb(tile, gm_[offset], count, block_);" in kernel["op_kernel/opgen_kernel.h"]
 
 
 def test_names_that_clash_with_generated_identifiers():
@@ -458,6 +490,12 @@ def _renamed(data: dict, op_type: str) -> dict:
     return {**data, "op": op_type}
 
 
+NPU2002 = twin.KernelSet("npu2002", ("-D__NPU_ARCH__=2002",))  # ascend310p
+NPU1001 = twin.KernelSet("npu1001", ("-D__NPU_ARCH__=1001",))  # ascend910a
+TAILS_OPS = [json.loads(ALL_PROTOS["gelu"])[0], json.loads(ALL_PROTOS["add"])[0], protos.INPLACE,
+             protos.IN_PLACE_ONLY, protos.INT_MIX]
+
+
 @pytest.fixture(scope="session")
 def twin_ops(tmp_path_factory):
     """Render the run ops into two projects, patch a broken policy, build one driver."""
@@ -476,13 +514,21 @@ def twin_ops(tmp_path_factory):
     # Tanh and Sigmoid are missing on ascend310b: both sequences, compiled twice
     mixed = twin.render_project(protos.text(protos.TANH_SIGMOID), base / "mixed",
                                 socs=("ascend910b1", "ascend310b1"))
-    builds = [twin.OpBuild(base / "main", op) for op in main["ops"]]
+    # tails without DataCopyPad: the ops again, for 910B, 310P and 910A, compiled for each
+    renamed = [_renamed(op, op["op"].replace("Custom", "TailsCustom")) for op in TAILS_OPS]
+    tails = twin.render_project(protos.text(*renamed), base / "tails",
+                                socs=("ascend910b1", "ascend310p3", "ascend910a"))
+    builds = [twin.OpBuild(base / "main", op, (twin.KernelSet("default"), NPU2002, NPU1001)
+                           if op["op_type"] == "GeluCustom" else (twin.KernelSet("default"),))
+              for op in main["ops"]]
     builds.append(twin.OpBuild(base / "mixed", mixed["ops"][0],
                                (twin.KernelSet("default"),
                                 twin.KernelSet("npu3002", ("-D__NPU_ARCH__=3002",)))))
+    builds += [twin.OpBuild(base / "tails", op, (twin.KernelSet("default"), NPU2002, NPU1001))
+               for op in tails["ops"]]
     cache = os.environ.get("OPGEN_TEST_CACHE")
     result = twin.build(builds, base / "build", Path(cache) if cache else None)
-    models = {op.op_type: op for ctx in (main, mixed) for op in ctx["proto"].ops}
+    models = {op.op_type: op for ctx in (main, mixed, tails) for op in ctx["proto"].ops}
     return result, models, base
 
 
@@ -498,6 +544,7 @@ def test_twin_build_is_warning_free(twin_ops):
 RANGES = {"GeluCustom": (-3, 3), "RecipCustom": (-3, 3), "LeakyReluCustom": (-2, 2),
           "SiluCustom": (-6, 6), "ScaleInplaceCustom": (-1, 1), "TanhSigmoidCustom": (-3, 3),
           "IntMixCustom": (-90, 90)}
+RANGES.update({op.replace("Custom", "TailsCustom"): r for op, r in RANGES.items()})
 SHAPES = {"empty": (0,), "one": (1,), "unaligned": (3, 37), "multi_core": (5001,)}
 
 
@@ -523,6 +570,7 @@ def _cases():
 
 
 def _attrs(op_type: str) -> list:
+    op_type = op_type.replace("TailsCustom", "Custom")
     return {"ScaleInplaceCustom": [("f", 0.5)],
             "LeakyReluCustom": [("f", 0.2)],
             "TwoOutCustom": [("f", 0.25), ("i", 4), ("b", False)]}.get(op_type, [])
@@ -673,6 +721,66 @@ def test_twin_catches_a_tile_that_is_not_32_byte_aligned(twin_ops):
                    [("float32", np.linspace(-1, 1, 3000))], workdir=base)
     assert not out["ok"] and out["stage"] == "launch"
     assert "not 32-byte aligned" in out["error"], out["error"]
+
+
+# Element counts for the block-copied tails (ascend310p, ascend910a): shorter than one block,
+# whole blocks, a partial last block, 3-D, and with 4 cores and a small UB: a last core's share
+# shorter than a block (3 x 1024 + 5), several tiles per core with a short last one.
+TAIL_SHAPES = {"one": (1,), "31": (31,), "37": (37,), "3d": (3, 5, 17), "blocks": (64,),
+               "share_joins": (3 * 1024 + 5,), "multi_core": (5001,), "many_tiles": (9999,)}
+TAIL_RUNS = {"GeluTailsCustom": ["float16", "float32"], "AddTailsCustom": ["float16", "int32"],
+             "ScaleInplaceTailsCustom": ["float32"], "AccumulateTailsCustom": ["float16"],
+             "IntMixTailsCustom": ["int16"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel_set", ["npu2002", "npu1001", "default"])
+@pytest.mark.parametrize("op_type, dtype", [(op, d) for op, ds in TAIL_RUNS.items() for d in ds])
+def test_twin_tails_without_datacopypad(twin_ops, op_type, dtype, kernel_set):
+    """Every tail size, on one core or several, in place or not, computes the golden with the
+    block-copied tails of 310P/910A (and with DataCopyPad, the same kernel for 910B)."""
+    model = twin_ops[1][op_type]
+    lo, hi = RANGES.get(op_type, (0.5, 2.0))
+    for name, shape in TAIL_SHAPES.items():
+        rng = np.random.default_rng(zlib.crc32(f"{op_type}/{dtype}/{name}".encode()))
+        if dtype.startswith("int"):
+            values = {t.name: rng.integers(lo, hi, shape).astype(np.float64) for t in model.inputs}
+        else:
+            values = {t.name: rng.uniform(lo, hi, shape) for t in model.inputs}
+        small = {"cores": 4, "ub": 8192} if name in ("share_joins", "many_tiles") else {}
+        out = run_and_judge(twin_ops, op_type, dtype, values, _attrs(op_type),
+                            kernel_set=kernel_set, **small)
+        if name == "share_joins":
+            assert out["block_dim"] == 4  # the fourth core's 5 elements go to the third
+
+
+@pytest.mark.slow
+def test_twin_every_length_in_place_without_datacopypad(twin_ops):
+    """An op that overwrites its input, at every length up to two tiles and a bit (4 KiB of UB:
+    tiles of 144 float16 elements, blocks of 16): no element is computed from its own result."""
+    rng = np.random.default_rng(7)
+    for n in range(1, 320):
+        values = {"acc": rng.uniform(0.5, 2.0, n), "x": rng.uniform(0.5, 2.0, n)}
+        run_and_judge(twin_ops, "AccumulateTailsCustom", "float16", values, [("f", 0.5)],
+                      kernel_set="npu2002", cores=1, ub=4096)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel_set, message", [
+    ("npu2002", "DataCopyPad(GM->UB): ascend310p (__NPU_ARCH__ 2002) has no working DataCopyPad"),
+    ("npu1001", "DataCopyPad(GM->UB): ascend910 (__NPU_ARCH__ 1001) has no DataCopyPad"),
+])
+def test_twin_datacopypad_fails_on_socs_without_it(twin_ops, kernel_set, message):
+    """The kernel of a 910B-only project, built for 310P or 910A: its DataCopyPad tail is a
+    hardware error naming the SoC (on the NPU it would copy nothing, or not compile)."""
+    result, _, base = twin_ops
+    out = twin.run(result.driver, "GeluCustom", [("float32", np.linspace(-1, 1, 37))],
+                   kernel_set=kernel_set, workdir=base)
+    assert not out["ok"] and out["stage"] == "launch"
+    assert message in out["error"], out["error"]
+    whole = twin.run(result.driver, "GeluCustom", [("float32", np.linspace(-1, 1, 64))],
+                     kernel_set=kernel_set, workdir=base)
+    assert whole["ok"], whole["error"]  # whole blocks: DataCopy only
 
 
 def test_no_compute_step_calls_the_imprecise_instructions():

@@ -504,3 +504,17 @@ def test_project_data_carries_torch_data():
     proto = prototype.loads(protos.text([protos.ALL_ATTRS]))
     data = build_data(proto, Options(package="p", namespace="n", vendor="v"))
     assert data.ops[0].torch.qualname == "n::all_attrs_custom"
+
+
+@pytest.mark.parametrize("socs, arch", [(("ascend910b1",), None),  # the twin's default
+                                        (("ascend310p3", "ascend910b1"), "2002"),
+                                        (("ascend910a",), "1001")])
+def test_twin_build_compiles_for_the_first_soc(socs, arch):
+    proto = prototype.loads(protos.text([protos.ONLY_IN_PLACE]))
+    options = Options(package="pkg", namespace="pkg", vendor="pkg", socs=socs)
+    files = {f.path: f.content.decode() for f in render.render(proto, options,
+                                                               resources.templates_dir())}
+    if arch is None:
+        assert "__NPU_ARCH__" not in files["setup.py"]
+    else:
+        assert f'        define_macros=[("__NPU_ARCH__", "{arch}")],\n' in files["setup.py"]

@@ -103,7 +103,6 @@ class KernelData:
     attr_fields: list[dict[str, Any]]  # int/float/bool attrs and how TilingFunc reads them
     combinations: list[dict[str, Any]]  # compute type per dtype combination
     compute: Compute
-    socs_without_datacopypad: list[str]
     writeback_note: str  # // lines for an op without outputs, else ""
     # streamed tensors stored as words of another C type (complex64): the // note, and the
     # `using` lines choosing the element type of those that also have other dtypes
@@ -113,6 +112,30 @@ class KernelData:
     warnings: list[str]  # for the CLI to show
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
+
+
+@dataclass(frozen=True)
+class TailPaths:
+    """How the kernels copy a tail that is not whole 32-byte blocks: with DataCopyPad (`pad`), or,
+    on the SoCs without it (`socs`), in whole blocks that overlap the tile (`block`). With both,
+    `cond` is the #if that selects the block path by __NPU_ARCH__."""
+
+    pad: bool
+    block: bool
+    socs: list[str]
+    cond: str
+
+    @property
+    def both(self) -> bool:
+        return self.pad and self.block
+
+
+def tail_paths(socs: list[str]) -> TailPaths:
+    lacking = sorted(s for s in socs if not SOC_FAMILIES[s].has_datacopypad)
+    arches = sorted({SOC_FAMILIES[s].npu_arch for s in lacking})
+    cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
+    return TailPaths(pad=len(lacking) < len(socs), block=bool(lacking), socs=lacking,
+                     cond=f"defined(__NPU_ARCH__) && ({cond})" if cond else "")
 
 
 @dataclass
@@ -258,13 +281,11 @@ def build(op: Op, options: Options) -> KernelData:
         attr_fields=attr_fields,
         combinations=combos,
         compute=compute,
-        socs_without_datacopypad=sorted({s for s in socs
-                                         if not SOC_FAMILIES[s].has_datacopypad}),
         writeback_note=_writeback_note(op, writebacks),
         storage_note=storage_notes[0],
         storage_tile_note=storage_notes[1],
         storage_aliases=aliases,
-        warnings=compute.warnings + _soc_warnings(socs),
+        warnings=compute.warnings,
         tensors=tensors,
         streams=streamed,
     )
@@ -373,16 +394,6 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> d
         "dtypes": list(t.param.dtypes),
         "can_widen": _can_widen(t),
     }
-
-
-def _soc_warnings(socs: list[str]) -> list[str]:
-    lacking = sorted({s for s in socs if not SOC_FAMILIES[s].has_datacopypad})
-    if not lacking:
-        return []
-    verb = "has" if len(lacking) == 1 else "have"
-    return [f"{', '.join(lacking)} {verb} no DataCopyPad, which the kernel uses for tensor "
-            "tails that are not a multiple of 32 bytes; on those SoCs the kernel stops with an "
-            "error on such a tail"]
 
 
 def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor],

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen import __version__
-from opgen.catalog import DTYPES
+from opgen.catalog import DTYPES, SOC_FAMILIES
 from opgen.literals import cpp_string
 from opgen.lower import LoweringError
 from opgen.model import Attr, Op, Prototype, TensorParam
@@ -88,6 +88,10 @@ class ProjectData:
     header: Headers
     ops: list[OpData]
     dtype_c_types: dict[str, str]
+    tails: kernel.TailPaths  # how op_kernel/opgen_kernel.h copies tails on the project's SoCs
+    # The __NPU_ARCH__ the CPU twin compiles the kernels for: the first SoC's; None for the twin's
+    # default (2201, ascend910b) and for a SoC without a documented one.
+    twin_npu_arch: int | None
 
     @property
     def warnings(self) -> list[str]:
@@ -192,6 +196,9 @@ def build(proto: Prototype, options: Options) -> ProjectData:
         header=Headers.for_source(options.prototype_file),
         ops=ops,
         dtype_c_types={name: d.c_type for name, d in DTYPES.items()},
+        tails=kernel.tail_paths(shorts),
+        twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch if SOC_FAMILIES[shorts[0]].npu_arch != 2201
+        else None,
     )
 
 

@@ -59,10 +59,11 @@ def env() -> dict[str, str]:
     return {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0", "OPGEN_NO_NPU": "1"}
 
 
-def render(proto_path: Path, destination: Path) -> Project:
+def render(proto_path: Path, destination: Path, socs: tuple[str, ...] = ()) -> Project:
     from opgen import new
 
-    the_plan, proto = new.plan(proto_path, destination, [], None, None, None, None, False, False)
+    the_plan, proto = new.plan(proto_path, destination, list(socs), None, None, None, None, False,
+                               False)
     new.create(the_plan, proto, dry_run=False)
     return Project(destination, the_plan.options.package, the_plan.options.namespace)
 

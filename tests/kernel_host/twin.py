@@ -187,15 +187,21 @@ def build(builds: list[OpBuild], out: Path, cache: Path | None = None) -> Build:
     twin_bytes = _tree_bytes(TWIN_INCLUDE)
     units: dict[str, tuple[list[str], list[bytes]]] = {}
     # Kernel variants grouped into a few translation units (one per core; kernel sets with their
-    # own compiler flags apart): the twin's headers are parsed once per unit, not once per op.
-    groups: dict[tuple[str, ...], list[tuple[OpBuild, KernelSet]]] = {}
+    # own compiler flags apart, and projects with different op_kernel/opgen_kernel.h apart: its
+    # include guard lets only the first into a unit): the twin's headers are parsed once per
+    # unit, not once per op.
+    groups: dict[tuple[tuple[str, ...], bytes], list[tuple[OpBuild, KernelSet]]] = {}
     for b in builds:
+        shared = (b.project / "op_kernel" / "opgen_kernel.h").read_bytes()
         for kset in b.sets:
-            groups.setdefault(kset.flags, []).append((b, kset))
+            groups.setdefault((kset.flags, shared), []).append((b, kset))
     snakes = [b.op["snake"] for b in builds]
     assert len(set(snakes)) == len(snakes), "kernel units need distinct op names"
     jobs = max(2, os.cpu_count() or 2)
-    for flags, members in groups.items():
+    for index, ((flags, _), members) in enumerate(groups.items()):
+        # The helpers of opgen_kernel.h differ between groups (another project, another
+        # __NPU_ARCH__): a namespace of their own per group keeps the one-definition rule.
+        rename = f"-Dopgen_kernel=opgen_kernel_{index}"
         n = max(1, min(len(members), jobs if not flags else 1))
         for g in range(n):
             part = members[g::n]
@@ -203,7 +209,7 @@ def build(builds: list[OpBuild], out: Path, cache: Path | None = None) -> Build:
             src = out / f"{name}.cpp"
             src.write_text(kernel_unit([(b.op, k) for b, k in part]))
             dirs = list(dict.fromkeys(b.project / "op_kernel" for b, _ in part))
-            units[name] = ([*CXXFLAGS, *flags, "-I", str(TWIN_INCLUDE),
+            units[name] = ([*CXXFLAGS, *flags, rename, "-I", str(TWIN_INCLUDE),
                             *(x for d in dirs for x in ("-I", str(d))), "-c", str(src)],
                            [src.read_bytes(), *_tree_bytes(*dirs)])
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "opgen_twin/detail/kernel_pipe.h"
+#include "opgen_twin/detail/soc.h"
 
 namespace AscendC {
 
@@ -258,19 +259,22 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 // ---- DataCopyPad (non-aligned copies) ----
-template <typename T>
+// Arch: the SoC of the calling kernel's build (see opgen_twin/detail/soc.h).
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& dataCopyParams,
                         const DataCopyPadExtParams<T>& padParams)
 {
+    opgen_twin::detail::CheckDataCopyPadExists<Arch>("DataCopyPad(GM->UB)");
     opgen_twin::detail::PadGmToUb(dst, src, dataCopyParams.blockCount, dataCopyParams.blockLen,
                                   dataCopyParams.srcStride, dataCopyParams.dstStride, padParams.isPad,
                                   padParams.leftPadding, padParams.rightPadding, padParams.paddingValue);
 }
 
-template <typename T>
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& dataCopyParams,
                         const DataCopyPadParams& padParams)
 {
+    opgen_twin::detail::CheckDataCopyPadExists<Arch>("DataCopyPad(GM->UB)");
     T pad;
     std::memcpy(&pad, &padParams.paddingValue, sizeof(T));  // low bytes of the 64-bit field
     opgen_twin::detail::PadGmToUb(dst, src, dataCopyParams.blockCount, dataCopyParams.blockLen,
@@ -278,16 +282,18 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
                                   padParams.leftPadding, padParams.rightPadding, pad);
 }
 
-template <typename T>
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
 inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& dataCopyParams)
 {
+    opgen_twin::detail::CheckDataCopyPadExists<Arch>("DataCopyPad(UB->GM)");
     opgen_twin::detail::PadUbToGm(dst, src, dataCopyParams.blockCount, dataCopyParams.blockLen,
                                   dataCopyParams.srcStride, dataCopyParams.dstStride);
 }
 
-template <typename T>
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
 inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& dataCopyParams)
 {
+    opgen_twin::detail::CheckDataCopyPadExists<Arch>("DataCopyPad(UB->GM)");
     opgen_twin::detail::PadUbToGm(dst, src, dataCopyParams.blockCount, dataCopyParams.blockLen,
                                   dataCopyParams.srcStride, dataCopyParams.dstStride);
 }

@@ -152,8 +152,21 @@ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace)
 inline GM_ADDR GetSysWorkSpacePtr() { return nullptr; }
 inline void SetSysWorkspace(GM_ADDR) {}
 
-template <typename T, int cacheLine = 0, int dcciDst = 0>
+// The data cache: the twin's scalar GM accesses go straight to memory, so flushing is a no-op.
+// As on the NPU, ascend910 (1001) has no DataCacheCleanAndInvalid and ascend310p (2002) only the
+// form without DcciDst.
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ != 1001
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ != 2002
+template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {}
+#endif
+template <typename T, CacheLine entireType>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+#endif
 
 template <typename... Args>
 inline void PRINTF(const char* fmt, Args... args)

@@ -1,0 +1,53 @@
+// opgen CPU twin: the SoC a kernel build emulates, from its __NPU_ARCH__ (the real compiler
+// defines it per SoC; opgen's generated setup.py passes the project's first SoC). Without it the
+// twin emulates ascend910b (2201).
+#ifndef OPGEN_TWIN_DETAIL_SOC_H
+#define OPGEN_TWIN_DETAIL_SOC_H
+
+#include "opgen_twin/errors.h"
+
+namespace opgen_twin {
+namespace detail {
+
+#if defined(__NPU_ARCH__)
+constexpr int kNpuArch = __NPU_ARCH__;
+#else
+constexpr int kNpuArch = 2201;
+#endif
+
+// The msopgen short name of the SoC family with `arch`, as opgen's catalog names it.
+constexpr const char* SocName(int arch)
+{
+    return arch == 1001   ? "ascend910"
+           : arch == 2002 ? "ascend310p"
+           : arch == 2201 ? "ascend910b"
+           : arch == 3002 ? "ascend310b"
+           : arch == 3510 ? "ascend950"
+                          : "an unknown SoC";
+}
+
+// DataCopyPad does not compile on ascend910 (only an overload without DataCopyPadExtParams exists
+// in its implementation) and on ascend310p it is deprecated with an empty body: it copies nothing.
+// The API templates pass Arch as a template argument defaulted to kNpuArch where they are called:
+// their instantiations then differ per SoC, and one program may hold kernels built for several
+// (an inline function reading kNpuArch would break the one-definition rule).
+template <int Arch>
+inline void CheckDataCopyPadExists(const char* api)
+{
+    if (Arch == 1001) {
+        ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no DataCopyPad: the kernel does not compile there. "
+                             "Copy tails in whole 32-byte blocks with DataCopy instead",
+                             api, SocName(Arch), Arch));
+    }
+    if (Arch == 2002) {
+        ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no working DataCopyPad: it is deprecated there and "
+                             "copies nothing, so tails would be silently wrong. Copy tails in whole 32-byte "
+                             "blocks with DataCopy instead",
+                             api, SocName(Arch), Arch));
+    }
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+#endif  // OPGEN_TWIN_DETAIL_SOC_H
