@@ -176,6 +176,7 @@ def test_gelu_kernel():
         "AscendC::DataCopyPad(dst, src, params, padParams);",
         "AscendC::Cast(wide, tile, AscendC::RoundMode::CAST_NONE, count);",
         "AscendC::Cast(tile, result, AscendC::RoundMode::CAST_RINT, count);",
+        "AscendC::Cast(tile, result, AscendC::RoundMode::CAST_NONE, count);",
         "queue_.EnQue(tile);", "queue_.FreeTensor(tile_);",
         "kernel.CopyIn(done, count);", "kernel.Compute(count);", "kernel.CopyOut(done, count);",
     ]:
