@@ -29,8 +29,10 @@ POSITIVE_FLOAT_RANGE = (0.5, 4.0)
 INT_RANGE = (-10, 10)
 SMALL_INT_RANGE = (-5, 5)  # 8-bit integers: products stay in range more often
 POSITIVE_INT_RANGE = (1, 10)
-# Functions defined (or finite) only for positive arguments; a tensor divisor counts too.
-POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal"}
+# Functions defined (or finite) only for positive arguments; a tensor divisor counts too, and
+# so does the base of a power with a negative or non-integer exponent. (log1p needs > -1.)
+POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal",
+                 "log1p": "log1p"}
 
 LIST_INSTANCES = 2  # tensors in each dynamic (list) input
 
@@ -42,7 +44,8 @@ LIST_INSTANCES = 2  # tensors in each dynamic (list) input
 
 def positive_inputs(node: expr.Node) -> dict[str, str]:
     """Inputs that must be positive for the expression to be defined: those inside the argument
-    of log/sqrt/rsqrt/reciprocal or of a divisor. Maps each to the first use that says so."""
+    of log/sqrt/rsqrt/reciprocal/log1p, of a divisor or of the base of a negative or non-integer
+    power. Maps each to the first use that says so."""
     found: dict[str, str] = {}
 
     def tensors_in(n: expr.Node) -> list[str]:
@@ -55,6 +58,9 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
         if isinstance(n, expr.BinOp) and n.op == "/":
             for name in tensors_in(n.right):
                 found.setdefault(name, "a division by it")
+        if isinstance(n, expr.Pow) and (n.exponent < 0 or isinstance(n.exponent, float)):
+            for name in tensors_in(n.base):
+                found.setdefault(name, f"a power of it with the exponent {n.exponent!r}")
 
     for n in expr.walk(node):
         visit(n)
@@ -62,11 +68,12 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
 
 
 def nan_blocked_inputs(node: expr.Node) -> set[str]:
-    """Inputs inside a min/max/relu: how those take NaN is the hardware's rule (the twin's
-    Max/Min return the other operand), not torch's, so the boundary cases pass them no NaN."""
+    """Inputs inside a min/max/relu/clamp/sign: how those take NaN is the hardware's rule (the
+    twin's Max/Min return the other operand; sign falls back to them), not torch's, so the
+    boundary cases pass them no NaN."""
     found: set[str] = set()
     for n in expr.walk(node):
-        if isinstance(n, expr.Call) and n.func in ("min", "max", "relu"):
+        if isinstance(n, expr.Call) and n.func in ("min", "max", "relu", "clamp", "sign"):
             for arg in n.args:
                 found |= {m.name for m in expr.walk(arg) if isinstance(m, expr.Tensor)}
     return found
