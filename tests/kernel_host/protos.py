@@ -152,7 +152,7 @@ LOG1P_EXPM1 = op(
 )
 POWERS = op(
     "PowersCustom", [tensor("x", ("float", "fp16"))], [tensor("y", ("float", "fp16"))],
-    compute={"y": "x ** -1.5 + x ** 3.7 - x ** 0.5 * x ** 5 + x ** (1 / 3)"},
+    compute={"y": "x ** -1.5 + x ** 3.7 + x ** 0.5 * x ** 5 + x ** (1 / 3)"},
 )
 SIGN_CLAMP = op(
     "SignClampCustom", [tensor("x", ("float", "fp16")), tensor("y", ("float", "fp16"))],
