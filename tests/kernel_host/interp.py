@@ -3,8 +3,9 @@
 It executes the body of `<Op>Compute()` line by line on numpy arrays (one per tile: outputs,
 inputs and temporaries), honouring `#if defined(__NPU_ARCH__) ...` branches, and enforces the
 API rules the lowering must respect: the high-level APIs (Tanh, Sigmoid, Sign, Floor, Ceil, Erf,
-Power) neither write over their source nor run without a sharedTmpBuffer. Scalar operands are evaluated as C++ float expressions over the tiling
-struct (float literals, static_cast<...>, + - * / and parentheses).
+Power) neither write over their source nor run without a sharedTmpBuffer. Scalar operands are
+evaluated as C++ float expressions over the tiling struct (float literals, static_cast<...>,
++ - * / and parentheses).
 """
 
 from __future__ import annotations
