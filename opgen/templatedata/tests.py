@@ -35,6 +35,8 @@ POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "
                  "log1p": "log1p"}
 
 LIST_INSTANCES = 2  # tensors in each dynamic (list) input
+# Compute functions with jumps: no finite-difference gradcheck for an op that uses them.
+STEP_FUNCS = ("sign", "floor", "ceil")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,7 +404,9 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     combos = combinations(op)
     float_combos = [c for c in combos if c["float"]]
     gradcheck = None
-    if torch.differentiable:
+    steps = sorted({n.func for tree in op.compute.values() for n in expr.walk(tree)
+                    if isinstance(n, expr.Call) and n.func in STEP_FUNCS and n.is_tensor})
+    if torch.differentiable and not steps:
         for key, dtype in (("has_float64", "float64"), ("has_float32", "float32")):
             match = next((c for c in combos if c[key]), None)
             if match is not None:
@@ -468,10 +472,12 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         ],
         gradcheck=gradcheck,
         gradcheck_missing_reason=[py_string(p) for p in split_pieces(
-            "no dtype combination of the prototype is float32 or float64 throughout (the CPU "
-            "kernels take only those), and finite differences in 16-bit floats measure rounding, "
-            "not the gradient; "
-            "test_backward_matches_the_float64_golden_gradient checks the backward")],
+            (f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
+             "are not the gradient; " if steps else
+             "no dtype combination of the prototype is float32 or float64 throughout (the CPU "
+             "kernels take only those), and finite differences in 16-bit floats measure "
+             "rounding, not the gradient; ")
+            + "test_backward_matches_the_float64_golden_gradient checks the backward")],
         benchmark_path=(f"golden.{torch.golden['formula']}" if torch.golden["complete"]
                         else "None"),
         precision_level_literal=py_string(op.precision),
