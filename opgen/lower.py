@@ -79,6 +79,7 @@ class Instr:
     inplace: bool = True  # may the destination share a tile with an argument
     shared_tmp: bool = False  # needs the high-level API sharedTmpBuffer
     text: str = ""  # the source subexpression, for a comment
+    note: str = ""  # a comment line before it: what a composed sequence computes and why
 
 
 @dataclass
@@ -348,6 +349,15 @@ class Lowerer:
         self.memo[node] = reg
         return reg
 
+    def composed(self, node: expr.Node, note: str, arg: expr.Node) -> int:
+        """The register of `node`, which computes a function of `arg` (v in `note`) from other
+        operations: the note says how, on the first instruction it emits."""
+        start = len(self.instrs)
+        reg = self.value(node)
+        if len(self.instrs) > start:
+            self.instrs[start].note = f"{note} (v = {show(arg)})"
+        return reg
+
     def _operands(self, *nodes: expr.Node) -> tuple[int, ...]:
         """Evaluate tensor operands, the one needing more registers first (Sethi-Ullman)."""
         order = sorted(range(len(nodes)), key=lambda i: -_need(nodes[i]))
@@ -433,11 +443,16 @@ class Lowerer:
             # v * 2**100 * 2**100 is beyond +-1 for every nonzero float, subnormals included
             big = expr.Const(2.0 ** 100)
             scaled = expr.BinOp("*", expr.BinOp("*", node.args[0], big), big)
-            return self.value(expr.Call("clamp", (scaled, expr.Neg(one), one)))
+            return self.composed(expr.Call("clamp", (scaled, expr.Neg(one), one)),
+                                 "sign(v) = clamp(v * 2^100 * 2^100, -1, 1), exactly",
+                                 node.args[0])
         if func == "log1p" and not self.is_int:
-            return self.value(_log1p(node.args[0]))
+            return self.composed(_log1p(node.args[0]),
+                                 "log1p(v) = log(u) + (v - (u - 1)) / u, u = v + 1", node.args[0])
         if func == "expm1" and not self.is_int:
-            return self.value(_expm1(node.args[0]))
+            return self.composed(_expm1(node.args[0]),
+                                 "expm1(v) = (e - 1) + m * (v - log(m)), e = exp(v), m = e "
+                                 "within the normal floats", node.args[0])
         if func in ("min", "max"):
             x, y = node.args
             name = "Min" if func == "min" else "Max"
@@ -700,6 +715,8 @@ def emit_body(prog: Program, alloc: Allocation, names: dict[str, str],
         tile = alloc.dst[i]
         d = names[tile]
         a = [names[t] for t in alloc.args[i]]
+        if ins.note:
+            lines.append(f"// {ins.note}")
         comment = f"// {d} <- {ins.text}"
         if tile.startswith("in:") and tile not in reused:
             reused.add(tile)

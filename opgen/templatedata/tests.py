@@ -206,6 +206,9 @@ def arg_lines(op: Op) -> list[str]:
         for name, why in positive_inputs(tree).items():
             positive.setdefault(name, why)
         no_nan |= nan_blocked_inputs(tree)
+    new_funcs = any(isinstance(n, expr.Call) and n.func in ("clamp", "sign")
+                    for tree in op.compute.values() for n in expr.walk(tree))
+    nan_rule_funcs = "min/max/relu/clamp/sign" if new_funcs else "min/max/relu"
     lines = []
     for t in op.inputs:
         low, high, why = value_range(op, t.name, positive)
@@ -223,7 +226,7 @@ def arg_lines(op: Op) -> list[str]:
         if t.name in positive:
             call += ", positive=True"
         if t.name in no_nan:
-            lines.append("# boundary values without NaN: it reaches min/max/relu")
+            lines.append(f"# boundary values without NaN: it reaches {nan_rule_funcs}")
             call += ", nan=False"
         lines.append(call + "),")
     for a in op.attrs:
