@@ -142,6 +142,12 @@ def _check_size(tree: ast.expr) -> None:
         stack += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
 
 
+def _operand(node: ast.AST) -> str:
+    """A subexpression as the operand of `*`: parenthesized unless it is a name or a number."""
+    text = _snippet(node)
+    return text if isinstance(node, (ast.Name, ast.Constant)) else f"({text})"
+
+
 def _digits(value: int) -> str:
     text = str(value)
     return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
@@ -187,7 +193,7 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
     if isinstance(node, ast.BinOp) and type(node.op) in BIN_OPS:
         return BinOp(BIN_OPS[type(node.op)], conv(node.left), conv(node.right))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-        return Pow(conv(node.left), _exponent(node.right, tensors, scalars))
+        return Pow(conv(node.left), _exponent(node, tensors, scalars))
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name):
             raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
@@ -219,8 +225,10 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
                     "** with a constant exponent, numbers, names and the listed functions")
 
 
-def _exponent(node: ast.expr, tensors: set[str], scalars: set[str]) -> int | float:
+def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
     """The exponent of `**`: a nonzero real constant (+ - * / of numbers are folded)."""
+    node = power.right
+
     def value(n: ast.AST) -> float:
         if isinstance(n, ast.Constant) and type(n.value) in (int, float):
             return float(n.value)
@@ -235,7 +243,8 @@ def _exponent(node: ast.expr, tensors: set[str], scalars: set[str]) -> int | flo
                     ast.Div: a / b if b else 0.0}[type(n.op)]
         if isinstance(n, ast.Name) and n.id in tensors:
             raise ExprError(f"'**' takes a constant exponent, not the tensor '{n.id}'; "
-                            "write exp(y * log(x)) for x > 0")
+                            f"write exp({_operand(node)} * log({_snippet(power.left)})) for a "
+                            "positive base")
         if isinstance(n, ast.Name) and n.id in scalars:
             raise ExprError(f"'**' takes a constant exponent, not the attr '{n.id}'")
         raise ExprError(f"'**' takes a constant exponent (a number), not '{_snippet(node)}'")
