@@ -236,12 +236,15 @@ SOC_FAMILIES: dict[str, SocFamily] = {
     for f in (
         SocFamily("ascend910b", 2201, True),
         SocFamily("ascend910_93", 2201, True),
-        # Atlas training (910A): no DataCopyPad, no Tanh, no bfloat16 Cast.
-        SocFamily("ascend910", 1001, False, frozenset({"tanh"}), has_bf16_cast=False),
+        # Atlas training (910A): no DataCopyPad, no bfloat16 Cast, no Tanh, Sign, Floor, Ceil,
+        # Erf, Power.
+        SocFamily("ascend910", 1001, False,
+                  frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow"}), has_bf16_cast=False),
         # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast.
         SocFamily("ascend310p", 2002, False, has_bf16_cast=False),
-        # Atlas 200I/500 A2 (310B): no Tanh, no Sigmoid.
-        SocFamily("ascend310b", 3002, True, frozenset({"tanh", "sigmoid"})),
+        # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists).
+        SocFamily("ascend310b", 3002, True,
+                  frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow"})),
         SocFamily("ascend950", 3510, True),
         SocFamily("bs9sx1a", None, True),
     )

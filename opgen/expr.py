@@ -23,8 +23,10 @@ class ExprError(ValueError):
 # compute
 # ---------------------------------------------------------------------------------------------
 
-UNARY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "abs", "reciprocal", "tanh", "sigmoid", "relu")
+UNARY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "abs", "reciprocal", "tanh", "sigmoid", "relu",
+               "sign", "floor", "ceil", "log1p", "expm1", "erf")
 BINARY_FUNCS = ("min", "max")
+TERNARY_FUNCS = ("clamp",)  # clamp(x, lo, hi): lo and hi numbers or attrs
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
@@ -71,7 +73,7 @@ class BinOp:
 @dataclass(frozen=True)
 class Pow:
     base: Node
-    exponent: int  # 2..4
+    exponent: int | float  # a nonzero constant: an int when it is integral
 
     @property
     def is_tensor(self) -> bool:
@@ -80,7 +82,7 @@ class Pow:
 
 @dataclass(frozen=True)
 class Call:
-    func: str  # one of UNARY_FUNCS or BINARY_FUNCS
+    func: str  # one of UNARY_FUNCS, BINARY_FUNCS or TERNARY_FUNCS
     args: tuple[Node, ...]
 
     @property
@@ -140,6 +142,12 @@ def _check_size(tree: ast.expr) -> None:
         stack += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
 
 
+def _operand(node: ast.AST) -> str:
+    """A subexpression as the operand of `*`: parenthesized unless it is a name or a number."""
+    text = _snippet(node)
+    return text if isinstance(node, (ast.Name, ast.Constant)) else f"({text})"
+
+
 def _digits(value: int) -> str:
     text = str(value)
     return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
@@ -185,11 +193,7 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
     if isinstance(node, ast.BinOp) and type(node.op) in BIN_OPS:
         return BinOp(BIN_OPS[type(node.op)], conv(node.left), conv(node.right))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-        exp = node.right
-        if not (isinstance(exp, ast.Constant) and type(exp.value) is int and 2 <= exp.value <= 4):
-            raise ExprError(f"'**' takes an integer constant exponent from 2 to 4, "
-                            f"not {_snippet(exp)}")
-        return Pow(conv(node.left), exp.value)
+        return Pow(conv(node.left), _exponent(node, tensors, scalars))
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name):
             raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
@@ -200,15 +204,60 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
             arity = 1
         elif func in BINARY_FUNCS:
             arity = 2
+        elif func in TERNARY_FUNCS:
+            arity = 3
         else:
-            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS)
+            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS)
             raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
         if len(node.args) != arity:
+            usage = " (clamp(x, lo, hi))" if func == "clamp" else ""
             raise ExprError(f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
-                            f"got {len(node.args)}")
-        return Call(func, tuple(conv(a) for a in node.args))
+                            f"got {len(node.args)}{usage}")
+        call = Call(func, tuple(conv(a) for a in node.args))
+        if func == "clamp":
+            for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
+                if arg.is_tensor:
+                    raise ExprError(f"clamp() takes a number or an attr as its bound {bound}, "
+                                    f"not the tensor expression '{show(arg)}'; write "
+                                    "min(max(x, lo), hi) for tensor bounds")
+        return call
     raise ExprError(f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
-                    "** 2..4, numbers, names and the listed functions")
+                    "** with a constant exponent, numbers, names and the listed functions")
+
+
+def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
+    """The exponent of `**`: a nonzero real constant (+ - * / of numbers are folded)."""
+    node = power.right
+
+    def value(n: ast.AST) -> float:
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            return float(n.value)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = value(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and type(n.op) in BIN_OPS:
+            a, b = value(n.left), value(n.right)
+            if isinstance(n.op, ast.Div) and b == 0:
+                raise ExprError(f"the exponent '{_snippet(node)}' divides by zero")
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
+                    ast.Div: a / b if b else 0.0}[type(n.op)]
+        if isinstance(n, ast.Name) and n.id in tensors:
+            raise ExprError(f"'**' takes a constant exponent, not the tensor '{n.id}'; "
+                            f"write exp({_operand(node)} * log({_snippet(power.left)})) for a "
+                            "positive base")
+        if isinstance(n, ast.Name) and n.id in scalars:
+            raise ExprError(f"'**' takes a constant exponent, not the attr '{n.id}'")
+        raise ExprError(f"'**' takes a constant exponent (a number), not '{_snippet(node)}'")
+
+    exponent = value(node)
+    if not math.isfinite(exponent):
+        raise ExprError(f"the exponent '{_snippet(node)}' is not finite")
+    if exponent == 0:
+        raise ExprError(f"'** {_snippet(node)}': a power of 0 is the constant 1; write 1")
+    if abs(exponent) > MAX_CONST_EXPONENT:
+        raise ExprError(f"'** {_snippet(node)}': the exponent may be at most "
+                        f"{MAX_CONST_EXPONENT} in magnitude")
+    return int(exponent) if exponent.is_integer() else exponent
 
 
 def children(node: Node) -> tuple[Node, ...]:
@@ -260,7 +309,7 @@ def _show(node: Node, outer: int) -> str:
         text = f"{_show(node.left, p)} {node.op} {_show(node.right, p + 1)}"
         return f"({text})" if p < outer else text
     if isinstance(node, Pow):
-        text = f"{_show(node.base, 5)} ** {node.exponent}"
+        text = f"{_show(node.base, 5)} ** {node.exponent!r}"
         return f"({text})" if outer > 4 else text
     if isinstance(node, Call):
         return f"{node.func}({', '.join(_show(a, 0) for a in node.args)})"
@@ -270,7 +319,9 @@ def _show(node: Node, outer: int) -> str:
 _TORCH_UNARY = {
     "exp": "torch.exp", "log": "torch.log", "sqrt": "torch.sqrt", "rsqrt": "torch.rsqrt",
     "abs": "torch.abs", "reciprocal": "torch.reciprocal", "tanh": "torch.tanh",
-    "sigmoid": "torch.sigmoid", "relu": "torch.relu",
+    "sigmoid": "torch.sigmoid", "relu": "torch.relu", "sign": "torch.sign",
+    "floor": "torch.floor", "ceil": "torch.ceil", "log1p": "torch.log1p", "expm1": "torch.expm1",
+    "erf": "torch.erf",
 }
 
 
@@ -285,9 +336,13 @@ def to_torch(node: Node) -> str:
     if isinstance(node, BinOp):
         return f"({to_torch(node.left)} {node.op} {to_torch(node.right)})"
     if isinstance(node, Pow):
-        return f"({to_torch(node.base)} ** {node.exponent})"
+        return f"({to_torch(node.base)} ** {node.exponent!r})"
     if isinstance(node, Call):
         args = [to_torch(a) for a in node.args]
+        if node.func == "clamp":
+            if not node.args[0].is_tensor:
+                return f"min(max({args[0]}, {args[1]}), {args[2]})"
+            return f"torch.clamp({args[0]}, min={args[1]}, max={args[2]})"
         if node.func in _TORCH_UNARY:
             if not node.args[0].is_tensor:  # a scalar argument: keep it a Python number
                 return f"{_TORCH_UNARY[node.func]}(torch.tensor({args[0]}, dtype=torch.float64))"

@@ -44,6 +44,16 @@ INT_COMPUTE_DTYPES = ("int16", "int32")  # Add/Sub/Mul/Max/Min(+s) exist for the
 # Get<Api>TmpBufferFactorSize (1 float per element) and the minimum of Get<Api>MaxMinTmpSize.
 SHARED_TMP_LIVE_NODES = 1
 SHARED_TMP_MIN_BYTES = 256
+# The same (maxLiveNodeCount, minimum bytes) per API, for float, from asc-devkit
+# impl/adv_api/tiling/math/*_tiling*.cpp. Floor needs none in float: one repeat keeps the
+# buffer non-empty. Power(tensor, scalar): the most any SoC needs (310P: 6 nodes, 7 repeats).
+SHARED_TMP_NEEDS = {
+    "Tanh": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
+    "Sigmoid": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
+    "Sign": (3, 768), "Floor": (0, 256), "Ceil": (1, 256), "Erf": (3, 768), "Power": (6, 1792),
+}
+FLT_MAX = 3.4028234663852886e38
+FLT_MIN_NORMAL = 2.0 ** -126
 
 # ---------------------------------------------------------------------------------------------
 # the vector program
@@ -69,6 +79,7 @@ class Instr:
     inplace: bool = True  # may the destination share a tile with an argument
     shared_tmp: bool = False  # needs the high-level API sharedTmpBuffer
     text: str = ""  # the source subexpression, for a comment
+    note: str = ""  # a comment line before it: what a composed sequence computes and why
 
 
 @dataclass
@@ -82,6 +93,8 @@ class Program:
 _NOT_INPLACE = {
     "Tanh": "the Tanh API does not allow overlapping source and destination",
     "Sigmoid": "the Sigmoid API does not allow overlapping source and destination",
+    **{api: f"the {api} API does not allow overlapping source and destination"
+       for api in ("Sign", "Floor", "Ceil", "Erf", "Power")},
     "Pow3": "x * x * x reads x after the first product",
     "AbsInt": "max(x, -x) reads x after negating",
     "Copy": "a copy needs a second tile",
@@ -94,7 +107,32 @@ _NOT_INPLACE = {
 # a kernel that passes on the twin must pass on the NPU. "fast_math": true in the prototype
 # (Op.fast_math) trades that precision for speed and uses them.
 _UNARY_OPS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "abs": "Abs", "relu": "Relu"}
-_FLOAT_ONLY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid")
+_FLOAT_ONLY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid", "floor",
+                     "ceil", "log1p", "expm1", "erf")
+# High-level APIs (sharedTmpBuffer) some SoCs lack; "pow" is `**` with a non-integer exponent.
+# Without the API: tanh, sigmoid and pow compute through Exp (and Ln), sign through Muls, Maxs
+# and Mins; floor, ceil and erf are an error.
+API_FUNCS = ("tanh", "sigmoid", "sign", "pow", "floor", "ceil", "erf")
+
+
+def is_simple_pow(node: expr.Pow) -> bool:
+    """x ** 2, 3 or 4: products, kernel-side even for scalars."""
+    return isinstance(node.exponent, int) and 2 <= node.exponent <= 4
+
+
+def api_funcs(node: expr.Node, mode: str) -> set[str]:
+    """The API_FUNCS a compute tree calls for an API in compute mode `mode`."""
+    found = set()
+    for n in expr.walk(node):
+        if not n.is_tensor:
+            continue  # computed on the host
+        if isinstance(n, expr.Call) and n.func in API_FUNCS:
+            if n.func != "sign" or mode == "float":  # integer sign: Maxs and Mins
+                found.add(n.func)
+        if isinstance(n, expr.Pow) and isinstance(n.exponent, float) \
+                and abs(n.exponent) != 0.5:
+            found.add("pow")
+    return found
 
 
 def _float_text(value: float) -> str:
@@ -156,7 +194,10 @@ class Lowerer:
             value = {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else 0.0}[node.op]
         elif isinstance(node, expr.Pow):
             a = self.fold(node.base)
-            value = None if a is None else a ** node.exponent
+            try:
+                value = None if a is None else math.pow(a, node.exponent)
+            except (ValueError, ZeroDivisionError, OverflowError):
+                raise self.fail(f"'{show(node)}' has no finite value") from None
         elif isinstance(node, expr.Call):
             args = [self.fold(a) for a in node.args]
             if any(a is None for a in args):
@@ -177,6 +218,10 @@ class Lowerer:
                 "abs": lambda: abs(a), "reciprocal": lambda: 1 / a,
                 "tanh": lambda: math.tanh(a), "sigmoid": lambda: 1 / (1 + math.exp(-a)),
                 "relu": lambda: max(a, 0.0), "min": lambda: min(args), "max": lambda: max(args),
+                "sign": lambda: float((a > 0) - (a < 0)), "floor": lambda: float(math.floor(a)),
+                "ceil": lambda: float(math.ceil(a)), "log1p": lambda: math.log1p(a),
+                "expm1": lambda: math.expm1(a), "erf": lambda: math.erf(a),
+                "clamp": lambda: min(max(a, args[1]), args[2]),
             }[node.func]()
         except (ValueError, ZeroDivisionError, OverflowError):
             raise self.fail(f"'{show(node)}' has no finite value") from None
@@ -193,10 +238,10 @@ class Lowerer:
             return CScalar(self.literal(value, node), value)
         if self.is_int:
             self._check_int(node)
-            text = (f"tiling.{self.host_field(node)}" if _has_call(node)
+            text = (f"tiling.{self.host_field(node)}" if _needs_host(node)
                     else self._int_expr(node))
             return CScalar(f"static_cast<{self.ctype}>({text})")
-        if _has_call(node):
+        if _needs_host(node):
             return CScalar(f"tiling.{self.host_field(node)}")
         return CScalar(self._float_expr(node, 0))
 
@@ -254,6 +299,16 @@ class Lowerer:
             if isinstance(n, expr.Const) and not n.value.is_integer():
                 raise self.fail(f"'{show(n)}' is not an integer, but the op computes in an "
                                 "integer type")
+            if isinstance(n, expr.Pow):
+                self._check_int_pow(n)
+
+    def _check_int_pow(self, node: expr.Pow) -> None:
+        if not isinstance(node.exponent, int):
+            raise self.fail(f"'{show(node)}' has a non-integer exponent, but the op computes in "
+                            "an integer type")
+        if node.exponent < 0:
+            raise self.fail(f"'{show(node)}' divides (a negative exponent), but the op computes "
+                            "in an integer type")
 
     def _int_expr(self, node: expr.Node) -> str:
         """An int64 kernel expression of a call-free scalar subtree (integer compute types)."""
@@ -294,6 +349,15 @@ class Lowerer:
         self.memo[node] = reg
         return reg
 
+    def composed(self, node: expr.Node, note: str, arg: expr.Node) -> int:
+        """The register of `node`, which computes a function of `arg` (v in `note`) from other
+        operations: the note says how, on the first instruction it emits."""
+        start = len(self.instrs)
+        reg = self.value(node)
+        if len(self.instrs) > start:
+            self.instrs[start].note = f"{note} (v = {show(arg)})"
+        return reg
+
     def _operands(self, *nodes: expr.Node) -> tuple[int, ...]:
         """Evaluate tensor operands, the one needing more registers first (Sethi-Ullman)."""
         order = sorted(range(len(nodes)), key=lambda i: -_need(nodes[i]))
@@ -309,6 +373,8 @@ class Lowerer:
             (a,) = self._operands(node.arg)
             return self.emit("Muls", (a,), node, CScalar(self.literal(-1.0, node), -1.0))
         if isinstance(node, expr.Pow):
+            if not is_simple_pow(node):
+                return self._power(node)
             (a,) = self._operands(node.base)
             return self.emit(f"Pow{node.exponent}", (a,), node)
         if isinstance(node, expr.BinOp):
@@ -316,6 +382,24 @@ class Lowerer:
         if isinstance(node, expr.Call):
             return self._call(node)
         raise TypeError(node)
+
+    def _power(self, node: expr.Pow) -> int:
+        """x ** e beyond 2..4: products for an integer e (and a division for a negative one),
+        Sqrt for 0.5, sqrt(1 / x) for -0.5, else the Power API (exp(e * ln(x)) without it)."""
+        base, e = node.base, node.exponent
+        if self.is_int:
+            self._check_int_pow(node)
+        if isinstance(e, int):
+            if e < 0:
+                return self.value(expr.BinOp("/", expr.Const(1.0), _int_power(base, -e)))
+            return self.value(_int_power(base, e))
+        if abs(e) == 0.5:
+            return self.value(expr.Call("sqrt" if e > 0 else "rsqrt", (base,)))
+        (a,) = self._operands(base)
+        scalar = CScalar(self.literal(e, node), e)
+        if self.api_ok["pow"]:
+            return self.emit("Power", (a,), node, scalar, shared_tmp=True)
+        return self.emit("PowerExp", (a,), node, scalar)
 
     def _binop(self, node: expr.BinOp) -> int:
         op, left, right = node.op, node.left, node.right
@@ -350,6 +434,29 @@ class Lowerer:
 
     def _call(self, node: expr.Call) -> int:
         func = node.func
+        one = expr.Const(1.0)
+        if func == "clamp":  # Maxs, then Mins: the Clamp API exists on ascend950 only
+            x, lo, hi = node.args
+            return self.value(expr.Call("min", (expr.Call("max", (x, lo)), hi)))
+        if func == "sign" and self.is_int:
+            if self.mode == "template":
+                raise self.fail("sign() computes differently for float and integer types; give "
+                                "every dtype combination one compute type")
+            return self.value(expr.Call("clamp", (node.args[0], expr.Neg(one), one)))
+        if func == "sign" and not self.api_ok["sign"]:
+            # v * 2**100 * 2**100 is beyond +-1 for every nonzero float, subnormals included
+            big = expr.Const(2.0 ** 100)
+            scaled = expr.BinOp("*", expr.BinOp("*", node.args[0], big), big)
+            return self.composed(expr.Call("clamp", (scaled, expr.Neg(one), one)),
+                                 "sign(v) = clamp(v * 2^100 * 2^100, -1, 1), exactly",
+                                 node.args[0])
+        if func == "log1p" and not self.is_int:
+            return self.composed(_log1p(node.args[0]),
+                                 "log1p(v) = log(u) + (v - (u - 1)) / u, u = v + 1", node.args[0])
+        if func == "expm1" and not self.is_int:
+            return self.composed(_expm1(node.args[0]),
+                                 "expm1(v) = (e - 1) + m * (v - log(m)), e = exp(v), m = e "
+                                 "within the normal floats", node.args[0])
         if func in ("min", "max"):
             x, y = node.args
             name = "Min" if func == "min" else "Max"
@@ -366,6 +473,8 @@ class Lowerer:
             if self.api_ok[func]:
                 return self.emit(func.capitalize(), (a,), node, shared_tmp=True)
             return self.value(_through_exp(func, node.args[0]))
+        if func in ("sign", "floor", "ceil", "erf"):
+            return self.emit(func.capitalize(), (a,), node, shared_tmp=True)
         if self.is_int and func == "abs":
             return self.emit("AbsInt", (a,), node)
         if func == "relu" and "int16_t" in self.ctypes:  # Relu has no int16 form
@@ -424,8 +533,44 @@ def _need(node: expr.Node) -> int:
     return max(1, needs[0])
 
 
-def _has_call(node: expr.Node) -> bool:
-    return any(isinstance(n, expr.Call) for n in expr.walk(node))
+def _needs_host(node: expr.Node) -> bool:
+    """Does a scalar subtree need the host's math library (a call, a power beyond 2..4)?"""
+    return any(isinstance(n, expr.Call) or (isinstance(n, expr.Pow) and not is_simple_pow(n))
+               for n in expr.walk(node))
+
+
+def _int_power(base: expr.Node, n: int) -> expr.Node:
+    """base ** n (n >= 1) as squares and products of the powers 2..4."""
+    if n == 1:
+        return base
+    if n <= 4:
+        return expr.Pow(base, n)
+    if n % 2 == 0:
+        return expr.Pow(_int_power(base, n // 2), 2)
+    return expr.BinOp("*", _int_power(base, n - 1), base)
+
+
+def _log1p(x: expr.Node) -> expr.Node:
+    """log1p(x) = log(u) + (x - (u - 1)) / u with u = x + 1: the second term restores what
+    rounding x + 1 lost (exactly x when u rounds to 1). x is bounded by FLT_MAX there so that
+    log1p(inf) is inf, not inf - inf."""
+    one = expr.Const(1.0)
+    xc = expr.Call("min", (x, expr.Const(FLT_MAX)))
+    uc = expr.BinOp("+", xc, one)
+    lost = expr.BinOp("/", expr.BinOp("-", xc, expr.BinOp("-", uc, one)), uc)
+    return expr.BinOp("+", expr.Call("log", (expr.BinOp("+", x, one),)), lost)
+
+
+def _expm1(x: expr.Node) -> expr.Node:
+    """expm1(x) = (u - 1) + m * (x - log(m)) with u = exp(x): exp(x) = u * exp(x - log(u)), so
+    the second term restores the rounding error of u that u - 1 makes large near 0. m is u
+    bounded to the normal floats and the correction to [-1, 1], so that overflow (u = inf),
+    underflow (u = 0) and +-inf keep torch's inf and -1."""
+    one = expr.Const(1.0)
+    u = expr.Call("exp", (x,))
+    m = expr.Call("clamp", (u, expr.Const(FLT_MIN_NORMAL), expr.Const(FLT_MAX)))
+    c = expr.Call("clamp", (expr.BinOp("-", x, expr.Call("log", (m,))), expr.Neg(one), one))
+    return expr.BinOp("+", expr.BinOp("-", u, one), expr.BinOp("*", m, c))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,8 +673,15 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
         return [f"AscendC::{op}({d}, {a[0]}, {s}, {n});"]
     if op in ("Exp", "Ln", "Sqrt", "Rsqrt", "Abs", "Reciprocal", "Relu"):
         return [f"AscendC::{op}({d}, {a[0]}, {n});"]
-    if op in ("Tanh", "Sigmoid"):
+    if op in ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf"):
         return [f"AscendC::{op}({d}, {a[0]}, {ctx['shared']}, {n});"]
+    if op == "Power":
+        return [f"AscendC::Power({d}, {a[0]}, {s}, {ctx['shared']}, {n});"]
+    if op == "PowerExp":
+        return [f"// v ** {s} = exp({s} * ln(v)) for v > 0",
+                f"AscendC::Ln({d}, {a[0]}, {n});",
+                f"AscendC::Muls({d}, {d}, {s}, {n});",
+                f"AscendC::Exp({d}, {d}, {n});"]
     if op == "Pow2":
         return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});"]
     if op == "Pow3":
@@ -565,6 +717,8 @@ def emit_body(prog: Program, alloc: Allocation, names: dict[str, str],
         tile = alloc.dst[i]
         d = names[tile]
         a = [names[t] for t in alloc.args[i]]
+        if ins.note:
+            lines.append(f"// {ins.note}")
         comment = f"// {d} <- {ins.text}"
         if tile.startswith("in:") and tile not in reused:
             reused.add(tile)
@@ -595,11 +749,15 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
         if isinstance(n, expr.BinOp):
             return f"({h(n.left)} {n.op} {h(n.right)})"
         if isinstance(n, expr.Pow):
-            return "(" + " * ".join([h(n.base)] * n.exponent) + ")"
+            if isinstance(n.exponent, int) and n.exponent > 0:
+                return "(" + " * ".join([h(n.base)] * n.exponent) + ")"
+            return f"std::pow({h(n.base)}, {n.exponent!r})"
         if isinstance(n, expr.Call):
             args = [h(a) for a in n.args]
             a = args[0]
             zero = "0" if integer else "0.0"
+            one = "1" if integer else "1.0"
+            lo = f"({a} > {args[1]} ? {a} : {args[1]})" if n.func == "clamp" else ""
             return {
                 "exp": f"std::exp({a})", "log": f"std::log({a})", "sqrt": f"std::sqrt({a})",
                 "rsqrt": f"(1.0 / std::sqrt({a}))", "reciprocal": f"(1.0 / {a})",
@@ -607,6 +765,10 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
                 "abs": f"({a} < {zero} ? -{a} : {a})", "relu": f"({a} > {zero} ? {a} : {zero})",
                 "min": f"({args[0]} < {args[-1]} ? {args[0]} : {args[-1]})",
                 "max": f"({args[0]} > {args[-1]} ? {args[0]} : {args[-1]})",
+                "sign": f"({a} > {zero} ? {one} : ({a} < {zero} ? -{one} : {zero}))",
+                "floor": f"std::floor({a})", "ceil": f"std::ceil({a})",
+                "log1p": f"std::log1p({a})", "expm1": f"std::expm1({a})", "erf": f"std::erf({a})",
+                "clamp": f"({lo} < {args[-1]} ? {lo} : {args[-1]})",
             }[n.func]
         raise TypeError(n)
 

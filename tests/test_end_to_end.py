@@ -20,6 +20,8 @@ CASES = {
     "gelu_seed": SHARED_PROTOS / "gelu_custom.seed.json",  # tutorial format, no compute
     # attrs of every scalar kind and a string, two outputs, bf16
     "swish_pair": ROOT / "tests" / "data" / "e2e" / "swish_pair.json",
+    # log1p, expm1, erf, floor, ceil, sign, clamp and real powers (boundary values included)
+    "grammar_mix": ROOT / "tests" / "data" / "e2e" / "grammar_mix.json",
 }
 
 

@@ -25,6 +25,9 @@ def test_tree_shape_and_tensor_flags():
     "max(x, 0.0) + alpha * min(x, 0.0)",
     "x * sigmoid(x)", "rsqrt(abs(x) + 1)", "reciprocal(1 + exp(-x))", "relu(x - y) / y",
     "log(sqrt(x * x + 1))", "min(alpha, x) + max(y, n)", "x ** 2 + y ** 4",
+    "sign(x - 1) * floor(y * 3) + ceil(x) - erf(y)", "log1p(x) + expm1(-y)",
+    "clamp(x, 0.5, alpha * 8) + clamp(alpha, 0, 1)", "x ** -1.5 + y ** 3.7 + x ** (1 / 3)",
+    "x ** 7 - y ** -2",
 ])
 def test_default_golden_computes_the_same_function(text):
     torch = pytest.importorskip("torch")
@@ -35,7 +38,9 @@ def test_default_golden_computes_the_same_function(text):
     fn = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "rsqrt": lambda v: v ** -0.5,
           "abs": abs, "reciprocal": lambda v: 1 / v, "tanh": math.tanh,
           "sigmoid": lambda v: 1 / (1 + math.exp(-v)), "relu": lambda v: max(v, 0.0),
-          "min": min, "max": max}
+          "min": min, "max": max, "sign": lambda v: float((v > 0) - (v < 0)),
+          "floor": math.floor, "ceil": math.ceil, "erf": math.erf, "log1p": math.log1p,
+          "expm1": math.expm1, "clamp": lambda v, lo, hi: min(max(v, lo), hi)}
     for i in range(3):
         scalar_env = {**fn, "x": float(x[i]), "y": float(y[i]), "alpha": 0.25, "n": 2}
         expected = eval(text, {"__builtins__": {}}, scalar_env)  # test data only

@@ -138,6 +138,9 @@ def test_boundary_value_domains_follow_the_compute(tmp_path):
     ("sqrt(x * y) + rsqrt(z)", {"x": "sqrt() of it", "y": "sqrt() of it",
                                 "z": "rsqrt() of it"}),
     ("reciprocal(abs(x)) - x / 2", {"x": "reciprocal() of it"}),
+    ("log1p(x) + y ** 3 + z ** 0.5", {"x": "log1p() of it",
+                                     "z": "a power of it with the exponent 0.5"}),
+    ("x ** -2 + expm1(y) * sign(z)", {"x": "a power of it with the exponent -2"}),
 ])
 def test_inputs_drawn_positive_where_the_compute_needs_it(compute, positive):
     tree = expr.parse_compute(compute, {"x", "y", "z"}, {"alpha"})

@@ -801,3 +801,64 @@ def test_no_compute_step_calls_the_imprecise_instructions():
                     steps += 1
                     assert "Rsqrt(" not in code and "Reciprocal(" not in code, (name, soc, path)
     assert steps > 100
+
+
+# ---------------------------------------------------------------------------------------------
+# twin: the richer compute grammar (sign, floor, ceil, clamp, log1p, expm1, erf, real powers)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def grammar_ops(tmp_path_factory):
+    """One project for ascend910b1 + ascend310b1 (built with and without __NPU_ARCH__ == 3002,
+    where Sign and Power are missing) and one for ascend910b1 (Floor, Ceil, Erf)."""
+    base = tmp_path_factory.mktemp("grammar")
+    mixed = twin.render_project(
+        protos.text(protos.LOG1P_EXPM1, protos.POWERS, protos.SIGN_CLAMP), base / "mixed",
+        socs=("ascend910b1", "ascend310b1"))
+    plain = twin.render_project(protos.text(protos.ROUNDING), base / "plain")
+    sets = (twin.KernelSet("default"), twin.KernelSet("npu3002", ("-D__NPU_ARCH__=3002",)))
+    builds = [twin.OpBuild(base / "mixed", op, sets) for op in mixed["ops"]]
+    builds += [twin.OpBuild(base / "plain", op) for op in plain["ops"]]
+    cache = os.environ.get("OPGEN_TEST_CACHE")
+    result = twin.build(builds, base / "build", Path(cache) if cache else None)
+    models = {op.op_type: op for ctx in (mixed, plain) for op in ctx["proto"].ops}
+    return result, models, base
+
+
+def _near_zero(rng, n):
+    """Both signs, magnitudes from 1e-6 to 1e-1: where log1p(x) and expm1(x) lose digits
+    computed naively (log(1 + x), exp(x) - 1)."""
+    return rng.choice([-1.0, 1.0], n) * 10.0 ** rng.uniform(-6, -1, n)
+
+
+GRAMMAR_CASES = [
+    # op, dtypes, value ranges (name -> generator of n values)
+    ("Log1pExpm1Custom", ("float32", "float16", "bfloat16"),
+     lambda rng, n: {"x": rng.uniform(-0.9, 4, n)}),
+    ("Log1pExpm1Custom", ("float32",), lambda rng, n: {"x": _near_zero(rng, n)}),
+    ("PowersCustom", ("float32", "float16"), lambda rng, n: {"x": rng.uniform(0.5, 2.5, n)}),
+    ("SignClampCustom", ("float32", "float16"),
+     lambda rng, n: {"x": rng.uniform(-3, 3, n), "y": rng.uniform(-2, 2, n)}),
+    ("RoundingCustom", ("float32", "float16", "bfloat16"),
+     lambda rng, n: {"x": rng.uniform(-3, 3, n)}),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel_set", ["default", "npu3002"])
+@pytest.mark.parametrize("case", range(len(GRAMMAR_CASES)))
+def test_twin_grammar_numerics(grammar_ops, case, kernel_set):
+    """Every new construct meets the precision standard against torch in float64, on the API
+    branch and on the 310B branch (Sign and Power through basic APIs)."""
+    op_type, dtypes, gen = GRAMMAR_CASES[case]
+    if op_type == "RoundingCustom" and kernel_set != "default":
+        pytest.skip("Floor, Ceil and Erf have no 310B branch: the project targets ascend910b1")
+    for dtype in dtypes:
+        rng = np.random.default_rng(zlib.crc32(f"{op_type}/{dtype}/{case}".encode()))
+        values = gen(rng, 5001)
+        if op_type == "SignClampCustom":
+            values["x"][:3] = 0.0  # sign(0) = 0
+        run_and_judge(grammar_ops, op_type, dtype, values,
+                      [("f", 0.5)] if op_type == "SignClampCustom" else [],
+                      kernel_set=kernel_set)

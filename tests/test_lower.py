@@ -73,7 +73,10 @@ def evaluate(node: expr.Node, env: dict[str, np.ndarray | float]) -> np.ndarray 
     fn = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v),
           "abs": np.abs, "reciprocal": lambda v: 1 / v, "tanh": np.tanh,
           "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "relu": lambda v: np.maximum(v, 0),
-          "min": np.minimum, "max": np.maximum}[node.func]
+          "min": np.minimum, "max": np.maximum, "sign": np.sign, "floor": np.floor,
+          "ceil": np.ceil, "log1p": np.log1p, "expm1": np.expm1,
+          "erf": np.vectorize(math.erf, otypes=[np.float64]),
+          "clamp": lambda v, lo, hi: np.minimum(np.maximum(v, lo), hi)}[node.func]
     return fn(*(evaluate(a, env) for a in node.args))
 
 
@@ -83,7 +86,10 @@ def tiling_values(op, ctx) -> dict:
     scope = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "tanh": math.tanh,
              "rsqrt": lambda v: 1 / math.sqrt(v), "reciprocal": lambda v: 1 / v, "abs": abs,
              "sigmoid": lambda v: 1 / (1 + math.exp(-v)), "relu": lambda v: max(v, 0.0),
-             "min": min, "max": max, **{a.name: float(a.default) for a in op.attrs}}
+             "min": min, "max": max, "sign": lambda v: float((v > 0) - (v < 0)),
+             "floor": math.floor, "ceil": math.ceil, "log1p": math.log1p, "expm1": math.expm1,
+             "erf": math.erf, "clamp": lambda v, lo, hi: min(max(v, lo), hi),
+             **{a.name: float(a.default) for a in op.attrs}}
     for h in ctx.host_scalars:  # `text` is the scalar subexpression in Python syntax
         values[h["field"]] = eval(h["text"], {"__builtins__": {}}, scope)
     values["tmpBytes"] = 0
@@ -95,6 +101,8 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
     ctx = context(op, socs)
     rng = np.random.default_rng(seed)
     inputs = {t.name: rng.uniform(lo, hi, 64) for t in op.inputs}
+    if all(d.startswith("int") for t in op.inputs for d in t.dtypes):
+        inputs = {name: np.round(v) for name, v in inputs.items()}  # an integer op's values
     tiles = dict(inputs)
     for t in op.outputs:
         tiles[f"{t.name}_ref" if t.is_ref else t.name] = np.full(64, np.nan)
@@ -141,6 +149,22 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
     ("min(1.5, x)", ["Mins"]),
     ("tanh(x)", ["Tanh"]),
     ("sigmoid(x)", ["Sigmoid"]),
+    ("sign(x)", ["Sign"]),
+    ("floor(x)", ["Floor"]),
+    ("ceil(x)", ["Ceil"]),
+    ("erf(x)", ["Erf"]),
+    ("clamp(x, 0.75, a * 2)", ["Maxs", "Mins"]),  # the Clamp API exists on ascend950 only
+    ("log1p(x)", ["Mins", "Adds", "Adds", "Sub", "Div", "Adds", "Ln", "Add"]),
+    ("expm1(x)", ["Exp", "Maxs", "Mins", "Ln", "Sub", "Maxs", "Mins", "Mul", "Adds", "Add"]),
+    ("x ** 0.5", ["Sqrt"]),
+    ("x ** -0.5", ["Duplicate", "Div", "Sqrt"]),
+    ("x ** 3.7", ["Power"]),
+    ("x ** -1.5", ["Power"]),
+    ("x ** (1 / 3)", ["Power"]),
+    ("x ** 5", ["Mul", "Mul", "Mul"]),  # (x * x) squared, times x
+    ("x ** 8", ["Mul", "Mul", "Mul"]),  # ((x * x) squared) squared
+    ("x ** -1", ["Duplicate", "Div"]),
+    ("x ** -3", ["Mul", "Mul", "Duplicate", "Div"]),
 ])
 def test_instruction_choice(text, expected):
     c = compute(text)
@@ -199,6 +223,81 @@ def test_math_of_attrs_runs_on_the_host():
         f for f in ctx.tiling_fields if f["name"] == "scalar0").items()
     assert "tiling.scalar0" in ctx.compute.body
     check_meaning(op)
+
+
+def test_new_functions_of_attrs_run_on_the_host():
+    op = make_op({"z": "x * sign(a) + clamp(k, 0, 2) + erf(a) + a ** 1.5 + floor(a) "
+                       "+ log1p(a) * expm1(a) - ceil(a)"})
+    ctx = context(op)
+    exprs = " ".join(h["expr"] for h in ctx.compute.host_scalars)
+    for fn in ("std::erf", "std::pow", "std::floor", "std::log1p", "std::expm1", "std::ceil"):
+        assert fn in exprs
+    check_meaning(op)
+
+
+def test_constant_operands_of_new_functions_fold():
+    assert "AscendC::Muls(z, x, -1.0f, count);" in compute("x * sign(-3)").body
+    assert "AscendC::Adds(z, x, 2.0f, count);" in compute("x + clamp(5, 0, 2)").body
+    assert "AscendC::Muls(z, x, 8.0f, count);" in compute("x * 4 ** 1.5").body
+    assert "AscendC::Adds(z, x, 3.0f, count);" in compute("x + floor(3.7)").body
+
+
+@pytest.mark.parametrize("text", [
+    "log1p(x)", "expm1(x)", "x ** 3.7", "x ** -1.5", "sign(x) * x", "floor(x * 3) + ceil(y)",
+    "erf(x) - clamp(y, 0.8, 1.2)", "x ** 7 + y ** -2",
+])
+def test_new_functions_compute_what_they_say(text):
+    op = make_op({"z": text})
+    for socs, arch in ((("ascend910b1",), None), (("ascend910b1", "ascend310b1"), 3002)):
+        if "floor" in text or "ceil" in text or "erf" in text:
+            if arch is not None:
+                continue  # no fallback: an error (test_missing_floor_ceil_erf_are_errors)
+        check_meaning(op, socs=socs, arch=arch)
+    check_meaning(op, lo=0.001, hi=0.01)  # near 0, where log1p and expm1 need care
+
+
+def test_sign_falls_back_to_exact_basic_apis():
+    op = make_op({"z": "sign(x)"})
+    c = context(op, ("ascend910a",)).compute
+    assert calls(c) == ["Muls", "Muls", "Maxs", "Mins"] and not c.shared_tmp
+    assert "ascend910 has no Sign API: Sign computed through Muls, Maxs and Mins" in c.body
+    ctx = context(op, ("ascend910a",))
+    tiles = {"x": np.array([-3e38, -1.5, -1e-38, -1e-45, 0.0, 1e-45, 2e-30, 7.0, 3e38]),
+             "z": np.full(9, np.nan)}
+    with np.errstate(over="ignore"):
+        out = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute))
+    np.testing.assert_array_equal(out["z"], np.sign(tiles["x"]))
+
+
+def test_integer_sign_and_clamp_use_maxs_and_mins():
+    c = compute("sign(x) + clamp(y, -3, k)", types=("int32",))
+    assert calls(c) == ["Maxs", "Mins", "Maxs", "Mins", "Add"]
+    check_meaning(make_op({"z": "sign(x) + clamp(y, -3, k)"}, types=("int32",)), lo=-9, hi=9)
+
+
+def test_power_without_the_api_goes_through_ln_and_exp():
+    c = compute("x ** 3.7", socs=("ascend910b1", "ascend310b1"))
+    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3002)" in c.body
+    assert "ascend310b has no Power API: Power computed through Ln and Exp" in c.body
+    assert c.shared_tmp_live_nodes == 6 and c.shared_tmp_min_bytes == 1792
+
+
+def test_shared_tmp_takes_the_largest_need_of_the_apis():
+    c = compute("sign(x) + ceil(y)")
+    assert c.shared_tmp_apis == ["Ceil", "Sign"]
+    assert (c.shared_tmp_live_nodes, c.shared_tmp_min_bytes) == (3, 768)
+    assert "3 floats per element" in c.scratch_note
+
+
+@pytest.mark.parametrize("text, socs, lacking", [
+    ("floor(x)", ("ascend910a",), "ascend910 lacks"),
+    ("ceil(x) + y", ("ascend910b1", "ascend310b1"), "ascend310b lacks"),
+    ("erf(x)", ("ascend910a", "ascend310b1"), "ascend310b, ascend910 lack"),
+])
+def test_missing_floor_ceil_erf_are_errors(text, socs, lacking):
+    with pytest.raises(LoweringError, match=f"output 'z'.*needs the \\w+ API, which {lacking}"):
+        compute(text, socs=socs)
+    compute("floor(x)", socs=("ascend310b1",))  # 310B has Floor
 
 
 def test_constant_errors_name_the_output():
@@ -337,6 +436,12 @@ def test_float_and_int_combinations_share_a_template():
     ("x + y", ("double",), "dtype float64 has no Ascend C vector arithmetic"),
     ("x + y", ("bool",), "dtype bool"),
     ("x + y", ("int8",), "dtype int8"),
+    ("sign(x)", ("bool",), "dtype bool"),
+    ("floor(x)", ("int32",), "floor\\(\\) needs a float type"),
+    ("log1p(x)", ("int32",), "log1p\\(\\) needs a float type"),
+    ("x ** 2.5", ("int32",), "non-integer exponent"),
+    ("x ** -2", ("int16",), "negative exponent"),
+    ("sign(x)", ("float", "int32"), "sign\\(\\) computes differently"),
 ])
 def test_unsupported_types_raise_an_error_naming_the_output(text, types, reason):
     with pytest.raises(LoweringError, match="compute expression of output 'z'.*" + reason):
@@ -432,7 +537,8 @@ def test_random_expressions_compute_what_they_say(t1, t2):
 
 def test_show_round_trips_through_the_parser():
     for text in ["0.5 * x * (1 + tanh(x))", "x - (y - 1)", "-(x + y)", "(x ** 2) ** 2",
-                 "x / (y * 2)", "min(x, -y) ** 3"]:
+                 "x / (y * 2)", "min(x, -y) ** 3", "x ** -1.5 + clamp(y, -1, 2) * sign(x)",
+                 "-x ** 0.5"]:
         tree = expr.parse_compute(text, {"x", "y"}, set())
         again = expr.parse_compute(expr.show(tree), {"x", "y"}, set())
         assert again == tree, expr.show(tree)

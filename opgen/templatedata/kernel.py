@@ -18,11 +18,11 @@ from opgen.literals import cpp_float, cpp_literal, cpp_string
 from opgen.lower import (
     FLOAT_DTYPES,
     INT_COMPUTE_DTYPES,
-    SHARED_TMP_LIVE_NODES,
-    SHARED_TMP_MIN_BYTES,
+    SHARED_TMP_NEEDS,
     Lowerer,
     LoweringError,
     allocate,
+    api_funcs,
     compute_type,
     emit_body,
     fresh,
@@ -34,7 +34,12 @@ from opgen.names import aclnn_name, pascal_name
 from opgen.options import Options
 from opgen.templatedata.layout import cpp_comment, cpp_wrap, indent_lines
 
-MISSABLE_APIS = ("tanh", "sigmoid")  # compute functions whose API some SoCs lack
+# Compute functions whose API some SoCs lack, and what the kernel computes them through there
+# ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
+MISSABLE_APIS = ("tanh", "sigmoid", "sign", "pow")
+FALLBACK_VIA = {"tanh": "Exp", "sigmoid": "Exp", "sign": "Muls, Maxs and Mins",
+                "pow": "Ln and Exp"}
+UNAVOIDABLE_APIS = ("floor", "ceil", "erf")
 
 # The tiling struct's fields every op has (attr fields and host scalars follow).
 BASE_TILING_FIELDS = (
@@ -433,11 +438,19 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
         mode, ctype = "template", "T"
 
     short_missing = {f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
-                     for f in MISSABLE_APIS}
-    used_funcs = {n.func for tree in op.compute.values() for n in expr.walk(tree)
-                  if isinstance(n, expr.Call)}
+                     for f in MISSABLE_APIS + UNAVOIDABLE_APIS}
+    used_funcs = {f for tree in op.compute.values() for f in api_funcs(tree, mode)}
+    for f in UNAVOIDABLE_APIS:
+        if f in used_funcs and short_missing[f]:
+            out = next(o for o, tree in op.compute.items() if f in api_funcs(tree, mode))
+            lacking = ", ".join(short_missing[f])
+            raise LoweringError(
+                f"compute expression of output '{out}': {f}() needs the {f.capitalize()} API, "
+                f"which {lacking} lack{'s' if len(short_missing[f]) == 1 else ''} "
+                "(asc-devkit, 产品支持情况); drop those SoCs from the targets or write the "
+                "compute step by hand", out)
     need_variants = any(short_missing[f] and len(short_missing[f]) < len(socs)
-                        for f in ("tanh", "sigmoid") if f in used_funcs)
+                        for f in MISSABLE_APIS if f in used_funcs)
     in_names = [t.param.name for t in ins]
     out_names = [t.param.name for t in outs]
 
@@ -452,7 +465,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     if need_variants:
         # Some targets lack an API: emit both sequences, chosen by __NPU_ARCH__.
         fallback = {f: not short_missing[f] for f in MISSABLE_APIS}
-        arches = sorted({SOC_FAMILIES[s].npu_arch for f in ("tanh", "sigmoid") if f in used_funcs
+        arches = sorted({SOC_FAMILIES[s].npu_arch for f in MISSABLE_APIS if f in used_funcs
                          for s in short_missing[f]})
         cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
         variants.append({"cond": f"defined(__NPU_ARCH__) && ({cond})",
@@ -465,8 +478,11 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     temps = max(a.temps for _, a in lowered)
     shared = any(a.shared_tmp for _, a in lowered)
     apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
-    exp_fallbacks = [f.capitalize() for f in ("sigmoid", "tanh")
-                     if f in used_funcs and short_missing[f]]
+    live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
+    min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
+    exp_fallbacks = sorted({"sigmoid": "Sigmoid", "tanh": "Tanh", "pow": "Power"}[f]
+                           for f in ("sigmoid", "tanh", "pow")
+                           if f in used_funcs and short_missing[f])
 
     # C++ names of the tiles
     names = {f"in:{t.param.name}": t.kernel_param for t in ins}
@@ -513,9 +529,10 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     plural = "temporary" if temps == 1 else "temporaries"
     note = f"opgen's lowering of the compute expression uses {temps} {plural}"
     if shared:
+        floats = "float" if live_nodes == 1 else "floats"
         note += (f" and the sharedTmpBuffer of {' and '.join(apis)} (Get<API>TmpBufferFactorSize: "
-                 f"{SHARED_TMP_LIVE_NODES} float per element; Get<API>MaxMinTmpSize: at least "
-                 f"{SHARED_TMP_MIN_BYTES} bytes)")
+                 f"{live_nodes} {floats} per element; Get<API>MaxMinTmpSize: at least "
+                 f"{min_bytes} bytes)")
     if exp_fallbacks:
         note += (f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API")
     return Compute(
@@ -530,8 +547,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
         temps=temps,
         shared_tmp=shared,
         shared_tmp_apis=apis,
-        shared_tmp_live_nodes=SHARED_TMP_LIVE_NODES if shared else 0,
-        shared_tmp_min_bytes=SHARED_TMP_MIN_BYTES if shared else 0,
+        shared_tmp_live_nodes=live_nodes,
+        shared_tmp_min_bytes=min_bytes,
         exp_fallbacks=exp_fallbacks,
         soc_variants=len(variants) > 1,
         scratch_note=cpp_comment(note + "."),
@@ -543,13 +560,18 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
 def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
     """"ascend910 has no Tanh API: ..." for the SoCs that lack an API the expression uses."""
     lacking: dict[str, list[str]] = {}
-    for f in ("tanh", "sigmoid"):
+    via: dict[str, str] = {}  # API -> what it is computed through
+    for f in MISSABLE_APIS:
         for soc in short_missing[f] if f in used else ():
-            lacking.setdefault(soc, []).append(f.capitalize())
+            api = "Power" if f == "pow" else f.capitalize()
+            lacking.setdefault(soc, []).append(api)
+            via[api] = FALLBACK_VIA[f]
     if not lacking:
         return ""
+    how = ("computed through Exp" if set(via.values()) == {"Exp"} else
+           ", ".join(f"{api} computed through {v}" for api, v in sorted(via.items())))
     return "; ".join(f"{soc} has no {' or '.join(apis)} API" for soc, apis in
-                     sorted(lacking.items())) + ": computed through Exp"
+                     sorted(lacking.items())) + ": " + how
 
 
 def _literal_fn(mode: str, ctype: str):

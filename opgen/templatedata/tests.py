@@ -29,10 +29,14 @@ POSITIVE_FLOAT_RANGE = (0.5, 4.0)
 INT_RANGE = (-10, 10)
 SMALL_INT_RANGE = (-5, 5)  # 8-bit integers: products stay in range more often
 POSITIVE_INT_RANGE = (1, 10)
-# Functions defined (or finite) only for positive arguments; a tensor divisor counts too.
-POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal"}
+# Functions defined (or finite) only for positive arguments; a tensor divisor counts too, and
+# so does the base of a power with a negative or non-integer exponent. (log1p needs > -1.)
+POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal",
+                 "log1p": "log1p"}
 
 LIST_INSTANCES = 2  # tensors in each dynamic (list) input
+# Compute functions with jumps: no finite-difference gradcheck for an op that uses them.
+STEP_FUNCS = ("sign", "floor", "ceil")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -42,7 +46,8 @@ LIST_INSTANCES = 2  # tensors in each dynamic (list) input
 
 def positive_inputs(node: expr.Node) -> dict[str, str]:
     """Inputs that must be positive for the expression to be defined: those inside the argument
-    of log/sqrt/rsqrt/reciprocal or of a divisor. Maps each to the first use that says so."""
+    of log/sqrt/rsqrt/reciprocal/log1p, of a divisor or of the base of a negative or non-integer
+    power. Maps each to the first use that says so."""
     found: dict[str, str] = {}
 
     def tensors_in(n: expr.Node) -> list[str]:
@@ -55,6 +60,9 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
         if isinstance(n, expr.BinOp) and n.op == "/":
             for name in tensors_in(n.right):
                 found.setdefault(name, "a division by it")
+        if isinstance(n, expr.Pow) and (n.exponent < 0 or isinstance(n.exponent, float)):
+            for name in tensors_in(n.base):
+                found.setdefault(name, f"a power of it with the exponent {n.exponent!r}")
 
     for n in expr.walk(node):
         visit(n)
@@ -62,11 +70,12 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
 
 
 def nan_blocked_inputs(node: expr.Node) -> set[str]:
-    """Inputs inside a min/max/relu: how those take NaN is the hardware's rule (the twin's
-    Max/Min return the other operand), not torch's, so the boundary cases pass them no NaN."""
+    """Inputs inside a min/max/relu/clamp/sign: how those take NaN is the hardware's rule (the
+    twin's Max/Min return the other operand; sign falls back to them), not torch's, so the
+    boundary cases pass them no NaN."""
     found: set[str] = set()
     for n in expr.walk(node):
-        if isinstance(n, expr.Call) and n.func in ("min", "max", "relu"):
+        if isinstance(n, expr.Call) and n.func in ("min", "max", "relu", "clamp", "sign"):
             for arg in n.args:
                 found |= {m.name for m in expr.walk(arg) if isinstance(m, expr.Tensor)}
     return found
@@ -202,6 +211,9 @@ def arg_lines(op: Op) -> list[str]:
         for name, why in positive_inputs(tree).items():
             positive.setdefault(name, why)
         no_nan |= nan_blocked_inputs(tree)
+    new_funcs = any(isinstance(n, expr.Call) and n.func in ("clamp", "sign")
+                    for tree in op.compute.values() for n in expr.walk(tree))
+    nan_rule_funcs = "min/max/relu/clamp/sign" if new_funcs else "min/max/relu"
     lines = []
     for t in op.inputs:
         low, high, why = value_range(op, t.name, positive)
@@ -219,7 +231,7 @@ def arg_lines(op: Op) -> list[str]:
         if t.name in positive:
             call += ", positive=True"
         if t.name in no_nan:
-            lines.append("# boundary values without NaN: it reaches min/max/relu")
+            lines.append(f"# boundary values without NaN: it reaches {nan_rule_funcs}")
             call += ", nan=False"
         lines.append(call + "),")
     for a in op.attrs:
@@ -400,7 +412,9 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     combos = combinations(op, options.soc_short_names[0])
     float_combos = [c for c in combos if c["float"]]
     gradcheck = None
-    if torch.differentiable:
+    steps = sorted({n.func for tree in op.compute.values() for n in expr.walk(tree)
+                    if isinstance(n, expr.Call) and n.func in STEP_FUNCS and n.is_tensor})
+    if torch.differentiable and not steps:
         for key, dtype in (("has_float64", "float64"), ("has_float32", "float32")):
             match = next((c for c in combos if c[key]), None)
             if match is not None:
@@ -466,10 +480,12 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         ],
         gradcheck=gradcheck,
         gradcheck_missing_reason=[py_string(p) for p in split_pieces(
-            "no dtype combination of the prototype is float32 or float64 throughout (the CPU "
-            "kernels take only those), and finite differences in 16-bit floats measure rounding, "
-            "not the gradient; "
-            "test_backward_matches_the_float64_golden_gradient checks the backward")],
+            (f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
+             "are not the gradient; " if steps else
+             "no dtype combination of the prototype is float32 or float64 throughout (the CPU "
+             "kernels take only those), and finite differences in 16-bit floats measure "
+             "rounding, not the gradient; ")
+            + "test_backward_matches_the_float64_golden_gradient checks the backward")],
         benchmark_path=(f"golden.{torch.golden['formula']}" if torch.golden["complete"]
                         else "None"),
         precision_level_literal=py_string(op.precision),

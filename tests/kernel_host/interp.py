@@ -2,13 +2,15 @@
 
 It executes the body of `<Op>Compute()` line by line on numpy arrays (one per tile: outputs,
 inputs and temporaries), honouring `#if defined(__NPU_ARCH__) ...` branches, and enforces the
-API rules the lowering must respect: Tanh and Sigmoid neither write over their source nor run
-without a sharedTmpBuffer. Scalar operands are evaluated as C++ float expressions over the tiling
-struct (float literals, static_cast<...>, + - * / and parentheses).
+API rules the lowering must respect: the high-level APIs (Tanh, Sigmoid, Sign, Floor, Ceil, Erf,
+Power) neither write over their source nor run without a sharedTmpBuffer. Scalar operands are
+evaluated as C++ float expressions over the tiling struct (float literals, static_cast<...>,
++ - * / and parentheses).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -45,7 +47,10 @@ _UNARY = {
     "Exp": np.exp, "Ln": np.log, "Sqrt": np.sqrt, "Rsqrt": lambda v: 1 / np.sqrt(v),
     "Abs": np.abs, "Reciprocal": lambda v: 1 / v, "Relu": lambda v: np.maximum(v, 0),
     "Tanh": np.tanh, "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+    "Sign": np.sign, "Floor": np.floor, "Ceil": np.ceil,
+    "Erf": np.vectorize(math.erf, otypes=[np.float64]),
 }
+_ADV = ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf")
 _BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide,
            "Max": np.maximum, "Min": np.minimum}
 _SCALAR = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.maximum, "Mins": np.minimum}
@@ -95,10 +100,14 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
             value = _BINARY[api](tiles[args[1]], tiles[args[2]])
         elif api in _SCALAR:
             value = _SCALAR[api](tiles[args[1]], scalar(args[2], tiling))
-        elif api in ("Tanh", "Sigmoid"):
+        elif api in _ADV:
             assert dst != args[1], f"{api} must not write over its source ({line})"
             assert args[2] in shared, f"{api} needs the sharedTmpBuffer ({line})"
             value = _UNARY[api](tiles[args[1]])
+        elif api == "Power":  # Power(dst, src, exponent, sharedTmp, count)
+            assert dst != args[1], f"{api} must not write over its source ({line})"
+            assert args[3] in shared, f"{api} needs the sharedTmpBuffer ({line})"
+            value = np.power(tiles[args[1]], scalar(args[2], tiling))
         elif api in _UNARY:
             value = _UNARY[api](tiles[args[1]])
         elif api == "Duplicate":

@@ -141,3 +141,26 @@ NAME_CLASH = op(
 
 def text(*ops) -> str:
     return json.dumps(list(ops), indent=1)
+
+# The richer grammar (sign, floor, ceil, clamp, log1p, expm1, erf, real powers). The first three
+# are rendered for ascend910b1 + ascend310b1: 310B lacks Sign and Power, so their compute steps
+# carry an __NPU_ARCH__ == 3002 branch through basic APIs. ROUNDING needs Floor, Ceil and Erf,
+# which have no fallback: ascend910b1 only.
+LOG1P_EXPM1 = op(
+    "Log1pExpm1Custom", [tensor("x", FLOATS)], [tensor("a", FLOATS), tensor("b", FLOATS)],
+    compute={"a": "log1p(x)", "b": "expm1(x)"},
+)
+POWERS = op(
+    "PowersCustom", [tensor("x", ("float", "fp16"))], [tensor("y", ("float", "fp16"))],
+    compute={"y": "x ** -1.5 + x ** 3.7 + x ** 0.5 * x ** 5 + x ** (1 / 3)"},
+)
+SIGN_CLAMP = op(
+    "SignClampCustom", [tensor("x", ("float", "fp16")), tensor("y", ("float", "fp16"))],
+    [tensor("z", ("float", "fp16"))],
+    attrs=[{"name": "hi", "param_type": "optional", "type": "float", "default_value": 0.75}],
+    compute={"z": "sign(x) * clamp(y, -0.5, hi)"},
+)
+ROUNDING = op(
+    "RoundingCustom", [tensor("x", FLOATS)], [tensor("y", FLOATS)],
+    compute={"y": "floor(x * 3) + ceil(x) + erf(x)"},
+)

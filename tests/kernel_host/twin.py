@@ -129,14 +129,19 @@ def variant_block(op: dict, kset: KernelSet) -> list[str]:
     return lines
 
 
-def kernel_unit(ops: list[tuple[dict, KernelSet]]) -> str:
+def kernel_unit(ops: list[tuple[dict, KernelSet]], scope: str = "") -> str:
     """One translation unit holding the kernel variants of several ops: the headers each kernel
-    includes come first, so the kernels' own #includes inside the namespaces are no-ops."""
+    includes come first, so the kernels' own #includes inside the namespaces are no-ops.
+    `scope`: a namespace for the ops' headers, for a kernel set with its own flags: its inline
+    compute step (e.g. an __NPU_ARCH__ branch) must not be merged by the linker with the
+    default set's function of the same name."""
     lines = ["// Kernel dtype variants for the CPU twin (see tests/kernel_host/twin.py).",
              '#include "kernel_operator.h"', '#include "opgen_twin/kernel_type.h"',
              '#include "opgen_kernel.h"']
+    lines += [f"namespace {scope} {{"] if scope else []
     for op, _ in ops:
         lines += [f'#include "{op["snake"]}_tiling.h"', f'#include "{op["snake"]}_compute.h"']
+    lines += [f"}}  // namespace {scope}", f"using namespace {scope};"] if scope else []
     lines.append("")
     for op, kset in ops:
         lines += variant_block(op, kset)
@@ -207,7 +212,8 @@ def build(builds: list[OpBuild], out: Path, cache: Path | None = None) -> Build:
             part = members[g::n]
             name = f"kernels_{len(units)}"
             src = out / f"{name}.cpp"
-            src.write_text(kernel_unit([(b.op, k) for b, k in part]))
+            scope = f"opgen_set_{part[0][1].name}" if flags else ""
+            src.write_text(kernel_unit([(b.op, k) for b, k in part], scope))
             dirs = list(dict.fromkeys(b.project / "op_kernel" for b, _ in part))
             units[name] = ([*CXXFLAGS, *flags, rename, "-I", str(TWIN_INCLUDE),
                             *(x for d in dirs for x in ("-I", str(d))), "-c", str(src)],
