@@ -403,6 +403,8 @@ class Lowerer:
 
     def _binop(self, node: expr.BinOp) -> int:
         op, left, right = node.op, node.left, node.right
+        if not self.api_ok["tanh"] and (saturating := _one_plus_minus_tanh(node)) is not None:
+            return self.composed(*saturating)
         if op == "/" and self.is_int:
             raise self.fail(f"'{show(node)}' divides, but Ascend C has no integer vector division")
         if left.is_tensor and right.is_tensor:
@@ -516,6 +518,28 @@ def _through_exp(func: str, v: expr.Node) -> expr.Node:
         e = expr.Call("exp", (expr.BinOp("*", v, expr.Const(2.0)),))
         return expr.BinOp("+", expr.BinOp("/", expr.Const(-2.0), expr.BinOp("+", e, one)), one)
     return expr.BinOp("/", one, expr.BinOp("+", expr.Call("exp", (expr.Neg(v),)), one))
+
+
+def _one_plus_minus_tanh(node: expr.BinOp) -> tuple[expr.Node, str, expr.Node] | None:
+    """1 + tanh(v) (or 1 - tanh(v)) as 2 / (exp(-2v) + 1) (or exp(2v)), with the note and v,
+    for a SoC without Tanh: through Exp, 1 + (-2 / (exp(2v) + 1) + 1) cancels where tanh(v) is
+    near -1 (GELU's 1 + tanh for x < -3 misses the float32 standard); this form does not."""
+    def is_one(n: expr.Node) -> bool:
+        return isinstance(n, expr.Const) and n.value == 1.0
+
+    def tanh_arg(n: expr.Node) -> expr.Node | None:
+        return n.args[0] if isinstance(n, expr.Call) and n.func == "tanh" else None
+
+    if node.op == "+" and is_one(node.left) and tanh_arg(node.right) is not None:
+        v, factor, text = tanh_arg(node.right), -2.0, "1 + tanh(v) = 2 / (exp(-2v) + 1)"
+    elif node.op == "+" and is_one(node.right) and tanh_arg(node.left) is not None:
+        v, factor, text = tanh_arg(node.left), -2.0, "1 + tanh(v) = 2 / (exp(-2v) + 1)"
+    elif node.op == "-" and is_one(node.left) and tanh_arg(node.right) is not None:
+        v, factor, text = tanh_arg(node.right), 2.0, "1 - tanh(v) = 2 / (exp(2v) + 1)"
+    else:
+        return None
+    e = expr.Call("exp", (expr.BinOp("*", v, expr.Const(factor)),))
+    return expr.BinOp("/", expr.Const(2.0), expr.BinOp("+", e, expr.Const(1.0))), text, v
 
 
 def _need(node: expr.Node) -> int:

@@ -377,6 +377,24 @@ def test_exp_forms_divide_exactly_and_saturate(text):
         check_meaning(make_op({"z": text}), socs=("ascend310b1",), lo=-800, hi=800)
 
 
+@pytest.mark.parametrize("text, note", [
+    ("0.5 * x * (1 + tanh(x * 0.8))", "1 + tanh(v) = 2 / (exp(-2v) + 1)"),
+    ("(tanh(x) + 1) * x", "1 + tanh(v) = 2 / (exp(-2v) + 1)"),
+    ("x * (1 - tanh(x))", "1 - tanh(v) = 2 / (exp(2v) + 1)"),
+])
+def test_one_plus_tanh_without_the_api_does_not_cancel(text, note):
+    """Through Exp, 1 + tanh(v) as 1 + (-2 / (exp(2v) + 1) + 1) loses every digit where tanh(v)
+    nears -1 (GELU's 1 + tanh for x < -3 misses the float32 standard on 910A); it is computed
+    as 2 / (exp(-2v) + 1), one Exp and one Div, no Add of 1 after the Div."""
+    c = compute(text, socs=("ascend910a",))
+    assert note in c.body and calls(c).count("Exp") == 1 and calls(c).count("Div") == 1
+    div = c.body.index("AscendC::Div(")
+    assert "AscendC::Adds(" not in c.body[div:]
+    with np.errstate(over="ignore"):
+        check_meaning(make_op({"z": text}), socs=("ascend910a",), lo=-8, hi=8)
+    assert note not in compute(text).body  # with the Tanh API, Tanh
+
+
 def test_sigmoid_is_missing_only_on_310b():
     assert "Sigmoid" in calls(compute("sigmoid(x)", socs=("ascend910a",)))
     assert "Sigmoid" not in calls(compute("sigmoid(x)", socs=("ascend310b1",)))
