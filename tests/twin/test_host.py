@@ -156,3 +156,10 @@ def test_dynamic_instances_in_contexts(run_section):
     """AnchorInstanceInfo / GetIr{In,Out}putInstanceInfo, GetDynamicInput{Shape,Desc,DataType,
     Tensor} and the runner's list validation (section "dynamic" of test_host_api.cpp)."""
     assert run_section("test_host_api", "dynamic")["passed"] >= 35
+
+
+def test_launch_threads_errors_and_borrowed_inputs(run_section):
+    """Section "launch": every block runs once on 1, 2, 3 or 16 threads; the lowest failing
+    block is reported and the blocks before it ran; a borrowed input is its own GM buffer, with
+    its bounds checked; an op without outputs gets copies of borrowed inputs."""
+    assert run_section("test_host_api", "launch")["passed"] >= 20
