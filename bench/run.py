@@ -50,23 +50,24 @@ def opgen_script() -> list[str]:
     return [str(exe)] if exe.exists() else OPGEN
 
 
-def twin_throughput(project: Path, dtype: str = "float32", repeat: int = 5) -> list[float]:
-    """Median and fastest seconds per call of the generated op (CPU twin) and of torch's GELU.
-    The fastest matters on a busy machine: torch's GELU runs on every core and one descheduled
-    thread makes the whole call wait (medians of 8 ms instead of 1 ms seen on 2 shared cores)."""
+def twin_throughput(project: Path, dtype: str = "float32", repeat: int = 25) -> list[float]:
+    """Median and fastest seconds per call of the generated op (CPU twin) and of torch's GELU,
+    the two called alternately so that both see the same load. The fastest matters on a busy
+    machine: torch's GELU runs on every core and one descheduled thread makes the whole call
+    wait (medians of 8 ms instead of 1 ms seen on 2 shared cores)."""
     code = f"""
 import sys, time, statistics, torch
 sys.path.insert(0, {str(project)!r})
 import importlib; pkg = importlib.import_module({project.name!r})
 x = torch.randn(1 << 20, generator=torch.Generator().manual_seed(0)).to(torch.{dtype})
 op = torch.ops.{project.name}.gelu_custom
-op(x); torch.nn.functional.gelu(x, approximate='tanh')
-def t(f):
-    out = []
-    for _ in range({repeat}):
+ref = lambda: torch.nn.functional.gelu(x, approximate='tanh')
+op(x); ref()
+ours, torchs = [], []
+for _ in range({repeat}):
+    for f, out in ((lambda: op(x), ours), (ref, torchs)):
         s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
-    return statistics.median(out), min(out)
-print(*t(lambda: op(x)), *t(lambda: torch.nn.functional.gelu(x, approximate='tanh')))
+print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs))
 """
     env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
