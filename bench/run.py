@@ -6,8 +6,9 @@ Measures: `opgen --help` start-up; `opgen new --no-build` for the GELU example a
 msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a no-op
 `opgen update`; the full `opgen new` (build and generated tests), then `opgen build` with nothing
 changed and after a one-line edit of the compute step, and the CPU twin's throughput for GELU on
-1M float32 and float16 elements against torch.nn.functional.gelu in the same run (all skipped
-with --quick). The opgen of this checkout is measured (PYTHONPATH), not an installed one.
+1M float32 and float16 elements against torch.nn.functional.gelu, the two called alternately in
+one process, 25 calls each, median and fastest (all skipped with --quick). The opgen of this
+checkout is measured (PYTHONPATH), not an installed one.
 """
 
 from __future__ import annotations
