@@ -6,8 +6,8 @@ Measures: `opgen --help` start-up; `opgen new --no-build` for the GELU example a
 msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a no-op
 `opgen update`; the full `opgen new` (build and generated tests), then `opgen build` with nothing
 changed and after a one-line edit of the compute step, and the CPU twin's throughput for GELU on
-1M float32 and float16 elements against torch.nn.functional.gelu, the two called alternately in
-one process, 25 calls each, median and fastest (all skipped with --quick). The opgen of this
+1M float32 and float16 elements against torch.nn.functional.gelu in one process, 5 rounds of 5
+calls of each, median and fastest (all skipped with --quick). The opgen of this
 checkout is measured (PYTHONPATH), not an installed one.
 """
 
@@ -51,11 +51,14 @@ def opgen_script() -> list[str]:
     return [str(exe)] if exe.exists() else OPGEN
 
 
-def twin_throughput(project: Path, dtype: str = "float32", repeat: int = 25) -> list[float]:
+def twin_throughput(project: Path, dtype: str = "float32", rounds: int = 5,
+                    calls: int = 5) -> list[float]:
     """Median and fastest seconds per call of the generated op (CPU twin) and of torch's GELU,
-    the two called alternately so that both see the same load. The fastest matters on a busy
-    machine: torch's GELU runs on every core and one descheduled thread makes the whole call
-    wait (medians of 8 ms instead of 1 ms seen on 2 shared cores)."""
+    in `rounds` rounds of `calls` calls of each, so that both see the same changes of load (not
+    alternating call by call: torch's OpenMP threads spin a while after each call and would
+    slow the next twin call). The fastest matters on a busy machine: torch's GELU runs on every
+    core and one descheduled thread makes the whole call wait (medians of 8 ms instead of 1 ms
+    seen on 2 shared cores)."""
     code = f"""
 import sys, time, statistics, torch
 sys.path.insert(0, {str(project)!r})
@@ -65,9 +68,10 @@ op = torch.ops.{project.name}.gelu_custom
 ref = lambda: torch.nn.functional.gelu(x, approximate='tanh')
 op(x); ref()
 ours, torchs = [], []
-for _ in range({repeat}):
+for _ in range({rounds}):
     for f, out in ((lambda: op(x), ours), (ref, torchs)):
-        s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
+        for _ in range({calls}):
+            s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
 print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs))
 """
     env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
