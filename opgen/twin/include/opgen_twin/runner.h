@@ -51,12 +51,12 @@ struct HostTensor {
     ge::DataType dtype = ge::DT_FLOAT;
     std::vector<int64_t> shape;
     std::vector<uint8_t> data;
-    const uint8_t* view = nullptr;  // Borrow(): the caller's bytes, `viewBytes` of them
-    size_t viewBytes = 0;
     ge::Format format = ge::FORMAT_ND;
     bool present = true;
     bool isList = false;
     std::vector<HostTensor> children;
+    const uint8_t* view = nullptr;  // Borrow(): the caller's bytes, `viewBytes` of them
+    size_t viewBytes = 0;
 
     int64_t NumElements() const
     {
