@@ -3,8 +3,8 @@
 // Every op checks that `count` fits each operand tensor, computes each element from the
 // decoded inputs (exactly in double for half/bfloat16 inputs, IEEE float for float
 // inputs) and rounds once to the destination type. The loops over float and integer elements
-// and the hot Casts run vectorized for the CPU's instruction set (simd.h), each element one
-// operation, so with the same bits. Element types follow the
+// and the hot Casts run vectorized for the CPU's instruction set (simd.h) with the same bits:
+// no multiply feeds an add that an FMA could fuse. Element types follow the
 // "Atlas A2 training/inference" support tables of the AscendC API docs; other types are
 // rejected at compile time.
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_VEC_H

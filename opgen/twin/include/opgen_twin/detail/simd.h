@@ -4,11 +4,12 @@
 // SimdFor(n, body) runs body(0) .. body(n-1) in order, as a plain loop would; the loop is
 // compiled three times (GCC/Clang target attributes, x86-64 only) so the compiler vectorizes it
 // with 4, 8 or 16 floats per instruction. The results are the same bits at every level as long
-// as a body is integer arithmetic and at most one IEEE float operation per value (a*b then +c
-// could become one FMA with AVX-512): the callers (kernel_vec.h) keep to that. Built with
-// -mavx2 or for another architecture, or with OPGEN_TWIN_NO_DISPATCH defined, the baseline
-// loop is all there is. The environment variable OPGEN_TWIN_SIMD=0 (or 1) caps the level at
-// the baseline (or AVX2), Tanh's loops (fast_math.h) included: the tests compare the levels.
+// as no multiply in a body feeds an add or subtract (AVX-512 could fuse the two into one FMA,
+// rounding once instead of twice); the callers' bodies (kernel_vec.h) are integer bit work, one
+// IEEE operation, or a libm call and a rounding. Built with -mavx2 or for another architecture,
+// or with OPGEN_TWIN_NO_DISPATCH defined, the baseline loop is all there is. The environment
+// variable OPGEN_TWIN_SIMD=0 (or 1) caps the level at the baseline (or AVX2), Tanh's loops
+// (fast_math.h) included: the tests compare the levels.
 #ifndef OPGEN_TWIN_DETAIL_SIMD_H
 #define OPGEN_TWIN_DETAIL_SIMD_H
 
