@@ -6,8 +6,9 @@ Measures: `opgen --help` start-up; `opgen new --no-build` for the GELU example a
 msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a no-op
 `opgen update`; the full `opgen new` (build and generated tests), then `opgen build` with nothing
 changed and after a one-line edit of the compute step, and the CPU twin's throughput for GELU on
-1M float32 and float16 elements against torch.nn.functional.gelu in the same run (all skipped
-with --quick). The opgen of this checkout is measured (PYTHONPATH), not an installed one.
+1M float32 and float16 elements against torch.nn.functional.gelu in one process, 5 rounds of 5
+calls of each, median and fastest (all skipped with --quick). The opgen of this
+checkout is measured (PYTHONPATH), not an installed one.
 """
 
 from __future__ import annotations
@@ -50,23 +51,28 @@ def opgen_script() -> list[str]:
     return [str(exe)] if exe.exists() else OPGEN
 
 
-def twin_throughput(project: Path, dtype: str = "float32", repeat: int = 5) -> list[float]:
-    """Median and fastest seconds per call of the generated op (CPU twin) and of torch's GELU.
-    The fastest matters on a busy machine: torch's GELU runs on every core and one descheduled
-    thread makes the whole call wait (medians of 8 ms instead of 1 ms seen on 2 shared cores)."""
+def twin_throughput(project: Path, dtype: str = "float32", rounds: int = 5,
+                    calls: int = 5) -> list[float]:
+    """Median and fastest seconds per call of the generated op (CPU twin) and of torch's GELU,
+    in `rounds` rounds of `calls` calls of each, so that both see the same changes of load (not
+    alternating call by call: torch's OpenMP threads spin a while after each call and would
+    slow the next twin call). The fastest matters on a busy machine: torch's GELU runs on every
+    core and one descheduled thread makes the whole call wait (medians of 8 ms instead of 1 ms
+    seen on 2 shared cores)."""
     code = f"""
 import sys, time, statistics, torch
 sys.path.insert(0, {str(project)!r})
 import importlib; pkg = importlib.import_module({project.name!r})
 x = torch.randn(1 << 20, generator=torch.Generator().manual_seed(0)).to(torch.{dtype})
 op = torch.ops.{project.name}.gelu_custom
-op(x); torch.nn.functional.gelu(x, approximate='tanh')
-def t(f):
-    out = []
-    for _ in range({repeat}):
-        s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
-    return statistics.median(out), min(out)
-print(*t(lambda: op(x)), *t(lambda: torch.nn.functional.gelu(x, approximate='tanh')))
+ref = lambda: torch.nn.functional.gelu(x, approximate='tanh')
+op(x); ref()
+ours, torchs = [], []
+for _ in range({rounds}):
+    for f, out in ((lambda: op(x), ours), (ref, torchs)):
+        for _ in range({calls}):
+            s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
+print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs))
 """
     env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -66,6 +66,9 @@ def test_update_never_loses_a_user_line(user_edits, template_edits):
             text, added = apply_edits((project / path).read_text(), [e], f"user{n}")
             (project / path).write_text(text)
             expected.setdefault(path, []).extend(added)
+        # a later edit may replace a line an earlier one added: the user's lines are those left
+        expected = {p: [line for line in lines if line in (project / p).read_text()]
+                    for p, lines in expected.items()}
         user_owned_before = {p: (project / p).read_bytes() for p in editable
                              if manifest["files"][p]["owner"] == "user"}
         # the templates change

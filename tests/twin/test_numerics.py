@@ -63,6 +63,18 @@ def test_tanh_sigmoid_and_tmp_sizes(run_section):
     run_section("test_kernel_api", "adv_notmp")
 
 
+@pytest.mark.parametrize("level", ["0", "1", "2"])
+def test_every_simd_level_gives_the_reference_bits(run_section, monkeypatch, level):
+    """OPGEN_TWIN_SIMD caps the instruction set of the vectorized loops (simd.h, fast_math.h);
+    at each level (up to what this CPU has) the vector ops, every half and bfloat16 and a sweep
+    of floats through the Casts give the scalar reference's bits, and Tanh std::tanh's."""
+    monkeypatch.setenv("OPGEN_TWIN_SIMD", level)
+    res = run_section("test_kernel_api", "simd")
+    assert int(res["messages"]["simd_level"]) <= int(level)
+    assert res["passed"] >= 17
+    run_section("test_kernel_api", "adv")
+
+
 @pytest.mark.parametrize("section", ["fp16", "cast", "vec"])
 def test_sections_really_check_something(run_section, section):
     # Guard against a section silently doing nothing.

@@ -1,7 +1,10 @@
 // Unit checks of the host-side twin: OpDef registry, gert contexts, RuntimeAttrs,
-// TilingData, PlatformAscendC, InferOp/RunOp validation. Run as `test_host_api SECTION`
-// (SECTION = registry prints the registry JSON instead of checking).
+// TilingData, PlatformAscendC, InferOp/RunOp validation, the launch (threads, borrowed inputs).
+// Run as `test_host_api SECTION` (SECTION = registry prints the registry JSON instead of
+// checking).
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -325,6 +328,99 @@ public:
 OP_ADD(DynProbe);
 }  // namespace ops
 
+// ---------------- probe ops for the launch: blocks on threads, borrowed inputs ----------------
+namespace ge {
+static graphStatus SameShape(gert::InferShapeContext* context)
+{
+    *context->GetOutputShape(0) = *context->GetInputShape(0);
+    return GRAPH_SUCCESS;
+}
+static graphStatus NoOutputs(gert::InferShapeContext*) { return GRAPH_SUCCESS; }
+}  // namespace ge
+
+namespace optiling {
+// As many blocks as the attr says.
+static ge::graphStatus BlockProbeTiling(gert::TilingContext* context)
+{
+    context->SetBlockDim(static_cast<uint32_t>(*context->GetAttrs()->GetInt(0)));
+    return ge::GRAPH_SUCCESS;
+}
+static ge::graphStatus TwoBlocks(gert::TilingContext* context)
+{
+    context->SetBlockDim(2);
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+
+namespace ops {
+class BlockProbe : public OpDef {
+public:
+    explicit BlockProbe(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Attr("blocks").AttrType(REQUIRED).Int();
+        this->SetInferShape(ge::SameShape);
+        this->AICore().SetTiling(optiling::BlockProbeTiling).AddConfig("ascend910b");
+    }
+};
+OP_ADD(BlockProbe);
+
+// No outputs: the kernel updates x in place.
+class InPlaceProbe : public OpDef {
+public:
+    explicit InPlaceProbe(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShape(ge::NoOutputs);
+        this->AICore().SetTiling(optiling::TwoBlocks).AddConfig("ascend910b");
+    }
+};
+OP_ADD(InPlaceProbe);
+}  // namespace ops
+
+namespace {
+// What the probe kernels saw.
+struct LaunchObserved {
+    std::atomic<int> runs[64];
+    std::vector<int64_t> failing;  // the blocks that throw
+    const uint8_t* x = nullptr;    // block 0's GM address of x
+    size_t xBytes = 0;
+    std::string overrun;           // block 0 reading one float past x's end
+};
+LaunchObserved g_launch_obs;
+
+void ResetLaunchObserved(std::vector<int64_t> failing)
+{
+    for (auto& r : g_launch_obs.runs) r = 0;
+    g_launch_obs.failing = std::move(failing);
+    g_launch_obs.x = nullptr;
+    g_launch_obs.overrun.clear();
+}
+
+opgen_twin::KernelEntry BlockProbeKernel()
+{
+    opgen_twin::KernelEntry e;
+    e.arity = 4;  // x, y, workspace, tiling
+    e.fn = [](const std::vector<uint8_t*>& args) {
+        const int64_t b = opgen_twin::detail::g_launch.blockIdx;
+        ++g_launch_obs.runs[b];
+        if (b == 0) {
+            g_launch_obs.x = args[0];
+            try {
+                opgen_twin::detail::CheckGmRange("probe", args[0], g_launch_obs.xBytes + 4);
+            } catch (const opgen_twin::HardwareError& err) {
+                g_launch_obs.overrun = err.what();
+            }
+        }
+        for (int64_t f : g_launch_obs.failing) {
+            if (f == b) opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format("probe failure %lld", (long long)b));
+        }
+    };
+    return e;
+}
+}  // namespace
+
 namespace {
 
 opgen_twin::HostTensor T(ge::DataType dt, std::vector<int64_t> shape)
@@ -630,6 +726,68 @@ void SectionDynamic()
     CHECK(!r.ok && Contains(r.error, "takes 9 GM_ADDR parameters") && Contains(r.error, "needs 7"), "%s", r.error.c_str());
 }
 
+// Blocks spread over threads that take the next block as they finish one; errors reported for
+// the lowest failing block; borrowed inputs reach the kernel without a copy, in bounds.
+void SectionLaunch()
+{
+    using opgen_twin::HostTensor;
+    using opgen_twin::RunOp;
+    std::vector<float> xs(16);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i);
+    g_launch_obs.xBytes = xs.size() * sizeof(float);
+    const HostTensor copied = HostTensor::FromBytes(ge::DT_FLOAT, {16}, xs.data(), g_launch_obs.xBytes);
+    const HostTensor borrowed = HostTensor::Borrow(ge::DT_FLOAT, {16}, xs.data(), g_launch_obs.xBytes);
+    CHECK(borrowed.data.empty() && borrowed.Bytes() == reinterpret_cast<const uint8_t*>(xs.data()) &&
+              borrowed.ByteSize() == 64 && borrowed.ToDoubles()[3] == 3.0,
+          "a borrowed tensor is a view");
+    for (const char* threads : {"1", "2", "3", "16"}) {
+        setenv("OPGEN_TWIN_THREADS", threads, 1);
+        ResetLaunchObserved({});
+        auto r = RunOp("BlockProbe", BlockProbeKernel(), {borrowed}, {int64_t(12)});
+        bool once = true;
+        for (int b = 0; b < 12; ++b) once = once && g_launch_obs.runs[b] == 1;
+        CHECK(r.ok && once, "%s threads: every block runs once: %s", threads, r.error.c_str());
+
+        ResetLaunchObserved({9, 5});
+        r = RunOp("BlockProbe", BlockProbeKernel(), {copied}, {int64_t(12)});
+        bool before = true;
+        for (int b = 0; b <= 5; ++b) before = before && g_launch_obs.runs[b] == 1;
+        CHECK(!r.ok && r.error == "kernel block 5 of 12: probe failure 5" && before,
+              "%s threads: the lowest failing block is reported, the blocks before it ran: %s", threads,
+              r.error.c_str());
+        CHECK(r.outputs.size() == 1 && r.outputs[0].data == std::vector<uint8_t>(64, 0xFF),
+              "%s threads: a failed launch leaves the outputs poisoned", threads);
+    }
+    unsetenv("OPGEN_TWIN_THREADS");
+
+    ResetLaunchObserved({});
+    auto r = RunOp("BlockProbe", BlockProbeKernel(), {borrowed}, {int64_t(1)});
+    CHECK(r.ok && g_launch_obs.x == reinterpret_cast<const uint8_t*>(xs.data()),
+          "a borrowed input of an op with outputs is its own GM buffer");
+    CHECK(opgen_twin::detail::g_launch.gm.empty(), "the launch's GM regions are forgotten after it");
+    CHECK(g_launch_obs.overrun.find("bytes [0, 68) of input 'x', which has only 64 bytes") != std::string::npos,
+          "GM bounds of a borrowed input: %s", g_launch_obs.overrun.c_str());
+    ResetLaunchObserved({});
+    r = RunOp("BlockProbe", BlockProbeKernel(), {copied}, {int64_t(1)});
+    CHECK(r.ok && g_launch_obs.x != copied.data.data() && g_launch_obs.overrun.find("which has only 64 bytes") != std::string::npos,
+          "an owned input is copied into its GM buffer");
+
+    // An op without outputs updates copies of its inputs, which come back in r.inputs.
+    opgen_twin::KernelEntry bump;
+    bump.arity = 3;  // x, workspace, tiling
+    bump.fn = [](const std::vector<uint8_t*>& args) {
+        const int64_t b = opgen_twin::detail::g_launch.blockIdx;
+        reinterpret_cast<float*>(args[0])[b] += 100.0f;
+    };
+    r = RunOp("InPlaceProbe", bump, {borrowed});
+    CHECK(r.ok && r.inputs.size() == 1 && r.inputs[0].view == nullptr && r.inputs[0].data.size() == 64,
+          "in place: r.inputs own their bytes: %s", r.error.c_str());
+    CHECK(r.inputs.size() == 1 && r.inputs[0].ToDoubles()[0] == 100.0 && r.inputs[0].ToDoubles()[1] == 101.0 &&
+              r.inputs[0].ToDoubles()[2] == 2.0,
+          "in place: the kernel's writes");
+    CHECK(xs[0] == 0.0f && xs[1] == 1.0f, "in place: the caller's borrowed bytes stay as they were");
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -645,6 +803,7 @@ int main(int argc, char** argv)
     if (sec == "all" || sec == "tilingdata") SectionTilingData();
     if (sec == "all" || sec == "dynamic") SectionDynamic();
     if (sec == "all" || sec == "socconfig") SectionSocConfig();
+    if (sec == "all" || sec == "launch") SectionLaunch();
     std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
     return g_fail == 0 && g_pass > 0 ? 0 : 1;
 }

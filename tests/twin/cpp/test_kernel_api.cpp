@@ -338,6 +338,114 @@ void SectionVec()
 }
 
 // ---------------------------------------------------------------- high-level APIs
+// ---------------------------------------------------------------- vectorized loops
+// The vector ops and the hot Casts against scalar references, at the level SimdLevel() picks
+// (OPGEN_TWIN_SIMD caps it; the Python test runs every level the CPU has): the same bits.
+std::vector<float> SimdInputs()
+{
+    std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.5f, 65504.0f, 65520.0f, -65519.0f, 1e-8f, -6e-8f, 3e-5f,
+                            FLT_MIN, FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, INFINITY, -INFINITY, NAN, -NAN};
+    std::mt19937 rng(77);
+    while (v.size() < 4096) {
+        uint32_t u = rng();
+        if (v.size() % 2 == 0) u = (u & 0x807FFFFF) | ((96 + (u >> 23) % 64) << 23);  // half's range
+        v.push_back(F(u));
+    }
+    return v;
+}
+
+template <class Op>
+bool SameBits(const LocalTensor<float>& z, const std::vector<float>& a, const std::vector<float>& b, Op ref)
+{
+    for (uint32_t i = 0; i < a.size(); ++i) {
+        if (U(z.GetValue(i)) != U(ref(a[i], b[i]))) return false;
+    }
+    return true;
+}
+
+void SectionSimd()
+{
+    std::printf("MSG simd_level: %d\n", opgen_twin::detail::SimdLevel());
+    const std::vector<float> a = SimdInputs();
+    std::vector<float> b(a.rbegin(), a.rend());
+    const uint32_t n = static_cast<uint32_t>(a.size());
+    Scratch s;
+    auto x = s.Get<float>(n);
+    auto y = s.Get<float>(n);
+    auto z = s.Get<float>(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        x.SetValue(i, a[i]);
+        y.SetValue(i, b[i]);
+    }
+    Add(z, x, y, n);
+    CHECK(SameBits(z, a, b, [](float p, float q) { return p + q; }), "Add");
+    Sub(z, x, y, n);
+    CHECK(SameBits(z, a, b, [](float p, float q) { return p - q; }), "Sub");
+    Mul(z, x, y, n);
+    CHECK(SameBits(z, a, b, [](float p, float q) { return p * q; }), "Mul");
+    Div(z, x, y, n);
+    CHECK(SameBits(z, a, b, [](float p, float q) { return p / q; }), "Div");
+    Max(z, x, y, n);
+    CHECK(SameBits(z, a, b, [](float p, float q) { return double(p) >= double(q) ? p : q; }), "Max");
+    Min(z, x, y, n);
+    CHECK(SameBits(z, a, b, [](float p, float q) { return double(p) <= double(q) ? p : q; }), "Min");
+    Muls(z, x, 0.7978846f, n);
+    CHECK(SameBits(z, a, b, [](float p, float) { return p * 0.7978846f; }), "Muls");
+    Adds(z, x, -3.25f, n);
+    CHECK(SameBits(z, a, b, [](float p, float) { return p + -3.25f; }), "Adds");
+    Maxs(z, x, 0.5f, n);
+    CHECK(SameBits(z, a, b, [](float p, float) { return double(p) >= 0.5 ? p : 0.5f; }), "Maxs");
+    Sqrt(z, x, n);
+    CHECK(SameBits(z, a, b, [](float p, float) { return static_cast<float>(std::sqrt(double(p))); }), "Sqrt");
+    Relu(z, x, n);
+    CHECK(SameBits(z, a, b, [](float p, float) { return p > 0 ? p : 0.0f; }), "Relu");
+    Duplicate(z, -7.5f, n);
+    CHECK(SameBits(z, a, b, [](float, float) { return -7.5f; }), "Duplicate");
+    Add(x, x, y, n);  // in place
+    CHECK(SameBits(x, a, b, [](float p, float q) { return p + q; }), "Add in place");
+
+    // Casts: every half and bfloat16; floats across the whole range (every 1021st bit pattern)
+    // and the inputs above.
+    Scratch c;
+    constexpr uint32_t kChunk = 8192;
+    auto f32 = c.Get<float>(kChunk);
+    auto f16 = c.Get<half>(kChunk);
+    auto b16 = c.Get<bfloat16_t>(kChunk);
+    bool toFloat = true, bfToFloat = true;
+    for (uint32_t base = 0; base < 65536; base += kChunk) {
+        for (uint32_t i = 0; i < kChunk; ++i) {
+            f16.SetValue(i, half::FromBits(static_cast<uint16_t>(base + i)));
+            b16.SetValue(i, bfloat16_t::FromBits(static_cast<uint16_t>(base + i)));
+        }
+        Cast(f32, f16, RoundMode::CAST_NONE, kChunk);
+        for (uint32_t i = 0; i < kChunk; ++i) {
+            toFloat = toFloat && U(f32.GetValue(i)) == U(opgen_twin::fp::HalfBitsToFloatFast(static_cast<uint16_t>(base + i)));
+        }
+        Cast(f32, b16, RoundMode::CAST_NONE, kChunk);
+        for (uint32_t i = 0; i < kChunk; ++i) {
+            bfToFloat = bfToFloat && U(f32.GetValue(i)) == (base + i) << 16;
+        }
+    }
+    CHECK(toFloat, "Cast half->float, every half");
+    CHECK(bfToFloat, "Cast bfloat16->float, every bfloat16");
+    bool toHalf = true, toBf16 = true;
+    std::vector<float> src(kChunk);
+    for (uint64_t u = 0; u < (uint64_t{1} << 32); u += uint64_t{kChunk} * 1021) {
+        for (uint32_t i = 0; i < kChunk; ++i) {
+            src[i] = u == 0 && i < a.size() ? a[i] : F(static_cast<uint32_t>(u + uint64_t{i} * 1021));
+            f32.SetValue(i, src[i]);
+        }
+        Cast(f16, f32, RoundMode::CAST_RINT, kChunk);
+        Cast(b16, f32, RoundMode::CAST_RINT, kChunk);
+        for (uint32_t i = 0; i < kChunk; ++i) {
+            toHalf = toHalf && f16.GetValue(i).Bits() == opgen_twin::fp::FloatToHalfBits(double(src[i]));
+            toBf16 = toBf16 && b16.GetValue(i).Bits() == opgen_twin::fp::FloatToBf16Bits(double(src[i]));
+        }
+    }
+    CHECK(toHalf, "Cast float->half (RINT)");
+    CHECK(toBf16, "Cast float->bfloat16 (RINT)");
+}
+
 void SectionAdv()
 {
     Scratch s;
@@ -767,7 +875,7 @@ int main(int argc, char** argv)
                     {"cast", SectionCast}, {"vec", SectionVec},     {"adv", SectionAdv},
                     {"adv_notmp", SectionAdvNoTmp}, {"copy", SectionCopy}, {"queue", SectionQueue},
                     {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
-                    {"tiling", SectionTiling}, {"list", SectionList}};
+                    {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

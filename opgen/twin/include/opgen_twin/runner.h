@@ -1,6 +1,6 @@
 // opgen CPU twin: runs an operator end to end on the CPU - InferShape, InferDataType,
 // TilingFunc (all taken from the OP_ADD registry) and the kernel, launched once per block
-// index, sequentially. Hardware-rule violations come back as an error result.
+// index (the blocks spread over threads). Hardware-rule violations come back as an error result.
 //
 //   #include "opgen_twin/runner.h"
 //   extern "C" void opgen_v0_add_custom(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
@@ -18,6 +18,7 @@
 #define OPGEN_TWIN_RUNNER_H
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -42,7 +43,8 @@
 namespace opgen_twin {
 
 // A host tensor handed to / returned by the runner. `data` holds the raw element bytes
-// (row-major, dtype encoding). `present=false` marks an omitted optional input.
+// (row-major, dtype encoding), or, for a tensor made with Borrow(), `view` points at the
+// caller's bytes and `data` is empty. `present=false` marks an omitted optional input.
 // A DYNAMIC input or output is one HostTensor made with List(): `isList` is set and
 // `children` holds its instances in order (the list's own dtype/shape/data are unused).
 struct HostTensor {
@@ -53,6 +55,8 @@ struct HostTensor {
     bool present = true;
     bool isList = false;
     std::vector<HostTensor> children;
+    const uint8_t* view = nullptr;  // Borrow(): the caller's bytes, `viewBytes` of them
+    size_t viewBytes = 0;
 
     int64_t NumElements() const
     {
@@ -61,6 +65,9 @@ struct HostTensor {
         return n;
     }
     size_t NumBytes() const { return static_cast<size_t>(NumElements()) * static_cast<size_t>(ge::GetSizeByDataType(dtype)); }
+    // The element bytes, wherever they are (`data` or the borrowed view).
+    const uint8_t* Bytes() const { return view != nullptr ? view : data.data(); }
+    size_t ByteSize() const { return view != nullptr ? viewBytes : data.size(); }
 
     static HostTensor Absent()
     {
@@ -85,6 +92,19 @@ struct HostTensor {
         t.dtype = dt;
         t.shape = std::move(shape);
         t.data.assign(static_cast<const uint8_t*>(bytes), static_cast<const uint8_t*>(bytes) + n);
+        return t;
+    }
+    // A tensor on `n` bytes the caller keeps valid, and does not change, while the tensor is in
+    // use: no copy is made. RunOp passes a borrowed input of an op with outputs to the kernel
+    // as its GM buffer directly, as the NPU passes the caller's device memory (a kernel writing
+    // that input writes the caller's bytes); the inputs of an op without outputs are copied.
+    static HostTensor Borrow(ge::DataType dt, std::vector<int64_t> shape, const void* bytes, size_t n)
+    {
+        HostTensor t;
+        t.dtype = dt;
+        t.shape = std::move(shape);
+        t.view = static_cast<const uint8_t*>(bytes);
+        t.viewBytes = n;
         return t;
     }
     std::vector<double> ToDoubles() const;
@@ -314,8 +334,8 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
             return Format("input '%s' of %s: a list entry must be a present, plain tensor", name.c_str(),
                           opType.c_str());
         }
-        if (t.data.size() != t.NumBytes()) {
-            return Format("input '%s': %zu data bytes for shape %s of %s (expected %zu)", name.c_str(), t.data.size(),
+        if (t.ByteSize() != t.NumBytes()) {
+            return Format("input '%s': %zu data bytes for shape %s of %s (expected %zu)", name.c_str(), t.ByteSize(),
                           ShapeStr(t.shape).c_str(), DataTypeName(t.dtype), t.NumBytes());
         }
         if (t.shape.size() > gert::Shape::kMaxDimNum) {
@@ -338,7 +358,7 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
         desc.SetOriginFormat(t.format);
         desc.SetStorageFormat(t.format);
         gert::Tensor tensor;
-        tensor.TwinSet(ss, t.dtype, t.format, t.data.data(), t.data.size());
+        tensor.TwinSet(ss, t.dtype, t.format, t.Bytes(), t.ByteSize());
         c.inShapes.push_back(ss);
         c.inDescs.push_back(desc);
         c.inTensors.push_back(tensor);
@@ -577,6 +597,12 @@ struct GmBuffers {
         g_launch.gm.push_back({p, bytes, name});
         return p;
     }
+    // A GM region of `bytes` bytes on memory the caller owns (a borrowed input): no copy.
+    uint8_t* Borrow(const uint8_t* p, size_t bytes, std::string name)
+    {
+        g_launch.gm.push_back({p, bytes, std::move(name)});
+        return const_cast<uint8_t*>(p);
+    }
     // Like Add, but the buffer is `data` itself (already filled by the caller): it moves in
     // here, padded to 32 bytes with `fill`, and Return() moves it back, so an output needs no
     // second buffer and no copy.
@@ -606,6 +632,17 @@ struct GmBuffers {
         return Add(words.size() * sizeof(uint64_t), 0, name + " (tensor list descriptor)", words.data());
     }
 };
+
+// Gives a borrowed tensor (and a list's borrowed instances) its own copy of the bytes.
+inline void OwnBytes(HostTensor& t)
+{
+    if (t.view != nullptr) {
+        t.data.assign(t.view, t.view + t.viewBytes);
+        t.view = nullptr;
+        t.viewBytes = 0;
+    }
+    for (HostTensor& child : t.children) OwnBytes(child);
+}
 
 // Output instance `inst` inside RunResult::outputs (per IR output, DYNAMIC ones as lists).
 inline HostTensor& OutputSlot(std::vector<HostTensor>& outputs, const CallData& c, size_t inst)
@@ -757,6 +794,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     }
     if (defOuts.empty()) {
         r.inputs = inputs;
+        for (HostTensor& t : r.inputs) OwnBytes(t);  // they outlive the caller's memory
     }
     if (c.blockDim == 0) {  // empty outputs: nothing to launch
         r.ok = true;
@@ -765,7 +803,9 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     }
 
     // ---- GM buffers: one parameter per IR input/output; an omitted optional input is
-    // nullptr, a DYNAMIC one the address of its tensor-list descriptor ----
+    // nullptr, a DYNAMIC one the address of its tensor-list descriptor. A borrowed input of an
+    // op with outputs is its own GM buffer; other inputs are copied (an op without outputs
+    // updates the copies, which r.inputs receives) ----
     LaunchState& L = g_launch;
     L.gm.clear();
     GmBuffers gm;
@@ -782,7 +822,10 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         std::vector<const void*> addrs;
         for (size_t j = 0; j < n; ++j) {
             const HostTensor& t = ts[j];
-            addrs.push_back(gm.Add(t.data.size(), 0xFF, "input '" + InstanceName(defIns[i], j) + "'", t.data.data()));
+            std::string name = "input '" + InstanceName(defIns[i], j) + "'";
+            addrs.push_back(t.view != nullptr && t.viewBytes > 0 && !defOuts.empty()
+                                ? gm.Borrow(t.view, t.viewBytes, std::move(name))
+                                : gm.Add(t.ByteSize(), 0xFF, name, t.Bytes()));
             shapes.push_back(t.shape);
         }
         args.push_back(IsDynamic(defIns[i]) ? gm.AddList(shapes, addrs, "input '" + defIns[i].TwinName() + "'")
@@ -817,36 +860,42 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     L.sysWorkspaceBytes = opt.platform.libApiWorkspace;
     r.launched = true;
     // Blocks are independent, as AI cores are: they run on up to LaunchThreads() threads, each
-    // with its own launch state; a failure is reported for the lowest failing block, as if
-    // they ran one after the other.
+    // with its own launch state, taking the next block as they finish one (a thread the OS
+    // holds back delays only its own block); a failure is reported for the lowest failing
+    // block, as if they ran one after the other: the blocks before it all run, those after it
+    // are not started once it failed.
     const uint32_t workers = std::min<uint32_t>(c.blockDim, LaunchThreads());
     std::vector<std::string> blockErrors(c.blockDim);
+    std::atomic<uint32_t> nextBlock{0};
+    std::atomic<uint32_t> firstFailed{c.blockDim};
     const LaunchState shared = L;
-    auto runBlocks = [&](uint32_t first) {
+    auto runBlocks = [&]() {
         LaunchState& mine = g_launch;  // this thread's
         mine = shared;
-        for (uint32_t b = first; b < c.blockDim; b += workers) {
+        for (uint32_t b = nextBlock++; b < c.blockDim && b < firstFailed.load(); b = nextBlock++) {
             mine.blockIdx = b;
             mine.currentPipe = nullptr;
             mine.kernelType = -1;
             ResetLaunchFlags();
             try {
                 k->fn(args);
+                continue;
             } catch (const std::exception& e) {
                 blockErrors[b] = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
-                break;
             } catch (...) {
                 blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
-                break;
+            }
+            uint32_t failed = firstFailed.load();
+            while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
             }
         }
         mine = LaunchState();
     };
     std::vector<std::thread> pool;
     for (uint32_t t = 1; t < workers; ++t) {
-        pool.emplace_back(runBlocks, t);
+        pool.emplace_back(runBlocks);
     }
-    runBlocks(0);
+    runBlocks();
     for (std::thread& t : pool) {
         t.join();
     }
@@ -911,9 +960,9 @@ inline HostTensor HostTensor::FromDoubles(ge::DataType dt, std::vector<int64_t> 
 inline std::vector<double> HostTensor::ToDoubles() const
 {
     const size_t es = static_cast<size_t>(ge::GetSizeByDataType(dtype));
-    const size_t n = es == 0 ? 0 : data.size() / es;
+    const size_t n = es == 0 ? 0 : ByteSize() / es;
     std::vector<double> out(n);
-    for (size_t i = 0; i < n; ++i) out[i] = detail::DecodeElement(dtype, data.data() + i * es);
+    for (size_t i = 0; i < n; ++i) out[i] = detail::DecodeElement(dtype, Bytes() + i * es);
     return out;
 }
 

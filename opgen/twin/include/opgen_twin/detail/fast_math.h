@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "opgen_twin/detail/simd.h"
+
 namespace opgen_twin {
 namespace detail {
 
@@ -103,7 +105,7 @@ inline int TanhSimdLevel()
                               __builtin_cpu_supports("avx512vl"))
                                  ? 2
                                  : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
-    return level;
+    return level < SimdCap() ? level : SimdCap();  // OPGEN_TWIN_SIMD (simd.h)
 }
 #endif
 #undef OPGEN_TWIN_TANH_CHUNK_BODY

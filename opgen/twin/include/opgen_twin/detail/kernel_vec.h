@@ -2,7 +2,9 @@
 //
 // Every op checks that `count` fits each operand tensor, computes each element from the
 // decoded inputs (exactly in double for half/bfloat16 inputs, IEEE float for float
-// inputs) and rounds once to the destination type. Element types follow the
+// inputs) and rounds once to the destination type. The loops over float and integer elements
+// and the hot Casts run vectorized for the CPU's instruction set (simd.h) with the same bits:
+// no multiply feeds an add that an FMA could fuse. Element types follow the
 // "Atlas A2 training/inference" support tables of the AscendC API docs; other types are
 // rejected at compile time.
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_VEC_H
@@ -14,6 +16,7 @@
 #include <type_traits>
 
 #include "opgen_twin/detail/kernel_tensor.h"
+#include "opgen_twin/detail/simd.h"
 
 namespace AscendC {
 
@@ -88,6 +91,18 @@ template <class T> inline T OpDiv(T a, T b)
 template <class T> inline T OpMax(T a, T b) { return ToDouble(a) >= ToDouble(b) ? a : b; }
 template <class T> inline T OpMin(T a, T b) { return ToDouble(a) <= ToDouble(b) ? a : b; }
 
+// body(i) for i < count: vectorized for float and integer T; for half/bfloat16 (arithmetic in
+// double, then rounding code) a plain loop.
+template <class T, class Body>
+inline void ForEachElement(int32_t count, const Body& body)
+{
+    if constexpr (IsFp16Like<T>::value) {
+        SimdForBase(static_cast<uint32_t>(count), body);
+    } else {
+        SimdFor(static_cast<uint32_t>(count), body);
+    }
+}
+
 // Applies f elementwise: dst[i] = f(src0[i], src1[i]).
 template <class T, class F>
 inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
@@ -102,9 +117,7 @@ inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst, const As
     void* d = dst.TwinData();
     const void* a = src0.TwinData();
     const void* b = src1.TwinData();
-    for (int32_t i = 0; i < count; ++i) {
-        Store<T>(d, i, f(Load<T>(a, i), Load<T>(b, i)));
-    }
+    ForEachElement<T>(count, [d, a, b, f](uint32_t i) { Store<T>(d, i, f(Load<T>(a, i), Load<T>(b, i))); });
 }
 
 template <class T, class F>
@@ -118,9 +131,7 @@ inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst, const Asc
     src.TwinCheckFits(api, "src", static_cast<uint64_t>(count));
     void* d = dst.TwinData();
     const void* s = src.TwinData();
-    for (int32_t i = 0; i < count; ++i) {
-        Store<T>(d, i, f(Load<T>(s, i)));
-    }
+    ForEachElement<T>(count, [d, s, f](uint32_t i) { Store<T>(d, i, f(Load<T>(s, i))); });
 }
 
 // Transcendental helper: evaluate in double, round once to T.
@@ -140,37 +151,43 @@ template <typename T>
 inline void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Add", "int16_t, half, int32_t, float");
-    opgen_twin::detail::Binary("Add", dst, src0, src1, count, opgen_twin::detail::OpAdd<T>);
+    opgen_twin::detail::Binary("Add", dst, src0, src1, count,
+                               [](T a, T b) { return opgen_twin::detail::OpAdd<T>(a, b); });
 }
 template <typename T>
 inline void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Sub", "int16_t, half, int32_t, float");
-    opgen_twin::detail::Binary("Sub", dst, src0, src1, count, opgen_twin::detail::OpSub<T>);
+    opgen_twin::detail::Binary("Sub", dst, src0, src1, count,
+                               [](T a, T b) { return opgen_twin::detail::OpSub<T>(a, b); });
 }
 template <typename T>
 inline void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Mul", "int16_t, half, int32_t, float");
-    opgen_twin::detail::Binary("Mul", dst, src0, src1, count, opgen_twin::detail::OpMul<T>);
+    opgen_twin::detail::Binary("Mul", dst, src0, src1, count,
+                               [](T a, T b) { return opgen_twin::detail::OpMul<T>(a, b); });
 }
 template <typename T>
 inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Div", "half, float");
-    opgen_twin::detail::Binary("Div", dst, src0, src1, count, opgen_twin::detail::OpDiv<T>);
+    opgen_twin::detail::Binary("Div", dst, src0, src1, count,
+                               [](T a, T b) { return opgen_twin::detail::OpDiv<T>(a, b); });
 }
 template <typename T>
 inline void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Max", "int16_t, half, int32_t, float");
-    opgen_twin::detail::Binary("Max", dst, src0, src1, count, opgen_twin::detail::OpMax<T>);
+    opgen_twin::detail::Binary("Max", dst, src0, src1, count,
+                               [](T a, T b) { return opgen_twin::detail::OpMax<T>(a, b); });
 }
 template <typename T>
 inline void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsArithT<T>::value, "Min", "int16_t, half, int32_t, float");
-    opgen_twin::detail::Binary("Min", dst, src0, src1, count, opgen_twin::detail::OpMin<T>);
+    opgen_twin::detail::Binary("Min", dst, src0, src1, count,
+                               [](T a, T b) { return opgen_twin::detail::OpMin<T>(a, b); });
 }
 
 // ---------------- tensor-scalar ----------------
@@ -268,9 +285,8 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
     }
     dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
     void* d = dst.TwinData();
-    for (int32_t i = 0; i < count; ++i) {
-        opgen_twin::detail::Store<T>(d, i, scalarValue);
-    }
+    const T v = scalarValue;
+    opgen_twin::detail::ForEachElement<T>(count, [d, v](uint32_t i) { opgen_twin::detail::Store<T>(d, i, v); });
 }
 
 }  // namespace AscendC
@@ -406,18 +422,18 @@ inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
         return false;
     }
     if constexpr (std::is_same<S, half>::value && std::is_same<D, float>::value) {
-        for (uint32_t i = 0; i < count; ++i) Store<float>(dst, i, fp::HalfBitsToFloatFast(Load<uint16_t>(src, i)));
+        SimdFor(count, [dst, src](uint32_t i) { Store<float>(dst, i, fp::HalfBitsToFloatFast(Load<uint16_t>(src, i))); });
         return true;
     } else if constexpr (std::is_same<S, bfloat16_t>::value && std::is_same<D, float>::value) {
-        for (uint32_t i = 0; i < count; ++i) Store<float>(dst, i, fp::Bf16BitsToFloat(Load<uint16_t>(src, i)));
+        SimdFor(count, [dst, src](uint32_t i) { Store<float>(dst, i, fp::Bf16BitsToFloat(Load<uint16_t>(src, i))); });
         return true;
     } else if constexpr (std::is_same<S, float>::value && std::is_same<D, half>::value) {
         if (r != Rounding::kNearestEven) return false;
-        for (uint32_t i = 0; i < count; ++i) Store<uint16_t>(dst, i, fp::FloatToHalfBitsRne(Load<float>(src, i)));
+        SimdFor(count, [dst, src](uint32_t i) { Store<uint16_t>(dst, i, fp::FloatToHalfBitsRne(Load<float>(src, i))); });
         return true;
     } else if constexpr (std::is_same<S, float>::value && std::is_same<D, bfloat16_t>::value) {
         if (r != Rounding::kNearestEven) return false;
-        for (uint32_t i = 0; i < count; ++i) Store<uint16_t>(dst, i, fp::FloatToBf16BitsRne(Load<float>(src, i)));
+        SimdFor(count, [dst, src](uint32_t i) { Store<uint16_t>(dst, i, fp::FloatToBf16BitsRne(Load<float>(src, i))); });
         return true;
     } else {
         (void)r;

@@ -1,8 +1,8 @@
 // opgen CPU twin: per-launch state shared by the kernel-side emulation and the runner.
 //
-// The runner launches a kernel once per block index, sequentially, in one thread. Before
-// each launch it fills LaunchState (block index/number, tiling key, UB size, the list of
-// GM buffers it allocated). Kernel-side checks consult it; when no GM buffer is
+// The runner launches a kernel once per block index, the blocks spread over threads. Before
+// each launch it fills the thread's LaunchState (block index/number, tiling key, UB size, the
+// list of GM buffers it allocated or borrowed). Kernel-side checks consult it; when no GM buffer is
 // registered (unit tests that build tensors by hand) the GM-allocation check is skipped
 // and only the GlobalTensor's own SetGlobalBuffer size is enforced.
 #ifndef OPGEN_TWIN_DETAIL_LAUNCH_H
