@@ -51,6 +51,9 @@ def test_cast_round_modes(run_section):
     res = run_section("test_kernel_api", "cast")
     assert res["passed"] >= 100  # 10 values x 7 modes + the other conversions
     assert "CAST_NONE" in res["messages"]["cast_bf16_none"]
+    # the SoC a kernel is built for: 310P has no float -> half CAST_RINT, 910A no bfloat16_t Cast
+    assert "ascend310p (__NPU_ARCH__ 2002)" in res["messages"]["cast_310p_rint"]
+    assert "no bfloat16_t Cast" in res["messages"]["cast_910a_bf16"]
 
 
 def test_vector_ops(run_section):

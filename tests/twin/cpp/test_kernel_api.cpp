@@ -214,6 +214,22 @@ void SectionCast()
              {"Cast(float->bfloat16_t)", "CAST_NONE", "not supported"});
     ExpectHw("cast_half_float_rint", [] { CastOne<float, half>(half(1.0f), RoundMode::CAST_RINT); },
              {"Cast(half->float)", "CAST_RINT"});
+    // ascend310p (2002) and ascend910 (1001): float -> half only with CAST_NONE/CAST_ODD, no bfloat16_t
+    {
+        Scratch s;
+        auto f = s.Get<float>(32);
+        auto h = s.Get<half>(32);
+        auto b = s.Get<bfloat16_t>(32);
+        f.SetValue(0, 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -13));
+        ExpectOk("cast_310p_none", [&] { Cast<half, float, 2002>(h, f, RoundMode::CAST_NONE, 8); });
+        CHECK(h.GetValue(0).Bits() == 0x3C01, "310P float->half CAST_NONE rounds to nearest: %04x",
+              h.GetValue(0).Bits());
+        ExpectHw("cast_310p_rint", [&] { Cast<half, float, 2002>(h, f, RoundMode::CAST_RINT, 8); },
+                 {"Cast(float->half)", "CAST_RINT", "ascend310p (__NPU_ARCH__ 2002)", "CAST_NONE"});
+        ExpectHw("cast_910a_bf16", [&] { Cast<bfloat16_t, float, 1001>(b, f, RoundMode::CAST_RINT, 8); },
+                 {"ascend910 (__NPU_ARCH__ 1001)", "no bfloat16_t Cast"});
+        ExpectOk("cast_910b_rint", [&] { Cast<half, float, 2201>(h, f, RoundMode::CAST_RINT, 8); });
+    }
     // widening is exact
     CHECK((CastOne<float, half>(half::FromBits(0x0001), RoundMode::CAST_NONE) == std::ldexp(1.0f, -24)), "half->float");
     CHECK((CastOne<float, bfloat16_t>(bfloat16_t::FromBits(0x4049), RoundMode::CAST_NONE) == 3.140625f), "bf16->float");

@@ -17,6 +17,7 @@
 
 #include "opgen_twin/detail/kernel_tensor.h"
 #include "opgen_twin/detail/simd.h"
+#include "opgen_twin/detail/soc.h"
 
 namespace AscendC {
 
@@ -446,7 +447,7 @@ inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
 
 namespace AscendC {
 
-template <typename T, typename U>
+template <typename T, typename U, int Arch = opgen_twin::detail::kNpuArch>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count)
 {
     constexpr uint32_t modes = opgen_twin::detail::CastModes<U, T>();
@@ -464,6 +465,12 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
             opgen_twin::detail::TypeName<U>(), opgen_twin::detail::TypeName<T>(),
             opgen_twin::detail::RoundModeName(roundMode)));
     }
+    opgen_twin::detail::CheckCastExists<Arch>(
+        opgen_twin::detail::TypeName<U>(), opgen_twin::detail::TypeName<T>(),
+        std::is_same<T, bfloat16_t>::value || std::is_same<U, bfloat16_t>::value,
+        std::is_same<T, half>::value && std::is_same<U, float>::value,
+        roundMode == RoundMode::CAST_NONE || roundMode == RoundMode::CAST_ODD,
+        opgen_twin::detail::RoundModeName(roundMode));
     dst.TwinCheckFits(api, "dst", count);
     src.TwinCheckFits(api, "src", count);
     const opgen_twin::Rounding r = opgen_twin::detail::ToRounding(roundMode);

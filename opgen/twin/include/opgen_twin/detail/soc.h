@@ -47,6 +47,28 @@ inline void CheckDataCopyPadExists(const char* api)
     }
 }
 
+// Cast on ascend910 and ascend310p (asc-devkit's Cast table and their Cast implementations): no
+// float <-> bfloat16_t Cast at all, and float -> half only with CAST_NONE or CAST_ODD (CAST_RINT
+// and the directed modes assert there and convert nothing). Arch as for DataCopyPad.
+template <int Arch>
+inline void CheckCastExists(const char* from, const char* to, bool bf16, bool floatToHalf,
+                            bool modeNoneOrOdd, const char* mode)
+{
+    if (Arch != 1001 && Arch != 2002) {
+        return;
+    }
+    if (bf16) {
+        ThrowHardware(Format("Cast(%s->%s): %s (__NPU_ARCH__ %d) has no bfloat16_t Cast; opgen registers no "
+                             "bfloat16 dtype combination for it",
+                             from, to, SocName(Arch), Arch));
+    }
+    if (floatToHalf && !modeNoneOrOdd) {
+        ThrowHardware(Format("Cast(%s->%s): RoundMode::%s does not exist for this conversion on %s (__NPU_ARCH__ "
+                             "%d): only CAST_NONE (round to nearest even where inexact) and CAST_ODD",
+                             from, to, mode, SocName(Arch), Arch));
+    }
+}
+
 }  // namespace detail
 }  // namespace opgen_twin
 
