@@ -24,7 +24,7 @@ from opgen.options import (
     resolve_socs,
     safe_file_name,
 )
-from opgen.problems import Problem
+from opgen.problems import Problem, PrototypeError, key_path
 from opgen.resources import templates_dir
 from opgen.soc_dtypes import SocDtypeError
 from opgen.templatedata import ProjectData
@@ -115,8 +115,6 @@ def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
     """Build the template data now, so a compute expression or a dtype the SoCs cannot run is
     bad input (exit 2, a problem at the expression's or the op's JSON path) found before
     anything is rendered."""
-    from opgen.problems import PrototypeError
-
     try:
         return build_data(proto, options)
     except OpDataErrors as exc:
@@ -127,8 +125,6 @@ def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
     """prototype.load; when the file has problems, the template data of the ops that passed
     every rule is built for `socs` too, so one run reports the compute compiler's and the SoCs'
     problems with the others."""
-    from opgen.problems import PrototypeError
-
     try:
         return prototype.load(proto_path)
     except PrototypeError as exc:
@@ -142,8 +138,6 @@ def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
 def op_data_problem(error: LoweringError | SocDtypeError) -> Problem:
     """An op's error as a problem at its JSON path: a lowering error at the failing expression,
     a dtype no SoC can run at the op."""
-    from opgen.problems import Problem, key_path
-
     path = error.op.json_path
     if isinstance(error, LoweringError):
         path = key_path(key_path(path, "opgen"), "compute")

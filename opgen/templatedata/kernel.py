@@ -41,6 +41,11 @@ FALLBACK_VIA = {"tanh": "Exp", "sigmoid": "Exp", "sign": "Muls, Maxs and Mins",
                 "pow": "Ln and Exp"}
 UNAVOIDABLE_APIS = ("floor", "ceil", "erf")
 
+
+def _api_name(func: str) -> str:
+    """The Ascend C API of a compute function in MISSABLE_APIS or UNAVOIDABLE_APIS."""
+    return "Power" if func == "pow" else func.capitalize()
+
 # The tiling struct's fields every op has (attr fields and host scalars follow).
 BASE_TILING_FIELDS = (
     ("uint64_t", "totalLength", "elements of every streamed tensor"),
@@ -445,7 +450,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
             out = next(o for o, tree in op.compute.items() if f in api_funcs(tree, mode))
             lacking = ", ".join(short_missing[f])
             raise LoweringError(
-                f"compute expression of output '{out}': {f}() needs the {f.capitalize()} API, "
+                f"compute expression of output '{out}': {f}() needs the {_api_name(f)} API, "
                 f"which {lacking} lack{'s' if len(short_missing[f]) == 1 else ''} "
                 "(asc-devkit, 产品支持情况); drop those SoCs from the targets or write the "
                 "compute step by hand", out)
@@ -480,9 +485,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
     live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
     min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
-    exp_fallbacks = sorted({"sigmoid": "Sigmoid", "tanh": "Tanh", "pow": "Power"}[f]
-                           for f in ("sigmoid", "tanh", "pow")
-                           if f in used_funcs and short_missing[f])
+    exp_fallbacks = sorted(_api_name(f) for f in MISSABLE_APIS if "Exp" in FALLBACK_VIA[f]
+                           and f in used_funcs and short_missing[f])
 
     # C++ names of the tiles
     names = {f"in:{t.param.name}": t.kernel_param for t in ins}
@@ -563,7 +567,7 @@ def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
     via: dict[str, str] = {}  # API -> what it is computed through
     for f in MISSABLE_APIS:
         for soc in short_missing[f] if f in used else ():
-            api = "Power" if f == "pow" else f.capitalize()
+            api = _api_name(f)
             lacking.setdefault(soc, []).append(api)
             via[api] = FALLBACK_VIA[f]
     if not lacking:
