@@ -108,6 +108,8 @@ class Op:
     precision: str = "L0"
     # rsqrt/reciprocal/number / tensor as Rsqrt and Reciprocal ("opgen": {"fast_math": true})
     fast_math: bool = False
+    # extra precision cases, each the shape of every input given ("opgen": {"test_shapes"})
+    test_shapes: tuple[dict[str, tuple[int, ...]], ...] = ()
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:

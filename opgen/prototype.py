@@ -433,6 +433,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
                                                 attrs)
     problems += found
     problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
+    test_shapes, found = _check_test_shapes(base, raw.get("opgen", {}), inputs)
+    problems += found
     if problems:
         return None, problems, warnings
 
@@ -457,7 +459,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         return None, problems, warnings
     op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
             json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"),
-            fast_math=fast_math)
+            fast_math=fast_math, test_shapes=test_shapes)
     return op, problems, warnings
 
 
@@ -671,6 +673,29 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     for out_name, tree in compute.items():
         golden.setdefault(out_name, expr.to_torch(tree))
     return compute, golden, problems
+
+
+def _check_test_shapes(base: str, block: dict[str, Any], inputs):
+    """"test_shapes": each case names every required input (optional ones may be left out) and
+    nothing else. Whether the shapes fit the op (broadcasting, a golden's rule) is checked where
+    the shape rule is known."""
+    problems: list[Problem] = []
+    cases: list[dict[str, tuple[int, ...]]] = []
+    names_ = [t.name for t in inputs]
+    required = [t.name for t in inputs if t.param_type == "required"]
+    for i, case in enumerate(block.get("test_shapes", [])):
+        path = key_path(key_path(key_path(base, "opgen"), "test_shapes"), i)
+        for name in case:
+            if name not in names_:
+                problems.append(Problem(key_path(path, name), f"'{name}' is not an input of "
+                                        "this op", suggestion=did_you_mean(name, names_)))
+        missing = [n for n in required if n not in case]
+        if missing:
+            problems.append(Problem(path, "gives no shape for required input(s) "
+                                    f"{', '.join(missing)}; a case gives every required "
+                                    "input's shape"))
+        cases.append({n: tuple(case[n]) for n in names_ if n in case})
+    return tuple(cases), problems
 
 
 def _complex_compute_problems(base: str, snake: str, inputs, outputs,

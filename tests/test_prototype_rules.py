@@ -504,3 +504,31 @@ def test_precision_level_without_a_golden_warns_it_has_no_effect():
     proto = prototype.loads(json.dumps([op(opgen={"precision": "L2"})]))
     (warning,) = [w for w in proto.warnings if "precision" in w]
     assert warning.startswith("$[0].opgen.precision: L2 has no effect")
+
+
+# --- test shapes ("opgen": {"test_shapes": [...]}) -------------------------------------------
+
+
+def test_test_shapes_are_read_per_input_in_input_order():
+    proto = prototype.loads(json.dumps([op(opgen={"compute": {"z": "x + y"}, "test_shapes": [
+        {"y": [37], "x": [4, 37]}, {"x": [], "y": [0]}]})]))
+    (add,) = proto.ops
+    assert add.test_shapes == ({"x": (4, 37), "y": (37,)}, {"x": (), "y": (0,)})
+    assert list(add.test_shapes[0]) == ["x", "y"]
+
+
+def test_test_shapes_default_to_none():
+    assert prototype.loads(json.dumps([op()])).ops[0].test_shapes == ()
+
+
+def test_test_shapes_name_inputs_only_and_every_required_one():
+    found = problems_of([op(opgen={"test_shapes": [{"x": [2], "yy": [2]}]})])
+    assert found == [
+        ("$[0].opgen.test_shapes[0]", "gives no shape for required input(s) y; a case gives "
+                                      "every required input's shape"),
+        ("$[0].opgen.test_shapes[0].yy", "'yy' is not an input of this op; did you mean 'y'?")]
+
+
+def test_test_shapes_dimensions_are_non_negative_integers():
+    path, text = only_problem([op(opgen={"test_shapes": [{"x": [2, -1], "y": [2]}]})])
+    assert path == "$[0].opgen.test_shapes[0].x[1]" and "minimum of 0" in text
