@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from opgen import expr, names, spelling
+from opgen import broadcast, expr, names, spelling
 from opgen.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
@@ -460,6 +460,9 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
             json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"),
             fast_math=fast_math, test_shapes=test_shapes)
+    problems += broadcast.test_shapes_problems(op)
+    if problems:
+        return None, problems, warnings
     return op, problems, warnings
 
 

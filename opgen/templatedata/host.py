@@ -14,6 +14,7 @@ from opgen.model import Attr, Op
 from opgen.names import aclnn_name
 from opgen.options import Options
 from opgen.templatedata.kernel import KernelData, _Tensor
+from opgen.templatedata.layout import cpp_wrap
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class HostData:
     has_dynamic_output: bool
     has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
     warnings: list[str]  # the SoCs that leave dtype combinations out
+    # An op that broadcasts its required inputs: their indexes and names for InferShapeBroadcast,
+    # and the tiling fields PlanBroadcast fills. None: the inputs share one shape.
+    broadcast: dict[str, str] | None = None
 
 
 def build(op: Op, options: Options, kernel: KernelData) -> HostData:
@@ -59,8 +63,26 @@ def build(op: Op, options: Options, kernel: KernelData) -> HostData:
         scalars=kernel.compute.host_scalars,
         has_outputs=bool(op.outputs),
         warnings=soc_dtypes.check(op, options.soc_short_names),
+        broadcast=_broadcast(kernel),
         **infer,
     )
+
+
+def _broadcast(kernel: KernelData) -> dict[str, str] | None:
+    if kernel.broadcast is None:
+        return None
+    ins = [t for t in kernel.streams if t.role == "input"]
+    reads = kernel.broadcast["reads"]
+    return {
+        "inputs": ", ".join(str(t.index) for t in ins),
+        "names": ", ".join(t.param.name for t in ins[:-1]) + " and " + ins[-1].param.name,
+        "inputs_decl": cpp_wrap("const size_t inputs[] = {", [str(t.index) for t in ins], "};",
+                                indent=" " * 4),
+        "reads_decl": cpp_wrap("OpgenBroadcastInput* const reads[] = {",
+                               [f"&tiling->{reads[t.param.name]}" for t in ins], "};",
+                               indent=" " * 4),
+        "shape": f"tiling->{kernel.broadcast['shape']}",
+    }
 
 
 def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> dict[str, Any]:

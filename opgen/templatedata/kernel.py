@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen import expr
+from opgen.broadcast import broadcasts
 from opgen.catalog import DTYPES, SOC_FAMILIES
 from opgen.expr import show
 from opgen.literals import cpp_float, cpp_literal, cpp_string
@@ -122,6 +123,10 @@ class KernelData:
     warnings: list[str]  # for the CLI to show
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
+    # An op that broadcasts its inputs (opgen/broadcast.py): the tiling field of the output
+    # shape ("shape") and, per streamed input by name, of how the kernel reads it ("reads").
+    # None: the inputs share one shape.
+    broadcast: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -261,6 +266,10 @@ def build(op: Op, options: Options) -> KernelData:
     entry_params = [f"GM_ADDR {p}" for p in [t.kernel_param for t in tensors]
                     + ["workspace", "tiling"]]
     upper = op.snake_name.upper()
+    bcast = _broadcast_fields(op, ins, tags, tiling_names) if broadcasts(op) else None
+    fields = _tiling_fields(attr_fields, compute.host_scalars)
+    if bcast is not None:
+        fields = _with_broadcast_fields(fields, bcast)
     return KernelData(
         class_name=f"Kernel{op.op_type}",
         compute_fn=compute.fn,
@@ -287,7 +296,7 @@ def build(op: Op, options: Options) -> KernelData:
         streamed_outputs=[_tensor_ctx(t, tags, elements) for t in outs],
         other_tensors=[{"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
                        for t in tensors if not t.streamed],
-        tiling_fields=_tiling_fields(attr_fields, compute.host_scalars),
+        tiling_fields=fields,
         attr_fields=attr_fields,
         combinations=combos,
         compute=compute,
@@ -298,7 +307,36 @@ def build(op: Op, options: Options) -> KernelData:
         warnings=compute.warnings,
         tensors=tensors,
         streams=streamed,
+        broadcast=bcast,
     )
+
+
+def _broadcast_fields(op: Op, ins: list[_Tensor], tags: dict[str, str],
+                      taken: set[str]) -> dict[str, Any]:
+    """The tiling fields of a broadcasting op: the output shape, and how the kernel reads each
+    streamed input (OpgenBroadcastShape / OpgenBroadcastInput in the tiling header)."""
+    taken = set(taken)
+    shape = fresh("outShape", taken)
+    taken.add(shape)
+    reads = {}
+    for t in ins:
+        reads[t.param.name] = fresh(tags[t.kernel_param] + "Read", taken)
+        taken.add(reads[t.param.name])
+    return {"shape": shape, "reads": reads}
+
+
+def _with_broadcast_fields(fields: list[dict[str, str]], bcast: dict[str, Any]
+                           ) -> list[dict[str, str]]:
+    """`fields` and, after them, the broadcast fields, all aligned again."""
+    fields = [dict(f) for f in fields]
+    fields.append({"type": "OpgenBroadcastShape", "name": bcast["shape"],
+                   "comment": "the output shape, which the inputs broadcast to"})
+    fields += [{"type": "OpgenBroadcastInput", "name": field, "comment": f"how the kernel reads {name}"}
+               for name, field in bcast["reads"].items()]
+    width = max(len(f"{f['type']} {f['name']};") for f in fields)
+    for f in fields:
+        f["decl"] = f"{f['type']} {f['name']};".ljust(width)
+    return fields
 
 
 def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:

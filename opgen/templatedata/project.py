@@ -97,6 +97,16 @@ class ProjectData:
     def warnings(self) -> list[str]:
         return [w for op in self.ops for w in op.warnings]
 
+    @property
+    def broadcasts(self) -> bool:
+        """Some op broadcasts its inputs: the shared headers carry the broadcast machinery."""
+        return any(op.kernel.broadcast is not None for op in self.ops)
+
+    @property
+    def broadcast_header(self) -> str:
+        """op_kernel/opgen_broadcast.h's name when some op broadcasts, else "" (not written)."""
+        return "opgen_broadcast.h" if self.broadcasts else ""
+
 
 def tensor_context(t: TensorParam, index: int) -> dict[str, Any]:
     return {

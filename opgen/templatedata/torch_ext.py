@@ -20,6 +20,7 @@ from typing import Any
 
 from opgen.catalog import DTYPES
 from opgen.literals import cpp_string, doc_text, py_literal, py_string, torch_literal
+from opgen.broadcast import broadcasts
 from opgen.model import Attr, Op, TensorParam
 from opgen.options import Options
 from opgen.templatedata.layout import LINE, cpp_call, noqa_long, py_call, py_def, wrap
@@ -240,8 +241,25 @@ def same_shape_pairs(op: Op, params) -> list[tuple[dict[str, Any], dict[str, Any
     return [(required[0], other) for other in required[1:]]
 
 
+def broadcast_params(op: Op, params) -> list[dict[str, Any]]:
+    """The inputs an op that broadcasts (opgen/broadcast.py) broadcasts: its required ones."""
+    return [p for p in params if p["kind"] in ("tensor", "ref")] if broadcasts(op) else []
+
+
 def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
-    """The C++ statements of same_shape_pairs(); `helpers` is opgen_torch or opgen_npu."""
+    """The C++ statements of same_shape_pairs(), or of an op that broadcasts, the broadcast
+    shape of its inputs (refused when they do not broadcast); `helpers` is opgen_torch or
+    opgen_npu."""
+    bparams = broadcast_params(op, params)
+    if bparams:
+        names = "{" + ", ".join(cpp_string(p["name"]) for p in bparams) + "}"
+        tensors = "{" + ", ".join(p["cpp_name"] for p in bparams) + "}"
+        call = cpp_call(f"{helpers}::BroadcastShape", [cpp_string(op.op_type), names, tensors],
+                        4 + len("const std::vector<int64_t> broadcast_shape_ = "), ";")
+        if helpers == "opgen_torch":  # the twin's InferShape gives the outputs their shape
+            return [cpp_call(f"{helpers}::BroadcastShape",
+                             [cpp_string(op.op_type), names, tensors], 4, ";")]
+        return [f"const std::vector<int64_t> broadcast_shape_ = {call}"]
     return [cpp_call(f"{helpers}::CheckSameShape",
                      [cpp_string(op.op_type), cpp_string(first["name"]), first["cpp_name"],
                       cpp_string(other["name"]), other["cpp_name"]], 4, ";")
@@ -369,7 +387,7 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         # Elementwise: every output has the first input's shape; dtypes by combination. (An op
         # without outputs allocates nothing.)
         first = next(p for p in params if p["kind"] in ("tensor", "ref"))
-        shape = f"{first['cpp_name']}.sizes()"
+        shape = "broadcast_shape_" if broadcasts(op) else f"{first['cpp_name']}.sizes()"
         for o in returned:
             dtype = f"combination_[{len(op.inputs) + o['index']}]"
             alloc.append(f"at::Tensor {out_vars[o['name']]} = at::empty({shape}, "
@@ -471,6 +489,8 @@ def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
     fake = _fake_lines(op, options, params, outs)
     fake["checks_same_shape"] = any(line.startswith("_check_same_shape(")
                                     for line in fake["lines"])
+    fake["broadcasts"] = any(line.startswith("shape_ = _broadcast_shape(")
+                             for line in fake["lines"])
     return fake
 
 
@@ -503,6 +523,13 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
                   for o in returned]
         mode = "host"
+    elif broadcasts(op):
+        first = required[0]
+        named = [f"{p['name']}={p['name']}" for p in broadcast_params(op, params)]
+        lines.append("shape_ = " + py_call("_broadcast_shape", [op_type, *named], 4,
+                                           len("shape_ = ")))
+        values = [f"{first}.new_empty(shape_, dtype=dtypes_[{o['index']}])" for o in returned]
+        mode = "elementwise"
     elif op.is_elementwise:
         first = required[0]
         lines += shape_checks
