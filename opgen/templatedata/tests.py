@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opgen import expr, soc_dtypes
+from opgen.broadcast import broadcast_inputs, broadcasts
 from opgen.catalog import DTYPES
 from opgen.literals import py_string, py_value
 from opgen.model import Attr, Op
@@ -376,6 +377,39 @@ class TestsData:
     ir_def: str
     graph_args: str
     expected_node: str
+    # An op that broadcasts its inputs (opgen/broadcast.py): the different-shapes test checks
+    # broadcasting instead of refusal
+    broadcasts: bool = False
+    # precision cases with a shape per input (pytest.param lines): the prototype's test_shapes
+    # of an op with a compute expression, then, for an op that broadcasts, built-in ones
+    shape_cases: list[str] = field(default_factory=list)
+
+
+def shape_case_params(op: Op) -> list[str]:
+    """pytest.param lines of the precision cases with a shape per input: every test_shapes
+    entry of an op with a compute expression, and for an op that broadcasts, a row broadcast
+    (the others over the first's trailing dim), a one-element last input and a strided one."""
+    if not op.is_elementwise:
+        return []
+    cases = [(case, "test-shapes-" + "-".join(n + ("x".join(map(str, s)) or "0d")
+                                              for n, s in case.items()))
+             for case in op.test_shapes]
+    names = [t.name for t in broadcast_inputs(op)]
+    if broadcasts(op):
+        first, last = names[0], names[-1]
+        cases.append(({n: (5, 37) if n == first else (37,) for n in names}, "broadcast-rows"))
+        cases.append(({n: (1,) if n == last else (5, 37) for n in names}, "broadcast-one-element"))
+        cases.append(({n: (4, 1, 33) if n == first else (3, 1) for n in names},
+                      "broadcast-strided"))
+    lines = []
+    for case, case_id in cases:
+        shapes = ", ".join(f"{py_string(n)}: {py_shape(s)}" for n, s in case.items())
+        lines.append(f"pytest.param({{{shapes}}}, id={py_string(case_id)}),")
+    return lines
+
+
+def py_shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def build(op: Op, options: Options, torch: TorchData) -> TestsData:
@@ -439,7 +473,7 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     if torch.differentiable:
         imports.append("check_backward")
     if torch.cpu["shape_checks"]:
-        imports.append("check_different_shapes_refused")
+        imports.append("check_broadcasting" if broadcasts(op) else "check_different_shapes_refused")
     if pending or host_pending:
         imports.append("kernel_is_placeholder")
     fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (["PENDING_HOST"] if host_pending
@@ -498,6 +532,8 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         ir_def=py_block(ir_def(op), 0, len("IR_DEF = ")),
         graph_args=py_block(graph_case(op)["args"], 0, len("GRAPH_ARGS = ")),
         expected_node=py_block(graph_case(op)["node"], 0, len("EXPECTED_NODE = ")),
+        broadcasts=broadcasts(op),
+        shape_cases=shape_case_params(op),
     )
 
 
