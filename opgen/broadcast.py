@@ -13,9 +13,10 @@ MAX_RANK = 8
 
 def broadcasts(op: Op) -> bool:
     """An op with a compute expression and outputs broadcasts its required inputs (the tensors
-    its kernel streams) when it has two or more. An op without outputs updates its inputs in
-    place, so they keep one shape."""
-    return op.is_elementwise and not op.in_place_only and len(broadcast_inputs(op)) >= 2
+    its kernel streams) when it has two or more. An op that updates an input in place (no
+    outputs, or an output that is an input) keeps one shape for all of them."""
+    return (op.is_elementwise and not op.in_place_only and not any(t.is_ref for t in op.outputs)
+            and len(broadcast_inputs(op)) >= 2)
 
 
 def broadcast_inputs(op: Op) -> list[TensorParam]:
@@ -61,6 +62,6 @@ def test_shapes_problems(op: Op) -> list[Problem]:
                 problems.append(Problem(path, f"the shapes {given} broadcast to more than "
                                         f"{MAX_RANK} dims, the most the kernel handles"))
         elif len(set(shapes)) > 1:
-            problems.append(Problem(path, f"{op.op_type} updates its inputs in place, so they "
-                                    f"have one shape; got {given}"))
+            problems.append(Problem(path, f"{op.op_type} updates an input in place, so its "
+                                    f"inputs have one shape; got {given}"))
     return problems

@@ -22,6 +22,8 @@ CASES = {
     "swish_pair": ROOT / "tests" / "data" / "e2e" / "swish_pair.json",
     # log1p, expm1, erf, floor, ceil, sign, clamp and real powers (boundary values included)
     "grammar_mix": ROOT / "tests" / "data" / "e2e" / "grammar_mix.json",
+    # broadcasting: a bias over rows, a 1-element value among 4 inputs, [7,1,33] x [1,5,33] x [33]
+    "broadcast": ROOT / "tests" / "data" / "e2e" / "broadcast.json",
 }
 
 
@@ -39,6 +41,16 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
         assert steps["build PyTorch extension"]["status"] == "passed"
         tests = steps["run tests"]
         assert tests["status"] == "passed" and " passed" in tests["detail"], tests
+        if name == "broadcast":  # every case with a shape per input passes, test_shapes too
+            rerun = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-rA",
+                                    "-p", "no:cacheprovider", "-k", "shape_per_input"],
+                                   cwd=project, capture_output=True, text=True, timeout=600)
+            passed = [line for line in rerun.stdout.splitlines() if line.startswith("PASSED")]
+            # 3 dtypes x (test_shapes + 3 built-in broadcasts) per op
+            assert len(passed) == 3 * (3 + 3) + 3 * (2 + 3) + 3 * (1 + 3), rerun.stdout[-3000:]
+            for case in ("test-shapes-x4x37-bias37", "test-shapes-x37-t14x37-t21-value1",
+                         "test-shapes-a7x1x33-b1x5x33-c33", "broadcast-strided"):
+                assert any(line.endswith(f"-{case}]") for line in passed), case
         if name == "gelu_seed":  # no compute: precision waits for the user's kernel
             log = (project / ".opgen" / "logs" / "test.log").read_text()
             assert "xfailed" in log

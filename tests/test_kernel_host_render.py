@@ -416,7 +416,8 @@ def test_socs_without_datacopypad_never_call_it(socs):
     ops = protos.text(*(json.loads(ALL_PROTOS[n])[0] for n in ("gelu", "add")))
     files = rendered(without_bf16(ops), socs)
     kernel = {path: text for path, text in files.items() if path.startswith("op_kernel/")}
-    assert len(kernel) == 8  # CMakeLists.txt, opgen_kernel.h, three per op
+    # CMakeLists.txt, opgen_kernel.h, opgen_broadcast.h (add broadcasts), three per op
+    assert len(kernel) == 9
     assert not [path for path, text in kernel.items() if "DataCopyPad(" in text]
     assert "OPGEN_BLOCK_TAILS" not in kernel["op_kernel/opgen_kernel.h"]  # one path, no switch
     assert "CopyGmToUb(tile, gm_[offset], count, block_);" in kernel["op_kernel/opgen_kernel.h"]
@@ -701,15 +702,20 @@ def test_twin_placeholder_step_writes_zeros(twin_ops):
 
 
 @pytest.mark.slow
-def test_twin_infer_shape_refuses_elementwise_inputs_of_different_shapes(twin_ops):
-    """AddCustom's kernel reads x and y in step: its InferShape fails (GRAPH_FAILED) before
-    the kernel could read y out of bounds or leave z half written."""
+def test_twin_infer_shape_broadcasts_or_refuses_inputs_of_different_shapes(twin_ops):
+    """AddCustom broadcasts x and y (torch's rules): shapes that do not broadcast fail its
+    InferShape (GRAPH_FAILED) before the kernel could read y out of bounds or leave z half
+    written; (3, 1) and (1, 3) give (3, 3)."""
     result, _, base = twin_ops
     for x, y in [(np.ones(4), np.ones(3)), (np.ones(3), np.ones(4)),
-                 (np.ones((3, 1)), np.ones((1, 3)))]:
+                 (np.ones((2, 3)), np.ones((3, 2)))]:
         out = twin.run(result.driver, "AddCustom", [("float32", x), ("float32", y)],
                        workdir=base)
         assert not out["ok"] and out["stage"] == "infer_shape", out
+    x, y = np.arange(3.0).reshape(3, 1), 10 * np.arange(3.0).reshape(1, 3)
+    out = twin.run(result.driver, "AddCustom", [("float32", x), ("float32", y)], workdir=base)
+    assert out["ok"], out["error"]
+    np.testing.assert_array_equal(out["outputs"][0]["values"], x + y)
     same = twin.run(result.driver, "AddCustom",
                     [("float32", np.ones((2, 3))), ("float32", np.ones((2, 3)))], workdir=base)
     assert same["ok"], same["error"]
@@ -753,6 +759,27 @@ def test_twin_tails_without_datacopypad(twin_ops, op_type, dtype, kernel_set):
                             kernel_set=kernel_set, **small)
         if name == "share_joins":
             assert out["block_dim"] == 4  # the fourth core's 5 elements go to the third
+
+
+# Broadcasts read each way (opgen_kernel.h's BroadcastInStream): rows, one element, strided,
+# over several tiles and cores (a small UB), and shorter than a block.
+BROADCAST_SHAPES = {"rows": ((300, 37), (37,)), "rows_3d": ((9, 5, 40), (5, 40)),
+                    "one_element": ((5001,), (1,)), "one_element_first": ((1,), (999,)),
+                    "strided": ((7, 1, 33), (1, 5, 33)), "strided_tiny": ((3, 1), (1, 2))}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel_set", ["npu2002", "npu1001", "default"])
+@pytest.mark.parametrize("dtype", ["float16", "int32"])
+def test_twin_broadcasts_with_and_without_datacopypad(twin_ops, dtype, kernel_set):
+    """AddTailsCustom with inputs of different shapes: the broadcast result, with the
+    block-copied tails of 310P/910A (rows read element by element there) and with DataCopyPad."""
+    for name, shapes in BROADCAST_SHAPES.items():
+        rng = np.random.default_rng(zlib.crc32(f"{dtype}/{name}".encode()))
+        values = {n: rng.integers(0, 100, s).astype(np.float64) if dtype == "int32"
+                  else rng.uniform(0.5, 2.0, s) for n, s in zip(("x", "y"), shapes, strict=True)}
+        run_and_judge(twin_ops, "AddTailsCustom", dtype, values, kernel_set=kernel_set,
+                      cores=4, ub=8192)
 
 
 @pytest.mark.slow

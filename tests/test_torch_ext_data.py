@@ -116,10 +116,11 @@ def test_aclnn_call_in_place_and_several_outputs():
 
     npu = context(protos.TWO_OUTPUTS)["npu"]
     assert npu["call_args"] == "x_, y_, posOut_, negOut_"
-    # Output dtypes come from the matched combination: inputs first, so outputs at 2 and 3.
+    # Output dtypes come from the matched combination: inputs first, so outputs at 2 and 3;
+    # the shape is x's and y's broadcast shape.
     assert npu["alloc"] == [
-        "at::Tensor posOut_ = at::empty(x.sizes(), x.options().dtype(combination_[2]));",
-        "at::Tensor negOut_ = at::empty(x.sizes(), x.options().dtype(combination_[3]));"]
+        "at::Tensor posOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[2]));",
+        "at::Tensor negOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[3]));"]
     assert npu["return_statement"] == "return std::make_tuple(posOut_, negOut_);"
 
     npu = context(protos.ONLY_IN_PLACE)["npu"]
@@ -201,7 +202,7 @@ def test_optional_output_is_always_allocated_and_returned():
     assert any(line.startswith("at::Tensor ratioOut_ = at::empty(") for line in npu["alloc"])
     assert npu["return_statement"] == "return std::make_tuple(yOut_, ratioOut_);"
     assert ctx["fake"]["lines"][-2:] == [
-        "    x.new_empty(x.shape, dtype=dtypes_[1]),", ")"]
+        "    x.new_empty(shape_, dtype=dtypes_[1]),", ")"]
     assert "always allocates it" in ctx["readme_notes"][0]
 
 
@@ -227,10 +228,10 @@ def test_differentiability(proto, differentiable, reason):
 def test_fake_kernels():
     assert context(protos.TWO_OUTPUTS)["fake"]["lines"] == [
         'dtypes_ = _output_dtypes("SplitSignCustom", _SPLIT_SIGN_CUSTOM_DTYPES, x, y)',
-        '_check_same_shape("SplitSignCustom", "x", x, "y", y)',
+        'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)',
         "return (",
-        "    x.new_empty(x.shape, dtype=dtypes_[0]),",
-        "    x.new_empty(x.shape, dtype=dtypes_[1]),",
+        "    x.new_empty(shape_, dtype=dtypes_[0]),",
+        "    x.new_empty(shape_, dtype=dtypes_[1]),",
         ")"]
     assert context(protos.IN_PLACE)["fake"]["lines"][-1] == (
         "return x.new_empty(x.shape, dtype=dtypes_[1])")
@@ -251,14 +252,21 @@ def test_fake_kernels():
     assert "my_ops/overrides/chunk_custom.py" in "".join(unknown["lines"]).replace('" "', "")
 
 
-def test_elementwise_inputs_are_checked_for_one_shape_everywhere():
-    # the fake kernel, the CPU kernel and the NPU adapter reject inputs of different shapes
-    # (no broadcasting; a shorter input would be read out of bounds) with the same message
+def test_elementwise_inputs_broadcast_everywhere():
+    # the fake kernel, the CPU kernel and the NPU adapter broadcast the inputs of an op with a
+    # compute expression, refusing shapes that do not broadcast with the same message
     ctx = context(protos.TWO_OUTPUTS)
-    check = 'opgen_torch::CheckSameShape("SplitSignCustom", "x", x, "y", y);'
+    assert ctx["cpu"]["shape_checks"] == [
+        'opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});']
+    assert ctx["npu"]["shape_checks"] == [
+        "const std::vector<int64_t> broadcast_shape_ =\n"
+        '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});']
+    assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in ctx["fake"]["lines"]
+    # an op that updates an input in place keeps one shape (the kernel does not broadcast)
+    ctx = context(protos.IN_PLACE)
+    check = 'opgen_torch::CheckSameShape("AccumulateCustom", "x", x, "y", y);'
     assert ctx["cpu"]["shape_checks"] == [check]
     assert ctx["npu"]["shape_checks"] == [check.replace("opgen_torch", "opgen_npu")]
-    assert '_check_same_shape("SplitSignCustom", "x", x, "y", y)' in ctx["fake"]["lines"]
     # one input, or no compute (the user's kernel decides): nothing to check
     for proto in (protos.ONLY_IN_PLACE, protos.OPAQUE, protos.REDUCE):
         assert context(proto)["cpu"]["shape_checks"] == []

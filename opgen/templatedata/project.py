@@ -103,10 +103,9 @@ class ProjectData:
         return any(op.kernel.broadcast is not None for op in self.ops)
 
     @property
-    def broadcast_header(self) -> str:
-        """op_kernel/opgen_broadcast.h's name when some op broadcasts, else "" (not written)."""
-        return "opgen_broadcast.h" if self.broadcasts else ""
-
+    def shape_cases(self) -> bool:
+        """Some op's tests have cases with a shape per input (test_shapes, broadcasting)."""
+        return any(op.tests.shape_cases for op in self.ops)
 
 def tensor_context(t: TensorParam, index: int) -> dict[str, Any]:
     return {

@@ -254,12 +254,14 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
     if bparams:
         names = "{" + ", ".join(cpp_string(p["name"]) for p in bparams) + "}"
         tensors = "{" + ", ".join(p["cpp_name"] for p in bparams) + "}"
-        call = cpp_call(f"{helpers}::BroadcastShape", [cpp_string(op.op_type), names, tensors],
-                        4 + len("const std::vector<int64_t> broadcast_shape_ = "), ";")
+        args = [cpp_string(op.op_type), names, tensors]
         if helpers == "opgen_torch":  # the twin's InferShape gives the outputs their shape
-            return [cpp_call(f"{helpers}::BroadcastShape",
-                             [cpp_string(op.op_type), names, tensors], 4, ";")]
-        return [f"const std::vector<int64_t> broadcast_shape_ = {call}"]
+            return [cpp_call(f"{helpers}::BroadcastShape", args, 4, ";")]
+        head = "const std::vector<int64_t> broadcast_shape_ ="
+        call = cpp_call(f"{helpers}::BroadcastShape", args, 4 + len(head) + 1, ";")
+        if "\n" not in call:
+            return [f"{head} {call}"]
+        return [f"{head}\n        " + cpp_call(f"{helpers}::BroadcastShape", args, 8, ";")]
     return [cpp_call(f"{helpers}::CheckSameShape",
                      [cpp_string(op.op_type), cpp_string(first["name"]), first["cpp_name"],
                       cpp_string(other["name"]), other["cpp_name"]], 4, ";")
