@@ -7,13 +7,15 @@ msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a
 `opgen update`; the full `opgen new` (build and generated tests), then `opgen build` with nothing
 changed and after a one-line edit of the compute step, and the CPU twin's throughput for GELU on
 1M float32 and float16 elements against torch.nn.functional.gelu in one process, 5 rounds of 5
-calls of each, median and fastest (all skipped with --quick). The opgen of this
+calls of each, median and fastest, and the same for the row-broadcast add x + bias against
+torch's x + bias (all skipped with --quick). The opgen of this
 checkout is measured (PYTHONPATH), not an installed one.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -29,6 +31,7 @@ from pathlib import Path
 MSOPGEN_GEN_SECONDS = 0.20
 ROOT = Path(__file__).resolve().parent.parent
 GELU = ROOT / "examples" / "gelu_custom.json"
+BROADCAST = ROOT / "tests" / "data" / "e2e" / "broadcast.json"
 OPGEN = [sys.executable, "-m", "opgen"]
 # Subprocesses import this checkout's opgen even when another one is installed in the venv.
 ENV = {**os.environ,
@@ -59,17 +62,27 @@ def twin_throughput(project: Path, dtype: str = "float32", rounds: int = 5,
     slow the next twin call). The fastest matters on a busy machine: torch's GELU runs on every
     core and one descheduled thread makes the whole call wait (medians of 8 ms instead of 1 ms
     seen on 2 shared cores)."""
+    setup = f"x = torch.randn(1 << 20, generator=gen).to(torch.{dtype})"
+    return twin_against_torch(project, setup, f"torch.ops.{project.name}.gelu_custom(x)",
+                              "torch.nn.functional.gelu(x, approximate='tanh')", rounds, calls)
+
+
+def twin_against_torch(project: Path, setup: str, ours: str, ref: str, rounds: int = 5,
+                       calls: int = 5) -> list[float]:
+    """Median and fastest seconds per call of `ours` (the generated op on the CPU twin) and of
+    `ref` (torch), after `setup` (with a seeded generator `gen`), as twin_throughput measures."""
     code = f"""
 import sys, time, statistics, torch
 sys.path.insert(0, {str(project)!r})
 import importlib; pkg = importlib.import_module({project.name!r})
-x = torch.randn(1 << 20, generator=torch.Generator().manual_seed(0)).to(torch.{dtype})
-op = torch.ops.{project.name}.gelu_custom
-ref = lambda: torch.nn.functional.gelu(x, approximate='tanh')
-op(x); ref()
+gen = torch.Generator().manual_seed(0)
+{setup}
+op = lambda: {ours}
+ref = lambda: {ref}
+op(); ref()
 ours, torchs = [], []
 for _ in range({rounds}):
-    for f, out in ((lambda: op(x), ours), (ref, torchs)):
+    for f, out in ((op, ours), (ref, torchs)):
         for _ in range({calls}):
             s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
 print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs))
@@ -78,6 +91,35 @@ print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=env).stdout.split()
     return [float(v) for v in out]
+
+
+def bias_add_rows(tmp: Path) -> list[tuple[str, float, str]]:
+    """The row-broadcast add x + bias (x [1024, 1024], bias [1024]; BiasAddCustom of
+    tests/data/e2e/broadcast.json) on the CPU twin against torch's x + bias, float32 and
+    float16."""
+    proto = tmp / "bias_add.json"
+    proto.write_text(json.dumps(json.loads(BROADCAST.read_text())[:1]))
+    dest = tmp / "full" / "bench_bias"  # a package name of its own, as for GELU
+    proc = subprocess.run(opgen_script() + ["new", str(proto), "-o", str(dest), "--no-msopgen"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    rows = []
+    if proc.returncode != 0:
+        return [("opgen new (BiasAddCustom)", 0.0, f"exit {proc.returncode}")]
+    for dtype in ("float32", "float16"):
+        setup = (f"x = torch.randn(1024, 1024, generator=gen).to(torch.{dtype}); "
+                 f"bias = torch.randn(1024, generator=gen).to(torch.{dtype})")
+        ours, ours_min, torchs, torchs_min = twin_against_torch(
+            dest, setup, f"torch.ops.{dest.name}.bias_add_custom(x, bias)", "x + bias")
+        n = 1 << 20
+        rows.append((f"CPU twin x + bias[1024], 1M {dtype}", ours,
+                     f"{n / ours / 1e6:.1f} M elem/s; fastest {ours_min:.4f} s"))
+        rows.append((f"torch x + bias[1024], 1M {dtype}", torchs,
+                     f"{n / torchs / 1e6:.1f} M elem/s; fastest {torchs_min:.4f} s; twin is "
+                     f"{ours / torchs:.1f}x (fastest: {ours_min / torchs_min:.1f}x)"))
+    subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", dest.name],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    shutil.rmtree(dest, ignore_errors=True)
+    return rows
 
 
 def msopgen_gen_seconds(tmp: Path) -> tuple[float, str]:
@@ -144,6 +186,7 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", dest.name],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             shutil.rmtree(dest, ignore_errors=True)
+            rows += bias_add_rows(tmp)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, {platform.platform()}")
     width = max(len(r[0]) for r in rows)

@@ -13,7 +13,8 @@ Slow (build real projects, run their suites in a child pytest; tests/generated/p
 - tests/data/protos/add_custom.msopgen.json (no compute, no golden): the structure tests pass, the
   precision tests xfail strictly naming op_kernel/add_custom_compute.h.
 - tests/data/e2e/tails.json for ascend310p3 and for ascend910a (no DataCopyPad): no kernel calls
-  it, the twin is built for the SoC, and every test passes, the tail sizes included.
+  it, the twin is built for the SoC, and every test passes, the tail sizes and broadcasts
+  included.
 """
 
 from __future__ import annotations
@@ -312,6 +313,10 @@ def test_suite_passes_without_datacopypad(no_datacopypad):
         for shape in ("one-element", "37-elements", "3d", "beyond-tile-x-cores"):
             tests = suite.select("passed", f"test_{op}.py::test_precision[")
             assert [n for n in tests if n.endswith(f"-{shape}]")], (op, shape, suite.describe())
+    # add_custom broadcasts: rows, one element and strided, with the block-copied tails
+    tests = suite.select("passed", "test_add_custom.py::test_precision_shape_per_input[")
+    for case in ("broadcast-rows", "broadcast-one-element", "broadcast-strided"):
+        assert [n for n in tests if n.endswith(f"-{case}]")], (case, suite.describe())
 
 
 @pytest.fixture(scope="module")
