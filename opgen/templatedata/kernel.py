@@ -331,7 +331,8 @@ def _with_broadcast_fields(fields: list[dict[str, str]], bcast: dict[str, Any]
     fields = [dict(f) for f in fields]
     fields.append({"type": "OpgenBroadcastShape", "name": bcast["shape"],
                    "comment": "the output shape, which the inputs broadcast to"})
-    fields += [{"type": "OpgenBroadcastInput", "name": field, "comment": f"how the kernel reads {name}"}
+    fields += [{"type": "OpgenBroadcastInput", "name": field,
+                "comment": f"how the kernel reads {name}"}
                for name, field in bcast["reads"].items()]
     width = max(len(f"{f['type']} {f['name']};") for f in fields)
     for f in fields:

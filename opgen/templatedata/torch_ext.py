@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from opgen.broadcast import broadcasts
 from opgen.catalog import DTYPES
 from opgen.literals import cpp_string, doc_text, py_literal, py_string, torch_literal
-from opgen.broadcast import broadcasts
 from opgen.model import Attr, Op, TensorParam
 from opgen.options import Options
 from opgen.templatedata.layout import LINE, cpp_call, noqa_long, py_call, py_def, wrap
