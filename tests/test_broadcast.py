@@ -1,0 +1,114 @@
+"""Broadcasting of ops with a compute expression (opgen/broadcast.py): which ops broadcast, the
+shape rule, the check of test_shapes at validate time, and what the templates render for a
+broadcasting op and for the others. The twin runs of the broadcast reads are in
+test_kernel_host_render.py; the built projects in test_end_to_end.py and
+test_generated_suite.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import EXAMPLES, ROOT
+from kernel_host import twin
+
+from opgen import prototype
+from opgen.broadcast import broadcast_shape, broadcasts
+
+BROADCAST_JSON = ROOT / "tests" / "data" / "e2e" / "broadcast.json"
+
+
+def tensor(name: str) -> dict:
+    return {"name": name, "param_type": "required", "format": ["ND"], "type": ["float"]}
+
+
+def op(inputs, outputs=("y",), compute=None, test_shapes=None) -> dict:
+    block = {"compute": compute or {"y": " + ".join(inputs)}}
+    if test_shapes is not None:
+        block["test_shapes"] = test_shapes
+    return {"op": "BcastCustom", "input_desc": [tensor(n) for n in inputs],
+            "output_desc": [tensor(n) for n in outputs], "opgen": block}
+
+
+@pytest.mark.parametrize("shapes, expected", [
+    ([(4, 37), (37,)], (4, 37)),
+    ([(7, 1, 33), (1, 5, 33), (33,)], (7, 5, 33)),
+    ([(3, 1), (1, 3)], (3, 3)),
+    ([(1,), (0, 4)], (0, 4)),
+    ([(), (2,)], (2,)),
+    ([(4,), (3,)], None),
+    ([(2, 3), (3, 2)], None),
+    ([(0,), (3,)], None),
+])
+def test_broadcast_shape_is_torchs(shapes, expected):
+    assert broadcast_shape(shapes) == expected
+
+
+def test_which_ops_broadcast():
+    def load(raw):
+        return prototype.loads(json.dumps([raw])).ops[0]
+
+    assert broadcasts(load(op(["x", "bias"])))
+    assert not broadcasts(load(op(["x"], compute={"y": "x * 2"})))  # one input
+    # updates x in place: x keeps its shape, so y must have it too
+    assert not broadcasts(load(op(["x", "y2"], outputs=("x", "z"),
+                                  compute={"x": "x + y2", "z": "x * y2"})))
+    no_compute = op(["x", "bias"])
+    del no_compute["opgen"]
+    assert not broadcasts(load(no_compute))
+
+
+def validate(path):
+    return subprocess.run([sys.executable, "-m", "opgen", "validate", str(path)],
+                          capture_output=True, text=True)
+
+
+def test_test_shapes_that_do_not_broadcast_exit_2_naming_the_case(write_proto):
+    path = write_proto([op(["x", "bias"], test_shapes=[{"x": [4, 37], "bias": [37]},
+                                                       {"x": [4, 37], "bias": [4]}])])
+    proc = validate(path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    text = " ".join(proc.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+    assert "$[0].opgen.test_shapes[1]" in text and "test_shapes[0]" not in text
+    assert "x [4, 37], bias [4] do not broadcast" in text
+
+
+def test_test_shapes_of_an_op_updating_an_input_share_one_shape(write_proto):
+    raw = op(["x", "y2"], outputs=("x", "z"), compute={"x": "x + y2", "z": "x * y2"},
+             test_shapes=[{"x": [4, 37], "y2": [37]}])
+    proc = validate(write_proto([raw]))
+    assert proc.returncode == 2 and "updates an input in place" in proc.stderr
+
+
+def test_broadcast_example_validates():
+    assert validate(BROADCAST_JSON).returncode == 0
+
+
+def rendered(raw) -> dict[str, str]:
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    files = twin.render_files(prototype.loads(text), twin.options())
+    return {f.path: f.content.decode() for f in files}
+
+
+def test_a_broadcasting_op_renders_the_broadcast_machinery():
+    files = rendered(BROADCAST_JSON.read_text())
+    host = files["op_host/addcmul_custom.cpp"]
+    assert "this->SetInferShape(optiling::opgen::InferShapeBroadcast<0, 1, 2, 3>)" in host
+    assert "opgen::PlanBroadcast(context, inputs, reads, facts, plan, tiling->outShape)" in host
+    assert "ReadFacts(context, context->GetOutputShape(0), facts)" in host
+    kernel = files["op_kernel/addcmul_custom.cpp"]
+    assert "opgen_kernel::BroadcastInStream<DTYPE_VALUE, ADDCMUL_CUSTOM_BUFFER_NUM> valueIn_;" \
+        in kernel
+    assert "OpgenBroadcastInput valueRead;" in files["op_kernel/addcmul_custom_tiling.h"]
+    assert "struct OpgenBroadcastInput {" in files["op_kernel/opgen_broadcast.h"]
+    assert "class BroadcastInStream {" in files["op_kernel/opgen_kernel.h"]
+
+
+def test_an_op_that_does_not_broadcast_renders_as_before():
+    files = rendered((EXAMPLES / "gelu_custom.json").read_text())
+    assert "op_kernel/opgen_broadcast.h" not in files
+    assert "Broadcast" not in files["op_kernel/opgen_kernel.h"]
+    assert "Broadcast" not in files["op_host/opgen_tiling.h"]
+    assert "InferShapeLikeInput<0>" in files["op_host/gelu_custom.cpp"]
