@@ -329,6 +329,9 @@ def _with_broadcast_fields(fields: list[dict[str, str]], bcast: dict[str, Any]
                            ) -> list[dict[str, str]]:
     """`fields` and, after them, the broadcast fields, all aligned again."""
     fields = [dict(f) for f in fields]
+    for f in fields:
+        if f["name"] == "totalLength":
+            f["comment"] = "elements of the output, which the inputs broadcast to"
     fields.append({"type": "OpgenBroadcastShape", "name": bcast["shape"],
                    "comment": "the output shape, which the inputs broadcast to"})
     fields += [{"type": "OpgenBroadcastInput", "name": field,
