@@ -83,12 +83,14 @@ def test_kitchen_sink_tests_are_clean_python(tmp_path):
     text = {p.name: p.read_text() for p in files}
     # the twin cannot run list tensors: their tests say so
     assert "TWIN_CANNOT_RUN = pytest.mark.skip(" in text["test_concat_custom.py"]
-    # no compute: precision xfails strictly, naming the file to edit
+    # no compute: precision xfails strictly, naming the files to write
     opaque = text["test_opaque_custom.py"]
     assert "PENDING_KERNEL = pytest.mark.xfail(" in opaque and "strict=True" in opaque
-    assert "op_kernel/opaque_custom_compute.h" in opaque
-    # its fake kernel mirrors the generated InferShape, so the structure tests need no xfail
-    assert "NEEDS_FAKE" not in opaque
+    assert '"op_kernel/opaque_custom_kernel.h' in opaque
+    assert '"op_host/opaque_custom_infer.h' in opaque
+    # no golden either: nothing tells the output shapes, so the fake kernel's tests wait for
+    # the user's fake()
+    assert "NEEDS_FAKE = pytest.mark.xfail(" in opaque
     assert "from sink_ops.overrides import opaque_custom as overrides" in opaque
     # the string default reaches the test file escaped, and means the same
     attrs = text["test_all_attrs_custom.py"]
@@ -100,8 +102,9 @@ def test_placeholder_banner_is_what_the_tests_look_for(tmp_path):
     rendered_tests((SHARED_PROTOS / "add_custom.msopgen.json").read_text(), tmp_path)
     marker = '"!!! PLACEHOLDER"'
     assert marker in (tmp_path / "tests" / "op_testing.py").read_text()
-    compute = (tmp_path / "op_kernel" / "add_custom_compute.h").read_text()
-    assert marker.strip('"') in compute
+    # an op without compute: the user's kernel and InferShape carry it
+    for path in ("op_kernel/add_custom_kernel.h", "op_host/add_custom_infer.h"):
+        assert marker.strip('"') in (tmp_path / path).read_text(), path
     rendered_tests((EXAMPLES / "gelu_custom.json").read_text(), tmp_path / "gelu")
     assert marker.strip('"') not in (tmp_path / "gelu/op_kernel/gelu_custom_compute.h").read_text()
 

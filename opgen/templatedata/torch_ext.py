@@ -549,7 +549,9 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
                 values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
         mode = "golden"
     else:
-        message = (f"{op.op_type} is not elementwise and has no golden expression, so opgen "
+        what = ("has no compute and no golden expression" if op.user_computed
+                else "is not elementwise and has no golden expression")
+        message = (f"{op.op_type} {what}, so opgen "
                    f"cannot tell its output shapes: define fake() in "
                    f"{options.package}/{options_path(op)}")
         pieces = wrap(message, LINE - 12)

@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from opgen.literals import py_string
 from opgen.model import Op
 from opgen.templatedata.kernel import KernelData
-from opgen.templatedata.layout import cpp_wrap
+from opgen.templatedata.layout import LINE, cpp_wrap, doc_lines, split_pieces
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class UserOpData:
     # per test_shapes entry: its pytest id and input name -> shape; [] without test_shapes
     test_shapes: list[dict[str, Any]]
     warnings: list[str]
+    # the generated test file: its docstring's lines, and its xfail reasons (string pieces)
+    doc: list[str]
+    reasons: dict[str, list[str]]
 
 
 def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
@@ -60,6 +64,25 @@ def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
         warnings.append(f"{op.op_type}: without \"opgen\": {{\"test_shapes\": ...}} its tests give "
                         "every input one shape, which its golden may not take (a matmul does "
                         "not): give the inputs' shapes there")
+    doc = (f"{op.op_type}, an op without a compute expression: yours to compute. The fake "
+           "kernel, the PyTorch registration and the OpDef are checked now; InferShape against "
+           "the golden's shapes, and precision on the CPU twin, once you write "
+           f"{', '.join(files)}. "
+           f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
+           "returns zeros of the fake kernel's shapes (csrc/ops.cpp).")
+    reasons = {
+        "infer": f"{infer} is opgen's placeholder: write InferShape there, then delete its "
+                 f"#define {upper}_INFER_SHAPE_NOT_WRITTEN line",
+        "kernel": f"{op.op_type} is yours to compute: write the kernel in {kernel} (then delete "
+                  f"its PLACEHOLDER banner), its tiling in op_kernel/{snake}_tiling.h and "
+                  f"op_host/{snake}_tiling_policy.h, and InferShape in {infer}"
+                  + ("" if op.golden else f", and a golden: define golden() in "
+                                           f"overrides/{snake}.py"),
+        "aot": f"{kernel} is opgen's placeholder, which writes no output: eager and compiled "
+               "runs see different values",
+        "fake": f"{op.op_type} has no golden to take output shapes from: define fake() in "
+                f"overrides/{snake}.py",
+    }
     return UserOpData(
         infer_header=f"{snake}_infer.h",
         infer_guard=f"{upper}_INFER_H",
@@ -77,4 +100,6 @@ def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
         pending=[kernel, infer],
         test_shapes=cases,
         warnings=warnings,
+        doc=doc_lines(doc, LINE - 4),
+        reasons={k: [py_string(p) for p in split_pieces(v)] for k, v in reasons.items()},
     )
