@@ -125,6 +125,16 @@ class Op:
         return bool(self.compute)
 
     @property
+    def user_computed(self) -> bool:
+        """An op without a compute expression that opgen scaffolds as the user's to compute: it
+        has outputs and no ref, dynamic or complex tensors. Its kernel body, tiling and
+        InferShape/InferDataType are user-owned skeletons; nothing generated assumes a shape
+        rule. (Ops without compute outside this class keep opgen's elementwise stand-ins.)"""
+        return (not self.compute and bool(self.outputs) and not any(
+            t.is_ref or t.param_type == "dynamic" or any(d.is_complex for d in t.dtype_infos)
+            for t in self.tensors))
+
+    @property
     def in_place_only(self) -> bool:
         """An op without outputs: it updates its (required) inputs in place."""
         return not self.outputs

@@ -218,7 +218,9 @@ def next_steps(result: Result, proto: prototype.Prototype, options: Options,
     steps = [] if built else [f"opgen build {dest} && opgen test {dest}"]
     steps.append("python -c " + shlex.quote(f"import torch, {options.package}; "
                                              f"print({call_example(op, options.namespace)})"))
-    steps.append(f"edit {result.destination / 'op_kernel' / (op.snake_name + '_compute.h')}, "
+    edit = [f"op_kernel/{op.snake_name}_compute.h"] if not op.user_computed else [
+        f"op_host/{op.snake_name}_infer.h", f"op_kernel/{op.snake_name}_kernel.h"]
+    steps.append(f"edit {', '.join(str(result.destination / e) for e in edit)}, "
                  f"then: opgen build {dest} && opgen test {dest}")
     steps.append(f"logs: {result.destination / '.opgen' / 'logs'}")
     return steps

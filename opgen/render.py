@@ -2,10 +2,11 @@
 
 Each template root (`templates/kernel`, `host`, `torch_ext`, `tests`) is a template in copier's
 format whose `copier.yml` picks a subdirectory by `scope`: `project/` is rendered once per
-project, `op/` once per op (its file names use `{{ op.snake }}`). Templates see `project`
-(templatedata.ProjectData) and, per op, `op` (templatedata.OpData), and render with
-jinja2.StrictUndefined: a name that does not exist is an error naming the name and the template,
-never empty text. Rendering returns `RenderedFile`s; nothing on disk is touched here.
+project, `op/` once per op (its file names use `{{ op.snake }}`; the host, kernel and tests roots
+take `user_op/` instead for an op without a compute expression, which the user computes).
+Templates see `project` (templatedata.ProjectData) and, per op, `op` (templatedata.OpData), and
+render with jinja2.StrictUndefined: a name that does not exist is an error naming the name and
+the template, never empty text. Rendering returns `RenderedFile`s; nothing on disk is touched here.
 
 The rendering is Jinja's, driven here rather than by copier's runner: one environment per
 template root, templates compiled once per run and cached as bytecode between runs, which makes

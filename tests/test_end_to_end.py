@@ -4,6 +4,7 @@ tests, exit 0. The generated package is installed into this environment and remo
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,8 @@ CASES = {
     "grammar_mix": ROOT / "tests" / "data" / "e2e" / "grammar_mix.json",
     # broadcasting: a bias over rows, a 1-element value among 4 inputs, [7,1,33] x [1,5,33] x [33]
     "broadcast": ROOT / "tests" / "data" / "e2e" / "broadcast.json",
+    # golden-only (torch.matmul), inputs shaped by test_shapes: the user's to compute
+    "matmul_golden": ROOT / "tests" / "data" / "e2e" / "matmul_golden.json",
 }
 
 
@@ -51,11 +54,39 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             for case in ("test-shapes-x4x37-bias37", "test-shapes-x37-t14x37-t21-value1",
                          "test-shapes-a7x1x33-b1x5x33-c33", "broadcast-strided"):
                 assert any(line.endswith(f"-{case}]") for line in passed), case
-        if name == "gelu_seed":  # no compute: precision waits for the user's kernel
+        if name == "matmul_golden":
+            check_golden_only_results(project)
+        # no compute: the kernel is the user's, and precision waits for it
+        user_step = "_kernel.h" if name in ("gelu_seed", "matmul_golden") else "_compute.h"
+        if user_step == "_kernel.h":
             log = (project / ".opgen" / "logs" / "test.log").read_text()
             assert "xfailed" in log
-        assert any(f["owner"] == "user" and f["path"].endswith("_compute.h")
+        assert any(f["owner"] == "user" and f["path"].endswith(user_step)
                    for f in render_summary["files"])
     finally:
         subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", Path(name).name],
                        capture_output=True)
+
+
+def check_golden_only_results(project: Path) -> None:
+    """The golden-only matmul's suite, test by test: the fake kernel (the golden on meta tensors)
+    and opcheck pass; InferShape against the golden's shapes and precision are strict xfails
+    naming the files to write."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-rA", "-p",
+                           "no:cacheprovider"], cwd=project, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    results: dict[str, list[str]] = {}
+    for line in proc.stdout.splitlines():
+        match = re.match(r"(PASSED|XFAIL|XPASS|FAILED|SKIPPED)\S* tests/test_matmul_custom\.py::"
+                         r"(\w+)(\[[^\]]*\])?(.*)", line)
+        if match:
+            results.setdefault(match.group(2), []).append(match.group(1) + match.group(4))
+    assert {r for r in results["test_fake_kernel_matches_golden"]} == {"PASSED"}
+    assert len(results["test_fake_kernel_matches_golden"]) == 4  # 2 dtypes x 2 test_shapes
+    assert {r for r in results["test_opcheck"]} == {"PASSED"}, results["test_opcheck"]
+    assert len(results["test_opcheck"]) == 8
+    for test, file in (("test_host_infer_matches_golden", "op_host/matmul_custom_infer.h"),
+                       ("test_precision", "op_kernel/matmul_custom_kernel.h")):
+        assert len(results[test]) == 4, results[test]
+        assert all(r.startswith("XFAIL") and file in r for r in results[test]), results[test]

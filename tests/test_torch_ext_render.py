@@ -362,9 +362,9 @@ def test_fake_kernels_without_compute(sink_package):
 
     _, _ = sink_package
     with FakeTensorMode():
-        # no compute, no golden: the generated InferShape's rule (shape of the first input)
-        out = torch.ops.opgen_sink.opaque_custom(torch.empty(3, 5, dtype=torch.int32))
-        assert out.shape == (3, 5) and out.dtype == torch.int32
+        # no compute, no golden: no shape rule to assume; the fake kernel says what to write
+        with pytest.raises(NotImplementedError, match="define fake"):
+            torch.ops.opgen_sink.opaque_custom(torch.empty(3, 5, dtype=torch.int32))
         # a golden: its shapes
         out = torch.ops.opgen_sink.concat_custom([torch.empty(2, 3), torch.empty(4, 3)])
         assert out.shape == (6, 3) and out.dtype == torch.float32

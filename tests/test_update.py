@@ -411,8 +411,8 @@ def test_a_changed_contract_of_a_users_file_is_reported(tmp_path):
     data[0].pop("opgen", None)  # the compute step is the user's to write
     proto.write_text(json.dumps(data, indent=2))
     assert cli("update", project).exit_code == 0
-    compute = project / "op_kernel" / "add_custom_compute.h"
-    compute.write_text(compute.read_text().replace("// z <- x + y", "// mine"))
+    kernel = project / "op_kernel" / "add_custom_kernel.h"  # written by that update
+    kernel.write_text(kernel.read_text().replace("// TODO(opgen): compute", "// mine"))
     data[0]["input_desc"].append({"name": "w", "param_type": "required", "format": ["ND"],
                                   "type": data[0]["input_desc"][0]["type"]})
     proto.write_text(json.dumps(data, indent=2))
@@ -420,10 +420,10 @@ def test_a_changed_contract_of_a_users_file_is_reported(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     actions = {f["path"]: f["action"] for f in report["files"]}
-    assert actions["op_kernel/add_custom_compute.h"] == "kept (rendering changed)"
-    assert any(w.startswith("op_kernel/add_custom_compute.h: opgen's rendering of this file")
+    assert actions["op_kernel/add_custom_kernel.h"] == "kept (rendering changed)"
+    assert any(w.startswith("op_kernel/add_custom_kernel.h: opgen's rendering of this file")
                for w in report["warnings"])
-    assert "// mine" in compute.read_text()
+    assert "// mine" in kernel.read_text()
 
 
 def test_a_renamed_ops_files_of_the_user_are_reported_orphaned(tmp_path):

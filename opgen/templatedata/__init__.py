@@ -7,7 +7,9 @@ once per op and passed along:
 - `host`: `templates/host` (`op.host`), from the kernel's data;
 - `torch_ext`: `templates/torch_ext` (`op.torch`);
 - `tests`: `templates/tests` (`op.tests`), from the torch data;
-- `project`: the roots' common data (`project`, `op`), built from the four.
+- `user_op`: the files of an op without a compute expression, the user's to compute
+  (`op.user`; the roots' `user_op/` directories);
+- `project`: the roots' common data (`project`, `op`), built from the others.
 
 `layout` wraps the statements printed into generated code; `opgen.literals` escapes values.
 """

@@ -313,6 +313,29 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
     }
 
 
+def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
+    """For an op the user computes (Op.user_computed): while op_host/<op>_infer.h defines its
+    "not written" macro, the CPU kernel runs nothing and returns zeros of the shapes and dtypes
+    of the op's fake kernel (the golden on meta tensors), run on meta copies of the arguments."""
+    if not op.user_computed:
+        return None
+    returned = [o for o in outs if not o["is_ref"]]
+    prep, args = [], []
+    for p in params:
+        if p["kind"] in ("tensor", "optional"):
+            prep.append(f"const auto {p['name']}_meta_ = ToMeta({p['cpp_name']});")
+            args.append(f"{p['name']}_meta_")
+        else:
+            args.append(p["cpp_name"])
+    return {
+        "header": f"{op.snake_name}_infer.h",
+        "macro": f"{op.snake_name.upper()}_INFER_SHAPE_NOT_WRITTEN",
+        "signature": f"{cpp_return_types(returned)}({', '.join(p['cpp_type'] for p in params)})",
+        "prep": prep,
+        "args": ", ".join(args),
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # the NPU adapter (EXEC_NPU_CMD_EXT -> aclnn<Op>)
 # ---------------------------------------------------------------------------------------------
@@ -515,7 +538,7 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
         return {"mode": "in_place", "lines": lines}
-    if not op.is_elementwise and not has_golden and required and not any(
+    if not op.is_elementwise and not has_golden and required and not op.user_computed and not any(
             o["is_list"] for o in outs):
         # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
         # so the two agree until the user changes one; the tests compare them.
@@ -555,7 +578,9 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
                 values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
         mode = "golden"
     else:
-        message = (f"{op.op_type} is not elementwise and has no golden expression, so opgen "
+        what = ("has no compute and no golden expression" if op.user_computed
+                else "is not elementwise and has no golden expression")
+        message = (f"{op.op_type} {what}, so opgen "
                    f"cannot tell its output shapes: define fake() in "
                    f"{options.package}/{options_path(op)}")
         pieces = wrap(message, LINE - 12)
@@ -809,7 +834,7 @@ def build(op: Op, options: Options) -> TorchData:
             "cpu": cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
             "npu": cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
         },
-        cpu=cpu_context(op, params, outs),
+        cpu={**cpu_context(op, params, outs), "placeholder": cpu_placeholder(op, params, outs)},
         npu=npu_context(op, params, outs),
         # the underscored introspection op the generated tests call (csrc/ops.cpp)
         introspection=introspection_context(op, options, params),

@@ -122,6 +122,8 @@ def variant_block(op: dict, kset: KernelSet) -> list[str]:
         for t, d in zip(op["tensors"], combo, strict=True):  # as the CANN build passes them
             macros.update({t["macro"]: DTYPES[d].c_type, "ORIG_" + t["macro"]: DTYPES[d].ge})
         lines += [f"#define {m} {c}" for m, c in macros.items()]
+        if op.get("user_computed"):  # the user's kernel header uses the DTYPE_ macros: anew
+            lines.append(f"#undef {op['user']['kernel_guard']}")
         lines += [f"#define {snake} {_symbol(op, kset, i)}",
                   f"namespace opgen_variant_{snake}_{i} {{", f'#include "{snake}.cpp"',
                   f"}}  // namespace opgen_variant_{snake}_{i}", f"#undef {snake}"]
@@ -140,7 +142,9 @@ def kernel_unit(ops: list[tuple[dict, KernelSet]], scope: str = "") -> str:
              '#include "opgen_kernel.h"']
     lines += [f"namespace {scope} {{"] if scope else []
     for op, _ in ops:
-        lines += [f'#include "{op["snake"]}_tiling.h"', f'#include "{op["snake"]}_compute.h"']
+        lines.append(f'#include "{op["snake"]}_tiling.h"')
+        if not op.get("user_computed"):  # an op without compute: its kernel header, per variant
+            lines.append(f'#include "{op["snake"]}_compute.h"')
     lines += [f"}}  // namespace {scope}", f"using namespace {scope};"] if scope else []
     lines.append("")
     for op, kset in ops:

@@ -1,0 +1,105 @@
+"""Template data of the ops the user computes (`op.user`): ops without a compute expression
+(model.Op.user_computed). Their kernel body, tiling and InferShape/InferDataType are user-owned
+skeletons (templates/*/user_op/); the generated files around them assume no shape rule. The
+tests take the inputs' shapes from "opgen": {"test_shapes"} and the outputs' from the golden."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from opgen.literals import py_string
+from opgen.model import Op
+from opgen.templatedata.kernel import KernelData
+from opgen.templatedata.layout import LINE, cpp_wrap, doc_lines, split_pieces
+
+
+@dataclass(frozen=True)
+class UserOpData:
+    infer_header: str  # op_host/<op>_infer.h: InferShape, InferDataType (yours)
+    infer_guard: str
+    placeholder_macro: str  # defined by the infer skeleton until the user writes InferShape
+    kernel_header: str  # op_kernel/<op>_kernel.h: the kernel body (yours)
+    kernel_guard: str
+    kernel_class: str
+    tiling_guard: str
+    init_signature: str  # the kernel class's Init(), which takes every GM address
+    init_args: list[str]  # what the entry passes it
+    gm_tensors: list[dict[str, Any]]  # per tensor: name, GM address, DTYPE_ macro, member
+    files: list[str]  # every file the user writes, relative to the project
+    pending: list[str]  # the files whose PLACEHOLDER banner makes the precision tests xfail
+    # per test_shapes entry: its pytest id and input name -> shape; [] without test_shapes
+    test_shapes: list[dict[str, Any]]
+    warnings: list[str]
+    # the generated test file: its docstring's lines, and its xfail reasons (string pieces)
+    doc: list[str]
+    reasons: dict[str, list[str]]
+
+
+def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
+    if not op.user_computed:
+        return None
+    snake, upper = op.snake_name, op.snake_name.upper()
+    addresses = [t.kernel_param for t in op.tensors] + ["workspace"]
+    gm_tensors = [{"name": t.name, "address": t.kernel_param, "macro": t.dtype_macro,
+                   "member": f"{t.kernel_param}Gm_", "role": t.role,
+                   "optional": t.param_type == "optional"} for t in op.tensors]
+    infer = f"op_host/{snake}_infer.h"
+    kernel = f"op_kernel/{snake}_kernel.h"
+    files = [kernel, f"op_kernel/{snake}_tiling.h", f"op_host/{snake}_tiling_policy.h", infer]
+    cases = [{"id": "-".join(f"{name}{'x'.join(map(str, shape)) or 'scalar'}"
+                             for name, shape in case.items()),
+              "shapes": {name: list(shape) for name, shape in case.items()}}
+             for case in op.test_shapes]
+    what = "a golden but no compute expression" if op.golden else \
+        "neither a compute expression nor a golden"
+    warnings = [f"{op.op_type} has {what}: it is yours to compute, and opgen assumes no shape "
+                f"rule for it. Write {', '.join(files)} (each carries TODOs; the tests name "
+                "what is still missing)"]
+    if not op.golden:
+        warnings.append(f"{op.op_type} has no golden: its tests cannot check shapes or values "
+                        f"until you give one (\"opgen\": {{\"golden\": ...}}) or define golden() "
+                        f"and fake() in overrides/{snake}.py")
+    elif not op.test_shapes and len(op.inputs) > 1:
+        warnings.append(f"{op.op_type}: without \"opgen\": {{\"test_shapes\": ...}} its tests give "
+                        "every input one shape, which its golden may not take (a matmul does "
+                        "not): give the inputs' shapes there")
+    doc = (f"{op.op_type}, an op without a compute expression: yours to compute. The fake "
+           "kernel, the PyTorch registration and the OpDef are checked now; InferShape against "
+           "the golden's shapes, and precision on the CPU twin, once you write "
+           f"{', '.join(files)}. "
+           f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
+           "returns zeros of the fake kernel's shapes (csrc/ops.cpp).")
+    reasons = {
+        "infer": f"{infer} is opgen's placeholder: write InferShape there, then delete its "
+                 f"#define {upper}_INFER_SHAPE_NOT_WRITTEN line",
+        "kernel": f"{op.op_type} is yours to compute: write the kernel in {kernel} (then delete "
+                  f"its PLACEHOLDER banner), its tiling in op_kernel/{snake}_tiling.h and "
+                  f"op_host/{snake}_tiling_policy.h, and InferShape in {infer}"
+                  + ("" if op.golden else f", and a golden: define golden() in "
+                                           f"overrides/{snake}.py"),
+        "aot": f"{kernel} is opgen's placeholder, which writes no output: eager and compiled "
+               "runs see different values",
+        "fake": f"{op.op_type} has no golden to take output shapes from: define fake() in "
+                f"overrides/{snake}.py",
+    }
+    return UserOpData(
+        infer_header=f"{snake}_infer.h",
+        infer_guard=f"{upper}_INFER_H",
+        placeholder_macro=f"{upper}_INFER_SHAPE_NOT_WRITTEN",
+        kernel_header=f"{snake}_kernel.h",
+        kernel_guard=f"{upper}_KERNEL_H",
+        kernel_class=f"Kernel{op.op_type}",
+        tiling_guard=f"{upper}_TILING_H",
+        init_signature=cpp_wrap("__aicore__ inline void Init(",
+                                [f"GM_ADDR {a}" for a in addresses]
+                                + [f"const {op.op_type}TilingData& tiling"], ")", indent=" " * 4),
+        init_args=addresses + [kernel_data.entry_tiling_var],
+        gm_tensors=gm_tensors,
+        files=files,
+        pending=[kernel, infer],
+        test_shapes=cases,
+        warnings=warnings,
+        doc=doc_lines(doc, LINE - 4),
+        reasons={k: [py_string(p) for p in split_pieces(v)] for k, v in reasons.items()},
+    )
