@@ -836,7 +836,8 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "Compares":
         return [f"AscendC::Compares({_mask(d)}, {a[0]}, {s}, AscendC::CMPMODE::{ins.mode}, "
                 f"{cmp_n});"]
-    tt, ts = "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE", "AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE"
+    tt = "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE"
+    ts = "AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE"
     if op == "SelectTT":
         return [f"AscendC::Select({d}, {_mask(a[0])}, {a[1]}, {a[2]}, {tt}, {n});"]
     if op == "SelectTS":
@@ -908,6 +909,8 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
             zero = "0" if integer else "0.0"
             one = "1" if integer else "1.0"
             lo = f"({a} > {args[1]} ? {a} : {args[1]})" if n.func == "clamp" else ""
+            if n.func == "where":
+                return f"({a} != {zero} ? {args[1]} : {args[2]})"
             return {
                 "exp": f"std::exp({a})", "log": f"std::log({a})", "sqrt": f"std::sqrt({a})",
                 "rsqrt": f"(1.0 / std::sqrt({a}))", "reciprocal": f"(1.0 / {a})",
@@ -919,7 +922,6 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
                 "floor": f"std::floor({a})", "ceil": f"std::ceil({a})",
                 "log1p": f"std::log1p({a})", "expm1": f"std::expm1({a})", "erf": f"std::erf({a})",
                 "clamp": f"({lo} < {args[-1]} ? {lo} : {args[-1]})",
-                "where": f"({a} != {zero} ? {args[1]} : {args[-1]})",
             }[n.func]
         raise TypeError(n)
 

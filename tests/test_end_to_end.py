@@ -22,6 +22,9 @@ CASES = {
     "swish_pair": ROOT / "tests" / "data" / "e2e" / "swish_pair.json",
     # log1p, expm1, erf, floor, ceil, sign, clamp and real powers (boundary values included)
     "grammar_mix": ROOT / "tests" / "data" / "e2e" / "grammar_mix.json",
+    # comparisons, where() and bool outputs; int8/uint8/bool inputs through half (Heaviside,
+    # Asinh, x > y, a masked dequantize)
+    "compare_where": ROOT / "tests" / "data" / "e2e" / "compare_where.json",
 }
 
 

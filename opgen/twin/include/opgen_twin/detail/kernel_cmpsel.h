@@ -61,8 +61,8 @@ inline void CheckCmpCount(const char* api, uint32_t count)
 {
     if ((uint64_t{count} * sizeof(T)) % 256 != 0) {
         ThrowHardware(Format("%s: count %u of %s is %llu bytes, not whole 256-byte blocks; the NPU leaves the "
-                             "partial block uncomputed. Compare a count rounded up to %u elements (the tile "
-                             "holds them)",
+                             "partial block uncomputed. Compare a count rounded up to a multiple of %u elements "
+                             "(the tile holds them)",
                              api, count, TypeName<T>(), static_cast<unsigned long long>(uint64_t{count} * sizeof(T)),
                              static_cast<unsigned>(256 / sizeof(T))));
     }
