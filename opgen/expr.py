@@ -353,23 +353,32 @@ _TORCH_UNARY = {
 
 
 def to_torch(node: Node) -> str:
-    """The compute tree as a torch expression (the default golden), fully parenthesized."""
+    """The compute tree as a torch expression (the default golden), fully parenthesized. A
+    comparison is torch's bool at the root (a bool output) and a number (`* 1`) inside
+    arithmetic, where torch's bool + bool would be a logical or."""
+    if isinstance(node, Compare):
+        return f"({_torch(node.left)} {node.op} {_torch(node.right)})"
+    return _torch(node)
+
+
+def _torch(node: Node) -> str:
     if isinstance(node, (Tensor, Scalar)):
         return node.name
     if isinstance(node, Const):
         return repr(node.value)
     if isinstance(node, Neg):
-        return f"(-{to_torch(node.arg)})"
+        return f"(-{_torch(node.arg)})"
     if isinstance(node, BinOp):
-        return f"({to_torch(node.left)} {node.op} {to_torch(node.right)})"
+        return f"({_torch(node.left)} {node.op} {_torch(node.right)})"
     if isinstance(node, Pow):
-        return f"({to_torch(node.base)} ** {node.exponent!r})"
+        return f"({_torch(node.base)} ** {node.exponent!r})"
     if isinstance(node, Compare):
-        return f"({to_torch(node.left)} {node.op} {to_torch(node.right)})"
+        return f"({to_torch(node)} * 1)"
     if isinstance(node, Call):
-        args = [to_torch(a) for a in node.args]
+        args = [_torch(a) for a in node.args]
         if node.func == "where":
-            cond = args[0] if isinstance(node.args[0], Compare) else f"({args[0]} != 0)"
+            cond = to_torch(node.args[0]) if isinstance(node.args[0], Compare) \
+                else f"({args[0]} != 0)"
             if not node.args[0].is_tensor:  # a number or attr condition: pick a branch
                 return f"({args[1]} if {cond} else {args[2]})"
             return f"torch.where({cond}, {args[1]}, {args[2]})"
