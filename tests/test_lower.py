@@ -649,3 +649,24 @@ def test_byte_dtypes_compute_in_float_through_half():
     assert ctx.compute.mode == "float"
     assert [t["through_half"] for t in ctx.streamed] == [True, True, False]
     assert "const AscendC::LocalTensor<float>& q" in ctx.compute.signature
+
+
+def byte_output_op(text: str):
+    return prototype.loads(json.dumps({
+        "op": "ByteOutCustom",
+        "input_desc": [{"name": "a", "type": ["int8"], "format": ["ND"]},
+                       {"name": "b", "type": ["int8"], "format": ["ND"]}],
+        "output_desc": [{"name": "z", "type": ["int8"], "format": ["ND"]}],
+        "opgen": {"compute": {"z": text}}})).ops[0]
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("where(a > b, a, b)", True), ("floor(a * 2.5) + b", True), ("max(a, b) * 2 - 1", True),
+    ("a * 2.5", False), ("a / b", False), ("exp(a)", False),
+])
+def test_byte_outputs_take_integer_values(text, ok):
+    if ok:
+        assert context(byte_output_op(text)).compute.mode == "float"
+    else:
+        with pytest.raises(LoweringError, match=r"output 'z': an int8 output takes integer"):
+            context(byte_output_op(text))

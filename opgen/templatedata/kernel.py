@@ -472,6 +472,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
                 "(asc-devkit, 产品支持情况); drop those SoCs from the targets or write the "
                 "compute step by hand", out)
     _check_compare(op, socs, outs)
+    _check_byte_outputs(op, outs)
     need_variants = any(short_missing[f] and len(short_missing[f]) < len(socs)
                         for f in MISSABLE_APIS if f in used_funcs)
     in_names = [t.param.name for t in ins]
@@ -626,6 +627,45 @@ def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
             raise LoweringError(
                 f"compute expression of output '{t.param.name}': a bool output takes a comparison "
                 f"(x > y, a == b, ...), not '{show(tree)}'", t.param.name)
+
+
+def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:
+    """An int8/uint8 output holds its float result truncated: its expression must have integer
+    values for the truncation to be torch's arithmetic (a float-valued one would differ)."""
+    integral_dtypes = ("int8", "uint8", "bool", "int16", "int32")
+    tensors = {t.name: all(d in integral_dtypes for d in t.dtypes) for t in op.inputs}
+    attrs = {a.name: a.type in ("int", "bool") for a in op.attrs}
+
+    def integral(n: expr.Node) -> bool:
+        if isinstance(n, expr.Tensor):
+            return tensors[n.name]
+        if isinstance(n, expr.Scalar):
+            return attrs[n.name]
+        if isinstance(n, expr.Const):
+            return n.value.is_integer()
+        if isinstance(n, expr.Compare):
+            return True
+        if isinstance(n, expr.Pow):
+            return isinstance(n.exponent, int) and n.exponent > 0 and integral(n.base)
+        if isinstance(n, expr.BinOp):
+            return n.op != "/" and integral(n.left) and integral(n.right)
+        if isinstance(n, expr.Call) and n.func in ("floor", "ceil"):
+            return True
+        if isinstance(n, expr.Call) and n.func == "where":
+            return integral(n.args[1]) and integral(n.args[2])
+        if isinstance(n, expr.Call) and n.func in ("min", "max", "abs", "relu", "sign", "clamp"):
+            return all(integral(a) for a in n.args)
+        return isinstance(n, expr.Neg) and integral(n.arg)
+
+    for t in outs:
+        tree = op.compute.get(t.param.name)
+        byte = [d for d in t.param.dtypes if d in ("int8", "uint8")]
+        if tree is not None and byte and not integral(tree):
+            raise LoweringError(
+                f"compute expression of output '{t.param.name}': an {byte[0]} output takes integer "
+                f"values (integer inputs, attrs and numbers, + - *, min, max, abs, clamp, sign, "
+                f"floor, ceil, where, comparisons), and '{show(tree)}' may not have them; wrap it "
+                "in floor() or ceil()", t.param.name)
 
 
 def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
