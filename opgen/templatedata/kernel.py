@@ -8,6 +8,7 @@ loop and print. Raises LoweringError when the compute expression cannot be lower
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +69,7 @@ class Compute:
 
     fn: str  # its function name
     has_expression: bool
-    expressions: list[dict[str, str]]  # per output: {"output", "text"} (for the header comment)
+    expressions: list[dict[str, Any]]  # per output: {"output", "text", "lines"} (header comment)
     mode: str  # float | int | template | stub
     type: str  # the compute type (float, int32_t, T)
     template: str  # "template <...>" line, or ""
@@ -578,7 +579,12 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     return Compute(
         fn=fn,
         has_expression=True,
-        expressions=[{"output": o, "text": show(op.compute[o])} for o in out_names],
+        expressions=[{"output": o, "text": show(op.compute[o]),
+                      # within 120 columns after "//   ", continued 4 columns in
+                      "lines": textwrap.wrap(f"{o} = {show(op.compute[o])}", 115,
+                                             subsequent_indent="    ", break_long_words=False,
+                                             break_on_hyphens=False)}
+                     for o in out_names],
         mode=mode,
         type=t,
         template=template,
