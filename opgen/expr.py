@@ -26,8 +26,9 @@ class ExprError(ValueError):
 UNARY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "abs", "reciprocal", "tanh", "sigmoid", "relu",
                "sign", "floor", "ceil", "log1p", "expm1", "erf")
 BINARY_FUNCS = ("min", "max")
-TERNARY_FUNCS = ("clamp",)  # clamp(x, lo, hi): lo and hi numbers or attrs
+TERNARY_FUNCS = ("clamp", "where")  # clamp(x, lo, hi): lo and hi numbers or attrs
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+CMP_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,22 @@ class Pow:
 
 
 @dataclass(frozen=True)
+class Compare:
+    """A comparison: 1 where it holds, else 0 (a bool output holds it as true/false)."""
+
+    op: str  # one of CMP_OPS' values
+    left: Node
+    right: Node
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.left.is_tensor or self.right.is_tensor
+
+
+@dataclass(frozen=True)
 class Call:
-    func: str  # one of UNARY_FUNCS, BINARY_FUNCS or TERNARY_FUNCS
+    func: str  # one of UNARY_FUNCS, BINARY_FUNCS or TERNARY_FUNCS (where(c, a, b): a where c
+    # is nonzero (true), else b)
     args: tuple[Node, ...]
 
     @property
@@ -90,7 +105,7 @@ class Call:
         return any(a.is_tensor for a in self.args)
 
 
-Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Call
+Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -194,6 +209,13 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
         return BinOp(BIN_OPS[type(node.op)], conv(node.left), conv(node.right))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
         return Pow(conv(node.left), _exponent(node, tensors, scalars))
+    if isinstance(node, ast.Compare):
+        if len(node.ops) != 1:
+            raise ExprError(f"'{_snippet(node)}' chains comparisons; compare two operands at a "
+                            "time (where(a < b, ...) nested for a range)")
+        if type(node.ops[0]) not in CMP_OPS:
+            raise ExprError(f"'{_snippet(node)}': compute compares with < <= > >= == != only")
+        return Compare(CMP_OPS[type(node.ops[0])], conv(node.left), conv(node.comparators[0]))
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name):
             raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
@@ -210,7 +232,7 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
             allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS)
             raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
         if len(node.args) != arity:
-            usage = " (clamp(x, lo, hi))" if func == "clamp" else ""
+            usage = {"clamp": " (clamp(x, lo, hi))", "where": " (where(cond, a, b))"}.get(func, "")
             raise ExprError(f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
                             f"got {len(node.args)}{usage}")
         call = Call(func, tuple(conv(a) for a in node.args))
@@ -222,7 +244,8 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
                                     "min(max(x, lo), hi) for tensor bounds")
         return call
     raise ExprError(f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
-                    "** with a constant exponent, numbers, names and the listed functions")
+                    "** with a constant exponent, comparisons (< <= > >= == !=), numbers, names "
+                    "and the listed functions")
 
 
 def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
@@ -264,7 +287,7 @@ def children(node: Node) -> tuple[Node, ...]:
     """The direct subtrees of a compute node."""
     if isinstance(node, Neg):
         return (node.arg,)
-    if isinstance(node, BinOp):
+    if isinstance(node, (BinOp, Compare)):
         return (node.left, node.right)
     if isinstance(node, Pow):
         return (node.base,)
@@ -287,6 +310,7 @@ def names_in(node: Node) -> set[str]:
 
 
 PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+CMP_PRECEDENCE = 0  # below + -, as in Python
 
 
 def show(node: Node) -> str:
@@ -311,6 +335,9 @@ def _show(node: Node, outer: int) -> str:
     if isinstance(node, Pow):
         text = f"{_show(node.base, 5)} ** {node.exponent!r}"
         return f"({text})" if outer > 4 else text
+    if isinstance(node, Compare):
+        text = f"{_show(node.left, 1)} {node.op} {_show(node.right, 1)}"
+        return f"({text})" if outer > CMP_PRECEDENCE else text
     if isinstance(node, Call):
         return f"{node.func}({', '.join(_show(a, 0) for a in node.args)})"
     raise TypeError(node)
@@ -326,19 +353,35 @@ _TORCH_UNARY = {
 
 
 def to_torch(node: Node) -> str:
-    """The compute tree as a torch expression (the default golden), fully parenthesized."""
+    """The compute tree as a torch expression (the default golden), fully parenthesized. A
+    comparison is torch's bool at the root (a bool output) and a number (`* 1`) inside
+    arithmetic, where torch's bool + bool would be a logical or."""
+    if isinstance(node, Compare):
+        return f"({_torch(node.left)} {node.op} {_torch(node.right)})"
+    return _torch(node)
+
+
+def _torch(node: Node) -> str:
     if isinstance(node, (Tensor, Scalar)):
         return node.name
     if isinstance(node, Const):
         return repr(node.value)
     if isinstance(node, Neg):
-        return f"(-{to_torch(node.arg)})"
+        return f"(-{_torch(node.arg)})"
     if isinstance(node, BinOp):
-        return f"({to_torch(node.left)} {node.op} {to_torch(node.right)})"
+        return f"({_torch(node.left)} {node.op} {_torch(node.right)})"
     if isinstance(node, Pow):
-        return f"({to_torch(node.base)} ** {node.exponent!r})"
+        return f"({_torch(node.base)} ** {node.exponent!r})"
+    if isinstance(node, Compare):
+        return f"({to_torch(node)} * 1)"
     if isinstance(node, Call):
-        args = [to_torch(a) for a in node.args]
+        args = [_torch(a) for a in node.args]
+        if node.func == "where":
+            cond = to_torch(node.args[0]) if isinstance(node.args[0], Compare) \
+                else f"({args[0]} != 0)"
+            if not node.args[0].is_tensor:  # a number or attr condition: pick a branch
+                return f"({args[1]} if {cond} else {args[2]})"
+            return f"torch.where({cond}, {args[1]}, {args[2]})"
         if node.func == "clamp":
             if not node.args[0].is_tensor:
                 return f"min(max({args[0]}, {args[1]}), {args[2]})"

@@ -39,6 +39,10 @@ class LoweringError(ValueError):
 # ---------------------------------------------------------------------------------------------
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32")  # computed in float
+# 1-byte dtypes an op with a compute expression computes in float too, through half as CANN's
+# kernels do: Cast int8/uint8 -> half is the only Cast from them on every SoC (asc-devkit
+# Cast.md); a bool tensor is cast as its uint8 bytes (0 or 1).
+BYTE_DTYPES = ("int8", "uint8", "bool")
 INT_COMPUTE_DTYPES = ("int16", "int32")  # Add/Sub/Mul/Max/Min(+s) exist for these
 # sharedTmpBuffer of the high-level APIs for float: maxLiveNodeCount of
 # Get<Api>TmpBufferFactorSize (1 float per element) and the minimum of Get<Api>MaxMinTmpSize.
@@ -80,6 +84,8 @@ class Instr:
     shared_tmp: bool = False  # needs the high-level API sharedTmpBuffer
     text: str = ""  # the source subexpression, for a comment
     note: str = ""  # a comment line before it: what a composed sequence computes and why
+    mode: str = ""  # Compare*: the CMPMODE (LT, GE, ...)
+    scalar2: CScalar | None = None  # SelectSS: the value where the mask is 0
 
 
 @dataclass
@@ -100,7 +106,22 @@ _NOT_INPLACE = {
     "Copy": "a copy needs a second tile",
     "RDiv": "s / x fills its tile with s, then divides: x must live elsewhere",
     "RsqrtDiv": "1 / x fills its tile with 1, then divides: x must live elsewhere",
+    "Compare": "a bit mask must not overlap the floats it compares",
+    "Compares": "a bit mask must not overlap the floats it compares",
+    **{op: "Select writes floats: its mask and its other operand must live elsewhere"
+       for op in ("SelectTT", "SelectTS", "SelectST", "SelectSS")},
 }
+# Ops whose destination register is a bit mask (1 bit per element, in a tile's first bytes)
+MASK_OPS = ("Compare", "Compares")
+SELECT_OPS = ("SelectTT", "SelectTS", "SelectST", "SelectSS")
+CMP_MODES = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
+_SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+# Compare and Compares take a count whose elements fill whole 256-byte blocks (asc-devkit
+# Compare.md, Compares.md): 64 floats. The kernel compares the tile rounded up to them.
+CMP_BLOCK_ELEMS = 64
+# Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE reserve 8 KB of UB on Atlas A2/A3
+# and 310P (asc-devkit Select.md, 约束说明): the tiling leaves them out of the tiles.
+SELECT_RESERVED_UB = 8192
 
 # rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
 # instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
@@ -198,6 +219,12 @@ class Lowerer:
                 value = None if a is None else math.pow(a, node.exponent)
             except (ValueError, ZeroDivisionError, OverflowError):
                 raise self.fail(f"'{show(node)}' has no finite value") from None
+        elif isinstance(node, expr.Compare):
+            a, b = self.fold(node.left), self.fold(node.right)
+            if a is None or b is None:
+                return None
+            value = float({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b,
+                           "!=": a != b}[node.op])
         elif isinstance(node, expr.Call):
             args = [self.fold(a) for a in node.args]
             if any(a is None for a in args):
@@ -222,6 +249,7 @@ class Lowerer:
                 "ceil": lambda: float(math.ceil(a)), "log1p": lambda: math.log1p(a),
                 "expm1": lambda: math.expm1(a), "erf": lambda: math.erf(a),
                 "clamp": lambda: min(max(a, args[1]), args[2]),
+                "where": lambda: args[1] if a != 0 else args[2],
             }[node.func]()
         except (ValueError, ZeroDivisionError, OverflowError):
             raise self.fail(f"'{show(node)}' has no finite value") from None
@@ -380,8 +408,78 @@ class Lowerer:
         if isinstance(node, expr.BinOp):
             return self._binop(node)
         if isinstance(node, expr.Call):
+            if node.func == "where":
+                return self._where(node)
             return self._call(node)
+        if isinstance(node, expr.Compare):
+            # 1 where the comparison holds, else 0: Select between the two numbers
+            mask = self.mask(node)
+            return self.emit_select("SelectSS", mask, (), node, self.literal_scalar(1.0, node),
+                                    self.literal_scalar(0.0, node))
         raise TypeError(node)
+
+    # -- comparisons and where -----------------------------------------------------------
+
+    def literal_scalar(self, value: float, node: expr.Node) -> CScalar:
+        return CScalar(self.literal(value, node), value)
+
+    def _check_float(self, node: expr.Node) -> None:
+        if self.is_int:
+            raise self.fail(f"'{show(node)}' compares or selects, but the op computes in an "
+                            f"integer type ({self.ctype}); Compare and Select take half and float "
+                            "on every SoC (int32 only ==, on some): give the op float dtypes")
+
+    def mask(self, cond: expr.Node) -> int:
+        """The register holding the bit mask of a condition: a comparison, or any tensor
+        expression (nonzero is true: a bool input holds 0 and 1)."""
+        self._check_float(cond)
+        key = ("mask", cond)
+        if key in self.memo:
+            return self.memo[key]
+        if isinstance(cond, expr.Compare):
+            op, left, right = cond.op, cond.left, cond.right
+            if left.is_tensor and right.is_tensor:
+                reg = self._emit_mask("Compare", self._operands(left, right), cond, CMP_MODES[op])
+            else:
+                if not left.is_tensor:  # s < x is x > s
+                    op, left, right = _SWAPPED[op], right, left
+                (a,) = self._operands(left)
+                reg = self._emit_mask("Compares", (a,), cond, CMP_MODES[op], self.scalar(right))
+        else:
+            (a,) = self._operands(cond)
+            reg = self._emit_mask("Compares", (a,), expr.Compare("!=", cond, expr.Const(0.0)),
+                                  "NE", self.literal_scalar(0.0, cond))
+        self.memo[key] = reg
+        return reg
+
+    def _emit_mask(self, op: str, args: tuple[int, ...], node: expr.Node, mode: str,
+                   scalar: CScalar | None = None) -> int:
+        reg = self.emit(op, args, node, scalar)
+        self.instrs[-1].mode = mode
+        return reg
+
+    def emit_select(self, op: str, mask: int, args: tuple[int, ...], node: expr.Node,
+                    scalar: CScalar | None = None, scalar2: CScalar | None = None) -> int:
+        reg = self.emit(op, (mask, *args), node, scalar)
+        self.instrs[-1].scalar2 = scalar2
+        return reg
+
+    def _where(self, node: expr.Call) -> int:
+        cond, a, b = node.args
+        self._check_float(node)
+        if not cond.is_tensor:  # a number or attr condition would pick one branch per launch
+            raise self.fail(f"'{show(node)}': the condition of where() must use a tensor; for an "
+                            "attr, write the two outputs' expressions as a * flag + b * (1 - flag)")
+        mask = self.mask(cond)
+        if a.is_tensor and b.is_tensor:
+            return self.emit_select("SelectTT", mask, self._operands(a, b), node)
+        if a.is_tensor:
+            (ra,) = self._operands(a)
+            return self.emit_select("SelectTS", mask, (ra,), node, self.scalar(b))
+        if b.is_tensor:
+            (rb,) = self._operands(b)
+            return self.emit_select("SelectST", mask, (rb,), node, self.scalar(a))
+        return self.emit_select("SelectSS", mask, (), node, self.scalar(a), self.scalar(b))
 
     def _power(self, node: expr.Pow) -> int:
         """x ** e beyond 2..4: products for an integer e (and a division for a negative one),
@@ -550,7 +648,8 @@ def _need(node: expr.Node) -> int:
         return max(1, _need(node.arg))
     if isinstance(node, expr.Pow):
         return max(1, _need(node.base))
-    args = [node.left, node.right] if isinstance(node, expr.BinOp) else list(node.args)
+    args = [node.left, node.right] if isinstance(node, (expr.BinOp, expr.Compare)) \
+        else list(node.args)
     needs = sorted((_need(a) for a in args if a.is_tensor), reverse=True)
     if len(needs) == 2 and needs[0] == needs[1]:
         return needs[0] + 1
@@ -558,9 +657,10 @@ def _need(node: expr.Node) -> int:
 
 
 def _needs_host(node: expr.Node) -> bool:
-    """Does a scalar subtree need the host's math library (a call, a power beyond 2..4)?"""
-    return any(isinstance(n, expr.Call) or (isinstance(n, expr.Pow) and not is_simple_pow(n))
-               for n in expr.walk(node))
+    """Does a scalar subtree need the host's math library (a call, a power beyond 2..4), or a
+    comparison (computed once on the host too)?"""
+    return any(isinstance(n, (expr.Call, expr.Compare))
+               or (isinstance(n, expr.Pow) and not is_simple_pow(n)) for n in expr.walk(node))
 
 
 def _int_power(base: expr.Node, n: int) -> expr.Node:
@@ -729,7 +829,31 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
                 f"AscendC::Max({d}, {d}, {a[0]}, {n});"]
     if op == "Copy":  # a UB copy of any length: multiply by one
         return [f"AscendC::Muls({d}, {a[0]}, {one}, {n});"]
+    cmp_n = ctx.get("cmp_count", n)
+    if op == "Compare":
+        return [f"AscendC::Compare({_mask(d)}, {a[0]}, {a[1]}, AscendC::CMPMODE::{ins.mode}, "
+                f"{cmp_n});"]
+    if op == "Compares":
+        return [f"AscendC::Compares({_mask(d)}, {a[0]}, {s}, AscendC::CMPMODE::{ins.mode}, "
+                f"{cmp_n});"]
+    tt = "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE"
+    ts = "AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE"
+    if op == "SelectTT":
+        return [f"AscendC::Select({d}, {_mask(a[0])}, {a[1]}, {a[2]}, {tt}, {n});"]
+    if op == "SelectTS":
+        return [f"AscendC::Select({d}, {_mask(a[0])}, {a[1]}, {s}, {ts}, {n});"]
+    if op == "SelectST":  # s where the mask is set: fill with s, then select into place
+        return [f"AscendC::Duplicate({d}, {s}, {n});",
+                f"AscendC::Select({d}, {_mask(a[0])}, {d}, {a[1]}, {tt}, {n});"]
+    if op == "SelectSS":
+        return [f"AscendC::Duplicate({d}, {s}, {n});",
+                f"AscendC::Select({d}, {_mask(a[0])}, {d}, {ins.scalar2.text}, {ts}, {n});"]
     raise AssertionError(op)
+
+
+def _mask(tile: str) -> str:
+    """A tile holding a Compare bit mask, as the uint8_t tensor Compare and Select take."""
+    return f"{tile}.ReinterpretCast<uint8_t>()"
 
 
 def emit_body(prog: Program, alloc: Allocation, names: dict[str, str],
@@ -776,12 +900,17 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
             if isinstance(n.exponent, int) and n.exponent > 0:
                 return "(" + " * ".join([h(n.base)] * n.exponent) + ")"
             return f"std::pow({h(n.base)}, {n.exponent!r})"
+        if isinstance(n, expr.Compare):
+            return f"({h(n.left)} {n.op} {h(n.right)} ? {'1' if integer else '1.0'} : " \
+                f"{'0' if integer else '0.0'})"
         if isinstance(n, expr.Call):
             args = [h(a) for a in n.args]
             a = args[0]
             zero = "0" if integer else "0.0"
             one = "1" if integer else "1.0"
             lo = f"({a} > {args[1]} ? {a} : {args[1]})" if n.func == "clamp" else ""
+            if n.func == "where":
+                return f"({a} != {zero} ? {args[1]} : {args[2]})"
             return {
                 "exp": f"std::exp({a})", "log": f"std::log({a})", "sqrt": f"std::sqrt({a})",
                 "rsqrt": f"(1.0 / std::sqrt({a}))", "reciprocal": f"(1.0 / {a})",
@@ -813,9 +942,11 @@ def fresh(base: str, taken: set[str]) -> str:
     return name
 
 
-def compute_type(dtypes: list[str]) -> str | None:
-    """The C type a combination of dtypes computes in, or None when they do not share one."""
-    if all(d in FLOAT_DTYPES for d in dtypes):
+def compute_type(dtypes: list[str], through_half: bool = False) -> str | None:
+    """The C type a combination of dtypes computes in, or None when they do not share one.
+    With `through_half` (an op with a compute expression) 1-byte dtypes compute in float."""
+    floats = FLOAT_DTYPES + (BYTE_DTYPES if through_half else ())
+    if all(d in floats for d in dtypes):
         return "float"
     if len(set(dtypes)) == 1 and dtypes[0] in INT_COMPUTE_DTYPES:
         return DTYPES[dtypes[0]].c_type

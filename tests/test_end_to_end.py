@@ -27,6 +27,9 @@ CASES = {
     "broadcast": ROOT / "tests" / "data" / "e2e" / "broadcast.json",
     # golden-only (torch.matmul), inputs shaped by test_shapes: the user's to compute
     "matmul_golden": ROOT / "tests" / "data" / "e2e" / "matmul_golden.json",
+    # comparisons, where() and bool outputs; int8/uint8/bool inputs through half (Heaviside,
+    # Asinh, x > y, a masked dequantize)
+    "compare_where": ROOT / "tests" / "data" / "e2e" / "compare_where.json",
 }
 
 

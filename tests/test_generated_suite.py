@@ -19,6 +19,7 @@ Slow (build real projects, run their suites in a child pytest; tests/generated/p
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -126,10 +127,11 @@ def test_precision_level_and_benchmark_reach_the_test_file(tmp_path):
 
 
 def test_boundary_value_domains_follow_the_compute(tmp_path):
-    """Inputs the compute takes log() of are drawn positive; inputs reaching max get no NaN."""
+    """Inputs the compute takes log() of are drawn positive unless the argument is positive
+    anyway (log(1 + exp(x))); inputs reaching max get no NaN."""
     rendered_tests(PRECISION_TRIALS.read_text(), tmp_path)
     softplus = (tmp_path / "tests" / "test_softplus_naive.py").read_text()
-    assert 'TensorArg("x", 0.5, 4.0, positive=True),' in softplus
+    assert 'TensorArg("x", -4.0, 4.0),' in softplus
     rendered_tests((EXAMPLES / "leaky_relu_custom.json").read_text(), tmp_path / "leaky")
     leaky = (tmp_path / "leaky" / "tests" / "test_leaky_relu_custom.py").read_text()
     assert 'TensorArg("x", -4.0, 4.0, nan=False),' in leaky
@@ -145,6 +147,11 @@ def test_boundary_value_domains_follow_the_compute(tmp_path):
     ("log1p(x) + y ** 3 + z ** 0.5", {"x": "log1p() of it",
                                      "z": "a power of it with the exponent 0.5"}),
     ("x ** -2 + expm1(y) * sign(z)", {"x": "a power of it with the exponent -2"}),
+    # arguments positive (or, for sqrt, nonnegative) whatever the inputs
+    ("log(abs(x) + sqrt(x * x + 1)) + log(1 + exp(y))", {}),
+    ("sqrt(z * z) + sqrt(x ** 2 + abs(y)) / (exp(y) + 1)", {}),
+    ("log(abs(x)) + sqrt(y - 1) + 1 / where(z > 0, z, 1)", {
+        "x": "log() of it", "y": "sqrt() of it", "z": "a division by it"}),
 ])
 def test_inputs_drawn_positive_where_the_compute_needs_it(compute, positive):
     tree = expr.parse_compute(compute, {"x", "y", "z"}, {"alpha"})
@@ -432,3 +439,15 @@ def test_bench_json_and_the_precision_report(gelu):
     assert "<h2>gelu_custom, float32</h2>" in page and "test_precision_boundary_values" in page
     pytest.importorskip("matplotlib")
     assert page.count("src='data:image/png;base64,") == 2
+
+
+def test_comparisons_give_their_operands_ties(tmp_path):
+    """An input compared with a number or an earlier input gets elements equal to it."""
+    data = json.loads((ROOT / "tests" / "data" / "e2e" / "compare_where.json").read_text())
+    op = prototype.loads(json.dumps(data[0])).ops[0]  # HeavisideCustom: x == 0, x > 0
+    assert tests_data.comparison_ties(op) == {"x": [0.0]}
+    greater = prototype.loads(json.dumps(data[2])).ops[0]  # x > y
+    assert tests_data.comparison_ties(greater) == {"y": ["x"]}
+    rendered_tests(json.dumps(data[2]), tmp_path)
+    text = (tmp_path / "tests" / "test_greater_custom.py").read_text()
+    assert 'TensorArg("y", -4.0, 4.0, ties=("x",)),' in text

@@ -95,6 +95,8 @@ def ours(files: dict[str, str]) -> dict[str, str]:
 # render: meaning of the generated files
 # ---------------------------------------------------------------------------------------------
 
+E2E_COMPARE_WHERE = (EXAMPLES.parent / "tests" / "data" / "e2e" / "compare_where.json").read_text()
+
 ALL_PROTOS = {
     "gelu": example("gelu_custom.json"),
     "add": example("add_custom.json"),
@@ -131,7 +133,22 @@ def test_every_op_gets_six_files_with_the_right_owner(name):
 @pytest.mark.parametrize("name", sorted(ALL_PROTOS))
 def test_generated_code_is_tidy(name, socs):
     proto = ALL_PROTOS[name] if "ascend910b1" in socs else without_bf16(ALL_PROTOS[name])
-    for path, text in ours(rendered(proto, socs)).items():
+    assert_tidy(ours(rendered(proto, socs)))
+
+
+@pytest.mark.parametrize("socs", [("ascend910b1",), ("ascend310p3", "ascend910b1")],
+                         ids=["910b", "310p-910b"])
+def test_comparison_and_byte_code_is_tidy(socs):
+    """Compare/Select steps, the through-half streams and casts, the tiling policy's block
+    alignment and UB reserve, and a long expression's header comment."""
+    files = ours(rendered(E2E_COMPARE_WHERE, socs))
+    assert "WidenThroughHalf" in files["op_kernel/opgen_kernel.h"]
+    assert "COMPARE_BLOCK_ELEMS" in files["op_host/heaviside_custom_tiling_policy.h"]
+    assert_tidy(files)
+
+
+def assert_tidy(files: dict[str, str]) -> None:
+    for path, text in files.items():
         assert text.endswith("\n") and not text.endswith("\n\n"), path
         assert "\n\n\n" not in text, f"{path}: double blank line"
         assert not re.search(r"\{\{ | \}\}|\{%|%\}", text), f"{path}: template residue"

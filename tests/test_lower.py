@@ -70,6 +70,13 @@ def evaluate(node: expr.Node, env: dict[str, np.ndarray | float]) -> np.ndarray 
         return {"+": a + b, "-": a - b, "*": a * b}[node.op]
     if isinstance(node, expr.Pow):
         return evaluate(node.base, env) ** node.exponent
+    if isinstance(node, expr.Compare):
+        a, b = evaluate(node.left, env), evaluate(node.right, env)
+        return np.asarray({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b,
+                           "!=": a != b}[node.op], dtype=np.float64)
+    if node.func == "where":
+        c, a, b = (evaluate(x, env) for x in node.args)
+        return np.where(np.asarray(c) != 0, a, b)
     fn = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v),
           "abs": np.abs, "reciprocal": lambda v: 1 / v, "tanh": np.tanh,
           "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "relu": lambda v: np.maximum(v, 0),
@@ -452,9 +459,9 @@ def test_float_and_int_combinations_share_a_template():
     ("x * a", ("int32",), "float attr 'a' cannot scale an integer tensor"),
     ("x * 0.5", ("int16",), "not an integer"),
     ("x + y", ("double",), "dtype float64 has no Ascend C vector arithmetic"),
-    ("x + y", ("bool",), "dtype bool"),
-    ("x + y", ("int8",), "dtype int8"),
-    ("sign(x)", ("bool",), "dtype bool"),
+    ("x + y", ("bool",), "a bool output takes a comparison"),
+    ("sign(x)", ("bool",), "a bool output takes a comparison"),
+    ("where(x > y, x, y)", ("int16",), "compares or selects"),
     ("floor(x)", ("int32",), "floor\\(\\) needs a float type"),
     ("log1p(x)", ("int32",), "log1p\\(\\) needs a float type"),
     ("x ** 2.5", ("int32",), "non-integer exponent"),
@@ -561,3 +568,105 @@ def test_show_round_trips_through_the_parser():
         again = expr.parse_compute(expr.show(tree), {"x", "y"}, set())
         assert again == tree, expr.show(tree)
     assert not math.isnan(0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# comparisons, where() and bool outputs
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "where(x == y, x, y * 2)",
+    "where(x > 1, 1.0, 0.0)",
+    "where(1 < x, x, 3)",  # a number on the left: the comparison is turned around
+    "where(x <= y, 2, y)",  # a number where the mask is set: Duplicate, then Select
+    "where(x != 1.5, x, a)",
+    "(x >= y) * 3 + (x < 1)",
+    "where(x == 1, y, where(x > 1, 1.0, 0.0))",  # Heaviside
+    "where(x * y, x, y)",  # any tensor condition: nonzero is true
+    "where(x > a, x, y) + where(x > a, y, x)",  # one mask for both
+])
+def test_comparisons_and_where_compute_what_they_say(text):
+    op = make_op({"z": text})
+    out = check_meaning(op, lo=0.5, hi=2.0)
+    ties = check_meaning(op, lo=1.0, hi=1.0)  # every comparison meets equal operands
+    assert out["__calls__"] and ties["__calls__"]
+
+
+def test_one_mask_per_condition():
+    c = compute("where(x > a, x, y) + where(x > a, y, x)")
+    assert calls(c).count("Compares") == 1 and calls(c).count("Select") == 2
+
+
+def test_compare_counts_whole_blocks_and_the_tiling_follows():
+    c = compute("where(x > y, x, y)")
+    assert "const uint32_t cmpCount = (count + 63) / 64 * 64;" in c.body
+    assert "AscendC::CMPMODE::GT, cmpCount);" in c.body
+    assert "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, count);" in c.body
+    assert (c.align_elems, c.reserved_ub) == (64, 8192)
+    plain = compute("x + y")
+    assert (plain.align_elems, plain.reserved_ub) == (0, 0)
+    assert "cmpCount" not in plain.body
+
+
+def test_comparisons_are_refused_on_ascend910_naming_it():
+    with pytest.raises(LoweringError, match=r"output 'z'.*ascend910 lacks.*Select.md"):
+        compute("where(x > 0, x, y)", socs=("ascend910b1", "ascend910a"))
+    for soc in ("ascend310p3", "ascend310b1", "ascend950pr"):
+        assert "Select" in calls(compute("where(x > 0, x, y)", socs=(soc,)))
+
+
+def test_comparisons_need_a_float_compute_type():
+    with pytest.raises(LoweringError, match=r"'x > y' compares or selects.*int32_t"):
+        compute("(x > y) + x", types=("int32",))
+
+
+def bool_output_op(text: str):
+    return prototype.loads(json.dumps({
+        "op": "BoolOutCustom",
+        "input_desc": [{"name": "x", "type": ["float16"], "format": ["ND"]},
+                       {"name": "y", "type": ["float16"], "format": ["ND"]}],
+        "output_desc": [{"name": "z", "type": ["bool"], "format": ["ND"]}],
+        "opgen": {"compute": {"z": text}}})).ops[0]
+
+
+def test_a_bool_output_takes_a_comparison():
+    with pytest.raises(LoweringError, match=r"a bool output takes a comparison.*'x \+ 1'"):
+        context(bool_output_op("x + 1"))
+    ctx = context(bool_output_op("x > y"))
+    assert calls(ctx.compute) == ["Compare", "Duplicate", "Select"]
+    assert [t["through_half"] for t in ctx.streamed] == [False, False, True]
+
+
+def test_byte_dtypes_compute_in_float_through_half():
+    op = prototype.loads(json.dumps({
+        "op": "ByteCustom",
+        "input_desc": [{"name": "q", "type": ["int8", "uint8"], "format": ["ND", "ND"]},
+                       {"name": "m", "type": ["bool", "bool"], "format": ["ND", "ND"]}],
+        "output_desc": [{"name": "z", "type": ["float16", "float"], "format": ["ND", "ND"]}],
+        "opgen": {"compute": {"z": "where(m, q * 0.5, -1)"}}})).ops[0]
+    ctx = context(op)
+    assert ctx.compute.mode == "float"
+    assert [t["through_half"] for t in ctx.streamed] == [True, True, False]
+    assert "const AscendC::LocalTensor<float>& q" in ctx.compute.signature
+
+
+def byte_output_op(text: str):
+    return prototype.loads(json.dumps({
+        "op": "ByteOutCustom",
+        "input_desc": [{"name": "a", "type": ["int8"], "format": ["ND"]},
+                       {"name": "b", "type": ["int8"], "format": ["ND"]}],
+        "output_desc": [{"name": "z", "type": ["int8"], "format": ["ND"]}],
+        "opgen": {"compute": {"z": text}}})).ops[0]
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("where(a > b, a, b)", True), ("floor(a * 2.5) + b", True), ("max(a, b) * 2 - 1", True),
+    ("a * 2.5", False), ("a / b", False), ("exp(a)", False),
+])
+def test_byte_outputs_take_integer_values(text, ok):
+    if ok:
+        assert context(byte_output_op(text)).compute.mode == "float"
+    else:
+        with pytest.raises(LoweringError, match=r"output 'z': an int8 output takes integer"):
+            context(byte_output_op(text))

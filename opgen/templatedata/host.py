@@ -175,7 +175,8 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
             desc = f"context->GetRequiredInputDesc({t.index})"
         else:
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"
-        descs.append({"name": t.param.name, "desc": desc, "role": t.role})
+        descs.append({"name": t.param.name, "desc": desc, "role": t.role,
+                      "through_half": t.through_half})
     like_input = None
     if shape["kind"] == "required" and outputs and not has_dynamic_output and all(
             r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules):

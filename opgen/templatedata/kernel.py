@@ -8,6 +8,7 @@ loop and print. Raises LoweringError when the compute expression cannot be lower
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +18,13 @@ from opgen.catalog import DTYPES, SOC_FAMILIES
 from opgen.expr import show
 from opgen.literals import cpp_float, cpp_literal, cpp_string
 from opgen.lower import (
+    BYTE_DTYPES,
+    CMP_BLOCK_ELEMS,
     FLOAT_DTYPES,
     INT_COMPUTE_DTYPES,
+    MASK_OPS,
+    SELECT_OPS,
+    SELECT_RESERVED_UB,
     SHARED_TMP_NEEDS,
     Lowerer,
     LoweringError,
@@ -64,7 +70,7 @@ class Compute:
 
     fn: str  # its function name
     has_expression: bool
-    expressions: list[dict[str, str]]  # per output: {"output", "text"} (for the header comment)
+    expressions: list[dict[str, Any]]  # per output: {"output", "text", "lines"} (header comment)
     mode: str  # float | int | template | stub
     type: str  # the compute type (float, int32_t, T)
     template: str  # "template <...>" line, or ""
@@ -80,6 +86,10 @@ class Compute:
     scratch_note: str  # // comment lines
     host_scalars: list[dict[str, str]]  # attr math done on the host: field, text, expr, c_type
     warnings: list[str]
+    # Compare/Select: the tile length in whole blocks of this many elements (0: any), and UB
+    # bytes the tiles leave to the Select API
+    align_elems: int = 0
+    reserved_ub: int = 0
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,9 @@ class _Tensor:
     # like an in-place output (compute parameter <name>_ref) and copied back to the input's GM
     # address, under the input's DTYPE_ macro (the op has no output for the build to define one).
     writeback: bool = False
+    # A 1-byte dtype (int8, uint8, bool) of an op with a compute expression: it computes in
+    # float, cast through half.
+    through_half: bool = False
 
     @property
     def role(self) -> str:
@@ -223,6 +236,8 @@ def build(op: Op, options: Options) -> KernelData:
     writebacks = [_Tensor(t, positions[t.name], writeback=True)
                   for t in (op.results if op.in_place_only else ())]
     streamed = [t for t in tensors if t.streamed] + writebacks
+    for t in streamed:
+        t.through_half = bool(op.compute) and any(d in BYTE_DTYPES for d in t.param.dtypes)
     ins = [t for t in streamed if t.role == "input"]
     outs = [t for t in streamed if t.role == "output"]
     tags = _tags(tensors + writebacks)
@@ -235,7 +250,8 @@ def build(op: Op, options: Options) -> KernelData:
     for combo in op.dtype_combinations:
         dtypes = [combo[t.combo_position if t.combo_position >= 0
                         else len(op.inputs) + t.index] for t in streamed]
-        combos.append({"dtypes": list(combo), "compute_type": compute_type(dtypes),
+        combos.append({"dtypes": list(combo),
+                       "compute_type": compute_type(dtypes, through_half=bool(op.compute)),
                        "streamed_dtypes": dtypes})
 
     field_names = attr_field_names(op)
@@ -404,7 +420,7 @@ def _storage_notes(streamed: list[_Tensor], aliases: list[dict[str, Any]]) -> tu
 
 def _can_widen(t: _Tensor) -> bool:
     """Does some dtype combination give the tensor a compute type other than its dtype?"""
-    return any(d in ("float16", "bfloat16") for d in t.param.dtypes)
+    return t.through_half or any(d in ("float16", "bfloat16") for d in t.param.dtypes)
 
 
 def _tiling_fields(attr_fields: list[dict], host_scalars: list[dict]) -> list[dict[str, str]]:
@@ -445,6 +461,7 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> d
         "position": "VECIN" if t.role == "input" else "VECOUT",
         "dtypes": list(t.param.dtypes),
         "can_widen": _can_widen(t),
+        "through_half": t.through_half,
     }
 
 
@@ -470,7 +487,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
             out = outs[0].param.name if outs else "?"
             if bad:
                 why = (f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
-                       "(float16, bfloat16, float32, int16 and int32 do)")
+                       "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
+                       "compute in float with the float dtypes)")
             else:
                 pairs = ", ".join(f"{t.param.name}={d}" for t, d in zip(
                     streamed, c["streamed_dtypes"], strict=True))
@@ -496,6 +514,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
                 f"which {lacking} lack{'s' if len(short_missing[f]) == 1 else ''} "
                 "(asc-devkit, 产品支持情况); drop those SoCs from the targets or write the "
                 "compute step by hand", out)
+    _check_compare(op, socs, outs)
+    _check_byte_outputs(op, outs)
     need_variants = any(short_missing[f] and len(short_missing[f]) < len(socs)
                         for f in MISSABLE_APIS if f in used_funcs)
     in_names = [t.param.name for t in ins]
@@ -541,11 +561,22 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     t = ctype if mode != "template" else "T"
     lit = _literal_fn(mode, ctype)
     ectx = {"count": count, "shared": shared_name, "one": lit(1), "minus_one": lit(-1)}
+    compares = any(i.op in MASK_OPS for p, _ in lowered for i in p.instrs)
+    selects = any(i.op in SELECT_OPS for p, _ in lowered for i in p.instrs)
+    if compares:
+        ectx["cmp_count"] = fresh("cmpCount", reserved | {shared_name} | set(tmp_names))
 
     def offset(i: int) -> str:  # of scratch slot i: the temporaries, then the sharedTmpBuffer
         return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")
 
     body: list[str] = []
+    if compares:
+        body += [f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
+                 "the tile (its length is",
+                 "// whole blocks) is compared up to the next block; Select takes the mask bits "
+                 "it needs.",
+                 f"const uint32_t {ectx['cmp_count']} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
+                 f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};"]
     for v, (prog, alloc) in zip(variants, lowered, strict=True):
         if len(variants) > 1:
             body.append(f"#if {v['cond']}" if v["cond"] else "#else")
@@ -581,10 +612,21 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
                  f"{min_bytes} bytes)")
     if exp_fallbacks:
         note += (f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API")
+    if compares:
+        note += ("; Compare masks live in temporaries' first bytes (1 bit per element), and "
+                 f"Compare reads whole blocks of {CMP_BLOCK_ELEMS} floats: tiles are whole blocks")
+    if selects:
+        note += (f"; Select's tensor modes need {SELECT_RESERVED_UB // 1024} KB of UB left free "
+                 "(asc-devkit Select.md)")
     return Compute(
         fn=fn,
         has_expression=True,
-        expressions=[{"output": o, "text": show(op.compute[o])} for o in out_names],
+        expressions=[{"output": o, "text": show(op.compute[o]),
+                      # within 120 columns after "//   ", continued 4 columns in
+                      "lines": textwrap.wrap(f"{o} = {show(op.compute[o])}", 115,
+                                             subsequent_indent="    ", break_long_words=False,
+                                             break_on_hyphens=False)}
+                     for o in out_names],
         mode=mode,
         type=t,
         template=template,
@@ -600,7 +642,78 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
         scratch_note=cpp_comment(note + "."),
         host_scalars=host,
         warnings=warnings,
+        align_elems=CMP_BLOCK_ELEMS if compares else 0,
+        reserved_ub=SELECT_RESERVED_UB if selects else 0,
     )
+
+
+# SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
+# VSEL_TENSOR_TENSOR_MODE, and Compares (asc-devkit Select.md, Compares.md: Atlas 训练系列产品
+# has Select mode 0 only, whose mask repeats every 256 bytes, and no Compares).
+NO_COMPARE_SELECT = ("ascend910",)
+
+
+def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
+    """Comparisons and where() need Select's tensor modes; a bool output takes a comparison."""
+    uses = [o for o, tree in op.compute.items() if any(
+        n.is_tensor and (isinstance(n, expr.Compare) or
+                         isinstance(n, expr.Call) and n.func == "where")
+        for n in expr.walk(tree))]
+    lacking = [s for s in socs if s in NO_COMPARE_SELECT]
+    if uses and lacking:
+        raise LoweringError(
+            f"compute expression of output '{uses[0]}': comparisons and where() lower to Compare, "
+            f"Compares and Select's tensor modes, which {', '.join(lacking)} lack"
+            f"{'s' if len(lacking) == 1 else ''} (asc-devkit Select.md: Atlas 训练系列产品 has "
+            "mode 0 only; Compares.md); drop it from the targets or write the compute step by "
+            "hand", uses[0])
+    for t in outs:
+        tree = op.compute.get(t.param.name)
+        if tree is None or "bool" not in t.param.dtypes:
+            continue
+        if not isinstance(tree, expr.Compare):
+            raise LoweringError(
+                f"compute expression of output '{t.param.name}': a bool output takes a comparison "
+                f"(x > y, a == b, ...), not '{show(tree)}'", t.param.name)
+
+
+def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:
+    """An int8/uint8 output holds its float result truncated: its expression must have integer
+    values for the truncation to be torch's arithmetic (a float-valued one would differ)."""
+    integral_dtypes = ("int8", "uint8", "bool", "int16", "int32")
+    tensors = {t.name: all(d in integral_dtypes for d in t.dtypes) for t in op.inputs}
+    attrs = {a.name: a.type in ("int", "bool") for a in op.attrs}
+
+    def integral(n: expr.Node) -> bool:
+        if isinstance(n, expr.Tensor):
+            return tensors[n.name]
+        if isinstance(n, expr.Scalar):
+            return attrs[n.name]
+        if isinstance(n, expr.Const):
+            return n.value.is_integer()
+        if isinstance(n, expr.Compare):
+            return True
+        if isinstance(n, expr.Pow):
+            return isinstance(n.exponent, int) and n.exponent > 0 and integral(n.base)
+        if isinstance(n, expr.BinOp):
+            return n.op != "/" and integral(n.left) and integral(n.right)
+        if isinstance(n, expr.Call) and n.func in ("floor", "ceil"):
+            return True
+        if isinstance(n, expr.Call) and n.func == "where":
+            return integral(n.args[1]) and integral(n.args[2])
+        if isinstance(n, expr.Call) and n.func in ("min", "max", "abs", "relu", "sign", "clamp"):
+            return all(integral(a) for a in n.args)
+        return isinstance(n, expr.Neg) and integral(n.arg)
+
+    for t in outs:
+        tree = op.compute.get(t.param.name)
+        byte = [d for d in t.param.dtypes if d in ("int8", "uint8")]
+        if tree is not None and byte and not integral(tree):
+            raise LoweringError(
+                f"compute expression of output '{t.param.name}': an {byte[0]} output takes integer "
+                f"values (integer inputs, attrs and numbers, + - *, min, max, abs, clamp, sign, "
+                f"floor, ceil, where, comparisons), and '{show(tree)}' may not have them; wrap it "
+                "in floor() or ceil()", t.param.name)
 
 
 def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:

@@ -97,6 +97,9 @@ class ProjectData:
     # The __NPU_ARCH__ the CPU twin compiles the kernels for: the first SoC's; None for the twin's
     # default (2201, ascend910b) and for a SoC without a documented one.
     twin_npu_arch: int | None
+    # Some op streams a 1-byte tensor (int8, uint8, bool) that computes in float through half:
+    # op_kernel/opgen_kernel.h then has the two-step casts
+    through_half: bool = False
 
     @property
     def warnings(self) -> list[str]:
@@ -216,6 +219,7 @@ def build(proto: Prototype, options: Options) -> ProjectData:
         tails=kernel.tail_paths(shorts),
         twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch if SOC_FAMILIES[shorts[0]].npu_arch != 2201
         else None,
+        through_half=any(t.through_half for op in ops for t in op.kernel.streams),
     )
 
 

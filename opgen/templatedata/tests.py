@@ -55,19 +55,73 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
         return [m.name for m in expr.walk(n) if isinstance(m, expr.Tensor)]
 
     def visit(n: expr.Node) -> None:
-        if isinstance(n, expr.Call) and n.func in POSITIVE_ONLY:
+        # an argument that is positive (or, for sqrt and log1p, nonnegative) whatever the
+        # inputs are, as in log(abs(x) + sqrt(x * x + 1)), leaves them free
+        if isinstance(n, expr.Call) and n.func in POSITIVE_ONLY and \
+                _sign(n.args[0]) < (1 if n.func in ("sqrt", "log1p") else 2):
             for name in tensors_in(n.args[0]):
                 found.setdefault(name, f"{n.func}() of it")
-        if isinstance(n, expr.BinOp) and n.op == "/":
+        if isinstance(n, expr.BinOp) and n.op == "/" and _sign(n.right) < 2:
             for name in tensors_in(n.right):
                 found.setdefault(name, "a division by it")
-        if isinstance(n, expr.Pow) and (n.exponent < 0 or isinstance(n.exponent, float)):
+        if isinstance(n, expr.Pow) and (n.exponent < 0 or isinstance(n.exponent, float)) and \
+                _sign(n.base) < 2:
             for name in tensors_in(n.base):
                 found.setdefault(name, f"a power of it with the exponent {n.exponent!r}")
 
     for n in expr.walk(node):
         visit(n)
     return found
+
+
+def _sign(n: expr.Node) -> int:
+    """2 if a subexpression is positive for every input, 1 if nonnegative, else 0 (not known)."""
+    if isinstance(n, expr.Const):
+        return 2 if n.value > 0 else (1 if n.value == 0 else 0)
+    if isinstance(n, expr.Compare):
+        return 1
+    if isinstance(n, expr.Pow) and isinstance(n.exponent, int) and n.exponent % 2 == 0:
+        return max(1, _sign(n.base))
+    if isinstance(n, expr.BinOp) and n.op == "*" and n.left == n.right:  # x * x
+        return max(1, _sign(n.left))
+    if isinstance(n, expr.BinOp) and n.op in "+*/":
+        a, b = _sign(n.left), _sign(n.right)
+        if n.op == "+":
+            return max(a, b) if min(a, b) >= 1 else 0
+        return min(a, b)
+    if isinstance(n, expr.Call):
+        if n.func in ("exp", "sigmoid"):
+            return 2
+        if n.func in ("abs", "relu"):
+            return max(1, _sign(n.args[0]))
+        if n.func in ("sqrt", "rsqrt", "reciprocal"):
+            return _sign(n.args[0])
+        if n.func == "where":
+            return min(_sign(n.args[1]), _sign(n.args[2]))
+    return 0
+
+
+def comparison_ties(op: Op) -> dict[str, list[Any]]:
+    """Per input, what the compute compares it with directly (x > 0, x == y): numbers, and
+    inputs that come before it. The tests set some of its elements equal to them."""
+    order = {t.name: i for i, t in enumerate(op.inputs)}
+    ties: dict[str, list[Any]] = {}
+    for tree in op.compute.values():
+        for n in expr.walk(tree):
+            if not isinstance(n, expr.Compare):
+                continue
+            for a, b in ((n.left, n.right), (n.right, n.left)):
+                if not isinstance(a, expr.Tensor):
+                    continue
+                if isinstance(b, expr.Const):
+                    tie: Any = b.value
+                elif isinstance(b, expr.Tensor) and order[b.name] < order[a.name]:
+                    tie = b.name
+                else:
+                    continue
+                if tie not in ties.setdefault(a.name, []):
+                    ties[a.name].append(tie)
+    return ties
 
 
 def nan_blocked_inputs(node: expr.Node) -> set[str]:
@@ -215,6 +269,7 @@ def arg_lines(op: Op) -> list[str]:
     new_funcs = any(isinstance(n, expr.Call) and n.func in ("clamp", "sign")
                     for tree in op.compute.values() for n in expr.walk(tree))
     nan_rule_funcs = "min/max/relu/clamp/sign" if new_funcs else "min/max/relu"
+    ties = comparison_ties(op)
     lines = []
     for t in op.inputs:
         low, high, why = value_range(op, t.name, positive)
@@ -231,6 +286,13 @@ def arg_lines(op: Op) -> list[str]:
         call += "" if kind == "tensor" else f", kind={py_string(kind)}"
         if t.name in positive:
             call += ", positive=True"
+        tie_values = [v for v in ties.get(t.name, [])
+                      if isinstance(v, str) or low <= v <= high]
+        if tie_values:
+            shown = ", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values)
+            lines.append(f"# ties: some elements equal {shown}, which the compute compares it "
+                         "with")
+            call += f", ties={py_value(tuple(tie_values))}"
         if t.name in no_nan:
             lines.append(f"# boundary values without NaN: it reaches {nan_rule_funcs}")
             call += ", nan=False"

@@ -15,6 +15,7 @@ never end in "_" and never hold "__", see `names.NAME_RE`):
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Any
 
@@ -621,7 +622,26 @@ def is_differentiable(op: Op) -> tuple[bool, str]:
         return False, "no input takes a floating-point dtype"
     if not any(DTYPES[d].is_float for t in op.outputs for d in t.dtypes):
         return False, "no output has a floating-point dtype"
+    for name, text in op.golden.items():
+        func = next((f for f in golden_calls(text) if f in NO_DERIVATIVE), None)
+        if func is not None:
+            return False, (f"the golden of output {name} calls torch.{func}, which torch has no "
+                           "derivative for")
     return True, ""
+
+
+# torch functions autograd has no derivative for ("derivative for aten::heaviside is not
+# implemented"): a golden calling one has no backward to register.
+NO_DERIVATIVE = frozenset({"heaviside", "bitwise_and", "bitwise_or", "bitwise_xor",
+                           "bitwise_not", "logical_and", "logical_or", "logical_xor",
+                           "logical_not"})
+
+
+def golden_calls(text: str) -> list[str]:
+    """The names of the functions a (checked) golden expression calls: torch.heaviside ->
+    heaviside."""
+    return [n.func.attr for n in ast.walk(ast.parse(text, mode="eval"))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
 
 
 def golden_context(op: Op, options, params) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 It executes the body of `<Op>Compute()` line by line on numpy arrays (one per tile: outputs,
 inputs and temporaries), honouring `#if defined(__NPU_ARCH__) ...` branches, and enforces the
 API rules the lowering must respect: the high-level APIs (Tanh, Sigmoid, Sign, Floor, Ceil, Erf,
-Power) neither write over their source nor run without a sharedTmpBuffer. Scalar operands are
+Power) neither write over their source nor run without a sharedTmpBuffer; a Compare mask lives
+in its tile (writing the tile loses it, and Select must read a mask). Scalar operands are
 evaluated as C++ float expressions over the tiling struct (float literals, static_cast<...>,
 + - * / and parentheses).
 """
@@ -54,6 +55,9 @@ _ADV = ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf")
 _BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide,
            "Max": np.maximum, "Min": np.minimum}
 _SCALAR = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.maximum, "Mins": np.minimum}
+_CMP = {"LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal,
+        "EQ": np.equal, "NE": np.not_equal}
+_MASK = re.compile(r"^(\w+)\.ReinterpretCast<uint8_t>\(\)$")
 
 
 def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
@@ -62,6 +66,7 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
     tiles = {k: np.array(v, dtype=np.float64) for k, v in tiles.items()}
     n = len(next(iter(tiles.values())))
     shared: set[str] = set()
+    masks: dict[str, np.ndarray] = {}  # tile -> the Compare bits it holds
     active = [True]
     calls = []
     for raw in body.splitlines():
@@ -81,6 +86,8 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
             continue
         if not all(active):
             continue
+        if line.startswith("const uint32_t "):  # cmpCount
+            continue
         decl = _DECL.match(line)
         if decl:
             ctype, name = decl.group(1), decl.group(2)
@@ -94,8 +101,29 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
             raise AssertionError(f"unexpected line in the compute step: {line}")
         api, args = call.group(1), _split_args(call.group(2))
         calls.append(api)
+        mask_args = {i: m.group(1) for i, a in enumerate(args) if (m := _MASK.match(a))}
+        args = [mask_args.get(i, a) for i, a in enumerate(args)]
         dst = args[0]
         assert dst in tiles, f"{api} writes {dst}, which is not a tile"
+        if api in ("Compare", "Compares"):
+            assert 0 in mask_args, f"{api} writes a uint8_t mask ({line})"
+            assert dst not in args[1:3], f"{api} must not write its mask over a source ({line})"
+            mode = args[3].rsplit("::", 1)[1]
+            other = tiles[args[2]] if api == "Compare" else scalar(args[2], tiling)
+            masks[dst] = _CMP[mode](tiles[args[1]], other)
+            tiles[dst] = np.full(n, np.nan)
+            continue
+        if api == "Select":
+            assert 1 in mask_args and args[1] in masks, f"Select reads no mask ({line})"
+            assert dst != args[1], f"Select must not write over its mask ({line})"
+            mode = args[4].rsplit("::", 1)[1]
+            other = tiles[args[3]] if mode == "VSEL_TENSOR_TENSOR_MODE" \
+                else scalar(args[3], tiling)
+            value = np.where(masks[args[1]], tiles[args[2]], other)
+            masks.pop(dst, None)
+            tiles[dst] = value
+            continue
+        masks.pop(dst, None)
         if api in _BINARY:
             value = _BINARY[api](tiles[args[1]], tiles[args[2]])
         elif api in _SCALAR:

@@ -58,3 +58,13 @@ def test_list_tensor_desc(run_section):
     assert "rank 0" in msgs["list_rank0_size"]
     assert "tensor list descriptor" in msgs["list_outside_gm"]
     assert "not hold a tensor-list descriptor" in msgs["list_not_a_descriptor"]
+
+
+def test_compare_and_select(run_section):
+    """Compare/Compares bits and their whole-256-byte-block count, Select's modes, and the SoC
+    rules: ascend910 has no Compares and only mode 0; modes 1 and 2 keep 8 KB of UB free."""
+    msgs = run_section("test_kernel_api", "cmpsel")["messages"]
+    assert "uncomputed" in msgs["compare_partial_block"]
+    assert "Atlas training" in msgs["select_910a_mode2"]
+    ub = run_section("test_kernel_api", "cmpsel_ub")["messages"]
+    assert "ascend910b" in ub["select_no_8k"]

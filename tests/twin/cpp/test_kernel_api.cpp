@@ -523,6 +523,62 @@ void SectionAdvNoTmp()
     opgen_twin::detail::g_launch.ubSize = opgen_twin::kDefaultUbSize;
 }
 
+// ---------------------------------------------------------------- Compare / Compares / Select
+void SectionCmpSel()
+{
+    Scratch s;
+    auto x = s.Get<float>(128);
+    auto y = s.Get<float>(128);
+    auto z = s.Get<float>(128);
+    auto mask = s.Get<uint8_t>(32);
+    Duplicate(x, 1.0f, 128);
+    Duplicate(y, 2.0f, 128);
+    Fill(x, {3.0f, 2.0f, 1.0f, 2.0f, 5.0f, 0.0f, 2.0f, 9.0f, 2.0f});
+    Compare(mask, x, y, CMPMODE::GT, 64);
+    CHECK(mask.GetValue(0) == 0x91 && mask.GetValue(1) == 0 && mask.GetValue(7) == 0, "Compare GT bits, little-endian");
+    Compare(mask, x, y, CMPMODE::EQ, 64);
+    CHECK(mask.GetValue(0) == 0x4A && mask.GetValue(1) == 0x01, "Compare EQ: ties");
+    Compares(mask, x, 2.0f, CMPMODE::LE, 128);
+    CHECK(mask.GetValue(0) == 0x6E && mask.GetValue(15) == 0xFF, "Compares LE");
+    Select(z, mask, x, y, SELMODE::VSEL_TENSOR_TENSOR_MODE, 9);
+    CHECK(z.GetValue(0) == 2.0f && z.GetValue(1) == 2.0f && z.GetValue(5) == 0.0f && z.GetValue(7) == 2.0f,
+          "Select tensor-tensor");
+    Select(z, mask, x, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 9);
+    CHECK(z.GetValue(0) == -1.0f && z.GetValue(2) == 1.0f && z.GetValue(8) == 2.0f, "Select tensor-scalar");
+    ExpectHw("compare_partial_block", [&] { Compare(mask, x, y, CMPMODE::LT, 37); },
+             {"Compare", "count 37", "256-byte blocks", "multiple of 64"});
+    ExpectHw("compares_partial_block", [&] { Compares(mask, x, 0.0f, CMPMODE::LT, 100); },
+             {"Compares", "count 100", "multiple of 64"});
+    auto wide = s.Get<float>(512);
+    ExpectHw("compare_mask_overrun", [&] { Compares(mask, wide, 0.0f, CMPMODE::LT, 512); }, {"Compares", "dst", "64"});
+    ExpectHw("select_mode_scalar", [&] { Select(z, mask, x, y, SELMODE::VSEL_TENSOR_SCALAR_MODE, 8); },
+             {"Select", "tensor src1"});
+    ExpectHw("compares_910a", [&] { Compares<float, uint8_t, 1001>(mask, x, 0.0f, CMPMODE::LT, 64); },
+             {"Compares", "ascend910", "no Compares"});
+    ExpectHw("select_910a_mode2", [&] { Select<float, uint8_t, 1001>(z, mask, x, y, SELMODE::VSEL_TENSOR_TENSOR_MODE, 8); },
+             {"Select", "ascend910", "VSEL_CMPMASK_SPR"});
+    ExpectOk("select_910a_mode0", [&] { Select<float, uint8_t, 1001>(z, mask, x, y, SELMODE::VSEL_CMPMASK_SPR, 8); });
+}
+
+void SectionCmpSelUb()
+{
+    // Select's tensor modes keep 8 KB of UB on Atlas A2 and 310P: a pipe that took it all fails.
+    opgen_twin::detail::g_launch.ubSize = 8192;
+    {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> a;
+        pipe.InitBuffer(a, 1024);
+        auto x = a.Get<float>(64);
+        auto mask = a.Get<uint8_t>(1024)[512];
+        Duplicate(x, 0.5f, 64);
+        ExpectHw("select_no_8k", [&] { Select(x, mask, x, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64); },
+                 {"Select", "8192 bytes of UB free", "1024 of 8192"});
+        ExpectOk("select_310b_no_reserve",
+                 [&] { Select<float, uint8_t, 3002>(x, mask, x, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64); });
+    }
+    opgen_twin::detail::g_launch.ubSize = opgen_twin::kDefaultUbSize;
+}
+
 // ---------------------------------------------------------------- DataCopy / DataCopyPad
 void SectionCopy()
 {
@@ -891,7 +947,8 @@ int main(int argc, char** argv)
                     {"cast", SectionCast}, {"vec", SectionVec},     {"adv", SectionAdv},
                     {"adv_notmp", SectionAdvNoTmp}, {"copy", SectionCopy}, {"queue", SectionQueue},
                     {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
-                    {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd}};
+                    {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd},
+                    {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

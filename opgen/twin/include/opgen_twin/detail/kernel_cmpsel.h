@@ -1,0 +1,208 @@
+// opgen CPU twin: Compare, Compares and Select (count mode), as asc-devkit's Compare.md,
+// Compares.md and Select.md document them.
+//
+// Compare/Compares write one bit per element (little-endian within each uint8_t) and take a count
+// whose elements fill whole 256-byte blocks: the NPU leaves a partial block uncomputed, the twin
+// reports it. Select takes element i from src0 where bit i of selMask is 1, else from src1.
+// ascend910 (Atlas training) has no Compares and only Select's VSEL_CMPMASK_SPR mode; the tensor
+// modes reserve 8 KB of UB on Atlas A2/A3 and 310P, which the twin checks against the pipe.
+#ifndef OPGEN_TWIN_DETAIL_KERNEL_CMPSEL_H
+#define OPGEN_TWIN_DETAIL_KERNEL_CMPSEL_H
+
+#include <cstdint>
+#include <type_traits>
+
+#include "opgen_twin/detail/kernel_pipe.h"
+#include "opgen_twin/detail/kernel_tensor.h"
+#include "opgen_twin/detail/kernel_vec.h"
+#include "opgen_twin/detail/soc.h"
+
+namespace AscendC {
+
+enum class CMPMODE : uint8_t {
+    LT = 0,
+    GT,
+    EQ,
+    LE,
+    GE,
+    NE,
+};
+
+enum class SELMODE : uint8_t {
+    VSEL_CMPMASK_SPR = 0,
+    VSEL_TENSOR_SCALAR_MODE,
+    VSEL_TENSOR_TENSOR_MODE,
+};
+
+}  // namespace AscendC
+
+namespace opgen_twin {
+namespace detail {
+
+template <class T> struct IsCmpSelT : IsAnyOf<T, half, float> {};
+template <class U> struct IsCmpDstT : IsAnyOf<U, int8_t, uint8_t> {};
+template <class U> struct IsSelMaskT : IsAnyOf<U, uint8_t, uint16_t, uint32_t, uint64_t> {};
+
+inline bool CmpHolds(AscendC::CMPMODE mode, double a, double b)
+{
+    switch (mode) {
+        case AscendC::CMPMODE::LT: return a < b;
+        case AscendC::CMPMODE::GT: return a > b;
+        case AscendC::CMPMODE::EQ: return a == b;
+        case AscendC::CMPMODE::LE: return a <= b;
+        case AscendC::CMPMODE::GE: return a >= b;
+        case AscendC::CMPMODE::NE: return a != b;
+    }
+    return false;
+}
+
+template <class T>
+inline void CheckCmpCount(const char* api, uint32_t count)
+{
+    if ((uint64_t{count} * sizeof(T)) % 256 != 0) {
+        ThrowHardware(Format("%s: count %u of %s is %llu bytes, not whole 256-byte blocks; the NPU leaves the "
+                             "partial block uncomputed. Compare a count rounded up to a multiple of %u elements "
+                             "(the tile holds them)",
+                             api, count, TypeName<T>(), static_cast<unsigned long long>(uint64_t{count} * sizeof(T)),
+                             static_cast<unsigned>(256 / sizeof(T))));
+    }
+}
+
+// Writes the bits of `holds(i)` for i < count into dst's bytes.
+template <class U, class Holds>
+inline void WriteMask(const char* api, const AscendC::LocalTensor<U>& dst, uint32_t count, const Holds& holds)
+{
+    dst.TwinCheckFits(api, "dst", (uint64_t{count} + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
+    uint8_t* bits = static_cast<uint8_t*>(dst.TwinData());
+    for (uint32_t byte = 0; byte < count / 8; ++byte) {
+        uint8_t v = 0;
+        for (uint32_t bit = 0; bit < 8; ++bit) {
+            v = static_cast<uint8_t>(v | (holds(byte * 8 + bit) ? 1u << bit : 0u));
+        }
+        bits[byte] = v;
+    }
+}
+
+inline bool MaskBit(const void* mask, uint32_t i)
+{
+    return ((static_cast<const uint8_t*>(mask)[i / 8] >> (i % 8)) & 1u) != 0;
+}
+
+template <int Arch>
+inline void CheckSelectMode(AscendC::SELMODE mode, bool scalarSrc1)
+{
+    if (Arch == 1001 && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR) {
+        ThrowHardware(Format("Select: %s (__NPU_ARCH__ %d) has only SELMODE::VSEL_CMPMASK_SPR (asc-devkit Select.md: "
+                             "Atlas training products support mode 0 only)",
+                             SocName(Arch), Arch));
+    }
+    if (scalarSrc1 != (mode == AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE)) {
+        ThrowHardware(scalarSrc1 ? "Select: a scalar src1 takes SELMODE::VSEL_TENSOR_SCALAR_MODE"
+                                 : "Select: a tensor src1 takes SELMODE::VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE");
+    }
+    // Modes 1 and 2 keep 8 KB of UB for themselves on Atlas A2/A3 and 310P (Select.md, 约束说明).
+    const bool reserves = (Arch == 2201 || Arch == 2002) && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR;
+    const AscendC::TPipe* pipe = AscendC::GetTPipePtr();
+    if (reserves && pipe != nullptr && pipe->TwinUsedBytes() + 8192 > pipe->TwinCapacity()) {
+        ThrowHardware(Format("Select: %s (__NPU_ARCH__ %d) needs 8192 bytes of UB free for SELMODE 1 and 2, but the "
+                             "pipe has taken %llu of %llu bytes",
+                             SocName(Arch), Arch, static_cast<unsigned long long>(pipe->TwinUsedBytes()),
+                             static_cast<unsigned long long>(pipe->TwinCapacity())));
+    }
+}
+
+template <class T, class Src1>
+inline void SelectImpl(const AscendC::LocalTensor<T>& dst, const void* mask, const AscendC::LocalTensor<T>& src0,
+                       AscendC::SELMODE mode, uint32_t count, const Src1& src1)
+{
+    void* d = dst.TwinData();
+    const void* a = src0.TwinData();
+    const uint32_t perRepeat = 256 / sizeof(T);  // mode 0: every repeat reads the same bits
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t bit = mode == AscendC::SELMODE::VSEL_CMPMASK_SPR ? i % perRepeat : i;
+        Store<T>(d, i, MaskBit(mask, bit) ? Load<T>(a, i) : src1(i));
+    }
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+template <typename T, typename U>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    uint32_t count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Compare", "half, float");
+    static_assert(opgen_twin::detail::IsCmpDstT<U>::value, "opgen twin: AscendC::Compare writes int8_t or uint8_t");
+    const char* api = "Compare";
+    opgen_twin::detail::CheckCmpCount<T>(api, count);
+    src0.TwinCheckFits(api, "src0", count);
+    src1.TwinCheckFits(api, "src1", count);
+    const void* a = src0.TwinData();
+    const void* b = src1.TwinData();
+    opgen_twin::detail::WriteMask(api, dst, count, [a, b, cmpMode](uint32_t i) {
+        return opgen_twin::detail::CmpHolds(cmpMode, opgen_twin::detail::ToDouble(opgen_twin::detail::Load<T>(a, i)),
+                                            opgen_twin::detail::ToDouble(opgen_twin::detail::Load<T>(b, i)));
+    });
+}
+
+template <typename T, typename U, int Arch = opgen_twin::detail::kNpuArch>
+inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                     uint32_t count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Compares", "half, float");
+    static_assert(std::is_same<U, uint8_t>::value, "opgen twin: AscendC::Compares writes uint8_t");
+    const char* api = "Compares";
+    if (Arch == 1001) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "Compares: %s (__NPU_ARCH__ %d) has no Compares (asc-devkit Compares.md); Duplicate the scalar and "
+            "use Compare",
+            opgen_twin::detail::SocName(Arch), Arch));
+    }
+    opgen_twin::detail::CheckCmpCount<T>(api, count);
+    src0.TwinCheckFits(api, "src0", count);
+    const void* a = src0.TwinData();
+    const double s = opgen_twin::detail::ToDouble(src1Scalar);
+    opgen_twin::detail::WriteMask(api, dst, count, [a, s, cmpMode](uint32_t i) {
+        return opgen_twin::detail::CmpHolds(cmpMode, opgen_twin::detail::ToDouble(opgen_twin::detail::Load<T>(a, i)), s);
+    });
+}
+
+// Modes 0 and 2: two tensors.
+template <typename T, typename U, int Arch = opgen_twin::detail::kNpuArch>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, uint32_t count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Select", "half, float");
+    static_assert(opgen_twin::detail::IsSelMaskT<U>::value, "opgen twin: Select's selMask is uint8/16/32/64_t");
+    const char* api = "Select";
+    opgen_twin::detail::CheckSelectMode<Arch>(selMode, false);
+    dst.TwinCheckFits(api, "dst", count);
+    src0.TwinCheckFits(api, "src0", count);
+    src1.TwinCheckFits(api, "src1", count);
+    const uint32_t maskBits = selMode == SELMODE::VSEL_CMPMASK_SPR ? 256 / sizeof(T) : count;
+    selMask.TwinCheckFits(api, "selMask", (uint64_t{maskBits} + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
+    const void* b = src1.TwinData();
+    opgen_twin::detail::SelectImpl(dst, selMask.TwinData(), src0, selMode, count,
+                                   [b](uint32_t i) { return opgen_twin::detail::Load<T>(b, i); });
+}
+
+// Mode 1: a tensor and a scalar.
+template <typename T, typename U, int Arch = opgen_twin::detail::kNpuArch>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
+                   SELMODE selMode, uint32_t count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Select", "half, float");
+    static_assert(opgen_twin::detail::IsSelMaskT<U>::value, "opgen twin: Select's selMask is uint8/16/32/64_t");
+    const char* api = "Select";
+    opgen_twin::detail::CheckSelectMode<Arch>(selMode, true);
+    dst.TwinCheckFits(api, "dst", count);
+    src0.TwinCheckFits(api, "src0", count);
+    selMask.TwinCheckFits(api, "selMask", (uint64_t{count} + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
+    opgen_twin::detail::SelectImpl(dst, selMask.TwinData(), src0, selMode, count, [src1](uint32_t) { return src1; });
+}
+
+}  // namespace AscendC
+
+#endif  // OPGEN_TWIN_DETAIL_KERNEL_CMPSEL_H
