@@ -27,6 +27,9 @@ UNARY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "abs", "reciprocal", "tanh", "sigm
                "sign", "floor", "ceil", "log1p", "expm1", "erf")
 BINARY_FUNCS = ("min", "max")
 TERNARY_FUNCS = ("clamp",)  # clamp(x, lo, hi): lo and hi numbers or attrs
+# Reductions over the last axis (the row); inside a larger expression the result broadcasts
+# back over the row (keepdim).
+REDUCE_FUNCS = ("sum", "mean", "amax", "amin")
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
@@ -90,7 +93,16 @@ class Call:
         return any(a.is_tensor for a in self.args)
 
 
-Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Call
+@dataclass(frozen=True)
+class Reduce:
+    """sum/mean/amax/amin of a tensor expression over the last axis: one value per row."""
+
+    func: str  # one of REDUCE_FUNCS
+    arg: Node
+    is_tensor = True
+
+
+Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Call | Reduce
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -200,6 +212,15 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
         func = node.func.id
         if node.keywords:
             raise ExprError(f"{func}() takes no keyword arguments")
+        if func in REDUCE_FUNCS:
+            if len(node.args) != 1:
+                raise ExprError(f"{func}() takes 1 argument (it reduces over the last axis), "
+                                f"got {len(node.args)}")
+            arg = conv(node.args[0])
+            if not arg.is_tensor:
+                raise ExprError(f"{func}() reduces a tensor over its last axis, not the scalar "
+                                f"'{show(arg)}'")
+            return Reduce(func, arg)
         if func in UNARY_FUNCS:
             arity = 1
         elif func in BINARY_FUNCS:
@@ -207,7 +228,7 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
         elif func in TERNARY_FUNCS:
             arity = 3
         else:
-            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS)
+            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS)
             raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
         if len(node.args) != arity:
             usage = " (clamp(x, lo, hi))" if func == "clamp" else ""
@@ -270,6 +291,8 @@ def children(node: Node) -> tuple[Node, ...]:
         return (node.base,)
     if isinstance(node, Call):
         return node.args
+    if isinstance(node, Reduce):
+        return (node.arg,)
     return ()
 
 
@@ -279,6 +302,23 @@ def walk(node: Node):
     yield node
     for child in children(node):
         yield from walk(child)
+
+
+def has_reduce(node: Node) -> bool:
+    """Does the tree reduce over the row anywhere?"""
+    return any(isinstance(n, Reduce) for n in walk(node))
+
+
+def is_row_valued(node: Node) -> bool:
+    """One value per row: every input the tree reads is inside a reduction (and it has one). An
+    output with such an expression has the reduced shape x.shape[:-1]."""
+    if isinstance(node, Reduce):
+        return True
+    if isinstance(node, Tensor):
+        return False
+    kids = children(node)
+    return any(isinstance(n, Reduce) for n in walk(node)) and \
+        all(is_row_valued(k) or not k.is_tensor for k in kids)
 
 
 def names_in(node: Node) -> set[str]:
@@ -313,6 +353,8 @@ def _show(node: Node, outer: int) -> str:
         return f"({text})" if outer > 4 else text
     if isinstance(node, Call):
         return f"{node.func}({', '.join(_show(a, 0) for a in node.args)})"
+    if isinstance(node, Reduce):
+        return f"{node.func}({_show(node.arg, 0)})"
     raise TypeError(node)
 
 
@@ -325,8 +367,15 @@ _TORCH_UNARY = {
 }
 
 
+_TORCH_REDUCE = {"sum": "torch.sum", "mean": "torch.mean", "amax": "torch.amax",
+                 "amin": "torch.amin"}
+
+
 def to_torch(node: Node) -> str:
-    """The compute tree as a torch expression (the default golden), fully parenthesized."""
+    """The compute tree as a torch expression (the default golden), fully parenthesized.
+    Reductions keep the reduced axis (keepdim=True) so that they broadcast back over the row."""
+    if isinstance(node, Reduce):
+        return f"{_TORCH_REDUCE[node.func]}({to_torch(node.arg)}, -1, keepdim=True)"
     if isinstance(node, (Tensor, Scalar)):
         return node.name
     if isinstance(node, Const):

@@ -369,6 +369,8 @@ class Lowerer:
     def _lower(self, node: expr.Node) -> int:
         if isinstance(node, expr.Tensor):
             raise AssertionError("inputs are pre-registered")
+        if isinstance(node, expr.Reduce):
+            return self._reduce(node)
         if isinstance(node, expr.Neg):
             (a,) = self._operands(node.arg)
             return self.emit("Muls", (a,), node, CScalar(self.literal(-1.0, node), -1.0))
@@ -433,6 +435,10 @@ class Lowerer:
             r = self.emit("Reciprocal", (a,), expr.Call("reciprocal", (right,)))
             return r if s.value == 1.0 else self.emit("Muls", (r,), node, s)
         return self.emit("RDiv", (a,), node, self.scalar(left))
+
+    def _reduce(self, node: expr.Reduce) -> int:
+        raise self.fail(f"'{show(node)}' reduces over the row, which the elementwise kernel "
+                        "cannot do; row reductions need the row kernel")
 
     def _call(self, node: expr.Call) -> int:
         func = node.func

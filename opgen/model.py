@@ -110,6 +110,8 @@ class Op:
     fast_math: bool = False
     # extra precision cases, each the shape of every input given ("opgen": {"test_shapes"})
     test_shapes: tuple[dict[str, tuple[int, ...]], ...] = ()
+    # an output reduced over the row keeps the last axis as 1 ("opgen": {"keepdim": true})
+    keepdim: bool = False
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:
