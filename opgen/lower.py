@@ -556,6 +556,8 @@ def _need(node: expr.Node) -> int:
         return max(1, _need(node.arg))
     if isinstance(node, expr.Pow):
         return max(1, _need(node.base))
+    if isinstance(node, expr.Reduce):
+        return max(1, _need(node.arg))
     args = [node.left, node.right] if isinstance(node, expr.BinOp) else list(node.args)
     needs = sorted((_need(a) for a in args if a.is_tensor), reverse=True)
     if len(needs) == 2 and needs[0] == needs[1]:
