@@ -51,6 +51,9 @@ SHARED_TMP_NEEDS = {
     "Tanh": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
     "Sigmoid": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
     "Sign": (3, 768), "Floor": (0, 256), "Ceil": (1, 256), "Erf": (3, 768), "Power": (6, 1792),
+    # ReduceSum/Max/Min (count mode) need far less (one value per 64 floats, in whole 32-byte
+    # blocks: ReduceSum.md); one float per element keeps the rule simple.
+    **{op: (1, 256) for op in ("RowSum", "RowMean", "RowMax", "RowMin")},
 }
 FLT_MAX = 3.4028234663852886e38
 FLT_MIN_NORMAL = 2.0 ** -126
@@ -96,11 +99,18 @@ _NOT_INPLACE = {
     **{api: f"the {api} API does not allow overlapping source and destination"
        for api in ("Sign", "Floor", "Ceil", "Erf", "Power")},
     "Pow3": "x * x * x reads x after the first product",
+    **{op: "a reduction's result is spread over the row it reads"
+       for op in ("RowSum", "RowMean", "RowMax", "RowMin")},
     "AbsInt": "max(x, -x) reads x after negating",
     "Copy": "a copy needs a second tile",
     "RDiv": "s / x fills its tile with s, then divides: x must live elsewhere",
     "RsqrtDiv": "1 / x fills its tile with 1, then divides: x must live elsewhere",
 }
+
+# Reductions over the row (compute function -> the Instr op) and the level-2 API each calls.
+_REDUCE_OPS = {"sum": "RowSum", "mean": "RowMean", "amax": "RowMax", "amin": "RowMin"}
+REDUCE_APIS = {"RowSum": "ReduceSum", "RowMean": "ReduceSum", "RowMax": "ReduceMax",
+               "RowMin": "ReduceMin"}
 
 # rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
 # instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
@@ -437,8 +447,13 @@ class Lowerer:
         return self.emit("RDiv", (a,), node, self.scalar(left))
 
     def _reduce(self, node: expr.Reduce) -> int:
-        raise self.fail(f"'{show(node)}' reduces over the row, which the elementwise kernel "
-                        "cannot do; row reductions need the row kernel")
+        """sum/mean/amax/amin over the row: the reduction API into the tile's first element,
+        then that value over the whole row (so it broadcasts like any tile)."""
+        if self.is_int:
+            raise self.fail(f"{node.func}() needs a float type, but the op computes in an "
+                            f"integer type ({self.ctype})")
+        (a,) = self._operands(node.arg)
+        return self.emit(_REDUCE_OPS[node.func], (a,), node, shared_tmp=True)
 
     def _call(self, node: expr.Call) -> int:
         func = node.func
@@ -735,6 +750,12 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "AbsInt":  # |v| = max(v, -v)
         return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
                 f"AscendC::Max({d}, {d}, {a[0]}, {n});"]
+    if op in REDUCE_APIS:  # the value lands in d[0]; the scalar unit spreads it over the row
+        value = f"{d}.GetValue(0)" + (f" / static_cast<float>({n})" if op == "RowMean" else "")
+        return [f"AscendC::{REDUCE_APIS[op]}({d}, {a[0]}, "
+                f"{ctx['shared']}.ReinterpretCast<float>(), {n});",
+                "AscendC::PipeBarrier<PIPE_ALL>();  // in UB before the scalar unit reads it",
+                f"AscendC::Duplicate({d}, {value}, {n});"]
     if op == "Copy":  # a UB copy of any length: multiply by one
         return [f"AscendC::Muls({d}, {a[0]}, {one}, {n});"]
     raise AssertionError(op)

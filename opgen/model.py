@@ -124,7 +124,16 @@ class Op:
 
     @property
     def is_elementwise(self) -> bool:
-        return bool(self.compute)
+        return bool(self.compute) and not self.is_row
+
+    @property
+    def is_row(self) -> bool:
+        """Does a compute expression reduce over the last axis (the row kernel computes it)?"""
+        return any(expr.has_reduce(tree) for tree in self.compute.values())
+
+    def is_reduced_output(self, name: str) -> bool:
+        """Has output `name` one value per row (the reduced shape)?"""
+        return name in self.compute and expr.is_row_valued(self.compute[name])
 
     @property
     def in_place_only(self) -> bool:

@@ -41,6 +41,10 @@ class HostData:
     like_input: int | None
     has_dynamic_output: bool
     has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
+    # the row kernel: per input its row stride field; per output its reduced shape; the note
+    row_strides: list[dict[str, Any]]
+    row_outputs: list[dict[str, Any]]
+    row_shape_note: str
     warnings: list[str]  # the SoCs that leave dtype combinations out
 
 
@@ -58,9 +62,29 @@ def build(op: Op, options: Options, kernel: KernelData) -> HostData:
         attr_fields=kernel.attr_fields,
         scalars=kernel.compute.host_scalars,
         has_outputs=bool(op.outputs),
+        **_row(op, kernel),
         warnings=soc_dtypes.check(op, options.soc_short_names),
         **infer,
     )
+
+
+def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
+    """The row kernel's host data (empty lists for an elementwise op)."""
+    if kernel.row is None:
+        return {"row_strides": [], "row_outputs": [], "row_shape_note": ""}
+    ins = [t for t in kernel.tensors if t.role == "input"]
+    outs = [t for t in kernel.tensors if t.role == "output"]
+    first = ins[0].param.name
+    strides = [{"index": t.index, "field": kernel.row["strides"][t.param.name]} for t in ins]
+    reduced = kernel.row["reduced"]
+    outputs = [{"index": t.index, "reduced": "true" if reduced[t.param.name] else "false",
+                "keepdim": "true" if op.keepdim else "false"} for t in outs]
+    rule = "with its last axis as 1" if op.keepdim else "without its last axis"
+    parts = [f"{t.param.name} has {first}'s shape" + (f" {rule}" if reduced[t.param.name] else "")
+             for t in outs]
+    note = "; ".join(parts) + (f"; every other input has {first}'s shape or is one row"
+                               if len(ins) > 1 else "") + "."
+    return {"row_strides": strides, "row_outputs": outputs, "row_shape_note": note}
 
 
 def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> dict[str, Any]:
@@ -155,7 +179,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"
         descs.append({"name": t.param.name, "desc": desc, "role": t.role})
     like_input = None
-    if shape["kind"] == "required" and outputs and not has_dynamic_output and all(
+    if not op.is_row and shape["kind"] == "required" and outputs and not has_dynamic_output and all(
             r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules):
         like_input = shape["index"]
     return {

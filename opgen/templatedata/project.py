@@ -97,6 +97,11 @@ class ProjectData:
     def warnings(self) -> list[str]:
         return [w for op in self.ops for w in op.warnings]
 
+    @property
+    def has_row_ops(self) -> bool:
+        """Does an op reduce over the last axis (opgen_kernel.h then has the row kernel)?"""
+        return any(op.kernel.row for op in self.ops)
+
 
 def tensor_context(t: TensorParam, index: int) -> dict[str, Any]:
     return {
