@@ -350,7 +350,8 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
         why = ("the row kernel takes required inputs and outputs only (no optional or dynamic "
                "ones)")
     elif any(d not in FLOAT_DTYPES for t in op.tensors for d in t.dtypes):
-        why = "the row kernel reduces in float: every tensor needs a float16, bfloat16 or float32 dtype"
+        why = ("the row kernel reduces in float: every tensor needs a float16, bfloat16 or "
+               "float32 dtype")
     if why:
         raise LoweringError(f"compute expression of output '{out}': {why}", out)
 
