@@ -107,7 +107,8 @@ _NOT_INPLACE = {
     "RsqrtDiv": "1 / x fills its tile with 1, then divides: x must live elsewhere",
 }
 
-# Reductions over the row (compute function -> the Instr op) and the level-2 API each calls.
+# Reductions over the row (compute function -> the Instr op, a function of opgen_kernel.h of
+# the same name) and the level-2 API each calls.
 _REDUCE_OPS = {"sum": "RowSum", "mean": "RowMean", "amax": "RowMax", "amin": "RowMin"}
 REDUCE_APIS = {"RowSum": "ReduceSum", "RowMean": "ReduceSum", "RowMax": "ReduceMax",
                "RowMin": "ReduceMin"}
@@ -750,12 +751,8 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "AbsInt":  # |v| = max(v, -v)
         return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
                 f"AscendC::Max({d}, {d}, {a[0]}, {n});"]
-    if op in REDUCE_APIS:  # the value lands in d[0]; the scalar unit spreads it over the row
-        value = f"{d}.GetValue(0)" + (f" / static_cast<float>({n})" if op == "RowMean" else "")
-        return [f"AscendC::{REDUCE_APIS[op]}({d}, {a[0]}, "
-                f"{ctx['shared']}.ReinterpretCast<float>(), {n});",
-                "AscendC::PipeBarrier<PIPE_ALL>();  // in UB before the scalar unit reads it",
-                f"AscendC::Duplicate({d}, {value}, {n});"]
+    if op in REDUCE_APIS:  # opgen_kernel.h: the API, then the value over the whole row
+        return [f"opgen_kernel::{op}({d}, {a[0]}, {ctx['shared']}.ReinterpretCast<float>(), {n});"]
     if op == "Copy":  # a UB copy of any length: multiply by one
         return [f"AscendC::Muls({d}, {a[0]}, {one}, {n});"]
     raise AssertionError(op)
