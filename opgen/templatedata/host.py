@@ -75,7 +75,8 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
     ins = [t for t in kernel.tensors if t.role == "input"]
     outs = [t for t in kernel.tensors if t.role == "output"]
     first = ins[0].param.name
-    strides = [{"index": t.index, "field": kernel.row["strides"][t.param.name]} for t in ins]
+    strides = [{"index": t.index, "field": kernel.row["strides"][t.param.name],
+                "first": t is ins[0]} for t in ins]
     reduced = kernel.row["reduced"]
     outputs = [{"index": t.index, "reduced": "true" if reduced[t.param.name] else "false",
                 "keepdim": "true" if op.keepdim else "false"} for t in outs]

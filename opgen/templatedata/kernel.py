@@ -17,6 +17,7 @@ from opgen.expr import show
 from opgen.literals import cpp_float, cpp_literal, cpp_string
 from opgen.lower import (
     FLOAT_DTYPES,
+    REDUCE_APIS,
     INT_COMPUTE_DTYPES,
     SHARED_TMP_NEEDS,
     Lowerer,
@@ -593,11 +594,18 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
             for node, name in host_scalars.items()]
     plural = "temporary" if temps == 1 else "temporaries"
     note = f"opgen's lowering of the compute expression uses {temps} {plural}"
-    if shared:
+    row_apis = [a for a in apis if a in REDUCE_APIS]
+    other_apis = [a for a in apis if a not in REDUCE_APIS]
+    if other_apis:
         floats = "float" if live_nodes == 1 else "floats"
-        note += (f" and the sharedTmpBuffer of {' and '.join(apis)} (Get<API>TmpBufferFactorSize: "
-                 f"{live_nodes} {floats} per element; Get<API>MaxMinTmpSize: at least "
-                 f"{min_bytes} bytes)")
+        note += (f" and the sharedTmpBuffer of {' and '.join(other_apis)} "
+                 f"(Get<API>TmpBufferFactorSize: {live_nodes} {floats} per element; "
+                 f"Get<API>MaxMinTmpSize: at least {min_bytes} bytes)")
+    if row_apis:
+        note += (f"{'; it is' if other_apis else ' and the sharedTmpBuffer as'} the work buffer "
+                 f"of {' and '.join(sorted({REDUCE_APIS[a] for a in row_apis}))} "
+                 "(opgen_kernel.h's RowSum/RowMean/RowMax/RowMin; a float per element, at least "
+                 "256 bytes: more than ReduceSum.md's minimum)")
     if exp_fallbacks:
         note += (f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API")
     return Compute(
