@@ -17,8 +17,8 @@ from opgen.expr import show
 from opgen.literals import cpp_float, cpp_literal, cpp_string
 from opgen.lower import (
     FLOAT_DTYPES,
-    REDUCE_APIS,
     INT_COMPUTE_DTYPES,
+    REDUCE_APIS,
     SHARED_TMP_NEEDS,
     Lowerer,
     LoweringError,
