@@ -58,3 +58,10 @@ def test_list_tensor_desc(run_section):
     assert "rank 0" in msgs["list_rank0_size"]
     assert "tensor list descriptor" in msgs["list_outside_gm"]
     assert "not hold a tensor-list descriptor" in msgs["list_not_a_descriptor"]
+
+
+def test_reductions(run_section):
+    msgs = run_section("test_kernel_api", "reduce")["messages"]
+    assert "count 0" in msgs["reduce_count"]
+    assert "sharedTmpBuffer (the documented minimum)" in msgs["reduce_tmp"]
+    assert "ascend310p" in msgs["reduce_soc"]
