@@ -1,8 +1,9 @@
 """The two expression languages of the prototype's "opgen" block.
 
-- compute: an elementwise expression the kernel generator lowers to Ascend C vector calls. It is
-  parsed with `ast` into the small typed tree below (`Node`), checked against a whitelist on the
-  way, and never evaluated.
+- compute: an elementwise expression, possibly with reductions over the last axis (sum, mean,
+  amax, amin), the kernel generator lowers to Ascend C vector calls. It is parsed with `ast` into
+  the small typed tree below (`Node`), checked against a whitelist on the way, and never
+  evaluated.
 - golden: a torch expression used as the precision reference. It is checked against a
   whitelist and re-emitted with `ast.unparse`, so generated code only ever holds text that
   passed the check.
