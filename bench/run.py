@@ -7,9 +7,11 @@ msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a
 `opgen update`; the full `opgen new` (build and generated tests), then `opgen build` with nothing
 changed and after a one-line edit of the compute step, and the CPU twin's throughput for GELU on
 1M float32 and float16 elements against torch.nn.functional.gelu in one process, 5 rounds of 5
-calls of each, median and fastest, and the same for the row-broadcast add x + bias against
-torch's x + bias (all skipped with --quick). The opgen of this
-checkout is measured (PYTHONPATH), not an installed one.
+calls of each, median and fastest, the row-broadcast add x + bias against torch's
+x + bias, and the twin's RMSNorm (bench/rms_norm_custom.json, the row kernel) on
+[4096, 4096] float32 against torch's composition x * rsqrt(mean(x * x) + eps) * gamma,
+the same way (all skipped with --quick). The opgen of this checkout is measured
+(PYTHONPATH), not an installed one.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ MSOPGEN_GEN_SECONDS = 0.20
 ROOT = Path(__file__).resolve().parent.parent
 GELU = ROOT / "examples" / "gelu_custom.json"
 BROADCAST = ROOT / "tests" / "data" / "e2e" / "broadcast.json"
+RMS_NORM = ROOT / "bench" / "rms_norm_custom.json"
 OPGEN = [sys.executable, "-m", "opgen"]
 # Subprocesses import this checkout's opgen even when another one is installed in the venv.
 ENV = {**os.environ,
@@ -122,6 +125,32 @@ def bias_add_rows(tmp: Path) -> list[tuple[str, float, str]]:
     return rows
 
 
+def rms_norm_throughput(project: Path, rounds: int = 5, calls: int = 3) -> list[float]:
+    """As twin_throughput, for the generated RMSNorm on [4096, 4096] float32 against torch's
+    composition of the same expression."""
+    code = f"""
+import sys, time, statistics, torch
+sys.path.insert(0, {str(project)!r})
+import importlib; pkg = importlib.import_module({project.name!r})
+g = torch.Generator().manual_seed(0)
+x = torch.randn(4096, 4096, generator=g)
+gamma = torch.randn(4096, generator=g)
+op = lambda: torch.ops.{project.name}.rms_norm_custom(x, gamma, epsilon=1e-6)
+ref = lambda: x * torch.rsqrt(torch.mean(x * x, -1, keepdim=True) + 1e-6) * gamma
+assert torch.allclose(op(), ref(), rtol=1e-4, atol=1e-5)
+ours, torchs = [], []
+for _ in range({rounds}):
+    for f, out in ((op, ours), (ref, torchs)):
+        for _ in range({calls}):
+            s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
+print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs))
+"""
+    env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout.split()
+    return [float(v) for v in out]
+
+
 def msopgen_gen_seconds(tmp: Path) -> tuple[float, str]:
     """msopgen gen's time for the GELU prototype here, or the recorded figure."""
     exe = shutil.which("msopgen")
@@ -130,6 +159,26 @@ def msopgen_gen_seconds(tmp: Path) -> tuple[float, str]:
     times = wall([exe, "gen", "-i", str(GELU), "-c", "ai_core-ascend910b1", "-lan", "cpp",
                   "-out", str(tmp / "msopgen_out")], 1, tmp)
     return times[0], "measured"
+
+
+def rms_norm_rows(dest: Path) -> list[tuple[str, float, str]]:
+    """The row kernel: the twin's RMSNorm against torch's composition, [4096, 4096] float32."""
+    proc = subprocess.run(opgen_script() + ["new", str(RMS_NORM), "-o", str(dest), "--no-msopgen"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    rows = []
+    if proc.returncode == 0:
+        ours, ours_min, torchs, torchs_min = rms_norm_throughput(dest)
+        rows.append(("CPU twin RMSNorm, [4096, 4096] float32", ours,
+                     f"fastest {ours_min:.4f} s"))
+        rows.append(("torch x * rsqrt(mean(x * x) + eps) * gamma", torchs,
+                     f"fastest {torchs_min:.4f} s; twin is {ours / torchs:.1f}x (fastest: "
+                     f"{ours_min / torchs_min:.1f}x)"))
+    else:
+        rows.append(("opgen new (RMSNorm)", 0.0, f"exit {proc.returncode}"))
+    subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", dest.name],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    shutil.rmtree(dest, ignore_errors=True)
+    return rows
 
 
 def main() -> None:
@@ -187,6 +236,7 @@ def main() -> None:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             shutil.rmtree(dest, ignore_errors=True)
             rows += bias_add_rows(tmp)
+            rows += rms_norm_rows(tmp / "full" / "bench_rms_norm")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, {platform.platform()}")
     width = max(len(r[0]) for r in rows)

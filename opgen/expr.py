@@ -1,8 +1,9 @@
 """The two expression languages of the prototype's "opgen" block.
 
-- compute: an elementwise expression the kernel generator lowers to Ascend C vector calls. It is
-  parsed with `ast` into the small typed tree below (`Node`), checked against a whitelist on the
-  way, and never evaluated.
+- compute: an elementwise expression, possibly with reductions over the last axis (sum, mean,
+  amax, amin), the kernel generator lowers to Ascend C vector calls. It is parsed with `ast` into
+  the small typed tree below (`Node`), checked against a whitelist on the way, and never
+  evaluated.
 - golden: a torch expression used as the precision reference. It is checked against a
   whitelist and re-emitted with `ast.unparse`, so generated code only ever holds text that
   passed the check.
@@ -27,6 +28,9 @@ UNARY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "abs", "reciprocal", "tanh", "sigm
                "sign", "floor", "ceil", "log1p", "expm1", "erf")
 BINARY_FUNCS = ("min", "max")
 TERNARY_FUNCS = ("clamp", "where")  # clamp(x, lo, hi): lo and hi numbers or attrs
+# Reductions over the last axis (the row); inside a larger expression the result broadcasts
+# back over the row (keepdim).
+REDUCE_FUNCS = ("sum", "mean", "amax", "amin")
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMP_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
@@ -105,7 +109,16 @@ class Call:
         return any(a.is_tensor for a in self.args)
 
 
-Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call
+@dataclass(frozen=True)
+class Reduce:
+    """sum/mean/amax/amin of a tensor expression over the last axis: one value per row."""
+
+    func: str  # one of REDUCE_FUNCS
+    arg: Node
+    is_tensor = True
+
+
+Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call | Reduce
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -222,6 +235,15 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
         func = node.func.id
         if node.keywords:
             raise ExprError(f"{func}() takes no keyword arguments")
+        if func in REDUCE_FUNCS:
+            if len(node.args) != 1:
+                raise ExprError(f"{func}() takes 1 argument (it reduces over the last axis), "
+                                f"got {len(node.args)}")
+            arg = conv(node.args[0])
+            if not arg.is_tensor:
+                raise ExprError(f"{func}() reduces a tensor over its last axis, not the scalar "
+                                f"'{show(arg)}'")
+            return Reduce(func, arg)
         if func in UNARY_FUNCS:
             arity = 1
         elif func in BINARY_FUNCS:
@@ -229,7 +251,7 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
         elif func in TERNARY_FUNCS:
             arity = 3
         else:
-            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS)
+            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS)
             raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
         if len(node.args) != arity:
             usage = {"clamp": " (clamp(x, lo, hi))", "where": " (where(cond, a, b))"}.get(func, "")
@@ -293,6 +315,8 @@ def children(node: Node) -> tuple[Node, ...]:
         return (node.base,)
     if isinstance(node, Call):
         return node.args
+    if isinstance(node, Reduce):
+        return (node.arg,)
     return ()
 
 
@@ -302,6 +326,23 @@ def walk(node: Node):
     yield node
     for child in children(node):
         yield from walk(child)
+
+
+def has_reduce(node: Node) -> bool:
+    """Does the tree reduce over the row anywhere?"""
+    return any(isinstance(n, Reduce) for n in walk(node))
+
+
+def is_row_valued(node: Node) -> bool:
+    """One value per row: every input the tree reads is inside a reduction (and it has one). An
+    output with such an expression has the reduced shape x.shape[:-1]."""
+    if isinstance(node, Reduce):
+        return True
+    if isinstance(node, Tensor):
+        return False
+    kids = children(node)
+    return any(isinstance(n, Reduce) for n in walk(node)) and \
+        all(is_row_valued(k) or not k.is_tensor for k in kids)
 
 
 def names_in(node: Node) -> set[str]:
@@ -340,6 +381,8 @@ def _show(node: Node, outer: int) -> str:
         return f"({text})" if outer > CMP_PRECEDENCE else text
     if isinstance(node, Call):
         return f"{node.func}({', '.join(_show(a, 0) for a in node.args)})"
+    if isinstance(node, Reduce):
+        return f"{node.func}({_show(node.arg, 0)})"
     raise TypeError(node)
 
 
@@ -352,16 +395,23 @@ _TORCH_UNARY = {
 }
 
 
+_TORCH_REDUCE = {"sum": "torch.sum", "mean": "torch.mean", "amax": "torch.amax",
+                 "amin": "torch.amin"}
+
+
 def to_torch(node: Node) -> str:
     """The compute tree as a torch expression (the default golden), fully parenthesized. A
     comparison is torch's bool at the root (a bool output) and a number (`* 1`) inside
-    arithmetic, where torch's bool + bool would be a logical or."""
+    arithmetic, where torch's bool + bool would be a logical or. Reductions keep the reduced axis
+    (keepdim=True) so that they broadcast back over the row."""
     if isinstance(node, Compare):
         return f"({_torch(node.left)} {node.op} {_torch(node.right)})"
     return _torch(node)
 
 
 def _torch(node: Node) -> str:
+    if isinstance(node, Reduce):
+        return f"{_TORCH_REDUCE[node.func]}({_torch(node.arg)}, -1, keepdim=True)"
     if isinstance(node, (Tensor, Scalar)):
         return node.name
     if isinstance(node, Const):

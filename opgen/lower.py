@@ -55,6 +55,9 @@ SHARED_TMP_NEEDS = {
     "Tanh": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
     "Sigmoid": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
     "Sign": (3, 768), "Floor": (0, 256), "Ceil": (1, 256), "Erf": (3, 768), "Power": (6, 1792),
+    # ReduceSum/Max/Min (count mode) need far less (one value per 64 floats, in whole 32-byte
+    # blocks: ReduceSum.md); one float per element keeps the rule simple.
+    **{op: (1, 256) for op in ("RowSum", "RowMean", "RowMax", "RowMin")},
 }
 FLT_MAX = 3.4028234663852886e38
 FLT_MIN_NORMAL = 2.0 ** -126
@@ -102,6 +105,8 @@ _NOT_INPLACE = {
     **{api: f"the {api} API does not allow overlapping source and destination"
        for api in ("Sign", "Floor", "Ceil", "Erf", "Power")},
     "Pow3": "x * x * x reads x after the first product",
+    **{op: "a reduction's result is spread over the row it reads"
+       for op in ("RowSum", "RowMean", "RowMax", "RowMin")},
     "AbsInt": "max(x, -x) reads x after negating",
     "Copy": "a copy needs a second tile",
     "RDiv": "s / x fills its tile with s, then divides: x must live elsewhere",
@@ -122,6 +127,12 @@ CMP_BLOCK_ELEMS = 64
 # Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE reserve 8 KB of UB on Atlas A2/A3
 # and 310P (asc-devkit Select.md, 约束说明): the tiling leaves them out of the tiles.
 SELECT_RESERVED_UB = 8192
+
+# Reductions over the row (compute function -> the Instr op, a function of opgen_kernel.h of
+# the same name) and the level-2 API each calls.
+_REDUCE_OPS = {"sum": "RowSum", "mean": "RowMean", "amax": "RowMax", "amin": "RowMin"}
+REDUCE_APIS = {"RowSum": "ReduceSum", "RowMean": "ReduceSum", "RowMax": "ReduceMax",
+               "RowMin": "ReduceMin"}
 
 # rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
 # instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
@@ -397,6 +408,8 @@ class Lowerer:
     def _lower(self, node: expr.Node) -> int:
         if isinstance(node, expr.Tensor):
             raise AssertionError("inputs are pre-registered")
+        if isinstance(node, expr.Reduce):
+            return self._reduce(node)
         if isinstance(node, expr.Neg):
             (a,) = self._operands(node.arg)
             return self.emit("Muls", (a,), node, CScalar(self.literal(-1.0, node), -1.0))
@@ -532,6 +545,15 @@ class Lowerer:
             return r if s.value == 1.0 else self.emit("Muls", (r,), node, s)
         return self.emit("RDiv", (a,), node, self.scalar(left))
 
+    def _reduce(self, node: expr.Reduce) -> int:
+        """sum/mean/amax/amin over the row: the reduction API into the tile's first element,
+        then that value over the whole row (so it broadcasts like any tile)."""
+        if self.is_int:
+            raise self.fail(f"{node.func}() needs a float type, but the op computes in an "
+                            f"integer type ({self.ctype})")
+        (a,) = self._operands(node.arg)
+        return self.emit(_REDUCE_OPS[node.func], (a,), node, shared_tmp=True)
+
     def _call(self, node: expr.Call) -> int:
         func = node.func
         one = expr.Const(1.0)
@@ -648,6 +670,8 @@ def _need(node: expr.Node) -> int:
         return max(1, _need(node.arg))
     if isinstance(node, expr.Pow):
         return max(1, _need(node.base))
+    if isinstance(node, expr.Reduce):
+        return max(1, _need(node.arg))
     args = [node.left, node.right] if isinstance(node, (expr.BinOp, expr.Compare)) \
         else list(node.args)
     needs = sorted((_need(a) for a in args if a.is_tensor), reverse=True)
@@ -827,6 +851,8 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "AbsInt":  # |v| = max(v, -v)
         return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
                 f"AscendC::Max({d}, {d}, {a[0]}, {n});"]
+    if op in REDUCE_APIS:  # opgen_kernel.h: the API, then the value over the whole row
+        return [f"opgen_kernel::{op}({d}, {a[0]}, {ctx['shared']}.ReinterpretCast<float>(), {n});"]
     if op == "Copy":  # a UB copy of any length: multiply by one
         return [f"AscendC::Muls({d}, {a[0]}, {one}, {n});"]
     cmp_n = ctx.get("cmp_count", n)

@@ -110,6 +110,8 @@ class Op:
     fast_math: bool = False
     # extra precision cases, each the shape of every input given ("opgen": {"test_shapes"})
     test_shapes: tuple[dict[str, tuple[int, ...]], ...] = ()
+    # an output reduced over the row keeps the last axis as 1 ("opgen": {"keepdim": true})
+    keepdim: bool = False
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:
@@ -122,7 +124,16 @@ class Op:
 
     @property
     def is_elementwise(self) -> bool:
-        return bool(self.compute)
+        return bool(self.compute) and not self.is_row
+
+    @property
+    def is_row(self) -> bool:
+        """Does a compute expression reduce over the last axis (the row kernel computes it)?"""
+        return any(expr.has_reduce(tree) for tree in self.compute.values())
+
+    def is_reduced_output(self, name: str) -> bool:
+        """Has output `name` one value per row (the reduced shape)?"""
+        return name in self.compute and expr.is_row_valued(self.compute[name])
 
     @property
     def user_computed(self) -> bool:

@@ -459,7 +459,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         return None, problems, warnings
     op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
             json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"),
-            fast_math=fast_math, test_shapes=test_shapes)
+            fast_math=fast_math, test_shapes=test_shapes,
+            keepdim=raw.get("opgen", {}).get("keepdim", False))
     problems += broadcast.test_shapes_problems(op)
     if problems:
         return None, problems, warnings
@@ -674,7 +675,10 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                                         "a dynamic (list) output cannot have an elementwise "
                                         "compute expression"))
     for out_name, tree in compute.items():
-        golden.setdefault(out_name, expr.to_torch(tree))
+        text = expr.to_torch(tree)
+        if expr.is_row_valued(tree) and not block.get("keepdim", False):
+            text = f"torch.squeeze({text}, -1)"  # the reduced shape x.shape[:-1]
+        golden.setdefault(out_name, text)
     return compute, golden, problems
 
 

@@ -30,7 +30,26 @@ CASES = {
     # comparisons, where() and bool outputs; int8/uint8/bool inputs through half (Heaviside,
     # Asinh, x > y, a masked dequantize)
     "compare_where": ROOT / "tests" / "data" / "e2e" / "compare_where.json",
+    # the row kernel: RMSNorm (gamma [H], epsilon), a row sum, Softmax, LayerNorm
+    "norms": ROOT / "tests" / "data" / "e2e" / "norms.json",
 }
+
+
+RMS_NORM_CHECK = """
+import torch
+import norms
+from precision import assert_precision
+for dtype in (torch.float16, torch.float32, torch.bfloat16):
+    for shape in ((4, 37), (2, 3, 4096)):
+        g = torch.Generator().manual_seed(0)
+        x = (torch.rand(shape, generator=g) * 8 - 4).to(dtype)
+        gamma = (torch.rand(shape[-1:], generator=g) * 8 - 4).to(dtype)
+        actual = torch.ops.norms.rms_norm_custom(x, gamma, epsilon=1e-6)
+        golden = torch.nn.functional.rms_norm(x.double(), shape[-1:], gamma.double(), 1e-6)
+        bench = torch.nn.functional.rms_norm(x, shape[-1:], gamma, 1e-6)
+        assert_precision(actual, golden, what=f"RmsNormCustom vs rms_norm {dtype} {shape}",
+                         benchmark=bench)
+"""
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -66,6 +85,10 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             assert "xfailed" in log
         assert any(f["owner"] == "user" and f["path"].endswith(user_step)
                    for f in render_summary["files"])
+        if name == "norms":  # RMSNorm against torch's own, by the precision standard
+            check = subprocess.run([sys.executable, "-c", RMS_NORM_CHECK], cwd=project / "tests",
+                                   capture_output=True, text=True, timeout=300)
+            assert check.returncode == 0, check.stderr[-4000:]
     finally:
         subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", Path(name).name],
                        capture_output=True)

@@ -42,6 +42,10 @@ class HostData:
     like_input: int | None
     has_dynamic_output: bool
     has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
+    # the row kernel: per input its row stride field; per output its reduced shape; the note
+    row_strides: list[dict[str, Any]]
+    row_outputs: list[dict[str, Any]]
+    row_shape_note: str
     warnings: list[str]  # the SoCs that leave dtype combinations out
     # An op that broadcasts its required inputs: their indexes and names for InferShapeBroadcast,
     # and the tiling fields PlanBroadcast fills. None: the inputs share one shape.
@@ -62,6 +66,7 @@ def build(op: Op, options: Options, kernel: KernelData) -> HostData:
         attr_fields=kernel.attr_fields,
         scalars=kernel.compute.host_scalars,
         has_outputs=bool(op.outputs),
+        **_row(op, kernel),
         warnings=soc_dtypes.check(op, options.soc_short_names),
         broadcast=_broadcast(kernel),
         **infer,
@@ -83,6 +88,26 @@ def _broadcast(kernel: KernelData) -> dict[str, str] | None:
                                indent=" " * 4),
         "shape": f"tiling->{kernel.broadcast['shape']}",
     }
+
+
+def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
+    """The row kernel's host data (empty lists for an elementwise op)."""
+    if kernel.row is None:
+        return {"row_strides": [], "row_outputs": [], "row_shape_note": ""}
+    ins = [t for t in kernel.tensors if t.role == "input"]
+    outs = [t for t in kernel.tensors if t.role == "output"]
+    first = ins[0].param.name
+    strides = [{"index": t.index, "field": kernel.row["strides"][t.param.name],
+                "first": t is ins[0]} for t in ins]
+    reduced = kernel.row["reduced"]
+    outputs = [{"index": t.index, "reduced": "true" if reduced[t.param.name] else "false",
+                "keepdim": "true" if op.keepdim else "false"} for t in outs]
+    rule = "with its last axis as 1" if op.keepdim else "without its last axis"
+    parts = [f"{t.param.name} has {first}'s shape" + (f" {rule}" if reduced[t.param.name] else "")
+             for t in outs]
+    note = "; ".join(parts) + (f"; every other input has {first}'s shape or is one row"
+                               if len(ins) > 1 else "") + "."
+    return {"row_strides": strides, "row_outputs": outputs, "row_shape_note": note}
 
 
 def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> dict[str, Any]:
@@ -178,7 +203,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         descs.append({"name": t.param.name, "desc": desc, "role": t.role,
                       "through_half": t.through_half})
     like_input = None
-    if shape["kind"] == "required" and outputs and not has_dynamic_output and all(
+    if not op.is_row and shape["kind"] == "required" and outputs and not has_dynamic_output and all(
             r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules):
         like_input = shape["index"]
     return {

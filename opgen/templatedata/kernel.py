@@ -25,6 +25,7 @@ from opgen.lower import (
     MASK_OPS,
     SELECT_OPS,
     SELECT_RESERVED_UB,
+    REDUCE_APIS,
     SHARED_TMP_NEEDS,
     Lowerer,
     LoweringError,
@@ -62,6 +63,21 @@ BASE_TILING_FIELDS = (
     ("uint32_t", "tmpBytes", "bytes of one temporary"),
     ("uint32_t", "sharedTmpBytes", "bytes of the high-level APIs' sharedTmpBuffer"),
 )
+
+
+# The row kernel (an op whose compute reduces over the last axis): its tiling struct's fields
+# instead of BASE_TILING_FIELDS, and the SoC families whose ReduceSum/ReduceMax/ReduceMin
+# (count mode) asc-devkit documents (ReduceSum.md, 产品支持情况: Atlas A2/A3).
+ROW_TILING_FIELDS = (
+    ("uint64_t", "rowCount", "rows: the first input's elements over its last axis"),
+    ("uint64_t", "rowsPerCore", "rows per core; the last core may take fewer"),
+    ("uint32_t", "rowLength", "elements per row (the first input's last axis)"),
+    ("uint32_t", "tileLength", "elements per UB tile: a row, in whole 32-byte blocks"),
+    ("uint32_t", "tmpCount", "scratch temporaries of the compute step, one tile each"),
+    ("uint32_t", "tmpBytes", "bytes of one temporary"),
+    ("uint32_t", "sharedTmpBytes", "bytes of the APIs' sharedTmpBuffer (the reductions' too)"),
+)
+ROW_SOCS = ("ascend910b", "ascend910_93")
 
 
 @dataclass(frozen=True)
@@ -131,6 +147,9 @@ class KernelData:
     storage_tile_note: str  # // lines for the compute step
     storage_aliases: list[dict[str, Any]]
     warnings: list[str]  # for the CLI to show
+    # the row kernel (op.is_row): per streamed input its row stride field, per output whether
+    # it is reduced (one value per row); None for an elementwise op
+    row: dict[str, Any] | None
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
     # An op that broadcasts its inputs (opgen/broadcast.py): the tiling field of the output
@@ -220,9 +239,13 @@ def _tags(tensors: list[_Tensor]) -> dict[str, str]:
     return tags
 
 
+def _base_fields(op: Op) -> tuple[tuple[str, str, str], ...]:
+    return ROW_TILING_FIELDS if op.is_row else BASE_TILING_FIELDS
+
+
 def attr_field_names(op: Op) -> dict[str, str]:
     """The tiling field of each scalar attr: its own name unless a base field has it."""
-    reserved = {f[1] for f in BASE_TILING_FIELDS}
+    reserved = {f[1] for f in _base_fields(op)}
     return {a.name: f"attr_{a.name}" if a.name in reserved else a.name
             for a in op.attrs if a.info.is_scalar}
 
@@ -254,8 +277,18 @@ def build(op: Op, options: Options) -> KernelData:
                        "compute_type": compute_type(dtypes, through_half=bool(op.compute)),
                        "streamed_dtypes": dtypes})
 
+    if op.is_row:
+        _check_row_op(op, socs)
     field_names = attr_field_names(op)
-    tiling_names = {f[1] for f in BASE_TILING_FIELDS} | set(field_names.values())
+    tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
+    row = None
+    if op.is_row:
+        strides = {t.param.name: fresh(f"{tags[t.kernel_param]}RowStride", tiling_names)
+                   for t in ins}
+        tiling_names |= set(strides.values())
+        row = {"strides": strides,
+               "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in outs},
+               "keepdim": op.keepdim}
     attr_fields = []
     for i, a in enumerate(op.attrs):
         if not a.info.is_scalar:
@@ -283,7 +316,7 @@ def build(op: Op, options: Options) -> KernelData:
                     + ["workspace", "tiling"]]
     upper = op.snake_name.upper()
     bcast = _broadcast_fields(op, ins, tags, tiling_names) if broadcasts(op) else None
-    fields = _tiling_fields(attr_fields, compute.host_scalars)
+    fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
     if bcast is not None:
         fields = _with_broadcast_fields(fields, bcast)
     return KernelData(
@@ -321,6 +354,7 @@ def build(op: Op, options: Options) -> KernelData:
         storage_tile_note=storage_notes[1],
         storage_aliases=aliases,
         warnings=compute.warnings,
+        row=row,
         tensors=tensors,
         streams=streamed,
         broadcast=bcast,
@@ -357,6 +391,27 @@ def _with_broadcast_fields(fields: list[dict[str, str]], bcast: dict[str, Any]
     for f in fields:
         f["decl"] = f"{f['type']} {f['name']};".ljust(width)
     return fields
+
+
+def _check_row_op(op: Op, socs: list[str]) -> None:
+    """What the row kernel cannot do yet, as a LoweringError naming it."""
+    out = next(iter(op.compute))
+    lacking = [s for s in socs if s not in ROW_SOCS]
+    why = ""
+    if lacking:
+        why = (f"the row kernel uses ReduceSum/ReduceMax/ReduceMin, which asc-devkit documents "
+               f"for {' and '.join(ROW_SOCS)} only, not {', '.join(lacking)}; drop those SoCs "
+               "from the targets")
+    elif not op.outputs or any(t.is_ref for t in op.outputs):
+        why = "the row kernel does not update inputs in place; give the op its own outputs"
+    elif any(t.param_type != "required" for t in op.tensors):
+        why = ("the row kernel takes required inputs and outputs only (no optional or dynamic "
+               "ones)")
+    elif any(d not in FLOAT_DTYPES for t in op.tensors for d in t.dtypes):
+        why = ("the row kernel reduces in float: every tensor needs a float16, bfloat16 or "
+               "float32 dtype")
+    if why:
+        raise LoweringError(f"compute expression of output '{out}': {why}", out)
 
 
 def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:
@@ -423,9 +478,15 @@ def _can_widen(t: _Tensor) -> bool:
     return t.through_half or any(d in ("float16", "bfloat16") for d in t.param.dtypes)
 
 
-def _tiling_fields(attr_fields: list[dict], host_scalars: list[dict]) -> list[dict[str, str]]:
+def _tiling_fields(attr_fields: list[dict], host_scalars: list[dict],
+                   base: tuple[tuple[str, str, str], ...] = BASE_TILING_FIELDS,
+                   row: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The tiling struct's fields, widest first so host and device agree on the layout."""
-    fields = [{"type": t, "name": n, "comment": c} for t, n, c in BASE_TILING_FIELDS]
+    fields = [{"type": t, "name": n, "comment": c} for t, n, c in base]
+    for name, field in (row["strides"].items() if row else ()):
+        fields.append({"type": "uint32_t", "name": field,
+                       "comment": f"elements between rows of {name}: rowLength, or 0 when it "
+                                  "is one row"})
     extra = [{"type": f["c_type"], "name": f["field"], "comment": f"attr {f['name']}"}
              for f in attr_fields]
     extra += [{"type": h["c_type"], "name": h["field"],
@@ -605,11 +666,18 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
             for node, name in host_scalars.items()]
     plural = "temporary" if temps == 1 else "temporaries"
     note = f"opgen's lowering of the compute expression uses {temps} {plural}"
-    if shared:
+    row_apis = [a for a in apis if a in REDUCE_APIS]
+    other_apis = [a for a in apis if a not in REDUCE_APIS]
+    if other_apis:
         floats = "float" if live_nodes == 1 else "floats"
-        note += (f" and the sharedTmpBuffer of {' and '.join(apis)} (Get<API>TmpBufferFactorSize: "
-                 f"{live_nodes} {floats} per element; Get<API>MaxMinTmpSize: at least "
-                 f"{min_bytes} bytes)")
+        note += (f" and the sharedTmpBuffer of {' and '.join(other_apis)} "
+                 f"(Get<API>TmpBufferFactorSize: {live_nodes} {floats} per element; "
+                 f"Get<API>MaxMinTmpSize: at least {min_bytes} bytes)")
+    if row_apis:
+        note += (f"{'; it is' if other_apis else ' and the sharedTmpBuffer as'} the work buffer "
+                 f"of {' and '.join(sorted({REDUCE_APIS[a] for a in row_apis}))} "
+                 "(opgen_kernel.h's RowSum/RowMean/RowMax/RowMin; a float per element, at least "
+                 "256 bytes: more than ReduceSum.md's minimum)")
     if exp_fallbacks:
         note += (f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API")
     if compares:

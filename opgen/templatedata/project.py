@@ -112,9 +112,16 @@ class ProjectData:
 
     @property
     def shape_cases(self) -> bool:
-        """Some op's tests have cases with a shape per input (test_shapes, broadcasting)."""
-        return any(op.tests.shape_cases or (op.user is not None and op.user.test_shapes)
-                   for op in self.ops)
+        """Some op's tests have cases with a shape per input (test_shapes, broadcasting, rows)."""
+        return self.has_row_ops or any(
+            op.tests.shape_cases or (op.user is not None and op.user.test_shapes)
+            for op in self.ops)
+
+    @property
+    def has_row_ops(self) -> bool:
+        """Does an op reduce over the last axis (opgen_kernel.h then has the row kernel)?"""
+        return any(op.kernel.row for op in self.ops)
+
 
 def tensor_context(t: TensorParam, index: int) -> dict[str, Any]:
     return {

@@ -130,6 +130,8 @@ def nan_blocked_inputs(node: expr.Node) -> set[str]:
     boundary cases pass them no NaN."""
     found: set[str] = set()
     for n in expr.walk(node):
+        if isinstance(n, expr.Reduce) and n.func in ("amax", "amin"):
+            found |= {m.name for m in expr.walk(n.arg) if isinstance(m, expr.Tensor)}
         if isinstance(n, expr.Call) and n.func in ("min", "max", "relu", "clamp", "sign"):
             for arg in n.args:
                 found |= {m.name for m in expr.walk(arg) if isinstance(m, expr.Tensor)}
@@ -406,6 +408,11 @@ class TestsData:
 
     title: list[str]
     imports: list[str]
+    # the row kernel (a compute that reduces over the last axis): its precision shapes are rows,
+    # and the prototype's test_shapes (per input, as literals) run too
+    row: bool
+    row_test_shapes: list[str]
+    row_sums: bool  # a sum() or mean(): float accumulation overflows at float32's extremes
     file_doc: list[str]
     package: str
     op_path: str
@@ -526,6 +533,8 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     imports = ["BOUNDARY_CASES", "BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg",
                "check_compile", "check_fake_matches_host_infer", "check_precision",
                "opdef_summary", "registered_opdef"]
+    if op.is_row:  # rows have their own shapes (the row kernel has no multi-pass form yet)
+        imports.remove("BEYOND_TILES")
     if op.attrs:
         imports.append("AttrArg")
     if any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[:len(op.inputs)]):
@@ -545,6 +554,11 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
              "there is one.")
     return TestsData(
         title=doc_lines(title, LINE - 4),
+        row=op.is_row,
+        row_sums=any(isinstance(n, expr.Reduce) and n.func in ("sum", "mean")
+                     for tree in op.compute.values() for n in expr.walk(tree)),
+        row_test_shapes=[py_value({n: list(v) for n, v in case.items()})
+                         for case in op.test_shapes] if op.is_row else [],
         # from op_testing import (...), in ruff's isort order: constants, classes, functions
         imports=sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper()
                                                   else 2, n)),

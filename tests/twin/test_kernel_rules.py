@@ -68,3 +68,10 @@ def test_compare_and_select(run_section):
     assert "Atlas training" in msgs["select_910a_mode2"]
     ub = run_section("test_kernel_api", "cmpsel_ub")["messages"]
     assert "ascend910b" in ub["select_no_8k"]
+
+
+def test_reductions(run_section):
+    msgs = run_section("test_kernel_api", "reduce")["messages"]
+    assert "count 0" in msgs["reduce_count"]
+    assert "sharedTmpBuffer (the documented minimum)" in msgs["reduce_tmp"]
+    assert "ascend310p" in msgs["reduce_soc"]

@@ -745,6 +745,32 @@ void SectionUb()
     }
 }
 
+// ---------------------------------------------------------------- reductions
+void SectionReduce()
+{
+    Scratch s;
+    auto src = s.Get<float>(1024);
+    auto dst = s.Get<float>(8);
+    auto tmp = s.Get<float>(8);  // ReduceSum.md: ceil(200 / 64) = 4 values, one 32-byte block
+    for (uint32_t i = 0; i < 200; ++i) src.SetValue(i, static_cast<float>(i + 1));
+    ReduceSum(dst, src, tmp, 200);
+    CHECK(dst.GetValue(0) == 20100.0f, "ReduceSum 1..200 = %g", dst.GetValue(0));
+    ReduceMax(dst, src, tmp, 200);
+    CHECK(dst.GetValue(0) == 200.0f, "ReduceMax");
+    ReduceMin(dst, src, tmp, 37);
+    CHECK(dst.GetValue(0) == 1.0f, "ReduceMin");
+    // a binary tree within the 64-element repeat: (big + 1) + (-big + 0) ... loses the 1 as the
+    // NPU does, where a left-to-right sum would keep it
+    Fill(src, {1e8f, 1.0f, -1e8f, 0.0f});
+    ReduceSum(dst, src, tmp, 4);
+    CHECK(dst.GetValue(0) == 0.0f, "ReduceSum tree order: %g", dst.GetValue(0));
+    ExpectHw("reduce_count", [&] { ReduceSum(dst, src, tmp, 0); }, {"ReduceSum", "count 0"});
+    ExpectHw("reduce_tmp", [&] { ReduceSum(dst, src, tmp, 1024); },  // 16 values > 8
+             {"ReduceSum", "exceeds"});
+    ExpectHw("reduce_soc", [&] { ReduceMax<float, 2002>(dst, src, tmp, 8); },
+             {"ReduceMax", "Atlas A2/A3", "ascend310p"});
+}
+
 // ---------------------------------------------------------------- LocalTensor
 void SectionLocal()
 {
@@ -948,7 +974,8 @@ int main(int argc, char** argv)
                     {"adv_notmp", SectionAdvNoTmp}, {"copy", SectionCopy}, {"queue", SectionQueue},
                     {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
                     {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd},
-                    {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb}};
+                    {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb},
+                    {"reduce", SectionReduce}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

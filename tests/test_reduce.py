@@ -1,0 +1,148 @@
+"""Row reductions: sum/mean/amax/amin in the compute grammar, the row kernel's data and
+templates, and what it refuses (opgen/expr.py, opgen/lower.py, opgen/templatedata/kernel.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from opgen import expr, prototype
+from opgen.cli import app
+from opgen.lower import LoweringError
+from opgen.options import Options
+from opgen.templatedata import build as build_data
+from opgen.templatedata import kernel
+
+RMS = "x * rsqrt(mean(x * x) + epsilon) * gamma"
+
+
+def make_op(compute: dict[str, str], inputs=("x", "gamma"), types=("float16", "float"),
+            keepdim=None, attrs=None):
+    block = {"compute": compute}
+    if keepdim is not None:
+        block["keepdim"] = keepdim
+    data = {
+        "op": "RowTestCustom",
+        "input_desc": [{"name": n, "type": list(types), "format": ["ND"]} for n in inputs],
+        "output_desc": [{"name": n, "type": list(types), "format": ["ND"]} for n in compute],
+        "attr": attrs if attrs is not None else [
+            {"name": "epsilon", "param_type": "optional", "type": "float", "default_value": 1e-6}],
+        "opgen": block,
+    }
+    return prototype.loads(json.dumps(data)).ops[0]
+
+
+def parse(text: str) -> expr.Node:
+    return expr.parse_compute(text, {"x", "gamma"}, {"epsilon"})
+
+
+# -- the grammar --------------------------------------------------------------------------------
+
+
+def test_reductions_parse_show_and_keep_the_axis_in_torch():
+    node = parse("exp(x - amax(x)) / sum(exp(x - amax(x)))")
+    assert expr.show(node) == "exp(x - amax(x)) / sum(exp(x - amax(x)))"
+    assert expr.has_reduce(node) and not expr.is_row_valued(node)
+    assert expr.to_torch(parse("mean(x)")) == "torch.mean(x, -1, keepdim=True)"
+    assert {type(n).__name__ for n in expr.walk(node)} >= {"Reduce", "Tensor", "Call"}
+
+
+@pytest.mark.parametrize("text, row_valued", [
+    ("sum(x)", True), ("mean(x) * 2 + epsilon", True), ("sqrt(amin(x * gamma))", True),
+    ("x - mean(x)", False), ("x * 2", False), ("sum(x) + gamma", False),
+])
+def test_row_valued_outputs_read_inputs_only_inside_reductions(text, row_valued):
+    assert expr.is_row_valued(parse(text)) is row_valued
+
+
+@pytest.mark.parametrize("text, message", [
+    ("sum(x, 1)", "sum() takes 1 argument (it reduces over the last axis), got 2"),
+    ("mean(epsilon)", "mean() reduces a tensor over its last axis, not the scalar 'epsilon'"),
+    ("amax()", "amax() takes 1 argument"),
+])
+def test_bad_reductions_are_refused_with_the_reason(text, message):
+    with pytest.raises(expr.ExprError, match=re.escape(message)):
+        parse(text)
+
+
+def test_default_golden_squeezes_a_reduced_output_unless_keepdim():
+    assert make_op({"y": "sum(x)"}, inputs=("x",)).golden["y"] == \
+        "torch.squeeze(torch.sum(x, -1, keepdim=True), -1)"
+    op = make_op({"y": "sum(x)"}, inputs=("x",), keepdim=True)
+    assert op.keepdim and op.golden["y"] == "torch.sum(x, -1, keepdim=True)"
+    assert make_op({"y": RMS}).golden["y"].startswith("((x * torch.rsqrt((torch.mean(")
+
+
+# -- the row kernel -----------------------------------------------------------------------------
+
+
+def kernel_data(op, socs=("ascend910b1",)):
+    return kernel.build(op, Options("p", "p", "p", socs=tuple(socs)))
+
+
+def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
+    op = make_op({"y": RMS})
+    assert op.is_row and not op.is_elementwise
+    k = kernel_data(op)
+    assert k.compute.mode == "float"
+    body = k.compute.body
+    assert "opgen_kernel::RowMean(tmp0, y, sharedTmp.ReinterpretCast<float>(), count);" in body
+    names = [f["name"] for f in k.tiling_fields]
+    assert names[:7] == ["rowCount", "rowsPerCore", "rowLength", "tileLength", "tmpCount",
+                         "tmpBytes", "sharedTmpBytes"]
+    assert {"xRowStride", "gammaRowStride", "epsilon"} <= set(names)
+    assert k.row == {"strides": {"x": "xRowStride", "gamma": "gammaRowStride"},
+                     "reduced": {"y": False}, "keepdim": False}
+
+
+@pytest.mark.parametrize("func, api", [("amax", "RowMax"), ("amin", "RowMin"),
+                                       ("sum", "RowSum")])
+def test_each_reduction_calls_its_api_and_a_reduced_output_is_marked(func, api):
+    k = kernel_data(make_op({"y": f"{func}(x)"}, inputs=("x",)))
+    assert f"opgen_kernel::{api}(y, x, sharedTmp.ReinterpretCast<float>(), count);" in \
+        k.compute.body
+    assert k.row["reduced"] == {"y": True}
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"socs": ("ascend310p1",)}, "asc-devkit documents for ascend910b and ascend910_93 only, "
+                                 "not ascend310p"),
+    ({"types": ("int32",)}, "needs a float type"),
+])
+def test_what_the_row_kernel_cannot_do_is_refused(overrides, message):
+    op = make_op({"y": "sum(x)"}, inputs=("x",), types=overrides.get("types", ("float",)))
+    with pytest.raises(LoweringError) as info:
+        kernel_data(op, overrides.get("socs", ("ascend910b1",)))
+    assert all(word in str(info.value) for word in message.split(", not")[0].split()[-3:])
+
+
+def test_unsupported_target_exits_2_naming_the_op(tmp_path):
+    proto = tmp_path / "p.json"
+    proto.write_text(json.dumps([{
+        "op": "RowSumCustom",
+        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+        "opgen": {"compute": {"y": "sum(x)"}}}]))
+    result = CliRunner().invoke(app, ["new", str(proto), "-o", str(tmp_path / "out"),
+                                      "--soc", "ascend910a", "--no-build", "--no-msopgen"])
+    assert result.exit_code == 2
+    text = " ".join(result.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+    assert "RowSumCustom" in text and "ReduceSum/ReduceMax/ReduceMin" in text
+    assert not (tmp_path / "out").exists()
+
+
+def test_row_templates_render_only_for_row_ops():
+    """opgen_kernel.h and opgen_tiling.h gain the row kernel only in projects with a row op."""
+    row = build_data(prototype.loads(json.dumps([{
+        "op": "RowSumCustom",
+        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+        "opgen": {"compute": {"y": "sum(x)"}}}])), Options("p", "p", "p"))
+    assert row.has_row_ops
+    host = row.ops[0].host
+    assert host.like_input is None
+    assert host.row_outputs == [{"index": 0, "reduced": "true", "keepdim": "false"}]
+    assert host.row_shape_note == "y has x's shape without its last axis."
