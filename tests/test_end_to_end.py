@@ -30,7 +30,8 @@ CASES = {
     # comparisons, where() and bool outputs; int8/uint8/bool inputs through half (Heaviside,
     # Asinh, x > y, a masked dequantize)
     "compare_where": ROOT / "tests" / "data" / "e2e" / "compare_where.json",
-    # the row kernel: RMSNorm (gamma [H], epsilon), a row sum, Softmax, LayerNorm
+    # the row kernel: RMSNorm (gamma [H], epsilon), a row sum, Softmax, LayerNorm, where() over
+    # a comparison with the row mean (Compare in row tiles)
     "norms": ROOT / "tests" / "data" / "e2e" / "norms.json",
 }
 

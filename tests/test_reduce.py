@@ -146,3 +146,22 @@ def test_row_templates_render_only_for_row_ops():
     assert host.like_input is None
     assert host.row_outputs == [{"index": 0, "reduced": "true", "keepdim": "false"}]
     assert host.row_shape_note == "y has x's shape without its last axis."
+
+
+def test_a_row_op_that_compares_gets_whole_compare_blocks_and_selects_ub(tmp_path):
+    """Compare reads whole 256-byte blocks and Select's tensor modes keep 8 KB of UB: the row
+    tiling policy applies both, as the elementwise one does."""
+    proto = tmp_path / "p.json"
+    proto.write_text(json.dumps([{
+        "op": "AboveMeanCustom",
+        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+        "opgen": {"compute": {"y": "where(x > mean(x), x, 0.0)"}}}]))
+    result = CliRunner().invoke(app, ["new", str(proto), "-o", str(tmp_path / "out"),
+                                      "--no-build", "--no-msopgen"])
+    assert result.exit_code == 0, result.output
+    policy = (tmp_path / "out" / "op_host" / "above_mean_custom_tiling_policy.h").read_text()
+    assert "inline RowPlan PlanTiling(" in policy
+    assert "ours.alignElems = ours.alignElems > COMPARE_BLOCK_ELEMS" in policy
+    assert "ours.ubSize - SELECT_RESERVED_UB" in policy
+    assert "return DefaultRowPlan(ours, scratch, rows);" in policy
