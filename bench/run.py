@@ -125,32 +125,6 @@ def bias_add_rows(tmp: Path) -> list[tuple[str, float, str]]:
     return rows
 
 
-def rms_norm_throughput(project: Path, rounds: int = 5, calls: int = 3) -> list[float]:
-    """As twin_throughput, for the generated RMSNorm on [4096, 4096] float32 against torch's
-    composition of the same expression."""
-    code = f"""
-import sys, time, statistics, torch
-sys.path.insert(0, {str(project)!r})
-import importlib; pkg = importlib.import_module({project.name!r})
-g = torch.Generator().manual_seed(0)
-x = torch.randn(4096, 4096, generator=g)
-gamma = torch.randn(4096, generator=g)
-op = lambda: torch.ops.{project.name}.rms_norm_custom(x, gamma, epsilon=1e-6)
-ref = lambda: x * torch.rsqrt(torch.mean(x * x, -1, keepdim=True) + 1e-6) * gamma
-assert torch.allclose(op(), ref(), rtol=1e-4, atol=1e-5)
-ours, torchs = [], []
-for _ in range({rounds}):
-    for f, out in ((op, ours), (ref, torchs)):
-        for _ in range({calls}):
-            s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
-print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs))
-"""
-    env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=env).stdout.split()
-    return [float(v) for v in out]
-
-
 def msopgen_gen_seconds(tmp: Path) -> tuple[float, str]:
     """msopgen gen's time for the GELU prototype here, or the recorded figure."""
     exe = shutil.which("msopgen")
@@ -167,7 +141,11 @@ def rms_norm_rows(dest: Path) -> list[tuple[str, float, str]]:
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     rows = []
     if proc.returncode == 0:
-        ours, ours_min, torchs, torchs_min = rms_norm_throughput(dest)
+        setup = ("x = torch.randn(4096, 4096, generator=gen); "
+                 "gamma = torch.randn(4096, generator=gen)")
+        ours, ours_min, torchs, torchs_min = twin_against_torch(
+            dest, setup, f"torch.ops.{dest.name}.rms_norm_custom(x, gamma, epsilon=1e-6)",
+            "x * torch.rsqrt(torch.mean(x * x, -1, keepdim=True) + 1e-6) * gamma", calls=3)
         rows.append(("CPU twin RMSNorm, [4096, 4096] float32", ours,
                      f"fastest {ours_min:.4f} s"))
         rows.append(("torch x * rsqrt(mean(x * x) + eps) * gamma", torchs,
