@@ -112,3 +112,28 @@ def test_an_op_that_does_not_broadcast_renders_as_before():
     assert "Broadcast" not in files["op_kernel/opgen_kernel.h"]
     assert "Broadcast" not in files["op_host/opgen_tiling.h"]
     assert "InferShapeLikeInput<0>" in files["op_host/gelu_custom.cpp"]
+
+
+
+def golden_py(raw, tmp_path) -> str:
+    proto = tmp_path / "p.json"
+    proto.write_text(raw if isinstance(raw, str) else json.dumps(raw))
+    proc = subprocess.run([sys.executable, "-m", "opgen", "new", str(proto), "-o",
+                           str(tmp_path / "out"), "--package", "bcast", "--no-build",
+                           "--no-msopgen"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return (tmp_path / "out" / "bcast" / "golden.py").read_text()
+
+
+def test_a_golden_reading_only_some_inputs_is_expanded_to_the_broadcast_shape(tmp_path):
+    """Every output of a broadcasting op has the inputs' broadcast shape: a golden that reads
+    only x is broadcast to it (torch.broadcast_to); one that reads every input stays as it is.
+    The shape's name does not clash with an input's."""
+    golden = golden_py([op(["x", "shape"], outputs=("a", "b"),
+                           compute={"a": "x * 2", "b": "x + shape"})], tmp_path)
+    assert "    shape1 = torch.broadcast_shapes(x.shape, shape.shape)\n" in golden
+    assert "return (torch.broadcast_to((x * 2.0), shape1), (x + shape))" in golden
+
+
+def test_goldens_reading_every_input_are_not_expanded(tmp_path):
+    assert "broadcast_to" not in golden_py(BROADCAST_JSON.read_text(), tmp_path)

@@ -19,9 +19,10 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from opgen.broadcast import broadcasts
+from opgen.broadcast import broadcast_inputs, broadcasts
 from opgen.catalog import DTYPES
 from opgen.literals import cpp_string, doc_text, py_literal, py_string, torch_literal
+from opgen.lower import fresh
 from opgen.model import Attr, Op, TensorParam
 from opgen.options import Options
 from opgen.templatedata.layout import LINE, cpp_call, noqa_long, py_call, py_def, wrap
@@ -650,12 +651,16 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
     results = op.results
     complete = bool(op.golden) and all(o.name in op.golden for o in results)
     exprs = [op.golden.get(o.name) or "None" for o in results]
+    # A broadcasting op gives every output the inputs' broadcast shape, also an output whose
+    # expression reads only some of them.
+    shape_line, exprs = _broadcast_goldens(op, exprs)
     if len(exprs) == 1:
         body = [noqa_long(f"return {exprs[0]}", 4)]
     elif len(" ".join(exprs)) + 14 <= LINE:
         body = [f"return ({', '.join(exprs)})"]
     else:
         body = ["return ("] + [noqa_long(f"    {e},", 4) for e in exprs] + [")"]
+    body = shape_line + body
     function = py_function_name(op.snake_name)
     formula = f"{op.snake_name}_formula"
     plain = [py_param(p, annotated=False) for p in params]
@@ -679,6 +684,23 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
         "doc": doc,
         "missing": missing,
     }
+
+
+def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
+    """For a broadcasting op, each golden that does not read every broadcast input, expanded
+    to their broadcast shape (torch.broadcast_to), and the line computing that shape."""
+    if not broadcasts(op):
+        return [], exprs
+    names = [t.name for t in broadcast_inputs(op)]
+    short = [e != "None" and not set(names) <= {n.id for n in ast.walk(ast.parse(e, mode="eval"))
+                                                 if isinstance(n, ast.Name)} for e in exprs]
+    if not any(short):
+        return [], exprs
+    shape = fresh("shape", {t.name for t in op.inputs} | {a.name for a in op.attrs})
+    line = noqa_long(f"{shape} = torch.broadcast_shapes("
+                     f"{', '.join(n + '.shape' for n in names)})", 4)
+    return [line], [f"torch.broadcast_to({e}, {shape})" if s else e
+                    for e, s in zip(exprs, short, strict=True)]
 
 
 def converter_context(op: Op, params, outs) -> dict[str, Any]:
