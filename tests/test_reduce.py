@@ -97,7 +97,8 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
     assert {"xRowStride", "gammaRowStride", "epsilon"} <= set(names)
     assert k.row == {"strides": {"x": "xRowStride", "gamma": "gammaRowStride"},
                      "reduced": {"y": False}, "keepdim": False,
-                     "passes": [["mean(x * x)"], []], "pass_note": "mean(x * x); the outputs"}
+                     "passes": [["mean(x * x)"], []],
+                     "pass_lines": ["0: mean(x * x)", "1: the outputs"]}
 
 
 @pytest.mark.parametrize("func, api", [("amax", "Max"), ("amin", "Min"), ("sum", "Sum")])

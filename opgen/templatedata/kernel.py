@@ -293,8 +293,12 @@ def build(op: Op, options: Options) -> KernelData:
                "keepdim": op.keepdim,
                # a row longer than a tile: the reductions each pass accumulates, then the outputs
                "passes": row_passes([op.compute[t.param.name] for t in outs])}
-        row["pass_note"] = "; ".join(
-            [", ".join(p) for p in row["passes"][:-1]] + ["the outputs"])
+        # the compute header's list of them, within 120 columns after "//   "
+        row["pass_lines"] = [
+            line for i, p in enumerate(row["passes"])
+            for line in textwrap.wrap(f"{i}: {', '.join(p) if p else 'the outputs'}", 115,
+                                      subsequent_indent="   ", break_long_words=False,
+                                      break_on_hyphens=False)]
     attr_fields = []
     for i, a in enumerate(op.attrs):
         if not a.info.is_scalar:
