@@ -129,8 +129,8 @@ CMP_BLOCK_ELEMS = 64
 # and 310P (asc-devkit Select.md, 约束说明): the tiling leaves them out of the tiles.
 SELECT_RESERVED_UB = 8192
 
-# Reductions over the row (compute function -> the Instr op, a function of opgen_kernel.h of
-# the same name) and the level-2 API each calls.
+# Reductions over the row (compute function -> the Instr op, the method of opgen_kernel.h's
+# RowPass named without "Row") and the level-2 API each calls.
 _REDUCE_OPS = {"sum": "RowSum", "mean": "RowMean", "amax": "RowMax", "amin": "RowMin"}
 # The most reductions one row op may hold (opgen_kernel.h's RowPass keeps one float each).
 MAX_ROW_REDUCTIONS = 16

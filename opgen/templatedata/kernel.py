@@ -150,7 +150,8 @@ class KernelData:
     storage_aliases: list[dict[str, Any]]
     warnings: list[str]  # for the CLI to show
     # the row kernel (op.is_row): per streamed input its row stride field, per output whether
-    # it is reduced (one value per row); None for an elementwise op
+    # it is reduced (one value per row), the passes of a long row (lower.row_passes) and their
+    # comment lines; None for an elementwise op
     row: dict[str, Any] | None
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
