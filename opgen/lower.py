@@ -89,6 +89,7 @@ class Instr:
     note: str = ""  # a comment line before it: what a composed sequence computes and why
     mode: str = ""  # Compare*: the CMPMODE (LT, GE, ...)
     scalar2: CScalar | None = None  # SelectSS: the value where the mask is 0
+    level: int = 0  # Row*: the pass of a long row that accumulates it (reduce_level)
 
 
 @dataclass
@@ -128,9 +129,35 @@ CMP_BLOCK_ELEMS = 64
 # and 310P (asc-devkit Select.md, 约束说明): the tiling leaves them out of the tiles.
 SELECT_RESERVED_UB = 8192
 
-# Reductions over the row (compute function -> the Instr op, a function of opgen_kernel.h of
-# the same name) and the level-2 API each calls.
+# Reductions over the row (compute function -> the Instr op, the method of opgen_kernel.h's
+# RowPass named without "Row") and the level-2 API each calls.
 _REDUCE_OPS = {"sum": "RowSum", "mean": "RowMean", "amax": "RowMax", "amin": "RowMin"}
+# The most reductions one row op may hold (opgen_kernel.h's RowPass keeps one float each).
+MAX_ROW_REDUCTIONS = 16
+
+
+def reduce_level(node: expr.Reduce) -> int:
+    """The pass of a long row (one longer than a UB tile) in which a reduction accumulates:
+    0 when its argument holds no reduction, else one more than the deepest one it holds (their
+    values are known only after their own pass)."""
+    return 1 + max((reduce_level(n) for n in expr.walk(node.arg) if isinstance(n, expr.Reduce)),
+                   default=-1)
+
+
+def row_passes(outputs: list[expr.Node]) -> list[list[str]]:
+    """The passes over a long row, in order: the reductions each accumulates (shown, each
+    distinct once), then a last pass, [], that writes the outputs."""
+    passes: list[list[str]] = []
+    for out in outputs:
+        for node in expr.walk(out):
+            if isinstance(node, expr.Reduce):
+                level = reduce_level(node)
+                passes.extend([] for _ in range(level + 1 - len(passes)))
+                if show(node) not in passes[level]:
+                    passes[level].append(show(node))
+    return passes + [[]]
+
+
 REDUCE_APIS = {"RowSum": "ReduceSum", "RowMean": "ReduceSum", "RowMax": "ReduceMax",
                "RowMin": "ReduceMin"}
 
@@ -552,7 +579,9 @@ class Lowerer:
             raise self.fail(f"{node.func}() needs a float type, but the op computes in an "
                             f"integer type ({self.ctype})")
         (a,) = self._operands(node.arg)
-        return self.emit(_REDUCE_OPS[node.func], (a,), node, shared_tmp=True)
+        dst = self.emit(_REDUCE_OPS[node.func], (a,), node, shared_tmp=True)
+        self.instrs[-1].level = reduce_level(node)
+        return dst
 
     def _call(self, node: expr.Call) -> int:
         func = node.func
@@ -851,8 +880,9 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "AbsInt":  # |v| = max(v, -v)
         return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
                 f"AscendC::Max({d}, {d}, {a[0]}, {n});"]
-    if op in REDUCE_APIS:  # opgen_kernel.h: the API, then the value over the whole row
-        return [f"opgen_kernel::{op}({d}, {a[0]}, {ctx['shared']}.ReinterpretCast<float>(), {n});"]
+    if op in REDUCE_APIS:  # opgen_kernel.h's RowPass: the row's value over the whole tile
+        return [f"{ctx['rows']}.{op[3:]}({ins.level}, {d}, {a[0]}, "
+                f"{ctx['shared']}.ReinterpretCast<float>(), {n});"]
     if op == "Copy":  # a UB copy of any length: multiply by one
         return [f"AscendC::Muls({d}, {a[0]}, {one}, {n});"]
     cmp_n = ctx.get("cmp_count", n)

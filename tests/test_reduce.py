@@ -89,21 +89,22 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
     k = kernel_data(op)
     assert k.compute.mode == "float"
     body = k.compute.body
-    assert "opgen_kernel::RowMean(tmp0, y, sharedTmp.ReinterpretCast<float>(), count);" in body
+    assert "rows.Mean(0, tmp0, y, sharedTmp.ReinterpretCast<float>(), count);" in body
+    assert "opgen_kernel::RowPass& rows)" in k.compute.signature
     names = [f["name"] for f in k.tiling_fields]
     assert names[:7] == ["rowCount", "rowsPerCore", "rowLength", "tileLength", "tmpCount",
                          "tmpBytes", "sharedTmpBytes"]
     assert {"xRowStride", "gammaRowStride", "epsilon"} <= set(names)
     assert k.row == {"strides": {"x": "xRowStride", "gamma": "gammaRowStride"},
-                     "reduced": {"y": False}, "keepdim": False}
+                     "reduced": {"y": False}, "keepdim": False,
+                     "passes": [["mean(x * x)"], []],
+                     "pass_lines": ["0: mean(x * x)", "1: the outputs"]}
 
 
-@pytest.mark.parametrize("func, api", [("amax", "RowMax"), ("amin", "RowMin"),
-                                       ("sum", "RowSum")])
+@pytest.mark.parametrize("func, api", [("amax", "Max"), ("amin", "Min"), ("sum", "Sum")])
 def test_each_reduction_calls_its_api_and_a_reduced_output_is_marked(func, api):
     k = kernel_data(make_op({"y": f"{func}(x)"}, inputs=("x",)))
-    assert f"opgen_kernel::{api}(y, x, sharedTmp.ReinterpretCast<float>(), count);" in \
-        k.compute.body
+    assert f"rows.{api}(0, y, x, sharedTmp.ReinterpretCast<float>(), count);" in k.compute.body
     assert k.row["reduced"] == {"y": True}
 
 
@@ -165,3 +166,57 @@ def test_a_row_op_that_compares_gets_whole_compare_blocks_and_selects_ub(tmp_pat
     assert "ours.alignElems = ours.alignElems > COMPARE_BLOCK_ELEMS" in policy
     assert "ours.ubSize - SELECT_RESERVED_UB" in policy
     assert "return DefaultRowPlan(ours, scratch, rows);" in policy
+
+
+# -- rows longer than a tile: the passes ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("compute, passes", [
+    ({"y": RMS}, [["mean(x * x)"], []]),
+    ({"y": "sum(x)"}, [["sum(x)"], []]),
+    ({"y": "exp(x - amax(x)) / sum(exp(x - amax(x)))"},
+     [["amax(x)"], ["sum(exp(x - amax(x)))"], []]),
+    ({"y": "(x - mean(x)) * rsqrt(mean((x - mean(x)) ** 2) + epsilon) * gamma"},
+     [["mean(x)"], ["mean((x - mean(x)) ** 2)"], []]),
+    ({"r": "amax(x) - amin(x)", "m": "mean(x)"}, [["amax(x)", "amin(x)", "mean(x)"], []]),
+    ({"y": "x - mean(x - mean(x - mean(x)))"},
+     [["mean(x)"], ["mean(x - mean(x))"], ["mean(x - mean(x - mean(x)))"], []]),
+])
+def test_a_long_row_takes_a_pass_per_reduction_level_then_one_for_the_outputs(compute, passes):
+    """A reduction accumulates in the pass after the deepest reduction its argument holds; the
+    last pass writes the outputs. The kernel's PASSES and every call's level follow."""
+    k = kernel_data(make_op(compute))
+    assert k.row["passes"] == passes
+    levels = [int(m) for m in re.findall(r"rows\.\w+\((\d+), ", k.compute.body)]
+    assert sorted(set(levels)) == list(range(len(passes) - 1))
+    assert len(levels) == sum(len(p) for p in passes)  # each distinct reduction computed once
+
+
+def test_more_reductions_than_row_pass_keeps_are_refused():
+    text = " + ".join(f"sum(x * {i})" for i in range(1, 18))
+    with pytest.raises(LoweringError, match="17 distinct reductions, more than the 16"):
+        kernel_data(make_op({"y": text}))
+
+
+def test_the_kernel_and_the_tiling_choose_single_or_multi_pass(tmp_path):
+    """TilingFunc's DefaultRowPlan takes a whole row per tile when it fits, else the longest tile
+    that fits; the kernel runs the passes when tileLength < rowLength."""
+    proto = tmp_path / "p.json"
+    proto.write_text(json.dumps([{
+        "op": "SoftmaxCustom",
+        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+        "opgen": {"compute": {"y": "exp(x - amax(x)) / sum(exp(x - amax(x)))"}}}]))
+    result = CliRunner().invoke(app, ["new", str(proto), "-o", str(tmp_path / "out"),
+                                      "--no-build", "--no-msopgen"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    kernel_src = (out / "op_kernel" / "softmax_custom.cpp").read_text()
+    assert "static constexpr uint32_t PASSES = 3;" in kernel_src
+    assert "xIn_.CopyIn(row * tiling_.xRowStride + offset, count);" in kernel_src
+    assert "yOut_.CopyOut(row * tiling_.rowLength + offset, count);" in kernel_src
+    common = (out / "op_kernel" / "opgen_kernel.h").read_text()
+    assert "const bool single = tiling_.tileLength >= length;" in common
+    assert "const uint32_t passes = single ? 1 : Derived::PASSES;" in common
+    host = (out / "op_host" / "opgen_tiling.h").read_text()
+    assert "(facts.ubSize - fixed) / perElem / align * align" in host

@@ -23,6 +23,7 @@ from opgen.lower import (
     FLOAT_DTYPES,
     INT_COMPUTE_DTYPES,
     MASK_OPS,
+    MAX_ROW_REDUCTIONS,
     REDUCE_APIS,
     SELECT_OPS,
     SELECT_RESERVED_UB,
@@ -35,6 +36,7 @@ from opgen.lower import (
     emit_body,
     fresh,
     host_expr,
+    row_passes,
     tensor_compute_bytes,
 )
 from opgen.model import Op, TensorParam
@@ -148,7 +150,8 @@ class KernelData:
     storage_aliases: list[dict[str, Any]]
     warnings: list[str]  # for the CLI to show
     # the row kernel (op.is_row): per streamed input its row stride field, per output whether
-    # it is reduced (one value per row); None for an elementwise op
+    # it is reduced (one value per row), the passes of a long row (lower.row_passes) and their
+    # comment lines; None for an elementwise op
     row: dict[str, Any] | None
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
@@ -288,7 +291,15 @@ def build(op: Op, options: Options) -> KernelData:
         tiling_names |= set(strides.values())
         row = {"strides": strides,
                "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in outs},
-               "keepdim": op.keepdim}
+               "keepdim": op.keepdim,
+               # a row longer than a tile: the reductions each pass accumulates, then the outputs
+               "passes": row_passes([op.compute[t.param.name] for t in outs])}
+        # the compute header's list of them, within 120 columns after "//   "
+        row["pass_lines"] = [
+            line for i, p in enumerate(row["passes"])
+            for line in textwrap.wrap(f"{i}: {', '.join(p) if p else 'the outputs'}", 115,
+                                      subsequent_indent="   ", break_long_words=False,
+                                      break_on_hyphens=False)]
     attr_fields = []
     for i, a in enumerate(op.attrs):
         if not a.info.is_scalar:
@@ -334,7 +345,8 @@ def build(op: Op, options: Options) -> KernelData:
         init_offset=init_locals["offset"],
         init_rest=init_locals["rest"],
         init_scratch_bytes=init_locals["scratchBytes"],
-        compute_call=cpp_wrap(compute.fn + "(", views + ["scratch_", "count", "tiling_"], ");",
+        compute_call=cpp_wrap(compute.fn + "(", views + ["scratch_", "count", "tiling_"]
+                              + (["rows_"] if op.is_row else []), ");",
                               indent=" " * 8),
         entry_signature=cpp_wrap(f'extern "C" __global__ __aicore__ void {op.snake_name}(',
                                  entry_params, ")"),
@@ -533,7 +545,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     taken = {t.kernel_param for t in streamed} | {fn}
     count = fresh("count", taken)
     scratch = fresh("scratch", taken | {count})
-    reserved = taken | {count, scratch, "tiling", "T"}
+    rows = fresh("rows", taken | {count, scratch}) if op.is_row else ""
+    reserved = taken | {count, scratch, rows, "tiling", "T"}
     types = {c["compute_type"] for c in combos}
     warnings: list[str] = []
     host_scalars: dict[expr.Node, str] = {}
@@ -603,6 +616,12 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
         variants.append({"cond": None, "note": _missing_note(short_missing, used_funcs),
                          "api_ok": {f: not short_missing[f] for f in MISSABLE_APIS}})
     lowered = [lower_variant(v["api_ok"]) for v in variants]
+    reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in lowered)
+    if reductions > MAX_ROW_REDUCTIONS:
+        out = outs[0].param.name if outs else "?"
+        raise LoweringError(f"compute expressions of {op.op_type}: {reductions} distinct "
+                            f"reductions, more than the {MAX_ROW_REDUCTIONS} a row kernel "
+                            "keeps (opgen_kernel.h's RowPass)", out)
     temps = max(a.temps for _, a in lowered)
     shared = any(a.shared_tmp for _, a in lowered)
     apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
@@ -621,7 +640,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     shared_name = fresh("sharedTmp", reserved | set(tmp_names))
     t = ctype if mode != "template" else "T"
     lit = _literal_fn(mode, ctype)
-    ectx = {"count": count, "shared": shared_name, "one": lit(1), "minus_one": lit(-1)}
+    ectx = {"count": count, "shared": shared_name, "one": lit(1), "minus_one": lit(-1),
+            "rows": rows}
     compares = any(i.op in MASK_OPS for p, _ in lowered for i in p.instrs)
     selects = any(i.op in SELECT_OPS for p, _ in lowered for i in p.instrs)
     if compares:
@@ -656,6 +676,8 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     params = [f"const AscendC::LocalTensor<{t}>& {x.kernel_param}" for x in outs + ins]
     params += [f"const AscendC::LocalTensor<uint8_t>& {scratch}", f"uint32_t {count}",
                f"const {struct}& tiling"]
+    if op.is_row:
+        params.append(f"opgen_kernel::RowPass& {rows}")
     head = "__aicore__ inline void " + fn + "("
     signature = cpp_wrap(head, params, ")")
     template = "template <typename T>" if mode == "template" else ""
@@ -676,7 +698,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     if row_apis:
         note += (f"{'; it is' if other_apis else ' and the sharedTmpBuffer as'} the work buffer "
                  f"of {' and '.join(sorted({REDUCE_APIS[a] for a in row_apis}))} "
-                 "(opgen_kernel.h's RowSum/RowMean/RowMax/RowMin; a float per element, at least "
+                 "(opgen_kernel.h's RowPass; a float per element, at least "
                  "256 bytes: more than ReduceSum.md's minimum)")
     if exp_fallbacks:
         note += (f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API")
