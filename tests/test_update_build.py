@@ -49,8 +49,8 @@ def test_template_update_then_build_and_test(tmp_path, uninstall):
         "#endif", "// user: reviewed this compute step\n#endif"))
     kernel_tpl = v2 / "kernel" / "op" / "op_kernel" / "{{ op.snake }}.cpp.jinja"
     entry = "{{ k.entry_signature }}"
-    kernel_tpl.write_text(kernel_tpl.read_text().replace(
-        entry, "// v2: a note from the new templates\n" + entry, 1))
+    head, _, tail = kernel_tpl.read_text().rpartition(entry)  # the elementwise kernel's entry
+    kernel_tpl.write_text(head + "// v2: a note from the new templates\n" + entry + tail)
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 0, result.output
     assert "v2: a note" in (project / "op_kernel" / "gelu_custom.cpp").read_text()
