@@ -4,11 +4,9 @@ against it."""
 
 from __future__ import annotations
 
+from opgen.lower import BYTE_DTYPES
 from opgen.model import Op, TensorParam
 from opgen.problems import Problem, key_path
-
-# Tensors of these dtypes compute through half (lower.BYTE_DTYPES); they are not broadcast.
-ONE_BYTE_DTYPES = ("int8", "uint8", "bool")
 
 # Dims of a broadcast shape the kernels handle (Ascend's tensor rank limit).
 MAX_RANK = 8
@@ -20,7 +18,7 @@ def broadcasts(op: Op) -> bool:
     outputs, or an output that is an input) keeps one shape for all of them, and so does an op
     with an int8/uint8/bool tensor (streamed through half, which the broadcast reads do not do)."""
     return (op.is_elementwise and not op.in_place_only and not any(t.is_ref for t in op.outputs)
-            and not any(d in ONE_BYTE_DTYPES for t in op.tensors for d in t.dtypes)
+            and not any(d in BYTE_DTYPES for t in op.tensors for d in t.dtypes)
             and len(broadcast_inputs(op)) >= 2)
 
 
