@@ -33,7 +33,6 @@ OWNERS = {
     "op_kernel/{snake}_tiling.h": "generated",
     "op_kernel/{snake}_compute.h": "user",
     "op_host/{snake}.cpp": "generated",
-    "op_host/{snake}_tiling_base.h": "generated",
     "op_host/{snake}_tiling_policy.h": "user",
 }
 # an op without a compute expression (model.Op.user_computed): its own files
@@ -47,7 +46,7 @@ USER_OWNERS = {
 }
 
 # Code lines (see _code_lines) the files of two ops may have in common.
-SHARED_LINES_LIMIT = 44  # the goal is 40; the rest is the two ops' own (identical) interface
+SHARED_LINES_LIMIT = 42  # the goal is 40; the rest is the two ops' own (identical) interface
 
 _RENDERED: dict[tuple[str, tuple[str, ...]], dict[str, str]] = {}
 
@@ -258,10 +257,11 @@ def test_gelu_host():
         "workspaces[0] = platform.GetLibApiWorkSpaceSize();",
     ]:
         assert needle in shared, needle
-    base = rendered(ALL_PROTOS["gelu"])["op_host/gelu_custom_tiling_base.h"]
-    assert '#include "opgen_tiling.h"' in base
-    assert "namespace gelu_custom {\n\n// " in base and "\nusing namespace opgen;\n" in base
-    policy = rendered(ALL_PROTOS["gelu"])["op_host/gelu_custom_tiling_policy.h"]
+    project = rendered(ALL_PROTOS["gelu"])
+    assert "op_host/gelu_custom_tiling_base.h" not in project  # the policy includes the shared one
+    policy = project["op_host/gelu_custom_tiling_policy.h"]
+    assert '#include "opgen_tiling.h"' in policy
+    assert "namespace gelu_custom {\n\n// " in policy and "\nusing namespace opgen;\n" in policy
     assert "constexpr uint32_t TMP_COUNT = 1;" in policy
     assert "constexpr uint32_t SHARED_TMP_LIVE_NODES = 1;" in policy
     assert "constexpr uint32_t SHARED_TMP_MIN_BYTES = 256;" in policy

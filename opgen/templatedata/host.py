@@ -1,5 +1,5 @@
 """Template data of `templates/host` (`op.host`): TilingFunc, InferShape, InferDataType, the
-OpDef registration (per SoC: soc_dtypes.py) and the tiling base and policy headers. Built from
+OpDef registration (per SoC: soc_dtypes.py) and the tiling policy header. Built from
 the kernel's data: the host mirrors the kernel's buffers and fills its tiling struct."""
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ class HostData:
     struct and the kernel's buffer count)."""
 
     namespace: str  # optiling::<namespace>
-    base_header: str
-    base_guard: str
     policy_header: str
     policy_guard: str
     opdef_tensors: list[dict[str, str]]  # the OpDef's Input/Output lines
@@ -57,8 +55,6 @@ def build(op: Op, options: Options, kernel: KernelData) -> HostData:
     upper = op.snake_name.upper()
     return HostData(
         namespace=op.snake_name,
-        base_header=f"{op.snake_name}_tiling_base.h",
-        base_guard=f"{upper}_TILING_BASE_H",
         policy_header=f"{op.snake_name}_tiling_policy.h",
         policy_guard=f"{upper}_TILING_POLICY_H",
         opdef_tensors=[_opdef_tensor(t) for t in kernel.tensors],
