@@ -131,3 +131,40 @@ def test_update_keeps_the_users_files(tmp_path):
     for path, text in edited.items():
         assert (project / path).read_text() == text, path
     assert "torch.mm(a, b)" in (project / "proj/golden.py").read_text()
+
+
+def test_a_golden_only_op_with_a_dynamic_input_gets_a_list_and_skips_what_the_twin_cannot_run(
+        tmp_path):
+    add_n = {"op": "AddNCustom", "input_desc": [tensor("x", "dynamic")],
+             "output_desc": [tensor("y")],
+             "opgen": {"golden": {"y": "torch.sum(torch.stack(x), 0)"}}}
+    project, summary = new(tmp_path, write_proto(tmp_path, [add_n]))
+    owners = {f["path"]: f["owner"] for f in summary["files"]}
+    assert owners["op_kernel/add_n_custom_kernel.h"] == "user"
+    assert "op_kernel/add_n_custom_compute.h" not in owners
+    for path in ("op_host/add_n_custom.cpp", "op_kernel/add_n_custom.cpp"):
+        assert not SHAPE_RULES.search((project / path).read_text()), path
+    kernel = (project / "op_kernel/add_n_custom_kernel.h").read_text()
+    assert "xList_.Init(reinterpret_cast<__gm__ void*>(x));" in kernel
+    assert "AscendC::ListTensorDesc xList_;" in kernel and "GetDataPtr<DTYPE_X>(i)" in kernel
+    assert "yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ DTYPE_Y*>(y));" in kernel
+    infer = (project / "op_host/add_n_custom_infer.h").read_text()
+    assert "context->GetDynamicInputShape(0, i);" in infer
+    # the output's dtype follows the list's (fp16 -> fp16, float -> float), not a fixed one
+    assert "context->SetOutputDataType(0, context->GetDynamicInputDataType(0, 0));" in infer
+    tests = (project / "tests/test_add_n_custom.py").read_text()
+    assert "TWIN_CANNOT_RUN = pytest.mark.skip(" in tests
+    for test in ("test_host_infer_matches_golden", "test_precision(", "test_opcheck"):
+        assert re.search(r"@TWIN_CANNOT_RUN\n(@\w+.*\n)*def " + re.escape(test), tests), test
+    assert not re.search(r"@TWIN_CANNOT_RUN\n(@\w+.*\n)*def test_fake_kernel_matches_golden",
+                         tests)
+
+
+def test_a_golden_only_op_with_a_dynamic_output_keeps_the_stand_ins(tmp_path):
+    split = {"op": "SplitCustom", "input_desc": [tensor("x")],
+             "output_desc": [tensor("y", "dynamic")],
+             "opgen": {"golden": {"y": "torch.chunk(x, 2)"}}}
+    _, summary = new(tmp_path, write_proto(tmp_path, [split]))
+    owners = {f["path"]: f["owner"] for f in summary["files"]}
+    assert owners["op_kernel/split_custom_compute.h"] == "user"
+    assert "op_kernel/split_custom_kernel.h" not in owners

@@ -184,7 +184,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
                      "dynamic": t.param.param_type == "dynamic",
                      "info_var": aclnn_name(t.param.name) + "Info"})
         if rule["kind"] == "copy":
-            rule["value"] = f"context->GetRequiredInputDataType({rule['from']})"
+            rule["value"] = rule["source"]
         elif rule["kind"] == "map":
             rule["value"] = rule["default"]  # a dynamic output: the first combination's dtype
         dtype_rules.append(rule)
@@ -213,22 +213,30 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
 
 def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> dict[str, Any]:
     """How InferDataType sets an output: copy an input's dtype (same lists), a fixed dtype, or
-    a switch over an input's dtype."""
+    a switch over an input's dtype. The input is a required one, else a dynamic one (the dtype
+    of its first tensor: the dtype combinations give all of its tensors one dtype)."""
     D = DTYPES  # noqa: N806
     dts = out.param.dtypes
-    for t in inputs:
-        if t.param.param_type == "required" and t.param.dtypes == dts:
-            return {"kind": "copy", "from": t.index, "from_name": t.param.name}
+    sources = [t for kind in ("required", "dynamic") for t in inputs
+               if t.param.param_type == kind]
+
+    def source(t: _Tensor) -> str:
+        if t.param.param_type == "dynamic":
+            return f"context->GetDynamicInputDataType({t.index}, 0)"
+        return f"context->GetRequiredInputDataType({t.index})"
+
+    for t in sources:
+        if t.param.dtypes == dts:
+            return {"kind": "copy", "from": t.index, "from_name": t.param.name,
+                    "source": source(t)}
     if len(set(dts)) == 1:
         return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
-    for t in inputs:
-        if t.param.param_type != "required":
-            continue
+    for t in sources:
         mapping: dict[str, str] = {}
         if all(mapping.setdefault(i, o) == o for i, o in zip(t.param.dtypes, dts, strict=True)):
             cases = [{"from": f"ge::{D[i].ge}", "to": f"ge::{D[o].ge}"}
                      for i, o in mapping.items()]
             return {"kind": "map", "from": t.index, "from_name": t.param.name, "cases": cases,
-                    "default": f"ge::{D[dts[0]].ge}"}
+                    "source": source(t), "default": f"ge::{D[dts[0]].ge}"}
     return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
 

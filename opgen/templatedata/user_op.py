@@ -41,9 +41,11 @@ def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
         return None
     snake, upper = op.snake_name, op.snake_name.upper()
     addresses = [t.kernel_param for t in op.tensors] + ["workspace"]
+    # a dynamic tensor arrives as a list (ListTensorDesc), the others as one GM buffer each
     gm_tensors = [{"name": t.name, "address": t.kernel_param, "macro": t.dtype_macro,
-                   "member": f"{t.kernel_param}Gm_", "role": t.role,
-                   "optional": t.param_type == "optional"} for t in op.tensors]
+                   "member": f"{t.kernel_param}{'List' if t.param_type == 'dynamic' else 'Gm'}_",
+                   "role": t.role, "optional": t.param_type == "optional",
+                   "dynamic": t.param_type == "dynamic"} for t in op.tensors]
     infer = f"op_host/{snake}_infer.h"
     kernel = f"op_kernel/{snake}_kernel.h"
     files = [kernel, f"op_kernel/{snake}_tiling.h", f"op_host/{snake}_tiling_policy.h", infer]
