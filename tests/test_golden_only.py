@@ -160,11 +160,20 @@ def test_a_golden_only_op_with_a_dynamic_input_gets_a_list_and_skips_what_the_tw
                          tests)
 
 
-def test_a_golden_only_op_with_a_dynamic_output_keeps_the_stand_ins(tmp_path):
+def test_a_golden_only_op_with_a_dynamic_output_gets_a_list(tmp_path):
     split = {"op": "SplitCustom", "input_desc": [tensor("x")],
              "output_desc": [tensor("y", "dynamic")],
              "opgen": {"golden": {"y": "torch.chunk(x, 2)"}}}
-    _, summary = new(tmp_path, write_proto(tmp_path, [split]))
+    project, summary = new(tmp_path, write_proto(tmp_path, [split]))
     owners = {f["path"]: f["owner"] for f in summary["files"]}
-    assert owners["op_kernel/split_custom_compute.h"] == "user"
-    assert "op_kernel/split_custom_kernel.h" not in owners
+    assert owners["op_kernel/split_custom_kernel.h"] == "user"
+    assert "op_kernel/split_custom_compute.h" not in owners
+    kernel = (project / "op_kernel/split_custom_kernel.h").read_text()
+    assert "yList_.Init(reinterpret_cast<__gm__ void*>(y));" in kernel
+    infer = (project / "op_host/split_custom_infer.h").read_text()
+    # every tensor of the list gets the dtype of x
+    assert "const gert::AnchorInstanceInfo* yInfo = context->GetIrOutputInstanceInfo(0);" in infer
+    assert ("context->SetOutputDataType(yInfo->GetInstanceStart() + i, "
+            "context->GetRequiredInputDataType(0));") in infer
+    assert "context->GetOutputShape(yFirst + i);" in infer
+

@@ -396,15 +396,18 @@ def test_optional_and_dynamic_inputs_are_passed_but_not_streamed():
     assert "context->GetRequiredInputDesc(3)" in host
 
 
-def test_dynamic_output_and_placeholder_step():
+def test_dynamic_output_of_an_op_without_compute():
+    """An op without compute whose first output is a list: the user's skeletons, with every
+    instance of the list typed and the output after it found by its instance index."""
     files = rendered(ALL_PROTOS["dynamic_out"])
-    host = files["op_host/dyn_out_custom.cpp"]
-    assert "GetIrOutputInstanceInfo(0)" in host  # the list output's instances
-    assert "context->GetOutputDesc(OutputIndex(context, 1))" in host  # y comes after it
-    step = files["op_kernel/dyn_out_custom_compute.h"]
-    assert "PLACEHOLDER" in step and "TODO(opgen)" in step and "Duplicate" in step
-    policy = files["op_host/dyn_out_custom_tiling_policy.h"]
-    assert "TMP_COUNT = 0;" in policy and "placeholder" in policy
+    assert "op_kernel/dyn_out_custom_compute.h" not in files
+    infer = files["op_host/dyn_out_custom_infer.h"]
+    assert "const gert::AnchorInstanceInfo* partsInfo = context->GetIrOutputInstanceInfo(0);" \
+        in infer  # the list output's instances
+    assert "context->SetOutputDataType(OutputIndex(context, 1), " in infer  # y comes after it
+    assert "inline size_t OutputIndex(const gert::ExtendedKernelContext* context" in infer
+    kernel = files["op_kernel/dyn_out_custom_kernel.h"]
+    assert "AscendC::ListTensorDesc partsList_;" in kernel
 
 
 @pytest.mark.parametrize("name", ["add_custom.msopgen", "gelu_custom.seed"])

@@ -256,3 +256,17 @@ def test_boundary_args_combine_the_inputs(op_testing):
     pairs = {(str(a), str(b)) for a, b in zip(x.tolist(), y.tolist(), strict=True)}
     assert len(pairs) == nx * ny  # every combination
     assert n.dtype == torch.int32 and bool((n.abs() <= 10).all())
+
+
+def test_the_golden_of_one_list_output_is_one_output(op_testing):
+    """A golden returning a tuple is one output when the op has one (a dynamic output, as
+    torch.chunk gives), several outputs when it has several."""
+    x = torch.arange(4.0)
+    one = op_testing.OpSpec("SplitCustom", None, None, lambda t: torch.chunk(t, 2),
+                            outputs=[op_testing.Output("y", returned=0)])
+    assert [len(o) for o in one.golden_outputs([x])] == [2]
+    two = op_testing.OpSpec("TwoCustom", None, None, lambda t: (t + 1, t * 2),
+                            outputs=[op_testing.Output("a", returned=0),
+                                     op_testing.Output("b", returned=1)])
+    a, b = two.golden_outputs([x])
+    assert torch.equal(a, x + 1) and torch.equal(b, x * 2)
