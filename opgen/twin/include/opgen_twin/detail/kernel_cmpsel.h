@@ -19,6 +19,8 @@
 
 namespace AscendC {
 
+// Both enums in the order (and so with the values) of asc-devkit's
+// impl/basic_api/utils/kernel_utils_mode.h.
 enum class CMPMODE : uint8_t {
     LT = 0,
     GT,
