@@ -4,7 +4,6 @@ against it."""
 
 from __future__ import annotations
 
-from opgen.lower import BYTE_DTYPES
 from opgen.model import Op, TensorParam
 from opgen.problems import Problem, key_path
 
@@ -15,10 +14,8 @@ MAX_RANK = 8
 def broadcasts(op: Op) -> bool:
     """An op with a compute expression and outputs broadcasts its required inputs (the tensors
     its kernel streams) when it has two or more. An op that updates an input in place (no
-    outputs, or an output that is an input) keeps one shape for all of them, and so does an op
-    with an int8/uint8/bool tensor (streamed through half, which the broadcast reads do not do)."""
+    outputs, or an output that is an input) keeps one shape for all of them."""
     return (op.is_elementwise and not op.in_place_only and not any(t.is_ref for t in op.outputs)
-            and not any(d in BYTE_DTYPES for t in op.tensors for d in t.dtypes)
             and len(broadcast_inputs(op)) >= 2)
 
 

@@ -106,6 +106,21 @@ def test_a_broadcasting_op_renders_the_broadcast_machinery():
     assert "class BroadcastInStream {" in files["op_kernel/opgen_kernel.h"]
 
 
+def test_a_byte_op_broadcasts_through_half():
+    """int8/uint8/bool inputs broadcast too: their streams widen through half to float."""
+    raw = op(["a", "b"], compute={"y": "where(a > b, a, b)"})
+    for t in raw["input_desc"] + raw["output_desc"]:
+        t["type"] = ["int8"]
+    assert broadcasts(prototype.loads(json.dumps([raw])).ops[0])
+    files = rendered(json.dumps([raw]))
+    kernel = files["op_kernel/bcast_custom.cpp"]
+    assert "opgen_kernel::BroadcastInStream<DTYPE_A, BCAST_CUSTOM_BUFFER_NUM, float> aIn_;" \
+        in kernel
+    shared = files["op_kernel/opgen_kernel.h"]
+    broadcast_stream = shared[shared.index("class BroadcastInStream {"):]
+    assert "WidenThroughHalf(wide, half_.Get<half>(), tile_, count);" in broadcast_stream
+
+
 def test_an_op_that_does_not_broadcast_renders_as_before():
     files = rendered((EXAMPLES / "gelu_custom.json").read_text())
     assert "op_kernel/opgen_broadcast.h" not in files
