@@ -114,11 +114,32 @@ def test_a_byte_op_broadcasts_through_half():
     assert broadcasts(prototype.loads(json.dumps([raw])).ops[0])
     files = rendered(json.dumps([raw]))
     kernel = files["op_kernel/bcast_custom.cpp"]
-    assert "opgen_kernel::BroadcastInStream<DTYPE_A, BCAST_CUSTOM_BUFFER_NUM, float> aIn_;" \
+    # read-only (the step writes neither input tile), in float through half
+    assert "opgen_kernel::BroadcastInStream<DTYPE_A, BCAST_CUSTOM_BUFFER_NUM, true, float> aIn_;" \
         in kernel
     shared = files["op_kernel/opgen_kernel.h"]
     broadcast_stream = shared[shared.index("class BroadcastInStream {"):]
-    assert "WidenThroughHalf(wide, half_.Get<half>(), tile_, count);" in broadcast_stream
+    assert "WidenThroughHalf(wide, half_.Get<half>(), tile, count);" in broadcast_stream
+
+
+def test_inputs_the_compute_step_never_writes_hand_out_their_row_without_a_copy():
+    """READ_ONLY streams: x + bias writes no input tile, so a row-broadcast x or bias is read
+    from its repeated row in place; a * b + c keeps a * b in a's tile, so a's stream copies its
+    row into each tile, and the compute header says which tiles are read-only."""
+    files = rendered(BROADCAST_JSON.read_text())
+    bias = files["op_kernel/bias_add_custom.cpp"]
+    assert "BroadcastInStream<DTYPE_X, BIAS_ADD_CUSTOM_BUFFER_NUM, true> xIn_;" in bias
+    assert "BroadcastInStream<DTYPE_BIAS, BIAS_ADD_CUSTOM_BUFFER_NUM, true> biasIn_;" in bias
+    assert "except x's and bias's" in files["op_kernel/bias_add_custom_compute.h"]
+    fma = files["op_kernel/broadcast_fma_custom.cpp"]
+    assert "BroadcastInStream<DTYPE_A, BROADCAST_FMA_CUSTOM_BUFFER_NUM> aIn_;" in fma
+    assert "BroadcastInStream<DTYPE_B, BROADCAST_FMA_CUSTOM_BUFFER_NUM, true> bIn_;" in fma
+    step = files["op_kernel/broadcast_fma_custom_compute.h"]
+    assert "AscendC::Mul(a, a, b, count);" in step
+    assert "except b's and c's: the kernel hands every tile" in step
+    stream = files["op_kernel/opgen_kernel.h"]
+    assert "template <typename T, int32_t BUFFERS, bool READ_ONLY = false>" in stream
+    assert "return;  // Load() hands out rows_ itself" in stream
 
 
 def test_an_op_that_does_not_broadcast_renders_as_before():

@@ -108,6 +108,10 @@ class Compute:
     # bytes the tiles leave to the Select API
     align_elems: int = 0
     reserved_ub: int = 0
+    # inputs whose tiles the lowered step never writes (none for a hand-written step): a
+    # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY)
+    read_only_inputs: tuple[str, ...] = ()
+    tile_note: str = ""  # // lines on the tiles, when some are read-only (a broadcasting op)
 
 
 @dataclass(frozen=True)
@@ -616,6 +620,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
         variants.append({"cond": None, "note": _missing_note(short_missing, used_funcs),
                          "api_ok": {f: not short_missing[f] for f in MISSABLE_APIS}})
     lowered = [lower_variant(v["api_ok"]) for v in variants]
+    read_only = tuple(n for n in in_names if all(f"in:{n}" not in a.dst for _, a in lowered))
     reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in lowered)
     if reductions > MAX_ROW_REDUCTIONS:
         out = outs[0].param.name if outs else "?"
@@ -734,7 +739,25 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
         warnings=warnings,
         align_elems=CMP_BLOCK_ELEMS if compares else 0,
         reserved_ub=SELECT_RESERVED_UB if selects else 0,
+        read_only_inputs=read_only,
+        tile_note=_tile_note(op, read_only),
     )
+
+
+def _tile_note(op: Op, read_only: tuple[str, ...]) -> str:
+    """The compute header's paragraph on the tiles of a broadcasting op whose step leaves some
+    inputs' tiles unwritten (the kernel's READ_ONLY streams), else "" (the template's own)."""
+    if not read_only or not broadcasts(op):
+        return ""
+    names = [f"{n}'s" for n in read_only]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return cpp_comment(
+        "Every tensor is a UB tile of `count` elements in its compute type: float for float16, "
+        "bfloat16 and float32 tensors (the kernel widens them before this step and rounds the "
+        "outputs back after it), the dtype itself otherwise. Outputs come first, then inputs; an "
+        f"input tile may be overwritten once its value is no longer needed, except {listed}: "
+        "the kernel hands every tile of a row-broadcast input the same repeated row (READ_ONLY "
+        f"in {op.snake_name}.cpp).")
 
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and

@@ -19,6 +19,10 @@
 #include "opgen_twin/detail/simd.h"
 #include "opgen_twin/detail/soc.h"
 
+#ifdef OPGEN_TWIN_SIMD_DISPATCH
+#include <immintrin.h>
+#endif
+
 namespace AscendC {
 
 enum class RoundMode : uint8_t {
@@ -411,9 +415,52 @@ inline D ConvertOne(S s, Rounding r)
     }
 }
 
+#ifdef OPGEN_TWIN_SIMD_DISPATCH
+// half <-> float with AVX-512's conversion instructions (the SIMD level 2 of simd.h), 16 at a
+// time; the rest, and NaNs, as fp::HalfBitsToFloatFast / fp::FloatToHalfBitsRne do: the
+// instructions keep a NaN's payload, the twin gives the quiet NaN without one (sign kept).
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,f16c"))) inline void HalfToFloatAvx512(
+    void* dst, const void* src, uint32_t count)
+{
+    const __m512i sign = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+    const __m512i quiet = _mm512_set1_epi32(0x7FC00000);
+    uint32_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        const __m512 f = _mm512_cvtph_ps(_mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(src) + i)));
+        const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+        const __m512i bits = _mm512_castps_si512(f);
+        _mm512_storeu_si512(static_cast<float*>(dst) + i,
+                            _mm512_mask_or_epi32(bits, nan, _mm512_and_si512(bits, sign), quiet));
+    }
+    for (; i < count; ++i) {
+        Store<float>(dst, i, fp::HalfBitsToFloatFast(Load<uint16_t>(src, i)));
+    }
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,f16c"))) inline void FloatToHalfAvx512(
+    void* dst, const void* src, uint32_t count)
+{
+    const __m256i sign = _mm256_set1_epi16(static_cast<short>(0x8000));
+    const __m256i quiet = _mm256_set1_epi16(0x7E00);
+    uint32_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        const __m512 f = _mm512_loadu_ps(static_cast<const float*>(src) + i);
+        const __m256i h = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(dst) + i),
+                            _mm256_mask_blend_epi16(nan, h, _mm256_or_si256(_mm256_and_si256(h, sign), quiet)));
+    }
+    for (; i < count; ++i) {
+        Store<uint16_t>(dst, i, fp::FloatToHalfBitsRne(Load<float>(src, i)));
+    }
+}
+#endif
+
 // Vectorizable loops for the casts elementwise kernels run on every tile (16-bit float <->
-// float, to nearest even), bit-identical to ConvertOne. False: no fast loop for this pair
-// and rounding (or the operands overlap); the caller takes the general path.
+// float, to nearest even), bit-identical to ConvertOne; half <-> float with the CPU's
+// conversion instructions at SIMD level 2. False: no fast loop for this pair and rounding (or
+// the operands overlap); the caller takes the general path.
 template <class D, class S>
 inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
 {
@@ -423,6 +470,12 @@ inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
         return false;
     }
     if constexpr (std::is_same<S, half>::value && std::is_same<D, float>::value) {
+#ifdef OPGEN_TWIN_SIMD_DISPATCH
+        if (SimdLevel() >= 2) {
+            HalfToFloatAvx512(dst, src, count);
+            return true;
+        }
+#endif
         SimdFor(count, [dst, src](uint32_t i) { Store<float>(dst, i, fp::HalfBitsToFloatFast(Load<uint16_t>(src, i))); });
         return true;
     } else if constexpr (std::is_same<S, bfloat16_t>::value && std::is_same<D, float>::value) {
@@ -430,6 +483,12 @@ inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
         return true;
     } else if constexpr (std::is_same<S, float>::value && std::is_same<D, half>::value) {
         if (r != Rounding::kNearestEven) return false;
+#ifdef OPGEN_TWIN_SIMD_DISPATCH
+        if (SimdLevel() >= 2) {
+            FloatToHalfAvx512(dst, src, count);
+            return true;
+        }
+#endif
         SimdFor(count, [dst, src](uint32_t i) { Store<uint16_t>(dst, i, fp::FloatToHalfBitsRne(Load<float>(src, i))); });
         return true;
     } else if constexpr (std::is_same<S, float>::value && std::is_same<D, bfloat16_t>::value) {
