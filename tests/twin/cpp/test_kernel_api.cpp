@@ -743,6 +743,32 @@ void SectionUb()
         pipe.InitBuffer(t, 33);  // lengths are rounded up to 32 bytes
         CHECK(pipe.TwinUsedBytes() == 64 && t.GetBufLen() == 64, "rounding to 32 bytes");
     }
+    // Every pipe's UB starts out as 0xFF (NaN), also where the thread's previous pipe wrote
+    // (the thread keeps its UB memory from one pipe to the next); two pipes alive together do
+    // not share it.
+    {
+        TPipe first;
+        TBuf<TPosition::VECCALC> t;
+        first.InitBuffer(t, 64);
+        LocalTensor<float> a = t.Get<float>();
+        a.SetValue(0, 1.0f);
+        {
+            TPipe second;
+            TBuf<TPosition::VECCALC> u;
+            second.InitBuffer(u, 64);
+            LocalTensor<float> b = u.Get<float>();
+            CHECK(std::isnan(b.GetValue(0)), "a second pipe's fresh UB reads %g", b.GetValue(0));
+            b.SetValue(0, 2.0f);
+            CHECK(a.GetValue(0) == 1.0f, "pipes alive together share UB: %g", a.GetValue(0));
+        }
+    }
+    {
+        TPipe later;
+        TBuf<TPosition::VECCALC> t;
+        later.InitBuffer(t, 64);
+        CHECK(std::isnan(t.Get<float>().GetValue(0)), "a later pipe's fresh UB reads %g",
+              t.Get<float>().GetValue(0));
+    }
 }
 
 // ---------------------------------------------------------------- reductions

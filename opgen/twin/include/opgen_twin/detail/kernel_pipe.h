@@ -321,22 +321,60 @@ private:
     opgen_twin::detail::QueueCore core_;
 };
 
+}  // namespace AscendC
+
+namespace opgen_twin {
+namespace detail {
+// The UB memory of a thread's TPipe, kept from one emulated core to the next: allocating it
+// afresh for every core cost a page fault per 4 KiB page of every launch. A second TPipe
+// alive at the same time on the thread gets memory of its own.
+struct UbArena {
+    std::unique_ptr<uint8_t[]> memory;
+    size_t bytes = 0;
+    bool inUse = false;
+};
+inline UbArena& ThreadUbArena()
+{
+    static thread_local UbArena arena;
+    return arena;
+}
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
 // The pipe owns the core's Unified Buffer (one arena of the configured UB size) and
 // hands out 32-byte aligned regions to queues and TBufs. Running past the UB size is an
 // error instead of silent overlap.
 class TPipe {
 public:
-    TPipe()
-        : capacity_(opgen_twin::detail::g_launch.ubSize),
-          arena_(new uint8_t[opgen_twin::detail::g_launch.ubSize + 64])
+    TPipe() : capacity_(opgen_twin::detail::g_launch.ubSize)
     {
+        const size_t bytes = capacity_ + 64;
+        opgen_twin::detail::UbArena& shared = opgen_twin::detail::ThreadUbArena();
+        uint8_t* memory = nullptr;
+        if (!shared.inUse) {
+            if (shared.bytes < bytes) {
+                shared.memory.reset(new uint8_t[bytes]);
+                shared.bytes = bytes;
+            }
+            shared.inUse = true;
+            usesShared_ = true;
+            memory = shared.memory.get();
+        } else {
+            arena_.reset(new uint8_t[bytes]);
+            memory = arena_.get();
+        }
         // Fresh UB holds garbage on the NPU; 0xFF bytes read as NaN for half/float/bf16.
-        std::memset(arena_.get(), 0xFF, capacity_ + 64);
-        base_ = arena_.get() + (64 - reinterpret_cast<uintptr_t>(arena_.get()) % 64) % 64;
+        std::memset(memory, 0xFF, bytes);
+        base_ = memory + (64 - reinterpret_cast<uintptr_t>(memory) % 64) % 64;
         opgen_twin::detail::g_launch.currentPipe = this;
     }
     ~TPipe()
     {
+        if (usesShared_) {
+            opgen_twin::detail::ThreadUbArena().inUse = false;
+        }
         if (opgen_twin::detail::g_launch.currentPipe == this) {
             opgen_twin::detail::g_launch.currentPipe = nullptr;
         }
@@ -429,7 +467,8 @@ private:
 
     uint64_t capacity_;
     uint64_t used_ = 0;
-    std::unique_ptr<uint8_t[]> arena_;
+    std::unique_ptr<uint8_t[]> arena_;  // when the thread's UB arena is taken
+    bool usesShared_ = false;           // base_ is in ThreadUbArena()
     uint8_t* base_ = nullptr;
     std::vector<std::unique_ptr<opgen_twin::detail::BufferSlot>> slots_;
 };
