@@ -119,7 +119,9 @@ def test_a_byte_op_broadcasts_through_half():
         in kernel
     shared = files["op_kernel/opgen_kernel.h"]
     broadcast_stream = shared[shared.index("class BroadcastInStream {"):]
-    assert "WidenThroughHalf(wide, half_.Get<half>(), tile, count);" in broadcast_stream
+    assert "return WidenInput<Compute>(tile, cast_, half_, count);" in broadcast_stream
+    widen_input = shared[shared.index("WidenInput(const"):shared.index("class InStream {")]
+    assert "WidenThroughHalf(wide, staging.Get<half>(), tile, count);" in widen_input
 
 
 def test_inputs_the_compute_step_never_writes_hand_out_their_row_without_a_copy():

@@ -111,7 +111,8 @@ class Compute:
     # inputs whose tiles the lowered step never writes (none for a hand-written step): a
     # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY)
     read_only_inputs: tuple[str, ...] = ()
-    tile_note: str = ""  # // lines on the tiles, when some are read-only (a broadcasting op)
+    # // lines on the tiles (_tile_note: which must stay unwritten, when some are read-only)
+    tile_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -744,20 +745,22 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     )
 
 
-def _tile_note(op: Op, read_only: tuple[str, ...]) -> str:
-    """The compute header's paragraph on the tiles of a broadcasting op whose step leaves some
-    inputs' tiles unwritten (the kernel's READ_ONLY streams), else "" (the template's own)."""
-    if not read_only or not broadcasts(op):
-        return ""
+TILE_NOTE = ("Every tensor is a UB tile of `count` elements in its compute type: float for "
+             "float16, bfloat16 and float32 tensors (the kernel widens them before this step and "
+             "rounds the outputs back after it), the dtype itself otherwise. Outputs come first, "
+             "then inputs; an input tile may be overwritten once its value is no longer needed")
+
+
+def _tile_note(op: Op | None = None, read_only: tuple[str, ...] = ()) -> str:
+    """The compute header's paragraph on the tiles; for a broadcasting op whose step leaves some
+    inputs' tiles unwritten (the kernel's READ_ONLY streams), it names them."""
+    if op is None or not read_only or not broadcasts(op):
+        return cpp_comment(TILE_NOTE + ".")
     names = [f"{n}'s" for n in read_only]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return cpp_comment(
-        "Every tensor is a UB tile of `count` elements in its compute type: float for float16, "
-        "bfloat16 and float32 tensors (the kernel widens them before this step and rounds the "
-        "outputs back after it), the dtype itself otherwise. Outputs come first, then inputs; an "
-        f"input tile may be overwritten once its value is no longer needed, except {listed}: "
-        "the kernel hands every tile of a row-broadcast input the same repeated row (READ_ONLY "
-        f"in {op.snake_name}.cpp).")
+        f"{TILE_NOTE}, except {listed}: the kernel hands every tile of a row-broadcast input the "
+        f"same repeated row (READ_ONLY in {op.snake_name}.cpp).")
 
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
@@ -920,6 +923,7 @@ def _stub(streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict], fn: 
         scratch_note="// The placeholder compute step uses none; reserve what your code needs.",
         host_scalars=[],
         warnings=[],
+        tile_note=_tile_note(),
     )
 
 
