@@ -46,7 +46,7 @@ USER_OWNERS = {
 }
 
 # Code lines (see _code_lines) the files of two ops may have in common.
-SHARED_LINES_LIMIT = 42  # the goal is 40; the rest is the two ops' own (identical) interface
+SHARED_LINES_LIMIT = 40  # issue #9's goal
 
 _RENDERED: dict[tuple[str, tuple[str, ...]], dict[str, str]] = {}
 
@@ -172,7 +172,7 @@ def test_gelu_kernel():
     assert kernel.index('#include "kernel_operator.h"') < kernel.index(
         '#include "gelu_custom_tiling.h"') < kernel.index('#include "gelu_custom_compute.h"')
     assert kernel.index("REGISTER_TILING_DEFAULT(GeluCustomTilingData);") < kernel.index(
-        "GET_TILING_DATA(tilingData, tiling);")
+        "GET_TILING_DATA_WITH_STRUCT(GeluCustomTilingData, tilingData, tiling);")
     assert kernel.index('#include "opgen_kernel.h"') < kernel.index(
         '#include "gelu_custom_tiling.h"')
     for needle in [
@@ -180,7 +180,7 @@ def test_gelu_kernel():
         "opgen_kernel::ElementwiseKernel<KernelGeluCustom, GeluCustomTilingData> {",
         "opgen_kernel::InStream<DTYPE_X, GELU_CUSTOM_BUFFER_NUM> xIn_;",
         "opgen_kernel::OutStream<DTYPE_Y, GELU_CUSTOM_BUFFER_NUM> yOut_;",
-        "if (!InitCore(tiling)) {",
+        "if (InitCore(tiling)) {",
         "xIn_.Init(pipe_, x, share_, tiling.tileLength);",
         "xIn_.CopyIn(offset, count);",
         "const auto xView = xIn_.Load(count);", "const auto yView = yOut_.Alloc();",
