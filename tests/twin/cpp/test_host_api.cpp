@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "opgen_twin/runner.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -390,6 +394,17 @@ struct LaunchObserved {
 };
 LaunchObserved g_launch_obs;
 
+// The threads of this process, from /proc/self/task.
+int ThreadsOfThisProcess()
+{
+    DIR* dir = opendir("/proc/self/task");
+    if (dir == nullptr) return -1;
+    int n = 0;
+    while (const dirent* e = readdir(dir)) n += e->d_name[0] != '.';
+    closedir(dir);
+    return n;
+}
+
 void ResetLaunchObserved(std::vector<int64_t> failing)
 {
     for (auto& r : g_launch_obs.runs) r = 0;
@@ -758,6 +773,27 @@ void SectionLaunch()
         CHECK(r.outputs.size() == 1 && r.outputs[0].data == std::vector<uint8_t>(64, 0xFF),
               "%s threads: a failed launch leaves the outputs poisoned", threads);
     }
+    // The helper threads outlive a launch and serve the next one (detail/block_pool.h): the
+    // 16-thread launch of 12 blocks above left 11 of them; a 3-thread launch starts none.
+    CHECK(ThreadsOfThisProcess() == 12, "the pool keeps 11 helpers: %d threads", ThreadsOfThisProcess());
+    setenv("OPGEN_TWIN_THREADS", "3", 1);
+    ResetLaunchObserved({});
+    RunOp("BlockProbe", BlockProbeKernel(), {borrowed}, {int64_t(12)});
+    CHECK(ThreadsOfThisProcess() == 12, "a launch reuses the pool: %d threads", ThreadsOfThisProcess());
+    // A forked child has none of the parent's helpers: it starts a pool of its own.
+    const pid_t child = fork();
+    if (child == 0) {
+        alarm(20);  // a launch waiting for the parent's helpers would hang: fail instead
+        ResetLaunchObserved({});
+        const auto inChild = RunOp("BlockProbe", BlockProbeKernel(), {borrowed}, {int64_t(12)});
+        bool once = true;
+        for (int b = 0; b < 12; ++b) once = once && g_launch_obs.runs[b] == 1;
+        _exit(inChild.ok && once && ThreadsOfThisProcess() == 3 ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a forked child runs every block once on its own pool "
+          "(status %d)", status);
     unsetenv("OPGEN_TWIN_THREADS");
 
     ResetLaunchObserved({});

@@ -31,6 +31,7 @@
 #include <variant>
 #include <vector>
 
+#include "opgen_twin/detail/block_pool.h"
 #include "opgen_twin/detail/filled_pages.h"
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/launch.h"
@@ -891,14 +892,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         }
         mine = LaunchState();
     };
-    std::vector<std::thread> pool;
-    for (uint32_t t = 1; t < workers; ++t) {
-        pool.emplace_back(runBlocks);
-    }
-    runBlocks();
-    for (std::thread& t : pool) {
-        t.join();
-    }
+    BlockPool::Run(workers > 1 ? workers - 1 : 0, runBlocks);
     for (const std::string& e : blockErrors) {
         if (!e.empty()) {
             r.error = e;
