@@ -91,7 +91,8 @@ inline T LoadTiling(const uint8_t* tiling, const char* api)
 
 using opgen_twin_default_tiling_t = opgen_twin::detail::MacroStyleTilingIsNotSupported;
 
-#define REGISTER_TILING_DEFAULT(tiling_struct) using opgen_twin_default_tiling_t = tiling_struct
+// maybe_unused: a kernel that reads its tiling with GET_TILING_DATA_WITH_STRUCT does not use it.
+#define REGISTER_TILING_DEFAULT(tiling_struct) using opgen_twin_default_tiling_t [[maybe_unused]] = tiling_struct
 #define GET_TILING_DATA(tiling_data, tiling_arg)                                                   \
     opgen_twin_default_tiling_t tiling_data = ::opgen_twin::detail::LoadTiling<opgen_twin_default_tiling_t>( \
         reinterpret_cast<const uint8_t*>(tiling_arg), "GET_TILING_DATA(" #tiling_data ")")
