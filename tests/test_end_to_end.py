@@ -4,6 +4,7 @@ tests, exit 0. The generated package is installed into this environment and remo
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -77,6 +78,7 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             for case in ("test-shapes-x4x37-bias37", "test-shapes-x37-t14x37-t21-value1",
                          "test-shapes-a7x1x33-b1x5x33-c33", "broadcast-strided"):
                 assert any(line.endswith(f"-{case}]") for line in passed), case
+            check_read_only_rows_stay_unwritten(project)
         if name == "matmul_golden":
             check_golden_only_results(project)
         # no compute: the kernel is the user's, and precision waits for it
@@ -93,6 +95,36 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
     finally:
         subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", Path(name).name],
                        capture_output=True)
+
+
+BIAS_ADD = "    AscendC::Add(y, x, bias, count);\n"
+# A hand edit that uses bias's tile as a temporary: y = (x + bias) + 0, through bias.
+BIAS_ADD_THROUGH_BIAS = ("    AscendC::Add(bias, x, bias, count);\n"
+                         "    AscendC::Adds(y, bias, 0.0f, count);\n")
+CALL_BIAS_ADD = """
+import torch, broadcast
+try:
+    torch.ops.broadcast.bias_add_custom(torch.randn(64, 1024), torch.randn(1024))
+except RuntimeError as exc:
+    print(exc)
+"""
+
+
+def check_read_only_rows_stay_unwritten(project: Path) -> None:
+    """The twin fails a compute step that writes into a READ_ONLY row tile (every tile of
+    bias's row broadcast is that same row), naming the rule, instead of letting the later tiles
+    read what was written."""
+    compute = project / "op_kernel" / "bias_add_custom_compute.h"
+    assert BIAS_ADD in compute.read_text()
+    compute.write_text(compute.read_text().replace(BIAS_ADD, BIAS_ADD_THROUGH_BIAS))
+    build = subprocess.run([sys.executable, "-m", "opgen", "build", str(project)],
+                           capture_output=True, text=True, timeout=900)
+    assert build.returncode == 0, build.stderr[-4000:]
+    call = subprocess.run([sys.executable, "-c", CALL_BIAS_ADD], cwd=project,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
+    assert "kernel block 0 of " in call.stdout, (call.stdout, call.stderr[-4000:])
+    assert "the compute step wrote into the tile of a READ_ONLY input" in call.stdout
 
 
 def check_golden_only_results(project: Path) -> None:

@@ -760,7 +760,8 @@ def _tile_note(op: Op | None = None, read_only: tuple[str, ...] = ()) -> str:
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return cpp_comment(
         f"{TILE_NOTE}, except {listed}: the kernel hands every tile of a row-broadcast input the "
-        f"same repeated row (READ_ONLY in {op.snake_name}.cpp).")
+        f"same repeated row (READ_ONLY in {op.snake_name}.cpp; the CPU twin fails a step that "
+        "writes there).")
 
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and

@@ -4,6 +4,9 @@
 #ifndef OPGEN_TWIN_KERNEL_OPERATOR_H
 #define OPGEN_TWIN_KERNEL_OPERATOR_H
 
+// Kernels compiled against the twin: code may check there what the NPU cannot afford to.
+#define OPGEN_TWIN 1
+
 #include <cstdint>
 
 #include "opgen_twin/fp16.h"
