@@ -12,11 +12,18 @@ MAX_RANK = 8
 
 
 def broadcasts(op: Op) -> bool:
-    """An op with a compute expression and outputs broadcasts its required inputs (the tensors
-    its kernel streams) when it has two or more. An op that updates an input in place (no
-    outputs, or an output that is an input) keeps one shape for all of them."""
-    return (op.is_elementwise and not op.in_place_only and not any(t.is_ref for t in op.outputs)
-            and len(broadcast_inputs(op)) >= 2)
+    """An op with a compute expression broadcasts its required inputs (the tensors its kernel
+    streams) when it has two or more. An op that updates inputs in place (no outputs, or an
+    output that is an input) broadcasts into them: their shape is the broadcast shape."""
+    return op.is_elementwise and len(broadcast_inputs(op)) >= 2
+
+
+def updated_inputs(op: Op) -> list[TensorParam]:
+    """The inputs an op updates in place (its results that are inputs), in input order. When
+    the op broadcasts, each must already have the broadcast shape: a tensor updated in place
+    cannot grow (torch's rule for x.add_(y))."""
+    names = {t.name for t in op.results if t.is_ref}
+    return [t for t in op.inputs if t.name in names]
 
 
 def broadcast_inputs(op: Op) -> list[TensorParam]:
@@ -42,8 +49,8 @@ def broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
 
 
 def test_shapes_problems(op: Op) -> list[Problem]:
-    """Each test_shapes case of an op with a compute expression broadcasts (or, for an op that
-    does not broadcast, gives its streamed inputs one shape)."""
+    """Each test_shapes case of an op with a compute expression broadcasts, to the shape of
+    the inputs it updates in place if any."""
     if not op.is_elementwise:
         return []
     problems = []
@@ -54,14 +61,17 @@ def test_shapes_problems(op: Op) -> list[Problem]:
         given = ", ".join(f"{n} {list(case[n])}" for n in names if n in case)
         if len(shapes) < 2:
             continue
-        if broadcasts(op):
-            if broadcast_shape(shapes) is None:
-                problems.append(Problem(path, f"the shapes {given} do not broadcast (torch's "
-                                        "rules: aligned from the last dim, each dim equal or 1)"))
-            elif len(broadcast_shape(shapes)) > MAX_RANK:
-                problems.append(Problem(path, f"the shapes {given} broadcast to more than "
-                                        f"{MAX_RANK} dims, the most the kernel handles"))
-        elif len(set(shapes)) > 1:
-            problems.append(Problem(path, f"{op.op_type} updates an input in place, so its "
-                                    f"inputs have one shape; got {given}"))
+        shape = broadcast_shape(shapes)
+        if shape is None:
+            problems.append(Problem(path, f"the shapes {given} do not broadcast (torch's "
+                                    "rules: aligned from the last dim, each dim equal or 1)"))
+        elif len(shape) > MAX_RANK:
+            problems.append(Problem(path, f"the shapes {given} broadcast to more than "
+                                    f"{MAX_RANK} dims, the most the kernel handles"))
+        else:
+            for t in updated_inputs(op):
+                if t.name in case and tuple(case[t.name]) != shape:
+                    problems.append(Problem(path, f"the shapes {given} broadcast to "
+                                            f"{list(shape)}, but {op.op_type} updates {t.name} "
+                                            "in place, which cannot grow: give it that shape"))
     return problems

@@ -15,7 +15,7 @@ from conftest import EXAMPLES, ROOT
 from kernel_host import twin
 
 from opgen import prototype
-from opgen.broadcast import broadcast_shape, broadcasts
+from opgen.broadcast import broadcast_shape, broadcasts, updated_inputs
 
 BROADCAST_JSON = ROOT / "tests" / "data" / "e2e" / "broadcast.json"
 
@@ -52,9 +52,12 @@ def test_which_ops_broadcast():
 
     assert broadcasts(load(op(["x", "bias"])))
     assert not broadcasts(load(op(["x"], compute={"y": "x * 2"})))  # one input
-    # updates x in place: x keeps its shape, so y must have it too
-    assert not broadcasts(load(op(["x", "y2"], outputs=("x", "z"),
-                                  compute={"x": "x + y2", "z": "x * y2"})))
+    # updates x in place: y2 broadcasts into x's shape, which z has too
+    in_place = load(op(["x", "y2"], outputs=("x", "z"), compute={"x": "x + y2", "z": "x * y2"}))
+    assert broadcasts(in_place) and [t.name for t in updated_inputs(in_place)] == ["x"]
+    # no outputs: the inputs the compute names are updated
+    no_outputs = op(["m", "g", "lr"], outputs=(), compute={"m": "m - lr * g"})
+    assert [t.name for t in updated_inputs(load(no_outputs))] == ["m"]
     no_compute = op(["x", "bias"])
     del no_compute["opgen"]
     assert not broadcasts(load(no_compute))
@@ -75,11 +78,14 @@ def test_test_shapes_that_do_not_broadcast_exit_2_naming_the_case(write_proto):
     assert "x [4, 37], bias [4] do not broadcast" in text
 
 
-def test_test_shapes_of_an_op_updating_an_input_share_one_shape(write_proto):
+def test_test_shapes_of_an_op_updating_an_input_broadcast_into_it(write_proto):
     raw = op(["x", "y2"], outputs=("x", "z"), compute={"x": "x + y2", "z": "x * y2"},
-             test_shapes=[{"x": [4, 37], "y2": [37]}])
+             test_shapes=[{"x": [4, 37], "y2": [37]}, {"x": [37], "y2": [4, 37]}])
     proc = validate(write_proto([raw]))
-    assert proc.returncode == 2 and "updates an input in place" in proc.stderr
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    text = " ".join(proc.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+    assert "$[0].opgen.test_shapes[1]" in text and "test_shapes[0]" not in text
+    assert "broadcast to [4, 37], but BcastCustom updates x in place, which cannot grow" in text
 
 
 def test_broadcast_example_validates():
@@ -96,8 +102,10 @@ def test_a_broadcasting_op_renders_the_broadcast_machinery():
     files = rendered(BROADCAST_JSON.read_text())
     host = files["op_host/addcmul_custom.cpp"]
     assert "this->SetInferShape(optiling::opgen::InferShapeBroadcast<0, 1, 2, 3>)" in host
-    assert "opgen::PlanBroadcast(context, inputs, reads, facts, plan, tiling->outShape)" in host
-    assert "ReadFacts(context, context->GetOutputShape(0), facts)" in host
+    assert "opgen::PlanBroadcast(context, outShape, inputs, reads, facts, plan, tiling->outShape)" \
+        in host
+    assert "const gert::StorageShape* outShape = context->GetOutputShape(0);" in host
+    assert "ReadFacts(context, outShape, facts)" in host
     kernel = files["op_kernel/addcmul_custom.cpp"]
     assert "opgen_kernel::BroadcastInStream<DTYPE_VALUE, ADDCMUL_CUSTOM_BUFFER_NUM> valueIn_;" \
         in kernel

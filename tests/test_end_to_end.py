@@ -24,7 +24,8 @@ CASES = {
     "swish_pair": ROOT / "tests" / "data" / "e2e" / "swish_pair.json",
     # log1p, expm1, erf, floor, ceil, sign, clamp and real powers (boundary values included)
     "grammar_mix": ROOT / "tests" / "data" / "e2e" / "grammar_mix.json",
-    # broadcasting: a bias over rows, a 1-element value among 4 inputs, [7,1,33] x [1,5,33] x [33]
+    # broadcasting: a bias over rows, a 1-element value among 4 inputs, [7,1,33] x [1,5,33] x [33],
+    # and into a tensor updated in place (a 1-element learning rate, a row over rows)
     "broadcast": ROOT / "tests" / "data" / "e2e" / "broadcast.json",
     # golden-only (torch.matmul), inputs shaped by test_shapes: the user's to compute
     "matmul_golden": ROOT / "tests" / "data" / "e2e" / "matmul_golden.json",
@@ -74,9 +75,11 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
                                    cwd=project, capture_output=True, text=True, timeout=600)
             passed = [line for line in rerun.stdout.splitlines() if line.startswith("PASSED")]
             # 3 dtypes x (test_shapes + 3 built-in broadcasts) per op
-            assert len(passed) == 3 * (3 + 3) + 3 * (2 + 3) + 3 * (1 + 3), rerun.stdout[-3000:]
+            assert len(passed) == 3 * ((3 + 3) + (2 + 3) + (1 + 3) + (2 + 3) + (1 + 3)), \
+                rerun.stdout[-3000:]
             for case in ("test-shapes-x4x37-bias37", "test-shapes-x37-t14x37-t21-value1",
-                         "test-shapes-a7x1x33-b1x5x33-c33", "broadcast-strided"):
+                         "test-shapes-a7x1x33-b1x5x33-c33", "broadcast-strided",
+                         "test-shapes-var3x40-alpha1-delta40", "test-shapes-x4x37-y37"):
                 assert any(line.endswith(f"-{case}]") for line in passed), case
             check_read_only_rows_stay_unwritten(project)
         if name == "matmul_golden":

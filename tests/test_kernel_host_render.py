@@ -361,7 +361,11 @@ def test_op_without_outputs_writes_its_inputs_back():
     assert "const AscendC::LocalTensor<float>& acc_ref," in step
     host = files["op_host/accumulate_custom.cpp"]
     assert "this->Output(" not in host and host.count("this->Input(") == 2
-    assert "no shape to set" in host and "no dtype to set" in host
+    # x broadcasts into acc, which cannot grow: InferShape checks their shapes, no output's
+    assert "Inputs acc and x broadcast into acc, which AccumulateCustom updates in place." in host
+    assert "return opgen::InferShapeBroadcastInto(context, inputs, updated);" in host
+    assert "const gert::StorageShape* outShape = context->GetRequiredInputShape(0);" in host
+    assert "no dtype to set" in host
     assert "SetOutputDataType" not in host and "GetOutputShape" not in host
     # the UB budget counts the write-back stream too (acc twice)
     assert host.count("context->GetRequiredInputDesc(0)") == 2
@@ -756,6 +760,25 @@ def test_twin_infer_shape_broadcasts_or_refuses_inputs_of_different_shapes(twin_
     same = twin.run(result.driver, "AddCustom",
                     [("float32", np.ones((2, 3))), ("float32", np.ones((2, 3)))], workdir=base)
     assert same["ok"], same["error"]
+
+
+@pytest.mark.slow
+def test_twin_in_place_op_broadcasts_into_the_tensor_it_updates(twin_ops):
+    """AccumulateCustom (acc = acc + alpha * x, no outputs) broadcasts x into acc: a row x or a
+    one-element x updates every element of acc; an x that would grow acc fails InferShape
+    before the kernel could write acc out of bounds."""
+    result, _, base = twin_ops
+    acc = np.arange(6.0).reshape(2, 3)
+    for x in (np.array([10.0, 20.0, 30.0]), np.array([7.0]), np.full((2, 3), 4.0)):
+        out = twin.run(result.driver, "AccumulateCustom", [("float32", acc), ("float32", x)],
+                       workdir=base)
+        assert out["ok"], out["error"]
+        np.testing.assert_array_equal(out["updated_inputs"][0]["values"], acc + 0.5 * x)
+    for acc_shape, x_shape in [((3,), (2, 3)), ((3, 1), (1, 3)), ((2, 3), (3, 2))]:
+        out = twin.run(result.driver, "AccumulateCustom",
+                       [("float32", np.ones(acc_shape)), ("float32", np.ones(x_shape))],
+                       workdir=base)
+        assert not out["ok"] and out["stage"] == "infer_shape", (acc_shape, x_shape, out)
 
 
 @pytest.mark.slow

@@ -181,9 +181,10 @@ def test_op_without_outputs():
     assert npu["meta"] is None and npu["alloc"] == [] and not npu["needs_dtypes"]
     assert npu["early_return"] == "return;"
     assert npu["finish"][0].startswith("if (!var_.is_same(var)) {")
-    # fake: shapes checked, nothing returned
+    # fake: updates broadcast into var (which cannot grow), nothing returned
     assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
-    assert ctx["fake"]["checks_same_shape"]
+    assert ('_broadcast_shape("ScatterMaxCustom", ("var",), var=var, updates=updates)'
+            in ctx["fake"]["lines"]) and ctx["fake"]["broadcasts"]
     # golden: the new value of the overwritten input
     assert ctx["golden"]["body"] == ["return torch.maximum(var, (updates * scale))"]
     assert not ctx["differentiable"]
@@ -233,8 +234,9 @@ def test_fake_kernels():
         "    x.new_empty(shape_, dtype=dtypes_[0]),",
         "    x.new_empty(shape_, dtype=dtypes_[1]),",
         ")"]
-    assert context(protos.IN_PLACE)["fake"]["lines"][-1] == (
-        "return x.new_empty(x.shape, dtype=dtypes_[1])")
+    assert context(protos.IN_PLACE)["fake"]["lines"][1:] == [
+        'shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)',
+        "return x.new_empty(shape_, dtype=dtypes_[1])"]
     assert context(protos.ONLY_IN_PLACE)["fake"]["lines"] == [
         '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)', "return None"]
     reduce_lines = context(protos.REDUCE)["fake"]["lines"]
@@ -260,11 +262,14 @@ def test_elementwise_inputs_broadcast_everywhere():
         "const std::vector<int64_t> broadcast_shape_ =\n"
         '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});']
     assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in ctx["fake"]["lines"]
-    # an op that updates an input in place keeps one shape (the kernel does not broadcast)
+    # an op that updates x in place: y broadcasts into x, which cannot grow (input 0 of the
+    # broadcast, checked after it)
     ctx = context(protos.IN_PLACE)
-    check = 'opgen_torch::CheckSameShape("AccumulateCustom", "x", x, "y", y);'
-    assert ctx["cpu"]["shape_checks"] == [check]
-    assert ctx["npu"]["shape_checks"] == [check.replace("opgen_torch", "opgen_npu")]
+    assert ctx["cpu"]["shape_checks"] == [
+        'opgen_torch::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});']
+    assert ctx["npu"]["shape_checks"] == [
+        "const std::vector<int64_t> broadcast_shape_ =\n"
+        '        opgen_npu::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});']
     # one input, or no compute (the user's kernel decides): nothing to check
     for proto in (protos.ONLY_IN_PLACE, protos.OPAQUE, protos.REDUCE):
         assert context(proto)["cpu"]["shape_checks"] == []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen import soc_dtypes
+from opgen.broadcast import broadcasts, updated_inputs
 from opgen.catalog import DTYPES
 from opgen.literals import cpp_literal, cpp_string
 from opgen.model import Attr, Op
@@ -64,19 +65,37 @@ def build(op: Op, options: Options, kernel: KernelData) -> HostData:
         has_outputs=bool(op.outputs),
         **_row(op, kernel),
         warnings=soc_dtypes.check(op, options.soc_short_names),
-        broadcast=_broadcast(kernel),
+        broadcast=_broadcast(op, kernel),
         **infer,
     )
 
 
-def _broadcast(kernel: KernelData) -> dict[str, str] | None:
+def _broadcast(op: Op, kernel: KernelData) -> dict[str, str] | None:
+    """TilingFunc's and InferShape's broadcasting: the inputs, the tiling fields PlanBroadcast
+    fills, and the shape they broadcast to: the output's, or for an op that updates inputs in
+    place, that of the first of them (InferShape checks that each has it)."""
     if kernel.broadcast is None:
         return None
     ins = [t for t in kernel.streams if t.role == "input"]
     reads = kernel.broadcast["reads"]
+    names = ", ".join(t.param.name for t in ins[:-1]) + " and " + ins[-1].param.name
+    updated = [t for t in ins if t.param.name in {u.name for u in updated_inputs(op)}]
+    if updated:
+        into = updated[0]
+        shape_of = (f"{into.param.name}, which {names} broadcast into ({op.op_type} updates "
+                    f"{' and '.join(t.param.name for t in updated)} in place)")
+        accessor = f"GetRequiredInputShape({into.index})"
+    else:
+        shape_of = f"the output, the broadcast shape of {names}"
+        accessor = "GetOutputShape(0)"
     return {
         "inputs": ", ".join(str(t.index) for t in ins),
-        "names": ", ".join(t.param.name for t in ins[:-1]) + " and " + ins[-1].param.name,
+        "names": names,
+        "shape_of": shape_of,
+        "shape_accessor": accessor,
+        "updated_names": " and ".join(t.param.name for t in updated),
+        "updated_decl": cpp_wrap("const size_t updated[] = {", [str(t.index) for t in updated],
+                                 "};", indent=" " * 4) if updated else "",
         "inputs_decl": cpp_wrap("const size_t inputs[] = {", [str(t.index) for t in ins], "};",
                                 indent=" " * 4),
         "reads_decl": cpp_wrap("OpgenBroadcastInput* const reads[] = {",
@@ -198,9 +217,10 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"
         descs.append({"name": t.param.name, "desc": desc, "role": t.role,
                       "through_half": t.through_half})
-    like_input = None
+    like_input = None  # else the op's own InferShape and InferDataType
+    into = broadcasts(op) and bool(updated_inputs(op))  # InferShape checks their shapes
     if not op.is_row and shape["kind"] == "required" and outputs and not has_dynamic_output and all(
-            r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules):
+            r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules) and not into:
         like_input = shape["index"]
     return {
         "shape_ref": shape,

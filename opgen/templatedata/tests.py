@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opgen import expr, soc_dtypes
-from opgen.broadcast import broadcast_inputs, broadcasts
+from opgen.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.catalog import DTYPES
 from opgen.literals import py_string, py_value
 from opgen.model import Attr, Op
@@ -464,12 +464,17 @@ def shape_case_params(op: Op) -> list[str]:
                                               for n, s in case.items()))
              for case in op.test_shapes]
     names = [t.name for t in broadcast_inputs(op)]
-    if broadcasts(op):
-        first, last = names[0], names[-1]
-        cases.append(({n: (5, 37) if n == first else (37,) for n in names}, "broadcast-rows"))
+    # the inputs of the broadcast shape: those the op updates in place (which cannot grow), else
+    # the first; the others broadcast to them
+    updated = {t.name for t in updated_inputs(op)}
+    full = [n for n in names if n in updated] or names[:1]
+    others = [n for n in names if n not in full]
+    if broadcasts(op) and others:
+        last = others[-1]
+        cases.append(({n: (5, 37) if n in full else (37,) for n in names}, "broadcast-rows"))
         cases.append(({n: (1,) if n == last else (5, 37) for n in names}, "broadcast-one-element"))
-        cases.append(({n: (4, 1, 33) if n == first else (3, 1) for n in names},
-                      "broadcast-strided"))
+        strided = (4, 3, 33) if updated else (4, 1, 33)
+        cases.append(({n: strided if n in full else (3, 1) for n in names}, "broadcast-strided"))
     lines = []
     for case, case_id in cases:
         shapes = ", ".join(f"{py_string(n)}: {py_shape(s)}" for n, s in case.items())
@@ -544,7 +549,7 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     if torch.differentiable:
         imports.append("check_backward")
     if torch.cpu["shape_checks"]:
-        imports.append("check_broadcasting" if broadcasts(op) else "check_different_shapes_refused")
+        imports.append("check_broadcasting")
     if pending or host_pending:
         imports.append("kernel_is_placeholder")
     fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (["PENDING_HOST"] if host_pending

@@ -19,7 +19,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from opgen.broadcast import broadcast_inputs, broadcasts
+from opgen.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.catalog import DTYPES
 from opgen.literals import cpp_string, doc_text, py_literal, py_string, torch_literal
 from opgen.lower import fresh
@@ -233,41 +233,34 @@ def py_dtype_tuple(dtypes) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def same_shape_pairs(op: Op, params) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(first, other): the inputs an elementwise op checks for one shape before it runs, in the
-    fake kernel, the CPU kernel and the NPU adapter alike (opgen's kernels do not broadcast, and
-    a shorter input would be read out of bounds): every required input against the first."""
-    if not op.is_elementwise:
-        return []
-    required = [p for p in params if p["kind"] in ("tensor", "ref")]
-    return [(required[0], other) for other in required[1:]]
-
-
 def broadcast_params(op: Op, params) -> list[dict[str, Any]]:
     """The inputs an op that broadcasts (opgen/broadcast.py) broadcasts: its required ones."""
     return [p for p in params if p["kind"] in ("tensor", "ref")] if broadcasts(op) else []
 
 
 def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
-    """The C++ statements of same_shape_pairs(), or of an op that broadcasts, the broadcast
-    shape of its inputs (refused when they do not broadcast); `helpers` is opgen_torch or
-    opgen_npu."""
+    """The C++ statements of an op that broadcasts: the broadcast shape of its inputs, refused
+    when they do not broadcast or would grow an input the op updates in place; `helpers` is
+    opgen_torch or opgen_npu. (An op with one required input has nothing to check.)"""
     bparams = broadcast_params(op, params)
     if bparams:
         names = "{" + ", ".join(cpp_string(p["name"]) for p in bparams) + "}"
         tensors = "{" + ", ".join(p["cpp_name"] for p in bparams) + "}"
         args = [cpp_string(op.op_type), names, tensors]
-        if helpers == "opgen_torch":  # the twin's InferShape gives the outputs their shape
+        updated = {t.name for t in updated_inputs(op)}
+        if updated:  # the indices of the inputs updated in place, which cannot grow
+            args.append("{" + ", ".join(str(i) for i, p in enumerate(bparams)
+                                        if p["name"] in updated) + "}")
+        # the twin's InferShape gives the CPU outputs their shape; the NPU ones are allocated
+        # here, if the op returns any
+        if helpers == "opgen_torch" or all(t.is_ref for t in op.outputs):
             return [cpp_call(f"{helpers}::BroadcastShape", args, 4, ";")]
         head = "const std::vector<int64_t> broadcast_shape_ ="
         call = cpp_call(f"{helpers}::BroadcastShape", args, 4 + len(head) + 1, ";")
         if "\n" not in call:
             return [f"{head} {call}"]
         return [f"{head}\n        " + cpp_call(f"{helpers}::BroadcastShape", args, 8, ";")]
-    return [cpp_call(f"{helpers}::CheckSameShape",
-                     [cpp_string(op.op_type), cpp_string(first["name"]), first["cpp_name"],
-                      cpp_string(other["name"]), other["cpp_name"]], 4, ";")
-            for first, other in same_shape_pairs(op, params)]
+    return []
 
 
 def cpu_context(op: Op, params, outs) -> dict[str, Any]:
@@ -512,13 +505,19 @@ def npu_dtype_arg(p: dict[str, Any]) -> str:
 
 def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
     """How the fake (meta) kernel computes the output metadata: the lines of its body, and
-    whether they call _support's _check_same_shape (ops.py imports it then)."""
+    whether they call _support's _broadcast_shape (ops.py imports it then)."""
     fake = _fake_lines(op, options, params, outs)
-    fake["checks_same_shape"] = any(line.startswith("_check_same_shape(")
-                                    for line in fake["lines"])
-    fake["broadcasts"] = any(line.startswith("shape_ = _broadcast_shape(")
-                             for line in fake["lines"])
+    fake["broadcasts"] = any("_broadcast_shape(" in line for line in fake["lines"])
     return fake
+
+
+def _py_broadcast_shape(op: Op, params, indent: int = 0) -> str:
+    """The fake kernel's call of _support._broadcast_shape: the broadcast shape of the inputs,
+    which must be that of the inputs the op updates in place (named first, if any)."""
+    updated = tuple(t.name for t in updated_inputs(op))
+    named = [f"{p['name']}={p['name']}" for p in broadcast_params(op, params)]
+    lead = [py_literal("list_string", list(updated))] if updated else []
+    return py_call("_broadcast_shape", [py_string(op.op_type), *lead, *named], 4, indent)
 
 
 def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
@@ -531,12 +530,10 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     lines = [f"dtypes_ = {check}" if returned else check]
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
-    shape_checks = [py_call("_check_same_shape", [op_type, py_string(first["name"]), first["name"],
-                                                  py_string(other["name"]), other["name"]], 4)
-                    for first, other in same_shape_pairs(op, params)]
     if op.in_place_only:
         # No outputs: the op only writes its inputs, so there is no metadata to compute.
-        lines += shape_checks
+        if broadcasts(op):  # into the inputs it updates
+            lines.append(_py_broadcast_shape(op, params))
         lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
         return {"mode": "in_place", "lines": lines}
@@ -552,14 +549,11 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         mode = "host"
     elif broadcasts(op):
         first = required[0]
-        named = [f"{p['name']}={p['name']}" for p in broadcast_params(op, params)]
-        lines.append("shape_ = " + py_call("_broadcast_shape", [op_type, *named], 4,
-                                           len("shape_ = ")))
+        lines.append("shape_ = " + _py_broadcast_shape(op, params, len("shape_ = ")))
         values = [f"{first}.new_empty(shape_, dtype=dtypes_[{o['index']}])" for o in returned]
         mode = "elementwise"
-    elif op.is_elementwise:
+    elif op.is_elementwise:  # one required input
         first = required[0]
-        lines += shape_checks
         values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
                   for o in returned]
         mode = "elementwise"
