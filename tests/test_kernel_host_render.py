@@ -824,6 +824,7 @@ def test_twin_tails_without_datacopypad(twin_ops, op_type, dtype, kernel_set):
 # Broadcasts read each way (opgen_kernel.h's BroadcastInStream): rows, one element, strided,
 # over several tiles and cores (a small UB), and shorter than a block.
 BROADCAST_SHAPES = {"rows": ((300, 37), (37,)), "rows_3d": ((9, 5, 40), (5, 40)),
+                    "rows_whole_blocks": ((300, 64), (64,)), "rows_tail_tiles": ((101, 24), (24,)),
                     "one_element": ((5001,), (1,)), "one_element_first": ((1,), (999,)),
                     "strided": ((7, 1, 33), (1, 5, 33)), "strided_tiny": ((3, 1), (1, 2))}
 
@@ -833,7 +834,9 @@ BROADCAST_SHAPES = {"rows": ((300, 37), (37,)), "rows_3d": ((9, 5, 40), (5, 40))
 @pytest.mark.parametrize("dtype", ["float16", "int32"])
 def test_twin_broadcasts_with_and_without_datacopypad(twin_ops, dtype, kernel_set):
     """AddTailsCustom with inputs of different shapes: the broadcast result, with the
-    block-copied tails of 310P/910A (rows read element by element there) and with DataCopyPad."""
+    block-copied tails of 310P/910A (a row read once per core, by DataCopy when it is whole
+    32-byte blocks, else element by element; a tile with a block-copied tail element by
+    element) and with DataCopyPad."""
     for name, shapes in BROADCAST_SHAPES.items():
         rng = np.random.default_rng(zlib.crc32(f"{dtype}/{name}".encode()))
         values = {n: rng.integers(0, 100, s).astype(np.float64) if dtype == "int32"
