@@ -26,6 +26,8 @@ def test_queue_protocol(run_section):
 
 
 def test_ub_capacity(run_section):
+    """Section "ub" also checks that fresh UB reads 0xFF where nothing wrote it: filled when
+    first touched, around what a copy or an elementwise op writes, and after TPipe::Reset()."""
     msgs = run_section("test_kernel_api", "ub")["messages"]
     assert "196608" in msgs["ub_exceeded"] and "InitBuffer" in msgs["ub_exceeded"]
     assert "65536" in msgs["ub_configured"]

@@ -769,6 +769,46 @@ void SectionUb()
         CHECK(std::isnan(t.Get<float>().GetValue(0)), "a later pipe's fresh UB reads %g",
               t.Get<float>().GetValue(0));
     }
+    // UB is filled when first touched: an op that writes part of a fresh buffer without reading
+    // it leaves the rest NaN, and one that reads the buffer it writes (dst == src) reads NaN.
+    {
+        std::vector<float> gm(64, 3.0f);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(gm.data(), 64);
+        Scratch s;
+        auto copied = s.Get<float>(64);
+        DataCopy(copied[8], g, 16);  // bytes 32..95 of 256
+        CHECK(std::isnan(copied.GetValue(7)) && copied.GetValue(8) == 3.0f && copied.GetValue(23) == 3.0f &&
+                  std::isnan(copied.GetValue(24)) && std::isnan(copied.GetValue(63)),
+              "DataCopy into fresh UB: %g %g %g %g", copied.GetValue(7), copied.GetValue(8), copied.GetValue(23),
+              copied.GetValue(24));
+        auto sum = s.Get<float>(64);
+        Add(sum, copied[8], copied[8], 8);
+        CHECK(sum.GetValue(7) == 6.0f && std::isnan(sum.GetValue(8)), "Add into fresh UB: %g %g", sum.GetValue(7),
+              sum.GetValue(8));
+        auto inPlace = s.Get<float>(64);
+        Add(inPlace, inPlace, inPlace, 8);
+        Duplicate(inPlace[8], 1.0f, 8);
+        CHECK(std::isnan(inPlace.GetValue(0)) && inPlace.GetValue(8) == 1.0f && std::isnan(inPlace.GetValue(16)),
+              "in-place Add on fresh UB: %g %g %g", inPlace.GetValue(0), inPlace.GetValue(8), inPlace.GetValue(16));
+        auto half16 = s.Get<half>(64);
+        Cast(half16, sum, RoundMode::CAST_NONE, 8);
+        CHECK(float(half16.GetValue(7)) == 6.0f && std::isnan(float(half16.GetValue(8))), "Cast into fresh UB");
+    }
+    // After TPipe::Reset(), UB carved again keeps what was written there (as on the NPU) and
+    // reads 0xFF where nothing was written, also in a buffer that was carved but never touched.
+    {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> written, untouched, again;
+        pipe.InitBuffer(written, 64);
+        pipe.InitBuffer(untouched, 64);
+        written.Get<float>().SetValue(0, 5.0f);
+        pipe.Reset();
+        pipe.InitBuffer(again, 128);
+        const LocalTensor<float> t = again.Get<float>();
+        CHECK(t.GetValue(0) == 5.0f && std::isnan(t.GetValue(1)) && std::isnan(t.GetValue(16)),
+              "UB after Reset: %g %g %g", t.GetValue(0), t.GetValue(1), t.GetValue(16));
+    }
 }
 
 // ---------------------------------------------------------------- reductions

@@ -199,7 +199,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     opgen_twin::detail::CheckDataCopyCount(api, opgen_twin::detail::TypeName<T>(), sizeof(T), count);
     dst.TwinCheckFits(api, "dst", count);
     src.TwinCheckAccess(api, 0, count);
-    std::memcpy(dst.TwinData(), src.TwinPtr(), static_cast<size_t>(count) * sizeof(T));
+    const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+    std::memcpy(dst.TwinDataToOverwrite(bytes), src.TwinPtr(), bytes);
 }
 
 template <typename T>

@@ -2,7 +2,9 @@
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_PIPE_H
 #define OPGEN_TWIN_DETAIL_KERNEL_PIPE_H
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -365,8 +367,6 @@ public:
             arena_.reset(new uint8_t[bytes]);
             memory = arena_.get();
         }
-        // Fresh UB holds garbage on the NPU; 0xFF bytes read as NaN for half/float/bf16.
-        std::memset(memory, 0xFF, bytes);
         base_ = memory + (64 - reinterpret_cast<uintptr_t>(memory) % 64) % 64;
         opgen_twin::detail::g_launch.currentPipe = this;
     }
@@ -418,6 +418,7 @@ public:
     void Reset()
     {
         for (auto& s : slots_) {
+            s->FillAround(0, 0);  // the garbage a later buffer there finds
             if (s->owner != nullptr) {
                 static_cast<opgen_twin::detail::QueueCore*>(const_cast<void*>(s->owner))->Forget();
             }
@@ -460,6 +461,14 @@ private:
             s->data = base_ + used_;
             s->bytes = static_cast<uint32_t>(aligned);
             s->ubOffset = static_cast<uint32_t>(used_);
+            // UB no earlier buffer of this pipe had is garbage (0xFF) when first touched; UB
+            // carved again after a Reset() keeps what was written there, as on the NPU.
+            if (used_ >= carvedEnd_) {
+                s->unfilled = true;
+            } else if (used_ + aligned > carvedEnd_) {
+                std::memset(base_ + carvedEnd_, 0xFF, static_cast<size_t>(used_ + aligned - carvedEnd_));
+            }
+            carvedEnd_ = std::max(carvedEnd_, used_ + aligned);
             core.AddSlot(s);
             used_ += aligned;
         }
@@ -467,6 +476,7 @@ private:
 
     uint64_t capacity_;
     uint64_t used_ = 0;
+    uint64_t carvedEnd_ = 0;  // the end of the UB any buffer of this pipe has had
     std::unique_ptr<uint8_t[]> arena_;  // when the thread's UB arena is taken
     bool usesShared_ = false;           // base_ is in ThreadUbArena()
     uint8_t* base_ = nullptr;

@@ -3,6 +3,7 @@
 #define OPGEN_TWIN_DETAIL_KERNEL_TENSOR_H
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "opgen_twin/detail/gm_addr.h"
@@ -81,6 +82,20 @@ struct BufferSlot {
     uint32_t gen = 0;       // bumped by FreeTensor: older handles become stale
     const void* owner = nullptr;
     AscendC::TPosition pos = AscendC::TPosition::VECCALC;
+    // Fresh UB holds garbage on the NPU; the twin shows it as 0xFF bytes (NaN for half, float
+    // and bfloat16). A slot is filled when first touched, not when carved, so a DataCopy from GM
+    // fills only the bytes it does not write (for a copied-in tile, none): filling all of UB for
+    // every block cost about as much as a row-broadcast add's own copies.
+    bool unfilled = false;
+
+    // Fills the bytes outside [begin, end), which the caller writes next, if not done yet.
+    void FillAround(uint64_t begin, uint64_t end)
+    {
+        if (!unfilled) return;
+        std::memset(data, 0xFF, static_cast<size_t>(begin));
+        std::memset(data + end, 0xFF, static_cast<size_t>(bytes - end));
+        unfilled = false;
+    }
 };
 
 }  // namespace detail
@@ -172,7 +187,17 @@ public:
     opgen_twin::detail::BufferSlot* TwinSlot() const { return slot_; }
     uint32_t TwinGen() const { return gen_; }
     uint32_t TwinOffsetBytes() const { return offsetBytes_; }
-    void* TwinData() const { return slot_->data + offsetBytes_; }
+    void* TwinData() const
+    {
+        slot_->FillAround(0, 0);
+        return slot_->data + offsetBytes_;
+    }
+    // TwinData() for a write of the next `bytes` bytes that reads none of them (a copy in).
+    void* TwinDataToOverwrite(uint64_t bytes) const
+    {
+        slot_->FillAround(offsetBytes_, offsetBytes_ + bytes);
+        return slot_->data + offsetBytes_;
+    }
     // UB byte range [begin, end) the first `count` elements occupy (for overlap checks).
     uint64_t TwinUbBegin() const { return slot_->ubOffset + offsetBytes_; }
 

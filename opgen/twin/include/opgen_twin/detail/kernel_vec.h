@@ -119,9 +119,9 @@ inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst, const As
     dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
     src0.TwinCheckFits(api, "src0", static_cast<uint64_t>(count));
     src1.TwinCheckFits(api, "src1", static_cast<uint64_t>(count));
-    void* d = dst.TwinData();
     const void* a = src0.TwinData();
     const void* b = src1.TwinData();
+    void* d = dst.TwinDataToOverwrite(static_cast<uint64_t>(count) * sizeof(T));  // after the reads: dst may be a src
     ForEachElement<T>(count, [d, a, b, f](uint32_t i) { Store<T>(d, i, f(Load<T>(a, i), Load<T>(b, i))); });
 }
 
@@ -134,8 +134,8 @@ inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst, const Asc
     }
     dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
     src.TwinCheckFits(api, "src", static_cast<uint64_t>(count));
-    void* d = dst.TwinData();
     const void* s = src.TwinData();
+    void* d = dst.TwinDataToOverwrite(static_cast<uint64_t>(count) * sizeof(T));  // after the read: dst may be src
     ForEachElement<T>(count, [d, s, f](uint32_t i) { Store<T>(d, i, f(Load<T>(s, i))); });
 }
 
@@ -289,7 +289,7 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format("%s: negative count %d", api, count));
     }
     dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
-    void* d = dst.TwinData();
+    void* d = dst.TwinDataToOverwrite(static_cast<uint64_t>(count) * sizeof(T));
     const T v = scalarValue;
     opgen_twin::detail::ForEachElement<T>(count, [d, v](uint32_t i) { opgen_twin::detail::Store<T>(d, i, v); });
 }
@@ -535,8 +535,8 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
     dst.TwinCheckFits(api, "dst", count);
     src.TwinCheckFits(api, "src", count);
     const opgen_twin::Rounding r = opgen_twin::detail::ToRounding(roundMode);
-    void* d = dst.TwinData();
     const void* s = src.TwinData();
+    void* d = dst.TwinDataToOverwrite(uint64_t{count} * sizeof(T));  // after the read: dst may be src
     if (opgen_twin::detail::CastFast<T, U>(d, s, count, r)) {
         return;
     }
