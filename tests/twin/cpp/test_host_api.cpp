@@ -2,6 +2,7 @@
 // TilingData, PlatformAscendC, InferOp/RunOp validation, the launch (threads, borrowed inputs).
 // Run as `test_host_api SECTION` (SECTION = registry prints the registry JSON instead of
 // checking).
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -770,8 +771,21 @@ void SectionLaunch()
         CHECK(!r.ok && r.error == "kernel block 5 of 12: probe failure 5" && before,
               "%s threads: the lowest failing block is reported, the blocks before it ran: %s", threads,
               r.error.c_str());
-        CHECK(r.outputs.size() == 1 && r.outputs[0].data == std::vector<uint8_t>(64, 0xFF),
+        CHECK(r.outputs.size() == 1 && r.outputs[0].data == opgen_twin::ByteVector(64, 0xFF),
               "%s threads: a failed launch leaves the outputs poisoned", threads);
+
+        // A large output is filled on several threads, in 256 KB chunks and a short last one.
+        ResetLaunchObserved({});
+        const std::vector<float> big((size_t{1} << 20) + 5);
+        g_launch_obs.xBytes = big.size() * sizeof(float);
+        r = RunOp("BlockProbe", BlockProbeKernel(),
+                  {HostTensor::Borrow(ge::DT_FLOAT, {static_cast<int64_t>(big.size())}, big.data(), g_launch_obs.xBytes)},
+                  {int64_t(2)});
+        const opgen_twin::ByteVector& y = r.outputs[0].data;
+        CHECK(r.ok && y.size() == g_launch_obs.xBytes &&
+                  std::all_of(y.begin(), y.end(), [](uint8_t v) { return v == 0xFF; }),
+              "%s threads: the kernel wrote nothing, the large output is all 0xFF", threads);
+        g_launch_obs.xBytes = xs.size() * sizeof(float);
     }
     // The helper threads outlive a launch and serve the next one (detail/block_pool.h): the
     // 16-thread launch of 12 blocks above left 11 of them; a 3-thread launch starts none.

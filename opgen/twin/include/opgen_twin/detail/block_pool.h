@@ -6,9 +6,16 @@
 // joined: the pool lives until the process ends (joining in a static destructor at exit can hang).
 // A forked child gets a pool of its own (the parent's threads do not exist there); forking while
 // another thread is in a launch is not supported.
+//
+// Waking a sleeping thread takes tens of microseconds on a busy or virtual machine, longer than a
+// small launch. So a worker that finishes spins for up to 100 us before it sleeps, and so does the
+// launching thread waiting for the workers' last blocks: back-to-back launches (a test sweep, a
+// model's layers) find their workers awake, as torch's OpenMP threads are.
 #ifndef OPGEN_TWIN_DETAIL_BLOCK_POOL_H
 #define OPGEN_TWIN_DETAIL_BLOCK_POOL_H
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -38,17 +45,33 @@ public:
         }
         pool.work_ = &work;
         pool.wanted_ = helpers;
-        pool.pending_ = helpers;
-        ++pool.generation_;
+        pool.pending_.store(helpers);
+        pool.generation_.fetch_add(1);
         lock.unlock();
         pool.wake_.notify_all();
         work();
+        const auto finished = [&pool] { return pool.pending_.load() == 0; };
+        SpinUntil(finished);
         lock.lock();
-        pool.done_.wait(lock, [&pool] { return pool.pending_ == 0; });
+        pool.done_.wait(lock, finished);
         pool.work_ = nullptr;
     }
 
 private:
+    // Returns when `ready()` holds or 100 microseconds have passed.
+    template <class Ready>
+    static void SpinUntil(const Ready& ready)
+    {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+        while (!ready() && std::chrono::steady_clock::now() < until) {
+            for (int i = 0; i < 32; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+        }
+    }
+
     static BlockPool& Instance()
     {
         static std::mutex creation;
@@ -64,10 +87,14 @@ private:
     void Serve(uint32_t index)
     {
         uint64_t seen = 0;
+        const auto launched = [&] { return generation_.load() != seen; };
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
-            wake_.wait(lock, [&] { return generation_ != seen; });
-            seen = generation_;
+            lock.unlock();
+            SpinUntil(launched);
+            lock.lock();
+            wake_.wait(lock, launched);
+            seen = generation_.load();
             if (index >= wanted_) {
                 continue;
             }
@@ -75,7 +102,7 @@ private:
             lock.unlock();
             work();
             lock.lock();
-            if (--pending_ == 0) {
+            if (pending_.fetch_sub(1) == 1) {
                 done_.notify_one();
             }
         }
@@ -87,10 +114,10 @@ private:
     std::condition_variable wake_;
     std::condition_variable done_;
     uint32_t threads_ = 0;
-    uint64_t generation_ = 0;
+    std::atomic<uint64_t> generation_{0};  // written under mutex_, read by spinning workers too
     const std::function<void()>* work_ = nullptr;
     uint32_t wanted_ = 0;
-    uint32_t pending_ = 0;
+    std::atomic<uint32_t> pending_{0};
 };
 
 }  // namespace detail
