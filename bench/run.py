@@ -7,11 +7,11 @@ msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a
 `opgen update`; the full `opgen new` (build and generated tests), then `opgen build` with nothing
 changed and after a one-line edit of the compute step, and the CPU twin's throughput for GELU on
 1M float32 and float16 elements against torch.nn.functional.gelu in one process, 5 rounds of 5
-calls of each, median and fastest, the row-broadcast add x + bias against torch's
-x + bias (5 rounds of 20 calls after 20 untimed ones, in three processes), and the twin's RMSNorm (bench/rms_norm_custom.json, the row kernel) on
-[4096, 4096] float32 against torch's composition x * rsqrt(mean(x * x) + eps) * gamma,
-the same way (all skipped with --quick). The opgen of this checkout is measured
-(PYTHONPATH), not an installed one.
+calls of each, median and fastest, the row-broadcast add x + bias against torch's x + bias
+(5 rounds of 20 calls after 20 untimed ones, in three processes), and the twin's RMSNorm
+(bench/rms_norm_custom.json, the row kernel) on [4096, 4096] float32 against torch's
+composition x * rsqrt(mean(x * x) + eps) * gamma, the same way (all skipped with --quick).
+The opgen of this checkout is measured (PYTHONPATH), not an installed one.
 """
 
 from __future__ import annotations
@@ -119,8 +119,9 @@ def bias_add_rows(tmp: Path) -> list[tuple[str, float, str]]:
         # One process's medians can differ from the next one's by half (not explained by the
         # buffers' offsets within a page): three processes; the middle one by the twin's median
         # is reported.
-        runs = sorted(twin_against_torch(dest, setup, f"torch.ops.{dest.name}.bias_add_custom(x, bias)",
-                                         "x + bias", calls=20, settle=20) for _ in range(3))
+        ours_call = f"torch.ops.{dest.name}.bias_add_custom(x, bias)"
+        runs = sorted(twin_against_torch(dest, setup, ours_call, "x + bias", calls=20, settle=20)
+                      for _ in range(3))
         ours, ours_min, torchs, torchs_min = runs[1]
         ratios = ", ".join(f"{r[0] / r[2]:.1f}x" for r in runs)
         n = 1 << 20
@@ -128,8 +129,8 @@ def bias_add_rows(tmp: Path) -> list[tuple[str, float, str]]:
                      f"{n / ours / 1e6:.1f} M elem/s; fastest {ours_min:.4f} s"))
         rows.append((f"torch x + bias[1024], 1M {dtype}", torchs,
                      f"{n / torchs / 1e6:.1f} M elem/s; fastest {torchs_min:.4f} s; twin is "
-                     f"{ours / torchs:.1f}x (fastest: {ours_min / torchs_min:.1f}x); three processes: "
-                     f"{ratios}"))
+                     f"{ours / torchs:.1f}x (fastest: {ours_min / torchs_min:.1f}x); "
+                     f"three processes: {ratios}"))
     subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", dest.name],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     shutil.rmtree(dest, ignore_errors=True)
