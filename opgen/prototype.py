@@ -432,6 +432,10 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     compute, golden, found = _check_expressions(base, raw.get("opgen", {}), inputs, outputs,
                                                 attrs)
     problems += found
+    if not outputs and compute:
+        # It updates the inputs its compute names; the others stay read-only (not mutable in
+        # the PyTorch schema, not copied back).
+        inputs = tuple(replace(t, is_ref=t.name in compute) for t in inputs)
     problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
     test_shapes, found = _check_test_shapes(base, raw.get("opgen", {}), inputs)
     problems += found

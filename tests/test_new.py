@@ -57,7 +57,8 @@ def test_an_op_without_outputs_renders(outputs, tmp_path):
     kernel = (root / "op_kernel/scatter_max_custom.cpp").read_text()
     assert "xRefOut_.Init(pipe_, x," in kernel
     ops_cpp = (root / "p/csrc/ops.cpp").read_text()
-    assert '"scatter_max_custom(Tensor(a!) x, Tensor(b!) y) -> ()"' in ops_cpp
+    assert '"scatter_max_custom(Tensor(a!) x, Tensor y) -> ()"' in ops_cpp  # y is only read
+    assert "x.copy_(updated_[0]);" in ops_cpp and "y.copy_(" not in ops_cpp
     npu = (root / "p/csrc_npu/scatter_max_custom_npu.cpp").read_text()
     assert "EXEC_NPU_CMD_EXT(aclnnScatterMaxCustom, x_, y_);" in npu
     test = (root / "tests/test_scatter_max_custom.py").read_text()

@@ -165,16 +165,16 @@ def test_cpu_context():
 
 def test_op_without_outputs():
     ctx = context(protos.NO_OUTPUTS)
-    assert ctx["schema"] == ("scatter_max_custom(Tensor(a!) var, Tensor(b!) updates, "
+    # only the input the compute writes is mutable
+    assert ctx["schema"] == ("scatter_max_custom(Tensor(a!) var, Tensor updates, "
                              "float scale=1.0) -> ()")
-    assert ctx["cpp_params"] == "at::Tensor& var, at::Tensor& updates, double scale"
+    assert ctx["cpp_params"] == "at::Tensor& var, const at::Tensor& updates, double scale"
     assert ctx["cpp_return"] == "void" and ctx["py_return"] == "None"
     assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
-    # CPU twin: the kernel writes the inputs' GM; every input is copied back
+    # CPU twin: the kernel writes the inputs' GM; the input it updates is copied back
     cpu = ctx["cpu"]
     assert "opgen_torch::RunInPlace(" in cpu["run"] and cpu["return_statement"] == ""
-    assert cpu["copy_back"] == ["if (!updated_.empty()) {", "    var.copy_(updated_[0]);",
-                                "    updates.copy_(updated_[1]);", "}"]
+    assert cpu["copy_back"] == ["if (!updated_.empty()) {", "    var.copy_(updated_[0]);", "}"]
     # NPU: aclnn takes only the inputs and attrs; contiguous copies are written back
     npu = ctx["npu"]
     assert npu["call_args"] == "var_, updates_, scale_"
@@ -190,6 +190,17 @@ def test_op_without_outputs():
     assert not ctx["differentiable"]
     assert ctx["variants"][0]["label"] == "float16, float16 -> in place"
     assert ctx["nothing_returned"][0].startswith("Nothing: ScatterMaxCustom has no outputs")
+
+
+def test_op_without_outputs_or_compute_updates_every_input():
+    """Without a compute expression nothing says which inputs the op writes (opgen's placeholder
+    kernel overwrites them all): every input is mutable and copied back."""
+    data = {**protos.NO_OUTPUTS, "opgen": {}}
+    ctx = context(data)
+    assert ctx["schema"] == ("scatter_max_custom(Tensor(a!) var, Tensor(b!) updates, "
+                             "float scale=1.0) -> ()")
+    assert ctx["cpu"]["copy_back"] == ["if (!updated_.empty()) {", "    var.copy_(updated_[0]);",
+                                       "    updates.copy_(updated_[1]);", "}"]
 
 
 def test_optional_output_is_always_allocated_and_returned():

@@ -285,12 +285,13 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
         + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
     if op.in_place_only:
         # No outputs: the kernel writes the inputs; the twin hands back every input as the
-        # kernel left it (none when they are empty), and each goes back into its argument.
+        # kernel left it (none when they are empty), and those it updates go back into their
+        # arguments.
         run = ("const std::vector<at::Tensor> updated_ =\n        "
                f"opgen_torch::RunInPlace({cpp_string(op.op_type)}, variants_, inputs_, attrs_);")
         copy_back = ["if (!updated_.empty()) {"]
         copy_back += [f"    {by_name[t.name]['cpp_name']}.copy_(updated_[{i}]);"
-                      for i, t in enumerate(op.inputs)]
+                      for i, t in enumerate(op.inputs) if t.is_ref]
         copy_back.append("}")
     pieces = wrap(unsupported, LINE - 30)
     pieces = [cpp_string(piece + (" " if i < len(pieces) - 1 else ""))
@@ -883,7 +884,8 @@ def _readme_notes(op: Op) -> list[str]:
     if op.in_place_only:
         notes.append(
             f"{op.op_type} has no outputs: it updates its inputs in place. Its PyTorch op marks "
-            f"every input mutable (`Tensor(a!)`) and returns nothing, its aclnn API takes only "
+            f"the inputs it updates mutable (`Tensor(a!)`) and returns nothing, its aclnn API "
+            f"takes only "
             f"the inputs and attrs, its kernel writes {', '.join(t.name for t in op.results)} "
             "back to the input's own memory, and its golden returns the new values of those "
             "inputs, which the tests compare with the mutated arguments.")
