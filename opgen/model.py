@@ -138,12 +138,13 @@ class Op:
     @property
     def user_computed(self) -> bool:
         """An op without a compute expression that opgen scaffolds as the user's to compute: it
-        has outputs and no ref or complex tensors (a dynamic tensor reaches the kernel as a
-        ListTensorDesc). Its kernel body, tiling and
+        has outputs (an in-place one reaches the kernel as <name>_ref) and no complex tensors (a
+        dynamic tensor reaches the kernel as a ListTensorDesc). Its kernel body, tiling and
         InferShape/InferDataType are user-owned skeletons; nothing generated assumes a shape
-        rule. (Ops without compute outside this class keep opgen's elementwise stand-ins.)"""
+        rule. (Ops without compute outside this class, those without outputs or with complex
+        tensors, keep opgen's elementwise stand-ins.)"""
         return (not self.compute and bool(self.outputs) and not any(
-            t.is_ref or any(d.is_complex for d in t.dtype_infos) for t in self.tensors))
+            any(d.is_complex for d in t.dtype_infos) for t in self.tensors))
 
     @property
     def in_place_only(self) -> bool:

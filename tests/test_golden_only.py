@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from conftest import EXAMPLES, ROOT
 from typer.testing import CliRunner
 
@@ -177,3 +180,107 @@ def test_a_golden_only_op_with_a_dynamic_output_gets_a_list(tmp_path):
             "context->GetRequiredInputDataType(0));") in infer
     assert "context->GetOutputShape(yFirst + i);" in infer
 
+
+
+INPLACE = ROOT / "tests" / "data" / "e2e" / "inplace_golden.json"
+# What a user writes for ScaleInplaceCustom (x <- x * 2 + y): InferShape, a tiling with the
+# element count, and a one-core kernel that reads x and y and writes x_ref.
+INPLACE_INFER = """
+    const gert::Shape* x = context->GetRequiredInputShape(0);
+    const gert::Shape* y = context->GetRequiredInputShape(1);
+    if (x->GetShapeSize() != y->GetShapeSize()) {
+        return ge::GRAPH_FAILED;
+    }
+    *context->GetOutputShape(0) = *x;
+    return ge::GRAPH_SUCCESS;
+"""
+INPLACE_PROCESS = """
+        for (uint32_t i = 0; i < tiling_.total; ++i) {
+            const float x = static_cast<float>(xGm_.GetValue(i));
+            const float y = static_cast<float>(yGm_.GetValue(i));
+            x_refGm_.SetValue(i, static_cast<DTYPE_X_REF>(x * 2.0f + y));
+        }
+"""
+
+
+def test_a_golden_only_in_place_op_is_the_users_to_compute(tmp_path):
+    """An op whose output updates an input (x -> x) and that has a golden only gets the user's
+    skeletons too: the kernel takes the output as x_ref, the InferShape hint names it so, and
+    while InferShape is the placeholder the CPU op runs the fake kernel on meta copies (x's
+    too: it is the schema's Tensor(a!)) and leaves x as it is."""
+    project, summary = new(tmp_path, INPLACE)
+    owners = {f["path"]: f["owner"] for f in summary["files"]}
+    assert owners["op_kernel/scale_inplace_custom_kernel.h"] == "user"
+    assert "op_kernel/scale_inplace_custom_compute.h" not in owners
+    entry = (project / "op_kernel/scale_inplace_custom.cpp").read_text()
+    assert "scale_inplace_custom(GM_ADDR x, GM_ADDR y, GM_ADDR x_ref," in entry
+    kernel = (project / "op_kernel/scale_inplace_custom_kernel.h").read_text()
+    assert "AscendC::GlobalTensor<DTYPE_X_REF> x_refGm_;  // x (output, input x updated in place)" \
+        in kernel
+    infer = (project / "op_host/scale_inplace_custom_infer.h").read_text()
+    assert "gert::Shape* x_ref = context->GetOutputShape(0);  // x, updated in place" in infer
+    ops_cpp = (project / "proj/csrc/ops.cpp").read_text()
+    assert '"scale_inplace_custom(Tensor(a!) x, Tensor y) -> ()"' in ops_cpp
+    placeholder = ops_cpp.split("#ifdef SCALE_INPLACE_CUSTOM_INFER_SHAPE_NOT_WRITTEN")[1]
+    placeholder = placeholder.split("#else")[0]
+    assert "auto x_meta_ = ToMeta(x);" in placeholder
+    assert "meta_op_.call(x_meta_, y_meta_);\n    return;" in placeholder
+
+
+@pytest.mark.slow
+def test_a_golden_only_in_place_op_passes_once_its_files_are_written(tmp_path):
+    """The full `opgen new`: InferShape and precision xfail naming the files to write; with
+    them written (InferShape, tiling, kernel) the suite passes, precision included: the kernel's
+    x_ref is what the CPU op copies back into x. A kernel computing x * 3 + y fails it."""
+    project = tmp_path / "inplace_golden"
+    run = [sys.executable, "-m", "opgen"]
+    try:
+        proc = subprocess.run([*run, "new", str(INPLACE), "-o", str(project), "--no-msopgen"],
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        log = (project / ".opgen" / "logs" / "test.log").read_text()
+        assert "12 xfailed" in log, log[-2000:]
+
+        def edit(path: str, old: str, new_text: str) -> None:
+            file = project / path
+            text = file.read_text()
+            assert old in text, path
+            file.write_text(text.replace(old, new_text))
+
+        edit("op_kernel/scale_inplace_custom_tiling.h", "    uint32_t blockDim;",
+             "    uint32_t total;\n    uint32_t blockDim;")
+        edit("op_host/scale_inplace_custom_tiling_policy.h", "    tiling.blockDim = 1;",
+             "    tiling.total = static_cast<uint32_t>(\n"
+             "        context->GetRequiredInputShape(0)->GetStorageShape().GetShapeSize());\n"
+             "    tiling.blockDim = 1;")
+        infer = project / "op_host/scale_inplace_custom_infer.h"
+        text = re.sub(r"#define SCALE_INPLACE_CUSTOM_INFER_SHAPE_NOT_WRITTEN.*\n", "",
+                      infer.read_text())
+        infer.write_text(text.replace("    (void)context;\n    return ge::GRAPH_FAILED;\n",
+                                      INPLACE_INFER.lstrip("\n"), 1))
+        kernel = project / "op_kernel/scale_inplace_custom_kernel.h"
+        text = re.sub(r"// !!! .*\n", "", kernel.read_text())
+        text = re.sub(r"        // TODO\(opgen\): compute the outputs.*\n(        //.*\n)*",
+                      INPLACE_PROCESS.lstrip("\n"), text)
+        kernel.write_text(text)
+
+        def suite() -> str:
+            built = subprocess.run([*run, "build", str(project)], capture_output=True,
+                                   text=True, timeout=900)
+            assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+            tested = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-rA", "-p",
+                                     "no:cacheprovider"], cwd=project, capture_output=True,
+                                    text=True, timeout=600)
+            return tested.stdout
+
+        out = suite()
+        for test in ("test_host_infer_matches_golden", "test_precision"):
+            assert len(re.findall(rf"^PASSED \S+::{test}\[", out, re.M)) == 6, out[-3000:]
+        assert not re.search(r"^(FAILED|XFAIL|ERROR)", out, re.M), out[-3000:]
+        # the precision tests see a wrong in-place result
+        edit("op_kernel/scale_inplace_custom_kernel.h", "* 2.0f +", "* 3.0f +")
+        out = suite()
+        assert len(re.findall(r"^FAILED \S+::test_precision\[", out, re.M)) == 6, out[-3000:]
+    finally:
+        subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", project.name],
+                       capture_output=True)

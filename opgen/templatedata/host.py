@@ -199,7 +199,8 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     dtype_rules = []
     for t in outputs:
         rule = _dtype_rule(op, t, inputs)
-        rule.update({"name": t.param.name, "index": out_index[t.param.name], "ir_index": t.index,
+        rule.update({"name": t.param.name, "var": t.param.kernel_param,
+                     "index": out_index[t.param.name], "ir_index": t.index,
                      "dynamic": t.param.param_type == "dynamic",
                      "info_var": aclnn_name(t.param.name) + "Info"})
         if rule["kind"] == "copy":

@@ -312,14 +312,16 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
 def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
     """For an op the user computes (Op.user_computed): while op_host/<op>_infer.h defines its
     "not written" macro, the CPU kernel runs nothing and returns zeros of the shapes and dtypes
-    of the op's fake kernel (the golden on meta tensors), run on meta copies of the arguments."""
+    of the op's fake kernel (the golden on meta tensors), run on meta copies of the arguments
+    (an input it updates in place is left as it is)."""
     if not op.user_computed:
         return None
     returned = [o for o in outs if not o["is_ref"]]
     prep, args = [], []
     for p in params:
-        if p["kind"] in ("tensor", "optional"):
-            prep.append(f"const auto {p['name']}_meta_ = ToMeta({p['cpp_name']});")
+        if p["kind"] in ("tensor", "ref", "optional"):
+            const = "" if p["kind"] == "ref" else "const "  # the schema's Tensor(a!) is at::Tensor&
+            prep.append(f"{const}auto {p['name']}_meta_ = ToMeta({p['cpp_name']});")
             args.append(f"{p['name']}_meta_")
         else:
             args.append(p["cpp_name"])
@@ -328,7 +330,9 @@ def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
         "macro": f"{op.snake_name.upper()}_INFER_SHAPE_NOT_WRITTEN",
         "signature": f"{cpp_return_types(returned)}({', '.join(p['cpp_type'] for p in params)})",
         "prep": prep,
-        "args": ", ".join(args),
+        "returns": bool(returned),
+        "call": (f"return ZerosLike(meta_op_.call({', '.join(args)}));" if returned
+                 else f"meta_op_.call({', '.join(args)});\n    return;"),
     }
 
 

@@ -44,7 +44,10 @@ def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
     # a dynamic tensor arrives as a list (ListTensorDesc), the others as one GM buffer each
     gm_tensors = [{"name": t.name, "address": t.kernel_param, "macro": t.dtype_macro,
                    "member": f"{t.kernel_param}{'List' if t.param_type == 'dynamic' else 'Gm'}_",
-                   "role": t.role, "optional": t.param_type == "optional",
+                   # an in-place output: on the NPU the same memory as its input
+                   "role": f"{t.role}, input {t.name} updated in place" if t.role == "output"
+                   and t.is_ref else t.role,
+                   "optional": t.param_type == "optional",
                    "dynamic": t.param_type == "dynamic"} for t in op.tensors]
     infer = f"op_host/{snake}_infer.h"
     kernel = f"op_kernel/{snake}_kernel.h"
