@@ -181,7 +181,6 @@ def test_a_golden_only_op_with_a_dynamic_output_gets_a_list(tmp_path):
     assert "context->GetOutputShape(yFirst + i);" in infer
 
 
-
 INPLACE = ROOT / "tests" / "data" / "e2e" / "inplace_golden.json"
 # What a user writes for ScaleInplaceCustom (x <- x * 2 + y): InferShape, a tiling with the
 # element count, and a one-core kernel that reads x and y and writes x_ref.

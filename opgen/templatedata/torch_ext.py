@@ -888,9 +888,9 @@ def _readme_notes(op: Op) -> list[str]:
     if op.in_place_only:
         notes.append(
             f"{op.op_type} has no outputs: it updates its inputs in place. Its PyTorch op marks "
-            f"the inputs it updates mutable (`Tensor(a!)`) and returns nothing, its aclnn API "
-            f"takes only "
-            f"the inputs and attrs, its kernel writes {', '.join(t.name for t in op.results)} "
+            "the inputs it updates mutable (`Tensor(a!)`) and returns nothing, its aclnn API "
+            "takes only the inputs and attrs, its kernel writes "
+            f"{', '.join(t.name for t in op.results)} "
             "back to the input's own memory, and its golden returns the new values of those "
             "inputs, which the tests compare with the mutated arguments.")
     optional = [t.name for t in op.outputs if t.param_type == "optional"]
