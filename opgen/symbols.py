@@ -32,8 +32,23 @@ def exported(path: Path) -> frozenset[str]:
     return frozenset(name for kind, name in _nm(path, "--defined-only"))
 
 
+def dynamic_loader() -> Path | None:
+    """The ELF interpreter (ld.so) of the running Python: it exports what `thread_local` and
+    dlopen need (__tls_get_addr, _dl_*), and every process on the NPU machine has it loaded."""
+    import re
+    import sys
+
+    out = subprocess.run(["readelf", "-l", "--wide", str(Path(sys.executable).resolve())],
+                         capture_output=True, text=True, check=False).stdout
+    match = re.search(r"program interpreter: ([^\]]+)\]", out)
+    path = Path(match.group(1)) if match else None
+    return path.resolve() if path is not None and path.exists() else None
+
+
 def system_libraries() -> list[Path]:
-    found = []
+    """The C/C++ runtime: libc, libm, libstdc++, libgcc_s, ... and the dynamic loader."""
+    loader = dynamic_loader()
+    found = [loader] if loader is not None else []
     for name in SYSTEM_LIBS:
         proc = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True,
                               text=True, check=False)
