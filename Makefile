@@ -2,38 +2,42 @@
 #   make demo   install opgen into .venv and generate, build and test the bundled GELU example
 #   make test   install opgen with its test tools into .venv (and, for the NPU adapter checks,
 #               torch_npu's headers into .venv-npu), then run the test suite
+# Every path is the repository's, so `make -C path/to/opgen demo` works from any folder.
+ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 PYTHON ?= python3
-VENV ?= .venv
+VENV ?= $(ROOT)/.venv
 BIN := $(VENV)/bin
 # torch is pinned: an unpinned torch pulls a multi-GB CUDA build.
 TORCH := torch==2.13.0
 
-VENV_NPU ?= .venv-npu
+VENV_NPU ?= $(ROOT)/.venv-npu
 # torch_npu matching torch, without its dependencies: its headers compile without CANN.
 TORCH_NPU := torch-npu==2.13.0
 
 .PHONY: demo test clean
 
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q $(TORCH) ninja -e '.[test]'
-	touch $@
+$(VENV)/.installed: $(ROOT)/pyproject.toml
+	$(PYTHON) -m venv "$(VENV)"
+	"$(BIN)/python" -m pip install -q --upgrade pip
+	"$(BIN)/python" -m pip install -q $(TORCH) ninja -e "$(ROOT)[test]"
+	touch "$@"
 
 # A second environment with torch_npu: importing torch there needs
 # TORCH_DEVICE_BACKEND_AUTOLOAD=0 without CANN, so it is kept apart from .venv.
-$(VENV_NPU)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV_NPU)
-	$(VENV_NPU)/bin/python -m pip install -q --upgrade pip
-	$(VENV_NPU)/bin/python -m pip install -q $(TORCH) ninja numpy setuptools pytest packaging pyyaml protobuf -e .
-	$(VENV_NPU)/bin/python -m pip install -q --no-deps $(TORCH_NPU)
-	touch $@
+$(VENV_NPU)/.installed: $(ROOT)/pyproject.toml
+	$(PYTHON) -m venv "$(VENV_NPU)"
+	"$(VENV_NPU)/bin/python" -m pip install -q --upgrade pip
+	"$(VENV_NPU)/bin/python" -m pip install -q $(TORCH) ninja numpy setuptools pytest packaging \
+		pyyaml protobuf -e "$(ROOT)"
+	"$(VENV_NPU)/bin/python" -m pip install -q --no-deps $(TORCH_NPU)
+	touch "$@"
 
+# The project's path is absolute, so the next steps opgen prints work from any folder.
 demo: $(VENV)/.installed
-	$(BIN)/opgen new examples/gelu_custom.json -o build/gelu_custom --force
+	"$(BIN)/opgen" new "$(ROOT)/examples/gelu_custom.json" -o "$(ROOT)/build/gelu_custom" --force
 
 test: $(VENV)/.installed $(VENV_NPU)/.installed
-	OPGEN_NPU_PYTHON=$(abspath $(VENV_NPU))/bin/python $(BIN)/python -m pytest
+	cd "$(ROOT)" && OPGEN_NPU_PYTHON="$(VENV_NPU)/bin/python" "$(BIN)/python" -m pytest
 
 clean:
-	rm -rf $(VENV) $(VENV_NPU) build
+	rm -rf "$(VENV)" "$(VENV_NPU)" "$(ROOT)/build"
