@@ -5,7 +5,8 @@
 Measures: `opgen --help` start-up; `opgen new --no-build` for the GELU example against
 msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a no-op
 `opgen update`; the full `opgen new` (build and generated tests), then `opgen build` with nothing
-changed and after a one-line edit of the compute step, and the CPU twin's throughput for GELU on
+changed (invoked three ways, each counting the units compiled: none expected) and after a one-line
+edit of the compute step, and the CPU twin's throughput for GELU on
 1M float32 and float16 elements against torch.nn.functional.gelu in one process, 5 rounds of 5
 calls of each, median and fastest, the row-broadcast add x + bias against torch's x + bias
 (5 rounds of 20 calls after 20 untimed ones, in three processes), and the twin's RMSNorm
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -171,6 +173,33 @@ def rms_norm_rows(dest: Path) -> list[tuple[str, float, str]]:
     return rows
 
 
+def compiled_units(project: Path) -> int:
+    """How many translation units the last `opgen build` of `project` compiled (ninja's
+    [k/N] lines in its log)."""
+    log = project / ".opgen" / "logs" / "build_extension.log"
+    return sum(1 for line in log.read_text().splitlines() if re.match(r"\[\d+/\d+\] ", line))
+
+
+def no_change_builds(project: Path) -> list[tuple[str, float, str]]:
+    """`opgen build` with nothing changed, invoked three ways: the venv's script without the
+    venv on PATH (so /usr/bin's ninja, if any, comes first), with the venv activated, and as
+    `python -m opgen`. Each must compile nothing: one ninja, whichever way opgen runs."""
+    bin_dir = str(Path(sys.executable).parent)
+    bare = {**ENV, "PATH": "/usr/local/bin:/usr/bin:/bin"}
+    ways = [("venv script, venv not on PATH", opgen_script(), bare),
+            ("venv activated", opgen_script(), {**ENV, "PATH": f"{bin_dir}:{ENV['PATH']}"}),
+            ("python -m opgen", OPGEN, bare)]
+    rows = []
+    for way, opgen, env in ways:
+        start = time.perf_counter()
+        subprocess.run(opgen + ["build", str(project)], check=True, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        units = compiled_units(project)
+        rows.append((f"opgen build, nothing changed ({way})", time.perf_counter() - start,
+                     f"{units} unit(s) compiled" + ("" if units == 0 else ": expected none")))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the full build and run")
@@ -207,7 +236,7 @@ def main() -> None:
                          "exit 0" if proc.returncode == 0 else f"exit {proc.returncode}"))
             if proc.returncode == 0:
                 build = opgen_script() + ["build", str(dest)]
-                rows.append(("opgen build, nothing changed", wall(build, 1, tmp)[0], "ninja"))
+                rows += no_change_builds(dest)
                 compute = dest / "op_kernel" / "gelu_custom_compute.h"
                 compute.write_text(compute.read_text() + "// an edit\n")
                 rows.append(("opgen build, compute step edited", wall(build, 1, tmp)[0],

@@ -18,6 +18,7 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
@@ -28,6 +29,10 @@ from opgen import report
 LOG_DIR = Path(project_state.LOG_DIR)
 TAIL_LINES = 40
 COMPILER_ERROR = re.compile(r":\d+(:\d+)?: (fatal )?error: ")  # gcc/clang: file:line:col: error:
+# the progress a step's output shows: ninja's "[12/21] c++ ...", pytest's "....  [ 45%]"
+NINJA_PROGRESS = re.compile(r"^\[(\d+)/(\d+)\] ", re.MULTILINE)
+PYTEST_PROGRESS = re.compile(r"\[\s*(\d+)%\]\s*$", re.MULTILINE)
+POLL_SECONDS = 0.5
 TEST_TIMEOUT_DEFAULT = 600  # seconds per generated test (the project's conftest.py)
 
 
@@ -38,6 +43,8 @@ class Step:
     seconds: float = 0.0
     detail: str = ""
     log: str | None = None
+    # called while a command of the step runs, with the progress its output shows, if any
+    on_progress: Callable[[str | None], None] | None = field(default=None, repr=False)
 
     def as_json(self) -> dict:
         return {"step": self.name, "status": self.status, "seconds": round(self.seconds, 1),
@@ -60,21 +67,48 @@ class Report:
 
 def run_logged(step: Step, cmd: list[str], project: Path, log_name: str,
                env: dict[str, str] | None = None, shell: bool = False) -> bool:
-    """Run `cmd` in `project`, write its output to the step's log; True on exit code 0."""
+    """Run `cmd` in `project`, write its output to the step's log; True on exit code 0. While
+    it runs, the step's on_progress hears the progress its output shows."""
     log_path = project / LOG_DIR / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)
     step.log = str(log_path.relative_to(project))
     full_env = {**os.environ, **(env or {})}
     shown = cmd if isinstance(cmd, str) else shlex.join(cmd)
-    with log_path.open("w") as log:
+    with log_path.open("w") as log, log_path.open() as output:
         log.write(f"$ {shown}\n")
         log.flush()
-        proc = subprocess.run(cmd, cwd=project, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, env=full_env, shell=shell, check=False)
-    if proc.returncode != 0:
-        step.detail = f"exit code {proc.returncode}"
+        proc = subprocess.Popen(cmd, cwd=project, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=full_env, shell=shell)
+        try:
+            returncode = None
+            while returncode is None:
+                try:
+                    returncode = proc.wait(timeout=POLL_SECONDS)
+                except subprocess.TimeoutExpired:
+                    pass
+                if step.on_progress is not None:
+                    step.on_progress(progress_mark(output.read()))
+        except BaseException:  # Ctrl-C, SIGTERM: the command must not outlive opgen
+            proc.kill()
+            proc.wait()
+            raise
+    if returncode != 0:
+        step.detail = f"exit code {returncode}"
         return False
     return True
+
+
+def progress_mark(output: str) -> str | None:
+    """The last progress shown in a piece of a command's output: '12/21 compiled' (ninja),
+    '45% of the tests' (pytest), or None."""
+    ninja = list(NINJA_PROGRESS.finditer(output))
+    if ninja:
+        done, total = ninja[-1].groups()
+        return f"{done}/{total} compiled"
+    tests = list(PYTEST_PROGRESS.finditer(output))
+    if tests:
+        return f"{tests[-1].group(1)}% of the tests"
+    return None
 
 
 def tail(project: Path, step: Step) -> str:
@@ -113,6 +147,12 @@ def step_environment(step: Step, build: bool, test: bool) -> None:
             found.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:
             missing.append(name)
+    if build and "ninja" not in missing:
+        tool = ninja_executable()
+        if tool is None:
+            missing.append("ninja")
+        else:
+            found[needed.index("ninja")] = f"ninja {tool}"
     if missing:
         step.status = "failed"
         step.detail = (f"{', '.join(missing)} not installed in {sys.executable}: "
@@ -123,11 +163,42 @@ def step_environment(step: Step, build: bool, test: bool) -> None:
         step.status, step.detail = "passed", ", ".join(found)
 
 
+def ninja_executable() -> Path | None:
+    """The ninja of this Python's `ninja` package, which every build uses: torch runs `ninja`
+    from PATH, and two ninjas taking turns (the venv's, /usr/bin's) each see "command line
+    changed" and rebuild every object."""
+    import shutil
+    import sysconfig
+
+    try:
+        import ninja
+
+        candidates = [Path(ninja.BIN_DIR)]
+    except (ImportError, AttributeError):
+        candidates = []
+    candidates.append(Path(sysconfig.get_path("scripts")))
+    for directory in candidates:
+        found = shutil.which("ninja", path=str(directory))
+        if found:
+            return Path(found)
+    return None
+
+
+def build_environment() -> dict[str, str]:
+    """The build's environment: all cores, no torch_npu autoload (it needs CANN), and PATH
+    leading with the directory of the ninja that step_environment reported."""
+    env = {"MAX_JOBS": str(os.cpu_count() or 2), "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    tool = ninja_executable()
+    if tool is not None:
+        env["PATH"] = os.pathsep.join([str(tool.parent), os.environ.get("PATH", "")])
+    return env
+
+
 def step_extension(project: Path, package: str, step: Step) -> None:
     """Build _C (and _C_npu with torch_npu) in place with ninja, keeping build/ so that the next
     build compiles only what changed; install the package (editable, without building) the first
     time only. A `pip install -e .` would rebuild everything in a fresh directory each time."""
-    env = {"MAX_JOBS": str(os.cpu_count() or 2), "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    env = build_environment()
     build = [sys.executable, "setup.py", "build_ext", "--inplace"]
     if not run_logged(step, build, project, "build_extension.log", env):
         step.status = "failed"
@@ -136,8 +207,11 @@ def step_extension(project: Path, package: str, step: Step) -> None:
     step.status, step.detail = "passed", f"CPU extension built ({npu} the NPU adapter)"
     if installed_from(project, package):
         return
+    # compat mode puts the project folder on sys.path (a .pth file) rather than an import hook,
+    # which a folder named like the package in the current directory would shadow
     register = [sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-deps",
-                "--disable-pip-version-check", "-e", "."]
+                "--disable-pip-version-check", "--config-settings", "editable_mode=compat",
+                "-e", "."]
     if run_logged(step, register, project, "install_package.log",
                   {**env, "OPGEN_NO_EXTENSIONS": "1"}):  # setup.py: metadata only
         step.detail += f"; {package} installed (editable)"
@@ -146,17 +220,23 @@ def step_extension(project: Path, package: str, step: Step) -> None:
 
 
 def installed_from(project: Path, package: str) -> bool:
-    """Whether this Python has `package` installed editable from `project`."""
+    """Whether this Python has `package` installed editable from `project`, in compat mode (a
+    .pth file naming the project folder; an import-hook install, as older opgens made, is done
+    again)."""
     import json
     from importlib import metadata
 
     try:
-        direct_url = json.loads(metadata.distribution(package).read_text("direct_url.json")
-                                or "{}")
+        dist = metadata.distribution(package)
+        direct_url = json.loads(dist.read_text("direct_url.json") or "{}")
     except (metadata.PackageNotFoundError, ValueError):
         return False
-    return (direct_url.get("dir_info", {}).get("editable") is True
-            and direct_url.get("url") == project.resolve().as_uri())
+    if not (direct_url.get("dir_info", {}).get("editable") is True
+            and direct_url.get("url") == project.resolve().as_uri()):
+        return False
+    pth_files = [f for f in dist.files or [] if f.name.endswith(".pth")]
+    return any((dist.locate_file(f).read_text(errors="replace").strip()
+                == str(project.resolve())) for f in pth_files)
 
 
 def step_npu_symbols(project: Path, package: str, step: Step) -> None:
@@ -221,7 +301,7 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
     record.parent.mkdir(parents=True, exist_ok=True)
     if not npu:
         record.unlink(missing_ok=True)
-    env["OPGEN_PRECISION_RECORD"] = str(record.resolve())
+    env["OPGEN_PRECISION_RECORD"] = str(record)
     script = set_env_script(project) if npu else None
     if npu:
         if script is None:
@@ -267,7 +347,10 @@ def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) ->
     from opgen import console
 
     package = project_state.load(project).options.package
-    report = Report(project)
+    report = Report(project)  # the path as given, for the summary
+    # The steps run with the project's absolute path: pytest runs inside the project, so a path
+    # handed to it in the environment (OPGEN_RUNNING_TEST) must not be relative to here.
+    project = project.resolve()
     plan: list[tuple[str, object]] = [
         ("check environment", lambda s: step_environment(s, build, test))]
     if build:
@@ -284,7 +367,8 @@ def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) ->
         step = Step(name)
         report.steps.append(step)
         started = time.monotonic()
-        with console.status(f"{name} …"):
+        with console.StepProgress(name) as progress:
+            step.on_progress = progress.update
             action(step)
         step.seconds = time.monotonic() - started
         console.print_step(step)

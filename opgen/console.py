@@ -75,6 +75,49 @@ def status(message: str):
     return stderr().status(message)
 
 
+class StepProgress:
+    """A long step's progress: on a terminal a spinner with its last progress mark and the time
+    so far; elsewhere (a CI log, a pipe) a line every QUIET_SECONDS, so a step of minutes is
+    never silent."""
+
+    QUIET_SECONDS = 30.0
+
+    def __init__(self, name: str):
+        import time
+
+        self.name = name
+        self.started = time.monotonic()
+        self.mark = ""
+        self.spinner = stderr().status(f"{name} …") if stderr().is_terminal else None
+        self.last_line = self.started
+
+    def __enter__(self) -> StepProgress:
+        if self.spinner is not None:
+            self.spinner.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.spinner is not None:
+            self.spinner.__exit__(*exc)
+
+    def update(self, mark: str | None = None) -> None:
+        """Called about twice a second while the step runs, with its newest mark if any (e.g.
+        '12/21 compiled')."""
+        import time
+
+        from rich.markup import escape
+
+        self.mark = mark or self.mark
+        now = time.monotonic()
+        text = f"{self.name} … {now - self.started:.0f} s" + (f", {self.mark}" if self.mark
+                                                             else "")
+        if self.spinner is not None:
+            self.spinner.update(escape(text))
+        elif now - self.last_line >= self.QUIET_SECONDS:
+            self.last_line = now
+            stderr().print(f"[dim]  {escape(text)}[/dim]", soft_wrap=True)
+
+
 def print_new_summary(result, verbose: bool = False) -> None:
     """What `opgen new` wrote: the files grouped by directory (every file with --verbose), which
     are the user's, who wrote the CANN skeleton."""

@@ -209,19 +209,22 @@ def _create_in(the_plan: Plan, proto: prototype.Prototype, files: list[render.Re
 
 def next_steps(result: Result, proto: prototype.Prototype, options: Options,
                built: bool) -> list[str]:
-    """What to do after `opgen new`: build (if not done), call the first op, where to edit,
-    where the logs are."""
+    """What to do after `opgen new`, spelled for the shell it ran in: build (if not done), call
+    the first op with the Python that has the package, where to edit, where the logs are."""
     import shlex
 
+    from opgen.invocation import opgen_command, python_command
+
     dest = shlex.quote(str(result.destination))
+    opgen = opgen_command()
     op = proto.ops[0]
-    steps = [] if built else [f"opgen build {dest} && opgen test {dest}"]
-    steps.append("python -c " + shlex.quote(f"import torch, {options.package}; "
-                                             f"print({call_example(op, options.namespace)})"))
+    steps = [] if built else [f"{opgen} build {dest} && {opgen} test {dest}"]
+    steps.append(f"{python_command()} -c " + shlex.quote(
+        f"import torch, {options.package}; print({call_example(op, options.namespace)})"))
     edit = [f"op_kernel/{op.snake_name}_compute.h"] if not op.user_computed else [
         f"op_host/{op.snake_name}_infer.h", f"op_kernel/{op.snake_name}_kernel.h"]
     steps.append(f"edit {', '.join(str(result.destination / e) for e in edit)}, "
-                 f"then: opgen build {dest} && opgen test {dest}")
+                 f"then: {opgen} build {dest} && {opgen} test {dest}")
     steps.append(f"logs: {result.destination / '.opgen' / 'logs'}")
     return steps
 
@@ -248,6 +251,12 @@ def kept_user_files(files: list[render.RenderedFile], destination: Path) -> list
     return [f.path for f in files if f.owner == "user" and (destination / f.path).exists()]
 
 
+def same_file_content(a: Path, b: Path) -> bool:
+    import filecmp
+
+    return b.is_file() and not b.is_symlink() and filecmp.cmp(a, b, shallow=False)
+
+
 def move_into_place(staged: Path, destination: Path) -> None:
     """Move a staged project to `destination` (absent or empty: a rename; else file by file)."""
     if not destination.exists():
@@ -258,7 +267,7 @@ def move_into_place(staged: Path, destination: Path) -> None:
         target = destination / path.relative_to(staged)
         if path.is_dir():
             target.mkdir(parents=True, exist_ok=True)
-        else:
+        elif not same_file_content(path, target):  # an unchanged file keeps its time: no rebuild
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(path, target)
     shutil.rmtree(staged, ignore_errors=True)

@@ -229,3 +229,55 @@ def test_a_build_failure_shows_the_compiler_error_not_the_traceback(tmp_path):
     shown = build.tail(tmp_path, build.Step("build", log=".opgen/logs/build_extension.log"))
     assert shown.splitlines()[2].startswith("op_kernel/x_compute.h:12:5: error: 'Foo'")
     assert "Traceback line 79" not in shown
+
+
+RELATIVE_TESTS = """import os
+from pathlib import Path
+
+def test_paths_handed_to_pytest_are_absolute():
+    for name in ("OPGEN_RUNNING_TEST", "OPGEN_PRECISION_RECORD"):
+        path = Path(os.environ[name])
+        assert path.is_absolute() and path.parent.is_dir(), (name, path)
+"""
+
+
+def test_a_relative_project_path_works_from_its_parent_folder(project, monkeypatch):
+    """pytest runs inside the project: a path opgen hands it must not be relative to the shell's
+    folder (the first `make demo` failed every test so)."""
+    (project / "tests" / "test_npu.py").write_text(RELATIVE_TESTS)
+    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
+    monkeypatch.chdir(project.parent)
+    result = CliRunner().invoke(app, ["test", project.name, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["project"] == project.name  # shown as given
+
+
+def test_progress_marks_of_ninja_and_pytest():
+    assert build.progress_mark("[1/21] c++ a.o\n[12/21] c++ b.o\n") == "12/21 compiled"
+    assert build.progress_mark("....F..  [ 45%]\n....") == "45% of the tests"
+    assert build.progress_mark("running build_ext\n") is None
+
+
+def test_a_running_command_reports_its_progress(project):
+    marks = []
+    step = build.Step("compile", on_progress=marks.append)
+    script = "echo '[1/2] c++ a'; sleep 0.8; echo '[2/2] c++ b'; sleep 0.8"
+    assert build.run_logged(step, ["bash", "-c", script], project, "progress.log")
+    assert "1/2 compiled" in marks and marks[-1] in ("2/2 compiled", None)
+    assert "[2/2] c++ b" in (project / step.log).read_text()
+
+
+def test_the_build_runs_the_ninja_the_environment_step_reports(tmp_path, monkeypatch):
+    """torch runs `ninja` from PATH; another ninja first on PATH (/usr/bin's beside the venv's)
+    would see "command line changed" and rebuild every object."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "ninja").write_text("#!/bin/sh\necho 1.0\n")
+    (other / "ninja").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{other}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    ours = build.ninja_executable()
+    assert ours is not None and ours.parent != other
+    assert build.build_environment()["PATH"].split(":")[0] == str(ours.parent)
+    step = build.Step("environment")
+    build.step_environment(step, build=True, test=False)
+    assert step.status == "passed" and f"ninja {ours}" in step.detail

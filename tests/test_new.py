@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import types
@@ -359,3 +360,18 @@ def test_a_dangling_symlink_as_destination_is_a_message(tmp_path):
                                       "--no-build", "--no-msopgen"])
     assert result.exit_code == 2 and "is a symbolic link to" in result.stderr
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_force_leaves_unchanged_files_untouched(tmp_path):
+    """`make demo` runs `opgen new --force` over its last project: files whose rendering did not
+    change keep their times, so the build after it compiles nothing."""
+    dest = tmp_path / "p"
+    assert invoke(GELU, "-o", dest).exit_code == 0
+    kernel = dest / "op_kernel" / "gelu_custom.cpp"
+    cmake = dest / "CMakeLists.txt"
+    os.utime(kernel, (1_000_000, 1_000_000))
+    cmake.write_text("clobbered\n")
+    os.utime(cmake, (1_000_000, 1_000_000))
+    assert invoke(GELU, "-o", dest, "--force").exit_code == 0
+    assert kernel.stat().st_mtime == 1_000_000  # the same text: left alone
+    assert cmake.stat().st_mtime != 1_000_000 and cmake.read_text() != "clobbered\n"
