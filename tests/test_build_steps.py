@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -281,3 +282,21 @@ def test_the_build_runs_the_ninja_the_environment_step_reports(tmp_path, monkeyp
     step = build.Step("environment")
     build.step_environment(step, build=True, test=False)
     assert step.status == "passed" and f"ninja {ours}" in step.detail
+
+
+def test_a_long_step_without_a_terminal_prints_a_line_now_and_then(monkeypatch, capsys):
+    """In a CI log or a pipe there is no spinner: a step of minutes still says it is alive,
+    with the time so far and its newest progress mark."""
+    from opgen import console
+
+    monkeypatch.setattr(console.StepProgress, "QUIET_SECONDS", 0.0)
+    console.stderr.cache_clear()
+    try:
+        with console.StepProgress("build PyTorch extension") as progress:
+            progress.update("3/21 compiled")
+            progress.update(None)  # no new mark: the last one stays
+    finally:
+        console.stderr.cache_clear()
+    lines = capsys.readouterr().err.splitlines()
+    shown = re.compile(r"^  build PyTorch extension … \d+ s, 3/21 compiled$")
+    assert len(lines) == 2 and all(shown.match(line) for line in lines), lines
