@@ -60,17 +60,170 @@ def test_bench_without_the_script_exits_2(unbuilt, tmp_path):
     assert result.exit_code == 2 and "opgen update" in result.stderr
 
 
+def row(op_ms, reference_ms, op=(None, None), reference=(None, None), noisy=False, **more):
+    """A bench/run.py result row: medians, (min, max) of the op's and the reference's times and
+    the conservative ratio range."""
+    out = {"op": "GeluCustom", "dtype": "float32", "shape": [4096], "op_ms": op_ms,
+           "reference_ms": reference_ms, "ratio": round(op_ms / reference_ms, 3), "rounds": 5}
+    if op[0] is not None:
+        out.update(op_ms_min=op[0], op_ms_max=op[1], reference_ms_min=reference[0],
+                   reference_ms_max=reference[1], ratio_min=round(op[0] / reference[1], 3),
+                   ratio_max=round(op[1] / reference[0], 3), noisy=noisy)
+    return out | more
+
+
+SPREAD = {"rounds": 5, "noisy_spread": 2.0}
+CPU = {"device": "cpu (opgen CPU twin)", "soc": None,
+       "note": "the CPU twin is an emulation of the NPU for correctness: these times are not NPU "
+               "performance", "reference": "torch", "spread": SPREAD}
+
+
 def test_bench_table_says_the_twin_is_an_emulation():
     from opgen import bench
 
-    text = bench.table({"device": "cpu (opgen CPU twin)", "soc": None,
-                        "note": "the CPU twin is an emulation of the NPU for correctness: these "
-                                "times are not NPU performance", "reference": "torch",
-                        "results": [{"op": "GeluCustom", "dtype": "float32", "shape": [4096],
-                                     "op_ms": 0.7, "reference_ms": 0.01, "ratio": 70.0},
-                                    {"op": "GeluCustom", "dtype": "float16", "shape": [4096],
-                                     "op_ms": None, "error": "RuntimeError: x"}]})
-    assert "not NPU performance" in text and "70.00" in text and "failed: RuntimeError" in text
+    text = bench.table(CPU | {"results": [
+        row(0.7, 0.01, (0.69, 0.72), (0.0098, 0.0102)),
+        {"op": "GeluCustom", "dtype": "float16", "shape": [4096], "op_ms": None,
+         "reference_ms": None, "ratio": None, "error": "RuntimeError: x"}]})
+    assert "not NPU performance" in text and "failed: RuntimeError: x" in text
+    assert "times: us," in text and "op us" in text  # every time under a millisecond
+    assert "700 (690-720)" in text and "10.0 (9.80-10.2)" in text
+    assert "70.0 (67.6-73.5)" in text and "noisy" not in text.split("ratio min")[-1]
+
+
+def test_bench_table_shows_min_median_max_and_flags_a_noisy_row():
+    from opgen import bench
+
+    quiet = row(0.212, 0.0251, (0.206, 0.231), (0.0246, 0.0296))  # ratio 6.96 .. 9.39
+    loaded = row(0.61, 1.2, (0.58, 1.19), (0.17, 8.02), noisy=True)  # ratio 0.072 .. 7.0
+    text = bench.table(CPU | {"results": [quiet, loaded]})
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 100, text
+    assert "times: ms, median (min-max) of 5 rounds" in text
+    assert "ratio max > 2 x ratio min" in text
+    head = next(i for i, line in enumerate(lines) if line.startswith("op "))
+    assert lines[head].split() == ["op", "dtype", "shape", "op", "ms", "reference", "ms", "ratio"]
+    first, second, note = lines[head + 1:head + 4]
+    assert first.split("  ")[-1] == "8.45 (6.96-9.39)" and "0.212 (0.206-0.231)" in first
+    assert "0.0251 (0.0246-0.0296)" in first and "noisy" not in first
+    assert "0.610 (0.580-1.19)" in second and "1.20 (0.170-8.02)" in second
+    assert "0.508 (0.0720-7.00)" in second
+    assert note == "  noisy: ratio between 0.0720 and 7.00; rerun on an idle machine"
+    assert len(lines) == head + 4  # the quiet row has no note
+    # the columns line up: every row's times start where the header's do
+    column = lines[head].index("op ms")
+    assert first.index("0.212") == second.index("0.610") == column
+
+
+def test_bench_table_of_an_old_bench_script_prints_medians():
+    """A project rendered before the spread: its rows have no min, max or noisy."""
+    from opgen import bench
+
+    report = CPU | {"results": [row(0.7, 0.01)]}
+    del report["spread"]
+    text = bench.table(report)
+    assert "predates them; opgen update adds them" in text
+    assert text.splitlines()[-1].split() == ["GeluCustom", "float32", "[4096]", "700", "10.0",
+                                             "70.0"]
+
+
+def test_bench_table_on_an_npu_has_a_bandwidth_column():
+    from opgen import bench
+
+    npu = {"device": "npu", "soc": "Ascend910B2", "note": None, "reference": "torch",
+           "spread": SPREAD,
+           "results": [row(0.05, 0.04, (0.049, 0.052), (0.039, 0.041), bandwidth_gbps=167.8,
+                           peak_fraction=None),
+                       row(0.05, 0.04, (0.049, 0.052), (0.039, 0.041), bandwidth_gbps=167.8,
+                           peak_fraction=0.105)]}
+    lines = bench.table(npu).splitlines()
+    assert lines[0] == "device: npu (Ascend910B2)" and lines[-3].endswith("  GB/s (peak)")
+    assert lines[-2].endswith("  50.0 (49.0-52.0)  40.0 (39.0-41.0)  1.25 (1.20-1.33)  168")
+    assert lines[-1].endswith("  168 (10%)")
+    assert max(map(len, lines)) <= 100
+
+
+def test_number_keeps_three_significant_digits():
+    from opgen import bench
+
+    assert [bench.number(v) for v in (0.0123456, 0.7126, 12.345, 1234.5, 0, None)] == [
+        "0.0123", "0.713", "12.3", "1234", "0", "-"]
+
+
+def rendered(path, *names):
+    """The named constants and functions of a rendered bench/run.py, run apart from torch."""
+    import ast
+    import math
+    import statistics
+    import textwrap
+
+    tree = ast.parse(path.read_text())
+    keep = [node for node in tree.body
+            if isinstance(node, ast.FunctionDef) and node.name in names
+            or isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in names]
+    scope = {"math": math, "statistics": statistics, "textwrap": textwrap}
+    exec(compile(ast.Module(keep, type_ignores=[]), str(path), "exec"), scope)  # noqa: S102
+    return scope
+
+
+@pytest.fixture(scope="module")
+def spread(unbuilt):
+    return rendered(unbuilt / "bench" / "run.py", "NOISY_SPREAD", "spread")["spread"]
+
+
+def test_spread_keeps_the_old_keys_as_medians(spread):
+    row = spread([2.0, 1.0, 3.0, 2.5, 1.5], [1.0, 1.0, 0.9, 1.1, 1.0])
+    assert row["op_ms"] == 2.0 and row["reference_ms"] == 1.0 and row["ratio"] == 2.0
+    assert (row["op_ms_min"], row["op_ms_max"]) == (1.0, 3.0)
+    assert (row["reference_ms_min"], row["reference_ms_max"]) == (0.9, 1.1)
+    assert row["ratio_min"] == 0.9091 and row["ratio_max"] == 3.333  # 1 / 1.1, 3 / 0.9
+    assert row["rounds"] == 5 and row["noisy"] is True
+
+
+@pytest.mark.parametrize(("op", "reference", "noisy"), [
+    ([1.0] * 5, [0.5] * 5, False),  # no spread
+    ([1.0, 1.0, 1.9, 1.0, 1.0], [0.5] * 5, False),  # one slow op round, under 2x
+    ([1.0, 1.0, 2.1, 1.0, 1.0], [0.5] * 5, True),  # over 2x
+    ([1.0] * 5, [0.5, 0.5, 0.5, 0.5, 0.05], True),  # one fast reference round: 10x
+    ([1.0, 1.4, 1.2, 1.1, 1.0], [0.5, 0.7, 0.6, 0.5, 0.5], False),  # 1.4 x 1.4 = 1.96
+    ([1.0, 1.5, 1.2, 1.1, 1.0], [0.5, 0.75, 0.6, 0.5, 0.5], True),  # 1.5 x 1.5 = 2.25
+    ([0.9, 30.0, 0.95, 0.9, 0.9], [12.0, 0.2, 12.0, 8.0, 0.17], True),  # ratio 0.03 .. 176
+])
+def test_a_row_is_noisy_when_its_ratio_range_spans_more_than_2x(spread, op, reference, noisy):
+    row = spread(op, reference)
+    assert row["noisy"] is noisy
+    assert (row["ratio_max"] > 2 * row["ratio_min"]) is noisy
+
+
+def test_a_reference_below_the_timer_makes_the_row_noisy(spread):
+    row = spread([1.0] * 5, [0.0, 0.1, 0.1, 0.1, 0.1])
+    assert row["noisy"] is True and row["ratio_max"] is None
+
+
+def test_a_tiny_ratio_keeps_its_digits(spread):
+    row = spread([0.0012, 0.0013, 0.0012], [9.0, 9.5, 9.1])
+    assert row["ratio"] == 0.0001319 and row["ratio_min"] == 0.0001263
+    assert row["noisy"] is False
+
+
+def test_the_generated_table_is_opgen_bench_s(unbuilt):
+    """bench/run.py prints the same table as opgen bench: its functions are opgen/bench.py's."""
+    import ast
+    import inspect
+
+    from opgen import bench
+
+    source = (unbuilt / "bench" / "run.py").read_text()
+    generated = {node.name: ast.get_source_segment(source, node)
+                 for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
+    for function in (bench.number, bench.cells, bench.noise, bench.table):
+        assert generated[function.__name__] == inspect.getsource(function).rstrip()
+    scope = rendered(unbuilt / "bench" / "run.py", "WIDTH", "NOISY_SPREAD", "REPEATS", "SPREAD",
+                     "number", "cells", "noise", "table")
+    report = CPU | {"spread": scope["SPREAD"],
+                    "results": [row(0.61, 1.2, (0.58, 1.19), (0.17, 8.02), noisy=True)]}
+    assert scope["table"](report) == bench.table(report)
+    assert scope["SPREAD"]["noisy_spread"] == 2.0 and scope["SPREAD"]["rounds"] == 5
 
 
 def entry(test, what, passed, dtype="float32"):

@@ -430,8 +430,14 @@ def test_bench_json_and_the_precision_report(gelu):
     for row in data["results"]:
         assert {"op", "dtype", "shape", "op_ms", "reference_ms", "ratio"} <= set(row)
         assert row["op_ms"] > 0 and row["reference_ms"] > 0 and row["ratio"] > 0
+        # the spread (opgen/bench.py): min <= median <= max, the ratio's conservative range
+        assert row["op_ms_min"] <= row["op_ms"] <= row["op_ms_max"]
+        assert row["reference_ms_min"] <= row["reference_ms"] <= row["reference_ms_max"]
+        assert row["ratio_min"] <= row["ratio"] <= row["ratio_max"]
+        assert isinstance(row["noisy"], bool) and row["rounds"] == data["spread"]["rounds"] == 5
     table = runner.invoke(app, ["bench", str(gelu.directory), "--quick"])
     assert table.exit_code == 0 and "emulation" in table.stdout
+    assert "median (min-max) of 5 rounds" in table.stdout
 
     result = runner.invoke(app, ["test", str(gelu.directory), "--", "-k", "precision and float32"])
     assert result.exit_code == 0, result.output
