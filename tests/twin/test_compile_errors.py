@@ -8,6 +8,9 @@ import subprocess
 import pytest
 from twin_support import CPP, CXX, CXXFLAGS
 
+# Every case runs g++ (-fsyntax-only) on compile_errors.cpp.
+pytestmark = pytest.mark.slow
+
 CASES = {
     0: None,  # control: compiles
     1: "does not support this element type",  # Add<bfloat16_t>

@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import struct
 
+import pytest
 from test_runner import decode, encode
+
+# Every test runs runner_driver, which the twin_build fixture compiles (conftest.py).
+pytestmark = pytest.mark.slow
 
 
 def run_list_sum(build, tmp_path, x, parts, bias=None, rest=None, dtype="DT_FLOAT", command="run"):

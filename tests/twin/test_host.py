@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# Every test runs a program the twin_build fixture compiles (conftest.py).
+pytestmark = pytest.mark.slow
+
 # msopgen-style prototypes of the hand-written test ops (type strings as in msopgen JSON).
 PROTOTYPES = {
     "AddCustom": {

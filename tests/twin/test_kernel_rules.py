@@ -3,6 +3,11 @@ whose message names the rule and the call)."""
 
 from __future__ import annotations
 
+import pytest
+
+# Every test runs test_kernel_api, which the twin_build fixture compiles (conftest.py).
+pytestmark = pytest.mark.slow
+
 
 def test_datacopy_alignment_and_bounds(run_section):
     msgs = run_section("test_kernel_api", "copy")["messages"]

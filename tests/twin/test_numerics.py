@@ -7,6 +7,9 @@ import struct
 
 import pytest
 
+# Every test runs test_kernel_api, which the twin_build fixture compiles (conftest.py).
+pytestmark = pytest.mark.slow
+
 
 def test_fp16_encoding(run_section):
     run_section("test_kernel_api", "fp16")

@@ -15,6 +15,9 @@ import time
 import pytest
 from twin_support import CXX, CXXFLAGS, KERNEL_INCLUDES, KERNELS
 
+# Every test runs a program the twin_build fixture compiles (conftest.py), or runs g++ itself.
+pytestmark = pytest.mark.slow
+
 # Precision thresholds T per dtype (OPBASE experimental_standard.md).
 THRESHOLD = {"DT_FLOAT16": 2**-10, "DT_BF16": 2**-7, "DT_FLOAT": 2**-13}
 SMALL_PLATFORM = {"cores": 4, "ub": 16384}  # forces several tiles per core at small sizes
