@@ -9,6 +9,24 @@ from opgen.problems import Problem, key_path
 
 # Dims of a broadcast shape the kernels handle (Ascend's tensor rank limit).
 MAX_RANK = 8
+# The most elements of one tensor of a test_shapes case (each input, and the shape the inputs
+# broadcast to) and of all the inputs of all an op's cases together: the generated tests run
+# them on the CPU twin, on a laptop, with a float64 golden (2**24 elements take 128 MiB). The
+# default sweep's largest shape (beyond tile x cores) holds fewer than 2**23 elements.
+MAX_TEST_ELEMENTS = 2**24
+MAX_TEST_ELEMENTS_TOTAL = 2**26
+
+
+def elements(shape: tuple[int, ...]) -> int:
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
+
+
+def limit_text(limit: int) -> str:
+    """16777216 (2**24)"""
+    return f"{limit} (2**{limit.bit_length() - 1})"
 
 
 def broadcasts(op: Op) -> bool:
@@ -68,6 +86,10 @@ def test_shapes_problems(op: Op) -> list[Problem]:
         elif len(shape) > MAX_RANK:
             problems.append(Problem(path, f"the shapes {given} broadcast to more than "
                                     f"{MAX_RANK} dims, the most the kernel handles"))
+        elif elements(shape) > MAX_TEST_ELEMENTS:
+            problems.append(Problem(path, f"the shapes {given} broadcast to {list(shape)}, "
+                                    f"{elements(shape)} elements; a test tensor holds at most "
+                                    f"{limit_text(MAX_TEST_ELEMENTS)}"))
         else:
             for t in updated_inputs(op):
                 if t.name in case and tuple(case[t.name]) != shape:

@@ -7,7 +7,6 @@ re-derive them.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -284,7 +283,3 @@ def build_torch_schema(snake: str, inputs, outputs, attrs) -> tuple[str, list[st
         returns = "(" + ", ".join(kinds) + ")"
     return f"{snake}({', '.join(rendered)}) -> {returns}", warnings
 
-
-def float32_overflows(value: float) -> bool:
-    """OpAttrDef::Float takes a C++ float; larger magnitudes would become inf."""
-    return math.isfinite(value) and abs(value) > 3.4028234663852886e38

@@ -55,6 +55,12 @@ def short_json(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def number_text(value: Any) -> str:
+    """A number for a message: a long integer as its first digits and its length."""
+    text = str(value) if isinstance(value, int) else repr(value)
+    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """The closest choice to `word`, ignoring case, or None when nothing is close."""
     by_lower = {c.lower(): c for c in choices}

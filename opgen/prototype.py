@@ -36,9 +36,15 @@ from opgen.model import (
     build_aclnn,
     build_torch_schema,
     dtype_macro_base,
-    float32_overflows,
 )
-from opgen.problems import Problem, PrototypeError, did_you_mean, key_path
+from opgen.problems import (
+    Problem,
+    PrototypeError,
+    did_you_mean,
+    key_path,
+    number_text,
+    short_json,
+)
 from opgen.resources import schema_path
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -84,7 +90,8 @@ def parse_json(text: str, source: str = "<string>") -> Any:
         raise ValueError(f"{name} is not valid JSON")
 
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=bad_constant)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=bad_constant,
+                          parse_int=_parse_int, parse_float=_parse_float)
     except json.JSONDecodeError as exc:
         raise PrototypeError(
             # some messages end in "at" ("Invalid control character at")
@@ -99,6 +106,9 @@ def parse_json(text: str, source: str = "<string>") -> Any:
     if depth > MAX_JSON_DEPTH:
         raise PrototypeError([Problem("$", f"nests more than {MAX_JSON_DEPTH} levels deep; a "
                                            "prototype needs about 5")], source)
+    too_long = _long_integers(data)
+    if too_long:
+        raise PrototypeError(too_long, source)
     if duplicates:
         keys = ", ".join(sorted(set(duplicates)))
         raise PrototypeError(
@@ -108,6 +118,64 @@ def parse_json(text: str, source: str = "<string>") -> Any:
 
 
 MAX_JSON_DEPTH = 64  # checked before anything walks the document recursively
+# Digits of a JSON integer opgen reads: more than any field takes (int64 has 19, float32's largest
+# value 39, a double's 309), and below any setting of Python's int-conversion limit (640 at least).
+MAX_JSON_INT_DIGITS = 600
+INT64_RANGE = "-2**63 to 2**63-1"
+FLOAT32_MAX = 3.4028234663852886e38
+FLOAT32_MIN_SUBNORMAL = 1.401298464324817e-45
+
+
+class _LongInteger:
+    """A JSON integer of more than MAX_JSON_INT_DIGITS digits, reported with its JSON path."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+class RoundedToZero(float):
+    """A JSON number that is not 0 but reads as 0.0 (1e-400): 0.0 everywhere, and a problem
+    where a number is checked (attr defaults, test_shapes)."""
+
+    text: str
+
+    def __new__(cls, value: float, text: str = "") -> RoundedToZero:
+        obj = super().__new__(cls, value)
+        obj.text = text
+        return obj
+
+    def __getnewargs__(self) -> tuple[float, str]:  # copy.deepcopy keeps the mark
+        return float(self), self.text
+
+
+def _parse_int(text: str) -> int | _LongInteger:
+    digits = len(text.lstrip("-"))
+    return _LongInteger(digits) if digits > MAX_JSON_INT_DIGITS else int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    mantissa = text.lower().partition("e")[0]
+    if value == 0 and any(c in "123456789" for c in mantissa):
+        return RoundedToZero(value, text)
+    return value
+
+
+def _long_integers(data: Any) -> list[Problem]:
+    """A problem for each integer too long to read, found without recursion (after the depth
+    check), in file order."""
+    found, stack = [], [(data, "$")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _LongInteger):
+            found.append(Problem(path, f"an integer of {node.digits} digits; opgen reads at most "
+                                       f"{MAX_JSON_INT_DIGITS}, and no field of a prototype "
+                                       "takes a number near that size"))
+        elif isinstance(node, dict):
+            stack += [(v, key_path(path, k)) for k, v in reversed(node.items())]
+        elif isinstance(node, list):
+            stack += [(v, key_path(path, i)) for i, v in reversed(list(enumerate(node)))]
+    return found
 
 
 def _depth(data: Any) -> int:
@@ -218,7 +286,7 @@ def _with_msopgen_default(problem: Problem, error, op: Any) -> Problem:
         return problem
     value = op["attr"][where[1]]["default_value"]
     return replace(problem, message=f"{problem.message}; msopgen would paste it into the OpDef "
-                                    f"as .{info.opdef_method}({json.dumps(value)})")
+                                    f"as .{info.opdef_method}({short_json(value)})")
 
 
 def _path(base: str, parts) -> str:
@@ -437,6 +505,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         # the PyTorch schema, not copied back).
         inputs = tuple(replace(t, is_ref=t.name in compute) for t in inputs)
     problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
+    problems += _literal_range_problems(base, compute, inputs, outputs)
     test_shapes, found = _check_test_shapes(base, raw.get("opgen", {}), inputs)
     problems += found
     if problems:
@@ -604,20 +673,26 @@ def _check_attrs(base: str, raw_attrs) -> tuple[tuple[Attr, ...], list[Problem]]
 
 
 def _check_default_range(path: str, attr_type: str, value: Any) -> list[Problem]:
-    """Values the schema types allow but C++ cannot hold."""
+    """Values the schema types allow but C++ cannot hold: an int attr is int64 (OpAttrDef::Int),
+    a float attr a C++ float (OpAttrDef::Float), finite and not rounded to 0."""
     items = value if isinstance(value, list) else [value]
     flat = [x for item in items for x in (item if isinstance(item, list) else [item])]
     element = attr_type.removeprefix("list_").removeprefix("list_")
     for x in flat:
+        if element in ("int", "float") and isinstance(x, RoundedToZero):
+            return [Problem(path, f"{x.text} reads as 0 (it is below the smallest double); "
+                                  f"write 0 if 0 is meant", value)]
         if element == "int" and not INT64_MIN <= x <= INT64_MAX:
-            return [Problem(path, "does not fit in int64", value)]
-        if element == "float" and not math.isfinite(float(x)):
+            return [Problem(path, f"{number_text(x)} does not fit in int64 (an int attr is "
+                                  f"int64: {INT64_RANGE})", value)]
+        if element == "float" and isinstance(x, float) and not math.isfinite(x):
             return [Problem(path, "is not a finite number (JSON reads 1e309 as infinity), which "
                                   "OpAttrDef::Float cannot take", value)]
-        if element == "float" and float32_overflows(float(x)):
-            return [Problem(path, "does not fit in a C++ float (OpAttrDef::Float takes float)",
+        if element == "float" and abs(x) > FLOAT32_MAX:  # int or float: no conversion
+            return [Problem(path, f"{number_text(x)} does not fit in a C++ float "
+                                  "(OpAttrDef::Float takes float, which holds up to 3.4e38)",
                             value)]
-        if element == "float" and x != 0 and abs(float(x)) < 1.401298464324817e-45:
+        if element == "float" and x != 0 and abs(x) < FLOAT32_MIN_SUBNORMAL:
             return [Problem(path, "rounds to 0 in a C++ float (OpAttrDef::Float takes float)",
                             value)]
         if element == "string" and any(ord(c) < 32 and c not in "\n\t" or ord(c) == 127
@@ -657,6 +732,8 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                         text, {t.name for t in inputs} | {a.name for a in attrs})
             except expr.ExprError as exc:
                 problems.append(Problem(path, f"{section} expression: {exc}", text))
+            else:
+                problems += _numbers_read_as_zero(path, section, text)
     if in_place and compute:
         # The inputs compute names are those the kernel overwrites; a golden for any other
         # input would check a value the kernel never writes.
@@ -686,6 +763,21 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     return compute, golden, problems
 
 
+def _numbers_read_as_zero(path: str, section: str, text: str) -> list[Problem]:
+    """A nonzero number Python reads as 0.0 (1e-400) in an expression that parsed (so that
+    ast.parse is safe on it): the kernel and the golden would silently take 0."""
+    import ast
+
+    for node in ast.walk(ast.parse(text.strip(), mode="eval")):
+        if isinstance(node, ast.Constant) and type(node.value) is float and node.value == 0:
+            written = ast.get_source_segment(text.strip(), node) or ""
+            if any(c in "123456789" for c in written.lower().partition("e")[0]):
+                return [Problem(path, f"{section} expression: the number {written} reads as 0 "
+                                      "(it is below the smallest double); write 0 if 0 is "
+                                      "meant", text)]
+    return []
+
+
 def _check_test_shapes(base: str, block: dict[str, Any], inputs):
     """"test_shapes": each case names every required input (optional ones may be left out) and
     nothing else. Whether the shapes fit the op (broadcasting, a golden's rule) is checked where
@@ -694,8 +786,10 @@ def _check_test_shapes(base: str, block: dict[str, Any], inputs):
     cases: list[dict[str, tuple[int, ...]]] = []
     names_ = [t.name for t in inputs]
     required = [t.name for t in inputs if t.param_type == "required"]
+    total = 0
+    shapes_path = key_path(key_path(base, "opgen"), "test_shapes")
     for i, case in enumerate(block.get("test_shapes", [])):
-        path = key_path(key_path(key_path(base, "opgen"), "test_shapes"), i)
+        path = key_path(shapes_path, i)
         for name in case:
             if name not in names_:
                 problems.append(Problem(key_path(path, name), f"'{name}' is not an input of "
@@ -705,8 +799,37 @@ def _check_test_shapes(base: str, block: dict[str, Any], inputs):
             problems.append(Problem(path, "gives no shape for required input(s) "
                                     f"{', '.join(missing)}; a case gives every required "
                                     "input's shape"))
-        cases.append({n: tuple(case[n]) for n in names_ if n in case})
+        shapes = {n: tuple(int(d) for d in case[n]) for n in names_ if n in case}
+        for name, shape in shapes.items():
+            found = _test_shape_problems(key_path(path, name), case[name])
+            problems += found
+            total += 0 if found else broadcast.elements(shape)
+        cases.append(shapes)
+    if total > broadcast.MAX_TEST_ELEMENTS_TOTAL:
+        problems.append(Problem(shapes_path, f"the cases' inputs hold {total} elements in all; "
+                                             "an op's test_shapes hold at most "
+                                             f"{broadcast.limit_text(broadcast.MAX_TEST_ELEMENTS_TOTAL)}"))
     return tuple(cases), problems
+
+
+def _test_shape_problems(path: str, dims: list[int | float]) -> list[Problem]:
+    """Each dim an integer from 0 (the schema checks that) that reads as written, the shape
+    at most MAX_TEST_ELEMENTS elements. A whole float (4.0) is read as the integer."""
+    limit = broadcast.MAX_TEST_ELEMENTS
+    for j, dim in enumerate(dims):
+        if isinstance(dim, RoundedToZero):
+            return [Problem(key_path(path, j), f"{dim.text} reads as 0 (it is below the "
+                                               "smallest double); write 0 if 0 is meant")]
+        if dim > limit:
+            return [Problem(key_path(path, j), f"dim {number_text(dim)} is larger than "
+                                               f"{broadcast.limit_text(limit)}, the most "
+                                               "elements a test tensor holds")]
+    count = broadcast.elements(tuple(int(d) for d in dims))
+    if count > limit:
+        return [Problem(path, f"{' x '.join(str(int(d)) for d in dims)} is {count} elements; a "
+                              f"test tensor holds at most {broadcast.limit_text(limit)}",
+                        dims)]
+    return []
 
 
 def _complex_compute_problems(base: str, snake: str, inputs, outputs,
@@ -728,6 +851,58 @@ def _complex_compute_problems(base: str, snake: str, inputs, outputs,
                     f"computes it in complex), or leave out the {' and '.join(kinds)} dtype "
                     "combinations")
             for name in compute]
+
+
+# The numbers a compute type holds: a literal of a compute expression beyond them would wrap
+# (int16_t, int32_t) or become inf (float) in the kernel, while the golden computes the written
+# value in float64.
+_COMPUTE_TYPE_RANGES = {"float": (-FLOAT32_MAX, FLOAT32_MAX, "up to 3.4e38 in magnitude"),
+                        "int16_t": (-(2**15), 2**15 - 1, "-2**15 to 2**15-1"),
+                        "int32_t": (-(2**31), 2**31 - 1, "-2**31 to 2**31-1")}
+
+
+def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem]:
+    """Every number written in a compute expression (with its sign: -2147483648 is one) fits
+    each type the op's dtype combinations compute in (lower.compute_type)."""
+    if not compute:
+        return []
+    from opgen.lower import compute_type
+
+    streamed = [t for t in inputs if t.param_type == "required"] + list(outputs)
+    types = {compute_type(list(dtypes), through_half=True)
+             for dtypes in zip(*(t.dtypes for t in streamed), strict=True)} - {None}
+    problems = []
+    for out_name, tree in compute.items():
+        negated = {id(n.arg) for n in expr.walk(tree) if isinstance(n, expr.Neg)}
+        for node in expr.walk(tree):
+            if not isinstance(node, expr.Const):
+                continue
+            value = -node.value if id(node) in negated else node.value
+            if "float" in types and value != 0 and abs(value) < FLOAT32_MIN_SUBNORMAL:
+                problems.append(Problem(
+                    key_path(key_path(key_path(base, "opgen"), "compute"), out_name),
+                    f"the number {_literal_text(value)} rounds to 0 in float, which the op "
+                    "computes in (its smallest nonzero magnitude is 1.4e-45), where the golden "
+                    "takes the number as written"))
+                break
+            bad = [t for t in sorted(types) if not (_COMPUTE_TYPE_RANGES[t][0] <= value
+                                                    <= _COMPUTE_TYPE_RANGES[t][1])]
+            if bad:
+                problems.append(Problem(
+                    key_path(key_path(key_path(base, "opgen"), "compute"), out_name),
+                    f"the number {_literal_text(value)} does not fit in {bad[0]}, which the op "
+                    f"computes in ({_COMPUTE_TYPE_RANGES[bad[0]][2]}): the kernel would "
+                    f"compute {'inf' if bad[0] == 'float' else 'a wrapped value'} where the "
+                    "golden takes the number as written"))
+                break
+    return problems
+
+
+def _literal_text(value: float) -> str:
+    """40000, 2147483648, 3.5e+38: a literal as the user wrote it, near enough."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return str(int(value))
+    return number_text(value)
 
 
 def _unique_aclnn_names(base: str, aclnn) -> list[Problem]:

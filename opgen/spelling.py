@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 from typing import Any
 
@@ -100,11 +101,16 @@ def _normalise_attr(attr: dict[str, Any], path: str, warnings: list[str],
         attr["default_value"] = bool(value)  # C++ converts it, as msopgen's .Bool(0) does
         warnings.append(f"{where}: {value} is read as {json.dumps(bool(value))}")
     elif isinstance(value, str) and kind != "string":
-        parsed = parse_default(value, kind)
+        try:
+            parsed = parse_default(value, kind)
+        except OutOfRange as exc:
+            problems.append(Problem(where, f"the string holds {exc}", value))
+            return
         if parsed is None:
             method = ATTR_TYPES[kind].opdef_method
+            shown = value if len(value) <= 60 else value[:57] + "..."
             problems.append(Problem(where, f"the string is not {_WHAT[kind]}; msopgen would "
-                                           f"paste it into the OpDef as .{method}({value}), "
+                                           f"paste it into the OpDef as .{method}({shown}), "
                                            "which does not compile", value))
         else:
             attr["default_value"] = parsed
@@ -112,10 +118,21 @@ def _normalise_attr(attr: dict[str, Any], path: str, warnings: list[str],
                             f"{json.dumps(parsed)}")
 
 
+class OutOfRange(ValueError):
+    """A default_value string holds a number of the attr's kind that the attr cannot hold."""
+
+
+# int attrs are int64 (OpAttrDef::Int), float attrs C++ floats (OpAttrDef::Float)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_FLOAT32_MAX = 3.4028234663852886e38
+_INT64_DIGITS = 19
+
+
 def parse_default(text: str, kind: str) -> Any:
     """A default_value string as msopgen's C++ would read it: "2", "1e-12", "0.0f", "false",
     brace lists "{}", "{1, 2}", "{{1, 2}, {3}}" (or the same with brackets); None when it is
-    not a value of `kind`."""
+    not a value of `kind`. A number of `kind` the attr cannot hold (beyond int64, beyond a
+    C++ float, a nonzero float that reads as 0) raises OutOfRange."""
     text = text.strip()
     if kind.startswith("list_"):
         items = _split_list(text)
@@ -125,14 +142,46 @@ def parse_default(text: str, kind: str) -> Any:
         values = [parse_default(item, element) for item in items]
         return None if any(v is None for v in values) else values
     if kind == "int" and _INT.fullmatch(text):
-        return int(text.rstrip("uUlL"))
-    if kind == "int" and _FLOAT.fullmatch(text) and float(text.rstrip("fF")).is_integer():
-        return int(float(text.rstrip("fF")))  # "1.0": C++ converts it to 1
+        digits = text.rstrip("uUlL").lstrip("+-").lstrip("0")
+        # int() of thousands of digits is refused by Python (and slow): count them first
+        sign = -1 if text.startswith("-") else 1
+        value = sign * int(digits or "0") if len(digits) <= _INT64_DIGITS else None
+        if value is None or not _INT64_MIN <= value <= _INT64_MAX:
+            shown = text if len(text) <= 24 else f"{text[:10]}...({len(digits)} digits)"
+            raise OutOfRange(f"{shown}, which does not fit in int64 (an int attr is int64: "
+                             "-2**63 to 2**63-1)")
+        return value
+    if kind == "int" and _FLOAT.fullmatch(text):
+        value = _float(text)
+        if math.isfinite(value) and not value.is_integer():
+            return None
+        if not _INT64_MIN <= value <= _INT64_MAX:  # inf too
+            raise OutOfRange(f"{_short(text)}, which does not fit in int64 (an int attr is "
+                             "int64: -2**63 to 2**63-1)")
+        return int(value)  # "1.0": C++ converts it to 1
     if kind == "float" and _FLOAT.fullmatch(text):
-        return float(text.rstrip("fF"))
+        value = _float(text)
+        if abs(value) > _FLOAT32_MAX:  # inf too
+            raise OutOfRange(f"{_short(text)}, which does not fit in a C++ float "
+                             "(OpAttrDef::Float takes float, which holds up to 3.4e38)")
+        return value
     if kind == "bool":
         return _BOOLS.get(text.lower(), {"0": False, "1": True}.get(text))
     return None
+
+
+def _float(text: str) -> float:
+    """The number of a float spelling; a nonzero one that reads as 0 (1e-400) is OutOfRange."""
+    number = text.rstrip("fF")
+    value = float(number)
+    if value == 0 and any(c in "123456789" for c in number.lower().partition("e")[0]):
+        raise OutOfRange(f"{_short(text)}, which reads as 0 (it is below the smallest double); "
+                         "write 0 if 0 is meant")
+    return value
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 24 else text[:21] + "..."
 
 
 def _split_list(text: str) -> list[str] | None:
