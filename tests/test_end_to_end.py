@@ -81,6 +81,7 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
                          "test-shapes-a7x1x33-b1x5x33-c33", "broadcast-strided",
                          "test-shapes-var3x40-alpha1-delta40", "test-shapes-x4x37-y37"):
                 assert any(line.endswith(f"-{case}]") for line in passed), case
+            check_in_place_autograd(project)
             check_read_only_rows_stay_unwritten(project)
         if name == "matmul_golden":
             check_golden_only_results(project)
@@ -98,6 +99,35 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
     finally:
         subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", Path(name).name],
                        capture_output=True)
+
+
+# The generated autograd tests of the ops that update an input in place (AddInplaceCustom: a ref
+# output; ApplyGradientDescentCustom: no outputs), each in float16, float32 and bfloat16.
+IN_PLACE_GRAD_TESTS = ("test_opcheck_requires_grad", "test_gradcheck",
+                       "test_backward_matches_the_float64_golden_gradient",
+                       "test_backward_on_the_shape_cases_matches_the_float64_golden_gradient",
+                       "test_update_of_a_leaf_that_requires_grad_is_refused",
+                       "test_backward_under_compile_matches_eager")
+
+
+def check_in_place_autograd(project: Path) -> None:
+    """Autograd through an in-place update (_support._register_mutable): every generated
+    gradient test of the two in-place ops runs and passes; none is skipped."""
+    files = ["tests/test_add_inplace_custom.py", "tests/test_apply_gradient_descent_custom.py"]
+    proc = subprocess.run([sys.executable, "-m", "pytest", *files, "-q", "-rA", "-p",
+                           "no:cacheprovider", "-k", " or ".join(IN_PLACE_GRAD_TESTS)],
+                          cwd=project, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    lines = proc.stdout.splitlines()
+    assert not [line for line in lines if line.startswith(("SKIPPED", "FAILED", "ERROR"))
+                and any(test in line for test in IN_PLACE_GRAD_TESTS)], proc.stdout[-4000:]
+    passed = [line for line in lines if line.startswith("PASSED")]
+    for file in files:
+        for test in IN_PLACE_GRAD_TESTS:
+            dtypes = [""] if test == "test_gradcheck" else ["float16", "float32", "bfloat16"]
+            for dtype in dtypes:
+                assert any(line.startswith(f"PASSED {file}::{test}") and dtype in line
+                           for line in passed), (file, test, dtype, proc.stdout[-4000:])
 
 
 BIAS_ADD = "    AscendC::Add(y, x, bias, count);\n"

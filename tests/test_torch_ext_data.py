@@ -187,7 +187,18 @@ def test_op_without_outputs():
             in ctx["fake"]["lines"]) and ctx["fake"]["broadcasts"]
     # golden: the new value of the overwritten input
     assert ctx["golden"]["body"] == ["return torch.maximum(var, (updates * scale))"]
-    assert not ctx["differentiable"]
+    # autograd: the golden's, through the Autograd kernel of an op updating var in place
+    assert ctx["differentiable"] and ctx["mutable"]
+    assert ctx["register_call"] == (
+        "_register_mutable(\n"
+        '    "myns::scatter_max_custom",\n'
+        '    "ScatterMaxCustom",\n'
+        "    _scatter_max_custom_user,\n"
+        "    _scatter_max_custom_fake,\n"
+        '    ("var",),\n'
+        "    _golden_backward(_golden.scatter_max_custom_formula),\n"
+        ")")
+    assert ctx["register_comment"][0].startswith("ScatterMaxCustom updates var in place.")
     assert ctx["variants"][0]["label"] == "float16, float16 -> in place"
     assert ctx["nothing_returned"][0].startswith("Nothing: ScatterMaxCustom has no outputs")
 
@@ -227,7 +238,9 @@ def test_in_place_variant_macros():
 
 @pytest.mark.parametrize("proto, differentiable, reason", [
     (protos.ALL_ATTRS, True, ""),
-    (protos.IN_PLACE, False, "in place"),
+    (protos.IN_PLACE, True, ""),  # through _register_mutable's Autograd kernel
+    (protos.ONLY_IN_PLACE, True, ""),
+    (protos.NO_OUTPUTS, True, ""),
     (protos.OPAQUE, False, "no golden"),
     (protos.REDUCE, True, ""),
 ])
@@ -235,6 +248,42 @@ def test_differentiability(proto, differentiable, reason):
     ctx = context(proto)
     assert ctx["differentiable"] is differentiable
     assert reason in ctx["not_differentiable_reason"]
+
+
+@pytest.mark.parametrize("proto, mutable, results", [
+    (protos.IN_PLACE, True, '("x", 0)'),  # x's new value, then the op's return z
+    (protos.ONLY_IN_PLACE, True, '("x",)'),
+    (protos.NO_OUTPUTS, True, '("var",)'),  # updates is only read
+    ({**protos.NO_OUTPUTS, "opgen": {}}, True, '("var", "updates")'),  # no compute: both
+    (protos.ALL_ATTRS, False, None),
+    (protos.TWO_OUTPUTS, False, None),
+    (protos.REDUCE, False, None),
+])
+def test_only_ops_updating_inputs_get_the_mutable_registration(proto, mutable, results):
+    """An op that updates inputs in place (a ref output, or no outputs) is registered by
+    _register_mutable (its Autograd kernel), with what it computes in the golden's order; the
+    others by _register, as before."""
+    ctx = context(proto)
+    assert ctx["mutable"] is mutable
+    call = ctx["register_call"]
+    if mutable:
+        assert call.startswith("_register_mutable(") and results in call
+        assert f'"{proto["op"]}"' in call  # the op type, for its messages
+    else:
+        assert call.startswith("_register(") and "_register_mutable" not in call
+
+
+def test_an_op_updating_inputs_without_a_backward_says_why():
+    """No golden (no compute): no backward, and _register_mutable gets the reason, which its
+    Autograd kernel raises with when inputs require grad."""
+    data = {**protos.ONLY_IN_PLACE, "opgen": {}}
+    ctx = context(data)
+    assert ctx["mutable"] and not ctx["differentiable"]
+    assert "_golden_backward" not in ctx["register_call"]
+    assert 'reason="it has no golden expression for every output to differentiate"' in \
+        ctx["register_call"]
+    assert ctx["register_comment"][0].startswith("No backward from opgen: it has no golden")
+    assert "refuses inputs that require grad" in " ".join(ctx["register_comment"])
 
 
 def test_fake_kernels():

@@ -322,12 +322,14 @@ def test_opcheck_with_golden_kernels(sink_package, op_type, make_args):
     op = next(o for o in proto.ops if o.op_type == op_type)
     python_cpu_kernel(package, op)
     overload = getattr(torch.ops.opgen_sink, op.snake_name).default
+    updated = [i for i, t in enumerate(op.inputs) if t.is_ref]
     for args in make_args(torch):
         torch.library.opcheck(overload, args)
-        if any(t.is_ref for t in op.inputs):
-            continue
         grad_args = [a.clone().requires_grad_() if isinstance(a, torch.Tensor)
                      and a.is_floating_point() else a for a in args]
+        # an input updated in place is a copy of a leaf (x0.clone()), as torch's x.add_(y)
+        # refuses a leaf that requires grad
+        grad_args = [a.clone() if i in updated else a for i, a in enumerate(grad_args)]
         torch.library.opcheck(overload, grad_args)
 
 
@@ -354,6 +356,117 @@ def test_golden_backward_matches_autograd(sink_package):
     x = torch.randn(4, requires_grad=True)
     package.all_attrs_custom(x, alpha=3.0).sum().backward()
     assert torch.equal(x.grad, torch.full((4,), 3.0))
+
+
+def accumulate_in_place(x, y):
+    """AccumulateCustom by torch in place: x = x + rate * y, z = x * y (x as it was)."""
+    z = x.clone() * y
+    x.add_(y, alpha=0.25)
+    return z
+
+
+def scale_in_place(x):
+    x.mul_(3.0)
+
+
+def scatter_max_in_place(var, updates):
+    """ScatterMaxCustom (no outputs) by torch in place: var = max(var, updates * scale)."""
+    var.copy_(var.clone().maximum(updates * 0.5))
+
+
+# The ops of the kitchen sink that update inputs in place: their tensors, their attrs (rate,
+# factor, scale), and torch's in-place composition of their golden, the reference for their
+# gradients.
+IN_PLACE_REFERENCES = {
+    "AccumulateCustom": (lambda t: (t.randn(3, 5), t.randn(3, 5)), (0.25,), accumulate_in_place),
+    "ScaleInplaceCustom": (lambda t: (t.randn(3, 5),), (3.0,), scale_in_place),
+    "ScatterMaxCustom": (lambda t: (t.randn(3, 5), t.randn(3, 5)), (0.5,), scatter_max_in_place),
+}
+
+
+@pytest.mark.parametrize("op_type", list(IN_PLACE_REFERENCES))
+def test_in_place_ops_differentiate_as_torch_in_place_ops(sink_package, op_type):
+    """An op that updates an input in place, under autograd (_support._register_mutable): the
+    update bumps the version and sets grad_fn as x.add_(y) does, and backward through it gives
+    torch's gradients, to the input as it was before (x0 of x = x0.clone()) and to the others;
+    a leaf that requires grad is refused with torch's error; under no_grad the op just runs."""
+    torch = pytest.importorskip("torch")
+    proto, package = sink_package
+    op = next(o for o in proto.ops if o.op_type == op_type)
+    python_cpu_kernel(package, op)
+    overload = getattr(torch.ops.opgen_sink, op.snake_name).default
+    make, attrs, reference = IN_PLACE_REFERENCES[op_type]
+    values = make(torch)
+    first = values[0]
+
+    def grads(function):
+        leaves = [v.clone().requires_grad_() for v in values]
+        x = leaves[0].clone()  # the op updates the first input
+        version = x._version
+        returned = function(x, *leaves[1:])
+        assert x._version > version and x.grad_fn is not None
+        generator = torch.Generator().manual_seed(1)
+        loss = (x * torch.randn(x.shape, generator=generator)).sum()
+        if returned is not None:
+            loss = loss + (returned * torch.randn(returned.shape, generator=generator)).sum()
+        loss.backward()
+        return x.detach(), [leaf.grad for leaf in leaves]
+
+    actual, actual_grads = grads(lambda *args: overload(*args, *attrs))
+    expected, expected_grads = grads(reference)
+    torch.testing.assert_close(actual, expected)
+    for got, want in zip(actual_grads, expected_grads, strict=True):
+        assert got is not None and want is not None
+        torch.testing.assert_close(got, want)
+    # torch.compile sees the same update, the gradients alike
+    torch._dynamo.reset()
+    compiled_grads = grads(torch.compile(lambda *args: overload(*args, *attrs),
+                                         backend="aot_eager", fullgraph=True))[1]
+    for got, want in zip(compiled_grads, expected_grads, strict=True):
+        torch.testing.assert_close(got, want)
+    # a leaf that requires grad: torch's own refusal, the leaf unchanged
+    leaf = first.clone().requires_grad_()
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
+                                           "in an in-place operation"):
+        overload(leaf, *values[1:], *attrs)
+    assert torch.equal(leaf.detach(), first)
+    # without grad: the update, no graph, the version bumped
+    with torch.no_grad():
+        leaf = first.clone().requires_grad_()
+        version = leaf._version
+        overload(leaf, *values[1:], *attrs)
+    assert leaf.grad_fn is None and leaf._version > version
+    torch.testing.assert_close(leaf.detach(), expected)
+
+
+def test_an_in_place_op_without_a_backward_refuses_inputs_that_require_grad(sink_package):
+    """_register_mutable without a backward (no golden to differentiate): the op refuses inputs
+    that require grad, naming itself and the reason, before it updates anything; without grad it
+    runs."""
+    torch = pytest.importorskip("torch")
+    _, package = sink_package
+    lib = package.__dict__.setdefault("_test_nograd_lib",
+                                      torch.library.Library("opgen_sink_nograd", "DEF"))
+    lib.define("bump(Tensor(a!) x, Tensor y) -> ()")
+
+    def bump(x, y):
+        x.add_(y)
+
+    lib.impl("bump", bump, "CPU")
+    package._support._register_mutable("opgen_sink_nograd::bump", "BumpCustom", None,
+                                       lambda x, y: None, ("x",),
+                                       reason="it has no golden expression")
+    x0, y = torch.randn(3), torch.randn(3, requires_grad=True)
+    x = x0.clone()
+    with pytest.raises(RuntimeError, match=r"BumpCustom \(opgen_sink_nograd::bump\) updates its "
+                                           r"inputs in place and has no backward: it has no "
+                                           r"golden expression"):
+        torch.ops.opgen_sink_nograd.bump(x, y)
+    assert torch.equal(x, x0)
+    with torch.no_grad():
+        torch.ops.opgen_sink_nograd.bump(x, y)
+    torch.testing.assert_close(x, x0 + y.detach())
+    torch.ops.opgen_sink_nograd.bump(x, y.detach())  # nothing requires grad
 
 
 def test_fake_kernels_without_compute(sink_package):

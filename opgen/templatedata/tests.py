@@ -548,6 +548,12 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         imports.remove("BOUNDARY_CASES")
     if torch.differentiable:
         imports.append("check_backward")
+    if torch.mutable and torch.differentiable:  # autograd of an in-place update
+        imports += ["check_compile_backward", "check_leaf_update_refused", "updating_copies"]
+        if gradcheck:
+            imports.append("out_of_place")
+    elif torch.mutable and float_combos:
+        imports.append("check_grad_refused")
     if torch.cpu["shape_checks"]:
         imports.append("check_broadcasting")
     if pending or host_pending:

@@ -25,7 +25,15 @@ from opgen.literals import cpp_string, doc_text, py_literal, py_string, torch_li
 from opgen.lower import fresh
 from opgen.model import Attr, Op, TensorParam
 from opgen.options import Options
-from opgen.templatedata.layout import LINE, cpp_call, noqa_long, py_call, py_def, wrap
+from opgen.templatedata.layout import (
+    LINE,
+    cpp_call,
+    noqa_long,
+    py_call,
+    py_def,
+    split_pieces,
+    wrap,
+)
 
 # Identifiers a C++ parameter must not hide: namespaces and free functions the generated bodies
 # and the EXEC_NPU_CMD_EXT macro use unqualified or as a qualifier.
@@ -610,17 +618,18 @@ def call_args(params) -> str:
 
 
 def is_differentiable(op: Op) -> tuple[bool, str]:
-    """Whether opgen registers a backward (autograd of the golden); else the reason."""
-    if any(t.is_ref for t in op.inputs):
-        return False, ("it updates an input in place, and torch.library.register_autograd "
-                       "takes only functional ops")
-    if not op.golden or any(o.name not in op.golden for o in op.outputs):
+    """Whether opgen registers a backward (autograd of the golden); else the reason. An op that
+    updates inputs in place differentiates its results (op.results: the new values of those
+    inputs, and its other outputs) like any op; its Autograd kernel is _support's
+    _register_mutable (torch.library.register_autograd takes only functional ops)."""
+    results = op.results
+    if not op.golden or any(o.name not in op.golden for o in results):
         return False, "it has no golden expression for every output to differentiate"
-    if any(o.param_type == "dynamic" for o in op.outputs):
+    if any(o.param_type == "dynamic" for o in results):
         return False, "it has a dynamic (list) output"
     if not any(DTYPES[d].is_float for t in op.inputs for d in t.dtypes):
         return False, "no input takes a floating-point dtype"
-    if not any(DTYPES[d].is_float for t in op.outputs for d in t.dtypes):
+    if not any(DTYPES[d].is_float for t in results for d in t.dtypes):
         return False, "no output has a floating-point dtype"
     for name, text in op.golden.items():
         func = next((f for f in golden_calls(text) if f in NO_DERIVATIVE), None)
@@ -775,10 +784,11 @@ class TorchData:
     description: list[str]
     arg_docs: list[str]
     register_call: str
+    mutable: bool  # updates inputs in place: registered by _support._register_mutable
     fake: dict[str, Any]
     differentiable: bool
     not_differentiable_reason: str
-    no_backward_comment: list[str]
+    register_comment: list[str]  # above the registration: how autograd sees the op
     golden: dict[str, Any]
     converter: dict[str, Any]
     overrides_file: str
@@ -814,8 +824,14 @@ def build(op: Op, options: Options) -> TorchData:
     fake = fake_context(op, options, params, outs)
     register_args = [py_string(f"{options.namespace}::{op.snake_name}"),
                      f"_{op.snake_name}_user", f"_{op.snake_name}_fake"]
+    mutable = any(t.is_ref for t in op.inputs)
+    if mutable:  # the op type, for messages, and what the op computes, in the golden's order
+        register_args[1:1] = [py_string(op.op_type)]
+        register_args.append(mutable_results(op, outs))
     if differentiable:
         register_args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
+    elif mutable:
+        register_args.append(mutable_reason(not_differentiable))
     decls = [f"{p['cpp_type']} {p['cpp_name']}" for p in params]
     overrides_file = f"{options.package}/{options_path(op)}"
     return TorchData(
@@ -855,11 +871,12 @@ def build(op: Op, options: Options) -> TorchData:
         op_call=("return " if returned else "") + call,
         description=description,
         arg_docs=[line for p in params for line in arg_doc(p)],
-        register_call=py_call("_register", register_args, 0),
+        register_call=py_call("_register_mutable" if mutable else "_register", register_args, 0),
+        mutable=mutable,
         fake=fake,
         differentiable=differentiable,
         not_differentiable_reason=not_differentiable,
-        no_backward_comment=wrap(f"No backward from opgen: {not_differentiable}.", LINE - 2),
+        register_comment=register_comment(op, differentiable, not_differentiable),
         golden=golden_context(op, options, params),
         converter=converter_context(op, params, outs),
         overrides_file=overrides_file,
@@ -881,6 +898,46 @@ def build(op: Op, options: Options) -> TorchData:
         introspection=introspection_context(op, options, params),
         warnings=_warnings(op, options, py_name),
     )
+
+
+def mutable_results(op: Op, outs) -> str:
+    """_register_mutable's `results`: per result of the op (op.results, the golden's order), the
+    name of the input it is the new value of, or its position among the op's returns."""
+    if op.in_place_only:
+        items = [py_string(t.name) for t in op.results]
+    else:
+        items = [py_string(o["name"]) if o["is_ref"] else str(o["return_index"]) for o in outs]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def mutable_reason(reason: str) -> str:
+    """_register_mutable's `reason` argument: why the op has no backward."""
+    pieces = split_pieces(reason, LINE - 12)
+    if len(pieces) == 1:
+        return f"reason={py_string(reason)}"
+    return "reason=(\n" + "".join(f"        {py_string(p)}\n" for p in pieces) + "    )"
+
+
+def register_comment(op: Op, differentiable: bool, reason: str) -> list[str]:
+    """The comment above an op's registration in ops.py, when there is something to say: how an
+    op that updates inputs in place meets autograd, or why an op has no backward."""
+    updated = [t.name for t in op.inputs if t.is_ref]
+    names = ", ".join(updated)
+    if updated and differentiable:
+        text = (f"{op.op_type} updates {names} in place. Its Autograd kernel "
+                "(_support._register_mutable) computes the new values out of place under an "
+                "autograd.Function whose backward is autograd of the golden, then writes them "
+                f"into {names} with copy_, as x.add_(y) does: the gradient reaches {names} as "
+                "it was before and the other inputs.")
+    elif updated:
+        text = (f"No backward from opgen: {reason}. {op.op_type} updates {names} in place, so it "
+                "refuses inputs that require grad (grad mode on) rather than leave their "
+                "gradients wrong.")
+    elif not differentiable:
+        text = f"No backward from opgen: {reason}."
+    else:
+        return []
+    return wrap(text, LINE - 2)
 
 
 def _readme_notes(op: Op) -> list[str]:
