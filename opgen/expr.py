@@ -320,6 +320,21 @@ def children(node: Node) -> tuple[Node, ...]:
     return ()
 
 
+def with_children(node: Node, new: tuple[Node, ...]) -> Node:
+    """`node` with its direct subtrees replaced (in children()'s order)."""
+    if isinstance(node, Neg):
+        return Neg(new[0])
+    if isinstance(node, (BinOp, Compare)):
+        return type(node)(node.op, new[0], new[1])
+    if isinstance(node, Pow):
+        return Pow(new[0], node.exponent)
+    if isinstance(node, Call):
+        return Call(node.func, new)
+    if isinstance(node, Reduce):
+        return Reduce(node.func, new[0])
+    return node
+
+
 def walk(node: Node):
     """Every node of a compute tree, parents before their children, left to right: the one
     tree walker of opgen (lowering, test value ranges and name checks all use it)."""

@@ -174,6 +174,69 @@ _FLOAT_ONLY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmo
 API_FUNCS = ("tanh", "sigmoid", "sign", "pow", "floor", "ceil", "erf")
 
 
+# Functions whose Ascend C instructions (Max, Min, Maxs, Mins, Relu, ReduceMax, ReduceMin,
+# Sign) do not promise torch's NaN and signed-zero results; torch_special_values rewrites them.
+SPECIAL_VALUE_FUNCS = ("min", "max", "relu", "clamp", "sign", "amax", "amin")
+
+
+def torch_special_values(node: expr.Node) -> expr.Node:
+    """`node` as a float kernel computes it, so that NaN, +-inf and +-0 come out as torch's:
+    min/max/relu/clamp compare and select (NaN propagates, and of two equal values the first
+    is kept, as torch.maximum/minimum/relu/clamp do, -0 included); sign(x) is (x > 0) - (x < 0)
+    (torch's CPU sign: 0 for NaN and -0); amax/amin(e) subtract sum(where(e != e, e, 0)), which
+    is NaN exactly when the row holds one and +0 otherwise (x - 0 keeps x, -0 too).
+
+    The instructions' own NaN rule is undocumented (asc-devkit Max.md, Min.md); the twin makes a
+    NaN lose, so a kernel that skipped this would fail the NaN boundary tests."""
+    node = expr.with_children(node, tuple(map(torch_special_values, expr.children(node))))
+    zero = expr.Const(0.0)
+
+    def where(cond: expr.Node, a: expr.Node, b: expr.Node) -> expr.Node:
+        return expr.Call("where", (cond, a, b))
+
+    def is_nan(v: expr.Node) -> expr.Node:
+        return expr.Compare("!=", v, v)
+
+    if isinstance(node, expr.Reduce) and node.func in ("amax", "amin"):
+        nans = expr.Reduce("sum", where(is_nan(node.arg), node.arg, zero))
+        return expr.BinOp("-", node, nans)
+    if not isinstance(node, expr.Call) or not node.is_tensor:
+        return node  # a scalar subtree is folded or computed on the host
+    if node.func == "relu":
+        return where(expr.Compare("<", node.args[0], zero), zero, node.args[0])
+    if node.func == "clamp":
+        x, lo, hi = node.args
+        return torch_special_values(expr.Call("min", (expr.Call("max", (x, lo)), hi)))
+    if node.func == "sign":
+        x = node.args[0]
+        return expr.BinOp("-", expr.Compare(">", x, zero), expr.Compare("<", x, zero))
+    if node.func in ("max", "min"):
+        x, y = node.args
+        beats = "<" if node.func == "max" else ">"  # y replaces x where x beats y fails
+        if not x.is_tensor:  # max(s, x) is max(x, s): a number or attr is never NaN here
+            x, y = y, x
+        chosen = where(expr.Compare(beats, x, y), y, x)  # NaN in x: the compare fails, x stays
+        return where(is_nan(y), y, chosen) if y.is_tensor else chosen
+    return node
+
+
+# Floor and Ceil on ascend310p take |x| <= 2147483647 only (asc-devkit Floor.md, Ceil.md); a float
+# with |x| >= 2^23 is integral already, so x itself is the answer there.
+INTEGRAL_FROM = 2.0 ** 23
+SMALL_DOMAIN_FLOOR_SOCS = ("ascend310p",)
+
+
+def guard_floor_domain(node: expr.Node) -> expr.Node:
+    """floor(x) and ceil(x) as where(abs(x) < 2^23, floor(x), x): exact for huge values, +-inf and
+    NaN on a SoC whose Floor/Ceil take a small domain (SMALL_DOMAIN_FLOOR_SOCS)."""
+    node = expr.with_children(node, tuple(map(guard_floor_domain, expr.children(node))))
+    if isinstance(node, expr.Call) and node.func in ("floor", "ceil") and node.is_tensor:
+        x = node.args[0]
+        small = expr.Compare("<", expr.Call("abs", (x,)), expr.Const(INTEGRAL_FROM))
+        return expr.Call("where", (small, node, x))
+    return node
+
+
 def is_simple_pow(node: expr.Pow) -> bool:
     """x ** 2, 3 or 4: products, kernel-side even for scalars."""
     return isinstance(node.exponent, int) and 2 <= node.exponent <= 4
@@ -208,8 +271,12 @@ class Lowerer:
 
     def __init__(self, op: Op, mode: str, ctype: str, api_ok: dict[str, bool],
                  host_scalars: dict[expr.Node, str], tiling_names: set[str],
-                 attr_fields: dict[str, str], ctypes: frozenset[str] = frozenset()) -> None:
+                 attr_fields: dict[str, str], ctypes: frozenset[str] = frozenset(),
+                 special_values: bool = False, floor_domain: bool = False) -> None:
         self.op = op
+        # compute torch's NaN/inf/-0 results (torch_special_values); float mode only
+        self.special_values = special_values and mode == "float"
+        self.floor_domain = floor_domain  # guard_floor_domain: a target's Floor/Ceil need it
         self.mode = mode
         self.ctype = ctype
         self.ctypes = ctypes or frozenset({ctype})  # the concrete types T stands for
@@ -640,6 +707,12 @@ class Lowerer:
 
     # -- the whole op --------------------------------------------------------------------
 
+    def tree(self, output: str) -> expr.Node:
+        """The compute tree of `output` as this program computes it."""
+        tree = self.op.compute[output]
+        tree = guard_floor_domain(tree) if self.floor_domain else tree
+        return torch_special_values(tree) if self.special_values else tree
+
     def lower(self, inputs: list[str], outputs: list[str]) -> Program:
         regs = {}
         for name in inputs:
@@ -649,7 +722,7 @@ class Lowerer:
         claimed: set[int] = set()
         for out in outputs:
             self.output = out
-            reg = self.value(self.op.compute[out])
+            reg = self.value(self.tree(out))
             if reg in claimed or reg in regs.values():
                 # the value already lives in another output or is an input: copy it
                 reg = self.emit("Copy", (reg,), self.op.compute[out])

@@ -35,6 +35,8 @@ CASES = {
     # the row kernel (rows longer than the UB too): RMSNorm (gamma [H], epsilon), a row sum,
     # Softmax, LayerNorm, where() over a comparison with the row mean (Compare in row tiles)
     "norms": ROOT / "tests" / "data" / "e2e" / "norms.json",
+    # max/min/relu/clamp/sign and a row's amax/amin with NaN, +-inf and +-0 (torch's results)
+    "special_values": ROOT / "tests" / "data" / "e2e" / "special_values.json",
 }
 
 
@@ -52,6 +54,45 @@ for dtype in (torch.float16, torch.float32, torch.bfloat16):
         bench = torch.nn.functional.rms_norm(x, shape[-1:], gamma, 1e-6)
         assert_precision(actual, golden, what=f"RmsNormCustom vs rms_norm {dtype} {shape}",
                          benchmark=bench)
+"""
+
+
+SPECIAL_VALUES_CHECK = """
+import math
+import torch
+import special_values
+ops = torch.ops.special_values
+SPECIAL = [math.nan, math.inf, -math.inf, 0.0, -0.0]
+
+def same(actual, expected, what):
+    torch.testing.assert_close(actual, expected, rtol=0, atol=0, equal_nan=True, msg=what)
+    numbers = ~expected.isnan()  # -0 where torch keeps -0
+    assert torch.equal(actual[numbers].signbit(), expected[numbers].signbit()), what
+
+for dtype in (torch.float16, torch.float32, torch.bfloat16):
+    g = torch.Generator().manual_seed(0)
+    x = (torch.rand(4, 300, generator=g) * 8 - 4).to(dtype)
+    y = (torch.rand(4, 300, generator=g) * 8 - 4).to(dtype)
+    for i, v in enumerate(SPECIAL * 60):  # every special value in x, in y, and in both
+        x.view(-1)[i * 3] = v
+        y.view(-1)[i * 3 + 1] = v
+        x.view(-1)[i * 3 + 2] = y.view(-1)[i * 3 + 2] = SPECIAL[(i + 1) % len(SPECIAL)]
+    mx, mn, r, c, s = ops.special_values_custom(x, y)
+    same(mx, torch.maximum(x, y), f"max {dtype}")
+    same(mn, torch.minimum(x, y), f"min {dtype}")
+    same(r, torch.relu(x), f"relu {dtype}")
+    same(c, torch.clamp(x, -1, 1), f"clamp {dtype}")
+    same(s, torch.sign(x), f"sign {dtype}")
+    for length in (3, 40000):  # 40,000: a row longer than a tile, reduced in passes
+        for position in sorted({0, 1, length // 2, length - 1}):
+            for v in SPECIAL:
+                row = (torch.rand(2, length, generator=g) * 8 - 4).to(dtype)
+                row[0, position] = v
+                hi, lo = ops.row_extremes_custom(row)
+                what = f"amax/amin {dtype} row of {length}, {v} at {position}"
+                same(hi, torch.amax(row, dim=-1, keepdim=True), what)
+                same(lo, torch.amin(row, dim=-1, keepdim=True), what)
+print("special values as torch")
 """
 
 
@@ -92,6 +133,12 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             assert "xfailed" in log
         assert any(f["owner"] == "user" and f["path"].endswith(user_step)
                    for f in render_summary["files"])
+        if name == "special_values":  # NaN, +-inf, +-0 anywhere: torch's results, bit by bit
+            check = subprocess.run([sys.executable, "-c", SPECIAL_VALUES_CHECK], cwd=project,
+                                   capture_output=True, text=True, timeout=600,
+                                   env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
+            assert check.returncode == 0, check.stderr[-4000:]
+            assert "special values as torch" in check.stdout
         if name == "norms":  # RMSNorm against torch's own, by the precision standard
             check = subprocess.run([sys.executable, "-c", RMS_NORM_CHECK], cwd=project / "tests",
                                    capture_output=True, text=True, timeout=300)
@@ -182,3 +229,32 @@ def check_golden_only_results(project: Path) -> None:
                        ("test_precision", "op_kernel/matmul_custom_kernel.h")):
         assert len(results[test]) == 4, results[test]
         assert all(r.startswith("XFAIL") and file in r for r in results[test]), results[test]
+
+
+@pytest.mark.parametrize("soc", ["ascend310p3", "ascend310b1"])
+def test_row_ops_and_row_broadcasts_on_310p_and_310b(soc, tmp_path):
+    """RMSNorm (ReduceSum, documented on 310P and 310B AI Core) and a bias over rows (on 310B
+    the row is copied into each tile by the vector unit: no UB-to-UB DataCopy there), built for
+    the SoC (the twin emulates the first target) and passing their generated tests."""
+    norms = json.loads((ROOT / "tests" / "data" / "e2e" / "norms.json").read_text())
+    broadcast = json.loads((ROOT / "tests" / "data" / "e2e" / "broadcast.json").read_text())
+    ops = [o for o in norms if o["op"] == "RmsNormCustom"]
+    ops += [o for o in broadcast if o["op"] == "BiasAddCustom"]
+    if soc == "ascend310p3":  # no float <-> bfloat16 Cast there: the bf16 combination goes
+        for t in (t for o in ops for t in o["input_desc"] + o["output_desc"]):
+            t["type"] = [d for d in t["type"] if d != "bf16"]
+    prototype = tmp_path / "rows.json"
+    prototype.write_text(json.dumps(ops))
+    name = f"rows_{soc}"
+    project = tmp_path / name
+    try:
+        proc = subprocess.run([sys.executable, "-m", "opgen", "new", str(prototype), "-o",
+                               str(project), "--soc", soc, "--no-msopgen", "--json"],
+                              capture_output=True, text=True, timeout=1200)
+        report = json.loads(proc.stdout)["build"]
+        assert proc.returncode == 0, (report, proc.stderr[-4000:])
+        tests = {s["step"]: s for s in report["steps"]}["run tests"]
+        assert tests["status"] == "passed" and " failed" not in tests["detail"], tests
+    finally:
+        subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", name],
+                       capture_output=True)

@@ -49,9 +49,10 @@ SOURCES = (sorted(EXAMPLES.glob("*.json")) + sorted(SHARED_PROTOS.glob("*.json")
 # ---------------------------------------------------------------------------------------------
 
 
-def rendered_tests(proto_text: str, directory: Path, package: str = "pkg") -> list[Path]:
+def rendered_tests(proto_text: str, directory: Path, package: str = "pkg",
+                   socs: tuple[str, ...] = ("ascend910b1",)) -> list[Path]:
     proto = prototype.loads(proto_text)
-    options = Options(package=package, namespace=package, vendor=package)
+    options = Options(package=package, namespace=package, vendor=package, socs=list(socs))
     for f in render_mod.render(proto, options, resources.templates_dir()):
         path = directory / f.path
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,12 +129,18 @@ def test_precision_level_and_benchmark_reach_the_test_file(tmp_path):
 
 def test_boundary_value_domains_follow_the_compute(tmp_path):
     """Inputs the compute takes log() of are drawn positive unless the argument is positive
-    anyway (log(1 + exp(x))); inputs reaching max get no NaN."""
+    anyway (log(1 + exp(x))); inputs reaching max get NaN too, except on a SoC where max cannot
+    propagate it (ascend910: no Compare/Select tensor modes)."""
     rendered_tests(PRECISION_TRIALS.read_text(), tmp_path)
     softplus = (tmp_path / "tests" / "test_softplus_naive.py").read_text()
     assert 'TensorArg("x", -4.0, 4.0),' in softplus
     rendered_tests((EXAMPLES / "leaky_relu_custom.json").read_text(), tmp_path / "leaky")
     leaky = (tmp_path / "leaky" / "tests" / "test_leaky_relu_custom.py").read_text()
+    assert 'TensorArg("x", -4.0, 4.0),' in leaky
+    rendered_tests((EXAMPLES / "leaky_relu_custom.json").read_text(), tmp_path / "910a",
+                   socs=("ascend910a",))
+    leaky = (tmp_path / "910a" / "tests" / "test_leaky_relu_custom.py").read_text()
+    assert "do not propagate NaN on ascend910" in leaky
     assert 'TensorArg("x", -4.0, 4.0, nan=False),' in leaky
 
 

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernel_host import interp
@@ -150,17 +151,18 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
     ("rsqrt(x)", ["Duplicate", "Div", "Sqrt"]),  # sqrt(1 / x), no Rsqrt
     ("abs(x)", ["Abs"]),
     ("reciprocal(x)", ["Duplicate", "Div"]),
-    ("relu(x)", ["Relu"]),
-    ("min(x, y)", ["Min"]),
-    ("max(x, 0.0)", ["Maxs"]),
-    ("min(1.5, x)", ["Mins"]),
+    # min/max/relu/clamp/sign compare and select: NaN and -0 as torch (torch_special_values)
+    ("relu(x)", ["Compares", "Duplicate", "Select"]),
+    ("min(x, y)", ["Compare", "Compare", "Select", "Select"]),  # x > y, then y != y (NaN)
+    ("max(x, 0.0)", ["Compares", "Duplicate", "Select"]),
+    ("min(1.5, x)", ["Compares", "Duplicate", "Select"]),
     ("tanh(x)", ["Tanh"]),
     ("sigmoid(x)", ["Sigmoid"]),
-    ("sign(x)", ["Sign"]),
+    ("sign(x)", ["Compares", "Duplicate", "Select", "Compares", "Duplicate", "Select", "Sub"]),
     ("floor(x)", ["Floor"]),
     ("ceil(x)", ["Ceil"]),
     ("erf(x)", ["Erf"]),
-    ("clamp(x, 0.75, a * 2)", ["Maxs", "Mins"]),  # the Clamp API exists on ascend950 only
+    ("clamp(x, 0.75, a * 2)", ["Compares", "Duplicate", "Select"] * 2),
     ("log1p(x)", ["Mins", "Adds", "Adds", "Sub", "Div", "Adds", "Ln", "Add"]),
     ("expm1(x)", ["Exp", "Maxs", "Mins", "Ln", "Sub", "Maxs", "Mins", "Mul", "Adds", "Add"]),
     ("x ** 0.5", ["Sqrt"]),
@@ -290,8 +292,8 @@ def test_power_without_the_api_goes_through_ln_and_exp():
 
 
 def test_shared_tmp_takes_the_largest_need_of_the_apis():
-    c = compute("sign(x) + ceil(y)")
-    assert c.shared_tmp_apis == ["Ceil", "Sign"]
+    c = compute("erf(x) + ceil(y)")
+    assert c.shared_tmp_apis == ["Ceil", "Erf"]
     assert (c.shared_tmp_live_nodes, c.shared_tmp_min_bytes) == (3, 768)
     assert "3 floats per element" in c.scratch_note
 
@@ -670,3 +672,64 @@ def test_byte_outputs_take_integer_values(text, ok):
     else:
         with pytest.raises(LoweringError, match=r"output 'z': an int8 output takes integer"):
             context(byte_output_op(text))
+
+
+SPECIAL_X = [math.nan, 1.0, -0.0, 0.0, math.inf, -math.inf, -2.0, 0.5, math.nan, -0.0]
+SPECIAL_Y = [1.0, math.nan, 0.0, -0.0, 1.0, 1.0, math.nan, -math.inf, math.nan, -0.0]
+
+
+@pytest.mark.parametrize("text, torch_op", [
+    ("max(x, y)", lambda x, y: torch.maximum(x, y)),
+    ("min(x, y)", lambda x, y: torch.minimum(x, y)),
+    ("relu(x)", lambda x, y: torch.relu(x)),
+    ("max(x, 0.0)", lambda x, y: torch.clamp_min(x, 0.0)),
+    ("min(0.25, x)", lambda x, y: torch.clamp_max(x, 0.25)),
+    ("clamp(x, -1, 1)", lambda x, y: torch.clamp(x, -1, 1)),
+    ("sign(x)", lambda x, y: torch.sign(x)),
+    ("max(x, y) - min(y, x) + sign(y)",
+     lambda x, y: torch.maximum(x, y) - torch.minimum(y, x) + torch.sign(y)),
+])
+def test_nan_inf_and_signed_zero_come_out_as_torchs(text, torch_op):
+    """The emitted step, run with the instructions' NaN rule (a NaN loses, as on the twin),
+    gives torch's results: NaN propagates, sign(NaN) and sign(-0) are 0, and -0 stays -0 where
+    torch keeps it (signbits compared too)."""
+    op = make_op({"z": text})
+    ctx = context(op, ("ascend910b1",))
+    tiles = {"x": np.array(SPECIAL_X), "y": np.array(SPECIAL_Y), "z": np.full(10, np.nan)}
+    with np.errstate(invalid="ignore"):
+        got = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute))["z"]
+    # float32, the compute type (torch's float64 kernels keep the other zero of a tie)
+    want = torch_op(torch.tensor(SPECIAL_X, dtype=torch.float32),
+                    torch.tensor(SPECIAL_Y, dtype=torch.float32)).double().numpy()
+    np.testing.assert_array_equal(got, want)
+    numbers = ~np.isnan(want)  # a NaN's sign bit is no result
+    np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+
+
+def test_without_compare_and_select_min_max_keep_the_instructions_and_say_so():
+    """ascend910 (910A) has no Compare/Select tensor modes: max stays Max, NaN is not
+    propagated there, and the op's warning says so."""
+    ctx = context(make_op({"z": "max(x, y) + relu(x)"}), ("ascend910a",))
+    assert calls(ctx.compute) == ["Max", "Relu", "Add"]
+    assert any("do not propagate NaN" in w and "max/relu" in w for w in ctx.compute.warnings)
+
+
+FLOOR_EDGES = [3e9, -3e9, 1e20, math.inf, -math.inf, 2.5, -2.5, math.nan, 8388607.5, -0.0]
+
+
+@pytest.mark.parametrize("func", ["floor", "ceil"])
+def test_floor_and_ceil_stay_exact_beyond_the_310p_domain(func):
+    """ascend310p's Floor/Ceil take |x| <= 2147483647 only (the twin and the interpreter
+    saturate beyond it, as through int32): with 310P among the targets the step selects x where
+    |x| >= 2^23 (integral already), so huge values, +-inf and NaN come out as torch's."""
+    op = make_op({"z": f"{func}(x)"})
+    tiles = {"x": np.array(FLOOR_EDGES), "y": np.zeros(len(FLOOR_EDGES)),
+             "z": np.full(len(FLOOR_EDGES), np.nan)}
+    want = getattr(torch, func)(torch.tensor(FLOOR_EDGES, dtype=torch.float64)).numpy()
+    guarded = context(op, ("ascend310p3",))
+    got = interp.run(guarded.compute.body, tiles, tiling_values(op, guarded.compute), 2002)["z"]
+    np.testing.assert_array_equal(got, want)
+    bare = context(op, ("ascend910b1",))  # no guard: wrong on 310P
+    assert calls(bare.compute) == [func.capitalize()]
+    got = interp.run(bare.compute.body, tiles, tiling_values(op, bare.compute), 2002)["z"]
+    assert not np.array_equal(got, want)

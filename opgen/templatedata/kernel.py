@@ -28,6 +28,8 @@ from opgen.lower import (
     SELECT_OPS,
     SELECT_RESERVED_UB,
     SHARED_TMP_NEEDS,
+    SMALL_DOMAIN_FLOOR_SOCS,
+    SPECIAL_VALUE_FUNCS,
     Lowerer,
     LoweringError,
     allocate,
@@ -38,6 +40,7 @@ from opgen.lower import (
     host_expr,
     row_passes,
     tensor_compute_bytes,
+    torch_special_values,
 )
 from opgen.model import Op, TensorParam
 from opgen.names import aclnn_name, pascal_name
@@ -69,7 +72,9 @@ BASE_TILING_FIELDS = (
 
 # The row kernel (an op whose compute reduces over the last axis): its tiling struct's fields
 # instead of BASE_TILING_FIELDS, and the SoC families whose ReduceSum/ReduceMax/ReduceMin
-# (count mode) asc-devkit documents (ReduceSum.md, 产品支持情况: Atlas A2/A3).
+# (count mode) asc-devkit documents for float (ReduceSum.md, 产品支持情况: Atlas A2/A3, 310P and
+# 200I/500 A2 AI Core; the training series, ascend910, half only, and the row kernel reduces in
+# float).
 ROW_TILING_FIELDS = (
     ("uint64_t", "rowCount", "rows: the first input's elements over its last axis"),
     ("uint64_t", "rowsPerCore", "rows per core; the last core may take fewer"),
@@ -79,7 +84,7 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "tmpBytes", "bytes of one temporary"),
     ("uint32_t", "sharedTmpBytes", "bytes of the APIs' sharedTmpBuffer (the reductions' too)"),
 )
-ROW_SOCS = ("ascend910b", "ascend910_93")
+ROW_SOCS = ("ascend910b", "ascend910_93", "ascend310p", "ascend310b")
 
 
 @dataclass(frozen=True)
@@ -298,7 +303,7 @@ def build(op: Op, options: Options) -> KernelData:
                "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in outs},
                "keepdim": op.keepdim,
                # a row longer than a tile: the reductions each pass accumulates, then the outputs
-               "passes": row_passes([op.compute[t.param.name] for t in outs])}
+               "passes": row_passes([kernel_tree(op, socs, t.param.name) for t in outs])}
         # the compute header's list of them, within 120 columns after "//   "
         row["pass_lines"] = [
             line for i, p in enumerate(row["passes"])
@@ -416,9 +421,9 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
     lacking = [s for s in socs if s not in ROW_SOCS]
     why = ""
     if lacking:
-        why = (f"the row kernel uses ReduceSum/ReduceMax/ReduceMin, which asc-devkit documents "
-               f"for {' and '.join(ROW_SOCS)} only, not {', '.join(lacking)}; drop those SoCs "
-               "from the targets")
+        why = (f"the row kernel reduces in float with ReduceSum/ReduceMax/ReduceMin, which "
+               f"asc-devkit documents in float for {', '.join(ROW_SOCS)} only, not "
+               f"{', '.join(lacking)}; drop those SoCs from the targets")
     elif not op.outputs or any(t.is_ref for t in op.outputs):
         why = "the row kernel does not update inputs in place; give the op its own outputs"
     elif any(t.param_type != "required" for t in op.tensors):
@@ -583,10 +588,14 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
 
     short_missing = {f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
                      for f in MISSABLE_APIS + UNAVOIDABLE_APIS}
-    used_funcs = {f for tree in op.compute.values() for f in api_funcs(tree, mode)}
+    trees = {o: kernel_tree(op, socs, o) if mode == "float" else op.compute[o]
+             for o in op.compute}
+    if mode == "float":
+        warnings += special_values_warning(op, socs)
+    used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
     for f in UNAVOIDABLE_APIS:
         if f in used_funcs and short_missing[f]:
-            out = next(o for o, tree in op.compute.items() if f in api_funcs(tree, mode))
+            out = next(o for o, tree in trees.items() if f in api_funcs(tree, mode))
             lacking = ", ".join(short_missing[f])
             raise LoweringError(
                 f"compute expression of output '{out}': {f}() needs the {_api_name(f)} API, "
@@ -603,7 +612,9 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     ctypes = frozenset(c["compute_type"] for c in combos)
 
     def lower_variant(api_ok: dict[str, bool]):
-        lw = Lowerer(op, mode, ctype, api_ok, host_scalars, tiling_names, attr_fields, ctypes)
+        lw = Lowerer(op, mode, ctype, api_ok, host_scalars, tiling_names, attr_fields, ctypes,
+                     special_values=special_values_exact(socs),
+                     floor_domain=any(s in SMALL_DOMAIN_FLOOR_SOCS for s in socs))
         prog = lw.lower(in_names, out_names)
         return prog, allocate(prog)
 
@@ -768,6 +779,30 @@ def _tile_note(op: Op | None = None, read_only: tuple[str, ...] = ()) -> str:
 # VSEL_TENSOR_TENSOR_MODE, and Compares (asc-devkit Select.md, Compares.md: Atlas 训练系列产品
 # has Select mode 0 only, whose mask repeats every 256 bytes, and no Compares).
 NO_COMPARE_SELECT = ("ascend910",)
+
+
+def special_values_exact(socs: list[str]) -> bool:
+    """Whether float kernels compute torch's NaN and -0 results for min/max/relu/clamp/sign and
+    amax/amin (lower.torch_special_values): that compares and selects, which every target SoC
+    must have."""
+    return not any(s in NO_COMPARE_SELECT for s in socs)
+
+
+def kernel_tree(op: Op, socs: list[str], output: str) -> expr.Node:
+    """The compute tree of a float op's `output` as its kernel computes it."""
+    tree = op.compute[output]
+    return torch_special_values(tree) if special_values_exact(socs) else tree
+
+
+def special_values_warning(op: Op, socs: list[str]) -> list[str]:
+    """The warning for an op whose min/max/... cannot follow torch's NaN rule on a target."""
+    used = sorted({n.func for tree in op.compute.values() for n in expr.walk(tree)
+                   if isinstance(n, (expr.Call, expr.Reduce)) and n.func in SPECIAL_VALUE_FUNCS})
+    lacking = [s for s in socs if s in NO_COMPARE_SELECT]
+    if not used or not lacking:
+        return []
+    return [f"{op.op_type}: on {', '.join(lacking)} (no Compare/Select tensor modes) "
+            f"{'/'.join(used)} do not propagate NaN as torch does; its tests feed them none"]
 
 
 def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:

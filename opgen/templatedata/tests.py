@@ -21,6 +21,7 @@ from opgen.catalog import DTYPES
 from opgen.literals import py_string, py_value
 from opgen.model import Attr, Op
 from opgen.options import Options
+from opgen.templatedata.kernel import special_values_exact
 from opgen.templatedata.layout import LINE, doc_lines, py_block, split_pieces
 from opgen.templatedata.torch_ext import TorchData, py_dtype_tuple
 
@@ -125,9 +126,9 @@ def comparison_ties(op: Op) -> dict[str, list[Any]]:
 
 
 def nan_blocked_inputs(node: expr.Node) -> set[str]:
-    """Inputs inside a min/max/relu/clamp/sign: how those take NaN is the hardware's rule (the
-    twin's Max/Min return the other operand; sign falls back to them), not torch's, so the
-    boundary cases pass them no NaN."""
+    """Inputs inside a min/max/relu/clamp/sign/amax/amin, on targets without compare-and-select
+    (kernel.special_values_exact): there those take NaN by the hardware's rule (the twin's
+    Max/Min return the other operand), not torch's, so the boundary cases pass them no NaN."""
     found: set[str] = set()
     for n in expr.walk(node):
         if isinstance(n, expr.Reduce) and n.func in ("amax", "amin"):
@@ -259,7 +260,7 @@ def combinations(op: Op, twin_soc: str) -> list[dict[str, Any]]:
     return out
 
 
-def arg_lines(op: Op) -> list[str]:
+def arg_lines(op: Op, socs: list[str]) -> list[str]:
     """The lines of `args=[...]` in the OpSpec: one TensorArg/AttrArg per schema argument, each
     after a comment that says why its values are what they are."""
     positive: dict[str, str] = {}
@@ -267,10 +268,9 @@ def arg_lines(op: Op) -> list[str]:
     for tree in op.compute.values():
         for name, why in positive_inputs(tree).items():
             positive.setdefault(name, why)
-        no_nan |= nan_blocked_inputs(tree)
-    new_funcs = any(isinstance(n, expr.Call) and n.func in ("clamp", "sign")
-                    for tree in op.compute.values() for n in expr.walk(tree))
-    nan_rule_funcs = "min/max/relu/clamp/sign" if new_funcs else "min/max/relu"
+        if not special_values_exact(socs):
+            no_nan |= nan_blocked_inputs(tree)
+    lacking = ", ".join(s for s in socs if not special_values_exact([s]))
     ties = comparison_ties(op)
     lines = []
     for t in op.inputs:
@@ -296,7 +296,8 @@ def arg_lines(op: Op) -> list[str]:
                          "with")
             call += f", ties={py_value(tuple(tie_values))}"
         if t.name in no_nan:
-            lines.append(f"# boundary values without NaN: it reaches {nan_rule_funcs}")
+            lines.append(f"# boundary values without NaN: it reaches min/max/relu/clamp/sign/"
+                         f"amax/amin, which do not propagate NaN on {lacking}")
             call += ", nan=False"
         lines.append(call + "),")
     for a in op.attrs:
@@ -582,7 +583,7 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         uses_overrides=bool(fake_missing or (pending and not has_golden)),
         user_module="overrides",
         op_type_literal=py_string(op.op_type),
-        args=arg_lines(op),
+        args=arg_lines(op, options.soc_short_names),
         outputs=output_lines(op),
         combinations=combos,
         float_combinations=float_combos,

@@ -46,15 +46,16 @@ def scalar(text: str, tiling: dict[str, Any]) -> float:
 
 _UNARY = {
     "Exp": np.exp, "Ln": np.log, "Sqrt": np.sqrt, "Rsqrt": lambda v: 1 / np.sqrt(v),
-    "Abs": np.abs, "Reciprocal": lambda v: 1 / v, "Relu": lambda v: np.maximum(v, 0),
+    "Abs": np.abs, "Reciprocal": lambda v: 1 / v, "Relu": lambda v: np.where(v > 0, v, 0.0),
     "Tanh": np.tanh, "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
     "Sign": np.sign, "Floor": np.floor, "Ceil": np.ceil,
     "Erf": np.vectorize(math.erf, otypes=[np.float64]),
 }
 _ADV = ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf")
 _BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide,
-           "Max": np.maximum, "Min": np.minimum}
-_SCALAR = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.maximum, "Mins": np.minimum}
+           "Max": np.fmax, "Min": np.fmin}
+# Max/Min/Relu with NaN: the twin's rule (a NaN loses; asc-devkit documents none)
+_SCALAR = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.fmax, "Mins": np.fmin}
 _CMP = {"LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal,
         "EQ": np.equal, "NE": np.not_equal}
 _MASK = re.compile(r"^(\w+)\.ReinterpretCast<uint8_t>\(\)$")
@@ -132,6 +133,11 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
             assert dst != args[1], f"{api} must not write over its source ({line})"
             assert args[2] in shared, f"{api} needs the sharedTmpBuffer ({line})"
             value = _UNARY[api](tiles[args[1]])
+            if api in ("Floor", "Ceil") and arch == 2002:  # the twin: |x| <= 2^31 - 1 only
+                src = tiles[args[1]]
+                outside = ~(np.abs(src) <= 2147483647.0)
+                value = np.where(outside, np.where(np.isnan(src), 0.0, np.clip(
+                    np.nan_to_num(src), -2147483648.0, 2147483647.0)), value)
         elif api == "Power":  # Power(dst, src, exponent, sharedTmp, count)
             assert dst != args[1], f"{api} must not write over its source ({line})"
             assert args[3] in shared, f"{api} needs the sharedTmpBuffer ({line})"

@@ -17,6 +17,7 @@ def test_datacopy_alignment_and_bounds(run_section):
     )
     assert "DataCopyPad" in m
     assert msgs["datacopy_ub_gm"].startswith("DataCopy(UB->GM)")
+    assert "no UB-to-UB DataCopy" in msgs["datacopy_ub_ub_310b"]
     assert msgs["datacopy_ub_ub"].startswith("DataCopy(UB->UB)")
     assert "out-of-bounds" in msgs["datacopy_gm_overrun"]
 
@@ -81,4 +82,6 @@ def test_reductions(run_section):
     msgs = run_section("test_kernel_api", "reduce")["messages"]
     assert "count 0" in msgs["reduce_count"]
     assert "sharedTmpBuffer (the documented minimum)" in msgs["reduce_tmp"]
-    assert "ascend310p" in msgs["reduce_soc"]
+    assert "half only" in msgs["reduce_soc"] and "ascend910" in msgs["reduce_soc"]
+    assert "ascend950" in msgs["reduce_950"]
+    assert "reduce_310p" not in msgs and "reduce_310b" not in msgs  # documented there

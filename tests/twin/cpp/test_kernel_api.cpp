@@ -401,16 +401,19 @@ void SectionSimd()
     CHECK(SameBits(z, a, b, [](float p, float q) { return p * q; }), "Mul");
     Div(z, x, y, n);
     CHECK(SameBits(z, a, b, [](float p, float q) { return p / q; }), "Div");
+    // Max/Min with a NaN: the other operand wins (the twin's rule; see OpMax in kernel_vec.h)
     Max(z, x, y, n);
-    CHECK(SameBits(z, a, b, [](float p, float q) { return double(p) >= double(q) ? p : q; }), "Max");
+    CHECK(SameBits(z, a, b, [](float p, float q) { return p != p ? q : q != q ? p : double(p) >= double(q) ? p : q; }),
+          "Max");
     Min(z, x, y, n);
-    CHECK(SameBits(z, a, b, [](float p, float q) { return double(p) <= double(q) ? p : q; }), "Min");
+    CHECK(SameBits(z, a, b, [](float p, float q) { return p != p ? q : q != q ? p : double(p) <= double(q) ? p : q; }),
+          "Min");
     Muls(z, x, 0.7978846f, n);
     CHECK(SameBits(z, a, b, [](float p, float) { return p * 0.7978846f; }), "Muls");
     Adds(z, x, -3.25f, n);
     CHECK(SameBits(z, a, b, [](float p, float) { return p + -3.25f; }), "Adds");
     Maxs(z, x, 0.5f, n);
-    CHECK(SameBits(z, a, b, [](float p, float) { return double(p) >= 0.5 ? p : 0.5f; }), "Maxs");
+    CHECK(SameBits(z, a, b, [](float p, float) { return p != p || double(p) < 0.5 ? 0.5f : p; }), "Maxs");
     Sqrt(z, x, n);
     CHECK(SameBits(z, a, b, [](float p, float) { return static_cast<float>(std::sqrt(double(p))); }), "Sqrt");
     Relu(z, x, n);
@@ -487,6 +490,18 @@ void SectionAdv()
     ExpectHw("sigmoid_tmp_overlap", [&] { Sigmoid(y, x, y.ReinterpretCast<uint8_t>(), 64); }, {"Sigmoid", "overlap"});
     // Without a tmp buffer the framework needs unused UB: this pipe still has plenty.
     ExpectOk("tanh_no_tmp", [&] { Tanh(y, x, 64); });
+    // ascend310p's Floor/Ceil take |x| <= 2147483647 only (Floor.md): beyond it, as through int32
+    for (uint32_t i = 0; i < 64; ++i) x.SetValue(i, 2.5f);
+    x.SetValue(0, 3e9f);
+    x.SetValue(1, -INFINITY);
+    x.SetValue(2, NAN);
+    Floor<float, false, 2002>(y, x, tmp, 64);
+    CHECK(y.GetValue(0) == 2147483647.0f && y.GetValue(1) == -2147483648.0f && y.GetValue(2) == 0.0f &&
+              y.GetValue(3) == 2.0f,
+          "Floor on 310P: %g %g %g %g", y.GetValue(0), y.GetValue(1), y.GetValue(2), y.GetValue(3));
+    Ceil<float, false, 2201>(y, x, tmp, 64);
+    CHECK(y.GetValue(0) == 3e9f && y.GetValue(1) == -INFINITY && std::isnan(y.GetValue(2)) && y.GetValue(3) == 3.0f,
+          "Ceil on 910B: %g %g %g %g", y.GetValue(0), y.GetValue(1), y.GetValue(2), y.GetValue(3));
 
     // Host-side tmp sizes (tiling/tiling_api.h).
     uint32_t mx = 0, mn = 0;
@@ -593,6 +608,10 @@ void SectionCopy()
     ExpectHw("datacopy_gm_ub", [&] { DataCopy(l, g, 7); },
              {"DataCopy(GM->UB)", "count 7", "sizeof(half)=14 bytes", "multiple of 32 bytes", "DataCopyPad"});
     ExpectHw("datacopy_ub_gm", [&] { DataCopy(o, l, 20); }, {"DataCopy(UB->GM)", "40 bytes"});
+    auto l2 = s.Get<half>(128);
+    ExpectOk("datacopy_ub_ub", [&] { DataCopy<half, 2201>(l2, l, 16); });
+    ExpectHw("datacopy_ub_ub_310b", [&] { DataCopy<half, 3002>(l2, l, 16); },
+             {"DataCopy(UB->UB)", "ascend310b", "Atlas 200I/500 A2"});
     ExpectHw("datacopy_ub_ub", [&] { DataCopy(l, l[64], 24); }, {"DataCopy(UB->UB)", "48 bytes"});
     ExpectOk("datacopy_aligned", [&] { DataCopy(l, g, 64); });
     CHECK(float(l.GetValue(63)) == 63.0f, "DataCopy values");
@@ -825,6 +844,13 @@ void SectionReduce()
     CHECK(dst.GetValue(0) == 200.0f, "ReduceMax");
     ReduceMin(dst, src, tmp, 37);
     CHECK(dst.GetValue(0) == 1.0f, "ReduceMin");
+    // a NaN loses wherever it stands in the row (the kernel compares for torch's NaN)
+    src.SetValue(0, NAN);
+    src.SetValue(199, NAN);
+    ReduceMax(dst, src, tmp, 200);
+    CHECK(dst.GetValue(0) == 199.0f, "ReduceMax over NaN: %g", dst.GetValue(0));
+    ReduceMin(dst, src, tmp, 37);
+    CHECK(dst.GetValue(0) == 2.0f, "ReduceMin over NaN: %g", dst.GetValue(0));
     // a binary tree within the 64-element repeat: (big + 1) + (-big + 0) ... loses the 1 as the
     // NPU does, where a left-to-right sum would keep it
     Fill(src, {1e8f, 1.0f, -1e8f, 0.0f});
@@ -833,8 +859,11 @@ void SectionReduce()
     ExpectHw("reduce_count", [&] { ReduceSum(dst, src, tmp, 0); }, {"ReduceSum", "count 0"});
     ExpectHw("reduce_tmp", [&] { ReduceSum(dst, src, tmp, 1024); },  // 16 values > 8
              {"ReduceSum", "exceeds"});
-    ExpectHw("reduce_soc", [&] { ReduceMax<float, 2002>(dst, src, tmp, 8); },
-             {"ReduceMax", "Atlas A2/A3", "ascend310p"});
+    // 310P and 310B take float and half (ReduceMax.md); ascend910 half only; ascend950 is not listed
+    ExpectOk("reduce_310p", [&] { ReduceMax<float, 2002>(dst, src, tmp, 8); });
+    ExpectOk("reduce_310b", [&] { ReduceSum<float, true, 3002>(dst, src, tmp, 8); });
+    ExpectHw("reduce_soc", [&] { ReduceMax<float, 1001>(dst, src, tmp, 8); }, {"ReduceMax", "ascend910", "half only"});
+    ExpectHw("reduce_950", [&] { ReduceMin<float, 3510>(dst, src, tmp, 8); }, {"ReduceMin", "310P", "ascend950"});
 }
 
 // ---------------------------------------------------------------- LocalTensor

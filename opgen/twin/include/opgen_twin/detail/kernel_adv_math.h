@@ -23,6 +23,17 @@ inline uint32_t PowerMinTmpBytes(uint32_t typeSize)
     return typeSize == 4 ? 5 * kOneRepeatBytes + kOneRepeatBytes : 7 * kOneRepeatBytes + kOneRepeatBytes;
 }
 
+// Floor and Ceil on ascend310p take |x| <= 2147483647 only (Floor.md, Ceil.md: 310P AI Core);
+// outside it (NaN and +-inf included) the twin returns what a conversion through int32 would,
+// the value saturated to int32 (0 for NaN), so a kernel must select x there (|x| >= 2^23 is
+// integral in float).
+template <int Arch>
+inline double RoundThroughInt32(double v, double rounded)
+{
+    if (Arch != 2002 || std::fabs(v) <= 2147483647.0) return rounded;
+    return v != v ? 0.0 : (v > 0 ? 2147483647.0 : -2147483648.0);
+}
+
 inline double SignD(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x); }  // keeps +-0 and NaN
 
 template <class T, class G>
@@ -47,23 +58,23 @@ inline void Sign(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTenso
     opgen_twin::detail::AdvMath("Sign", dstTensor, srcTensor, sharedTmpBuffer, calCount,
                                 opgen_twin::detail::SignMinTmpBytes(sizeof(T)), opgen_twin::detail::SignD);
 }
-template <typename T, bool isReuseSource = false>
+template <typename T, bool isReuseSource = false, int Arch = opgen_twin::detail::kNpuArch>
 inline void Floor(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
                   const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Floor", "half, float");
     opgen_twin::detail::AdvMath("Floor", dstTensor, srcTensor, sharedTmpBuffer, calCount,
                                 opgen_twin::detail::FloorMinTmpBytes(sizeof(T)),
-                                [](double v) { return std::floor(v); });
+                                [](double v) { return opgen_twin::detail::RoundThroughInt32<Arch>(v, std::floor(v)); });
 }
-template <typename T, bool isReuseSource = false>
+template <typename T, bool isReuseSource = false, int Arch = opgen_twin::detail::kNpuArch>
 inline void Ceil(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "Ceil", "half, float");
     opgen_twin::detail::AdvMath("Ceil", dstTensor, srcTensor, sharedTmpBuffer, calCount,
                                 opgen_twin::detail::CeilMinTmpBytes(sizeof(T)),
-                                [](double v) { return std::ceil(v); });
+                                [](double v) { return opgen_twin::detail::RoundThroughInt32<Arch>(v, std::ceil(v)); });
 }
 template <typename T, bool isReuseSource = false>
 inline void Erf(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,

@@ -432,6 +432,7 @@ public:
     void Init() {}
     template <HardEvent evt>
     TEventID FetchEventID() { return 0; }
+    TEventID FetchEventID(HardEvent) { return 0; }
     template <HardEvent evt>
     TEventID AllocEventID() { return 0; }
     template <HardEvent evt>

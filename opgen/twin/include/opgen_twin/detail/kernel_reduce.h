@@ -10,6 +10,7 @@
 #define OPGEN_TWIN_DETAIL_KERNEL_REDUCE_H
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "opgen_twin/detail/kernel_tensor.h"
@@ -19,13 +20,19 @@
 namespace opgen_twin {
 namespace detail {
 
-template <int Arch>
+// ReduceSum.md, ReduceMax.md, ReduceMin.md: Atlas A2/A3, 310P and 200I/500 A2 (310B) AI Core
+// take half and float; the Atlas training series (ascend910) half only.
+template <int Arch, class T>
 inline void CheckReduceExists(const char* api)
 {
-    if (Arch != 2201) {
-        ThrowHardware(Format("%s: asc-devkit documents the level-2 %s for Atlas A2/A3 (ascend910b, "
-                             "ascend910_93) only, not %s (__NPU_ARCH__ %d)",
+    const bool documented = Arch == 2201 || Arch == 2002 || Arch == 3002 || Arch == 1001;
+    if (!documented) {
+        ThrowHardware(Format("%s: asc-devkit documents the level-2 %s for Atlas A2/A3, 310P and 310B "
+                             "(and ascend910 in half), not %s (__NPU_ARCH__ %d)",
                              api, api, SocName(Arch), Arch));
+    }
+    if (Arch == 1001 && !std::is_same<T, half>::value) {
+        ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) takes half only (%s.md)", api, SocName(Arch), Arch, api));
     }
 }
 
@@ -86,7 +93,7 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
                       const int32_t count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "ReduceSum", "half, float");
-    opgen_twin::detail::CheckReduceExists<Arch>("ReduceSum");
+    opgen_twin::detail::CheckReduceExists<Arch, T>("ReduceSum");
     opgen_twin::detail::CheckReduceOperands("ReduceSum", dst, src, sharedTmpBuffer, count);
     // ReduceSum.md: the first pass leaves one value per repeat, rounded up to whole 32-byte blocks.
     const uint32_t perRepeat = 256 / sizeof(T);
@@ -103,7 +110,7 @@ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
                       const int32_t count, bool calIndex = 0)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "ReduceMax", "half, float");
-    opgen_twin::detail::CheckReduceExists<Arch>("ReduceMax");
+    opgen_twin::detail::CheckReduceExists<Arch, T>("ReduceMax");
     opgen_twin::detail::CheckReduceOperands("ReduceMax", dst, src, sharedTmpBuffer, count);
     if (calIndex) {
         opgen_twin::detail::ThrowHardware("ReduceMax: calIndex = true is not emulated by the twin");
@@ -117,7 +124,7 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
                       const int32_t count, bool calIndex = 0)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "ReduceMin", "half, float");
-    opgen_twin::detail::CheckReduceExists<Arch>("ReduceMin");
+    opgen_twin::detail::CheckReduceExists<Arch, T>("ReduceMin");
     opgen_twin::detail::CheckReduceOperands("ReduceMin", dst, src, sharedTmpBuffer, count);
     if (calIndex) {
         opgen_twin::detail::ThrowHardware("ReduceMin: calIndex = true is not emulated by the twin");

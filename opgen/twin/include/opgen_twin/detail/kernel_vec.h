@@ -93,8 +93,23 @@ template <class T> inline T OpDiv(T a, T b)
     if constexpr (std::is_same<T, float>::value) return a / b;
     else return T(ToDouble(a) / ToDouble(b));
 }
-template <class T> inline T OpMax(T a, T b) { return ToDouble(a) >= ToDouble(b) ? a : b; }
-template <class T> inline T OpMin(T a, T b) { return ToDouble(a) <= ToDouble(b) ? a : b; }
+// Max/Min (and Maxs, Mins, ReduceMax, ReduceMin) with a NaN operand: asc-devkit's Max.md and
+// Min.md say nothing of NaN, so the twin takes the rule that loses NaN most, IEEE maxNum's: the
+// other operand wins. A kernel that must propagate NaN as torch does compares and selects.
+template <class T> inline T OpMax(T a, T b)
+{
+    const double x = ToDouble(a), y = ToDouble(b);
+    if (x != x) return b;
+    if (y != y) return a;
+    return x >= y ? a : b;
+}
+template <class T> inline T OpMin(T a, T b)
+{
+    const double x = ToDouble(a), y = ToDouble(b);
+    if (x != x) return b;
+    if (y != y) return a;
+    return x <= y ? a : b;
+}
 
 // body(i) for i < count: vectorized for float and integer T; for half/bfloat16 (arithmetic in
 // double, then rounding code) a plain loop.
