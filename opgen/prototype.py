@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from opgen import broadcast, expr, names, spelling
+from opgen import broadcast, expr, names, rows, spelling
 from opgen.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
@@ -535,6 +535,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
             fast_math=fast_math, test_shapes=test_shapes,
             keepdim=raw.get("opgen", {}).get("keepdim", False))
     problems += broadcast.test_shapes_problems(op)
+    problems += rows.test_shapes_problems(op)
     if problems:
         return None, problems, warnings
     return op, problems, warnings

@@ -57,6 +57,49 @@ for dtype in (torch.float16, torch.float32, torch.bfloat16):
 """
 
 
+# One shape rule of row ops (opgen/rows.py): the CPU kernel and the fake kernel on meta refuse
+# the same shapes with the same message; rows of 0 elements are refused, zero rows give empty
+# outputs, and an input of x's full shape is read a row per row.
+ROW_SHAPES_CHECK = """
+import torch
+import norms
+ops = torch.ops.norms
+x = torch.randn(4, 37)
+
+def refusals(op, *args):
+    messages = []
+    for device in ("cpu", "meta"):
+        try:
+            op(*(a.to(device) for a in args))
+        except RuntimeError as exc:
+            messages.append(str(exc))
+        else:
+            raise AssertionError(f"{op} {[list(a.shape) for a in args]} not refused on {device}")
+    return messages
+
+for shape in ((4, 1), (1,), (1, 37)):
+    expected = (f"RmsNormCustom: gamma has shape {list(shape)}; a row op's inputs take x's "
+                "shape [4, 37] or its row [37]")
+    messages = refusals(ops.rms_norm_custom, x, torch.randn(shape))
+    assert all(m.startswith(expected) for m in messages), (expected, messages)
+expected = "RowSumCustom: x has shape [4, 0]: rows of 0 elements"
+messages = refusals(ops.row_sum_custom, torch.randn(4, 0))
+assert all(m.startswith(expected) for m in messages), messages
+for device in ("cpu", "meta"):
+    assert ops.row_sum_custom(torch.randn(0, 37, device=device)).shape == (0,)
+    r, m = ops.row_range_custom(torch.randn(0, 37, device=device))
+    assert r.shape == m.shape == (0, 1)
+    y = ops.rms_norm_custom(torch.randn(0, 37, device=device), torch.randn(37, device=device))
+    assert y.shape == (0, 37)
+gamma = torch.rand(4, 37) + 0.5
+y = ops.rms_norm_custom(x, gamma, epsilon=1e-6)
+x64 = x.double()
+golden = x64 * torch.rsqrt((x64 * x64).mean(-1, keepdim=True) + 1e-6) * gamma.double()
+torch.testing.assert_close(y.double(), golden, rtol=1e-4, atol=1e-5)
+print("row shapes alike")
+"""
+
+
 SPECIAL_VALUES_CHECK = """
 import math
 import torch
@@ -143,6 +186,10 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             check = subprocess.run([sys.executable, "-c", RMS_NORM_CHECK], cwd=project / "tests",
                                    capture_output=True, text=True, timeout=300)
             assert check.returncode == 0, check.stderr[-4000:]
+            check = subprocess.run([sys.executable, "-c", ROW_SHAPES_CHECK], cwd=project,
+                                   capture_output=True, text=True, timeout=300)
+            assert check.returncode == 0, check.stderr[-4000:]
+            assert "row shapes alike" in check.stdout
     finally:
         subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", Path(name).name],
                        capture_output=True)

@@ -271,6 +271,17 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
     return []
 
 
+def cpp_row_checks(op: Op, params) -> list[str]:
+    """The CPU adapter's check of a row op's input shapes (opgen/rows.py's rule, refused with its
+    message before the twin runs op_host and the kernel)."""
+    if not op.is_row:
+        return []
+    row_params = [p for p in params if p["kind"] in ("tensor", "ref")]
+    names = "{" + ", ".join(cpp_string(p["name"]) for p in row_params) + "}"
+    tensors = "{" + ", ".join(p["cpp_name"] for p in row_params) + "}"
+    return [cpp_call("opgen_torch::RowShapes", [cpp_string(op.op_type), names, tensors], 4, ";")]
+
+
 def cpu_context(op: Op, params, outs) -> dict[str, Any]:
     by_name = {p["name"]: p for p in params}
     unsupported = ""
@@ -309,6 +320,7 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
         "unsupported": cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
         "op_type_literal": cpp_string(op.op_type),
         "shape_checks": cpp_shape_checks(op, params, "opgen_torch"),
+        "row_checks": cpp_row_checks(op, params),
         "host_inputs": host_inputs,
         "attr_values": [p["twin_value"] for p in params if p["kind"] == "attr"],
         "copy_back": copy_back,
@@ -518,9 +530,10 @@ def npu_dtype_arg(p: dict[str, Any]) -> str:
 
 def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
     """How the fake (meta) kernel computes the output metadata: the lines of its body, and
-    whether they call _support's _broadcast_shape (ops.py imports it then)."""
+    whether they call _support's _broadcast_shape and _row_shapes (ops.py imports them then)."""
     fake = _fake_lines(op, options, params, outs)
     fake["broadcasts"] = any("_broadcast_shape(" in line for line in fake["lines"])
+    fake["row_shapes"] = any("_row_shapes(" in line for line in fake["lines"])
     return fake
 
 
@@ -542,6 +555,8 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
                     len("dtypes_ = ") if returned else 0)
     lines = [f"dtypes_ = {check}" if returned else check]
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
+    if op.is_row:  # the row kernel's shape rule (opgen/rows.py), before anything runs
+        lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
     if op.in_place_only:
         # No outputs: the op only writes its inputs, so there is no metadata to compute.

@@ -305,6 +305,27 @@ inline std::string OutputName(const PreparedCall& pc, size_t inst)
     return InstanceName(pc.def.TwinOutputs()[ir], rel);
 }
 
+// " for inputs x [4, 37], gamma [4, 1]": the shapes of a call's inputs, for the messages of a
+// host function that failed (op_host logs nothing the twin could show).
+inline std::string InputShapesNote(const PreparedCall& pc)
+{
+    const CallData& c = pc.call;
+    const auto& defIns = pc.def.TwinInputs();
+    std::string o;
+    for (size_t ir = 0; ir < c.irInputs.size() && ir < defIns.size(); ++ir) {
+        for (size_t rel = 0; rel < c.irInputs[ir].GetInstanceNum(); ++rel) {
+            const gert::StorageShape* shape = c.InShape(c.irInputs[ir].GetInstanceStart() + rel);
+            if (shape == nullptr) continue;
+            const gert::Shape& s = shape->GetOriginShape();
+            std::vector<int64_t> dims;
+            for (size_t d = 0; d < s.GetDimNum(); ++d) dims.push_back(s.GetDim(d));
+            o += Format("%s%s %s", o.empty() ? " for inputs " : ", ", InstanceName(defIns[ir], rel).c_str(),
+                        ShapeStr(dims).c_str());
+        }
+    }
+    return o;
+}
+
 // The OpDef as the platform's SoC registers it: the tensors of its OpAICoreConfig (AddConfig
 // with a config) replace the OpDef's, name by name, as metadef merges them
 // (OpDef::GetMergeInputs/OpParamDef::MergeParam): a SoC may list fewer dtype combinations.
@@ -542,7 +563,7 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage)
     }
     gert::InferShapeContext sctx(&c);
     if (inferShape(&sctx) != ge::GRAPH_SUCCESS) {
-        return Format("InferShape of %s returned GRAPH_FAILED", op.c_str());
+        return Format("InferShape of %s returned GRAPH_FAILED%s", op.c_str(), InputShapesNote(pc).c_str());
     }
     for (size_t i = 0; i < c.outShapes.size(); ++i) {
         const gert::Shape& s = c.outShapes[i].GetOriginShape();
@@ -747,7 +768,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     gert::TilingContext tctx(&c);
     const ge::graphStatus ts = tilingFn(&tctx);
     if (ts != ge::GRAPH_SUCCESS) {
-        r.error = Format("TilingFunc of %s returned GRAPH_FAILED", opType.c_str());
+        r.error = Format("TilingFunc of %s returned GRAPH_FAILED%s", opType.c_str(), InputShapesNote(pc).c_str());
         if (c.tilingRequested != 0) {
             r.error += Format(" after GetTilingData<T>() returned nullptr: sizeof(T)=%zu bytes exceeds the tiling "
                               "buffer capacity of %zu bytes",
