@@ -71,10 +71,10 @@ BASE_TILING_FIELDS = (
 
 
 # The row kernel (an op whose compute reduces over the last axis): its tiling struct's fields
-# instead of BASE_TILING_FIELDS, and the SoC families whose ReduceSum/ReduceMax/ReduceMin
-# (count mode) asc-devkit documents for float (ReduceSum.md, 产品支持情况: Atlas A2/A3, 310P and
-# 200I/500 A2 AI Core; the training series, ascend910, half only, and the row kernel reduces in
-# float).
+# instead of BASE_TILING_FIELDS, and the SoC families it runs on: ReduceSum/ReduceMax/ReduceMin
+# (count mode) are documented in float for Atlas A2/A3, 310P and 200I/500 A2 AI Core (ReduceSum.md,
+# 产品支持情况; the training series, ascend910, half only), and the row kernel copies rows with
+# DataCopyPad, which ascend310p lacks (see ROW_SOC_LIMITS).
 ROW_TILING_FIELDS = (
     ("uint64_t", "rowCount", "rows: the first input's elements over its last axis"),
     ("uint64_t", "rowsPerCore", "rows per core; the last core may take fewer"),
@@ -84,7 +84,14 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "tmpBytes", "bytes of one temporary"),
     ("uint32_t", "sharedTmpBytes", "bytes of the APIs' sharedTmpBuffer (the reductions' too)"),
 )
-ROW_SOCS = ("ascend910b", "ascend910_93", "ascend310p", "ascend310b")
+ROW_SOCS = ("ascend910b", "ascend910_93", "ascend310b")
+ROW_SOC_LIMITS = {
+    "ascend910": "ReduceSum/ReduceMax/ReduceMin take half only there (ReduceSum.md) and the row "
+                 "kernel reduces in float",
+    "ascend310p": "it has no DataCopyPad: a reduced output or a row shorter than 32 bytes would be "
+                  "written by the scalar unit, whose 64-byte cache lines overwrite the results of "
+                  "a neighbouring core",
+}
 
 
 @dataclass(frozen=True)
@@ -421,9 +428,9 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
     lacking = [s for s in socs if s not in ROW_SOCS]
     why = ""
     if lacking:
-        why = (f"the row kernel reduces in float with ReduceSum/ReduceMax/ReduceMin, which "
-               f"asc-devkit documents in float for {', '.join(ROW_SOCS)} only, not "
-               f"{', '.join(lacking)}; drop those SoCs from the targets")
+        reasons = "; ".join(f"{s}: {ROW_SOC_LIMITS.get(s, 'not among them')}" for s in lacking)
+        why = (f"the row kernel runs on {', '.join(ROW_SOCS)} only ({reasons}); drop "
+               f"{', '.join(lacking)} from the targets")
     elif not op.outputs or any(t.is_ref for t in op.outputs):
         why = "the row kernel does not update inputs in place; give the op its own outputs"
     elif any(t.param_type != "required" for t in op.tensors):
