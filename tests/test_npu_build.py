@@ -1,5 +1,7 @@
 """With torch_npu installed (no CANN), `opgen build` compiles the NPU adapter and checks that it
-uses no symbol outside what libtorch_npu, torch and libc export (torch-side.md §2.1)."""
+uses no symbol outside what libtorch_npu, torch and the C/C++ runtime export (torch-side.md §2.1).
+The project holds GELU and LayerNorm: a row op's adapter uses thread_local, whose __tls_get_addr
+comes from the dynamic loader."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +30,13 @@ def test_build_compiles_the_npu_adapter_and_checks_its_symbols(tmp_path):
         pytest.skip("OPGEN_NPU_PYTHON does not name a Python with torch_npu and opgen installed "
                     "(make test sets one up in .venv-npu)")
     env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    norms = json.loads((ROOT / "tests" / "data" / "e2e" / "norms.json").read_text())
+    ops = json.loads((EXAMPLES / "gelu_custom.json").read_text())
+    ops += [o for o in norms if o["op"] == "LayerNormCustom"]
+    prototype = tmp_path / "gelu_and_layer_norm.json"
+    prototype.write_text(json.dumps(ops))
     project = tmp_path / "gelu_npu"
-    subprocess.run([python, "-m", "opgen", "new", str(EXAMPLES / "gelu_custom.json"), "-o",
+    subprocess.run([python, "-m", "opgen", "new", str(prototype), "-o",
                     str(project), "--no-build", "--no-msopgen"], check=True, env=env,
                    capture_output=True)
     result = subprocess.run([python, "-m", "opgen", "build", str(project), "--json"],
