@@ -7,8 +7,12 @@ ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 PYTHON ?= python3
 VENV ?= $(ROOT)/.venv
 BIN := $(VENV)/bin
-# torch is pinned: an unpinned torch pulls a multi-GB CUDA build.
+# torch is pinned: an unpinned torch pulls a multi-GB CUDA build. Where the package index serves
+# the CUDA build for this pin (PyPI on Linux x86_64), name the CPU wheels' index:
+#   make demo TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH := torch==2.13.0
+TORCH_INDEX ?=
+PIP_TORCH_INDEX := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 
 VENV_NPU ?= $(ROOT)/.venv-npu
 # torch_npu matching torch, without its dependencies: its headers compile without CANN.
@@ -19,7 +23,7 @@ TORCH_NPU := torch-npu==2.13.0
 $(VENV)/.installed: $(ROOT)/pyproject.toml
 	$(PYTHON) -m venv "$(VENV)"
 	"$(BIN)/python" -m pip install -q --upgrade pip
-	"$(BIN)/python" -m pip install -q $(TORCH) ninja -e "$(ROOT)[test]"
+	"$(BIN)/python" -m pip install -q $(PIP_TORCH_INDEX) $(TORCH) ninja -e "$(ROOT)[test]"
 	touch "$@"
 
 # A second environment with torch_npu: importing torch there needs
@@ -27,7 +31,7 @@ $(VENV)/.installed: $(ROOT)/pyproject.toml
 $(VENV_NPU)/.installed: $(ROOT)/pyproject.toml
 	$(PYTHON) -m venv "$(VENV_NPU)"
 	"$(VENV_NPU)/bin/python" -m pip install -q --upgrade pip
-	"$(VENV_NPU)/bin/python" -m pip install -q $(TORCH) ninja numpy setuptools pytest packaging \
+	"$(VENV_NPU)/bin/python" -m pip install -q $(PIP_TORCH_INDEX) $(TORCH) ninja numpy setuptools pytest packaging \
 		pyyaml protobuf -e "$(ROOT)"
 	"$(VENV_NPU)/bin/python" -m pip install -q --no-deps $(TORCH_NPU)
 	touch "$@"
