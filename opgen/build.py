@@ -240,7 +240,8 @@ def installed_from(project: Path, package: str) -> bool:
 
 
 def step_npu_symbols(project: Path, package: str, step: Step) -> None:
-    """The NPU adapter may only use symbols libtorch_npu, torch and libc export."""
+    """The NPU adapter may only use symbols libtorch_npu, torch and the C/C++ runtime (libc,
+    libstdc++, libgcc, the dynamic loader) export: what every NPU machine resolves."""
     spec = find_spec("torch_npu")
     if spec is None:
         step.status, step.detail = "skipped", "skipped: torch_npu not installed"
@@ -261,7 +262,8 @@ def step_npu_symbols(project: Path, package: str, step: Step) -> None:
         step.status = "failed"
         step.detail = f"{len(missing)} undefined symbol(s), e.g. {missing[0]}"
     else:
-        step.status, step.detail = "passed", "no undefined symbol outside torch_npu/torch/libc"
+        step.status = "passed"
+        step.detail = "no undefined symbol outside torch_npu, torch and the C/C++ runtime"
 
 
 def step_cann_package(project: Path, step: Step) -> None:
