@@ -237,6 +237,13 @@ def guard_floor_domain(node: expr.Node) -> expr.Node:
     return node
 
 
+def computed_tree(tree: expr.Node, special_values: bool, floor_domain: bool) -> expr.Node:
+    """A compute tree as the kernel computes it: floor/ceil guarded for a target's small domain
+    (guard_floor_domain), then torch's special values (torch_special_values, float only)."""
+    tree = guard_floor_domain(tree) if floor_domain else tree
+    return torch_special_values(tree) if special_values else tree
+
+
 def is_simple_pow(node: expr.Pow) -> bool:
     """x ** 2, 3 or 4: products, kernel-side even for scalars."""
     return isinstance(node.exponent, int) and 2 <= node.exponent <= 4
@@ -709,9 +716,7 @@ class Lowerer:
 
     def tree(self, output: str) -> expr.Node:
         """The compute tree of `output` as this program computes it."""
-        tree = self.op.compute[output]
-        tree = guard_floor_domain(tree) if self.floor_domain else tree
-        return torch_special_values(tree) if self.special_values else tree
+        return computed_tree(self.op.compute[output], self.special_values, self.floor_domain)
 
     def lower(self, inputs: list[str], outputs: list[str]) -> Program:
         regs = {}

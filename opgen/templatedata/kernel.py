@@ -35,12 +35,12 @@ from opgen.lower import (
     allocate,
     api_funcs,
     compute_type,
+    computed_tree,
     emit_body,
     fresh,
     host_expr,
     row_passes,
     tensor_compute_bytes,
-    torch_special_values,
 )
 from opgen.model import Op, TensorParam
 from opgen.names import aclnn_name, pascal_name
@@ -595,8 +595,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
 
     short_missing = {f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
                      for f in MISSABLE_APIS + UNAVOIDABLE_APIS}
-    trees = {o: kernel_tree(op, socs, o) if mode == "float" else op.compute[o]
-             for o in op.compute}
+    trees = {o: kernel_tree(op, socs, o, mode) for o in op.compute}
     if mode == "float":
         warnings += special_values_warning(op, socs)
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
@@ -621,7 +620,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     def lower_variant(api_ok: dict[str, bool]):
         lw = Lowerer(op, mode, ctype, api_ok, host_scalars, tiling_names, attr_fields, ctypes,
                      special_values=special_values_exact(socs),
-                     floor_domain=any(s in SMALL_DOMAIN_FLOOR_SOCS for s in socs))
+                     floor_domain=floor_domain(socs))
         prog = lw.lower(in_names, out_names)
         return prog, allocate(prog)
 
@@ -795,10 +794,15 @@ def special_values_exact(socs: list[str]) -> bool:
     return not any(s in NO_COMPARE_SELECT for s in socs)
 
 
-def kernel_tree(op: Op, socs: list[str], output: str) -> expr.Node:
-    """The compute tree of a float op's `output` as its kernel computes it."""
-    tree = op.compute[output]
-    return torch_special_values(tree) if special_values_exact(socs) else tree
+def floor_domain(socs: list[str]) -> bool:
+    """Whether a target's Floor/Ceil take a small domain (lower.guard_floor_domain)."""
+    return any(s in SMALL_DOMAIN_FLOOR_SOCS for s in socs)
+
+
+def kernel_tree(op: Op, socs: list[str], output: str, mode: str = "float") -> expr.Node:
+    """The compute tree of `output` as the kernel for `socs` computes it (the Lowerer's tree)."""
+    return computed_tree(op.compute[output], mode == "float" and special_values_exact(socs),
+                         floor_domain(socs))
 
 
 def special_values_warning(op: Op, socs: list[str]) -> list[str]:
