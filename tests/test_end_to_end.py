@@ -206,7 +206,11 @@ IN_PLACE_GRAD_TESTS = ("test_opcheck_requires_grad", "test_gradcheck",
 
 def check_in_place_autograd(project: Path) -> None:
     """Autograd through an in-place update (_support._register_mutable): every generated
-    gradient test of the two in-place ops runs and passes; none is skipped."""
+    gradient test of the two in-place ops runs and passes; none is skipped. Planted into the
+    installed package, a wrong registration (the Autograd kernel at AutogradCUDA, so the CPU
+    runs torch's fallback) fails test_opcheck_requires_grad, which opcheck alone passes, as
+    it judges an op by the tensors it returns, and these return none; a doubled gradient
+    fails the golden-gradient test and gradcheck."""
     files = ["tests/test_add_inplace_custom.py", "tests/test_apply_gradient_descent_custom.py"]
     proc = subprocess.run([sys.executable, "-m", "pytest", *files, "-q", "-rA", "-p",
                            "no:cacheprovider", "-k", " or ".join(IN_PLACE_GRAD_TESTS)],
@@ -222,6 +226,73 @@ def check_in_place_autograd(project: Path) -> None:
             for dtype in dtypes:
                 assert any(line.startswith(f"PASSED {file}::{test}") and dtype in line
                            for line in passed), (file, test, dtype, proc.stdout[-4000:])
+    support = project / project.name / "_support.py"
+    saved = support.read_bytes()
+    original = saved.decode()
+    try:
+        for what, old, new, expected in AUTOGRAD_PLANTS:
+            assert original.count(old) == 1, (what, old)
+            support.write_text(original.replace(old, new))
+            results = in_place_grad_results(project, files)
+            for file in files:
+                op_type = OPS_IN_PLACE[file]
+                qualname = f"{project.name}::{Path(file).stem.removeprefix('test_')}"
+                for test, message in expected.items():
+                    ran = {k: v for k, v in results.items() if k.startswith(f"{file}::{test}")}
+                    assert ran, (what, file, test, results)
+                    for outcome, line in ran.values():
+                        if message is None:
+                            assert outcome == "PASSED", (what, line)
+                        else:
+                            wanted = message.format(op=op_type, qualname=qualname)
+                            assert outcome == "FAILED" and wanted in line, (what, wanted, line)
+    finally:
+        support.write_bytes(saved)
+
+
+OPS_IN_PLACE = {"tests/test_add_inplace_custom.py": "AddInplaceCustom",
+                "tests/test_apply_gradient_descent_custom.py": "ApplyGradientDescentCustom"}
+# Plants in the project's <package>/_support.py: what each is, its old and new text, and what
+# the generated tests then do, by test id: None passes, a message fails with it ({op}: the op's
+# type, {qualname}: its torch.ops name).
+AUTOGRAD_PLANTS = [
+    ("a wrong registration: the Autograd kernel at AutogradCUDA (torch's fallback on the CPU)",
+     '(name, autograd_kernel, "Autograd", with_keyset=True)',
+     '(name, autograd_kernel, "AutogradCUDA", with_keyset=True)', {
+         "test_opcheck_requires_grad[float32-test_schema]": None,
+         "test_opcheck_requires_grad[float32-test_faketensor]": None,
+         "test_opcheck_requires_grad[float32-test_aot_dispatch_dynamic]": None,
+         "test_opcheck_requires_grad[float32-test_autograd_registration]":
+             "{op} ({qualname}) has no autograd kernel for AutogradCPU and AutogradPrivateUse1",
+         "test_backward_matches_the_float64_golden_gradient[float32]":
+             "AssertionError: gradient of tensor input 0: Tensor-likes are not close!",
+     }),
+    ("a wrong gradient: every gradient of the backward doubled",
+     "            return backward(ctx, *grads)\n",
+     "            return tuple(None if g is None else 2 * g for g in backward(ctx, *grads))\n", {
+         "test_opcheck_requires_grad[float32-test_autograd_registration]": None,
+         "test_backward_matches_the_float64_golden_gradient[float32]":
+             "AssertionError: gradient of tensor input 0: Tensor-likes are not close!",
+         "test_gradcheck": "GradcheckError: Jacobian mismatch for output 0 with respect to input 0",
+     }),
+]
+
+
+def in_place_grad_results(project: Path, files: list[str]) -> dict[str, tuple[str, str]]:
+    """The float32 opcheck and golden-gradient tests and gradcheck of the in-place ops, run:
+    each test's id, outcome and -rA line (its message, unshortened)."""
+    selected = ("(test_opcheck_requires_grad or test_backward_matches_the_float64_golden_gradient)"
+                " and float32 or test_gradcheck")
+    proc = subprocess.run([sys.executable, "-m", "pytest", *files, "-q", "-rA", "-p",
+                           "no:cacheprovider", "-k", selected],
+                          cwd=project, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "COLUMNS": "1000"})
+    results = {}
+    for line in proc.stdout.splitlines():
+        match = re.match(r"(PASSED|FAILED|ERROR|SKIPPED) (\S+)", line)
+        if match:
+            results[match.group(2)] = (match.group(1), line)
+    return results
 
 
 BIAS_ADD = "    AscendC::Add(y, x, bias, count);\n"

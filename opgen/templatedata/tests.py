@@ -550,7 +550,8 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
     if torch.differentiable:
         imports.append("check_backward")
     if torch.mutable and torch.differentiable:  # autograd of an in-place update
-        imports += ["check_compile_backward", "check_leaf_update_refused", "updating_copies"]
+        imports += ["check_autograd_registration", "check_compile_backward",
+                    "check_leaf_update_refused", "updating_copies"]
         if gradcheck:
             imports.append("out_of_place")
     elif torch.mutable and float_combos:
