@@ -22,6 +22,16 @@ def test_datacopy_alignment_and_bounds(run_section):
     assert "out-of-bounds" in msgs["datacopy_gm_overrun"]
 
 
+def test_scalar_writes_keep_to_cache_lines_of_their_own(run_section):
+    """A 64-byte GM line that one block writes with SetValue and another block writes at all
+    fails the launch, naming both blocks, the line and the buffer (the data cache writes back
+    whole lines); blocks on lines of their own, and DataCopy alone, pass."""
+    msgs = run_section("test_kernel_api", "cacheline")["messages"]
+    assert "kernel blocks 0 and 1 both write the 64-byte cache line at bytes [0, 64) of output " \
+           "'y', block 0 with the scalar unit" in msgs["cacheline_scalar_scalar"]
+    assert "blocks 1 and 2" in msgs["cacheline_scalar_dma"]
+
+
 def test_queue_protocol(run_section):
     msgs = run_section("test_kernel_api", "queue")["messages"]
     assert "AllocTensor" in msgs["queue_alloc_beyond"]

@@ -921,6 +921,62 @@ void SectionGlobal()
     opgen_twin::detail::g_launch.gm.clear();
 }
 
+// ---------------------------------------------------------------- cache lines
+// The runner's cache-line rule: a 64-byte line of GM that one block writes with SetValue and
+// another block writes at all fails the launch (opgen_twin::detail::CacheLineConflict).
+void SectionCacheLine()
+{
+    using opgen_twin::detail::BlockGmWrites;
+    using opgen_twin::detail::CacheLineConflict;
+    auto& launch = opgen_twin::detail::g_launch;
+    alignas(64) static float out[64];
+    launch.gm.push_back({reinterpret_cast<uint8_t*>(out), sizeof(out), "output 'y'"});
+    GlobalTensor<float> y;
+    y.SetGlobalBuffer(out, 64);
+    Scratch s;
+    auto tile = s.Get<float>(16);
+    // Runs `writes` as block `b` of `blocks`, recording its GM writes.
+    auto as = [&](std::vector<BlockGmWrites>& blocks, size_t b, const std::function<void()>& writes) {
+        launch.gmWrites = &blocks[b];
+        writes();
+        launch.gmWrites = nullptr;
+    };
+
+    std::vector<BlockGmWrites> scalars(2);
+    as(scalars, 0, [&] { y.SetValue(3, 1.0f); });
+    as(scalars, 1, [&] { y.SetValue(4, 1.0f); });  // the same line: bytes [0, 64)
+    const std::string both = CacheLineConflict(scalars, launch.gm);
+    std::printf("MSG cacheline_scalar_scalar: %s\n", both.c_str());
+    CHECK(both.find("blocks 0 and 1") != std::string::npos && both.find("[0, 64) of output 'y'") != std::string::npos,
+          "two blocks' SetValue in one line: %s", both.c_str());
+
+    std::vector<BlockGmWrites> mixed(3);
+    as(mixed, 2, [&] { y.SetValue(31, 1.0f); });           // line [64, 128)
+    as(mixed, 1, [&] { DataCopy(y[24], tile, 8); });      // bytes [96, 128): that line
+    as(mixed, 0, [&] { DataCopy(y[0], tile, 16); });      // bytes [0, 64): another line
+    const std::string dma = CacheLineConflict(mixed, launch.gm);
+    std::printf("MSG cacheline_scalar_dma: %s\n", dma.c_str());
+    CHECK(dma.find("blocks 1 and 2") != std::string::npos && dma.find("[64, 128)") != std::string::npos &&
+              dma.find("block 2 with the scalar unit") != std::string::npos,
+          "SetValue and another block's DataCopy in one line: %s", dma.c_str());
+
+    std::vector<BlockGmWrites> apart(2);
+    as(apart, 0, [&] {
+        for (uint64_t i = 0; i < 16; ++i) y.SetValue(i, 1.0f);  // the whole line [0, 64)
+    });
+    as(apart, 1, [&] {
+        y.SetValue(16, 1.0f);
+        DataCopy(y[24], tile, 8);
+    });
+    CHECK(CacheLineConflict(apart, launch.gm).empty(), "blocks on lines of their own: %s",
+          CacheLineConflict(apart, launch.gm).c_str());
+    std::vector<BlockGmWrites> dmaOnly(2);
+    as(dmaOnly, 0, [&] { DataCopy(y[0], tile, 8); });
+    as(dmaOnly, 1, [&] { DataCopy(y[8], tile, 8); });  // DMA writes only the bytes it copies
+    CHECK(CacheLineConflict(dmaOnly, launch.gm).empty(), "DataCopy of two blocks in one line is fine");
+    launch.gm.clear();
+}
+
 // ---------------------------------------------------------------- tiling / sys vars / sync
 struct DemoTilingData {
     uint32_t a;
@@ -1070,7 +1126,7 @@ int main(int argc, char** argv)
                     {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
                     {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd},
                     {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb},
-                    {"reduce", SectionReduce}};
+                    {"reduce", SectionReduce}, {"cacheline", SectionCacheLine}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

@@ -943,12 +943,14 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     std::vector<std::string> blockErrors(c.blockDim);
     std::atomic<uint32_t> nextBlock{0};
     std::atomic<uint32_t> firstFailed{c.blockDim};
+    std::vector<BlockGmWrites> gmWrites(c.blockDim);  // for the cache-line rule (CacheLineConflict)
     const LaunchState shared = L;
     auto runBlocks = [&]() {
         LaunchState& mine = g_launch;  // this thread's
         mine = shared;
         for (uint32_t b = nextBlock++; b < c.blockDim && b < firstFailed.load(); b = nextBlock++) {
             mine.blockIdx = b;
+            mine.gmWrites = &gmWrites[b];
             mine.currentPipe = nullptr;
             mine.kernelType = -1;
             ResetLaunchFlags();
@@ -972,6 +974,9 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
             r.error = e;
             break;
         }
+    }
+    if (r.error.empty()) {
+        r.error = CacheLineConflict(gmWrites, shared.gm);  // L was reset by the blocks run here
     }
     L = LaunchState();  // later code (e.g. unit tests) must not see this call's buffers
     gm.Return();  // the outputs' data hold what the kernel wrote

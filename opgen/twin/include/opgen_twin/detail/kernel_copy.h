@@ -183,6 +183,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
     uint8_t* gm = reinterpret_cast<uint8_t*>(dst.TwinPtr());
     for (uint32_t b = 0; b < blockCount; ++b) {
         std::memcpy(gm + b * dstPitchBytes, ub + b * srcPitch, blockLen);
+        NoteGmWrite(false, gm + b * dstPitchBytes, blockLen);
     }
 }
 
@@ -211,6 +212,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     src.TwinCheckFits(api, "src", count);
     dst.TwinCheckAccess(api, 0, count);
     std::memcpy(dst.TwinPtr(), src.TwinData(), static_cast<size_t>(count) * sizeof(T));
+    opgen_twin::detail::NoteGmWrite(false, dst.TwinPtr(), static_cast<uint64_t>(count) * sizeof(T));
 }
 
 template <typename T, int Arch = opgen_twin::detail::kNpuArch>
@@ -262,6 +264,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         std::memcpy(dst.TwinPtr() + b * dp, static_cast<const uint8_t*>(src.TwinData()) + b * sp * sizeof(T),
                     len * sizeof(T));
+        opgen_twin::detail::NoteGmWrite(false, dst.TwinPtr() + b * dp, len * sizeof(T));
     }
 }
 

@@ -272,6 +272,7 @@ public:
     {
         TwinCheckAccess("GlobalTensor::SetValue", offset, 1);
         opgen_twin::detail::Store<T>(ptr_, offset, value);
+        opgen_twin::detail::NoteGmWrite(true, ptr_ + offset, sizeof(T));
     }
     __gm__ T& operator()(const uint64_t offset) const
     {

@@ -8,6 +8,7 @@
 #ifndef OPGEN_TWIN_DETAIL_LAUNCH_H
 #define OPGEN_TWIN_DETAIL_LAUNCH_H
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -33,6 +34,19 @@ struct GmRegion {
     std::string name;
 };
 
+// The GM writes of one block, for the cache-line rule (CacheLineConflict): the lines it wrote
+// with the scalar unit and the byte ranges it wrote by DMA, each in a GM buffer of the runner
+// (`region`: its index in LaunchState::gm) and counted from that buffer's start.
+struct BlockGmWrites {
+    struct Range {
+        size_t region;
+        uint64_t begin;
+        uint64_t end;
+    };
+    std::vector<Range> scalarLines;  // [line start, line end), consecutive repeats merged
+    std::vector<Range> dmaRanges;    // contiguous and overlapping writes merged
+};
+
 struct LaunchState {
     int64_t blockIdx = 0;
     int64_t blockNum = 1;
@@ -44,6 +58,7 @@ struct LaunchState {
     void* currentPipe = nullptr;   // AscendC::TPipe* of the running kernel
     int kernelType = -1;           // KERNEL_TASK_TYPE_DEFAULT value, -1 when not given
     std::vector<uint32_t> pendingFlags;  // SetFlag/WaitFlag pairing, indexed by event*64+id
+    BlockGmWrites* gmWrites = nullptr;   // this block's, under the runner (else not tracked)
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the
@@ -79,6 +94,88 @@ inline void CheckGmRange(const char* api, const void* p, uint64_t bytes)
     ThrowHardware(Format("%s: GM address %p (%llu bytes) is not inside any buffer passed to the kernel "
                          "(inputs/outputs/workspace/tiling): out-of-bounds global memory access",
                          api, p, static_cast<unsigned long long>(bytes)));
+}
+
+// The scalar unit reads and writes GM through the core's data cache, whose lines (64 bytes,
+// asc-devkit DataCacheCleanAndInvalid) are written back whole, by DataCacheCleanAndInvalid or an
+// eviction: the line's other bytes go back as the core last read them. So when one block writes
+// a line with SetValue and another block writes any byte of it, the NPU may keep either's bytes,
+// depending on timing. The twin runs blocks one at a time per thread, where either order works,
+// so it records the writes and fails such a launch whatever the order (CacheLineConflict).
+constexpr uint64_t kCacheLineBytes = 64;
+
+inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes)
+{
+    BlockGmWrites* log = g_launch.gmWrites;
+    if (log == nullptr || bytes == 0) {
+        return;
+    }
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    const auto& regions = g_launch.gm;
+    for (size_t i = 0; i < regions.size(); ++i) {
+        if (b < regions[i].begin || b + bytes > regions[i].begin + regions[i].bytes) {
+            continue;
+        }
+        uint64_t begin = static_cast<uint64_t>(b - regions[i].begin);
+        uint64_t end = begin + bytes;
+        auto& ranges = scalar ? log->scalarLines : log->dmaRanges;
+        if (scalar) {
+            begin = begin / kCacheLineBytes * kCacheLineBytes;
+            end = (end + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
+        }
+        if (!ranges.empty()) {
+            BlockGmWrites::Range& last = ranges.back();
+            if (last.region == i && begin <= last.end && end >= last.begin) {
+                last.begin = std::min(last.begin, begin);
+                last.end = std::max(last.end, end);
+                return;
+            }
+        }
+        ranges.push_back({i, begin, end});
+        return;
+    }
+}
+
+// The first line (by buffer, then address) that one block wrote with the scalar unit and another
+// block wrote at all, as an error naming both; "" when there is none.
+inline std::string CacheLineConflict(const std::vector<BlockGmWrites>& blocks, const std::vector<GmRegion>& regions)
+{
+    struct Write {
+        BlockGmWrites::Range range;
+        size_t block;
+        bool scalar;
+    };
+    std::vector<Write> writes;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        for (const auto& r : blocks[b].scalarLines) writes.push_back({r, b, true});
+        for (const auto& r : blocks[b].dmaRanges) writes.push_back({r, b, false});
+    }
+    std::stable_sort(writes.begin(), writes.end(), [](const Write& x, const Write& y) {
+        return x.range.region != y.range.region ? x.range.region < y.range.region : x.range.begin < y.range.begin;
+    });
+    // Each write against the later ones that start inside it (sorted by start: the overlapping ones).
+    for (size_t i = 0; i < writes.size(); ++i) {
+        const Write& x = writes[i];
+        for (size_t j = i + 1; j < writes.size(); ++j) {
+            const Write& y = writes[j];
+            if (y.range.region != x.range.region || y.range.begin >= x.range.end) {
+                break;
+            }
+            if (y.block == x.block || !(x.scalar || y.scalar)) {
+                continue;
+            }
+            const Write& scalar = x.scalar ? x : y;
+            const uint64_t line = y.range.begin / kCacheLineBytes * kCacheLineBytes;
+            return Format("kernel blocks %zu and %zu both write the 64-byte cache line at bytes [%llu, %llu) of %s, "
+                          "block %zu with the scalar unit (GlobalTensor::SetValue): the data cache writes back "
+                          "whole lines, so on the NPU either block's bytes there may be lost; give each core whole "
+                          "cache lines of GM to write, or write them with DataCopy/DataCopyPad",
+                          std::min(x.block, y.block), std::max(x.block, y.block),
+                          static_cast<unsigned long long>(line), static_cast<unsigned long long>(line + kCacheLineBytes),
+                          regions[x.range.region].name.c_str(), scalar.block);
+        }
+    }
+    return "";
 }
 
 inline const GmRegion* FindGmRegion(const void* p)
