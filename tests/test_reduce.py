@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from kernel_host import twin
 from typer.testing import CliRunner
 
 from opgen import expr, prototype
@@ -21,6 +22,11 @@ RMS = "x * rsqrt(mean(x * x) + epsilon) * gamma"
 
 def make_op(compute: dict[str, str], inputs=("x", "gamma"), types=("float16", "float"),
             keepdim=None, attrs=None):
+    return make_prototype(compute, inputs, types, keepdim, attrs).ops[0]
+
+
+def make_prototype(compute: dict[str, str], inputs=("x", "gamma"), types=("float16", "float"),
+                   keepdim=None, attrs=None):
     block = {"compute": compute}
     if keepdim is not None:
         block["keepdim"] = keepdim
@@ -32,7 +38,7 @@ def make_op(compute: dict[str, str], inputs=("x", "gamma"), types=("float16", "f
             {"name": "epsilon", "param_type": "optional", "type": "float", "default_value": 1e-6}],
         "opgen": block,
     }
-    return prototype.loads(json.dumps(data)).ops[0]
+    return prototype.loads(json.dumps(data))
 
 
 def parse(text: str) -> expr.Node:
@@ -110,7 +116,6 @@ def test_each_reduction_calls_its_api_and_a_reduced_output_is_marked(func, api):
 
 @pytest.mark.parametrize("overrides, message", [
     ({"socs": ("ascend910a",)}, "half only there, not ascend910"),
-    ({"socs": ("ascend310p1",)}, "has no DataCopyPad, not ascend310p"),
     ({"types": ("int32",)}, "needs a float type"),
 ])
 def test_what_the_row_kernel_cannot_do_is_refused(overrides, message):
@@ -118,6 +123,22 @@ def test_what_the_row_kernel_cannot_do_is_refused(overrides, message):
     with pytest.raises(LoweringError) as info:
         kernel_data(op, overrides.get("socs", ("ascend910b1",)))
     assert all(word in str(info.value) for word in message.split(", not")[0].split()[-3:])
+
+
+def test_rows_on_310p_pack_their_tails_and_give_each_core_whole_cache_lines():
+    """ascend310p has no DataCopyPad: a row's tail is copied in a whole block and packed after
+    the row's whole blocks (a reduction sees each element once), and TilingFunc gives each core
+    rows that start a 64-byte line of every output (reduced values are scalar writes)."""
+    proto = make_prototype({"y": "sum(x)", "z": "x * 2"}, inputs=("x",), types=("float16",))
+    files = {f.path: f.content.decode()
+             for f in twin.render_files(proto, twin.options(("ascend310p1",)))}
+    kernel = files["op_kernel/opgen_kernel.h"]
+    assert "share.packed = true;" in kernel and "PackTail(dst, whole, count, block);" in kernel
+    assert "OPGEN_BLOCK_TAILS" not in kernel  # one SoC, one way to copy
+    host = files["op_host/row_test_custom.cpp"]
+    assert ("    if (!opgen::AddRowOutput(context, rows, context->GetOutputDesc(0), true) ||\n"
+            "        !opgen::AddRowOutput(context, rows, context->GetOutputDesc(1), false)) {") in host
+    assert "SocVersion::ASCEND310P" in files["op_host/opgen_tiling.h"]
 
 
 def test_unsupported_target_exits_2_naming_the_op(tmp_path):

@@ -73,8 +73,9 @@ BASE_TILING_FIELDS = (
 # The row kernel (an op whose compute reduces over the last axis): its tiling struct's fields
 # instead of BASE_TILING_FIELDS, and the SoC families it runs on: ReduceSum/ReduceMax/ReduceMin
 # (count mode) are documented in float for Atlas A2/A3, 310P and 200I/500 A2 AI Core (ReduceSum.md,
-# 产品支持情况; the training series, ascend910, half only), and the row kernel copies rows with
-# DataCopyPad, which ascend310p lacks (see ROW_SOC_LIMITS).
+# 产品支持情况; the training series, ascend910, half only). Without DataCopyPad (ascend310p) the
+# rows' tails go in whole blocks and reduced values by the scalar unit; TilingFunc then gives each
+# core whole 64-byte cache lines of every output (opgen_tiling.h: AddRowOutput).
 ROW_TILING_FIELDS = (
     ("uint64_t", "rowCount", "rows: the first input's elements over its last axis"),
     ("uint64_t", "rowsPerCore", "rows per core; the last core may take fewer"),
@@ -84,13 +85,10 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "tmpBytes", "bytes of one temporary"),
     ("uint32_t", "sharedTmpBytes", "bytes of the APIs' sharedTmpBuffer (the reductions' too)"),
 )
-ROW_SOCS = ("ascend910b", "ascend910_93", "ascend310b")
+ROW_SOCS = ("ascend910b", "ascend910_93", "ascend310p", "ascend310b")
 ROW_SOC_LIMITS = {
     "ascend910": "ReduceSum/ReduceMax/ReduceMin take half only there (ReduceSum.md) and the row "
                  "kernel reduces in float",
-    "ascend310p": "it has no DataCopyPad: a reduced output or a row shorter than 32 bytes would be "
-                  "written by the scalar unit, whose 64-byte cache lines overwrite the results of "
-                  "a neighbouring core",
 }
 
 
