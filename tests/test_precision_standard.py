@@ -184,6 +184,57 @@ def test_overflow_where_the_golden_is_finite_fails(precision):
     assert not result.passed and "special values: 2 element(s)" in result.reason
 
 
+def lerp_extremes(values: list[float], weights: list[float]):
+    """torch's two-branch lerp, unfused in float32, on every (start, end, weight) of `values`
+    and `weights`; its float64 golden; torch.lerp in float32 (fused). Near the largest float32,
+    end - start overflows in both, and the unfused products overflow where the fused ones do not
+    (start 1, end 3.4e38, weight -1: -3.4e38)."""
+    start, end, weight = torch.cartesian_prod(torch.tensor(values), torch.tensor(values),
+                                              torch.tensor(weights)).T
+    g = torch.lerp(start.double(), end.double(), weight.double())
+    unfused = torch.where(weight.abs() < 0.5, start + weight * (end - start),
+                          end - (end - start) * (1 - weight))
+    return unfused, g, torch.lerp(start, end, weight)
+
+
+BIG = 3.4028234663852886e38  # float32's largest
+
+
+def test_special_values_within_the_benchmarks_count_pass(precision):
+    """Where torch in the dtype overflows too, as many mismatches as its (times the level's
+    MERE ratio limit) pass; the verdict on the other measures says both counts."""
+    unfused, g, torch_lerp = lerp_extremes([1.0, 88.0, -BIG, BIG, BIG / 2, -BIG / 2],
+                                           [-1.0, 0.25, 0.75, 2.0])
+    mine = precision.metrics(unfused, g, torch.float32).special_mismatches
+    theirs = precision.metrics(torch_lerp, g, torch.float32).special_mismatches
+    assert theirs < mine <= 2 * theirs, (mine, theirs)
+    result = precision.measure(unfused, g, benchmark=torch_lerp)
+    assert result.passed, result.report()
+    assert (f"special values: {mine} mismatch(es), torch in the dtype {theirs}"
+            in result.reason)
+
+
+def test_special_values_beyond_the_benchmarks_count_fail_naming_both(precision):
+    unfused, g, torch_lerp = lerp_extremes([1.0, 2.0, 3.0, 88.0, -BIG, BIG], [-1.0, 0.25])
+    mine = precision.metrics(unfused, g, torch.float32).special_mismatches
+    theirs = precision.metrics(torch_lerp, g, torch.float32).special_mismatches
+    assert mine > 2 * theirs > 0, (mine, theirs)
+    result = precision.measure(unfused, g, benchmark=torch_lerp)
+    assert not result.passed and result.rule == "special values"
+    assert (f"special values: {mine} element(s) NaN or inf where the golden is not, or finite "
+            f"(or the other sign) where it is NaN or inf, where torch in float32 has {theirs} "
+            f"(L0 allows 2 x as many: {2 * theirs})") in result.reason
+    assert f"special-value mismatches {theirs}" in result.report()  # the benchmark's line
+    strict = precision.measure(unfused, g, benchmark=torch_lerp, level="L2")
+    assert "L2 allows 1.2 x as many" in strict.reason
+
+
+def test_special_values_without_a_benchmark_allow_none(precision):
+    unfused, g, _ = lerp_extremes([1.0, 88.0, -BIG, BIG], [-1.0])
+    result = precision.measure(unfused, g)
+    assert not result.passed and "no benchmark to compare with (no benchmark)" in result.reason
+
+
 def test_integers_must_be_exact(precision):
     g = torch.arange(10, dtype=torch.float64)
     assert precision.measure(g.to(torch.int32), g).passed
