@@ -234,19 +234,21 @@ class SocFamily:
 SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
+        # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") is documented for them only.
         SocFamily("ascend910b", 2201, True),
         SocFamily("ascend910_93", 2201, True),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast, no Tanh, Sign, Floor, Ceil,
         # Erf, Power.
         SocFamily("ascend910", 1001, False,
-                  frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow"}), has_bf16_cast=False),
+                  frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma"}),
+                  has_bf16_cast=False),
         # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast.
-        SocFamily("ascend310p", 2002, False, has_bf16_cast=False),
+        SocFamily("ascend310p", 2002, False, frozenset({"fma"}), has_bf16_cast=False),
         # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists).
         SocFamily("ascend310b", 3002, True,
-                  frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow"})),
-        SocFamily("ascend950", 3510, True),
-        SocFamily("bs9sx1a", None, True),
+                  frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma"})),
+        SocFamily("ascend950", 3510, True, frozenset({"fma"})),
+        SocFamily("bs9sx1a", None, True, frozenset({"fma"})),
     )
 }
 

@@ -112,6 +112,8 @@ _NOT_INPLACE = {
     "Copy": "a copy needs a second tile",
     "RDiv": "s / x fills its tile with s, then divides: x must live elsewhere",
     "RsqrtDiv": "1 / x fills its tile with 1, then divides: x must live elsewhere",
+    **{op: "FusedMulAdd reads its tile, filled with one factor first: the other operands must "
+           "live elsewhere" for op in ("FMA", "FNMA")},
     "Compare": "a bit mask must not overlap the floats it compares",
     "Compares": "a bit mask must not overlap the floats it compares",
     **{op: "Select writes floats: its mask and its other operand must live elsewhere"
@@ -249,12 +251,34 @@ def is_simple_pow(node: expr.Pow) -> bool:
     return isinstance(node.exponent, int) and 2 <= node.exponent <= 4
 
 
+def fused_mul_add(node: expr.Node) -> tuple[expr.Node, expr.Node, expr.Node, bool] | None:
+    """(a, b, c, negated) when `node` is c + a * b, a * b + c (negated False) or c - a * b
+    (True), over tensors: one FusedMulAdd, rounded once, as torch's CPU kernels round a
+    multiply-add (and without the product's overflow where the sum is finite)."""
+    if not isinstance(node, expr.BinOp) or node.op not in "+-" or not node.is_tensor:
+        return None
+
+    def product(n: expr.Node) -> tuple[expr.Node, expr.Node] | None:
+        if isinstance(n, expr.BinOp) and n.op == "*" and n.left.is_tensor and n.right.is_tensor:
+            return n.left, n.right
+        return None
+
+    if node.left.is_tensor and (p := product(node.right)):
+        return p[0], p[1], node.left, node.op == "-"
+    if node.op == "+" and node.right.is_tensor and (p := product(node.left)):
+        return p[0], p[1], node.right, False
+    return None
+
+
 def api_funcs(node: expr.Node, mode: str) -> set[str]:
-    """The API_FUNCS a compute tree calls for an API in compute mode `mode`."""
+    """The API_FUNCS a compute tree calls for an API in compute mode `mode` (and "fma" for a
+    float multiply-add: FusedMulAdd)."""
     found = set()
     for n in expr.walk(node):
         if not n.is_tensor:
             continue  # computed on the host
+        if mode == "float" and fused_mul_add(n):
+            found.add("fma")
         if isinstance(n, expr.Call) and n.func in API_FUNCS:
             if n.func != "sign" or mode == "float":  # integer sign: Maxs and Mins
                 found.add(n.func)
@@ -615,6 +639,9 @@ class Lowerer:
 
     def _binop(self, node: expr.BinOp) -> int:
         op, left, right = node.op, node.left, node.right
+        if self.mode == "float" and self.api_ok.get("fma") and (fma := fused_mul_add(node)):
+            a, b, c = self._operands(*fma[:3])
+            return self.emit("FNMA" if fma[3] else "FMA", (a, b, c), node)
         if not self.api_ok["tanh"] and (saturating := _one_plus_minus_tanh(node)) is not None:
             return self.composed(*saturating)
         if op == "/" and self.is_int:
@@ -945,6 +972,12 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "Pow4":
         return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});",
                 f"AscendC::Mul({d}, {d}, {d}, {n});"]
+    if op == "FMA":  # a * b + c: b into the tile, then FusedMulAdd (tile = a * tile + c)
+        return [f"AscendC::Muls({d}, {a[1]}, {one}, {n});",
+                f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});"]
+    if op == "FNMA":  # c - a * b = a * (-b) + c
+        return [f"AscendC::Muls({d}, {a[1]}, {minus_one}, {n});",
+                f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});"]
     if op == "RSub":  # s - v = -v + s
         return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
                 f"AscendC::Adds({d}, {d}, {s}, {n});"]

@@ -92,9 +92,9 @@ def test_broadcast_example_validates():
     assert validate(BROADCAST_JSON).returncode == 0
 
 
-def rendered(raw) -> dict[str, str]:
+def rendered(raw, socs: tuple[str, ...] = ("ascend910b1",)) -> dict[str, str]:
     text = raw if isinstance(raw, str) else json.dumps(raw)
-    files = twin.render_files(prototype.loads(text), twin.options())
+    files = twin.render_files(prototype.loads(text), twin.options(socs))
     return {f.path: f.content.decode() for f in files}
 
 
@@ -134,13 +134,17 @@ def test_a_byte_op_broadcasts_through_half():
 
 def test_inputs_the_compute_step_never_writes_hand_out_their_row_without_a_copy():
     """READ_ONLY streams: x + bias writes no input tile, so a row-broadcast x or bias is read
-    from its repeated row in place; a * b + c keeps a * b in a's tile, so a's stream copies its
-    row into each tile, and the compute header says which tiles are read-only."""
+    from its repeated row in place; on ascend310b, without FusedMulAdd, a * b + c keeps a * b in
+    a's tile, so a's stream copies its row into each tile, and the compute header says which
+    tiles are read-only (on ascend910b FusedMulAdd writes the output tile only)."""
     files = rendered(BROADCAST_JSON.read_text())
     bias = files["op_kernel/bias_add_custom.cpp"]
     assert "BroadcastInStream<DTYPE_X, BIAS_ADD_CUSTOM_BUFFER_NUM, true> xIn_;" in bias
     assert "BroadcastInStream<DTYPE_BIAS, BIAS_ADD_CUSTOM_BUFFER_NUM, true> biasIn_;" in bias
     assert "except x's and bias's" in files["op_kernel/bias_add_custom_compute.h"]
+    fused = files["op_kernel/broadcast_fma_custom.cpp"]
+    assert "BroadcastInStream<DTYPE_A, BROADCAST_FMA_CUSTOM_BUFFER_NUM, true> aIn_;" in fused
+    files = rendered(BROADCAST_JSON.read_text(), ("ascend310b1",))
     fma = files["op_kernel/broadcast_fma_custom.cpp"]
     assert "BroadcastInStream<DTYPE_A, BROADCAST_FMA_CUSTOM_BUFFER_NUM> aIn_;" in fma
     assert "BroadcastInStream<DTYPE_B, BROADCAST_FMA_CUSTOM_BUFFER_NUM, true> bIn_;" in fma

@@ -389,8 +389,8 @@ def test_row_ops_and_row_broadcasts_on_310b_and_310p(tmp_path, soc):
         if soc.startswith("ascend310p"):
             host = project / "op_host" / "row_sum_custom.cpp"
             text = host.read_text()
-            call = ("    if (!opgen::AddRowOutput(context, rows, context->GetOutputDesc(0), true)) {\n"
-                    "        return ge::GRAPH_FAILED;\n    }\n")
+            call = ("    if (!opgen::AddRowOutput(context, rows, context->GetOutputDesc(0), "
+                    "true)) {\n        return ge::GRAPH_FAILED;\n    }\n")
             assert call in text
             host.write_text(text.replace(call, ""))
             build = subprocess.run([sys.executable, "-m", "opgen", "build", str(project)],

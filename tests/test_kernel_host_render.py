@@ -460,7 +460,8 @@ def test_socs_without_datacopypad_never_call_it(socs):
     assert len(kernel) == 9
     assert not [path for path, text in kernel.items() if "DataCopyPad(" in text]
     assert "OPGEN_BLOCK_TAILS" not in kernel["op_kernel/opgen_kernel.h"]  # one path, no switch
-    assert "CopyGmToUb(tile, gm_[offset], count, block_, packed_);" in kernel["op_kernel/opgen_kernel.h"]
+    copy_in = "CopyGmToUb(tile, gm_[offset], count, block_, packed_);"
+    assert copy_in in kernel["op_kernel/opgen_kernel.h"]
 
 
 def test_names_that_clash_with_generated_identifiers():

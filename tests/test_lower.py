@@ -164,7 +164,9 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
     ("erf(x)", ["Erf"]),
     ("clamp(x, 0.75, a * 2)", ["Compares", "Duplicate", "Select"] * 2),
     ("log1p(x)", ["Mins", "Adds", "Adds", "Sub", "Div", "Adds", "Ln", "Add"]),
-    ("expm1(x)", ["Exp", "Maxs", "Mins", "Ln", "Sub", "Maxs", "Mins", "Mul", "Adds", "Add"]),
+    # (u - 1) + m * c: one FusedMulAdd
+    ("expm1(x)", ["Exp", "Maxs", "Mins", "Ln", "Sub", "Maxs", "Mins", "Adds", "Muls",
+                  "FusedMulAdd"]),
     ("x ** 0.5", ["Sqrt"]),
     ("x ** -0.5", ["Duplicate", "Div", "Sqrt"]),
     ("x ** 3.7", ["Power"]),
@@ -316,6 +318,32 @@ def test_constant_errors_name_the_output():
         compute("x * log(-1)")
 
 
+@pytest.mark.parametrize("text, operands", [
+    ("x + y * x", ("1.0f", "y", "x")), ("y * x + x", ("1.0f", "y", "x")),
+    ("x - y * x", ("-1.0f", "y", "x")),
+])
+def test_a_multiply_add_is_one_fused_multiply_add_where_the_soc_has_it(text, operands):
+    """As torch's CPU kernels: rounded once, no overflow of the product where the sum is
+    finite. FusedMulAdd is documented for Atlas A2/A3 only: ascend310p multiplies and adds."""
+    one, factor, addend = operands
+    c = compute(text)
+    assert calls(c) == ["Muls", "FusedMulAdd"]
+    assert f"AscendC::Muls(z, x, {one}, count);" in c.body
+    assert f"AscendC::FusedMulAdd(z, {factor}, {addend}, count);" in c.body
+    assert calls(compute(text, socs=("ascend310p1",)))[-2:] in (["Mul", "Add"], ["Mul", "Sub"])
+    both = compute(text, socs=("ascend910b1", "ascend310p1")).body
+    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 2002)" in both
+    assert "ascend310p has no FusedMulAdd API: FusedMulAdd computed through Mul and Add" in both
+    op = make_op({"z": text})
+    check_meaning(op)
+    check_meaning(op, socs=("ascend910b1", "ascend310p1"), arch=2002)
+
+
+def test_products_of_scalars_and_integer_sums_are_not_fused():
+    assert "FusedMulAdd" not in compute("x + 2 * y").body  # Muls, then Add
+    assert "FusedMulAdd" not in compute("x + y * y", types=("int32",)).body
+
+
 # ---------------------------------------------------------------------------------------------
 # temporaries
 # ---------------------------------------------------------------------------------------------
@@ -327,7 +355,8 @@ def test_constant_errors_name_the_output():
     ("tanh(x)", 0),  # straight into the output
     ("tanh(x) + x", 0),  # tanh into the output tile, then add x in place
     ("0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))", 1),  # gelu
-    ("(x * y + x) * (y * x - y) + (x - y) * (x + y)", 1),
+    # FusedMulAdd writes a tile apart from its operands (x * y + x and the last sum)
+    ("(x * y + x) * (y * x - y) + (x - y) * (x + y)", 2),
 ])
 def test_temporaries(text, temps):
     op = make_op({"z": text}, inputs=[n for n in ("x", "y") if n in text])

@@ -137,7 +137,8 @@ def test_rows_on_310p_pack_their_tails_and_give_each_core_whole_cache_lines():
     assert "OPGEN_BLOCK_TAILS" not in kernel  # one SoC, one way to copy
     host = files["op_host/row_test_custom.cpp"]
     assert ("    if (!opgen::AddRowOutput(context, rows, context->GetOutputDesc(0), true) ||\n"
-            "        !opgen::AddRowOutput(context, rows, context->GetOutputDesc(1), false)) {") in host
+            "        !opgen::AddRowOutput(context, rows, context->GetOutputDesc(1), false)) {"
+            ) in host
     assert "SocVersion::ASCEND310P" in files["op_host/opgen_tiling.h"]
 
 

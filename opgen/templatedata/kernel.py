@@ -49,15 +49,15 @@ from opgen.templatedata.layout import cpp_comment, cpp_wrap, indent_lines
 
 # Compute functions whose API some SoCs lack, and what the kernel computes them through there
 # ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
-MISSABLE_APIS = ("tanh", "sigmoid", "sign", "pow")
+MISSABLE_APIS = ("tanh", "sigmoid", "sign", "pow", "fma")
 FALLBACK_VIA = {"tanh": "Exp", "sigmoid": "Exp", "sign": "Muls, Maxs and Mins",
-                "pow": "Ln and Exp"}
+                "pow": "Ln and Exp", "fma": "Mul and Add"}
 UNAVOIDABLE_APIS = ("floor", "ceil", "erf")
 
 
 def _api_name(func: str) -> str:
     """The Ascend C API of a compute function in MISSABLE_APIS or UNAVOIDABLE_APIS."""
-    return "Power" if func == "pow" else func.capitalize()
+    return {"pow": "Power", "fma": "FusedMulAdd"}.get(func, func.capitalize())
 
 # The tiling struct's fields every op has (attr fields and host scalars follow).
 BASE_TILING_FIELDS = (
@@ -683,7 +683,7 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
         if len(variants) > 1:
             body.append(f"#if {v['cond']}" if v["cond"] else "#else")
         if v["note"]:
-            body.append(f"// {v['note']}")
+            body += [f"// {line}" for line in textwrap.wrap(v["note"], 93)]  # indented 4
         for i in range(alloc.temps):  # declared per branch: each uses what it needs
             body.append(f"const AscendC::LocalTensor<{t}> {tmp_names[i]} = "
                         f"{scratch}{offset(i)}.ReinterpretCast<{t}>();")

@@ -125,7 +125,10 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
             tiles[dst] = value
             continue
         masks.pop(dst, None)
-        if api in _BINARY:
+        if api == "FusedMulAdd":  # dst = src0 * dst + src1, rounded once
+            assert dst not in args[1:3], f"FusedMulAdd reads its dst besides ({line})"
+            value = tiles[args[1]] * tiles[dst] + tiles[args[2]]
+        elif api in _BINARY:
             value = _BINARY[api](tiles[args[1]], tiles[args[2]])
         elif api in _SCALAR:
             value = _SCALAR[api](tiles[args[1]], scalar(args[2], tiling))

@@ -278,6 +278,18 @@ void SectionVec()
     CHECK(z.GetValue(2) == 4.0f && z.GetValue(1) == 3.0f, "Max");
     Min(z, x, y, 8);
     CHECK(z.GetValue(2) == -4.0f && z.GetValue(1) == -2.0f, "Min");
+    // FusedMulAdd: z = x * z + y, rounded once: (1 + 2^-20)^2 - (1 + 2^-19) is 2^-40, not 0
+    const float near = 1.0f + std::ldexp(1.0f, -20);
+    Fill(z, {near, 2.0f});
+    auto w = s.Get<float>(64);
+    Fill(w, {near, 3.0f});
+    auto minus = s.Get<float>(64);
+    Fill(minus, {-(1.0f + std::ldexp(1.0f, -19)), 1.0f});
+    FusedMulAdd(z, w, minus, 2);
+    CHECK(z.GetValue(0) == std::ldexp(1.0f, -40) && z.GetValue(1) == 7.0f, "FusedMulAdd rounds once: %g",
+          z.GetValue(0));
+    ExpectHw("fused_mul_add_310p", [&] { FusedMulAdd<float, 2002>(z, w, minus, 2); },
+             {"ascend310p (__NPU_ARCH__ 2002) has no FusedMulAdd", "Atlas A2/A3"});
     Adds(z, x, 1.0f, 8);
     CHECK(z.GetValue(3) == 1.25f, "Adds");
     Muls(z, x, -2.0f, 8);

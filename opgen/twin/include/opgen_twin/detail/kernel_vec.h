@@ -195,6 +195,42 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
     opgen_twin::detail::Binary("Div", dst, src0, src1, count,
                                [](T a, T b) { return opgen_twin::detail::OpDiv<T>(a, b); });
 }
+// FusedMulAdd (asc-devkit FusedMulAdd.md): dst = src0 * dst + src1, half and float, documented for
+// Atlas A2/A3 only (产品支持情况): elsewhere an error naming the SoC. Rounded once, as a fused
+// multiply-add: float by std::fma, half in double (its product is exact there). Arch as for
+// DataCopyPad (opgen_twin/detail/soc.h).
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
+inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                        const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "FusedMulAdd", "half, float");
+    const char* api = "FusedMulAdd";
+    if (Arch != 2201) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "%s: %s (__NPU_ARCH__ %d) has no FusedMulAdd (asc-devkit: Atlas A2/A3 only); multiply and add",
+            api, opgen_twin::detail::SocName(Arch), Arch));
+    }
+    if (count < 0) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format("%s: negative count %d", api, count));
+    }
+    dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
+    src0.TwinCheckFits(api, "src0", static_cast<uint64_t>(count));
+    src1.TwinCheckFits(api, "src1", static_cast<uint64_t>(count));
+    const void* a = src0.TwinData();
+    const void* b = src1.TwinData();
+    void* d = dst.TwinData();  // read and written
+    for (int32_t i = 0; i < count; ++i) {
+        const T x = opgen_twin::detail::Load<T>(a, i);
+        const T y = opgen_twin::detail::Load<T>(d, i);
+        const T z = opgen_twin::detail::Load<T>(b, i);
+        if constexpr (std::is_same<T, float>::value) {
+            opgen_twin::detail::Store<T>(d, i, std::fma(x, y, z));
+        } else {
+            opgen_twin::detail::Store<T>(d, i, opgen_twin::detail::FromDouble<T>(
+                opgen_twin::detail::ToDouble(x) * opgen_twin::detail::ToDouble(y) + opgen_twin::detail::ToDouble(z)));
+        }
+    }
+}
 template <typename T>
 inline void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
 {
