@@ -506,6 +506,19 @@ def test_precision_level_without_a_golden_warns_it_has_no_effect():
     assert warning.startswith("$[0].opgen.precision: L2 has no effect")
 
 
+def test_an_attr_the_compute_expressions_never_read_warns():
+    """softmax(x, dim=0) would compute the last axis's softmax: say so when generating."""
+    attrs = [{"name": "dim", "param_type": "optional", "type": "int", "default_value": -1},
+             {"name": "alpha", "param_type": "optional", "type": "float", "default_value": 2.0}]
+    proto = prototype.loads(json.dumps([op(attr=attrs, opgen={"compute": {"z": "x * alpha"}})]))
+    (warning,) = [w for w in proto.warnings if "never read" in w]
+    assert warning.startswith("$[0].attr: the compute expressions never read 'dim': ")
+    read = prototype.loads(json.dumps([op(attr=attrs[1:], opgen={"compute": {"z": "x * alpha"}})]))
+    assert not [w for w in read.warnings if "never read" in w]
+    no_compute = prototype.loads(json.dumps([op(attr=attrs)]))  # the user's kernel reads them
+    assert not [w for w in no_compute.warnings if "never read" in w]
+
+
 # --- test shapes ("opgen": {"test_shapes": [...]}) -------------------------------------------
 
 
