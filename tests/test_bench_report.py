@@ -264,5 +264,14 @@ def test_report_says_when_plots_are_unavailable(tmp_path, monkeypatch):
     assert "data:image/png" not in html
 
 
+def test_report_gives_the_special_value_mismatches_beside_torchs(monkeypatch):
+    monkeypatch.setattr(report, "plots", lambda entries: None)
+    judged = entry("test_precision_boundary_values[float32-extremes]", "extremes", True)
+    judged["metrics"]["special_mismatches"] = 7
+    judged["benchmark"] = dict(judged["metrics"], special_mismatches=6)
+    assert "<td>7 (torch 6)</td>" in report.render([judged], "t")
+    assert "<td>0</td>" in report.render([entry("test_precision[x]", "case", True)], "t")
+
+
 def test_no_record_no_report(tmp_path):
     assert report.write(tmp_path) is None
