@@ -130,6 +130,24 @@ class Op:
         """Does a compute expression reduce over the last axis (the row kernel computes it)?"""
         return any(expr.has_reduce(tree) for tree in self.compute.values())
 
+    @property
+    def unread_attrs(self) -> tuple[Attr, ...]:
+        """The attrs no compute expression reads, when it has some: its kernel computes the same
+        whatever their values (opgen warns; the adapters refuse a value other than the default
+        of an int, float or bool one)."""
+        if not self.compute:
+            return ()
+        read = {n.name for tree in self.compute.values() for n in expr.walk(tree)
+                if isinstance(n, expr.Scalar)}
+        return tuple(a for a in self.attrs if a.name not in read)
+
+    @property
+    def fixed_attrs(self) -> tuple[Attr, ...]:
+        """The unread attrs whose value the PyTorch op checks: optional int, float and bool ones,
+        which must keep their default (another value would be ignored silently)."""
+        return tuple(a for a in self.unread_attrs
+                     if not a.required and a.type in ("int", "float", "bool"))
+
     def is_reduced_output(self, name: str) -> bool:
         """Has output `name` one value per row (the reduced shape)?"""
         return name in self.compute and expr.is_row_valued(self.compute[name])

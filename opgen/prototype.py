@@ -521,14 +521,6 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     if fast_math:
         warnings.append(_fast_math_warning(key_path(key_path(base, "opgen"), "fast_math"),
                                            compute))
-    unread = [a.name for a in attrs if compute and not any(
-        isinstance(n, expr.Scalar) and n.name == a.name
-        for tree in compute.values() for n in expr.walk(tree))]
-    if unread:
-        listed = ", ".join(f"'{name}'" for name in unread)
-        warnings.append(f"{key_path(base, 'attr')}: the compute expressions never read {listed}: "
-                        f"{op_type}'s kernel computes the same whatever value a call passes; "
-                        "read it in an expression, or drop it")
     aclnn, missing = build_aclnn(op_type, inputs, outputs, attrs)
     if aclnn is None:
         warnings.append(f"{base}: {op_type} gets no aclnn API and no NPU adapter: {missing}")
@@ -546,6 +538,13 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     problems += rows.test_shapes_problems(op)
     if problems:
         return None, problems, warnings
+    if op.unread_attrs:
+        listed = ", ".join(f"'{a.name}'" for a in op.unread_attrs)
+        fixed = " and ".join(a.name for a in op.fixed_attrs)
+        warnings.append(f"{key_path(base, 'attr')}: the compute expressions never read {listed}: "
+                        f"{op_type}'s kernel computes the same whatever value a call passes"
+                        + (f" (its PyTorch op refuses a {fixed} other than the default)"
+                           if fixed else "") + "; read it in an expression, or drop it")
     return op, problems, warnings
 
 

@@ -100,6 +100,29 @@ print("row shapes alike")
 """
 
 
+# An attr the compute never reads (SwishPairCustom's clip) keeps its default: another value is
+# refused on the CPU and by the fake kernel on meta, with the same message.
+FIXED_ATTR_CHECK = """
+import torch
+import swish_pair
+op = torch.ops.swish_pair.swish_pair_custom
+for device in ("cpu", "meta"):
+    x = torch.randn(8, device=device)
+    y, z = op(x, 1.5, 2, True)
+    assert y.shape == z.shape == (8,)
+    try:
+        op(x, 1.5, 2, False)
+    except RuntimeError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError(f"clip=False ran on {device}")
+    expected = ("SwishPairCustom: clip=False is not read by its compute expression; the kernel "
+                "computes as for the default clip=True")
+    assert message.startswith(expected), (device, message)
+print("unread attr refused")
+"""
+
+
 SPECIAL_VALUES_CHECK = """
 import math
 import torch
@@ -176,6 +199,12 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             assert "xfailed" in log
         assert any(f["owner"] == "user" and f["path"].endswith(user_step)
                    for f in render_summary["files"])
+        if name == "swish_pair":  # an attr the compute never reads keeps its default
+            check = subprocess.run([sys.executable, "-c", FIXED_ATTR_CHECK], cwd=project,
+                                   capture_output=True, text=True, timeout=300,
+                                   env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
+            assert check.returncode == 0, check.stderr[-4000:]
+            assert "unread attr refused" in check.stdout
         if name == "special_values":  # NaN, +-inf, +-0 anywhere: torch's results, bit by bit
             check = subprocess.run([sys.executable, "-c", SPECIAL_VALUES_CHECK], cwd=project,
                                    capture_output=True, text=True, timeout=600,

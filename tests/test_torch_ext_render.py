@@ -631,3 +631,35 @@ def test_twin_build_compiles_for_the_first_soc(socs, arch):
         assert "__NPU_ARCH__" not in files["setup.py"]
     else:
         assert f'        define_macros=[("__NPU_ARCH__", "{arch}")],\n' in files["setup.py"]
+
+
+def test_attrs_the_compute_never_reads_must_keep_their_defaults(tmp_path):
+    """The CPU and NPU adapters and the fake kernel refuse another value of an int, float or bool
+    attr that no compute expression reads (the kernel would ignore it); the float's default as
+    the double the adapter receives; a project whose attrs are all read has no such check."""
+    attrs = [{"name": "alpha", "param_type": "optional", "type": "float", "default_value": 0.1},
+             {"name": "dim", "param_type": "optional", "type": "int", "default_value": -1},
+             {"name": "mode", "param_type": "optional", "type": "string", "default_value": "a"},
+             {"name": "scale", "param_type": "optional", "type": "float", "default_value": 2.0}]
+    data = {"op": "ScaleCustom", "attr": attrs,
+            "input_desc": [{"name": "x", "param_type": "required", "format": ["ND"],
+                            "type": ["float"]}],
+            "output_desc": [{"name": "y", "param_type": "required", "format": ["ND"],
+                             "type": ["float"]}],
+            "opgen": {"compute": {"y": "x * scale"}}}
+    _, _, files, _ = rendered(json.dumps([data]), tmp_path / "fixed", "fixed")
+    text = {f.path: f.content.decode() for f in files}
+    cpu = text["fixed/csrc/ops.cpp"]
+    assert 'opgen_torch::FixedAttr<double>("ScaleCustom", "alpha", alpha, 0.1);' in cpu
+    assert 'opgen_torch::FixedAttr<int64_t>("ScaleCustom", "dim", dim, -1);' in cpu
+    assert '"mode"' not in cpu.split("FixedAttr", 1)[1] and '"scale", scale' not in cpu
+    npu = text["fixed/csrc_npu/scale_custom_npu.cpp"]
+    assert 'opgen_npu::FixedAttr<double>("ScaleCustom", "alpha", alpha, 0.1);' in npu
+    fake = text["fixed/ops.py"]
+    assert '_fixed_attr("ScaleCustom", "alpha", alpha, 0.1)' in fake
+    assert '_fixed_attr("ScaleCustom", "dim", dim, -1)' in fake
+    assert "def _fixed_attr(" in text["fixed/_support.py"]
+    data["opgen"]["compute"] = {"y": "x * scale * alpha + dim"}
+    data["attr"] = [a for a in attrs if a["name"] != "mode"]
+    _, _, files, _ = rendered(json.dumps([data]), tmp_path / "read", "read")
+    assert not [f.path for f in files if b"FixedAttr" in f.content or b"_fixed_attr" in f.content]

@@ -118,6 +118,11 @@ class ProjectData:
             for op in self.ops)
 
     @property
+    def fixed_attrs(self) -> bool:
+        """Does an op have attrs its compute never reads (the adapters check their defaults)?"""
+        return any(op.torch.fake.get("fixed_attrs") for op in self.ops)
+
+    @property
     def has_row_ops(self) -> bool:
         """Does an op reduce over the last axis (opgen_kernel.h then has the row kernel)?"""
         return any(op.kernel.row for op in self.ops)

@@ -21,7 +21,14 @@ from typing import Any
 
 from opgen.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.catalog import DTYPES
-from opgen.literals import cpp_string, doc_text, py_literal, py_string, torch_literal
+from opgen.literals import (
+    cpp_literal,
+    cpp_string,
+    doc_text,
+    py_literal,
+    py_string,
+    torch_literal,
+)
 from opgen.lower import fresh
 from opgen.model import Attr, Op, TensorParam
 from opgen.options import Options
@@ -271,6 +278,21 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
     return []
 
 
+def cpp_fixed_attr_checks(op: Op, helpers: str) -> list[str]:
+    """The adapter's check that each attr no compute expression reads keeps its default
+    (Op.fixed_attrs): the kernel computes as for it; `helpers` is opgen_torch or opgen_npu."""
+    def value(a: Attr) -> str:  # the schema's default as the adapter receives it (double, ...)
+        if a.type == "float":
+            text = repr(float(a.default))
+            return text if any(c in text for c in ".en") else text + ".0"
+        return cpp_literal(a.type, a.default)
+
+    return [cpp_call(f"{helpers}::FixedAttr<{a.info.cpp_param}>",
+                     [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name),
+                      value(a)], 4, ";")
+            for a in op.fixed_attrs]
+
+
 def cpp_row_checks(op: Op, params) -> list[str]:
     """The CPU adapter's check of a row op's input shapes (opgen/rows.py's rule, refused with its
     message before the twin runs op_host and the kernel)."""
@@ -319,6 +341,7 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
         "function": f"{op.snake_name}_cpu",
         "unsupported": cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
         "op_type_literal": cpp_string(op.op_type),
+        "attr_checks": cpp_fixed_attr_checks(op, "opgen_torch"),
         "shape_checks": cpp_shape_checks(op, params, "opgen_torch"),
         "row_checks": cpp_row_checks(op, params),
         "host_inputs": host_inputs,
@@ -488,6 +511,7 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
             [a.declaration() for a in op.aclnn.args]
             + ["uint64_t *workspaceSize", "aclOpExecutor **executor"], 5).replace("\n  ", "\n//"),
         "guard": f"at::device_of({guard['cpp_name']})",
+        "attr_checks": cpp_fixed_attr_checks(op, "opgen_npu"),
         "shape_checks": cpp_shape_checks(op, params, "opgen_npu"),
         "prep": prep,
         "needs_dtypes": op.is_elementwise and bool(returned),
@@ -534,6 +558,7 @@ def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
     fake = _fake_lines(op, options, params, outs)
     fake["broadcasts"] = any("_broadcast_shape(" in line for line in fake["lines"])
     fake["row_shapes"] = any("_row_shapes(" in line for line in fake["lines"])
+    fake["fixed_attrs"] = bool(op.fixed_attrs)
     return fake
 
 
@@ -553,7 +578,10 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     tensor_args = [p["name"] for p in params if p["is_tensor"]]
     check = py_call("_output_dtypes", [op_type, table, *tensor_args], 4,
                     len("dtypes_ = ") if returned else 0)
-    lines = [f"dtypes_ = {check}" if returned else check]
+    # the attrs no compute expression reads keep their defaults (Op.fixed_attrs)
+    lines = [py_call("_fixed_attr", [op_type, py_string(a.name), a.name,
+                                     py_literal(a.type, a.default)], 4) for a in op.fixed_attrs]
+    lines.append(f"dtypes_ = {check}" if returned else check)
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
     if op.is_row:  # the row kernel's shape rule (opgen/rows.py), before anything runs
         lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))

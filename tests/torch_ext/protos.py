@@ -31,7 +31,8 @@ ALL_ATTRS = {
         attr("scales", "list_float", [0.25]),
         attr("masks", "list_bool", [True, False]),
     ],
-    "opgen": {"compute": {"y": "x * alpha"}},
+    # every scalar attr read, so that calls may pass other values (an unread one is fixed)
+    "opgen": {"compute": {"y": "x * alpha + count * flag"}},
 }
 
 # A required attr after optional ones, and list_list_int (no aclnn, no NPU adapter).
