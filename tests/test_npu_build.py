@@ -33,6 +33,8 @@ def test_build_compiles_the_npu_adapter_and_checks_its_symbols(tmp_path):
     norms = json.loads((ROOT / "tests" / "data" / "e2e" / "norms.json").read_text())
     ops = json.loads((EXAMPLES / "gelu_custom.json").read_text())
     ops += [o for o in norms if o["op"] == "LayerNormCustom"]
+    # attrs of every scalar type, one the compute never reads (its default is checked)
+    ops += json.loads((ROOT / "tests" / "data" / "e2e" / "swish_pair.json").read_text())
     prototype = tmp_path / "gelu_and_layer_norm.json"
     prototype.write_text(json.dumps(ops))
     project = tmp_path / "gelu_npu"
