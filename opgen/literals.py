@@ -38,12 +38,17 @@ def cmake_string(text: str) -> str:
     return f'"{escaped}"'
 
 
-def cpp_float(value: float) -> str:
-    """A C++ float literal (`0.5f`; folded constants are rounded once, by the compiler)."""
+def cpp_double(value: float) -> str:
+    """A C++ double literal (`0.5`, `2.0`, `1e-06`): the value's shortest round-trip text."""
     text = repr(float(value))
     if "e" not in text and "." not in text and "inf" not in text:
         text += ".0"
-    return text + "f"
+    return text
+
+
+def cpp_float(value: float) -> str:
+    """A C++ float literal (`0.5f`; folded constants are rounded once, by the compiler)."""
+    return cpp_double(value) + "f"
 
 
 def cpp_literal(attr_type: str, value: Any) -> str:

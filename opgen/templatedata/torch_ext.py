@@ -22,6 +22,7 @@ from typing import Any
 from opgen.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.catalog import DTYPES
 from opgen.literals import (
+    cpp_double,
     cpp_literal,
     cpp_string,
     doc_text,
@@ -281,11 +282,8 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
 def cpp_fixed_attr_checks(op: Op, helpers: str) -> list[str]:
     """The adapter's check that each attr no compute expression reads keeps its default
     (Op.fixed_attrs): the kernel computes as for it; `helpers` is opgen_torch or opgen_npu."""
-    def value(a: Attr) -> str:  # the schema's default as the adapter receives it (double, ...)
-        if a.type == "float":
-            text = repr(float(a.default))
-            return text if any(c in text for c in ".en") else text + ".0"
-        return cpp_literal(a.type, a.default)
+    def value(a: Attr) -> str:  # the schema's default as the adapter receives it (a double)
+        return cpp_double(a.default) if a.type == "float" else cpp_literal(a.type, a.default)
 
     return [cpp_call(f"{helpers}::FixedAttr<{a.info.cpp_param}>",
                      [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name),
