@@ -96,6 +96,17 @@ inline void CheckGmRange(const char* api, const void* p, uint64_t bytes)
                          api, p, static_cast<unsigned long long>(bytes)));
 }
 
+inline const GmRegion* FindGmRegion(const void* p)
+{
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    for (const auto& r : g_launch.gm) {
+        if (b >= r.begin && (b < r.begin + r.bytes || (r.bytes == 0 && b == r.begin))) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
 // The scalar unit reads and writes GM through the core's data cache, whose lines (64 bytes,
 // asc-devkit DataCacheCleanAndInvalid) are written back whole, by DataCacheCleanAndInvalid or an
 // eviction: the line's other bytes go back as the core last read them. So when one block writes
@@ -110,30 +121,27 @@ inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes)
     if (log == nullptr || bytes == 0) {
         return;
     }
-    const uint8_t* b = static_cast<const uint8_t*>(p);
-    const auto& regions = g_launch.gm;
-    for (size_t i = 0; i < regions.size(); ++i) {
-        if (b < regions[i].begin || b + bytes > regions[i].begin + regions[i].bytes) {
-            continue;
-        }
-        uint64_t begin = static_cast<uint64_t>(b - regions[i].begin);
-        uint64_t end = begin + bytes;
-        auto& ranges = scalar ? log->scalarLines : log->dmaRanges;
-        if (scalar) {
-            begin = begin / kCacheLineBytes * kCacheLineBytes;
-            end = (end + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
-        }
-        if (!ranges.empty()) {
-            BlockGmWrites::Range& last = ranges.back();
-            if (last.region == i && begin <= last.end && end >= last.begin) {
-                last.begin = std::min(last.begin, begin);
-                last.end = std::max(last.end, end);
-                return;
-            }
-        }
-        ranges.push_back({i, begin, end});
-        return;
+    const GmRegion* region = FindGmRegion(p);
+    if (region == nullptr) {
+        return;  // outside the runner's buffers: CheckGmRange has refused it already
     }
+    const size_t i = static_cast<size_t>(region - g_launch.gm.data());
+    uint64_t begin = static_cast<uint64_t>(static_cast<const uint8_t*>(p) - region->begin);
+    uint64_t end = begin + bytes;
+    if (scalar) {
+        begin = begin / kCacheLineBytes * kCacheLineBytes;
+        end = (end + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
+    }
+    auto& ranges = scalar ? log->scalarLines : log->dmaRanges;
+    if (!ranges.empty()) {
+        BlockGmWrites::Range& last = ranges.back();
+        if (last.region == i && begin <= last.end && end >= last.begin) {
+            last.begin = std::min(last.begin, begin);
+            last.end = std::max(last.end, end);
+            return;
+        }
+    }
+    ranges.push_back({i, begin, end});
 }
 
 // The first line (by buffer, then address) that one block wrote with the scalar unit and another
@@ -176,17 +184,6 @@ inline std::string CacheLineConflict(const std::vector<BlockGmWrites>& blocks, c
         }
     }
     return "";
-}
-
-inline const GmRegion* FindGmRegion(const void* p)
-{
-    const uint8_t* b = static_cast<const uint8_t*>(p);
-    for (const auto& r : g_launch.gm) {
-        if (b >= r.begin && (b < r.begin + r.bytes || (r.bytes == 0 && b == r.begin))) {
-            return &r;
-        }
-    }
-    return nullptr;
 }
 
 // Element loads/stores through memcpy: UB and GM are raw byte arrays and the same bytes
