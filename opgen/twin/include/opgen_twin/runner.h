@@ -356,93 +356,138 @@ inline void MergeSocConfig(ops::OpDef& def, const std::string& soc)
     }
 }
 
-// Validates inputs/attrs against the OpDef (as the platform's SoC registers it) and fills
-// CallData. Returns "" or an error.
-inline std::string Prepare(const std::string& opType, const std::vector<HostTensor>& inputs,
-                           const std::vector<AttrValue>& attrs, const PlatformConfig& platform,
-                           const std::vector<size_t>& outputInstanceNums, PreparedCall& pc)
+// The OpDef of `opType` as the platform's SoC registers it. Returns "" or an error.
+inline std::string LoadOpDef(const std::string& opType, const std::string& soc, ops::OpDef& def)
 {
-    if (!FindOpDef(opType, &pc.def)) {
+    if (!FindOpDef(opType, &def)) {
         std::string known;
         for (const auto& t : RegisteredOpTypes()) known += (known.empty() ? "" : ", ") + t;
-        return Format("op type '%s' is not registered with OP_ADD (registered: %s)", opType.c_str(), known.c_str());
+        return Format("op type '%s' is not registered with OP_ADD (registered: %s)", opType.c_str(),
+                      known.c_str());
     }
-    MergeSocConfig(pc.def, platform.socVersion);
+    MergeSocConfig(def, soc);
+    return "";
+}
+
+// One input instance: checks it against its OpDef input `p` and appends its shape/desc/tensor.
+// Returns "" or an error.
+inline std::string AddInputInstance(CallData& c, const ops::OpParamDef& p, const std::string& name,
+                                    const HostTensor& t, const std::string& soc)
+{
+    const std::string& opType = c.opType;
+    if (t.isList || !t.present) {
+        return Format("input '%s' of %s: a list entry must be a present, plain tensor",
+                      name.c_str(), opType.c_str());
+    }
+    if (t.ByteSize() != t.NumBytes()) {
+        return Format("input '%s': %zu data bytes for shape %s of %s (expected %zu)", name.c_str(),
+                      t.ByteSize(), ShapeStr(t.shape).c_str(), DataTypeName(t.dtype), t.NumBytes());
+    }
+    if (t.shape.size() > gert::Shape::kMaxDimNum) {
+        return Format("input '%s' has more than 25 dims", name.c_str());
+    }
+    const auto& dts = p.TwinDataTypes();
+    bool allowed = dts.empty();
+    for (auto d : dts) allowed = allowed || d == t.dtype;
+    if (!allowed) {
+        return Format("input '%s' of %s has dtype %s, which its OpDef DataType list for %s "
+                      "does not contain",
+                      name.c_str(), opType.c_str(), DataTypeName(t.dtype), soc.c_str());
+    }
+    gert::StorageShape ss;
+    for (int64_t d : t.shape) {
+        ss.MutableOriginShape().AppendDim(d);
+        ss.MutableStorageShape().AppendDim(d);
+    }
+    gert::CompileTimeTensorDesc desc;
+    desc.SetDataType(t.dtype);
+    desc.SetOriginFormat(t.format);
+    desc.SetStorageFormat(t.format);
+    gert::Tensor tensor;
+    tensor.TwinSet(ss, t.dtype, t.format, t.Bytes(), t.ByteSize());
+    c.inShapes.push_back(ss);
+    c.inDescs.push_back(desc);
+    c.inTensors.push_back(tensor);
+    return "";
+}
+
+// The instances of IR input `i` (its OpDef input `p`): a DYNAMIC input's list entries, a plain
+// input itself, none for an omitted optional input. Returns "" or an error.
+inline std::string AddInput(CallData& c, const ops::OpParamDef& p, size_t i,
+                            const std::vector<HostTensor>& inputs, const std::string& soc)
+{
+    const std::string& opType = c.opType;
+    const bool given = i < inputs.size() && inputs[i].present;
+    if (IsDynamic(p)) {
+        if (!given || !inputs[i].isList || inputs[i].children.empty()) {
+            const bool emptyList = given && inputs[i].isList;
+            return Format("input '%s' (index %zu) of %s is DYNAMIC: pass its tensors as a "
+                          "non-empty HostTensor::List({...})%s",
+                          p.TwinName().c_str(), i, opType.c_str(),
+                          emptyList ? " (the twin runs no zero-instance dynamic inputs)" : "");
+        }
+        std::string err;
+        for (size_t j = 0; j < inputs[i].children.size() && err.empty(); ++j) {
+            err = AddInputInstance(c, p, InstanceName(p, j), inputs[i].children[j], soc);
+        }
+        return err;
+    }
+    if (!given) {
+        if (p.TwinParamType() == ops::REQUIRED) {
+            return Format("required input '%s' (index %zu) of %s is missing",
+                          p.TwinName().c_str(), i, opType.c_str());
+        }
+        return "";
+    }
+    if (inputs[i].isList) {
+        return Format("input '%s' (index %zu) of %s is not DYNAMIC: HostTensor::List is only for "
+                      "DYNAMIC inputs",
+                      p.TwinName().c_str(), i, opType.c_str());
+    }
+    return AddInputInstance(c, p, p.TwinName(), inputs[i], soc);
+}
+
+// Checks the inputs against the OpDef and appends their instances, recording where each IR
+// input's are (irInputs). Returns "" or an error.
+inline std::string PrepareInputs(const std::vector<HostTensor>& inputs, const std::string& soc,
+                                 PreparedCall& pc)
+{
+    CallData& c = pc.call;
+    const auto& defIns = pc.def.TwinInputs();
+    for (size_t i = 0; i < defIns.size(); ++i) {
+        const size_t start = c.inShapes.size();
+        const std::string err = AddInput(c, defIns[i], i, inputs, soc);
+        if (!err.empty()) return err;
+        c.irInputs.emplace_back(static_cast<uint32_t>(start),
+                                static_cast<uint32_t>(c.inShapes.size() - start));
+    }
+    return "";
+}
+
+// "x=<dtype>, parts[0]=<dtype>, ...": the dtype of every input instance.
+inline std::string InputDtypes(const PreparedCall& pc)
+{
+    const CallData& c = pc.call;
+    const auto& defIns = pc.def.TwinInputs();
+    std::string got;
+    for (size_t i = 0; i < defIns.size(); ++i) {
+        for (size_t r = 0; r < c.irInputs[i].GetInstanceNum(); ++r) {
+            const ge::DataType dt = c.inDescs[static_cast<size_t>(c.Instance(i, r))].GetDataType();
+            got += Format("%s%s=%s", got.empty() ? "" : ", ", InstanceName(defIns[i], r).c_str(),
+                          DataTypeName(dt));
+        }
+    }
+    return got;
+}
+
+// Finds the dtype combination (column of the vertically aligned DataType lists) the inputs
+// match, into pc.column; every instance of a dynamic input must match it. Returns "" or an
+// error (an OpDef without DataType lists has no columns, and no error).
+inline std::string MatchDtypeColumn(PreparedCall& pc)
+{
+    const CallData& c = pc.call;
     const auto& defIns = pc.def.TwinInputs();
     const auto& defOuts = pc.def.TwinOutputs();
-    if (inputs.size() > defIns.size()) {
-        return Format("%s takes %zu inputs, %zu given", opType.c_str(), defIns.size(), inputs.size());
-    }
-    CallData& c = pc.call;
-    c.opType = opType;
-    c.nodeName = opType + "_twin";
-    c.platform = fe::PlatFormInfos(platform);
-    // One input instance: checks it against the OpDef and appends its shape/desc/tensor.
-    const auto addInstance = [&](const ops::OpParamDef& p, const std::string& name, const HostTensor& t) -> std::string {
-        if (t.isList || !t.present) {
-            return Format("input '%s' of %s: a list entry must be a present, plain tensor", name.c_str(),
-                          opType.c_str());
-        }
-        if (t.ByteSize() != t.NumBytes()) {
-            return Format("input '%s': %zu data bytes for shape %s of %s (expected %zu)", name.c_str(), t.ByteSize(),
-                          ShapeStr(t.shape).c_str(), DataTypeName(t.dtype), t.NumBytes());
-        }
-        if (t.shape.size() > gert::Shape::kMaxDimNum) {
-            return Format("input '%s' has more than 25 dims", name.c_str());
-        }
-        const auto& dts = p.TwinDataTypes();
-        bool allowed = dts.empty();
-        for (auto d : dts) allowed = allowed || d == t.dtype;
-        if (!allowed) {
-            return Format("input '%s' of %s has dtype %s, which its OpDef DataType list for %s does not contain",
-                          name.c_str(), opType.c_str(), DataTypeName(t.dtype), platform.socVersion.c_str());
-        }
-        gert::StorageShape ss;
-        for (int64_t d : t.shape) {
-            ss.MutableOriginShape().AppendDim(d);
-            ss.MutableStorageShape().AppendDim(d);
-        }
-        gert::CompileTimeTensorDesc desc;
-        desc.SetDataType(t.dtype);
-        desc.SetOriginFormat(t.format);
-        desc.SetStorageFormat(t.format);
-        gert::Tensor tensor;
-        tensor.TwinSet(ss, t.dtype, t.format, t.Bytes(), t.ByteSize());
-        c.inShapes.push_back(ss);
-        c.inDescs.push_back(desc);
-        c.inTensors.push_back(tensor);
-        return "";
-    };
-    for (size_t i = 0; i < defIns.size(); ++i) {
-        const ops::OpParamDef& p = defIns[i];
-        const bool given = i < inputs.size() && inputs[i].present;
-        const size_t start = c.inShapes.size();
-        std::string err;
-        if (IsDynamic(p)) {
-            if (!given || !inputs[i].isList || inputs[i].children.empty()) {
-                return Format("input '%s' (index %zu) of %s is DYNAMIC: pass its tensors as a non-empty "
-                              "HostTensor::List({...})%s",
-                              p.TwinName().c_str(), i, opType.c_str(),
-                              given && inputs[i].isList ? " (the twin runs no zero-instance dynamic inputs)" : "");
-            }
-            for (size_t j = 0; j < inputs[i].children.size() && err.empty(); ++j) {
-                err = addInstance(p, InstanceName(p, j), inputs[i].children[j]);
-            }
-        } else if (!given) {
-            if (p.TwinParamType() == ops::REQUIRED) {
-                return Format("required input '%s' (index %zu) of %s is missing", p.TwinName().c_str(), i, opType.c_str());
-            }
-        } else if (inputs[i].isList) {
-            return Format("input '%s' (index %zu) of %s is not DYNAMIC: HostTensor::List is only for DYNAMIC inputs",
-                          p.TwinName().c_str(), i, opType.c_str());
-        } else {
-            err = addInstance(p, p.TwinName(), inputs[i]);
-        }
-        if (!err.empty()) return err;
-        c.irInputs.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(c.inShapes.size() - start));
-    }
-    // Find the dtype combination (column of the vertically aligned DataType lists); every
-    // instance of a dynamic input must match it.
     size_t columns = 0;
     for (const auto& p : defIns) columns = std::max(columns, p.TwinDataTypes().size());
     for (const auto& p : defOuts) columns = std::max(columns, p.TwinDataTypes().size());
@@ -458,30 +503,36 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
         if (match) pc.column = static_cast<int>(j);
     }
     if (columns > 0 && pc.column < 0) {
-        std::string got;
-        for (size_t i = 0; i < defIns.size(); ++i) {
-            for (size_t r = 0; r < c.irInputs[i].GetInstanceNum(); ++r) {
-                got += Format("%s%s=%s", got.empty() ? "" : ", ", InstanceName(defIns[i], r).c_str(),
-                              DataTypeName(c.inDescs[static_cast<size_t>(c.Instance(i, r))].GetDataType()));
-            }
-        }
-        return Format("no dtype combination of %s's OpDef matches the inputs (%s)", opType.c_str(), got.c_str());
+        return Format("no dtype combination of %s's OpDef matches the inputs (%s)",
+                      c.opType.c_str(), InputDtypes(pc).c_str());
     }
-    // Outputs: shapes/dtypes are produced by InferShape/InferDataType.
+    return "";
+}
+
+// The output instances (a DYNAMIC output's count from `outputInstanceNums`, 1 for others) with
+// the matched column's format; their shapes/dtypes are produced by InferShape/InferDataType.
+// Returns "" or an error.
+inline std::string PrepareOutputs(const std::vector<size_t>& outputInstanceNums, PreparedCall& pc)
+{
+    CallData& c = pc.call;
+    const auto& defOuts = pc.def.TwinOutputs();
     if (outputInstanceNums.size() > defOuts.size()) {
-        return Format("%s has %zu outputs, %zu output instance counts given", opType.c_str(), defOuts.size(),
-                      outputInstanceNums.size());
+        return Format("%s has %zu outputs, %zu output instance counts given", c.opType.c_str(),
+                      defOuts.size(), outputInstanceNums.size());
     }
     for (size_t i = 0; i < defOuts.size(); ++i) {
         const size_t want = i < outputInstanceNums.size() ? outputInstanceNums[i] : 0;
         const size_t n = want == 0 ? 1 : want;
         if (n != 1 && !IsDynamic(defOuts[i])) {
-            return Format("output '%s' (index %zu) of %s is not DYNAMIC: it has one instance, %zu requested",
-                          defOuts[i].TwinName().c_str(), i, opType.c_str(), n);
+            return Format("output '%s' (index %zu) of %s is not DYNAMIC: it has one instance, %zu "
+                          "requested",
+                          defOuts[i].TwinName().c_str(), i, c.opType.c_str(), n);
         }
-        c.irOutputs.emplace_back(static_cast<uint32_t>(c.outShapes.size()), static_cast<uint32_t>(n));
+        c.irOutputs.emplace_back(static_cast<uint32_t>(c.outShapes.size()),
+                                 static_cast<uint32_t>(n));
         const auto& fmts = defOuts[i].TwinFormats();
-        const ge::Format f = (pc.column >= 0 && static_cast<size_t>(pc.column) < fmts.size()) ? fmts[pc.column] : ge::FORMAT_ND;
+        const bool inColumn = pc.column >= 0 && static_cast<size_t>(pc.column) < fmts.size();
+        const ge::Format f = inColumn ? fmts[pc.column] : ge::FORMAT_ND;
         for (size_t k = 0; k < n; ++k) {
             gert::StorageShape ss;
             ss.MutableOriginShape().AppendDim(-1);  // "unset" marker, InferShape must overwrite it
@@ -493,62 +544,104 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
             c.outDescs.push_back(desc);
         }
     }
-    // Attributes, in OpDef order, defaults filled in.
+    return "";
+}
+
+// Appends attribute `a` with value `v`, or its default when `v` is null. Returns "" or an error.
+inline std::string AddAttr(CallData& c, const ops::OpAttrDef& a, const AttrValue* v)
+{
+    const std::string& n = a.TwinName();
+    const auto bad = [&]() {
+        return Format("attr '%s' of %s is a %s attr; the value given has another type", n.c_str(),
+                      c.opType.c_str(), AttrKindName(a.TwinKind()));
+    };
+    switch (a.TwinKind()) {
+        case AttrKind::kBool:
+            if (v && !std::holds_alternative<bool>(*v)) return bad();
+            c.attrs.TwinAddBool(n, v ? std::get<bool>(*v) : a.TwinBool());
+            break;
+        case AttrKind::kInt:
+            if (v && !std::holds_alternative<int64_t>(*v)) return bad();
+            c.attrs.TwinAddInt(n, v ? std::get<int64_t>(*v) : a.TwinInt());
+            break;
+        case AttrKind::kFloat:
+            if (v && !std::holds_alternative<float>(*v)) return bad();
+            c.attrs.TwinAddFloat(n, v ? std::get<float>(*v) : a.TwinFloat());
+            break;
+        case AttrKind::kString:
+            if (v && !std::holds_alternative<std::string>(*v)) return bad();
+            c.attrs.TwinAddString(n, v ? std::get<std::string>(*v) : a.TwinString());
+            break;
+        case AttrKind::kListBool:
+            if (v && !std::holds_alternative<std::vector<bool>>(*v)) return bad();
+            c.attrs.TwinAddList<bool>(n, AttrKind::kListBool,
+                                      v ? std::get<std::vector<bool>>(*v) : a.TwinListBool());
+            break;
+        case AttrKind::kListInt:
+            if (v && !std::holds_alternative<std::vector<int64_t>>(*v)) return bad();
+            c.attrs.TwinAddList<int64_t>(n, AttrKind::kListInt,
+                                         v ? std::get<std::vector<int64_t>>(*v) : a.TwinListInt());
+            break;
+        case AttrKind::kListFloat:
+            if (v && !std::holds_alternative<std::vector<float>>(*v)) return bad();
+            c.attrs.TwinAddList<float>(n, AttrKind::kListFloat,
+                                       v ? std::get<std::vector<float>>(*v) : a.TwinListFloat());
+            break;
+        case AttrKind::kListListInt:
+            if (v && !std::holds_alternative<std::vector<std::vector<int64_t>>>(*v)) return bad();
+            c.attrs.TwinAddListListInt(
+                n, v ? std::get<std::vector<std::vector<int64_t>>>(*v) : a.TwinListListInt());
+            break;
+        default:
+            return Format("attr '%s' of %s has no type (call Int()/Float()/... on it)", n.c_str(),
+                          c.opType.c_str());
+    }
+    return "";
+}
+
+// The attributes, in OpDef order, defaults filled in. Returns "" or an error.
+inline std::string PrepareAttrs(const std::vector<AttrValue>& attrs, PreparedCall& pc)
+{
+    const std::string& opType = pc.call.opType;
     const auto& defAttrs = pc.def.TwinAttrs();
     if (attrs.size() > defAttrs.size()) {
-        return Format("%s has %zu attrs, %zu values given", opType.c_str(), defAttrs.size(), attrs.size());
+        return Format("%s has %zu attrs, %zu values given", opType.c_str(), defAttrs.size(),
+                      attrs.size());
     }
     for (size_t k = 0; k < defAttrs.size(); ++k) {
         const ops::OpAttrDef& a = defAttrs[k];
         const bool given = k < attrs.size() && !std::holds_alternative<std::monostate>(attrs[k]);
-        const std::string& n = a.TwinName();
         if (!given && !a.TwinHasDefault()) {
-            return Format("attr '%s' (index %zu) of %s has no value and no default", n.c_str(), k, opType.c_str());
+            return Format("attr '%s' (index %zu) of %s has no value and no default",
+                          a.TwinName().c_str(), k, opType.c_str());
         }
-        const AttrValue* v = given ? &attrs[k] : nullptr;
-        const auto bad = [&]() {
-            return Format("attr '%s' of %s is a %s attr; the value given has another type", n.c_str(), opType.c_str(),
-                          AttrKindName(a.TwinKind()));
-        };
-        switch (a.TwinKind()) {
-            case AttrKind::kBool:
-                if (v && !std::holds_alternative<bool>(*v)) return bad();
-                c.attrs.TwinAddBool(n, v ? std::get<bool>(*v) : a.TwinBool());
-                break;
-            case AttrKind::kInt:
-                if (v && !std::holds_alternative<int64_t>(*v)) return bad();
-                c.attrs.TwinAddInt(n, v ? std::get<int64_t>(*v) : a.TwinInt());
-                break;
-            case AttrKind::kFloat:
-                if (v && !std::holds_alternative<float>(*v)) return bad();
-                c.attrs.TwinAddFloat(n, v ? std::get<float>(*v) : a.TwinFloat());
-                break;
-            case AttrKind::kString:
-                if (v && !std::holds_alternative<std::string>(*v)) return bad();
-                c.attrs.TwinAddString(n, v ? std::get<std::string>(*v) : a.TwinString());
-                break;
-            case AttrKind::kListBool:
-                if (v && !std::holds_alternative<std::vector<bool>>(*v)) return bad();
-                c.attrs.TwinAddList<bool>(n, AttrKind::kListBool, v ? std::get<std::vector<bool>>(*v) : a.TwinListBool());
-                break;
-            case AttrKind::kListInt:
-                if (v && !std::holds_alternative<std::vector<int64_t>>(*v)) return bad();
-                c.attrs.TwinAddList<int64_t>(n, AttrKind::kListInt,
-                                             v ? std::get<std::vector<int64_t>>(*v) : a.TwinListInt());
-                break;
-            case AttrKind::kListFloat:
-                if (v && !std::holds_alternative<std::vector<float>>(*v)) return bad();
-                c.attrs.TwinAddList<float>(n, AttrKind::kListFloat, v ? std::get<std::vector<float>>(*v) : a.TwinListFloat());
-                break;
-            case AttrKind::kListListInt:
-                if (v && !std::holds_alternative<std::vector<std::vector<int64_t>>>(*v)) return bad();
-                c.attrs.TwinAddListListInt(n, v ? std::get<std::vector<std::vector<int64_t>>>(*v) : a.TwinListListInt());
-                break;
-            default:
-                return Format("attr '%s' of %s has no type (call Int()/Float()/... on it)", n.c_str(), opType.c_str());
-        }
+        const std::string err = AddAttr(pc.call, a, given ? &attrs[k] : nullptr);
+        if (!err.empty()) return err;
     }
     return "";
+}
+
+// Validates inputs/attrs against the OpDef (as the platform's SoC registers it) and fills
+// CallData. Returns "" or an error.
+inline std::string Prepare(const std::string& opType, const std::vector<HostTensor>& inputs,
+                           const std::vector<AttrValue>& attrs, const PlatformConfig& platform,
+                           const std::vector<size_t>& outputInstanceNums, PreparedCall& pc)
+{
+    std::string err = LoadOpDef(opType, platform.socVersion, pc.def);
+    if (!err.empty()) return err;
+    const size_t numInputs = pc.def.TwinInputs().size();
+    if (inputs.size() > numInputs) {
+        return Format("%s takes %zu inputs, %zu given", opType.c_str(), numInputs, inputs.size());
+    }
+    CallData& c = pc.call;
+    c.opType = opType;
+    c.nodeName = opType + "_twin";
+    c.platform = fe::PlatFormInfos(platform);
+    err = PrepareInputs(inputs, platform.socVersion, pc);
+    if (err.empty()) err = MatchDtypeColumn(pc);
+    if (err.empty()) err = PrepareOutputs(outputInstanceNums, pc);
+    if (err.empty()) err = PrepareAttrs(attrs, pc);
+    return err;
 }
 
 // Runs InferShape and InferDataType. Returns "" or an error; `stage` tells which.
@@ -739,63 +832,58 @@ inline void FillOutputs(std::vector<HostTensor>& outputs, uint8_t fill)
     BlockPool::Run(threads > 1 ? static_cast<uint32_t>(threads - 1) : 0, fillChunks);
 }
 
-inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* kernel,
-                         const std::vector<KernelVariant>* variants, const std::vector<HostTensor>& inputs,
-                         const std::vector<AttrValue>& attrs, const RunOptions& opt)
+// Runs the TilingFunc on a tiling buffer of the platform's capacity and, when it succeeds,
+// copies what it set (block dim, tiling key, workspaces, tiling data) into r. Returns "" or an
+// error.
+inline std::string RunTiling(PreparedCall& pc, const PlatformConfig& platform, RunResult& r)
 {
-    RunResult r;
-    PreparedCall pc;
-    r.stage = "validate";
-    std::string err = Prepare(opType, inputs, attrs, opt.platform, opt.outputInstanceNums, pc);
-    if (err.empty()) err = RunInfer(pc, r.stage);
-    if (!err.empty()) {
-        r.error = err;
-        return r;
-    }
     CallData& c = pc.call;
-    const auto& defIns = pc.def.TwinInputs();
-    const auto& defOuts = pc.def.TwinOutputs();
-
-    // ---- tiling ----
-    r.stage = "tiling";
+    const std::string& opType = c.opType;
     auto tilingFn = pc.def.TwinAICore().TwinTiling();
     if (tilingFn == nullptr) {
-        r.error = Format("%s has no TilingFunc (AICore().SetTiling was not called)", opType.c_str());
-        return r;
+        return Format("%s has no TilingFunc (AICore().SetTiling was not called)", opType.c_str());
     }
-    c.tilingBuf.assign(opt.platform.tilingCapacity + 32, 0xA5);  // unset fields read as garbage, as on the NPU
-    c.tilingData.TwinInit(c.tilingBuf.data(), opt.platform.tilingCapacity);
+    // Unset fields read as garbage, as on the NPU.
+    c.tilingBuf.assign(platform.tilingCapacity + 32, 0xA5);
+    c.tilingData.TwinInit(c.tilingBuf.data(), platform.tilingCapacity);
     gert::TilingContext tctx(&c);
     const ge::graphStatus ts = tilingFn(&tctx);
     if (ts != ge::GRAPH_SUCCESS) {
-        r.error = Format("TilingFunc of %s returned GRAPH_FAILED%s", opType.c_str(), InputShapesNote(pc).c_str());
+        std::string err = Format("TilingFunc of %s returned GRAPH_FAILED%s", opType.c_str(),
+                                 InputShapesNote(pc).c_str());
         if (c.tilingRequested != 0) {
-            r.error += Format(" after GetTilingData<T>() returned nullptr: sizeof(T)=%zu bytes exceeds the tiling "
-                              "buffer capacity of %zu bytes",
-                              c.tilingRequested, c.tilingData.GetCapacity());
+            err += Format(" after GetTilingData<T>() returned nullptr: sizeof(T)=%zu bytes exceeds "
+                          "the tiling buffer capacity of %zu bytes",
+                          c.tilingRequested, c.tilingData.GetCapacity());
         }
-        return r;
+        return err;
     }
     if (c.tilingRequested != 0) {
-        r.error = Format("TilingFunc of %s: GetTilingData<T>() returned nullptr (sizeof(T)=%zu bytes > tiling buffer "
-                         "capacity %zu bytes) but the TilingFunc reported success",
-                         opType.c_str(), c.tilingRequested, c.tilingData.GetCapacity());
-        return r;
+        return Format("TilingFunc of %s: GetTilingData<T>() returned nullptr (sizeof(T)=%zu bytes "
+                      "> tiling buffer capacity %zu bytes) but the TilingFunc reported success",
+                      opType.c_str(), c.tilingRequested, c.tilingData.GetCapacity());
     }
     if (c.tilingData.GetDataSize() > c.tilingData.GetCapacity()) {
-        r.error = Format("TilingFunc of %s set a tiling data size of %zu bytes, more than the %zu-byte tiling buffer",
-                         opType.c_str(), c.tilingData.GetDataSize(), c.tilingData.GetCapacity());
-        return r;
+        return Format("TilingFunc of %s set a tiling data size of %zu bytes, more than the "
+                      "%zu-byte tiling buffer",
+                      opType.c_str(), c.tilingData.GetDataSize(), c.tilingData.GetCapacity());
     }
     r.blockDim = c.blockDim;
     r.tilingKey = c.tilingKey;
     r.workspaceSizes = c.workspaces;
-    r.tilingData.assign(c.tilingBuf.begin(), c.tilingBuf.begin() + static_cast<long>(c.tilingData.GetDataSize()));
+    const long dataSize = static_cast<long>(c.tilingData.GetDataSize());
+    r.tilingData.assign(c.tilingBuf.begin(), c.tilingBuf.begin() + dataSize);
+    return "";
+}
 
-    // Outputs (allocated even when not launching, so shapes/dtypes are reported): one per IR
-    // output, a DYNAMIC one as a list of its instances.
+// The outputs of the inferred shapes/dtypes, every byte `fill`: one per IR output, a DYNAMIC
+// one as a list of its instances. Returns whether all of them are empty.
+inline bool AllocateOutputs(const PreparedCall& pc, uint8_t fill, std::vector<HostTensor>& outputs)
+{
+    const CallData& c = pc.call;
+    const auto& defOuts = pc.def.TwinOutputs();
     for (size_t i = 0; i < defOuts.size(); ++i) {
-        r.outputs.push_back(IsDynamic(defOuts[i]) ? HostTensor::List({}) : HostTensor());
+        outputs.push_back(IsDynamic(defOuts[i]) ? HostTensor::List({}) : HostTensor());
     }
     bool allEmpty = true;
     for (size_t k = 0; k < c.outShapes.size(); ++k) {
@@ -806,86 +894,102 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         t.format = c.outDescs[k].GetOriginFormat();
         t.data.resize(t.NumBytes());  // filled below
         allEmpty = allEmpty && t.NumElements() == 0;
-        HostTensor& slot = r.outputs[IrOutputOf(c, k)];
+        HostTensor& slot = outputs[IrOutputOf(c, k)];
         if (slot.isList) {
             slot.children.push_back(std::move(t));
         } else {
             slot = std::move(t);
         }
     }
-    FillOutputs(r.outputs, opt.poisonOutputs ? 0xFF : 0x00);
+    FillOutputs(outputs, fill);
+    return allEmpty;
+}
+
+// The TilingFunc's SetBlockDim against the platform's cores and the outputs. Returns "" or an
+// error.
+inline std::string CheckBlockDim(const CallData& c, const PlatformConfig& platform, bool allEmpty)
+{
+    const std::string& opType = c.opType;
     if (!c.blockDimSet) {
-        r.error = Format("TilingFunc of %s never called SetBlockDim", opType.c_str());
-        return r;
+        return Format("TilingFunc of %s never called SetBlockDim", opType.c_str());
     }
-    if (c.blockDim > opt.platform.aivCoreNum) {
-        r.error = Format("TilingFunc of %s: SetBlockDim(%u) exceeds the %u AI Vector cores of %s (use "
-                         "PlatformAscendC::GetCoreNumAiv())",
-                         opType.c_str(), c.blockDim, opt.platform.aivCoreNum, opt.platform.socVersion.c_str());
-        return r;
+    if (c.blockDim > platform.aivCoreNum) {
+        return Format("TilingFunc of %s: SetBlockDim(%u) exceeds the %u AI Vector cores of %s (use "
+                      "PlatformAscendC::GetCoreNumAiv())",
+                      opType.c_str(), c.blockDim, platform.aivCoreNum, platform.socVersion.c_str());
     }
     if (c.blockDim == 0 && !allEmpty) {
-        r.error = Format("TilingFunc of %s: SetBlockDim(0) although the outputs are not empty (the kernel would never "
-                         "run)", opType.c_str());
-        return r;
+        return Format("TilingFunc of %s: SetBlockDim(0) although the outputs are not empty (the "
+                      "kernel would never run)",
+                      opType.c_str());
     }
-    if (!opt.launch) {
-        r.ok = true;
-        r.stage = "done";
-        return r;
-    }
+    return "";
+}
 
-    // ---- kernel selection (by the dtype of each IR input/output's first instance) ----
-    r.stage = "launch";
-    const KernelEntry* k = kernel;
+// Whether variant `v` was compiled for the dtype of each IR input/output's first instance.
+inline bool VariantMatches(const PreparedCall& pc, const KernelVariant& v)
+{
+    const CallData& c = pc.call;
+    const size_t numIns = pc.def.TwinInputs().size();
+    const size_t numOuts = pc.def.TwinOutputs().size();
+    bool match = v.dtypes.size() == numIns + numOuts;
+    for (size_t i = 0; i < numIns && match; ++i) {
+        const long inst = c.Instance(i, 0);
+        if (inst >= 0) match = v.dtypes[i] == c.inDescs[static_cast<size_t>(inst)].GetDataType();
+    }
+    for (size_t i = 0; i < numOuts && match; ++i) {
+        match = v.dtypes[numIns + i] == c.outDescs[c.irOutputs[i].GetInstanceStart()].GetDataType();
+    }
+    return match;
+}
+
+// The kernel to launch, into `k`: `kernel`, else the first of `variants` that matches the
+// call's dtypes. Returns "" or an error (no variant matches, or the kernel's arity is wrong).
+inline std::string SelectKernel(const PreparedCall& pc, const KernelEntry* kernel,
+                                const std::vector<KernelVariant>* variants, const KernelEntry*& k)
+{
+    const std::string& opType = pc.call.opType;
+    const auto& defIns = pc.def.TwinInputs();
+    const auto& defOuts = pc.def.TwinOutputs();
+    k = kernel;
     if (k == nullptr) {
         std::string avail;
         for (const auto& v : *variants) {
-            bool match = v.dtypes.size() == defIns.size() + defOuts.size();
-            for (size_t i = 0; i < defIns.size() && match; ++i) {
-                const long inst = c.Instance(i, 0);
-                if (inst >= 0) match = v.dtypes[i] == c.inDescs[static_cast<size_t>(inst)].GetDataType();
-            }
-            for (size_t i = 0; i < defOuts.size() && match; ++i) {
-                match = v.dtypes[defIns.size() + i] == c.outDescs[c.irOutputs[i].GetInstanceStart()].GetDataType();
-            }
-            if (match && k == nullptr) k = &v.kernel;
+            if (k == nullptr && VariantMatches(pc, v)) k = &v.kernel;
             std::string combo;
-            for (auto d : v.dtypes) combo += (combo.empty() ? "" : "/") + std::string(DataTypeName(d));
+            for (auto d : v.dtypes) {
+                combo += (combo.empty() ? "" : "/") + std::string(DataTypeName(d));
+            }
             avail += (avail.empty() ? "" : "; ") + combo;
         }
         if (k == nullptr) {
-            r.error = Format("no compiled kernel variant of %s matches this call's dtypes (variants: %s)",
-                             opType.c_str(), avail.c_str());
-            return r;
+            return Format("no compiled kernel variant of %s matches this call's dtypes "
+                          "(variants: %s)",
+                          opType.c_str(), avail.c_str());
         }
     }
     const size_t want = defIns.size() + defOuts.size() + 2;
     if (k->arity != want) {
-        r.error = Format("the kernel takes %zu GM_ADDR parameters but %s needs %zu (%zu inputs, %zu outputs, "
-                         "workspace, tiling)",
-                         k->arity, opType.c_str(), want, defIns.size(), defOuts.size());
-        return r;
+        return Format("the kernel takes %zu GM_ADDR parameters but %s needs %zu (%zu inputs, %zu "
+                      "outputs, workspace, tiling)",
+                      k->arity, opType.c_str(), want, defIns.size(), defOuts.size());
     }
-    if (defOuts.empty()) {
-        r.inputs = inputs;
-        for (HostTensor& t : r.inputs) OwnBytes(t);  // they outlive the caller's memory
-    }
-    if (c.blockDim == 0) {  // empty outputs: nothing to launch
-        r.ok = true;
-        r.stage = "done";
-        return r;
-    }
+    return "";
+}
 
-    // ---- GM buffers: one parameter per IR input/output; an omitted optional input is
-    // nullptr, a DYNAMIC one the address of its tensor-list descriptor. A borrowed input of an
-    // op with outputs is its own GM buffer; other inputs are copied (an op without outputs
-    // updates the copies, which r.inputs receives) ----
-    LaunchState& L = g_launch;
-    L.gm.clear();
-    GmBuffers gm;
-    std::vector<uint8_t*> args;
-    std::vector<uint8_t*> inPtrs(defIns.size(), nullptr);  // of the plain (non-DYNAMIC) inputs
+// Appends the kernel's input parameters to `args`, one per IR input: nullptr for an omitted
+// optional input, the address of its tensor-list descriptor for a DYNAMIC one. A borrowed
+// input of an op with outputs is its own GM buffer; other inputs are copied (an op without
+// outputs updates the copies, which r.inputs receives). Returns the GM buffers of the plain
+// (non-DYNAMIC) inputs, per IR input.
+inline std::vector<uint8_t*> AddInputArgs(const PreparedCall& pc,
+                                          const std::vector<HostTensor>& inputs, GmBuffers& gm,
+                                          std::vector<uint8_t*>& args)
+{
+    const CallData& c = pc.call;
+    const auto& defIns = pc.def.TwinInputs();
+    const bool hasOutputs = !pc.def.TwinOutputs().empty();
+    std::vector<uint8_t*> inPtrs(defIns.size(), nullptr);
     for (size_t i = 0; i < defIns.size(); ++i) {
         const size_t n = c.irInputs[i].GetInstanceNum();
         if (n == 0) {
@@ -898,53 +1002,63 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
         for (size_t j = 0; j < n; ++j) {
             const HostTensor& t = ts[j];
             std::string name = "input '" + InstanceName(defIns[i], j) + "'";
-            addrs.push_back(t.view != nullptr && t.viewBytes > 0 && !defOuts.empty()
+            addrs.push_back(t.view != nullptr && t.viewBytes > 0 && hasOutputs
                                 ? gm.Borrow(t.view, t.viewBytes, std::move(name))
                                 : gm.Add(t.ByteSize(), 0xFF, name, t.Bytes()));
             shapes.push_back(t.shape);
         }
-        args.push_back(IsDynamic(defIns[i]) ? gm.AddList(shapes, addrs, "input '" + defIns[i].TwinName() + "'")
-                                            : static_cast<uint8_t*>(const_cast<void*>(addrs[0])));
-        if (!IsDynamic(defIns[i])) inPtrs[i] = args.back();
+        if (IsDynamic(defIns[i])) {
+            args.push_back(gm.AddList(shapes, addrs, "input '" + defIns[i].TwinName() + "'"));
+        } else {
+            args.push_back(static_cast<uint8_t*>(const_cast<void*>(addrs[0])));
+            inPtrs[i] = args.back();
+        }
     }
+    return inPtrs;
+}
+
+// Appends the kernel's output parameters to `args`, one per IR output (a DYNAMIC one the
+// address of its tensor-list descriptor): each output instance's data, already filled with
+// `fill` as the GM buffer must be, is lent as its GM buffer.
+inline void AddOutputArgs(const PreparedCall& pc, uint8_t fill, std::vector<HostTensor>& outputs,
+                          GmBuffers& gm, std::vector<uint8_t*>& args)
+{
+    const CallData& c = pc.call;
+    const auto& defOuts = pc.def.TwinOutputs();
     std::vector<uint8_t*> outPtrs(c.outShapes.size(), nullptr);  // per output instance
     for (size_t i = 0; i < defOuts.size(); ++i) {
         std::vector<std::vector<int64_t>> shapes;
         std::vector<const void*> addrs;
         for (size_t j = 0; j < c.irOutputs[i].GetInstanceNum(); ++j) {
             const size_t inst = c.irOutputs[i].GetInstanceStart() + j;
-            HostTensor& t = OutputSlot(r.outputs, c, inst);  // data: already filled as the GM buffer must be
-            outPtrs[inst] = gm.Lend(t.data, opt.poisonOutputs ? 0xFF : 0x00,
-                                    "output '" + InstanceName(defOuts[i], j) + "'");
+            HostTensor& t = OutputSlot(outputs, c, inst);
+            outPtrs[inst] = gm.Lend(t.data, fill, "output '" + InstanceName(defOuts[i], j) + "'");
             addrs.push_back(outPtrs[inst]);
             shapes.push_back(t.shape);
         }
-        args.push_back(IsDynamic(defOuts[i]) ? gm.AddList(shapes, addrs, "output '" + defOuts[i].TwinName() + "'")
-                                             : outPtrs[c.irOutputs[i].GetInstanceStart()]);
+        if (IsDynamic(defOuts[i])) {
+            args.push_back(gm.AddList(shapes, addrs, "output '" + defOuts[i].TwinName() + "'"));
+        } else {
+            args.push_back(outPtrs[c.irOutputs[i].GetInstanceStart()]);
+        }
     }
-    size_t wsTotal = 0;
-    for (size_t w : c.workspaces) wsTotal += w;
-    args.push_back(gm.Add(wsTotal, opt.poisonOutputs ? 0xFF : 0x00, "workspace"));
-    L.gm.push_back({c.tilingBuf.data(), c.tilingData.GetDataSize(), "tiling"});
-    args.push_back(c.tilingBuf.data());
+}
 
-    L.blockNum = c.blockDim;
-    L.tilingKey = c.tilingKey;
-    L.ubSize = opt.platform.ubSize;
-    L.socVersion = opt.platform.socVersion;
-    L.sysWorkspaceBytes = opt.platform.libApiWorkspace;
-    r.launched = true;
-    // Blocks are independent, as AI cores are: they run on up to LaunchThreads() threads, each
-    // with its own launch state, taking the next block as they finish one (a thread the OS
-    // holds back delays only its own block); a failure is reported for the lowest failing
-    // block, as if they ran one after the other: the blocks before it all run, those after it
-    // are not started once it failed.
+// Runs the kernel's blocks on `args`, then checks the cache-line rule. Returns "" or an error.
+// Blocks are independent, as AI cores are: they run on up to LaunchThreads() threads, each
+// with its own launch state (a copy of this thread's), taking the next block as they finish
+// one (a thread the OS holds back delays only its own block); a failure is reported for the
+// lowest failing block, as if they ran one after the other: the blocks before it all run,
+// those after it are not started once it failed.
+inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
+                             const std::vector<uint8_t*>& args)
+{
     const uint32_t workers = std::min<uint32_t>(c.blockDim, LaunchThreads());
     std::vector<std::string> blockErrors(c.blockDim);
     std::atomic<uint32_t> nextBlock{0};
     std::atomic<uint32_t> firstFailed{c.blockDim};
-    std::vector<BlockGmWrites> gmWrites(c.blockDim);  // for the cache-line rule (CacheLineConflict)
-    const LaunchState shared = L;
+    std::vector<BlockGmWrites> gmWrites(c.blockDim);  // for the cache-line rule
+    const LaunchState shared = g_launch;
     auto runBlocks = [&]() {
         LaunchState& mine = g_launch;  // this thread's
         mine = shared;
@@ -955,7 +1069,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
             mine.kernelType = -1;
             ResetLaunchFlags();
             try {
-                k->fn(args);
+                k.fn(args);
                 continue;
             } catch (const std::exception& e) {
                 blockErrors[b] = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
@@ -970,29 +1084,103 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     };
     BlockPool::Run(workers > 1 ? workers - 1 : 0, runBlocks);
     for (const std::string& e : blockErrors) {
-        if (!e.empty()) {
-            r.error = e;
-            break;
-        }
+        if (!e.empty()) return e;
     }
-    if (r.error.empty()) {
-        r.error = CacheLineConflict(gmWrites, shared.gm);  // L was reset by the blocks run here
-    }
+    // g_launch was reset by the blocks run on this thread: the regions are shared's.
+    return CacheLineConflict(gmWrites, shared.gm);
+}
+
+// Launches kernel `k` on GM buffers for the call (r.outputs' data lent as the outputs' own).
+// Returns "" or an error; then the outputs hold their fill again, as before the launch, else
+// what the kernel wrote, and r.inputs (an op without outputs) what it left in its inputs.
+inline std::string LaunchKernel(PreparedCall& pc, const KernelEntry& k,
+                                const std::vector<HostTensor>& inputs, const RunOptions& opt,
+                                RunResult& r)
+{
+    CallData& c = pc.call;
+    const uint8_t fill = opt.poisonOutputs ? 0xFF : 0x00;
+    LaunchState& L = g_launch;
+    L.gm.clear();
+    GmBuffers gm;
+    std::vector<uint8_t*> args;
+    const std::vector<uint8_t*> inPtrs = AddInputArgs(pc, inputs, gm, args);
+    AddOutputArgs(pc, fill, r.outputs, gm, args);
+    size_t wsTotal = 0;
+    for (size_t w : c.workspaces) wsTotal += w;
+    args.push_back(gm.Add(wsTotal, fill, "workspace"));
+    L.gm.push_back({c.tilingBuf.data(), c.tilingData.GetDataSize(), "tiling"});
+    args.push_back(c.tilingBuf.data());
+
+    L.blockNum = c.blockDim;
+    L.tilingKey = c.tilingKey;
+    L.ubSize = opt.platform.ubSize;
+    L.socVersion = opt.platform.socVersion;
+    L.sysWorkspaceBytes = opt.platform.libApiWorkspace;
+    r.launched = true;
+    const std::string err = RunBlocks(c, k, args);
     L = LaunchState();  // later code (e.g. unit tests) must not see this call's buffers
     gm.Return();  // the outputs' data hold what the kernel wrote
-    if (!r.error.empty()) {
-        for (size_t inst = 0; inst < outPtrs.size(); ++inst) {  // as before the launch
+    if (!err.empty()) {
+        for (size_t inst = 0; inst < c.outShapes.size(); ++inst) {  // as before the launch
             ByteVector& d = OutputSlot(r.outputs, c, inst).data;
-            std::fill(d.begin(), d.end(), opt.poisonOutputs ? 0xFF : 0x00);
+            std::fill(d.begin(), d.end(), fill);
         }
-        return r;
+        return err;
     }
     for (size_t i = 0; i < inPtrs.size() && i < r.inputs.size(); ++i) {
         HostTensor& t = r.inputs[i];
-        if (inPtrs[i] != nullptr && !t.data.empty()) std::memcpy(t.data.data(), inPtrs[i], t.data.size());
+        if (inPtrs[i] != nullptr && !t.data.empty()) {
+            std::memcpy(t.data.data(), inPtrs[i], t.data.size());
+        }
     }
+    return "";
+}
+
+// A run that got to its end.
+inline void MarkDone(RunResult& r)
+{
     r.ok = true;
     r.stage = "done";
+}
+
+inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* kernel,
+                         const std::vector<KernelVariant>* variants, const std::vector<HostTensor>& inputs,
+                         const std::vector<AttrValue>& attrs, const RunOptions& opt)
+{
+    RunResult r;
+    PreparedCall pc;
+    r.stage = "validate";
+    std::string err = Prepare(opType, inputs, attrs, opt.platform, opt.outputInstanceNums, pc);
+    if (err.empty()) err = RunInfer(pc, r.stage);
+    if (!err.empty()) {
+        r.error = err;
+        return r;
+    }
+    r.stage = "tiling";
+    r.error = RunTiling(pc, opt.platform, r);
+    if (!r.error.empty()) return r;
+    // Outputs are allocated even when not launching, so shapes/dtypes are reported.
+    const bool allEmpty = AllocateOutputs(pc, opt.poisonOutputs ? 0xFF : 0x00, r.outputs);
+    r.error = CheckBlockDim(pc.call, opt.platform, allEmpty);
+    if (!r.error.empty()) return r;
+    if (!opt.launch) {
+        MarkDone(r);
+        return r;
+    }
+    r.stage = "launch";
+    const KernelEntry* k = nullptr;
+    r.error = SelectKernel(pc, kernel, variants, k);
+    if (!r.error.empty()) return r;
+    if (pc.def.TwinOutputs().empty()) {
+        r.inputs = inputs;
+        for (HostTensor& t : r.inputs) OwnBytes(t);  // they outlive the caller's memory
+    }
+    if (pc.call.blockDim == 0) {  // empty outputs: nothing to launch
+        MarkDone(r);
+        return r;
+    }
+    r.error = LaunchKernel(pc, *k, inputs, opt, r);
+    if (r.error.empty()) MarkDone(r);
     return r;
 }
 
