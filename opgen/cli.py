@@ -130,8 +130,10 @@ def new(
         None, "--msopgen", help="msopgen executable \\[default: msopgen on PATH, if any]."),
     no_msopgen: bool = typer.Option(
         False, "--no-msopgen", help="Do not use msopgen even if found."),
-    templates: Path | None = typer.Option(
-        None, "--templates", help="Template root to use instead of opgen's own."),
+    templates: str | None = typer.Option(
+        None, "--templates", metavar="DIR|REPO@TAG",
+        help="copier template to use instead of opgen's own: a directory or a git repository "
+             "at a tag."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every file written."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
 ) -> None:
@@ -180,8 +182,9 @@ def new(
 @app.command()
 def update(
     project: Path = typer.Argument(Path("."), help="Project directory."),
-    templates: Path | None = typer.Option(
-        None, "--templates", help="Template root to switch to (recorded for later updates)."),
+    templates: str | None = typer.Option(
+        None, "--templates", metavar="DIR|REPO@TAG",
+        help="copier template to switch to, e.g. a newer tag (recorded for later updates)."),
     soc: list[str] = typer.Option([], "--soc", help="Change the target SoC(s) (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
     diff: bool = typer.Option(False, "--diff", help="With the report, print unified diffs."),

@@ -200,6 +200,7 @@ class Prototype:
     ops: tuple[Op, ...]
     warnings: tuple[str, ...] = ()
     source: str = ""  # the file it was read from, for messages
+    text: str = ""  # the JSON text it was read from (the answer copier records)
 
     def as_json(self) -> dict[str, Any]:
         return {"ops": [op.as_json() for op in self.ops], "warnings": list(self.warnings)}

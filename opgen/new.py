@@ -16,9 +16,10 @@ from opgen.errors import ActionError, UsageError
 from opgen.lower import LoweringError
 from opgen.options import (
     Options,
+    TemplateSource,
     check_namespace,
     check_package,
-    check_template_root,
+    check_template_source,
     check_vendor,
     package_name,
     resolve_socs,
@@ -41,7 +42,7 @@ class Plan:
     proto_path: Path
     destination: Path
     options: Options
-    template_root: Path
+    template_source: TemplateSource
     msopgen: Path | None
     data: ProjectData  # what the templates render, built once
     warnings: list[str] = field(default_factory=list)
@@ -70,7 +71,7 @@ class Result:
 
 
 def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str | None,
-         vendor: str | None, templates: Path | None, msopgen_path: Path | None,
+         vendor: str | None, templates: str | None, msopgen_path: Path | None,
          use_msopgen: bool, force: bool, package: str | None = None
          ) -> tuple[Plan, prototype.Prototype]:
     """Check everything that can be checked before rendering; raise UsageError or
@@ -95,9 +96,10 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
     check_namespace(namespace)
     vendor = vendor or package
     check_vendor(vendor)
-    root = templates if templates is not None else templates_dir()
+    source = TemplateSource(str(templates_dir()))
     if templates is not None:
-        check_template_root(templates)
+        source = TemplateSource.parse(templates)
+        check_template_source(source)
     found = None
     if use_msopgen:
         found = msopgen.find(msopgen_path)
@@ -105,10 +107,10 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
             raise UsageError(f"--msopgen {msopgen_path}: not an executable file")
     options = Options(package=package, namespace=namespace, vendor=vendor, socs=soc_names,
                       prototype_file=safe_file_name(proto_path.name),
-                      templates=str(templates.resolve()) if templates else None)
+                      templates=str(source) if templates is not None else None)
     data = template_data(proto, options)
     warnings += list(proto.warnings) + data.warnings
-    return Plan(proto_path, destination, options, root, found, data, warnings, force), proto
+    return Plan(proto_path, destination, options, source, found, data, warnings, force), proto
 
 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
@@ -154,7 +156,8 @@ def _op_index(problem: Problem) -> int:
 def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
     """Render, optionally run msopgen, and move the project into place."""
     try:
-        files = render.render(proto, the_plan.options, the_plan.template_root, the_plan.data)
+        files = render.render(proto, the_plan.options, the_plan.template_source,
+                              the_plan.data)
     except render.RenderError as exc:
         raise ActionError(str(exc)) from None
     skeleton = "opgen"

@@ -3,6 +3,7 @@ project (`.opgen/manifest.json`) so `opgen update` renders with the same options
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +13,36 @@ from opgen.catalog import SOC_SHORT_NAMES
 from opgen.errors import UsageError
 from opgen.problems import did_you_mean
 
-TEMPLATE_ROOTS = ("kernel", "host", "torch_ext", "tests")  # each in copier's format
+TEMPLATE_ROOTS = ("kernel", "host", "torch_ext", "tests")  # the parts of templates/
 DEFAULT_SOC = "ascend910b1"
-STRICT_UNDEFINED = "jinja2.StrictUndefined"  # every copier.yml's _envops.undefined
-# The copier.yml keys opgen's renderer (render.py) honours; any other `_` key is refused.
-COPIER_KEYS = frozenset({"_subdirectory", "_templates_suffix", "_envops"})
+STRICT_UNDEFINED = "jinja2.StrictUndefined"  # copier.yml's _envops.undefined
+CONTEXT_EXTENSION = "opgen.template_context.ProjectContext"  # in copier.yml's _jinja_extensions
+
+
+@dataclass(frozen=True)
+class TemplateSource:
+    """Where copier takes the templates from: a directory, or a git repository at a ref."""
+
+    path: str  # a directory, or anything copier clones (gh:team/repo, https://..., a local repo)
+    ref: str | None = None  # the tag or commit after `@`
+
+    @classmethod
+    def parse(cls, text: str | os.PathLike) -> TemplateSource:
+        """`DIR`, `REPO@REF` or a git URL; a local path is made absolute."""
+        text = os.fspath(text)
+        path, at, ref = text.rpartition("@")
+        if not (at and path and ref) or "/" in ref or ":" in ref or Path(text).is_dir():
+            path, ref = text, None
+        local = Path(path).expanduser()
+        looks_local = ":" not in path or local.exists()
+        return cls(str(local.resolve()) if looks_local else path, ref)
+
+    @property
+    def is_local_directory(self) -> bool:
+        return self.ref is None and Path(self.path).is_dir()
+
+    def __str__(self) -> str:
+        return f"{self.path}@{self.ref}" if self.ref else self.path
 
 
 @dataclass(frozen=True)
@@ -26,7 +52,7 @@ class Options:
     vendor: str  # CANN vendor_name: one package per project
     socs: tuple[str, ...] = (DEFAULT_SOC,)  # full SoC names, lower case
     prototype_file: str = "op.json"  # the prototype's file name inside the project
-    templates: str | None = None  # a custom template root, if any
+    templates: str | None = None  # a custom template source (TemplateSource's text), if any
 
     @property
     def soc_short_names(self) -> list[str]:
@@ -130,28 +156,34 @@ def check_vendor(vendor: str) -> None:
                          "(it names the CANN vendors/ directory)")
 
 
-def check_template_root(root: Path, flag: str = "--templates") -> None:
-    """A template root holds the four templates (copier's format), each rendering with
-    jinja2.StrictUndefined (a misspelt name must fail, not render as empty text)."""
-    missing = [r for r in TEMPLATE_ROOTS if not (root / r / "copier.yml").is_file()]
-    if missing:
-        raise UsageError(f"{flag} {root}: missing {', '.join(missing)} (each needs a copier.yml)")
+def check_template_source(source: TemplateSource, flag: str = "--templates") -> None:
+    """A template directory is one copier template whose context comes from opgen's extension
+    and which renders with jinja2.StrictUndefined (a misspelt name must fail, not render as
+    empty text). A git source is checked when copier has cloned it."""
+    if source.ref is not None or ":" in source.path and not Path(source.path).exists():
+        return
+    root = Path(source.path)
+    if not root.is_dir():
+        raise UsageError(f"{flag} {source}: no such directory (give a template directory, or a "
+                         "git repository as REPO@TAG)")
+    path = root / "copier.yml"
+    if not path.is_file():
+        raise UsageError(f"{flag} {source}: {path.name} is missing (a template directory holds "
+                         "copier.yml, as opgen's templates/ does)")
     import yaml
 
-    for r in TEMPLATE_ROOTS:
-        path = root / r / "copier.yml"
-        try:
-            config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise UsageError(f"{flag} {root}: {path} cannot be read ({exc})") from None
-        unknown = sorted(k for k in config if isinstance(k, str) and k.startswith("_")
-                         and k not in COPIER_KEYS) if isinstance(config, dict) else []
-        if unknown:
-            raise UsageError(f"{flag} {root}: {path} sets {', '.join(unknown)}, which opgen's "
-                             f"renderer does not support (it reads "
-                             f"{', '.join(sorted(COPIER_KEYS))})")
-        envops = config.get("_envops") if isinstance(config, dict) else None
-        if not isinstance(envops, dict) or envops.get("undefined") != STRICT_UNDEFINED:
-            raise UsageError(f"{flag} {root}: {path} must set `_envops: undefined: "
-                             f"{STRICT_UNDEFINED}` (as opgen's own templates do), so a "
-                             "misspelt name fails instead of rendering as empty text")
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UsageError(f"{flag} {source}: {path} cannot be read ({exc})") from None
+    if not isinstance(config, dict):
+        raise UsageError(f"{flag} {source}: {path} is not a mapping of copier settings")
+    extensions = config.get("_jinja_extensions") or []
+    if not isinstance(extensions, list) or CONTEXT_EXTENSION not in extensions:
+        raise UsageError(f"{flag} {source}: {path} must list {CONTEXT_EXTENSION} in "
+                         "`_jinja_extensions` (it gives the templates `project`)")
+    envops = config.get("_envops")
+    if not isinstance(envops, dict) or envops.get("undefined") != STRICT_UNDEFINED:
+        raise UsageError(f"{flag} {source}: {path} must set `_envops: undefined: "
+                         f"{STRICT_UNDEFINED}` (as opgen's own templates do), so a "
+                         "misspelt name fails instead of rendering as empty text")

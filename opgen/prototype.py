@@ -71,7 +71,7 @@ def load(path: str | Path) -> Prototype:
 
 def loads(text: str, source: str = "<string>") -> Prototype:
     data = parse_json(text, source)
-    return from_data(data, source)
+    return from_data(data, source, text)
 
 
 def parse_json(text: str, source: str = "<string>") -> Any:
@@ -192,8 +192,9 @@ def _depth(data: Any) -> int:
     return deepest
 
 
-def from_data(data: Any, source: str = "<string>") -> Prototype:
-    """Validate already-parsed JSON and build the model."""
+def from_data(data: Any, source: str = "<string>", text: str | None = None) -> Prototype:
+    """Validate already-parsed JSON and build the model. `text` is the JSON it was parsed from
+    (copier records it); without it, the data's JSON."""
     if isinstance(data, dict):
         entries = [("$", data)]
     elif isinstance(data, list):
@@ -224,7 +225,9 @@ def from_data(data: Any, source: str = "<string>") -> Prototype:
     if problems:
         raise PrototypeError(in_file_order(problems, data), source,
                              tuple(op for _, op in located))
-    return Prototype(tuple(op for _, op in located), tuple(warnings), source)
+    if text is None:
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return Prototype(tuple(op for _, op in located), tuple(warnings), source, text)
 
 
 def in_file_order(problems: list[Problem], data: Any) -> list[Problem]:

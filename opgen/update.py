@@ -31,7 +31,7 @@ from opgen import project as project_state
 from opgen import render
 from opgen.errors import BadInput
 from opgen.new import load_prototype, template_data
-from opgen.options import Options, check_template_root
+from opgen.options import Options, TemplateSource, check_template_source
 from opgen.resources import templates_dir
 
 # What happened to a file; the order is the order of the report.
@@ -141,7 +141,7 @@ def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
 
 
-def plan_update(project: Path, templates: Path | None = None,
+def plan_update(project: Path, templates: str | None = None,
                 socs: tuple[str, ...] | None = None, allow_dirty: bool = False,
                 dry_run: bool = False, restore: tuple[str, ...] = ()) -> Plan:
     """Work out every file's fate; writes nothing. `restore` names files to write anew from the
@@ -150,16 +150,17 @@ def plan_update(project: Path, templates: Path | None = None,
     state = project_state.load(project)
     options = state.options
     if templates is not None:
-        options = replace(options, templates=str(templates.resolve()))
+        options = replace(options, templates=str(TemplateSource.parse(templates)))
     if socs:
         options = replace(options, socs=socs)
-    root = Path(options.templates) if options.templates else templates_dir()
-    check_template_root(root, "template root")
+    source = (TemplateSource.parse(options.templates) if options.templates
+              else TemplateSource(str(templates_dir())))
+    check_template_source(source, "--templates" if templates is not None else "template source")
 
     proto_path = project / options.prototype_file
     proto = load_prototype(proto_path, list(options.socs))
     data = template_data(proto, options)
-    files = {f.path: f for f in render.render(proto, options, root, data)}
+    files = {f.path: f for f in render.render(proto, options, source, data)}
     old_files = state.files
     unknown = [path for path in restore if path not in files]
     if unknown:

@@ -182,7 +182,7 @@ def test_presets_carry_soc_and_vendor(tmp_path):
     (["--soc", "ascend91Ob1"], "did you mean 'ascend910b1'"),
     (["--namespace", "Bad-NS"], "lower-case Python identifier"),
     (["--vendor", "a/b"], "letters, digits and underscores"),
-    (["--templates", "/nonexistent"], "missing kernel"),
+    (["--templates", "/nonexistent"], "no such directory"),
 ])
 def test_bad_options_exit_2_and_write_nothing(args, fragment, tmp_path):
     result = invoke(GELU, "-o", tmp_path / "p", *args)
@@ -236,37 +236,43 @@ def test_invalid_prototype_exits_2(tmp_path, write_proto):
 
 def test_broken_custom_template_fails_and_leaves_nothing(tmp_path):
     custom = tmp_path / "tpl"
-    shutil.copytree(ROOT / "templates", custom)
-    (custom / "host" / "project" / "broken.txt.jinja").write_text("{% for x in %}\n")
+    shutil.copytree(ROOT / "templates", custom, symlinks=True)
+    (custom / "layout" / "broken.txt.jinja").write_text("{% for x in %}\n")
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
     assert result.exit_code == 1, result.stderr
-    assert "template host/project/broken.txt.jinja failed (TemplateSyntaxError)" in result.stderr
+    assert "template layout/broken.txt.jinja failed (TemplateSyntaxError)" in result.stderr
     assert not (tmp_path / "p").exists()
     assert not [p for p in tmp_path.iterdir() if "opgen-new" in p.name]
 
 
-def test_a_copier_feature_the_renderer_lacks_is_refused(tmp_path):
+def test_a_template_without_opgens_context_is_refused(tmp_path):
     custom = tmp_path / "tpl"
-    shutil.copytree(ROOT / "templates", custom)
-    with (custom / "tests" / "copier.yml").open("a") as config:
-        config.write("_exclude: ['*.bak']\n")
+    shutil.copytree(ROOT / "templates", custom, symlinks=True)
+    config = custom / "copier.yml"
+    config.write_text(config.read_text().replace("  - opgen.template_context.ProjectContext\n",
+                                                 "  - jinja2.ext.do\n"))
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
-    assert result.exit_code == 2 and "sets _exclude, which opgen's renderer does not support" \
+    assert result.exit_code == 2
+    assert "must list opgen.template_context.ProjectContext in `_jinja_extensions`" \
         in result.stderr
     assert not (tmp_path / "p").exists()
 
 
+def test_a_missing_template_directory_is_bad_input(tmp_path):
+    result = invoke(GELU, "-o", tmp_path / "p", "--templates", tmp_path / "none")
+    assert result.exit_code == 2 and "no such directory" in result.stderr
+    (tmp_path / "empty").mkdir()
+    result = invoke(GELU, "-o", tmp_path / "p", "--templates", tmp_path / "empty")
+    assert result.exit_code == 2 and "copier.yml is missing" in result.stderr
+    assert not (tmp_path / "p").exists()
+
+
 def test_rendering_without_a_writable_cache_directory(tmp_path, monkeypatch):
-    from opgen import render
 
     blocked = tmp_path / "cache"
     blocked.write_text("a file where the cache directory would go")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    render._load_template.cache_clear()
-    try:
-        result = invoke(GELU, "-o", tmp_path / "p")
-    finally:
-        render._load_template.cache_clear()
+    result = invoke(GELU, "-o", tmp_path / "p")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "p" / "op_kernel" / "gelu_custom.cpp").is_file()
 
@@ -279,7 +285,7 @@ def test_a_template_naming_a_missing_key_fails_naming_it(tmp_path, where):
     """Strict templates: a misspelt name is an error (exit 1, nothing written), never empty
     text or a file named `_tiling.h`."""
     custom = tmp_path / "tpl"
-    shutil.copytree(ROOT / "templates", custom)
+    shutil.copytree(ROOT / "templates", custom, symlinks=True)
     source = custom / KERNEL_TEMPLATE
     if where == "text":
         source.write_text(source.read_text() + "// {{ k.clas_name }}\n")
@@ -299,8 +305,8 @@ def test_a_template_naming_a_missing_key_fails_naming_it(tmp_path, where):
 
 def test_a_custom_root_must_render_strictly(tmp_path):
     custom = tmp_path / "tpl"
-    shutil.copytree(ROOT / "templates", custom)
-    config = custom / "tests" / "copier.yml"
+    shutil.copytree(ROOT / "templates", custom, symlinks=True)
+    config = custom / "copier.yml"
     config.write_text(config.read_text().replace("  undefined: jinja2.StrictUndefined\n", ""))
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
     assert result.exit_code == 2
@@ -310,8 +316,8 @@ def test_a_custom_root_must_render_strictly(tmp_path):
 
 def test_custom_templates_replace_the_builtin_root(tmp_path):
     custom = tmp_path / "tpl"
-    shutil.copytree(ROOT / "templates", custom)
-    (custom / "host" / "project" / "TEAM.md.jinja").write_text(
+    shutil.copytree(ROOT / "templates", custom, symlinks=True)
+    (custom / "layout" / "TEAM.md.jinja").write_text(
         "team notes for {{ project.package }}\n")
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
     assert result.exit_code == 0

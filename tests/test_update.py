@@ -43,7 +43,7 @@ def snapshot(project: Path) -> dict[str, tuple[bytes, int]]:
 
 def template_copy(tmp_path: Path, name: str) -> Path:
     target = tmp_path / name
-    shutil.copytree(ROOT / "templates", target)
+    shutil.copytree(ROOT / "templates", target, symlinks=True)
     return target
 
 
@@ -95,7 +95,7 @@ def test_template_change_merges_into_the_users_compute_and_tiling(tmp_path):
     edit(project / POLICY, "constexpr uint64_t MIN_ELEMS_PER_CORE = 1024;",
          "constexpr uint64_t MIN_ELEMS_PER_CORE = 4096;  // user: tuned tiling")
     # template v2 changes a generated file and the compute step's template
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)",
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)",
          "project(opp)\n# v2 of the templates")
     compute_tpl = next((v2 / "kernel" / "op").rglob("*_compute.h.jinja"))
     compute_tpl.write_text(compute_tpl.read_text() + "// v2 compute template\n")
@@ -175,7 +175,7 @@ def test_a_missing_pristine_copy_never_overwrites_an_edit(tmp_path):
     project = new_project(tmp_path, templates=v1)
     edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
     (project / ".opgen" / "pristine" / "CMakeLists.txt").unlink()
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
          "add_subdirectory(op_host)  # v2")
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 1  # no base to merge from: the differences are marked
@@ -202,7 +202,7 @@ def test_overlapping_edit_gives_markers_and_exit_1(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
     edit(project / "CMakeLists.txt", "project(opp)", "project(opp_user)")
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp_v2)")
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)", "project(opp_v2)")
     result = cli("update", project, "--templates", v2)
     assert result.exit_code == 1
     assert "CMakeLists.txt" in result.stderr
@@ -246,7 +246,7 @@ def test_deleted_file_stays_deleted(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
     (project / "build.sh").unlink()
-    edit(v2 / "host" / "project" / "build.sh.jinja", "set -euo pipefail", "set -euo pipefail\n# v2")
+    edit(v2 / "layout" / "build.sh.jinja", "set -euo pipefail", "set -euo pipefail\n# v2")
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 0
     actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
@@ -256,7 +256,7 @@ def test_deleted_file_stays_deleted(tmp_path):
 def test_files_no_longer_produced_are_removed_only_if_unmodified(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     for name in ("gone.txt", "kept.txt"):
-        (v1 / "host" / "project" / f"{name}.jinja").write_text(
+        (v1 / "layout" / f"{name}.jinja").write_text(
             "{{ project.header.sh }}\nold file\n")
     project = new_project(tmp_path, templates=v1)
     (project / "kept.txt").write_text((project / "kept.txt").read_text() + "user line\n")
@@ -288,7 +288,7 @@ def test_dirty_git_tree_is_refused_naming_the_files(tmp_path):
     edit(project / "CMakeLists.txt", "add_subdirectory(op_kernel)",
          "add_subdirectory(op_kernel)\n# dirty")
     v2 = template_copy(tmp_path, "v2")
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp)\n# v2")
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)", "project(opp)\n# v2")
     result = cli("update", project, "--templates", v2)
     assert result.exit_code == 2 and "uncommitted changes: CMakeLists.txt" in result.stderr
     assert "git stash" not in result.stderr
@@ -312,8 +312,8 @@ def test_uncommitted_changes_the_update_does_not_write_never_block(tmp_path):
 def test_failure_part_way_restores_the_project(tmp_path, monkeypatch):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
-    edit(v2 / "host" / "project" / "build.sh.jinja", "set -euo pipefail", "set -eu")
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
+    edit(v2 / "layout" / "build.sh.jinja", "set -euo pipefail", "set -eu")
     before = {p: c for p, (c, _) in snapshot(project).items()}
     the_plan = update_stage.plan_update(project, v2)
     real_replace = Path.replace
@@ -336,8 +336,8 @@ def test_failure_part_way_restores_the_project(tmp_path, monkeypatch):
 def test_an_update_killed_part_way_is_completed_by_the_next(tmp_path, monkeypatch):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
-    edit(v2 / "host" / "project" / "build.sh.jinja", "set -euo pipefail", "set -eu")
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
+    edit(v2 / "layout" / "build.sh.jinja", "set -euo pipefail", "set -eu")
     the_plan = update_stage.plan_update(project, v2)
     written = []
     real_replace = Path.replace
@@ -394,7 +394,7 @@ def test_unresolved_markers_keep_exit_1(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
     edit(project / "CMakeLists.txt", "project(opp)", "project(mine)")
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(theirs)")
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)", "project(theirs)")
     assert cli("update", project, "--templates", v2).exit_code == 1
     text = (project / "CMakeLists.txt").read_text()
     result = cli("update", project, "--json")  # the markers are still there
@@ -458,7 +458,7 @@ def test_a_damaged_pristine_copy_is_no_base_for_a_merge(tmp_path):
     edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
     pristine = project / ".opgen" / "pristine" / "CMakeLists.txt"
     pristine.write_text((project / "CMakeLists.txt").read_text())  # as if it held the edit
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
          "add_subdirectory(op_host)  # v2")
     result = cli("update", project, "--templates", v2)
     assert result.exit_code == 1  # not trusted as a base: marked, never overwritten
@@ -485,7 +485,7 @@ def test_leftovers_of_a_killed_update_are_cleaned_up(tmp_path):
     (project / ".opgen-update-x1y2").mkdir()
     (project / ".opgen-update-x1y2" / "0").write_text("a backup")
     (project / "op_host" / ".gelu_custom.cpp.opgen-new").write_text("staged")
-    edit(v2 / "host" / "project" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
+    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)", "project(opp2)")
     assert cli("update", project, "--templates", v2).exit_code == 0
     assert not list(project.glob(".opgen-update-*"))
     assert not list(project.rglob("*.opgen-new"))
@@ -494,7 +494,7 @@ def test_leftovers_of_a_killed_update_are_cleaned_up(tmp_path):
 def test_a_template_that_does_not_render_is_a_message(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
-    (v2 / "host" / "project" / "broken.txt.jinja").write_text("{% for x in %}\n")
+    (v2 / "layout" / "broken.txt.jinja").write_text("{% for x in %}\n")
     before = snapshot(project)
     result = cli("update", project, "--templates", v2)
     assert result.exit_code == 1 and "broken.txt.jinja" in result.stderr

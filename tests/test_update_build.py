@@ -38,8 +38,8 @@ def build_and_test(project) -> None:
 
 def test_template_update_then_build_and_test(tmp_path, uninstall):
     v1, v2 = tmp_path / "v1", tmp_path / "v2"
-    shutil.copytree(ROOT / "templates", v1)
-    shutil.copytree(ROOT / "templates", v2)
+    shutil.copytree(ROOT / "templates", v1, symlinks=True)
+    shutil.copytree(ROOT / "templates", v2, symlinks=True)
     project = tmp_path / "upd_gelu"
     uninstall("upd_gelu")
     assert cli("new", EXAMPLES / "gelu_custom.json", "-o", project, "--no-build",

@@ -17,10 +17,10 @@ from opgen.cli import app
 
 # Plain-text templates: inserting a line anywhere keeps them valid Jinja.
 TEMPLATE_FILES = [
-    "host/project/CMakeLists.txt.jinja",
+    "layout/CMakeLists.txt.jinja",
     "host/project/op_host/CMakeLists.txt.jinja",
     "kernel/project/op_kernel/CMakeLists.txt.jinja",
-    "host/project/build.sh.jinja",
+    "layout/build.sh.jinja",
 ]
 
 edit = st.tuples(st.integers(0, 10_000), st.floats(0, 1), st.sampled_from(["insert", "replace"]))
@@ -49,8 +49,8 @@ def test_update_never_loses_a_user_line(user_edits, template_edits):
     with tempfile.TemporaryDirectory(prefix="opgen-prop-") as tmp:
         tmp = Path(tmp)
         v1, v2 = tmp / "v1", tmp / "v2"
-        shutil.copytree(ROOT / "templates", v1)
-        shutil.copytree(ROOT / "templates", v2)
+        shutil.copytree(ROOT / "templates", v1, symlinks=True)
+        shutil.copytree(ROOT / "templates", v2, symlinks=True)
         project = tmp / "proj"
         result = CliRunner().invoke(app, ["new", str(EXAMPLES / "gelu_custom.json"), "-o",
                                           str(project), "--no-build", "--no-msopgen",

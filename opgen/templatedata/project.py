@@ -106,6 +106,16 @@ class ProjectData:
         return [w for op in self.ops for w in op.warnings]
 
     @property
+    def expression_ops(self) -> list[OpData]:
+        """The ops opgen computes from their expression (the roots' op/ directories)."""
+        return [op for op in self.ops if not op.user_computed]
+
+    @property
+    def user_ops(self) -> list[OpData]:
+        """The ops the user computes (the roots' user_op/ directories)."""
+        return [op for op in self.ops if op.user_computed]
+
+    @property
     def broadcasts(self) -> bool:
         """Some op broadcasts its inputs: the shared headers carry the broadcast machinery."""
         return any(op.kernel.broadcast is not None for op in self.ops)

@@ -28,7 +28,7 @@ import numpy as np
 from opgen import prototype
 from opgen.catalog import DTYPES
 from opgen.options import Options
-from opgen.render import TEMPLATE_ROOTS, render
+from opgen.render import render
 from opgen.resources import templates_dir
 from opgen.templatedata import build as build_data
 
@@ -50,20 +50,25 @@ _ROOTS: dict[str, Path] = {}
 
 
 def kernel_host_templates() -> Path:
-    """A template root with opgen's kernel and host templates only (the other roots empty), so
-    these tests exercise the kernel/host templates whatever state the others are in."""
+    """A template with opgen's kernel and host templates only (layout/'s other entries left
+    out), so these tests exercise the kernel/host templates whatever state the others are in."""
     import atexit
     import tempfile
 
     if "root" not in _ROOTS:
         root = Path(tempfile.mkdtemp(prefix="opgen-kh-templates-"))
         atexit.register(shutil.rmtree, root, ignore_errors=True)
-        for name in TEMPLATE_ROOTS:
-            if name in ("kernel", "host"):
-                (root / name).symlink_to(templates_dir() / name, target_is_directory=True)
-            else:
-                (root / name).mkdir()
-                shutil.copy(templates_dir() / name / "copier.yml", root / name / "copier.yml")
+        source = templates_dir()
+        shutil.copy(source / "copier.yml", root / "copier.yml")
+        for name in ("kernel", "host"):  # copies: copier renders nothing from outside its root
+            shutil.copytree(source / name, root / name)
+        (root / "layout").mkdir()
+        for entry in (source / "layout").iterdir():
+            if entry.is_symlink():
+                if os.readlink(entry).startswith(("../kernel/", "../host/")):
+                    (root / "layout" / entry.name).symlink_to(os.readlink(entry))
+            else:  # the project's top-level files
+                shutil.copy(entry, root / "layout" / entry.name)
         _ROOTS["root"] = root
     return _ROOTS["root"]
 

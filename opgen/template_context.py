@@ -1,0 +1,115 @@
+"""The Jinja extension through which copier's rendering of opgen's templates sees `project`.
+
+templates/copier.yml lists `ProjectContext` in `_jinja_extensions`. Copier renders each file and
+file name with the answers (the prototype's text and the options); the extension adds
+`project` (templatedata.ProjectData), built from those answers once per process. opgen's own
+rendering hands over the data it built already (`remember`), so nothing is built twice; in a
+generated project, `copier recopy` builds it here from the recorded answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2.ext import Extension
+
+if TYPE_CHECKING:
+    from opgen.options import Options
+    from opgen.templatedata import ProjectData
+
+# The questions of templates/copier.yml: the prototype's text and Options' fields.
+ANSWERS = ("prototype", "prototype_file", "package", "torch_namespace", "vendor", "socs")
+_built: OrderedDict[str, ProjectData] = OrderedDict()  # by answers_key, the last few
+
+
+def answers(prototype_text: str, options: Options) -> dict[str, Any]:
+    """copier's answers for a prototype rendered with `options`."""
+    return {"prototype": prototype_text, "prototype_file": options.prototype_file,
+            "package": options.package, "torch_namespace": options.namespace,
+            "vendor": options.vendor, "socs": list(options.socs)}
+
+
+def _key(values: Any) -> str:
+    return json.dumps({k: values[k] for k in ANSWERS}, sort_keys=True)
+
+
+def remember(values: dict[str, Any], data: ProjectData) -> None:
+    """The project data for these answers, built already."""
+    _built[_key(values)] = data
+    while len(_built) > 4:
+        _built.popitem(last=False)
+
+
+def project_data(values: Any) -> ProjectData:
+    """The project data for copier's answers: remembered, or built from them."""
+    key = _key(values)
+    if key not in _built:
+        from opgen import prototype
+        from opgen.options import Options
+        from opgen.templatedata import build
+
+        options = Options(package=values["package"], namespace=values["torch_namespace"],
+                          vendor=values["vendor"], socs=tuple(values["socs"]),
+                          prototype_file=values["prototype_file"])
+        proto = prototype.loads(values["prototype"], source=values["prototype_file"])
+        remember(values, build(proto, options))
+    return _built[key]
+
+
+class ProjectContext(Extension):
+    """Adds `project` to the context of every template rendered with copier's answers."""
+
+    def __init__(self, environment) -> None:
+        super().__init__(environment)
+        base = environment.context_class
+
+        class _Context(base):  # jinja builds every template's context through this class
+            def __init__(self, env, parent, *args, **kwargs):
+                if "project" not in parent and all(k in parent for k in ANSWERS):
+                    parent = {**parent, "project": project_data(parent)}
+                super().__init__(env, parent, *args, **kwargs)
+
+        environment.context_class = _Context
+        if environment.bytecode_cache is None:
+            environment.bytecode_cache = _bytecode_cache()
+        environment.from_string = _reusing_compiled_strings(environment)
+
+
+def _reusing_compiled_strings(environment):
+    """`environment.from_string`, compiling each string once: copier renders every path
+    component and its answers file's name from a string, and compiling them anew took half of
+    a render. Each call still runs the extensions' preprocess hooks, where copier's yield tag
+    resets its state as it would on a compilation."""
+    compile_string = environment.from_string
+    compiled: dict[str, Any] = {}
+
+    def from_string(source, globals=None, template_class=None):
+        if globals is not None or template_class is not None or not isinstance(source, str):
+            return compile_string(source, globals, template_class)
+        environment.preprocess(source)
+        if source not in compiled:
+            compiled[source] = compile_string(source)
+        return compiled[source]
+
+    return from_string
+
+
+def _bytecode_cache():
+    """Compiled templates kept between runs (keyed by template source), when a cache directory
+    can be had: compiling opgen's templates is most of a render's time."""
+    import tempfile
+
+    import jinja2
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    directory = Path(base) / "opgen" / "jinja-copier"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.NamedTemporaryFile(dir=directory, delete=True).close()
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(directory))

@@ -1,0 +1,94 @@
+"""copier drives opgen's templates: a generated project records copier's answers, copier itself
+renders it again byte for byte, and templates can come from a git repository at a tag."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from conftest import EXAMPLES, ROOT
+from test_update import cli, edit, new_project
+
+from opgen.resources import templates_dir
+
+GELU = EXAMPLES / "gelu_custom.json"
+
+
+def files_of(project: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file's bytes and mode."""
+    return {p.relative_to(project).as_posix(): (p.read_bytes(), p.stat().st_mode)
+            for p in sorted(project.rglob("*")) if p.is_file()}
+
+
+def git(*args, cwd: Path) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                   cwd=cwd, check=True, capture_output=True)
+
+
+def test_the_project_records_copiers_answers(tmp_path):
+    project = new_project(tmp_path)
+    answers = yaml.safe_load((project / ".copier-answers.yml").read_text())
+    assert answers == {
+        "_src_path": str(templates_dir()),
+        "prototype": GELU.read_text(), "prototype_file": "gelu_custom.json",
+        "package": "proj", "torch_namespace": "proj", "vendor": "proj",
+        "socs": ["ascend910b1"],
+    }
+    manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
+    assert manifest["files"][".copier-answers.yml"]["owner"] == "generated"
+
+
+def test_copier_recopy_leaves_every_file_byte_identical(tmp_path):
+    project = new_project(tmp_path)
+    before = files_of(project)
+    result = subprocess.run([sys.executable, "-m", "copier", "recopy", "--trust", "--defaults",
+                             "--overwrite"], cwd=project, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "identical" in result.stderr and "overwrite" not in result.stderr
+    assert files_of(project) == before
+
+
+def test_templates_at_a_git_tag_then_an_update_to_the_next_tag_keeps_a_user_edit(tmp_path):
+    repo = tmp_path / "team-templates"
+    shutil.copytree(ROOT / "templates", repo, symlinks=True)
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "v1", cwd=repo)
+    git("tag", "v1", cwd=repo)
+    project = new_project(tmp_path, templates=f"{repo}@v1")
+    assert yaml.safe_load((project / ".copier-answers.yml").read_text())["_commit"] == "v1"
+
+    edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
+    edit(repo / "layout" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
+         "add_subdirectory(op_host)  # v2 of the templates")
+    git("commit", "-qam", "v2", cwd=repo)
+    git("tag", "v2", cwd=repo)
+    # the working tree moves on; the tag stays
+    edit(repo / "layout" / "CMakeLists.txt.jinja", "# v2 of the templates", "# v3, untagged")
+    git("commit", "-qam", "v3", cwd=repo)
+
+    result = cli("update", project, "--templates", f"{repo}@v2")
+    assert result.exit_code == 0, result.output
+    text = (project / "CMakeLists.txt").read_text()
+    assert "project(opp)  # user edit" in text and "# v2 of the templates" in text
+    assert "v3" not in text
+    assert yaml.safe_load((project / ".copier-answers.yml").read_text())["_commit"] == "v2"
+    manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
+    assert manifest["options"]["templates"] == f"{repo}@v2"
+
+
+def test_a_tag_the_repository_lacks_is_bad_input(tmp_path):
+    repo = tmp_path / "team-templates"
+    shutil.copytree(ROOT / "templates", repo, symlinks=True)
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "v1", cwd=repo)
+    result = cli("new", GELU, "-o", tmp_path / "p", "--no-build", "--templates", f"{repo}@v9")
+    assert result.exit_code == 2
+    assert f"--templates {repo}@v9: copier cannot get the templates" in result.stderr
+    assert "'v9'" in result.stderr
+    assert not (tmp_path / "p").exists()
