@@ -42,19 +42,23 @@ def run(project: Path, quick: bool = False) -> dict:
     did not run, e.g. the package is not built)."""
     script = project / SCRIPT
     if not script.is_file():
-        raise BadInput(f"{script} does not exist: the project predates opgen bench; "
-                       f"run opgen update {project} to add it")
+        raise BadInput(
+            f"{script} does not exist: the project predates opgen bench; "
+            f"run opgen update {project} to add it"
+        )
     env = dict(os.environ)
     if not os.environ.get("ASCEND_HOME_PATH"):  # no CANN: torch_npu's autoload would fail
         env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(project.resolve()),
-                                                      env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(project.resolve()), env.get("PYTHONPATH")])
+    )
     cmd = [sys.executable, str(SCRIPT), "--json"] + (["--quick"] if quick else [])
     result = subprocess.run(cmd, cwd=project, capture_output=True, text=True, env=env)
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise ActionFailed(f"bench/run.py failed: {last}\n(build the project first: opgen build "
-                         f"{project})")
+        raise ActionFailed(
+            f"bench/run.py failed: {last}\n(build the project first: opgen build {project})"
+        )
     try:
         return json.loads(result.stdout)
     except json.JSONDecodeError as exc:
@@ -80,8 +84,10 @@ def cells(row: dict, scale: float = 1) -> list[str]:
         low, high = row.get(f"{key}_min"), row.get(f"{key}_max")
         if low is None:  # a bench/run.py from before the spread
             return number(row[key] * factor)
-        return (f"{number(row[key] * factor)} ({number(low * factor)}-"
-                f"{number(None if high is None else high * factor)})")
+        return (
+            f"{number(row[key] * factor)} ({number(low * factor)}-"
+            f"{number(None if high is None else high * factor)})"
+        )
 
     return head + [ranged("op_ms"), ranged("reference_ms"), ranged("ratio")]
 
@@ -91,8 +97,10 @@ def noise(row: dict) -> str | None:
     if not row.get("noisy"):
         return None
     high = row.get("ratio_max")
-    return (f"noisy: ratio between {number(row.get('ratio_min'))} and "
-            f"{number(high) if high is not None else 'any value'}; rerun on an idle machine")
+    return (
+        f"noisy: ratio between {number(row.get('ratio_min'))} and "
+        f"{number(high) if high is not None else 'any value'}; rerun on an idle machine"
+    )
 
 
 def table(report: dict) -> str:
@@ -102,19 +110,35 @@ def table(report: dict) -> str:
     lines.append(f"reference: {report['reference']}")
     timed = [r for r in report["results"] if r.get("op_ms") is not None]
     # in microseconds when every time is under a millisecond (an NPU's, the twin's smallest)
-    unit, scale = ("us", 1000) if timed and all(
-        max(r["op_ms"], r["reference_ms"], r.get("op_ms_max") or 0,
-            r.get("reference_ms_max") or 0) < 1 for r in timed) else ("ms", 1)
+    unit, scale = (
+        ("us", 1000)
+        if timed
+        and all(
+            max(
+                r["op_ms"],
+                r["reference_ms"],
+                r.get("op_ms_max") or 0,
+                r.get("reference_ms_max") or 0,
+            )
+            < 1
+            for r in timed
+        )
+        else ("ms", 1)
+    )
     rule = report.get("spread")
     if rule:
         lines += textwrap.wrap(
             f"times: {unit}, median (min-max) of {rule['rounds']} rounds; ratio: op median / "
             f"reference median (min-max: op min / reference max, op max / reference min); "
-            f"noisy: ratio max > {rule['noisy_spread']:g} x ratio min", WIDTH,
-            subsequent_indent="  ")
+            f"noisy: ratio max > {rule['noisy_spread']:g} x ratio min",
+            WIDTH,
+            subsequent_indent="  ",
+        )
     else:
-        lines.append(f"times: {unit}, median of the rounds (no min-max: the project's bench/run.py "
-                     "predates them; opgen update adds them)")
+        lines.append(
+            f"times: {unit}, median of the rounds (no min-max: the project's bench/run.py "
+            "predates them; opgen update adds them)"
+        )
     header = ["op", "dtype", "shape", f"op {unit}", f"reference {unit}", "ratio"]
     bandwidth = any("bandwidth_gbps" in r for r in report["results"])
     if bandwidth:
@@ -127,13 +151,15 @@ def table(report: dict) -> str:
         row = cells(r, scale)
         if bandwidth:
             peak = r.get("peak_fraction")
-            row.append(number(r.get("bandwidth_gbps"))
-                       + (f" ({peak:.0%})" if peak is not None else ""))
+            row.append(
+                number(r.get("bandwidth_gbps")) + (f" ({peak:.0%})" if peak is not None else "")
+            )
         rows.append((row, f"\n  {noise(r)}" if r.get("noisy") else ""))
     widths = [max(len(row[i]) for row, _ in rows if i < len(row)) for i in range(len(header))]
     for row, after in rows:  # one space after the op and the dtype, two before each time
-        width = widths[:len(row)]
+        width = widths[: len(row)]
         line = " ".join(c.ljust(w) for c, w in zip(row[:3], width[:3], strict=True)) + "".join(
-            "  " + c.ljust(w) for c, w in zip(row[3:], width[3:], strict=True))
+            "  " + c.ljust(w) for c, w in zip(row[3:], width[3:], strict=True)
+        )
         lines.append(line.rstrip() + after)
     return "\n".join(lines)

@@ -81,19 +81,39 @@ def test_shapes_problems(op: Op) -> list[Problem]:
             continue
         shape = broadcast_shape(shapes)
         if shape is None:
-            problems.append(Problem(path, f"the shapes {given} do not broadcast (torch's "
-                                    "rules: aligned from the last dim, each dim equal or 1)"))
+            problems.append(
+                Problem(
+                    path,
+                    f"the shapes {given} do not broadcast (torch's "
+                    "rules: aligned from the last dim, each dim equal or 1)",
+                )
+            )
         elif len(shape) > MAX_RANK:
-            problems.append(Problem(path, f"the shapes {given} broadcast to more than "
-                                    f"{MAX_RANK} dims, the most the kernel handles"))
+            problems.append(
+                Problem(
+                    path,
+                    f"the shapes {given} broadcast to more than "
+                    f"{MAX_RANK} dims, the most the kernel handles",
+                )
+            )
         elif elements(shape) > MAX_TEST_ELEMENTS:
-            problems.append(Problem(path, f"the shapes {given} broadcast to {list(shape)}, "
-                                    f"{elements(shape)} elements; a test tensor holds at most "
-                                    f"{limit_text(MAX_TEST_ELEMENTS)}"))
+            problems.append(
+                Problem(
+                    path,
+                    f"the shapes {given} broadcast to {list(shape)}, "
+                    f"{elements(shape)} elements; a test tensor holds at most "
+                    f"{limit_text(MAX_TEST_ELEMENTS)}",
+                )
+            )
         else:
             for t in updated_inputs(op):
                 if t.name in case and tuple(case[t.name]) != shape:
-                    problems.append(Problem(path, f"the shapes {given} broadcast to "
-                                            f"{list(shape)}, but {op.op_type} updates {t.name} "
-                                            "in place, which cannot grow: give it that shape"))
+                    problems.append(
+                        Problem(
+                            path,
+                            f"the shapes {given} broadcast to "
+                            f"{list(shape)}, but {op.op_type} updates {t.name} "
+                            "in place, which cannot grow: give it that shape",
+                        )
+                    )
     return problems

@@ -47,8 +47,13 @@ class Step:
     on_progress: Callable[[str | None], None] | None = field(default=None, repr=False)
 
     def as_json(self) -> dict:
-        return {"step": self.name, "status": self.status, "seconds": round(self.seconds, 1),
-                "detail": self.detail, "log": self.log}
+        return {
+            "step": self.name,
+            "status": self.status,
+            "seconds": round(self.seconds, 1),
+            "detail": self.detail,
+            "log": self.log,
+        }
 
 
 @dataclass
@@ -61,12 +66,21 @@ class Report:
         return all(s.status != "failed" for s in self.steps)
 
     def as_json(self) -> dict:
-        return {"project": str(self.project), "ok": self.ok,
-                "steps": [s.as_json() for s in self.steps]}
+        return {
+            "project": str(self.project),
+            "ok": self.ok,
+            "steps": [s.as_json() for s in self.steps],
+        }
 
 
-def run_logged(step: Step, cmd: list[str], project: Path, log_name: str,
-               env: dict[str, str] | None = None, shell: bool = False) -> bool:
+def run_logged(
+    step: Step,
+    cmd: list[str],
+    project: Path,
+    log_name: str,
+    env: dict[str, str] | None = None,
+    shell: bool = False,
+) -> bool:
     """Run `cmd` in `project`, write its output to the step's log; True on exit code 0. While
     it runs, the step's on_progress hears the progress its output shows."""
     log_path = project / LOG_DIR / log_name
@@ -77,8 +91,15 @@ def run_logged(step: Step, cmd: list[str], project: Path, log_name: str,
     with log_path.open("w") as log, log_path.open() as output:
         log.write(f"$ {shown}\n")
         log.flush()
-        proc = subprocess.Popen(cmd, cwd=project, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=full_env, shell=shell)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=project,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=full_env,
+            shell=shell,
+        )
         try:
             returncode = None
             while returncode is None:
@@ -119,7 +140,7 @@ def tail(project: Path, step: Step) -> str:
     lines = (project / step.log).read_text(errors="replace").splitlines()
     first = next((i for i, line in enumerate(lines) if COMPILER_ERROR.search(line)), None)
     if first is not None:
-        return "\n".join(lines[max(first - 2, 0):first + TAIL_LINES - 2])
+        return "\n".join(lines[max(first - 2, 0) : first + TAIL_LINES - 2])
     return "\n".join(lines[-TAIL_LINES:])
 
 
@@ -155,10 +176,16 @@ def step_environment(step: Step, build: bool, test: bool) -> None:
             found[needed.index("ninja")] = f"ninja {tool}"
     if missing:
         step.status = "failed"
-        step.detail = (f"{', '.join(missing)} not installed in {sys.executable}: "
-                       f"pip install {' '.join(missing)}"
-                       + (" (torch: the CPU build, pip install torch --index-url "
-                          "https://download.pytorch.org/whl/cpu)" if "torch" in missing else ""))
+        step.detail = (
+            f"{', '.join(missing)} not installed in {sys.executable}: "
+            f"pip install {' '.join(missing)}"
+            + (
+                " (torch: the CPU build, pip install torch --index-url "
+                "https://download.pytorch.org/whl/cpu)"
+                if "torch" in missing
+                else ""
+            )
+        )
     else:
         step.status, step.detail = "passed", ", ".join(found)
 
@@ -209,11 +236,22 @@ def step_extension(project: Path, package: str, step: Step) -> None:
         return
     # compat mode puts the project folder on sys.path (a .pth file) rather than an import hook,
     # which a folder named like the package in the current directory would shadow
-    register = [sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-deps",
-                "--disable-pip-version-check", "--config-settings", "editable_mode=compat",
-                "-e", "."]
-    if run_logged(step, register, project, "install_package.log",
-                  {**env, "OPGEN_NO_EXTENSIONS": "1"}):  # setup.py: metadata only
+    register = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-build-isolation",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "--config-settings",
+        "editable_mode=compat",
+        "-e",
+        ".",
+    ]
+    if run_logged(
+        step, register, project, "install_package.log", {**env, "OPGEN_NO_EXTENSIONS": "1"}
+    ):  # setup.py: metadata only
         step.detail += f"; {package} installed (editable)"
     else:
         step.status = "failed"
@@ -231,12 +269,16 @@ def installed_from(project: Path, package: str) -> bool:
         direct_url = json.loads(dist.read_text("direct_url.json") or "{}")
     except (metadata.PackageNotFoundError, ValueError):
         return False
-    if not (direct_url.get("dir_info", {}).get("editable") is True
-            and direct_url.get("url") == project.resolve().as_uri()):
+    if not (
+        direct_url.get("dir_info", {}).get("editable") is True
+        and direct_url.get("url") == project.resolve().as_uri()
+    ):
         return False
     pth_files = [f for f in dist.files or [] if f.name.endswith(".pth")]
-    return any((dist.locate_file(f).read_text(errors="replace").strip()
-                == str(project.resolve())) for f in pth_files)
+    return any(
+        (dist.locate_file(f).read_text(errors="replace").strip() == str(project.resolve()))
+        for f in pth_files
+    )
 
 
 def step_npu_symbols(project: Path, package: str, step: Step) -> None:
@@ -322,8 +364,10 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
             step.detail += f"; precision report: {written.relative_to(project)}"
     elif running.is_file():  # the run ended inside this test: it hung (timed out) or crashed
         limit = os.environ.get("OPGEN_TEST_TIMEOUT") or TEST_TIMEOUT_DEFAULT
-        step.detail = (f"stopped in {running.read_text().strip()}: no result within {limit} s "
-                       "(OPGEN_TEST_TIMEOUT), or the process crashed; its stacks are in the log")
+        step.detail = (
+            f"stopped in {running.read_text().strip()}: no result within {limit} s "
+            "(OPGEN_TEST_TIMEOUT), or the process crashed; its stacks are in the log"
+        )
         stacks = running.with_name(running.name + ".stacks")
         if stacks.is_file():
             with (project / step.log).open("a") as log:
@@ -354,7 +398,8 @@ def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) ->
     # handed to it in the environment (OPGEN_RUNNING_TEST) must not be relative to here.
     project = project.resolve()
     plan: list[tuple[str, object]] = [
-        ("check environment", lambda s: step_environment(s, build, test))]
+        ("check environment", lambda s: step_environment(s, build, test))
+    ]
     if build:
         plan += [
             ("build PyTorch extension", lambda s: step_extension(project, package, s)),
@@ -380,8 +425,13 @@ def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) ->
     return report
 
 
-def build_and_test(project: Path, as_json: bool = False, build: bool = True, test: bool = True,
-                   pytest_args: list[str] | None = None) -> int:
+def build_and_test(
+    project: Path,
+    as_json: bool = False,
+    build: bool = True,
+    test: bool = True,
+    pytest_args: list[str] | None = None,
+) -> int:
     """Run the steps and print the summary; return the exit code (0 ok, 1 failed)."""
     from opgen import console
 
@@ -391,4 +441,3 @@ def build_and_test(project: Path, as_json: bool = False, build: bool = True, tes
     else:
         console.print_report(report)
     return 0 if report.ok else 1
-

@@ -52,8 +52,16 @@ DTYPES: dict[str, DType] = {
         # A pair of floats (real, imaginary); the CANN build defines DTYPE_<NAME> as complex64,
         # which only Ascend950's Ascend C has (AscendC::Complex<float>), so the kernel moves it
         # as 8-byte words (ascendc_impl_build.py DTYPE_MAP; kernel_type.h DT_COMPLEX64 16).
-        DType("complex64", "DT_COMPLEX64", "complex64", 8, False, "complex64", "kComplexFloat",
-              storage="uint64_t"),
+        DType(
+            "complex64",
+            "DT_COMPLEX64",
+            "complex64",
+            8,
+            False,
+            "complex64",
+            "kComplexFloat",
+            storage="uint64_t",
+        ),
     )
 }
 
@@ -100,16 +108,33 @@ DTYPE_SUGGESTIONS: dict[str, str] = {
 # dtypes msopgen knows for which opgen's kernel and PyTorch templates have no element type. A
 # dtype combination holding one is left out with a warning (opgen/spelling.py); an op with no
 # other combination is refused.
-NO_ELEMENT_TYPE: tuple[str, ...] = ("string", "resource", "uint1", "int2", "qint8", "qint16",
-                                    "qint32", "quint8", "quint16", "complex32", "complex128")
+NO_ELEMENT_TYPE: tuple[str, ...] = (
+    "string",
+    "resource",
+    "uint1",
+    "int2",
+    "qint8",
+    "qint16",
+    "qint32",
+    "quint8",
+    "quint16",
+    "complex32",
+    "complex128",
+)
 
 # Names msopgen knows that opgen deliberately refuses, with the reason shown to the user.
 UNSUPPORTED_DTYPES: dict[str, str] = {
     **{
         name: "a dtype collection expands to many dtypes and breaks the column-aligned dtype "
         "combinations; list the dtypes explicitly"
-        for name in ("numbertype", "realnumbertype", "quantizedtype", "all", "BasicType",
-                     "IndexNumberType")
+        for name in (
+            "numbertype",
+            "realnumbertype",
+            "quantizedtype",
+            "all",
+            "BasicType",
+            "IndexNumberType",
+        )
     },
     **{
         name: "opgen's kernel and PyTorch templates have no element type for it"
@@ -160,25 +185,110 @@ class AttrType:
 ATTR_TYPES: dict[str, AttrType] = {
     a.name: a
     for a in (
-        AttrType("int", "Int", "int", "int64_t", True, "int64_t", "int", "Int", "VT_INT",
-                 "int64_t{{{}}}", 2),
-        AttrType("float", "Float", "float", "double", True, "double", "float", "Float",
-                 "VT_FLOAT", "static_cast<float>({})", 0.5),
-        AttrType("bool", "Bool", "bool", "bool", True, "bool", "bool", "Bool", "VT_BOOL",
-                 "bool{{{}}}", True),
-        AttrType("string", "String", "str", "char *", False, "c10::string_view", "str", "Str",
-                 "VT_STRING", "std::string({})", ""),
-        AttrType("list_int", "ListInt", "int[]", "const aclIntArray *", False,
-                 "at::IntArrayRef", "Sequence[int]", "ListInt", "VT_LIST_INT", "{}.vec()", [1]),
-        AttrType("list_float", "ListFloat", "float[]", "const aclFloatArray *", False,
-                 "at::ArrayRef<double>", "Sequence[float]", "ListFloat", "VT_LIST_FLOAT",
-                 "std::vector<float>({0}.begin(), {0}.end())", [0.5]),
-        AttrType("list_bool", "ListBool", "bool[]", "const aclBoolArray *", False,
-                 "const c10::List<bool>&", "Sequence[bool]", "ListBool", "VT_LIST_BOOL",
-                 "opgen_torch::ToVector({})", [True]),
-        AttrType("list_list_int", "ListListInt", "int[][]", None, False,
-                 "const std::vector<std::vector<int64_t>>&", "Sequence[Sequence[int]]",
-                 "ListListInt", "VT_LIST_LIST_INT", "{}", [[1]]),
+        AttrType(
+            "int",
+            "Int",
+            "int",
+            "int64_t",
+            True,
+            "int64_t",
+            "int",
+            "Int",
+            "VT_INT",
+            "int64_t{{{}}}",
+            2,
+        ),
+        AttrType(
+            "float",
+            "Float",
+            "float",
+            "double",
+            True,
+            "double",
+            "float",
+            "Float",
+            "VT_FLOAT",
+            "static_cast<float>({})",
+            0.5,
+        ),
+        AttrType(
+            "bool",
+            "Bool",
+            "bool",
+            "bool",
+            True,
+            "bool",
+            "bool",
+            "Bool",
+            "VT_BOOL",
+            "bool{{{}}}",
+            True,
+        ),
+        AttrType(
+            "string",
+            "String",
+            "str",
+            "char *",
+            False,
+            "c10::string_view",
+            "str",
+            "Str",
+            "VT_STRING",
+            "std::string({})",
+            "",
+        ),
+        AttrType(
+            "list_int",
+            "ListInt",
+            "int[]",
+            "const aclIntArray *",
+            False,
+            "at::IntArrayRef",
+            "Sequence[int]",
+            "ListInt",
+            "VT_LIST_INT",
+            "{}.vec()",
+            [1],
+        ),
+        AttrType(
+            "list_float",
+            "ListFloat",
+            "float[]",
+            "const aclFloatArray *",
+            False,
+            "at::ArrayRef<double>",
+            "Sequence[float]",
+            "ListFloat",
+            "VT_LIST_FLOAT",
+            "std::vector<float>({0}.begin(), {0}.end())",
+            [0.5],
+        ),
+        AttrType(
+            "list_bool",
+            "ListBool",
+            "bool[]",
+            "const aclBoolArray *",
+            False,
+            "const c10::List<bool>&",
+            "Sequence[bool]",
+            "ListBool",
+            "VT_LIST_BOOL",
+            "opgen_torch::ToVector({})",
+            [True],
+        ),
+        AttrType(
+            "list_list_int",
+            "ListListInt",
+            "int[][]",
+            None,
+            False,
+            "const std::vector<std::vector<int64_t>>&",
+            "Sequence[Sequence[int]]",
+            "ListListInt",
+            "VT_LIST_LIST_INT",
+            "{}",
+            [[1]],
+        ),
     )
 }
 
@@ -203,8 +313,10 @@ UNSUPPORTED_ATTR_TYPES = ("type", "tensor", "list_string", "list_tensor", "list_
 SOC_SHORT_NAMES: dict[str, str] = {
     **{f"ascend910b{n}": "ascend910b" for n in ("1", "2", "2c", "3", "4", "4-1")},
     **{f"ascend910_{n}": "ascend910_93" for n in ("9391", "9392", "9381", "9382", "9372", "9362")},
-    **{f"ascend310p{n}": "ascend310p" for n in ("1", "3", "5", "7", "3vir01", "3vir02",
-                                               "3vir04", "3vir08")},
+    **{
+        f"ascend310p{n}": "ascend310p"
+        for n in ("1", "3", "5", "7", "3vir01", "3vir02", "3vir04", "3vir08")
+    },
     **{f"ascend310b{n}": "ascend310b" for n in ("1", "2", "3", "4")},
     "ascend950pr": "ascend950",
     "ascend950dt": "ascend950",
@@ -239,16 +351,23 @@ SOC_FAMILIES: dict[str, SocFamily] = {
         SocFamily("ascend910_93", 2201, True),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast, no Tanh, Sign, Floor, Ceil,
         # Erf, Power.
-        SocFamily("ascend910", 1001, False,
-                  frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma"}),
-                  has_bf16_cast=False),
+        SocFamily(
+            "ascend910",
+            1001,
+            False,
+            frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma"}),
+            has_bf16_cast=False,
+        ),
         # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast.
         SocFamily("ascend310p", 2002, False, frozenset({"fma"}), has_bf16_cast=False),
         # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists).
-        SocFamily("ascend310b", 3002, True,
-                  frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma"})),
+        SocFamily(
+            "ascend310b",
+            3002,
+            True,
+            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma"}),
+        ),
         SocFamily("ascend950", 3510, True, frozenset({"fma"})),
         SocFamily("bs9sx1a", None, True, frozenset({"fma"})),
     )
 }
-

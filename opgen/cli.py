@@ -65,7 +65,8 @@ def _root(
 def validate(
     proto: Path = typer.Argument(..., help="Prototype JSON file (msopgen or tutorial format)."),
     soc: list[str] = typer.Option(
-        [], "--soc", help="Target SoC, as for opgen new (repeatable) \\[default: ascend910b1]."),
+        [], "--soc", help="Target SoC, as for opgen new (repeatable) \\[default: ascend910b1]."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
 ) -> None:
     """Check a prototype against the schema and opgen's rules; print what it derives.
@@ -111,29 +112,41 @@ def _print_summary(proto_model) -> None:
 def new(
     proto: Path = typer.Argument(..., help="Prototype JSON file (msopgen or tutorial format)."),
     output: Path | None = typer.Option(
-        None, "-o", "--output",
-        help="Project directory \\[default: the first op's snake name, in the current "
-        "directory]."),
+        None,
+        "-o",
+        "--output",
+        help="Project directory \\[default: the first op's snake name, in the current directory].",
+    ),
     soc: list[str] = typer.Option(
-        [], "--soc", help="Target SoC, full name as npu-smi shows it (repeatable) "
-        "\\[default: ascend910b1]."),
+        [],
+        "--soc",
+        help="Target SoC, full name as npu-smi shows it (repeatable) \\[default: ascend910b1].",
+    ),
     package: str | None = typer.Option(
-        None, "--package", help="Python package name \\[default: from the directory's name]."),
+        None, "--package", help="Python package name \\[default: from the directory's name]."
+    ),
     namespace: str | None = typer.Option(
-        None, "--namespace", help="torch.ops namespace \\[default: the package name]."),
+        None, "--namespace", help="torch.ops namespace \\[default: the package name]."
+    ),
     vendor: str | None = typer.Option(
-        None, "--vendor", help="CANN vendor_name of the op package \\[default: the package name]."),
+        None, "--vendor", help="CANN vendor_name of the op package \\[default: the package name]."
+    ),
     no_build: bool = typer.Option(False, "--no-build", help="Render only; skip build and tests."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the files; write nothing."),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
     msopgen_path: Path | None = typer.Option(
-        None, "--msopgen", help="msopgen executable \\[default: msopgen on PATH, if any]."),
+        None, "--msopgen", help="msopgen executable \\[default: msopgen on PATH, if any]."
+    ),
     no_msopgen: bool = typer.Option(
-        False, "--no-msopgen", help="Do not use msopgen even if found."),
+        False, "--no-msopgen", help="Do not use msopgen even if found."
+    ),
     templates: str | None = typer.Option(
-        None, "--templates", metavar="DIR|REPO@TAG",
+        None,
+        "--templates",
+        metavar="DIR|REPO@TAG",
         help="copier template to use instead of opgen's own: a directory or a git repository "
-             "at a tag."),
+        "at a tag.",
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every file written."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
 ) -> None:
@@ -150,8 +163,17 @@ def new(
         raise typer.Exit(EXIT_BAD_INPUT)
     with _exit_codes(as_json):
         the_plan, proto_model = new_stage.plan(
-            proto, output, soc, namespace, vendor, templates, msopgen_path,
-            use_msopgen=not no_msopgen, force=force, package=package)
+            proto,
+            output,
+            soc,
+            namespace,
+            vendor,
+            templates,
+            msopgen_path,
+            use_msopgen=not no_msopgen,
+            force=force,
+            package=package,
+        )
     if not as_json:
         console.print_warnings(the_plan.warnings)
     # a template that does not render is exit 1; another opgen taking the destination, 2
@@ -163,8 +185,9 @@ def new(
         if as_json:
             console.print_json(result.as_json())
         elif not dry_run:
-            console.print_next_steps(new_stage.next_steps(result, proto_model, the_plan.options,
-                                                          built=False))
+            console.print_next_steps(
+                new_stage.next_steps(result, proto_model, the_plan.options, built=False)
+            )
         return
     from opgen import build
 
@@ -174,8 +197,9 @@ def new(
     else:
         console.print_report(report)
         if report.ok:
-            console.print_next_steps(new_stage.next_steps(result, proto_model, the_plan.options,
-                                                          built=True))
+            console.print_next_steps(
+                new_stage.next_steps(result, proto_model, the_plan.options, built=True)
+            )
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAILED)
 
 
@@ -183,16 +207,23 @@ def new(
 def update(
     project: Path = typer.Argument(Path("."), help="Project directory."),
     templates: str | None = typer.Option(
-        None, "--templates", metavar="DIR|REPO@TAG",
-        help="copier template to switch to, e.g. a newer tag (recorded for later updates)."),
+        None,
+        "--templates",
+        metavar="DIR|REPO@TAG",
+        help="copier template to switch to, e.g. a newer tag (recorded for later updates).",
+    ),
     soc: list[str] = typer.Option([], "--soc", help="Change the target SoC(s) (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
     diff: bool = typer.Option(False, "--diff", help="With the report, print unified diffs."),
     allow_dirty: bool = typer.Option(
-        False, "--allow-dirty", help="Update even over uncommitted changes in git."),
+        False, "--allow-dirty", help="Update even over uncommitted changes in git."
+    ),
     restore: list[str] = typer.Option(
-        [], "--restore", help="Write this file anew from the rendering, e.g. a deleted "
-        "op_kernel/OP_compute.h (repeatable)."),
+        [],
+        "--restore",
+        help="Write this file anew from the rendering, e.g. a deleted "
+        "op_kernel/OP_compute.h (repeatable).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
 ) -> None:
     """Re-render a project after a template or prototype change, keeping the user's edits.
@@ -211,8 +242,9 @@ def update(
             socs, soc_warnings = resolve_socs(soc) if soc else ((), [])
             if not dry_run:
                 held.enter_context(project_state.locked(project))
-            the_plan = update_stage.plan_update(project, templates, socs or None, allow_dirty,
-                                                dry_run, tuple(restore))
+            the_plan = update_stage.plan_update(
+                project, templates, socs or None, allow_dirty, dry_run, tuple(restore)
+            )
         if not as_json:
             console.print_warnings(soc_warnings + the_plan.warnings)
         written = 0 if dry_run else update_stage.apply(the_plan)
@@ -243,8 +275,7 @@ def build(
     """Build a generated project (PyTorch extension; the CANN package when CANN is present)."""
     from opgen import build as build_stage
 
-    raise typer.Exit(build_stage.build_and_test(_project_dir(project), as_json=as_json,
-                                                test=False))
+    raise typer.Exit(build_stage.build_and_test(_project_dir(project), as_json=as_json, test=False))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -256,8 +287,11 @@ def test(
     """Run a generated project's tests; arguments after -- go to pytest."""
     from opgen import build as build_stage
 
-    raise typer.Exit(build_stage.build_and_test(_project_dir(project), as_json=as_json,
-                                                build=False, pytest_args=list(ctx.args)))
+    raise typer.Exit(
+        build_stage.build_and_test(
+            _project_dir(project), as_json=as_json, build=False, pytest_args=list(ctx.args)
+        )
+    )
 
 
 @app.command()
@@ -300,8 +334,9 @@ def doctor(
     for column in ("what", "found", "what it means"):
         table.add_column(column)
     for c in found:
-        table.add_row(c.what, escape(c.found) if c.found else "[yellow]not found[/yellow]",
-                      escape(c.meaning))
+        table.add_row(
+            c.what, escape(c.found) if c.found else "[yellow]not found[/yellow]", escape(c.meaning)
+        )
     console.stdout().print(table)
 
 

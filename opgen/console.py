@@ -41,8 +41,7 @@ def print_problems(error: PrototypeError) -> None:
         body.append("\n  " + p.text())
     count = len(error.problems)
     title = Text(f"{count} problem{'s' if count != 1 else ''} in {error.source}")
-    stderr().print(Panel(body, title=title, title_align="left", border_style="red",
-                         expand=False))
+    stderr().print(Panel(body, title=title, title_align="left", border_style="red", expand=False))
 
 
 def report_invalid(error: PrototypeError, as_json: bool) -> None:
@@ -109,8 +108,7 @@ class StepProgress:
 
         self.mark = mark or self.mark
         now = time.monotonic()
-        text = f"{self.name} … {now - self.started:.0f} s" + (f", {self.mark}" if self.mark
-                                                             else "")
+        text = f"{self.name} … {now - self.started:.0f} s" + (f", {self.mark}" if self.mark else "")
         if self.spinner is not None:
             self.spinner.update(escape(text))
         elif now - self.last_line >= self.QUIET_SECONDS:
@@ -140,8 +138,9 @@ def print_new_summary(result, verbose: bool = False) -> None:
         table.add_column("directory")
         table.add_column("files", justify="right")
         table.add_column("what")
-        groups = Counter(f.path.split("/")[0] + "/" if "/" in f.path else "./"
-                         for f in result.files)
+        groups = Counter(
+            f.path.split("/")[0] + "/" if "/" in f.path else "./" for f in result.files
+        )
         for group, count in sorted(groups.items()):
             role = _DIRECTORY_ROLES.get(group, "")
             if group == f"{result.package}/":
@@ -149,14 +148,22 @@ def print_new_summary(result, verbose: bool = False) -> None:
             table.add_row(escape(group), str(count), role)
     out.print(table, soft_wrap=True)
     yours = [f.path for f in result.files if f.owner == "user"]
-    out.print(f"[green]yours to edit[/green] (opgen update keeps your edits): "
-              f"{escape(', '.join(yours))}", soft_wrap=True)
+    out.print(
+        f"[green]yours to edit[/green] (opgen update keeps your edits): {escape(', '.join(yours))}",
+        soft_wrap=True,
+    )
     if result.kept:
-        out.print(f"kept as they were (--force writes over generated files only): "
-                  f"{escape(', '.join(result.kept))}", soft_wrap=True)
-    out.print(f"CANN skeleton: {escape(result.skeleton)}; "
-              f"{'' if verbose else 'every file: --verbose; '}"
-              "generated files are re-rendered by [bold]opgen update[/bold]", soft_wrap=True)
+        out.print(
+            f"kept as they were (--force writes over generated files only): "
+            f"{escape(', '.join(result.kept))}",
+            soft_wrap=True,
+        )
+    out.print(
+        f"CANN skeleton: {escape(result.skeleton)}; "
+        f"{'' if verbose else 'every file: --verbose; '}"
+        "generated files are re-rendered by [bold]opgen update[/bold]",
+        soft_wrap=True,
+    )
 
 
 _DIRECTORY_ROLES = {
@@ -184,8 +191,11 @@ def print_step(step) -> None:
     from rich.markup import escape
 
     style = _STATUS_STYLE.get(step.status, "")
-    stderr().print(f"[{style}]{step.status:>7}[/{style}]  {escape(step.name)}  "
-                   f"({step.seconds:.1f} s)  {escape(step.detail)}", soft_wrap=True)
+    stderr().print(
+        f"[{style}]{step.status:>7}[/{style}]  {escape(step.name)}  "
+        f"({step.seconds:.1f} s)  {escape(step.detail)}",
+        soft_wrap=True,
+    )
 
 
 def print_log_tail(step, text: str) -> None:
@@ -204,11 +214,17 @@ def print_report(report) -> None:
     failed = [s for s in report.steps if s.status == "failed"]
     if failed:
         where = f"; log: {failed[0].log}" if failed[0].log else ""
-        stdout().print(f"[red]FAILED[/red] {escape(failed[0].name)} in "
-                       f"{escape(str(report.project))}{escape(where)}", soft_wrap=True)
+        stdout().print(
+            f"[red]FAILED[/red] {escape(failed[0].name)} in "
+            f"{escape(str(report.project))}{escape(where)}",
+            soft_wrap=True,
+        )
     else:
-        stdout().print(f"[green]ok[/green] {escape(str(report.project))}: "
-                       f"{len(report.steps)} steps in {seconds:.1f} s", soft_wrap=True)
+        stdout().print(
+            f"[green]ok[/green] {escape(str(report.project))}: "
+            f"{len(report.steps)} steps in {seconds:.1f} s",
+            soft_wrap=True,
+        )
 
 
 def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:
@@ -220,9 +236,16 @@ def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:
     out = stdout()
     changed = [c for c in the_plan.changes if c.action != "unchanged"]
     for c in changed:
-        style = {"conflict": "red", "unresolved conflict": "red", "merged": "cyan",
-                 "added": "green", "removed": "yellow", "deleted by user": "dim",
-                 "kept (rendering changed)": "yellow", "orphaned": "yellow"}.get(c.action, "")
+        style = {
+            "conflict": "red",
+            "unresolved conflict": "red",
+            "merged": "cyan",
+            "added": "green",
+            "removed": "yellow",
+            "deleted by user": "dim",
+            "kept (rendering changed)": "yellow",
+            "orphaned": "yellow",
+        }.get(c.action, "")
         label = f"[{style}]{c.action}[/{style}]" if style else c.action
         out.print(f"{label:>12}  {escape(c.path)}  [dim]({c.owner})[/dim]", soft_wrap=True)
         if diff and c.new_content is not None or diff and c.action == "removed":
@@ -230,8 +253,10 @@ def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:
     counts = Counter(c.action for c in the_plan.changes)
     summary = ", ".join(f"{n} {a}" for a, n in counts.items())
     verb = "would change" if dry_run else "changed"
-    out.print(f"{summary}; {verb} {len([c for c in changed if c.writes])} file(s)"
-              + ("" if dry_run else f", {written} written incl. .opgen state"))
+    out.print(
+        f"{summary}; {verb} {len([c for c in changed if c.writes])} file(s)"
+        + ("" if dry_run else f", {written} written incl. .opgen state")
+    )
     if the_plan.conflicts:
         stderr().print("[red]conflicts[/red] (resolve the <<<<<<< markers, then commit):")
         for path in the_plan.conflicts:

@@ -60,22 +60,57 @@ def checks() -> list[Check]:
     home = cann_home()
     msopgen = shutil.which("msopgen")
     return [
-        Check("Python", py, "opgen runs" if sys.version_info >= (3, 10) else
-              "opgen needs Python 3.10 or newer"),
-        Check("torch", torch, "the PyTorch extension and its tests can be built and run"
-              if torch else "install torch==2.13.0 to build and test the PyTorch package"),
-        Check("torch_npu", torch_npu, "the NPU adapter is compiled and its symbols checked"
-              if torch_npu else "NPU adapter compile check skipped (pip install --no-deps "
-              "torch-npu==<torch version> to enable it)"),
-        Check("C++ compiler (g++)", gxx, "the CPU twin and the extension compile" if gxx else
-              "no g++: nothing can be built"),
-        Check("ninja", ninja, "parallel extension builds" if ninja else
-              "builds fall back to slow serial compiles (pip install ninja)"),
-        Check("git", git, "projects can be git repositories; opgen update checks for "
-              "uncommitted changes" if git else "opgen update works without git"),
-        Check("CANN", cann_version(home) if home else None,
-              "build.sh, the op package and the NPU tests run" if home else
-              "no CANN (ASCEND_HOME_PATH unset): CPU twin only; NPU tests skip"),
-        Check("msopgen", msopgen, "opgen new wraps msopgen for the CANN skeleton" if msopgen
-              else "opgen renders the CANN skeleton itself"),
+        Check(
+            "Python",
+            py,
+            "opgen runs" if sys.version_info >= (3, 10) else "opgen needs Python 3.10 or newer",
+        ),
+        Check(
+            "torch",
+            torch,
+            "the PyTorch extension and its tests can be built and run"
+            if torch
+            else "install torch==2.13.0 to build and test the PyTorch package",
+        ),
+        Check(
+            "torch_npu",
+            torch_npu,
+            "the NPU adapter is compiled and its symbols checked"
+            if torch_npu
+            else "NPU adapter compile check skipped (pip install --no-deps "
+            "torch-npu==<torch version> to enable it)",
+        ),
+        Check(
+            "C++ compiler (g++)",
+            gxx,
+            "the CPU twin and the extension compile" if gxx else "no g++: nothing can be built",
+        ),
+        Check(
+            "ninja",
+            ninja,
+            "parallel extension builds"
+            if ninja
+            else "builds fall back to slow serial compiles (pip install ninja)",
+        ),
+        Check(
+            "git",
+            git,
+            "projects can be git repositories; opgen update checks for uncommitted changes"
+            if git
+            else "opgen update works without git",
+        ),
+        Check(
+            "CANN",
+            cann_version(home) if home else None,
+            "build.sh, the op package and the NPU tests run"
+            if home
+            else "no CANN (ASCEND_HOME_PATH unset): CPU twin only; NPU tests skip",
+        ),
+        Check(
+            "msopgen",
+            msopgen,
+            "opgen new wraps msopgen for the CANN skeleton"
+            if msopgen
+            else "opgen renders the CANN skeleton itself",
+        ),
     ]

@@ -24,8 +24,23 @@ class ExprError(ValueError):
 # compute
 # ---------------------------------------------------------------------------------------------
 
-UNARY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "abs", "reciprocal", "tanh", "sigmoid", "relu",
-               "sign", "floor", "ceil", "log1p", "expm1", "erf")
+UNARY_FUNCS = (
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "abs",
+    "reciprocal",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "sign",
+    "floor",
+    "ceil",
+    "log1p",
+    "expm1",
+    "erf",
+)
 BINARY_FUNCS = ("min", "max")
 TERNARY_FUNCS = ("clamp", "where")  # clamp(x, lo, hi): lo and hi numbers or attrs
 # Reductions over the last axis (the row); inside a larger expression the result broadcasts
@@ -155,18 +170,30 @@ def _check_size(tree: ast.expr) -> None:
             raise ExprError(f"nests more than {MAX_DEPTH} levels deep")
         if nodes > MAX_NODES:
             raise ExprError(f"has more than {MAX_NODES} terms")
-        if isinstance(node, ast.Constant) and type(node.value) is int \
-                and abs(node.value) > MAX_INT_LITERAL:
+        if (
+            isinstance(node, ast.Constant)
+            and type(node.value) is int
+            and abs(node.value) > MAX_INT_LITERAL
+        ):
             raise ExprError(f"the literal {_digits(node.value)} is larger than 2**64")
-        if isinstance(node, ast.Constant) and isinstance(node.value, float) \
-                and not math.isfinite(node.value):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, float)
+            and not math.isfinite(node.value)
+        ):
             raise ExprError(f"the literal {_snippet(node)} does not fit in a double")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) \
-                and isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant) \
-                and type(node.right.value) in (int, float) \
-                and abs(node.right.value) > MAX_CONST_EXPONENT:
-            raise ExprError(f"'{_snippet(node)}': a power of two numbers takes an exponent of at "
-                            f"most {MAX_CONST_EXPONENT}")
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Pow)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.right, ast.Constant)
+            and type(node.right.value) in (int, float)
+            and abs(node.right.value) > MAX_CONST_EXPONENT
+        ):
+            raise ExprError(
+                f"'{_snippet(node)}': a power of two numbers takes an exponent of at "
+                f"most {MAX_CONST_EXPONENT}"
+            )
         stack += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
 
 
@@ -185,8 +212,9 @@ def _snippet(node: ast.AST) -> str:
     return ast.unparse(node)
 
 
-def parse_compute(text: str, tensors: set[str], scalars: set[str],
-                  others: dict[str, str] | None = None) -> Node:
+def parse_compute(
+    text: str, tensors: set[str], scalars: set[str], others: dict[str, str] | None = None
+) -> Node:
     """Parse a compute expression over `tensors` (input names) and `scalars` (attr names).
 
     `others` maps names that exist but may not be used (an optional input, a list attr) to the
@@ -198,8 +226,7 @@ def parse_compute(text: str, tensors: set[str], scalars: set[str],
     return node
 
 
-def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
-             others: dict[str, str]) -> Node:
+def _to_node(node: ast.AST, tensors: set[str], scalars: set[str], others: dict[str, str]) -> Node:
     def conv(n: ast.AST) -> Node:
         return _to_node(n, tensors, scalars, others)
 
@@ -213,8 +240,10 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
         if node.id in scalars:
             return Scalar(node.id)
         if node.id in others:
-            raise ExprError(f"'{node.id}' {others[node.id]}; compute may use required inputs "
-                            "and int, float or bool attrs")
+            raise ExprError(
+                f"'{node.id}' {others[node.id]}; compute may use required inputs "
+                "and int, float or bool attrs"
+            )
         raise ExprError(f"unknown name '{node.id}': use an input or an int, float or bool attr")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return Neg(conv(node.operand))
@@ -224,8 +253,10 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
         return Pow(conv(node.left), _exponent(node, tensors, scalars))
     if isinstance(node, ast.Compare):
         if len(node.ops) != 1:
-            raise ExprError(f"'{_snippet(node)}' chains comparisons; compare two operands at a "
-                            "time (where(a < b, ...) nested for a range)")
+            raise ExprError(
+                f"'{_snippet(node)}' chains comparisons; compare two operands at a "
+                "time (where(a < b, ...) nested for a range)"
+            )
         if type(node.ops[0]) not in CMP_OPS:
             raise ExprError(f"'{_snippet(node)}': compute compares with < <= > >= == != only")
         return Compare(CMP_OPS[type(node.ops[0])], conv(node.left), conv(node.comparators[0]))
@@ -237,12 +268,15 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
             raise ExprError(f"{func}() takes no keyword arguments")
         if func in REDUCE_FUNCS:
             if len(node.args) != 1:
-                raise ExprError(f"{func}() takes 1 argument (it reduces over the last axis), "
-                                f"got {len(node.args)}")
+                raise ExprError(
+                    f"{func}() takes 1 argument (it reduces over the last axis), "
+                    f"got {len(node.args)}"
+                )
             arg = conv(node.args[0])
             if not arg.is_tensor:
-                raise ExprError(f"{func}() reduces a tensor over its last axis, not the scalar "
-                                f"'{show(arg)}'")
+                raise ExprError(
+                    f"{func}() reduces a tensor over its last axis, not the scalar '{show(arg)}'"
+                )
             return Reduce(func, arg)
         if func in UNARY_FUNCS:
             arity = 1
@@ -255,19 +289,25 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str],
             raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
         if len(node.args) != arity:
             usage = {"clamp": " (clamp(x, lo, hi))", "where": " (where(cond, a, b))"}.get(func, "")
-            raise ExprError(f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
-                            f"got {len(node.args)}{usage}")
+            raise ExprError(
+                f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
+                f"got {len(node.args)}{usage}"
+            )
         call = Call(func, tuple(conv(a) for a in node.args))
         if func == "clamp":
             for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
                 if arg.is_tensor:
-                    raise ExprError(f"clamp() takes a number or an attr as its bound {bound}, "
-                                    f"not the tensor expression '{show(arg)}'; write "
-                                    "min(max(x, lo), hi) for tensor bounds")
+                    raise ExprError(
+                        f"clamp() takes a number or an attr as its bound {bound}, "
+                        f"not the tensor expression '{show(arg)}'; write "
+                        "min(max(x, lo), hi) for tensor bounds"
+                    )
         return call
-    raise ExprError(f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
-                    "** with a constant exponent, comparisons (< <= > >= == !=), numbers, names "
-                    "and the listed functions")
+    raise ExprError(
+        f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
+        "** with a constant exponent, comparisons (< <= > >= == !=), numbers, names "
+        "and the listed functions"
+    )
 
 
 def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
@@ -284,12 +324,15 @@ def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | f
             a, b = value(n.left), value(n.right)
             if isinstance(n.op, ast.Div) and b == 0:
                 raise ExprError(f"the exponent '{_snippet(node)}' divides by zero")
-            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
-                    ast.Div: a / b if b else 0.0}[type(n.op)]
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b, ast.Div: a / b if b else 0.0}[
+                type(n.op)
+            ]
         if isinstance(n, ast.Name) and n.id in tensors:
-            raise ExprError(f"'**' takes a constant exponent, not the tensor '{n.id}'; "
-                            f"write exp({_operand(node)} * log({_snippet(power.left)})) for a "
-                            "positive base")
+            raise ExprError(
+                f"'**' takes a constant exponent, not the tensor '{n.id}'; "
+                f"write exp({_operand(node)} * log({_snippet(power.left)})) for a "
+                "positive base"
+            )
         if isinstance(n, ast.Name) and n.id in scalars:
             raise ExprError(f"'**' takes a constant exponent, not the attr '{n.id}'")
         raise ExprError(f"'**' takes a constant exponent (a number), not '{_snippet(node)}'")
@@ -300,8 +343,9 @@ def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | f
     if exponent == 0:
         raise ExprError(f"'** {_snippet(node)}': a power of 0 is the constant 1; write 1")
     if abs(exponent) > MAX_CONST_EXPONENT:
-        raise ExprError(f"'** {_snippet(node)}': the exponent may be at most "
-                        f"{MAX_CONST_EXPONENT} in magnitude")
+        raise ExprError(
+            f"'** {_snippet(node)}': the exponent may be at most {MAX_CONST_EXPONENT} in magnitude"
+        )
     return int(exponent) if exponent.is_integer() else exponent
 
 
@@ -356,8 +400,9 @@ def is_row_valued(node: Node) -> bool:
     if isinstance(node, Tensor):
         return False
     kids = children(node)
-    return any(isinstance(n, Reduce) for n in walk(node)) and \
-        all(is_row_valued(k) or not k.is_tensor for k in kids)
+    return any(isinstance(n, Reduce) for n in walk(node)) and all(
+        is_row_valued(k) or not k.is_tensor for k in kids
+    )
 
 
 def names_in(node: Node) -> set[str]:
@@ -402,16 +447,30 @@ def _show(node: Node, outer: int) -> str:
 
 
 _TORCH_UNARY = {
-    "exp": "torch.exp", "log": "torch.log", "sqrt": "torch.sqrt", "rsqrt": "torch.rsqrt",
-    "abs": "torch.abs", "reciprocal": "torch.reciprocal", "tanh": "torch.tanh",
-    "sigmoid": "torch.sigmoid", "relu": "torch.relu", "sign": "torch.sign",
-    "floor": "torch.floor", "ceil": "torch.ceil", "log1p": "torch.log1p", "expm1": "torch.expm1",
+    "exp": "torch.exp",
+    "log": "torch.log",
+    "sqrt": "torch.sqrt",
+    "rsqrt": "torch.rsqrt",
+    "abs": "torch.abs",
+    "reciprocal": "torch.reciprocal",
+    "tanh": "torch.tanh",
+    "sigmoid": "torch.sigmoid",
+    "relu": "torch.relu",
+    "sign": "torch.sign",
+    "floor": "torch.floor",
+    "ceil": "torch.ceil",
+    "log1p": "torch.log1p",
+    "expm1": "torch.expm1",
     "erf": "torch.erf",
 }
 
 
-_TORCH_REDUCE = {"sum": "torch.sum", "mean": "torch.mean", "amax": "torch.amax",
-                 "amin": "torch.amin"}
+_TORCH_REDUCE = {
+    "sum": "torch.sum",
+    "mean": "torch.mean",
+    "amax": "torch.amax",
+    "amin": "torch.amin",
+}
 
 
 def to_torch(node: Node) -> str:
@@ -442,8 +501,9 @@ def _torch(node: Node) -> str:
     if isinstance(node, Call):
         args = [_torch(a) for a in node.args]
         if node.func == "where":
-            cond = to_torch(node.args[0]) if isinstance(node.args[0], Compare) \
-                else f"({args[0]} != 0)"
+            cond = (
+                to_torch(node.args[0]) if isinstance(node.args[0], Compare) else f"({args[0]} != 0)"
+            )
             if not node.args[0].is_tensor:  # a number or attr condition: pick a branch
                 return f"({args[1]} if {cond} else {args[2]})"
             return f"torch.where({cond}, {args[1]}, {args[2]})"
@@ -520,14 +580,18 @@ def _check_golden(node: ast.AST, names: set[str]) -> None:
         namespace, _, attr = (path or "").rpartition(".")
         if namespace in GOLDEN_NAMESPACES and attr in TORCH_VALUES:
             return
-        raise ExprError(f"'{_snippet(node)}' is not allowed here: call torch.* or "
-                        "torch.nn.functional.* functions")
+        raise ExprError(
+            f"'{_snippet(node)}' is not allowed here: call torch.* or "
+            "torch.nn.functional.* functions"
+        )
     if isinstance(node, ast.Call):
         path = _dotted(node.func)
         namespace, _, func = (path or "").rpartition(".")
         if namespace not in GOLDEN_NAMESPACES or not func:
-            raise ExprError(f"only torch.*, torch.nn.functional.* and torch.special.* functions "
-                            f"may be called, not {_snippet(node.func)}")
+            raise ExprError(
+                f"only torch.*, torch.nn.functional.* and torch.special.* functions "
+                f"may be called, not {_snippet(node.func)}"
+            )
         if func.startswith("_") or func in GOLDEN_BLOCKED:
             raise ExprError(f"'{path}' is not allowed in a golden expression")
         for arg in node.args:

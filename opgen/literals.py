@@ -115,8 +115,12 @@ def torch_literal(attr_type: str, value: Any) -> str | None:
         item = attr_type.removeprefix("list_")
         return "[" + ", ".join(torch_literal(item, v) for v in value) + "]"
     if attr_type == "string":
-        escaped = (value.replace("\\", "\\\\").replace('"', '\\"')
-                   .replace("\n", "\\n").replace("\t", "\\t"))
+        escaped = (
+            value.replace("\\", "\\\\")
+            .replace('"', '\\"')
+            .replace("\n", "\\n")
+            .replace("\t", "\\t")
+        )
         return f'"{escaped}"'
     return _number_or_bool(attr_type, value)
 

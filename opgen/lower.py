@@ -54,13 +54,17 @@ SHARED_TMP_MIN_BYTES = 256
 SHARED_TMP_NEEDS = {
     "Tanh": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
     "Sigmoid": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
-    "Sign": (3, 768), "Floor": (0, 256), "Ceil": (1, 256), "Erf": (3, 768), "Power": (6, 1792),
+    "Sign": (3, 768),
+    "Floor": (0, 256),
+    "Ceil": (1, 256),
+    "Erf": (3, 768),
+    "Power": (6, 1792),
     # ReduceSum/Max/Min (count mode) need far less (one value per 64 floats, in whole 32-byte
     # blocks: ReduceSum.md); one float per element keeps the rule simple.
     **{op: (1, 256) for op in ("RowSum", "RowMean", "RowMax", "RowMin")},
 }
 FLT_MAX = 3.4028234663852886e38
-FLT_MIN_NORMAL = 2.0 ** -126
+FLT_MIN_NORMAL = 2.0**-126
 
 # ---------------------------------------------------------------------------------------------
 # the vector program
@@ -103,21 +107,30 @@ class Program:
 _NOT_INPLACE = {
     "Tanh": "the Tanh API does not allow overlapping source and destination",
     "Sigmoid": "the Sigmoid API does not allow overlapping source and destination",
-    **{api: f"the {api} API does not allow overlapping source and destination"
-       for api in ("Sign", "Floor", "Ceil", "Erf", "Power")},
+    **{
+        api: f"the {api} API does not allow overlapping source and destination"
+        for api in ("Sign", "Floor", "Ceil", "Erf", "Power")
+    },
     "Pow3": "x * x * x reads x after the first product",
-    **{op: "a reduction's result is spread over the row it reads"
-       for op in ("RowSum", "RowMean", "RowMax", "RowMin")},
+    **{
+        op: "a reduction's result is spread over the row it reads"
+        for op in ("RowSum", "RowMean", "RowMax", "RowMin")
+    },
     "AbsInt": "max(x, -x) reads x after negating",
     "Copy": "a copy needs a second tile",
     "RDiv": "s / x fills its tile with s, then divides: x must live elsewhere",
     "RsqrtDiv": "1 / x fills its tile with 1, then divides: x must live elsewhere",
-    **{op: "FusedMulAdd reads its tile, filled with one factor first: the other operands must "
-           "live elsewhere" for op in ("FMA", "FNMA")},
+    **{
+        op: "FusedMulAdd reads its tile, filled with one factor first: the other operands must "
+        "live elsewhere"
+        for op in ("FMA", "FNMA")
+    },
     "Compare": "a bit mask must not overlap the floats it compares",
     "Compares": "a bit mask must not overlap the floats it compares",
-    **{op: "Select writes floats: its mask and its other operand must live elsewhere"
-       for op in ("SelectTT", "SelectTS", "SelectST", "SelectSS")},
+    **{
+        op: "Select writes floats: its mask and its other operand must live elsewhere"
+        for op in ("SelectTT", "SelectTS", "SelectST", "SelectSS")
+    },
 }
 # Ops whose destination register is a bit mask (1 bit per element, in a tile's first bytes)
 MASK_OPS = ("Compare", "Compares")
@@ -142,8 +155,9 @@ def reduce_level(node: expr.Reduce) -> int:
     """The pass of a long row (one longer than a UB tile) in which a reduction accumulates:
     0 when its argument holds no reduction, else one more than the deepest one it holds (their
     values are known only after their own pass)."""
-    return 1 + max((reduce_level(n) for n in expr.walk(node.arg) if isinstance(n, expr.Reduce)),
-                   default=-1)
+    return 1 + max(
+        (reduce_level(n) for n in expr.walk(node.arg) if isinstance(n, expr.Reduce)), default=-1
+    )
 
 
 def row_passes(outputs: list[expr.Node]) -> list[list[str]]:
@@ -160,16 +174,32 @@ def row_passes(outputs: list[expr.Node]) -> list[list[str]]:
     return passes + [[]]
 
 
-REDUCE_APIS = {"RowSum": "ReduceSum", "RowMean": "ReduceSum", "RowMax": "ReduceMax",
-               "RowMin": "ReduceMin"}
+REDUCE_APIS = {
+    "RowSum": "ReduceSum",
+    "RowMean": "ReduceSum",
+    "RowMax": "ReduceMax",
+    "RowMin": "ReduceMin",
+}
 
 # rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
 # instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
 # a kernel that passes on the twin must pass on the NPU. "fast_math": true in the prototype
 # (Op.fast_math) trades that precision for speed and uses them.
 _UNARY_OPS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "abs": "Abs", "relu": "Relu"}
-_FLOAT_ONLY_FUNCS = ("exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid", "floor",
-                     "ceil", "log1p", "expm1", "erf")
+_FLOAT_ONLY_FUNCS = (
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "log1p",
+    "expm1",
+    "erf",
+)
 # High-level APIs (sharedTmpBuffer) some SoCs lack; "pow" is `**` with a non-integer exponent.
 # Without the API: tanh, sigmoid and pow compute through Exp (and Ln), sign through Muls, Maxs
 # and Mins; floor, ceil and erf are an error.
@@ -224,7 +254,7 @@ def torch_special_values(node: expr.Node) -> expr.Node:
 
 # Floor and Ceil on ascend310p take |x| <= 2147483647 only (asc-devkit Floor.md, Ceil.md); a float
 # with |x| >= 2^23 is integral already, so x itself is the answer there.
-INTEGRAL_FROM = 2.0 ** 23
+INTEGRAL_FROM = 2.0**23
 SMALL_DOMAIN_FLOOR_SOCS = ("ascend310p",)
 
 
@@ -282,8 +312,7 @@ def api_funcs(node: expr.Node, mode: str) -> set[str]:
         if isinstance(n, expr.Call) and n.func in API_FUNCS:
             if n.func != "sign" or mode == "float":  # integer sign: Maxs and Mins
                 found.add(n.func)
-        if isinstance(n, expr.Pow) and isinstance(n.exponent, float) \
-                and abs(n.exponent) != 0.5:
+        if isinstance(n, expr.Pow) and isinstance(n.exponent, float) and abs(n.exponent) != 0.5:
             found.add("pow")
     return found
 
@@ -300,10 +329,19 @@ class Lowerer:
     same integer type `ctype`) or "template" (the type is the template parameter T).
     """
 
-    def __init__(self, op: Op, mode: str, ctype: str, api_ok: dict[str, bool],
-                 host_scalars: dict[expr.Node, str], tiling_names: set[str],
-                 attr_fields: dict[str, str], ctypes: frozenset[str] = frozenset(),
-                 special_values: bool = False, floor_domain: bool = False) -> None:
+    def __init__(
+        self,
+        op: Op,
+        mode: str,
+        ctype: str,
+        api_ok: dict[str, bool],
+        host_scalars: dict[expr.Node, str],
+        tiling_names: set[str],
+        attr_fields: dict[str, str],
+        ctypes: frozenset[str] = frozenset(),
+        special_values: bool = False,
+        floor_domain: bool = False,
+    ) -> None:
         self.op = op
         # compute torch's NaN/inf/-0 results (torch_special_values); float mode only
         self.special_values = special_values and mode == "float"
@@ -324,8 +362,7 @@ class Lowerer:
     # -- errors --------------------------------------------------------------------------
 
     def fail(self, reason: str) -> LoweringError:
-        return LoweringError(f"compute expression of output '{self.output}': {reason}",
-                             self.output)
+        return LoweringError(f"compute expression of output '{self.output}': {reason}", self.output)
 
     @property
     def is_int(self) -> bool:
@@ -359,8 +396,11 @@ class Lowerer:
             a, b = self.fold(node.left), self.fold(node.right)
             if a is None or b is None:
                 return None
-            value = float({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b,
-                           "!=": a != b}[node.op])
+            value = float(
+                {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[
+                    node.op
+                ]
+            )
         elif isinstance(node, expr.Call):
             args = [self.fold(a) for a in node.args]
             if any(a is None for a in args):
@@ -376,14 +416,23 @@ class Lowerer:
         a = args[0]
         try:
             return {
-                "exp": lambda: math.exp(a), "log": lambda: math.log(a),
-                "sqrt": lambda: math.sqrt(a), "rsqrt": lambda: 1 / math.sqrt(a),
-                "abs": lambda: abs(a), "reciprocal": lambda: 1 / a,
-                "tanh": lambda: math.tanh(a), "sigmoid": lambda: 1 / (1 + math.exp(-a)),
-                "relu": lambda: max(a, 0.0), "min": lambda: min(args), "max": lambda: max(args),
-                "sign": lambda: float((a > 0) - (a < 0)), "floor": lambda: float(math.floor(a)),
-                "ceil": lambda: float(math.ceil(a)), "log1p": lambda: math.log1p(a),
-                "expm1": lambda: math.expm1(a), "erf": lambda: math.erf(a),
+                "exp": lambda: math.exp(a),
+                "log": lambda: math.log(a),
+                "sqrt": lambda: math.sqrt(a),
+                "rsqrt": lambda: 1 / math.sqrt(a),
+                "abs": lambda: abs(a),
+                "reciprocal": lambda: 1 / a,
+                "tanh": lambda: math.tanh(a),
+                "sigmoid": lambda: 1 / (1 + math.exp(-a)),
+                "relu": lambda: max(a, 0.0),
+                "min": lambda: min(args),
+                "max": lambda: max(args),
+                "sign": lambda: float((a > 0) - (a < 0)),
+                "floor": lambda: float(math.floor(a)),
+                "ceil": lambda: float(math.ceil(a)),
+                "log1p": lambda: math.log1p(a),
+                "expm1": lambda: math.expm1(a),
+                "erf": lambda: math.erf(a),
                 "clamp": lambda: min(max(a, args[1]), args[2]),
                 "where": lambda: args[1] if a != 0 else args[2],
             }[node.func]()
@@ -402,8 +451,7 @@ class Lowerer:
             return CScalar(self.literal(value, node), value)
         if self.is_int:
             self._check_int(node)
-            text = (f"tiling.{self.host_field(node)}" if _needs_host(node)
-                    else self._int_expr(node))
+            text = f"tiling.{self.host_field(node)}" if _needs_host(node) else self._int_expr(node)
             return CScalar(f"static_cast<{self.ctype}>({text})")
         if _needs_host(node):
             return CScalar(f"tiling.{self.host_field(node)}")
@@ -413,8 +461,10 @@ class Lowerer:
         if not self.is_int:
             return _float_text(value)
         if not float(value).is_integer():
-            raise self.fail(f"'{show(node)}' = {value!r} is not an integer, but the op computes "
-                            "in an integer type")
+            raise self.fail(
+                f"'{show(node)}' = {value!r} is not an integer, but the op computes "
+                "in an integer type"
+            )
         text = str(int(value))
         return text if self.ctype == "int32_t" else f"static_cast<{self.ctype}>({text})"
 
@@ -436,8 +486,9 @@ class Lowerer:
             return f"({text})" if value < 0 and outer else text
         if isinstance(node, expr.Scalar):
             field = self._attr_field(node.name)
-            return field if self.attrs[node.name].type == "float" else \
-                f"static_cast<float>({field})"
+            return (
+                field if self.attrs[node.name].type == "float" else f"static_cast<float>({field})"
+            )
         if isinstance(node, expr.Neg):
             return f"-{self._float_expr(node.arg, 3)}"
         if isinstance(node, expr.BinOp):
@@ -458,21 +509,26 @@ class Lowerer:
             if isinstance(n, expr.BinOp) and n.op == "/":
                 raise self.fail(f"'{show(n)}' divides, but the op computes in an integer type")
             if isinstance(n, expr.Call) and n.func in _FLOAT_ONLY_FUNCS:
-                raise self.fail(f"{n.func}() needs a float type, but the op computes in an "
-                                "integer type")
+                raise self.fail(
+                    f"{n.func}() needs a float type, but the op computes in an integer type"
+                )
             if isinstance(n, expr.Const) and not n.value.is_integer():
-                raise self.fail(f"'{show(n)}' is not an integer, but the op computes in an "
-                                "integer type")
+                raise self.fail(
+                    f"'{show(n)}' is not an integer, but the op computes in an integer type"
+                )
             if isinstance(n, expr.Pow):
                 self._check_int_pow(n)
 
     def _check_int_pow(self, node: expr.Pow) -> None:
         if not isinstance(node.exponent, int):
-            raise self.fail(f"'{show(node)}' has a non-integer exponent, but the op computes in "
-                            "an integer type")
+            raise self.fail(
+                f"'{show(node)}' has a non-integer exponent, but the op computes in an integer type"
+            )
         if node.exponent < 0:
-            raise self.fail(f"'{show(node)}' divides (a negative exponent), but the op computes "
-                            "in an integer type")
+            raise self.fail(
+                f"'{show(node)}' divides (a negative exponent), but the op computes "
+                "in an integer type"
+            )
 
     def _int_expr(self, node: expr.Node) -> str:
         """An int64 kernel expression of a call-free scalar subtree (integer compute types)."""
@@ -481,8 +537,9 @@ class Lowerer:
             return str(int(value))
         if isinstance(node, expr.Scalar):
             field = self._attr_field(node.name)
-            return field if self.attrs[node.name].type == "int" else \
-                f"static_cast<int64_t>({field})"
+            return (
+                field if self.attrs[node.name].type == "int" else f"static_cast<int64_t>({field})"
+            )
         if isinstance(node, expr.Neg):
             return f"-({self._int_expr(node.arg)})"
         if isinstance(node, expr.BinOp):
@@ -498,11 +555,18 @@ class Lowerer:
         self.next_reg += 1
         return self.next_reg - 1
 
-    def emit(self, op: str, args: tuple[int, ...], node: expr.Node,
-             scalar: CScalar | None = None, shared_tmp: bool = False) -> int:
+    def emit(
+        self,
+        op: str,
+        args: tuple[int, ...],
+        node: expr.Node,
+        scalar: CScalar | None = None,
+        shared_tmp: bool = False,
+    ) -> int:
         dst = self.new_reg()
-        self.instrs.append(Instr(op, dst, args, scalar, op not in _NOT_INPLACE, shared_tmp,
-                                 show(node)))
+        self.instrs.append(
+            Instr(op, dst, args, scalar, op not in _NOT_INPLACE, shared_tmp, show(node))
+        )
         return dst
 
     def value(self, node: expr.Node) -> int:
@@ -552,8 +616,14 @@ class Lowerer:
         if isinstance(node, expr.Compare):
             # 1 where the comparison holds, else 0: Select between the two numbers
             mask = self.mask(node)
-            return self.emit_select("SelectSS", mask, (), node, self.literal_scalar(1.0, node),
-                                    self.literal_scalar(0.0, node))
+            return self.emit_select(
+                "SelectSS",
+                mask,
+                (),
+                node,
+                self.literal_scalar(1.0, node),
+                self.literal_scalar(0.0, node),
+            )
         raise TypeError(node)
 
     # -- comparisons and where -----------------------------------------------------------
@@ -563,9 +633,11 @@ class Lowerer:
 
     def _check_float(self, node: expr.Node) -> None:
         if self.is_int:
-            raise self.fail(f"'{show(node)}' compares or selects, but the op computes in an "
-                            f"integer type ({self.ctype}); Compare and Select take half and float "
-                            "on every SoC (int32 only ==, on some): give the op float dtypes")
+            raise self.fail(
+                f"'{show(node)}' compares or selects, but the op computes in an "
+                f"integer type ({self.ctype}); Compare and Select take half and float "
+                "on every SoC (int32 only ==, on some): give the op float dtypes"
+            )
 
     def mask(self, cond: expr.Node) -> int:
         """The register holding the bit mask of a condition: a comparison, or any tensor
@@ -585,19 +657,37 @@ class Lowerer:
                 reg = self._emit_mask("Compares", (a,), cond, CMP_MODES[op], self.scalar(right))
         else:
             (a,) = self._operands(cond)
-            reg = self._emit_mask("Compares", (a,), expr.Compare("!=", cond, expr.Const(0.0)),
-                                  "NE", self.literal_scalar(0.0, cond))
+            reg = self._emit_mask(
+                "Compares",
+                (a,),
+                expr.Compare("!=", cond, expr.Const(0.0)),
+                "NE",
+                self.literal_scalar(0.0, cond),
+            )
         self.memo[key] = reg
         return reg
 
-    def _emit_mask(self, op: str, args: tuple[int, ...], node: expr.Node, mode: str,
-                   scalar: CScalar | None = None) -> int:
+    def _emit_mask(
+        self,
+        op: str,
+        args: tuple[int, ...],
+        node: expr.Node,
+        mode: str,
+        scalar: CScalar | None = None,
+    ) -> int:
         reg = self.emit(op, args, node, scalar)
         self.instrs[-1].mode = mode
         return reg
 
-    def emit_select(self, op: str, mask: int, args: tuple[int, ...], node: expr.Node,
-                    scalar: CScalar | None = None, scalar2: CScalar | None = None) -> int:
+    def emit_select(
+        self,
+        op: str,
+        mask: int,
+        args: tuple[int, ...],
+        node: expr.Node,
+        scalar: CScalar | None = None,
+        scalar2: CScalar | None = None,
+    ) -> int:
         reg = self.emit(op, (mask, *args), node, scalar)
         self.instrs[-1].scalar2 = scalar2
         return reg
@@ -606,8 +696,10 @@ class Lowerer:
         cond, a, b = node.args
         self._check_float(node)
         if not cond.is_tensor:  # a number or attr condition would pick one branch per launch
-            raise self.fail(f"'{show(node)}': the condition of where() must use a tensor; for an "
-                            "attr, write the two outputs' expressions as a * flag + b * (1 - flag)")
+            raise self.fail(
+                f"'{show(node)}': the condition of where() must use a tensor; for an "
+                "attr, write the two outputs' expressions as a * flag + b * (1 - flag)"
+            )
         mask = self.mask(cond)
         if a.is_tensor and b.is_tensor:
             return self.emit_select("SelectTT", mask, self._operands(a, b), node)
@@ -658,8 +750,9 @@ class Lowerer:
             if op == "*":
                 return self.emit("Muls", (a,), node, self.scalar(right))
             # division by a scalar: multiply by its reciprocal
-            return self.emit("Muls", (a,), node,
-                             self.scalar(expr.BinOp("/", expr.Const(1.0), right)))
+            return self.emit(
+                "Muls", (a,), node, self.scalar(expr.BinOp("/", expr.Const(1.0), right))
+            )
         (a,) = self._operands(right)  # scalar (op) tensor
         if op == "+":
             return self.emit("Adds", (a,), node, self.scalar(left))
@@ -677,8 +770,10 @@ class Lowerer:
         """sum/mean/amax/amin over the row: the reduction API into the tile's first element,
         then that value over the whole row (so it broadcasts like any tile)."""
         if self.is_int:
-            raise self.fail(f"{node.func}() needs a float type, but the op computes in an "
-                            f"integer type ({self.ctype})")
+            raise self.fail(
+                f"{node.func}() needs a float type, but the op computes in an "
+                f"integer type ({self.ctype})"
+            )
         (a,) = self._operands(node.arg)
         dst = self.emit(_REDUCE_OPS[node.func], (a,), node, shared_tmp=True)
         self.instrs[-1].level = reduce_level(node)
@@ -692,23 +787,32 @@ class Lowerer:
             return self.value(expr.Call("min", (expr.Call("max", (x, lo)), hi)))
         if func == "sign" and self.is_int:
             if self.mode == "template":
-                raise self.fail("sign() computes differently for float and integer types; give "
-                                "every dtype combination one compute type")
+                raise self.fail(
+                    "sign() computes differently for float and integer types; give "
+                    "every dtype combination one compute type"
+                )
             return self.value(expr.Call("clamp", (node.args[0], expr.Neg(one), one)))
         if func == "sign" and not self.api_ok["sign"]:
             # v * 2**100 * 2**100 is beyond +-1 for every nonzero float, subnormals included
-            big = expr.Const(2.0 ** 100)
+            big = expr.Const(2.0**100)
             scaled = expr.BinOp("*", expr.BinOp("*", node.args[0], big), big)
-            return self.composed(expr.Call("clamp", (scaled, expr.Neg(one), one)),
-                                 "sign(v) = clamp(v * 2^100 * 2^100, -1, 1), exactly",
-                                 node.args[0])
+            return self.composed(
+                expr.Call("clamp", (scaled, expr.Neg(one), one)),
+                "sign(v) = clamp(v * 2^100 * 2^100, -1, 1), exactly",
+                node.args[0],
+            )
         if func == "log1p" and not self.is_int:
-            return self.composed(_log1p(node.args[0]),
-                                 "log1p(v) = log(u) + (v - (u - 1)) / u, u = v + 1", node.args[0])
+            return self.composed(
+                _log1p(node.args[0]),
+                "log1p(v) = log(u) + (v - (u - 1)) / u, u = v + 1",
+                node.args[0],
+            )
         if func == "expm1" and not self.is_int:
-            return self.composed(_expm1(node.args[0]),
-                                 "expm1(v) = (e - 1) + m * (v - log(m)), e = exp(v), m = e "
-                                 "within the normal floats", node.args[0])
+            return self.composed(
+                _expm1(node.args[0]),
+                "expm1(v) = (e - 1) + m * (v - log(m)), e = exp(v), m = e within the normal floats",
+                node.args[0],
+            )
         if func in ("min", "max"):
             x, y = node.args
             name = "Min" if func == "min" else "Max"
@@ -718,8 +822,10 @@ class Lowerer:
             (a,) = self._operands(tensor)
             return self.emit(name + "s", (a,), node, self.scalar(scalar))
         if self.is_int and func in _FLOAT_ONLY_FUNCS:
-            raise self.fail(f"{func}() needs a float type, but the op computes in an integer "
-                            f"type ({self.ctype})")
+            raise self.fail(
+                f"{func}() needs a float type, but the op computes in an integer "
+                f"type ({self.ctype})"
+            )
         (a,) = self._operands(node.args[0])
         if func in ("tanh", "sigmoid"):
             if self.api_ok[func]:
@@ -778,6 +884,7 @@ def _one_plus_minus_tanh(node: expr.BinOp) -> tuple[expr.Node, str, expr.Node] |
     """1 + tanh(v) (or 1 - tanh(v)) as 2 / (exp(-2v) + 1) (or exp(2v)), with the note and v,
     for a SoC without Tanh: through Exp, 1 + (-2 / (exp(2v) + 1) + 1) cancels where tanh(v) is
     near -1 (GELU's 1 + tanh for x < -3 misses the float32 standard); this form does not."""
+
     def is_one(n: expr.Node) -> bool:
         return isinstance(n, expr.Const) and n.value == 1.0
 
@@ -806,8 +913,9 @@ def _need(node: expr.Node) -> int:
         return max(1, _need(node.base))
     if isinstance(node, expr.Reduce):
         return max(1, _need(node.arg))
-    args = [node.left, node.right] if isinstance(node, (expr.BinOp, expr.Compare)) \
-        else list(node.args)
+    args = (
+        [node.left, node.right] if isinstance(node, (expr.BinOp, expr.Compare)) else list(node.args)
+    )
     needs = sorted((_need(a) for a in args if a.is_tensor), reverse=True)
     if len(needs) == 2 and needs[0] == needs[1]:
         return needs[0] + 1
@@ -817,8 +925,11 @@ def _need(node: expr.Node) -> int:
 def _needs_host(node: expr.Node) -> bool:
     """Does a scalar subtree need the host's math library (a call, a power beyond 2..4), or a
     comparison (computed once on the host too)?"""
-    return any(isinstance(n, (expr.Call, expr.Compare))
-               or (isinstance(n, expr.Pow) and not is_simple_pow(n)) for n in expr.walk(node))
+    return any(
+        isinstance(n, (expr.Call, expr.Compare))
+        or (isinstance(n, expr.Pow) and not is_simple_pow(n))
+        for n in expr.walk(node)
+    )
 
 
 def _int_power(base: expr.Node, n: int) -> expr.Node:
@@ -883,8 +994,10 @@ def allocate(prog: Program) -> Allocation:
         for a in ins.args:
             last_use[a] = i
     final = {reg: out for out, reg in prog.outputs.items()}
-    final_at = {out: next(i for i, ins in enumerate(instrs) if ins.dst == reg)
-                for out, reg in prog.outputs.items()}
+    final_at = {
+        out: next(i for i, ins in enumerate(instrs) if ins.dst == reg)
+        for out, reg in prog.outputs.items()
+    }
 
     where: dict[int, str] = {}
     holder: dict[str, int | None] = {}  # tile -> live value in it
@@ -960,49 +1073,62 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "Power":
         return [f"AscendC::Power({d}, {a[0]}, {s}, {ctx['shared']}, {n});"]
     if op == "PowerExp":
-        return [f"// v ** {s} = exp({s} * ln(v)) for v > 0",
-                f"AscendC::Ln({d}, {a[0]}, {n});",
-                f"AscendC::Muls({d}, {d}, {s}, {n});",
-                f"AscendC::Exp({d}, {d}, {n});"]
+        return [
+            f"// v ** {s} = exp({s} * ln(v)) for v > 0",
+            f"AscendC::Ln({d}, {a[0]}, {n});",
+            f"AscendC::Muls({d}, {d}, {s}, {n});",
+            f"AscendC::Exp({d}, {d}, {n});",
+        ]
     if op == "Pow2":
         return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});"]
     if op == "Pow3":
-        return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});",
-                f"AscendC::Mul({d}, {d}, {a[0]}, {n});"]
+        return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});", f"AscendC::Mul({d}, {d}, {a[0]}, {n});"]
     if op == "Pow4":
-        return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});",
-                f"AscendC::Mul({d}, {d}, {d}, {n});"]
+        return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});", f"AscendC::Mul({d}, {d}, {d}, {n});"]
     if op == "FMA":  # a * b + c: b into the tile, then FusedMulAdd (tile = a * tile + c)
-        return [f"AscendC::Muls({d}, {a[1]}, {one}, {n});",
-                f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});"]
+        return [
+            f"AscendC::Muls({d}, {a[1]}, {one}, {n});",
+            f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});",
+        ]
     if op == "FNMA":  # c - a * b = a * (-b) + c
-        return [f"AscendC::Muls({d}, {a[1]}, {minus_one}, {n});",
-                f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});"]
+        return [
+            f"AscendC::Muls({d}, {a[1]}, {minus_one}, {n});",
+            f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});",
+        ]
     if op == "RSub":  # s - v = -v + s
-        return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
-                f"AscendC::Adds({d}, {d}, {s}, {n});"]
+        return [
+            f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
+            f"AscendC::Adds({d}, {d}, {s}, {n});",
+        ]
     if op == "RDiv":  # s / v, divided exactly (Reciprocal misses the precision standard)
-        return [f"AscendC::Duplicate({d}, {s}, {n});",
-                f"AscendC::Div({d}, {d}, {a[0]}, {n});"]
+        return [f"AscendC::Duplicate({d}, {s}, {n});", f"AscendC::Div({d}, {d}, {a[0]}, {n});"]
     if op == "RsqrtDiv":  # 1 / sqrt(v) as sqrt(1 / v): Div and Sqrt, not Rsqrt
-        return [f"AscendC::Duplicate({d}, {one}, {n});",
-                f"AscendC::Div({d}, {d}, {a[0]}, {n});",
-                f"AscendC::Sqrt({d}, {d}, {n});"]
+        return [
+            f"AscendC::Duplicate({d}, {one}, {n});",
+            f"AscendC::Div({d}, {d}, {a[0]}, {n});",
+            f"AscendC::Sqrt({d}, {d}, {n});",
+        ]
     if op == "AbsInt":  # |v| = max(v, -v)
-        return [f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
-                f"AscendC::Max({d}, {d}, {a[0]}, {n});"]
+        return [
+            f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
+            f"AscendC::Max({d}, {d}, {a[0]}, {n});",
+        ]
     if op in REDUCE_APIS:  # opgen_kernel.h's RowPass: the row's value over the whole tile
-        return [f"{ctx['rows']}.{op[3:]}({ins.level}, {d}, {a[0]}, "
-                f"{ctx['shared']}.ReinterpretCast<float>(), {n});"]
+        return [
+            f"{ctx['rows']}.{op[3:]}({ins.level}, {d}, {a[0]}, "
+            f"{ctx['shared']}.ReinterpretCast<float>(), {n});"
+        ]
     if op == "Copy":  # a UB copy of any length: multiply by one
         return [f"AscendC::Muls({d}, {a[0]}, {one}, {n});"]
     cmp_n = ctx.get("cmp_count", n)
     if op == "Compare":
-        return [f"AscendC::Compare({_mask(d)}, {a[0]}, {a[1]}, AscendC::CMPMODE::{ins.mode}, "
-                f"{cmp_n});"]
+        return [
+            f"AscendC::Compare({_mask(d)}, {a[0]}, {a[1]}, AscendC::CMPMODE::{ins.mode}, {cmp_n});"
+        ]
     if op == "Compares":
-        return [f"AscendC::Compares({_mask(d)}, {a[0]}, {s}, AscendC::CMPMODE::{ins.mode}, "
-                f"{cmp_n});"]
+        return [
+            f"AscendC::Compares({_mask(d)}, {a[0]}, {s}, AscendC::CMPMODE::{ins.mode}, {cmp_n});"
+        ]
     tt = "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE"
     ts = "AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE"
     if op == "SelectTT":
@@ -1010,11 +1136,15 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
     if op == "SelectTS":
         return [f"AscendC::Select({d}, {_mask(a[0])}, {a[1]}, {s}, {ts}, {n});"]
     if op == "SelectST":  # s where the mask is set: fill with s, then select into place
-        return [f"AscendC::Duplicate({d}, {s}, {n});",
-                f"AscendC::Select({d}, {_mask(a[0])}, {d}, {a[1]}, {tt}, {n});"]
+        return [
+            f"AscendC::Duplicate({d}, {s}, {n});",
+            f"AscendC::Select({d}, {_mask(a[0])}, {d}, {a[1]}, {tt}, {n});",
+        ]
     if op == "SelectSS":
-        return [f"AscendC::Duplicate({d}, {s}, {n});",
-                f"AscendC::Select({d}, {_mask(a[0])}, {d}, {ins.scalar2.text}, {ts}, {n});"]
+        return [
+            f"AscendC::Duplicate({d}, {s}, {n});",
+            f"AscendC::Select({d}, {_mask(a[0])}, {d}, {ins.scalar2.text}, {ts}, {n});",
+        ]
     raise AssertionError(op)
 
 
@@ -1023,8 +1153,9 @@ def _mask(tile: str) -> str:
     return f"{tile}.ReinterpretCast<uint8_t>()"
 
 
-def emit_body(prog: Program, alloc: Allocation, names: dict[str, str],
-               ctx: dict[str, str]) -> list[str]:
+def emit_body(
+    prog: Program, alloc: Allocation, names: dict[str, str], ctx: dict[str, str]
+) -> list[str]:
     """The C++ statements of one lowered program (without the temporaries' declarations)."""
     lines: list[str] = []
     reused: set[str] = set()
@@ -1068,8 +1199,10 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
                 return "(" + " * ".join([h(n.base)] * n.exponent) + ")"
             return f"std::pow({h(n.base)}, {n.exponent!r})"
         if isinstance(n, expr.Compare):
-            return f"({h(n.left)} {n.op} {h(n.right)} ? {'1' if integer else '1.0'} : " \
+            return (
+                f"({h(n.left)} {n.op} {h(n.right)} ? {'1' if integer else '1.0'} : "
                 f"{'0' if integer else '0.0'})"
+            )
         if isinstance(n, expr.Call):
             args = [h(a) for a in n.args]
             a = args[0]
@@ -1079,15 +1212,23 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
             if n.func == "where":
                 return f"({a} != {zero} ? {args[1]} : {args[2]})"
             return {
-                "exp": f"std::exp({a})", "log": f"std::log({a})", "sqrt": f"std::sqrt({a})",
-                "rsqrt": f"(1.0 / std::sqrt({a}))", "reciprocal": f"(1.0 / {a})",
-                "tanh": f"std::tanh({a})", "sigmoid": f"(1.0 / (1.0 + std::exp(-{a})))",
-                "abs": f"({a} < {zero} ? -{a} : {a})", "relu": f"({a} > {zero} ? {a} : {zero})",
+                "exp": f"std::exp({a})",
+                "log": f"std::log({a})",
+                "sqrt": f"std::sqrt({a})",
+                "rsqrt": f"(1.0 / std::sqrt({a}))",
+                "reciprocal": f"(1.0 / {a})",
+                "tanh": f"std::tanh({a})",
+                "sigmoid": f"(1.0 / (1.0 + std::exp(-{a})))",
+                "abs": f"({a} < {zero} ? -{a} : {a})",
+                "relu": f"({a} > {zero} ? {a} : {zero})",
                 "min": f"({args[0]} < {args[-1]} ? {args[0]} : {args[-1]})",
                 "max": f"({args[0]} > {args[-1]} ? {args[0]} : {args[-1]})",
                 "sign": f"({a} > {zero} ? {one} : ({a} < {zero} ? -{one} : {zero}))",
-                "floor": f"std::floor({a})", "ceil": f"std::ceil({a})",
-                "log1p": f"std::log1p({a})", "expm1": f"std::expm1({a})", "erf": f"std::erf({a})",
+                "floor": f"std::floor({a})",
+                "ceil": f"std::ceil({a})",
+                "log1p": f"std::log1p({a})",
+                "expm1": f"std::expm1({a})",
+                "erf": f"std::erf({a})",
                 "clamp": f"({lo} < {args[-1]} ? {lo} : {args[-1]})",
             }[n.func]
         raise TypeError(n)
@@ -1123,5 +1264,3 @@ def compute_type(dtypes: list[str], through_half: bool = False) -> str | None:
 def tensor_compute_bytes(dtype: str) -> int:
     """sizeof the compute type the kernel widens one tensor to (16-bit floats -> float)."""
     return 4 if dtype in FLOAT_DTYPES else DTYPES[dtype].size
-
-

@@ -137,16 +137,21 @@ class Op:
         of an int, float or bool one)."""
         if not self.compute:
             return ()
-        read = {n.name for tree in self.compute.values() for n in expr.walk(tree)
-                if isinstance(n, expr.Scalar)}
+        read = {
+            n.name
+            for tree in self.compute.values()
+            for n in expr.walk(tree)
+            if isinstance(n, expr.Scalar)
+        }
         return tuple(a for a in self.attrs if a.name not in read)
 
     @property
     def fixed_attrs(self) -> tuple[Attr, ...]:
         """The unread attrs whose value the PyTorch op checks: optional int, float and bool ones,
         which must keep their default (another value would be ignored silently)."""
-        return tuple(a for a in self.unread_attrs
-                     if not a.required and a.type in ("int", "float", "bool"))
+        return tuple(
+            a for a in self.unread_attrs if not a.required and a.type in ("int", "float", "bool")
+        )
 
     def is_reduced_output(self, name: str) -> bool:
         """Has output `name` one value per row (the reduced shape)?"""
@@ -160,8 +165,11 @@ class Op:
         InferShape/InferDataType are user-owned skeletons; nothing generated assumes a shape
         rule. (Ops without compute outside this class, those without outputs or with complex
         tensors, keep opgen's elementwise stand-ins.)"""
-        return (not self.compute and bool(self.outputs) and not any(
-            any(d.is_complex for d in t.dtype_infos) for t in self.tensors))
+        return (
+            not self.compute
+            and bool(self.outputs)
+            and not any(any(d.is_complex for d in t.dtype_infos) for t in self.tensors)
+        )
 
     @property
     def in_place_only(self) -> bool:
@@ -178,17 +186,22 @@ class Op:
         if self.outputs:
             return self.outputs
         written = [t for t in self.inputs if not self.compute or t.name in self.compute]
-        return tuple(TensorParam(t.name, "required", t.dtypes, t.formats, True, "output")
-                     for t in written)
+        return tuple(
+            TensorParam(t.name, "required", t.dtypes, t.formats, True, "output") for t in written
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
             "op_type": self.op_type,
             "snake_name": self.snake_name,
-            "aclnn": None if self.aclnn is None else {
+            "aclnn": None
+            if self.aclnn is None
+            else {
                 "name": self.aclnn.name,
-                "args": [{"name": a.name, "type": a.c_type, "role": a.role, "source": a.source}
-                         for a in self.aclnn.args],
+                "args": [
+                    {"name": a.name, "type": a.c_type, "role": a.role, "source": a.source}
+                    for a in self.aclnn.args
+                ],
             },
             "torch_schema": self.torch_schema,
             "dtypes": [list(c) for c in self.dtype_combinations],
@@ -236,8 +249,10 @@ def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str
     for a in attrs:
         info = a.info
         if info.aclnn_type is None:
-            return None, (f"attr '{a.name}' is {a.type}, which CANN's aclnn generator does not "
-                          "support (\"Data type of attr ... is not support\")")
+            return None, (
+                f"attr '{a.name}' is {a.type}, which CANN's aclnn generator does not "
+                'support ("Data type of attr ... is not support")'
+            )
         name = names.aclnn_name(a.name)
         if not a.required and info.aclnn_optional_suffix:
             name += "Optional"
@@ -285,11 +300,14 @@ def build_torch_schema(snake: str, inputs, outputs, attrs) -> tuple[str, list[st
             rendered.append(f"{decl}={default}")
             continue
         if default is not None and default != "None":
-            warnings.append(f"the PyTorch schema cannot keep the default of '{name}' because a "
-                            "later argument has none; callers must pass it")
+            warnings.append(
+                f"the PyTorch schema cannot keep the default of '{name}' because a "
+                "later argument has none; callers must pass it"
+            )
         elif default is None and name in {a.name for a in attrs if not a.required}:
-            warnings.append(f"the PyTorch schema cannot express the default of '{name}'; "
-                            "callers must pass it")
+            warnings.append(
+                f"the PyTorch schema cannot express the default of '{name}'; callers must pass it"
+            )
         trailing_defaults = False
         rendered.append(decl)
     rendered.reverse()
@@ -301,4 +319,3 @@ def build_torch_schema(snake: str, inputs, outputs, attrs) -> tuple[str, list[st
     else:
         returns = "(" + ", ".join(kinds) + ")"
     return f"{snake}({', '.join(rendered)}) -> {returns}", warnings
-

@@ -21,6 +21,8 @@ from opgen.options import Options
 from opgen.render import RenderedFile, collect
 
 TIMEOUT_SECONDS = 300
+
+
 class MsopgenError(ActionFailed):
     """msopgen failed; the message carries its output."""
 
@@ -35,29 +37,55 @@ def find(explicit: Path | None) -> Path | None:
 
 def normalized(op: Op) -> dict:
     """One op in msopgen's own format, with explicit lists and param types."""
+
     def tensor(t):
-        return {"name": t.name, "param_type": t.param_type,
-                "format": list(t.formats), "type": [DTYPES[d].msopgen for d in t.dtypes]}
+        return {
+            "name": t.name,
+            "param_type": t.param_type,
+            "format": list(t.formats),
+            "type": [DTYPES[d].msopgen for d in t.dtypes],
+        }
 
     attrs = []
     for a in op.attrs:
-        entry = {"name": a.name, "param_type": "required" if a.required else "optional",
-                 "type": a.type}
+        entry = {
+            "name": a.name,
+            "param_type": "required" if a.required else "optional",
+            "type": a.type,
+        }
         if not a.required:
             entry["default_value"] = a.default
         attrs.append(entry)
-    return {"op": op.op_type, "language": "cpp", "input_desc": [tensor(t) for t in op.inputs],
-            "output_desc": [tensor(t) for t in op.outputs], "attr": attrs}
+    return {
+        "op": op.op_type,
+        "language": "cpp",
+        "input_desc": [tensor(t) for t in op.inputs],
+        "output_desc": [tensor(t) for t in op.outputs],
+        "attr": attrs,
+    }
 
 
-def commands(msopgen: Path, proto: Prototype, options: Options, json_path: Path,
-             out: Path) -> list[list[str]]:
+def commands(
+    msopgen: Path, proto: Prototype, options: Options, json_path: Path, out: Path
+) -> list[list[str]]:
     """One `msopgen gen` per op: the first creates the project (-m 0), the others append."""
     units = ",".join(f"ai_core-{soc}" for soc in options.socs)
     cmds = []
     for i, op in enumerate(proto.ops):
-        cmd = [str(msopgen), "gen", "-i", str(json_path), "-c", units, "-lan", "cpp",
-               "-f", "pytorch", "-out", str(out)]
+        cmd = [
+            str(msopgen),
+            "gen",
+            "-i",
+            str(json_path),
+            "-c",
+            units,
+            "-lan",
+            "cpp",
+            "-f",
+            "pytorch",
+            "-out",
+            str(out),
+        ]
         if len(proto.ops) > 1:
             cmd += ["-op", op.op_type]
             if i > 0:
@@ -66,8 +94,9 @@ def commands(msopgen: Path, proto: Prototype, options: Options, json_path: Path,
     return cmds
 
 
-def generate(msopgen: Path, proto: Prototype, options: Options, project: Path,
-             scratch: Path) -> list[RenderedFile]:
+def generate(
+    msopgen: Path, proto: Prototype, options: Options, project: Path, scratch: Path
+) -> list[RenderedFile]:
     """Run msopgen into `project`; return the files it wrote (owner "msopgen")."""
     json_path = scratch / "prototype.msopgen.json"
     json_path.write_text(json.dumps([normalized(op) for op in proto.ops], indent=2) + "\n")
@@ -75,17 +104,27 @@ def generate(msopgen: Path, proto: Prototype, options: Options, project: Path,
     for cmd in commands(msopgen, proto, options, json_path, project):
         log_lines.append("$ " + " ".join(cmd))
         try:
-            run = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_SECONDS,
-                                 stdin=subprocess.DEVNULL, check=False)
+            run = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_SECONDS,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
         except subprocess.TimeoutExpired as exc:
-            raise MsopgenError(f"msopgen did not finish within {TIMEOUT_SECONDS} s: "
-                               f"{' '.join(cmd)}\n{exc.stdout or ''}{exc.stderr or ''}") from None
+            raise MsopgenError(
+                f"msopgen did not finish within {TIMEOUT_SECONDS} s: "
+                f"{' '.join(cmd)}\n{exc.stdout or ''}{exc.stderr or ''}"
+            ) from None
         except OSError as exc:
             raise MsopgenError(f"cannot run {msopgen}: {exc.strerror}") from None
         log_lines += [run.stdout, run.stderr]
         if run.returncode != 0:
-            raise MsopgenError(f"msopgen exited with code {run.returncode}: {' '.join(cmd)}\n"
-                               f"{run.stdout}{run.stderr}".rstrip())
+            raise MsopgenError(
+                f"msopgen exited with code {run.returncode}: {' '.join(cmd)}\n"
+                f"{run.stdout}{run.stderr}".rstrip()
+            )
     files = [RenderedFile(f.path, f.content, f.executable, "msopgen") for f in collect(project)]
     for f in files:
         (project / f.path).unlink()  # materialize writes them back with the rest

@@ -78,8 +78,10 @@ def pascal_name(snake: str) -> str:
 def identifier_problem(name: str) -> str | None:
     """Why `name` cannot name a tensor or attr, or None when it can."""
     if not NAME_RE.match(name):
-        return ("must start with a letter and hold only letters, digits and single underscores "
-                "(no leading, trailing or double underscore)")
+        return (
+            "must start with a letter and hold only letters, digits and single underscores "
+            "(no leading, trailing or double underscore)"
+        )
     if name in CPP_KEYWORDS and name in PYTHON_KEYWORDS:
         return "is a keyword in C++ and Python"
     if name in CPP_KEYWORDS:

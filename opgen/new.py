@@ -70,23 +70,34 @@ class Result:
         }
 
 
-def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str | None,
-         vendor: str | None, templates: str | None, msopgen_path: Path | None,
-         use_msopgen: bool, force: bool, package: str | None = None
-         ) -> tuple[Plan, prototype.Prototype]:
+def plan(
+    proto_path: Path,
+    output: Path | None,
+    socs: list[str],
+    namespace: str | None,
+    vendor: str | None,
+    templates: str | None,
+    msopgen_path: Path | None,
+    use_msopgen: bool,
+    force: bool,
+    package: str | None = None,
+) -> tuple[Plan, prototype.Prototype]:
     """Check everything that can be checked before rendering; raise UsageError or
     prototype.PrototypeError."""
     soc_names, warnings = resolve_socs(socs)
     proto = load_prototype(proto_path, soc_names)
     destination = output if output is not None else Path(proto.ops[0].snake_name)
     if destination.is_symlink() and not destination.exists():
-        raise UsageError(f"{destination} is a symbolic link to {os.readlink(destination)}, which "
-                         "does not exist; give a directory")
+        raise UsageError(
+            f"{destination} is a symbolic link to {os.readlink(destination)}, which "
+            "does not exist; give a directory"
+        )
     if destination.exists() and not destination.is_dir():
         raise UsageError(f"{destination} exists and is not a directory")
     if destination.is_dir() and any(destination.iterdir()) and not force:
-        raise UsageError(f"{destination} is not empty; choose another -o or pass --force to "
-                         "write over it")
+        raise UsageError(
+            f"{destination} is not empty; choose another -o or pass --force to write over it"
+        )
     chosen = package is not None
     if chosen:
         check_namespace(package, "package")
@@ -105,9 +116,14 @@ def plan(proto_path: Path, output: Path | None, socs: list[str], namespace: str 
         found = msopgen.find(msopgen_path)
         if msopgen_path is not None and found is None:
             raise UsageError(f"--msopgen {msopgen_path}: not an executable file")
-    options = Options(package=package, namespace=namespace, vendor=vendor, socs=soc_names,
-                      prototype_file=safe_file_name(proto_path.name),
-                      templates=str(source) if templates is not None else None)
+    options = Options(
+        package=package,
+        namespace=namespace,
+        vendor=vendor,
+        socs=soc_names,
+        prototype_file=safe_file_name(proto_path.name),
+        templates=str(source) if templates is not None else None,
+    )
     data = template_data(proto, options)
     warnings += list(proto.warnings) + data.warnings
     return Plan(proto_path, destination, options, source, found, data, warnings, force), proto
@@ -156,8 +172,7 @@ def _op_index(problem: Problem) -> int:
 def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
     """Render, optionally run msopgen, and move the project into place."""
     try:
-        files = render.render(proto, the_plan.options, the_plan.template_source,
-                              the_plan.data)
+        files = render.render(proto, the_plan.options, the_plan.template_source, the_plan.data)
     except render.RenderError as exc:
         raise ActionError(str(exc)) from None
     skeleton = "opgen"
@@ -167,20 +182,28 @@ def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:
             skeleton = f"msopgen {the_plan.msopgen} (not run: dry run)"
             files = [f for f in files if f.path not in render.CANN_SKELETON]
         kept = kept_user_files(files, dest)
-        return Result(dest, files, skeleton, the_plan.warnings, True, kept,
-                      the_plan.options.package)
+        return Result(
+            dest, files, skeleton, the_plan.warnings, True, kept, the_plan.options.package
+        )
 
     dest_parent = dest.resolve().parent
     dest_parent.mkdir(parents=True, exist_ok=True)
     with project_state.locked(dest.resolve()):
         if dest.is_dir() and any(dest.iterdir()) and not the_plan.force:
-            raise UsageError(f"{dest} is not empty (written meanwhile?); choose another -o or "
-                             "pass --force")
+            raise UsageError(
+                f"{dest} is not empty (written meanwhile?); choose another -o or pass --force"
+            )
         return _create_in(the_plan, proto, files, skeleton, dest, dest_parent)
 
 
-def _create_in(the_plan: Plan, proto: prototype.Prototype, files: list[render.RenderedFile],
-               skeleton: str, dest: Path, dest_parent: Path) -> Result:
+def _create_in(
+    the_plan: Plan,
+    proto: prototype.Prototype,
+    files: list[render.RenderedFile],
+    skeleton: str,
+    dest: Path,
+    dest_parent: Path,
+) -> Result:
     prefix = f".{dest.name}.opgen-new-"
     for stale in dest_parent.glob(prefix + "*"):  # left by an opgen new killed outright
         shutil.rmtree(stale, ignore_errors=True)
@@ -189,15 +212,15 @@ def _create_in(the_plan: Plan, proto: prototype.Prototype, files: list[render.Re
         project = staging / "project"
         project.mkdir()
         if the_plan.msopgen is not None:
-            skeleton_files = msopgen.generate(the_plan.msopgen, proto, the_plan.options,
-                                              project, staging)
+            skeleton_files = msopgen.generate(
+                the_plan.msopgen, proto, the_plan.options, project, staging
+            )
             skeleton = f"msopgen {the_plan.msopgen}"
             files = [f for f in files if f.path not in render.CANN_SKELETON]
             ours = {f.path for f in files}
             files = files + [f for f in skeleton_files if f.path not in ours]
             files.sort(key=lambda f: f.path)
-        project_state.write_new(project, files, the_plan.proto_path.read_bytes(),
-                                the_plan.options)
+        project_state.write_new(project, files, the_plan.proto_path.read_bytes(), the_plan.options)
         kept = kept_user_files(files, dest)
         for path in kept:  # --force writes over generated files only
             (project / path).unlink()
@@ -206,12 +229,12 @@ def _create_in(the_plan: Plan, proto: prototype.Prototype, files: list[render.Re
         raise ActionError(str(exc)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Result(dest, files, skeleton, the_plan.warnings, False, kept,
-                  the_plan.options.package)
+    return Result(dest, files, skeleton, the_plan.warnings, False, kept, the_plan.options.package)
 
 
-def next_steps(result: Result, proto: prototype.Prototype, options: Options,
-               built: bool) -> list[str]:
+def next_steps(
+    result: Result, proto: prototype.Prototype, options: Options, built: bool
+) -> list[str]:
     """What to do after `opgen new`, spelled for the shell it ran in: build (if not done), call
     the first op with the Python that has the package, where to edit, where the logs are."""
     import shlex
@@ -222,12 +245,21 @@ def next_steps(result: Result, proto: prototype.Prototype, options: Options,
     opgen = opgen_command()
     op = proto.ops[0]
     steps = [] if built else [f"{opgen} build {dest} && {opgen} test {dest}"]
-    steps.append(f"{python_command()} -c " + shlex.quote(
-        f"import torch, {options.package}; print({call_example(op, options.namespace)})"))
-    edit = [f"op_kernel/{op.snake_name}_compute.h"] if not op.user_computed else [
-        f"op_host/{op.snake_name}_infer.h", f"op_kernel/{op.snake_name}_kernel.h"]
-    steps.append(f"edit {', '.join(str(result.destination / e) for e in edit)}, "
-                 f"then: {opgen} build {dest} && {opgen} test {dest}")
+    steps.append(
+        f"{python_command()} -c "
+        + shlex.quote(
+            f"import torch, {options.package}; print({call_example(op, options.namespace)})"
+        )
+    )
+    edit = (
+        [f"op_kernel/{op.snake_name}_compute.h"]
+        if not op.user_computed
+        else [f"op_host/{op.snake_name}_infer.h", f"op_kernel/{op.snake_name}_kernel.h"]
+    )
+    steps.append(
+        f"edit {', '.join(str(result.destination / e) for e in edit)}, "
+        f"then: {opgen} build {dest} && {opgen} test {dest}"
+    )
     steps.append(f"logs: {result.destination / '.opgen' / 'logs'}")
     return steps
 

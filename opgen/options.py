@@ -61,9 +61,14 @@ class Options:
         return list(dict.fromkeys(SOC_SHORT_NAMES[s] for s in self.socs))
 
     def as_json(self) -> dict[str, Any]:
-        return {"package": self.package, "namespace": self.namespace, "vendor": self.vendor,
-                "socs": list(self.socs), "prototype_file": self.prototype_file,
-                "templates": self.templates}
+        return {
+            "package": self.package,
+            "namespace": self.namespace,
+            "vendor": self.vendor,
+            "socs": list(self.socs),
+            "prototype_file": self.prototype_file,
+            "templates": self.templates,
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> Options:
@@ -74,10 +79,16 @@ class Options:
             options = cls(**{**data, "socs": tuple(data["socs"])})
         except (KeyError, TypeError) as exc:
             raise ValueError(f"'options' is incomplete or has unknown keys ({exc})") from None
-        texts = [options.package, options.namespace, options.vendor, options.prototype_file,
-                 *options.socs]
+        texts = [
+            options.package,
+            options.namespace,
+            options.vendor,
+            options.prototype_file,
+            *options.socs,
+        ]
         if not all(isinstance(t, str) for t in texts) or not (
-                options.templates is None or isinstance(options.templates, str)):
+            options.templates is None or isinstance(options.templates, str)
+        ):
             raise ValueError("'options' holds a value of the wrong type")
         return options
 
@@ -90,12 +101,17 @@ def resolve_socs(socs: list[str]) -> tuple[tuple[str, ...], list[str]]:
         if key not in SOC_SHORT_NAMES:
             # Suggest a full name: the bare "ascend910b" is itself a trap (warned about below).
             hint = did_you_mean(key, [n for n in SOC_SHORT_NAMES if n != "ascend910b"])
-            raise UsageError(f"unknown SoC '{soc}'" + (f"; did you mean '{hint}'?" if hint else "")
-                             + " (npu-smi info shows it as 'Ascend' + Chip Name)")
+            raise UsageError(
+                f"unknown SoC '{soc}'"
+                + (f"; did you mean '{hint}'?" if hint else "")
+                + " (npu-smi info shows it as 'Ascend' + Chip Name)"
+            )
         if key == "ascend910b":
-            warnings.append("SoC 'ascend910b' without a digit is the 910A generation to msopgen "
-                            "(short name 'ascend910', no Tanh); for Atlas A2 use e.g. "
-                            "'ascend910b1'")
+            warnings.append(
+                "SoC 'ascend910b' without a digit is the 910A generation to msopgen "
+                "(short name 'ascend910', no Tanh); for Atlas A2 use e.g. "
+                "'ascend910b1'"
+            )
         resolved.append(key)
     return tuple(dict.fromkeys(resolved)), warnings
 
@@ -118,14 +134,18 @@ def check_package(package: str, directory: Path, chosen: bool = False) -> None:
     import sys
     from importlib import metadata
 
-    where = (f"--package {package}" if chosen else
-             f"the Python package is named after the directory {directory}")
+    where = (
+        f"--package {package}"
+        if chosen
+        else f"the Python package is named after the directory {directory}"
+    )
     fix = "choose another name" if chosen else "choose another directory or pass --package NAME"
     if keyword.iskeyword(package):
         raise UsageError(f"{where}: '{package}' is a Python keyword; {fix}")
     if package in sys.stdlib_module_names:
-        raise UsageError(f"{where}: '{package}' would shadow Python's standard module of that "
-                         f"name; {fix}")
+        raise UsageError(
+            f"{where}: '{package}' would shadow Python's standard module of that name; {fix}"
+        )
     try:
         spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):  # a module of that name loaded without a spec
@@ -136,8 +156,10 @@ def check_package(package: str, directory: Path, chosen: bool = False) -> None:
     owners = metadata.packages_distributions().get(package, [])
     others = sorted({d for d in owners if metadata.metadata(d)["Summary"] != GENERATED_SUMMARY})
     if others:
-        raise UsageError(f"{where}: '{package}' would shadow the installed module of that name "
-                         f"(from {', '.join(others)}); {fix}")
+        raise UsageError(
+            f"{where}: '{package}' would shadow the installed module of that name "
+            f"(from {', '.join(others)}); {fix}"
+        )
 
 
 def safe_file_name(name: str) -> str:
@@ -152,8 +174,10 @@ def check_namespace(namespace: str, what: str = "namespace") -> None:
 
 def check_vendor(vendor: str) -> None:
     if not re.fullmatch(r"[A-Za-z0-9_]+", vendor):
-        raise UsageError(f"vendor '{vendor}' may hold only letters, digits and underscores "
-                         "(it names the CANN vendors/ directory)")
+        raise UsageError(
+            f"vendor '{vendor}' may hold only letters, digits and underscores "
+            "(it names the CANN vendors/ directory)"
+        )
 
 
 def check_template_source(source: TemplateSource, flag: str = "--templates") -> None:
@@ -164,12 +188,16 @@ def check_template_source(source: TemplateSource, flag: str = "--templates") -> 
         return
     root = Path(source.path)
     if not root.is_dir():
-        raise UsageError(f"{flag} {source}: no such directory (give a template directory, or a "
-                         "git repository as REPO@TAG)")
+        raise UsageError(
+            f"{flag} {source}: no such directory (give a template directory, or a "
+            "git repository as REPO@TAG)"
+        )
     path = root / "copier.yml"
     if not path.is_file():
-        raise UsageError(f"{flag} {source}: {path.name} is missing (a template directory holds "
-                         "copier.yml, as opgen's templates/ does)")
+        raise UsageError(
+            f"{flag} {source}: {path.name} is missing (a template directory holds "
+            "copier.yml, as opgen's templates/ does)"
+        )
     import yaml
 
     try:
@@ -180,10 +208,14 @@ def check_template_source(source: TemplateSource, flag: str = "--templates") -> 
         raise UsageError(f"{flag} {source}: {path} is not a mapping of copier settings")
     extensions = config.get("_jinja_extensions") or []
     if not isinstance(extensions, list) or CONTEXT_EXTENSION not in extensions:
-        raise UsageError(f"{flag} {source}: {path} must list {CONTEXT_EXTENSION} in "
-                         "`_jinja_extensions` (it gives the templates `project`)")
+        raise UsageError(
+            f"{flag} {source}: {path} must list {CONTEXT_EXTENSION} in "
+            "`_jinja_extensions` (it gives the templates `project`)"
+        )
     envops = config.get("_envops")
     if not isinstance(envops, dict) or envops.get("undefined") != STRICT_UNDEFINED:
-        raise UsageError(f"{flag} {source}: {path} must set `_envops: undefined: "
-                         f"{STRICT_UNDEFINED}` (as opgen's own templates do), so a "
-                         "misspelt name fails instead of rendering as empty text")
+        raise UsageError(
+            f"{flag} {source}: {path} must set `_envops: undefined: "
+            f"{STRICT_UNDEFINED}` (as opgen's own templates do), so a "
+            "misspelt name fails instead of rendering as empty text"
+        )

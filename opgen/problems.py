@@ -42,8 +42,9 @@ class PrototypeError(BadInput):
     `checked_ops` are the ops that passed every rule, which a later stage (the compute compiler)
     may still check, so that one run reports every problem."""
 
-    def __init__(self, problems: Iterable[Problem], source: str = "",
-                 checked_ops: tuple = ()) -> None:
+    def __init__(
+        self, problems: Iterable[Problem], source: str = "", checked_ops: tuple = ()
+    ) -> None:
         self.problems = list(problems)
         self.source = source
         self.checked_ops = checked_ops

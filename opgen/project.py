@@ -41,8 +41,9 @@ def locked(directory: Path):
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ProjectError(f"another opgen is writing {directory}; wait for it to "
-                               "finish") from None
+            raise ProjectError(
+                f"another opgen is writing {directory}; wait for it to finish"
+            ) from None
         try:
             yield
         finally:
@@ -78,14 +79,18 @@ def load(root: Path) -> ProjectState:
     """Read a project's state; ProjectError (with what to do) when it is missing or damaged."""
     path = root / MANIFEST
     if not path.is_file():
-        raise ProjectError(f"{root} is not an opgen project (no {MANIFEST}); create one with "
-                           "`opgen new PROTOTYPE -o DIR`")
+        raise ProjectError(
+            f"{root} is not an opgen project (no {MANIFEST}); create one with "
+            "`opgen new PROTOTYPE -o DIR`"
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         where = f", line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ProjectError(f"{path} is damaged (not JSON{where}); restore it from version "
-                           "control or re-create the project with `opgen new`") from None
+        raise ProjectError(
+            f"{path} is damaged (not JSON{where}); restore it from version "
+            "control or re-create the project with `opgen new`"
+        ) from None
     except OSError as exc:
         raise ProjectError(f"{path} cannot be read ({exc.strerror})") from None
     try:
@@ -94,17 +99,21 @@ def load(root: Path) -> ProjectState:
         options = Options.from_json(data.get("options"))
         files = data.get("files")
         if not isinstance(files, dict) or not all(
-                isinstance(e, dict) and e.get("owner") in OWNERS for e in files.values()):
+            isinstance(e, dict) and e.get("owner") in OWNERS for e in files.values()
+        ):
             raise ValueError("'files' is not a map of paths to owners")
         sha = data.get("prototype_sha256", "")
     except ValueError as exc:
-        raise ProjectError(f"{path} is damaged ({exc}); restore it from version control or "
-                           "re-create the project with `opgen new`") from None
+        raise ProjectError(
+            f"{path} is damaged ({exc}); restore it from version control or "
+            "re-create the project with `opgen new`"
+        ) from None
     return ProjectState(root, options, files, sha if isinstance(sha, str) else "")
 
 
-def manifest(files: dict[str, dict[str, str]], options: Options,
-             prototype_sha: str) -> dict[str, Any]:
+def manifest(
+    files: dict[str, dict[str, str]], options: Options, prototype_sha: str
+) -> dict[str, Any]:
     return {
         "opgen_version": __version__,
         "options": options.as_json(),
@@ -117,8 +126,9 @@ def manifest_text(manifest_data: dict[str, Any]) -> str:
     return json.dumps(manifest_data, indent=2, sort_keys=True) + "\n"
 
 
-def write_new(directory: Path, files: list[RenderedFile], prototype_text: bytes,
-              options: Options) -> None:
+def write_new(
+    directory: Path, files: list[RenderedFile], prototype_text: bytes, options: Options
+) -> None:
     """Write a new project into `directory`: the files, the prototype copy, the manifest and
     the pristine copies."""
     for f in files:

@@ -58,14 +58,17 @@ def load(path: str | Path) -> Prototype:
     except FileNotFoundError:
         raise PrototypeError([Problem("$", f"no such file: {path}")], str(path)) from None
     except IsADirectoryError:
-        raise PrototypeError([Problem("$", f"{path} is a directory, not a JSON file")],
-                             str(path)) from None
+        raise PrototypeError(
+            [Problem("$", f"{path} is a directory, not a JSON file")], str(path)
+        ) from None
     except UnicodeDecodeError as exc:
-        raise PrototypeError([Problem("$", f"not UTF-8 text: {exc.reason} at byte {exc.start}")],
-                             str(path)) from None
+        raise PrototypeError(
+            [Problem("$", f"not UTF-8 text: {exc.reason} at byte {exc.start}")], str(path)
+        ) from None
     except OSError as exc:
-        raise PrototypeError([Problem("$", f"cannot read {path}: {exc.strerror}")],
-                             str(path)) from None
+        raise PrototypeError(
+            [Problem("$", f"cannot read {path}: {exc.strerror}")], str(path)
+        ) from None
     return loads(text, source=str(path))
 
 
@@ -90,30 +93,54 @@ def parse_json(text: str, source: str = "<string>") -> Any:
         raise ValueError(f"{name} is not valid JSON")
 
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=bad_constant,
-                          parse_int=_parse_int, parse_float=_parse_float)
+        data = json.loads(
+            text,
+            object_pairs_hook=pairs,
+            parse_constant=bad_constant,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+        )
     except json.JSONDecodeError as exc:
         raise PrototypeError(
             # some messages end in "at" ("Invalid control character at")
-            [Problem("$", f"not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
-                          f"column {exc.colno} (msopgen cannot read it either)")],
-            source) from None
+            [
+                Problem(
+                    "$",
+                    f"not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
+                    f"column {exc.colno} (msopgen cannot read it either)",
+                )
+            ],
+            source,
+        ) from None
     except ValueError as exc:
         raise PrototypeError([Problem("$", f"not valid JSON: {exc}")], source) from None
     except RecursionError:
         data = None
     depth = _depth(data) if data is not None else MAX_JSON_DEPTH + 1
     if depth > MAX_JSON_DEPTH:
-        raise PrototypeError([Problem("$", f"nests more than {MAX_JSON_DEPTH} levels deep; a "
-                                           "prototype needs about 5")], source)
+        raise PrototypeError(
+            [
+                Problem(
+                    "$", f"nests more than {MAX_JSON_DEPTH} levels deep; a prototype needs about 5"
+                )
+            ],
+            source,
+        )
     too_long = _long_integers(data)
     if too_long:
         raise PrototypeError(too_long, source)
     if duplicates:
         keys = ", ".join(sorted(set(duplicates)))
         raise PrototypeError(
-            [Problem("$", f"duplicate key(s) in an object: {keys} (JSON readers disagree on "
-                          "which one wins)")], source)
+            [
+                Problem(
+                    "$",
+                    f"duplicate key(s) in an object: {keys} (JSON readers disagree on "
+                    "which one wins)",
+                )
+            ],
+            source,
+        )
     return data
 
 
@@ -168,9 +195,14 @@ def _long_integers(data: Any) -> list[Problem]:
     while stack:
         node, path = stack.pop()
         if isinstance(node, _LongInteger):
-            found.append(Problem(path, f"an integer of {node.digits} digits; opgen reads at most "
-                                       f"{MAX_JSON_INT_DIGITS}, and no field of a prototype "
-                                       "takes a number near that size"))
+            found.append(
+                Problem(
+                    path,
+                    f"an integer of {node.digits} digits; opgen reads at most "
+                    f"{MAX_JSON_INT_DIGITS}, and no field of a prototype "
+                    "takes a number near that size",
+                )
+            )
         elif isinstance(node, dict):
             stack += [(v, key_path(path, k)) for k, v in reversed(node.items())]
         elif isinstance(node, list):
@@ -186,8 +218,9 @@ def _depth(data: Any) -> int:
         deepest = max(deepest, depth)
         if depth > MAX_JSON_DEPTH:
             break
-        children = node.values() if isinstance(node, dict) else node if isinstance(
-            node, list) else ()
+        children = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        )
         stack += [(child, depth + 1) for child in children]
     return deepest
 
@@ -203,7 +236,8 @@ def from_data(data: Any, source: str = "<string>", text: str | None = None) -> P
         entries = [(f"$[{i}]", op) for i, op in enumerate(data)]
     else:
         raise PrototypeError(
-            [Problem("$", "a prototype is an op object or a list of op objects", data)], source)
+            [Problem("$", "a prototype is an op object or a list of op objects", data)], source
+        )
 
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -223,8 +257,7 @@ def from_data(data: Any, source: str = "<string>", text: str | None = None) -> P
             located.append((path, op))
     problems += check_across_ops(located)
     if problems:
-        raise PrototypeError(in_file_order(problems, data), source,
-                             tuple(op for _, op in located))
+        raise PrototypeError(in_file_order(problems, data), source, tuple(op for _, op in located))
     if text is None:
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     return Prototype(tuple(op for _, op in located), tuple(warnings), source, text)
@@ -288,8 +321,11 @@ def _with_msopgen_default(problem: Problem, error, op: Any) -> Problem:
     if info is None:
         return problem
     value = op["attr"][where[1]]["default_value"]
-    return replace(problem, message=f"{problem.message}; msopgen would paste it into the OpDef "
-                                    f"as .{info.opdef_method}({short_json(value)})")
+    return replace(
+        problem,
+        message=f"{problem.message}; msopgen would paste it into the OpDef "
+        f"as .{info.opdef_method}({short_json(value)})",
+    )
 
 
 def _path(base: str, parts) -> str:
@@ -311,48 +347,75 @@ def _translate(error, base: str) -> list[Problem]:
     if kind == "additionalProperties":
         known = list(sub.get("properties", {}))
         extra = [k for k in value if k not in known]
-        return [Problem(key_path(path, k), f"unknown key '{k}': msopgen ignores it, so what it "
-                                           "holds would be lost",
-                        suggestion=_key_suggestion(k, known)) for k in extra]
+        return [
+            Problem(
+                key_path(path, k),
+                f"unknown key '{k}': msopgen ignores it, so what it holds would be lost",
+                suggestion=_key_suggestion(k, known),
+            )
+            for k in extra
+        ]
     if kind == "required":
         missing = [k for k in error.validator_value if k not in value]
-        return [Problem(path, f"missing required key '{k}'{_MSOPGEN_WITHOUT.get(k, '')}")
-                for k in missing]
+        return [
+            Problem(path, f"missing required key '{k}'{_MSOPGEN_WITHOUT.get(k, '')}")
+            for k in missing
+        ]
     if kind == "enum":
         return [_enum_problem(path, field, value, error.validator_value)]
     if kind == "pattern":
         hint = sub.get("x-opgen-hint", f"match {error.validator_value}")
         text = f"not a valid {field or 'value'}: must be {hint}"
         if field == "op":
-            text += (" (msopgen only warns \"should be Upper CamelCase\" and derives kernel, "
-                     "file and aclnn names that do not match)")
+            text += (
+                ' (msopgen only warns "should be Upper CamelCase" and derives kernel, '
+                "file and aclnn names that do not match)"
+            )
         return [Problem(path, text, value)]
     if kind == "minItems":
-        what = {"output_desc": "at least one output is required",
-                "type": "lists no dtype", "format": "lists no format"}.get(field)
+        what = {
+            "output_desc": "at least one output is required",
+            "type": "lists no dtype",
+            "format": "lists no format",
+        }.get(field)
         return [Problem(path, what or "must not be empty", value)]
     if kind == "type":
         expected = error.validator_value
         if field == "default_value" or _in_default_value(error):
-            return [Problem(path, f"default_value must be {_json_kind(sub)} for this attr type",
-                            value)]
+            return [
+                Problem(path, f"default_value must be {_json_kind(sub)} for this attr type", value)
+            ]
         return [Problem(path, f"must be {_json_type_name(expected)}", value)]
     return [Problem(path, error.message)]
 
 
 # Keys real prototypes misspell -> the key they mean.
 KEY_ALIASES = {
-    "attr_desc": "attr", "attrs": "attr", "attribute": "attr", "attributes": "attr",
-    "inputs": "input_desc", "input": "input_desc", "outputs": "output_desc",
-    "output": "output_desc", "op_type": "op", "optype": "op", "default": "default_value",
-    "dtype": "type", "dtypes": "type", "types": "type", "formats": "format",
-    "paramtype": "param_type", "param": "param_type", "value": "default_value",
-    "default_val": "default_value", "defaultvalue": "default_value",
+    "attr_desc": "attr",
+    "attrs": "attr",
+    "attribute": "attr",
+    "attributes": "attr",
+    "inputs": "input_desc",
+    "input": "input_desc",
+    "outputs": "output_desc",
+    "output": "output_desc",
+    "op_type": "op",
+    "optype": "op",
+    "default": "default_value",
+    "dtype": "type",
+    "dtypes": "type",
+    "types": "type",
+    "formats": "format",
+    "paramtype": "param_type",
+    "param": "param_type",
+    "value": "default_value",
+    "default_val": "default_value",
+    "defaultvalue": "default_value",
 }
 
 # What msopgen does with an object that lacks the key.
 _MSOPGEN_WITHOUT = {
-    "op": " (msopgen skips the object: \"Failed to obtain the op type\")",
+    "op": ' (msopgen skips the object: "Failed to obtain the op type")',
     "name": " (msopgen drops the entry)",
 }
 
@@ -371,13 +434,21 @@ def _translate_one_of(error, base: str) -> list[Problem]:
     branches: dict[int, list] = {}
     for sub_error in error.context:
         branches.setdefault(sub_error.relative_schema_path[0], []).append(sub_error)
-    fitting = [errs for errs in branches.values()
-               if not any(e.validator == "type" and not e.relative_path for e in errs)]
+    fitting = [
+        errs
+        for errs in branches.values()
+        if not any(e.validator == "type" and not e.relative_path for e in errs)
+    ]
     if len(fitting) == 1:
         return [p for e in fitting[0] for p in _translate(e, base)]
     field = next((p for p in reversed(error.absolute_path) if isinstance(p, str)), "value")
-    return [Problem(_path(base, error.absolute_path),
-                    f"{field} must be a string or a list of strings", error.instance)]
+    return [
+        Problem(
+            _path(base, error.absolute_path),
+            f"{field} must be a string or a list of strings",
+            error.instance,
+        )
+    ]
 
 
 def _enum_problem(path: str, field: str, value: Any, allowed: list) -> Problem:
@@ -385,20 +456,35 @@ def _enum_problem(path: str, field: str, value: Any, allowed: list) -> Problem:
     suggestion = did_you_mean(text, [str(a) for a in allowed]) if text else None
     if field == "type" and ".attr[" in path:
         if text in UNSUPPORTED_ATTR_TYPES:
-            return Problem(path, f"attr type '{text}' has no ops::OpAttrDef method, so msopgen "
-                                 "would write code that does not compile")
-        return Problem(path, f"unknown attr type; use one of {', '.join(ATTR_TYPES)}", value,
-                       suggestion)
+            return Problem(
+                path,
+                f"attr type '{text}' has no ops::OpAttrDef method, so msopgen "
+                "would write code that does not compile",
+            )
+        return Problem(
+            path, f"unknown attr type; use one of {', '.join(ATTR_TYPES)}", value, suggestion
+        )
     if field == "type" or path.rsplit(".", 1)[-1].startswith("type["):
         if text in UNSUPPORTED_DTYPES:
-            return Problem(path, f"dtype '{text}' is not supported: {UNSUPPORTED_DTYPES[text]}"
-                                 + (" (msopgen accepts it; an op whose every dtype combination "
-                                    "holds one cannot be generated)"
-                                    if text in NO_ELEMENT_TYPE else ""),
-                           suggestion=None if "write" in UNSUPPORTED_DTYPES[text] else
-                           DTYPE_SUGGESTIONS.get(text))
-        return Problem(path, "unknown dtype: msopgen would drop it", value,
-                       (DTYPE_SUGGESTIONS.get(text.lower()) if text else None) or suggestion)
+            return Problem(
+                path,
+                f"dtype '{text}' is not supported: {UNSUPPORTED_DTYPES[text]}"
+                + (
+                    " (msopgen accepts it; an op whose every dtype combination "
+                    "holds one cannot be generated)"
+                    if text in NO_ELEMENT_TYPE
+                    else ""
+                ),
+                suggestion=None
+                if "write" in UNSUPPORTED_DTYPES[text]
+                else DTYPE_SUGGESTIONS.get(text),
+            )
+        return Problem(
+            path,
+            "unknown dtype: msopgen would drop it",
+            value,
+            (DTYPE_SUGGESTIONS.get(text.lower()) if text else None) or suggestion,
+        )
     if field == "format" or path.rsplit(".", 1)[-1].startswith("format["):
         return Problem(path, "unknown format", value, suggestion)
     return Problem(path, f"must be one of {', '.join(map(str, allowed))}", value, suggestion)
@@ -407,17 +493,25 @@ def _enum_problem(path: str, field: str, value: Any, allowed: list) -> Problem:
 def _json_type_name(expected: Any) -> str:
     if isinstance(expected, list):
         return " or ".join(_json_type_name(e) for e in expected)
-    return {"object": "an object", "array": "a list", "string": "a string",
-            "integer": "an integer", "number": "a number", "boolean": "true or false"}.get(
-        expected, expected)
+    return {
+        "object": "an object",
+        "array": "a list",
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+    }.get(expected, expected)
 
 
 def _json_kind(sub: dict[str, Any]) -> str:
     if isinstance(sub.get("type"), list):  # [the canonical type, msopgen's string form, ...]
         return _json_kind({**sub, "type": sub["type"][0]}) + " (or a string holding one)"
     if sub.get("type") == "array":
-        return "a list of " + _json_kind(sub.get("items", {})).removeprefix("a ").removeprefix(
-            "an ") + "s"
+        return (
+            "a list of "
+            + _json_kind(sub.get("items", {})).removeprefix("a ").removeprefix("an ")
+            + "s"
+        )
     return _json_type_name(sub.get("type"))
 
 
@@ -442,7 +536,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         warnings.append(
             f"{key_path(base, 'kernel_name')}: '{kernel_name}' differs from '{snake}', the name "
             f"msopgen derives from '{op_type}'; the CANN build looks the kernel up by the derived "
-            f"name, so opgen uses '{snake}'")
+            f"name, so opgen uses '{snake}'"
+        )
 
     raw_inputs = raw.get("input_desc", [])
     raw_outputs = raw.get("output_desc", [])
@@ -450,19 +545,26 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     input_names = [t["name"] for t in raw_inputs]
 
     # names
-    for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs),
-                         ("attr", raw_attrs)):
+    for group, items in (
+        ("input_desc", raw_inputs),
+        ("output_desc", raw_outputs),
+        ("attr", raw_attrs),
+    ):
         for i, item in enumerate(items):
             why = names.identifier_problem(item["name"])
             if why:
-                problems.append(Problem(key_path(key_path(key_path(base, group), i), "name"),
-                                        f"'{item['name']}' {why}"))
+                problems.append(
+                    Problem(
+                        key_path(key_path(key_path(base, group), i), "name"),
+                        f"'{item['name']}' {why}",
+                    )
+                )
     problems += _unique_names(base, raw_inputs, raw_outputs, raw_attrs)
 
     # dtypes and formats
     first_tensor = (raw_inputs or raw_outputs or [{"type": []}])[0]  # none: reported below
     combos = len(_as_list(first_tensor["type"]))
-    first = (key_path(key_path(base, "input_desc" if raw_inputs else "output_desc"), 0))
+    first = key_path(key_path(base, "input_desc" if raw_inputs else "output_desc"), 0)
     tensors: dict[str, list[TensorParam]] = {"input_desc": [], "output_desc": []}
     for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs)):
         for i, t in enumerate(items):
@@ -470,26 +572,46 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
             dtypes = [DTYPE_ALIASES[d] for d in _as_list(t["type"])]
             formats = _as_list(t.get("format", "ND"))
             if len(dtypes) != combos:
-                problems.append(Problem(
-                    key_path(tpath, "type"),
-                    f"lists {len(dtypes)} dtype(s) but {first} lists {combos}; every input and "
-                    "output lists the same number (the i-th entries form one dtype combination)",
-                    t["type"]))
+                problems.append(
+                    Problem(
+                        key_path(tpath, "type"),
+                        f"lists {len(dtypes)} dtype(s) but {first} lists {combos}; every input "
+                        "and output lists the same number (the i-th entries form one dtype "
+                        "combination)",
+                        t["type"],
+                    )
+                )
             if len(formats) not in (1, len(dtypes)):
-                problems.append(Problem(
-                    key_path(tpath, "format"),
-                    f"lists {len(formats)} formats for {len(dtypes)} dtypes; give one format, "
-                    "or one per dtype", t.get("format")))
+                problems.append(
+                    Problem(
+                        key_path(tpath, "format"),
+                        f"lists {len(formats)} formats for {len(dtypes)} dtypes; give one format, "
+                        "or one per dtype",
+                        t.get("format"),
+                    )
+                )
             if len(formats) == 1:
                 formats = formats * len(dtypes)
             # In place: an output named as an input and that input; every input of an op
             # without outputs (the op updates its inputs in place).
-            is_ref = group == "output_desc" and t["name"] in input_names or (
-                group == "input_desc" and (not raw_outputs or
-                                           t["name"] in {o["name"] for o in raw_outputs}))
-            tensors[group].append(TensorParam(t["name"], t.get("param_type", "required"),
-                                              tuple(dtypes), tuple(formats), is_ref,
-                                              "output" if group == "output_desc" else "input"))
+            is_ref = (
+                group == "output_desc"
+                and t["name"] in input_names
+                or (
+                    group == "input_desc"
+                    and (not raw_outputs or t["name"] in {o["name"] for o in raw_outputs})
+                )
+            )
+            tensors[group].append(
+                TensorParam(
+                    t["name"],
+                    t.get("param_type", "required"),
+                    tuple(dtypes),
+                    tuple(formats),
+                    is_ref,
+                    "output" if group == "output_desc" else "input",
+                )
+            )
     inputs, outputs = tuple(tensors["input_desc"]), tuple(tensors["output_desc"])
     if not problems:
         problems += _check_combinations(base, inputs, outputs)
@@ -500,8 +622,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     attrs, found = _check_attrs(base, raw_attrs)
     problems += found
 
-    compute, golden, found = _check_expressions(base, raw.get("opgen", {}), inputs, outputs,
-                                                attrs)
+    compute, golden, found = _check_expressions(base, raw.get("opgen", {}), inputs, outputs, attrs)
     problems += found
     if not outputs and compute:
         # It updates the inputs its compute names; the others stay read-only (not mutable in
@@ -516,14 +637,15 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
 
     level = raw.get("opgen", {}).get("precision")
     if level is not None and not golden:
-        warnings.append(f"{key_path(key_path(base, 'opgen'), 'precision')}: {level} has no "
-                        "effect: the ratio standard compares with torch computing the golden "
-                        "expression in the op's dtype, and the op has no compute or golden "
-                        "expression (the precision tests apply the threshold standard only)")
+        warnings.append(
+            f"{key_path(key_path(base, 'opgen'), 'precision')}: {level} has no "
+            "effect: the ratio standard compares with torch computing the golden "
+            "expression in the op's dtype, and the op has no compute or golden "
+            "expression (the precision tests apply the threshold standard only)"
+        )
     fast_math = raw.get("opgen", {}).get("fast_math", False)
     if fast_math:
-        warnings.append(_fast_math_warning(key_path(key_path(base, "opgen"), "fast_math"),
-                                           compute))
+        warnings.append(_fast_math_warning(key_path(key_path(base, "opgen"), "fast_math"), compute))
     aclnn, missing = build_aclnn(op_type, inputs, outputs, attrs)
     if aclnn is None:
         warnings.append(f"{base}: {op_type} gets no aclnn API and no NPU adapter: {missing}")
@@ -533,10 +655,23 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     warnings += [f"{base}: {w}" for w in dropped]
     if problems:
         return None, problems, warnings
-    op = Op(op_type, snake, inputs, outputs, attrs, compute, golden, aclnn, missing, schema_text,
-            json_path=base, precision=raw.get("opgen", {}).get("precision", "L0"),
-            fast_math=fast_math, test_shapes=test_shapes,
-            keepdim=raw.get("opgen", {}).get("keepdim", False))
+    op = Op(
+        op_type,
+        snake,
+        inputs,
+        outputs,
+        attrs,
+        compute,
+        golden,
+        aclnn,
+        missing,
+        schema_text,
+        json_path=base,
+        precision=raw.get("opgen", {}).get("precision", "L0"),
+        fast_math=fast_math,
+        test_shapes=test_shapes,
+        keepdim=raw.get("opgen", {}).get("keepdim", False),
+    )
     problems += broadcast.test_shapes_problems(op)
     problems += rows.test_shapes_problems(op)
     if problems:
@@ -544,27 +679,45 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     if op.unread_attrs:
         listed = ", ".join(f"'{a.name}'" for a in op.unread_attrs)
         fixed = " and ".join(a.name for a in op.fixed_attrs)
-        warnings.append(f"{key_path(base, 'attr')}: the compute expressions never read {listed}: "
-                        f"{op_type}'s kernel computes the same whatever value a call passes"
-                        + (f" (its PyTorch op refuses a {fixed} other than the default)"
-                           if fixed else "") + "; read it in an expression, or drop it")
+        warnings.append(
+            f"{key_path(base, 'attr')}: the compute expressions never read {listed}: "
+            f"{op_type}'s kernel computes the same whatever value a call passes"
+            + (f" (its PyTorch op refuses a {fixed} other than the default)" if fixed else "")
+            + "; read it in an expression, or drop it"
+        )
     return op, problems, warnings
 
 
 def _fast_math_warning(path: str, compute: dict[str, expr.Node]) -> str:
     """What "fast_math": true costs, or that it changes nothing."""
-    uses = sorted({f"{n.func}()" for tree in compute.values() for n in expr.walk(tree)
-                   if isinstance(n, expr.Call) and n.func in ("rsqrt", "reciprocal")} |
-                  {"a number / a tensor" for tree in compute.values() for n in expr.walk(tree)
-                   if isinstance(n, expr.BinOp) and n.op == "/" and not n.left.is_tensor
-                   and n.right.is_tensor})
+    uses = sorted(
+        {
+            f"{n.func}()"
+            for tree in compute.values()
+            for n in expr.walk(tree)
+            if isinstance(n, expr.Call) and n.func in ("rsqrt", "reciprocal")
+        }
+        | {
+            "a number / a tensor"
+            for tree in compute.values()
+            for n in expr.walk(tree)
+            if isinstance(n, expr.BinOp)
+            and n.op == "/"
+            and not n.left.is_tensor
+            and n.right.is_tensor
+        }
+    )
     if not uses:
-        return (f"{path}: has no effect: the compute expressions use no rsqrt(), reciprocal() "
-                "or number / tensor")
-    return (f"{path}: {', '.join(uses)} use the Rsqrt/Reciprocal instructions, whose results "
-            "miss the CANN precision standard (double-thousandth for float16, "
-            "double-ten-thousandth for float32, per the asc-devkit docs): the precision tests "
-            "may fail on an NPU although they pass on the CPU twin, which computes them exactly")
+        return (
+            f"{path}: has no effect: the compute expressions use no rsqrt(), reciprocal() "
+            "or number / tensor"
+        )
+    return (
+        f"{path}: {', '.join(uses)} use the Rsqrt/Reciprocal instructions, whose results "
+        "miss the CANN precision standard (double-thousandth for float16, "
+        "double-ten-thousandth for float32, per the asc-devkit docs): the precision tests "
+        "may fail on an NPU although they pass on the CPU twin, which computes them exactly"
+    )
 
 
 def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem]:
@@ -575,8 +728,13 @@ def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem
             path = key_path(key_path(key_path(base, group), i), "name")
             name = item["name"]
             if name in seen:
-                problems.append(Problem(path, f"'{name}' is already used at {seen[name]}; input "
-                                              "and attr names are unique"))
+                problems.append(
+                    Problem(
+                        path,
+                        f"'{name}' is already used at {seen[name]}; input "
+                        "and attr names are unique",
+                    )
+                )
             else:
                 seen[name] = path
     attr_names = {a["name"] for a in raw_attrs}
@@ -587,8 +745,13 @@ def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem
         if name in out_seen:
             problems.append(Problem(path, f"'{name}' is already used at {out_seen[name]}"))
         elif name in attr_names:
-            problems.append(Problem(path, f"'{name}' is an attr name; an output may share only "
-                                          "an input's name (the in-place form)"))
+            problems.append(
+                Problem(
+                    path,
+                    f"'{name}' is an attr name; an output may share only "
+                    "an input's name (the in-place form)",
+                )
+            )
         out_seen.setdefault(name, path)
     # The CANN build defines DTYPE_<NAME> (DTYPE_<NAME>_REF for an in-place output): names that
     # differ only in case, or x_ref next to an in-place x, would define the same macro twice.
@@ -601,8 +764,13 @@ def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem
             macro = f"DTYPE_{dtype_macro_base(name, ref_output).upper()}"
             path = key_path(key_path(key_path(base, group), i), "name")
             if macro in macros and macros[macro] != name:
-                problems.append(Problem(path, f"'{name}' and '{macros[macro]}' both make the "
-                                              f"CANN build define {macro}; rename one"))
+                problems.append(
+                    Problem(
+                        path,
+                        f"'{name}' and '{macros[macro]}' both make the "
+                        f"CANN build define {macro}; rename one",
+                    )
+                )
             macros.setdefault(macro, name)
     return problems
 
@@ -613,8 +781,11 @@ def _check_combinations(base: str, inputs, outputs) -> list[Problem]:
     for i, combo in enumerate(combos):
         if combo in combos[:i]:
             first = combos.index(combo)
-            problems.append(Problem(base, f"dtype combination {i} ({', '.join(combo)}) repeats "
-                                          f"combination {first}"))
+            problems.append(
+                Problem(
+                    base, f"dtype combination {i} ({', '.join(combo)}) repeats combination {first}"
+                )
+            )
     return problems
 
 
@@ -627,14 +798,23 @@ def _check_ref_and_outputs(base: str, inputs, outputs) -> list[Problem]:
         if source is None:
             continue
         if source.param_type != "required" or out.param_type != "required":
-            problems.append(Problem(path, f"in-place output '{out.name}' needs a required input "
-                                          "and a required output of that name (CANN's aclnn "
-                                          "generator mistypes optional and dynamic ref params)"))
+            problems.append(
+                Problem(
+                    path,
+                    f"in-place output '{out.name}' needs a required input "
+                    "and a required output of that name (CANN's aclnn "
+                    "generator mistypes optional and dynamic ref params)",
+                )
+            )
         if source.dtypes != out.dtypes:
-            problems.append(Problem(key_path(path, "type"),
-                                    f"in-place output '{out.name}' must list the same dtypes as "
-                                    f"input '{out.name}' ({', '.join(source.dtypes)})",
-                                    list(out.dtypes)))
+            problems.append(
+                Problem(
+                    key_path(path, "type"),
+                    f"in-place output '{out.name}' must list the same dtypes as "
+                    f"input '{out.name}' ({', '.join(source.dtypes)})",
+                    list(out.dtypes),
+                )
+            )
     return problems
 
 
@@ -643,24 +823,35 @@ def _check_without_outputs(base: str, inputs) -> list[Problem]:
     needs an input, and only required ones can be mutable PyTorch arguments the kernel
     streams back."""
     if not inputs:
-        return [Problem(key_path(base, "output_desc"), "an op needs at least one input or "
-                                                       "output; this one has neither")]
+        return [
+            Problem(
+                key_path(base, "output_desc"),
+                "an op needs at least one input or output; this one has neither",
+            )
+        ]
     problems = []
     input_names = {t.name for t in inputs}
     for i, t in enumerate(inputs):
         if f"{t.name}_ref" in input_names:
             # The compute step names the new value of an overwritten input <name>_ref.
-            problems.append(Problem(
-                key_path(key_path(key_path(base, "input_desc"), i), "name"),
-                f"'{t.name}' and '{t.name}_ref' both name an input; in an op without outputs "
-                f"the kernel's compute step calls the new value of '{t.name}' {t.name}_ref; "
-                "rename one"))
+            problems.append(
+                Problem(
+                    key_path(key_path(key_path(base, "input_desc"), i), "name"),
+                    f"'{t.name}' and '{t.name}_ref' both name an input; in an op without outputs "
+                    f"the kernel's compute step calls the new value of '{t.name}' {t.name}_ref; "
+                    "rename one",
+                )
+            )
         if t.param_type != "required":
-            problems.append(Problem(
-                key_path(key_path(key_path(base, "input_desc"), i), "param_type"),
-                f"input '{t.name}' is {t.param_type}, but an op without outputs updates its "
-                "inputs in place, and opgen supports that only for required inputs; make it "
-                "required or give the op an output", t.param_type))
+            problems.append(
+                Problem(
+                    key_path(key_path(key_path(base, "input_desc"), i), "param_type"),
+                    f"input '{t.name}' is {t.param_type}, but an op without outputs updates its "
+                    "inputs in place, and opgen supports that only for required inputs; make it "
+                    "required or give the op an output",
+                    t.param_type,
+                )
+            )
     return problems
 
 
@@ -672,14 +863,21 @@ def _check_attrs(base: str, raw_attrs) -> tuple[tuple[Attr, ...], list[Problem]]
         required = a.get("param_type", "required") == "required"
         has_default = "default_value" in a
         if not required and not has_default:
-            problems.append(Problem(path, f"optional attr '{a['name']}' needs a default_value of "
-                                          f"type {a['type']} (msopgen would write "
-                                          f".{ATTR_TYPES[a['type']].opdef_method}(None))"))
+            problems.append(
+                Problem(
+                    path,
+                    f"optional attr '{a['name']}' needs a default_value of "
+                    f"type {a['type']} (msopgen would write "
+                    f".{ATTR_TYPES[a['type']].opdef_method}(None))",
+                )
+            )
         if has_default and not required:
-            problems += _check_default_range(key_path(path, "default_value"), a["type"],
-                                             a["default_value"])
-        attrs.append(Attr(a["name"], a["type"], required,
-                          None if required else a.get("default_value")))
+            problems += _check_default_range(
+                key_path(path, "default_value"), a["type"], a["default_value"]
+            )
+        attrs.append(
+            Attr(a["name"], a["type"], required, None if required else a.get("default_value"))
+        )
     return tuple(attrs), problems
 
 
@@ -691,23 +889,44 @@ def _check_default_range(path: str, attr_type: str, value: Any) -> list[Problem]
     element = attr_type.removeprefix("list_").removeprefix("list_")
     for x in flat:
         if element in ("int", "float") and isinstance(x, RoundedToZero):
-            return [Problem(path, f"{x.text} reads as 0 (it is below the smallest double); "
-                                  f"write 0 if 0 is meant", value)]
+            return [
+                Problem(
+                    path,
+                    f"{x.text} reads as 0 (it is below the smallest double); write 0 if 0 is meant",
+                    value,
+                )
+            ]
         if element == "int" and not INT64_MIN <= x <= INT64_MAX:
-            return [Problem(path, f"{number_text(x)} does not fit in int64 (an int attr is "
-                                  f"int64: {INT64_RANGE})", value)]
+            return [
+                Problem(
+                    path,
+                    f"{number_text(x)} does not fit in int64 (an int attr is int64: {INT64_RANGE})",
+                    value,
+                )
+            ]
         if element == "float" and isinstance(x, float) and not math.isfinite(x):
-            return [Problem(path, "is not a finite number (JSON reads 1e309 as infinity), which "
-                                  "OpAttrDef::Float cannot take", value)]
+            return [
+                Problem(
+                    path,
+                    "is not a finite number (JSON reads 1e309 as infinity), which "
+                    "OpAttrDef::Float cannot take",
+                    value,
+                )
+            ]
         if element == "float" and abs(x) > FLOAT32_MAX:  # int or float: no conversion
-            return [Problem(path, f"{number_text(x)} does not fit in a C++ float "
-                                  "(OpAttrDef::Float takes float, which holds up to 3.4e38)",
-                            value)]
+            return [
+                Problem(
+                    path,
+                    f"{number_text(x)} does not fit in a C++ float "
+                    "(OpAttrDef::Float takes float, which holds up to 3.4e38)",
+                    value,
+                )
+            ]
         if element == "float" and x != 0 and abs(x) < FLOAT32_MIN_SUBNORMAL:
-            return [Problem(path, "rounds to 0 in a C++ float (OpAttrDef::Float takes float)",
-                            value)]
-        if element == "string" and any(ord(c) < 32 and c not in "\n\t" or ord(c) == 127
-                                       for c in x):
+            return [
+                Problem(path, "rounds to 0 in a C++ float (OpAttrDef::Float takes float)", value)
+            ]
+        if element == "string" and any(ord(c) < 32 and c not in "\n\t" or ord(c) == 127 for c in x):
             return [Problem(path, "holds a control character", value)]
     return []
 
@@ -730,17 +949,27 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
         for out_name, text in block.get(section, {}).items():
             path = key_path(key_path(block_path, section), out_name)
             if out_name not in output_names:
-                what = ("an input of this op (it has no outputs: compute and golden name the "
-                        "inputs it overwrites in place)" if in_place else "an output of this op")
-                problems.append(Problem(path, f"'{out_name}' is not {what}",
-                                        suggestion=did_you_mean(out_name, output_names)))
+                what = (
+                    "an input of this op (it has no outputs: compute and golden name the "
+                    "inputs it overwrites in place)"
+                    if in_place
+                    else "an output of this op"
+                )
+                problems.append(
+                    Problem(
+                        path,
+                        f"'{out_name}' is not {what}",
+                        suggestion=did_you_mean(out_name, output_names),
+                    )
+                )
                 continue
             try:
                 if section == "compute":
                     compute[out_name] = expr.parse_compute(text, tensors, scalars, others)
                 else:
                     golden[out_name] = expr.parse_golden(
-                        text, {t.name for t in inputs} | {a.name for a in attrs})
+                        text, {t.name for t in inputs} | {a.name for a in attrs}
+                    )
             except expr.ExprError as exc:
                 problems.append(Problem(path, f"{section} expression: {exc}", text))
             else:
@@ -750,22 +979,32 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
         # input would check a value the kernel never writes.
         for name in golden:
             if name not in compute:
-                problems.append(Problem(
-                    key_path(key_path(block_path, "golden"), name),
-                    f"'{name}' has a golden but no compute expression; an op without outputs "
-                    "overwrites exactly the inputs its compute names, so give it a compute "
-                    "expression too or drop its golden"))
+                problems.append(
+                    Problem(
+                        key_path(key_path(block_path, "golden"), name),
+                        f"'{name}' has a golden but no compute expression; an op without outputs "
+                        "overwrites exactly the inputs its compute names, so give it a compute "
+                        "expression too or drop its golden",
+                    )
+                )
     elif compute:
         missing = [o for o in output_names if o not in compute]
         if missing:
-            problems.append(Problem(key_path(block_path, "compute"),
-                                    "compute gives no expression for output(s) "
-                                    f"{', '.join(missing)}; give one for every output, or none"))
+            problems.append(
+                Problem(
+                    key_path(block_path, "compute"),
+                    "compute gives no expression for output(s) "
+                    f"{', '.join(missing)}; give one for every output, or none",
+                )
+            )
         for out in outputs:
             if out.param_type == "dynamic" and out.name in compute:
-                problems.append(Problem(key_path(key_path(block_path, "compute"), out.name),
-                                        "a dynamic (list) output cannot have an elementwise "
-                                        "compute expression"))
+                problems.append(
+                    Problem(
+                        key_path(key_path(block_path, "compute"), out.name),
+                        "a dynamic (list) output cannot have an elementwise compute expression",
+                    )
+                )
     for out_name, tree in compute.items():
         text = expr.to_torch(tree)
         if expr.is_row_valued(tree) and not block.get("keepdim", False):
@@ -783,14 +1022,20 @@ def _numbers_read_as_zero(path: str, section: str, text: str) -> list[Problem]:
         if isinstance(node, ast.Constant) and type(node.value) is float and node.value == 0:
             written = ast.get_source_segment(text.strip(), node) or ""
             if any(c in "123456789" for c in written.lower().partition("e")[0]):
-                return [Problem(path, f"{section} expression: the number {written} reads as 0 "
-                                      "(it is below the smallest double); write 0 if 0 is "
-                                      "meant", text)]
+                return [
+                    Problem(
+                        path,
+                        f"{section} expression: the number {written} reads as 0 "
+                        "(it is below the smallest double); write 0 if 0 is "
+                        "meant",
+                        text,
+                    )
+                ]
     return []
 
 
 def _check_test_shapes(base: str, block: dict[str, Any], inputs):
-    """"test_shapes": each case names every required input (optional ones may be left out) and
+    """ "test_shapes": each case names every required input (optional ones may be left out) and
     nothing else. Whether the shapes fit the op (broadcasting, a golden's rule) is checked where
     the shape rule is known."""
     problems: list[Problem] = []
@@ -803,13 +1048,23 @@ def _check_test_shapes(base: str, block: dict[str, Any], inputs):
         path = key_path(shapes_path, i)
         for name in case:
             if name not in names_:
-                problems.append(Problem(key_path(path, name), f"'{name}' is not an input of "
-                                        "this op", suggestion=did_you_mean(name, names_)))
+                problems.append(
+                    Problem(
+                        key_path(path, name),
+                        f"'{name}' is not an input of this op",
+                        suggestion=did_you_mean(name, names_),
+                    )
+                )
         missing = [n for n in required if n not in case]
         if missing:
-            problems.append(Problem(path, "gives no shape for required input(s) "
-                                    f"{', '.join(missing)}; a case gives every required "
-                                    "input's shape"))
+            problems.append(
+                Problem(
+                    path,
+                    "gives no shape for required input(s) "
+                    f"{', '.join(missing)}; a case gives every required "
+                    "input's shape",
+                )
+            )
         shapes = {n: tuple(int(d) for d in case[n]) for n in names_ if n in case}
         for name, shape in shapes.items():
             found = _test_shape_problems(key_path(path, name), case[name])
@@ -817,9 +1072,14 @@ def _check_test_shapes(base: str, block: dict[str, Any], inputs):
             total += 0 if found else broadcast.elements(shape)
         cases.append(shapes)
     if total > broadcast.MAX_TEST_ELEMENTS_TOTAL:
-        problems.append(Problem(shapes_path, f"the cases' inputs hold {total} elements in all; "
-                                             "an op's test_shapes hold at most "
-                                             f"{broadcast.limit_text(broadcast.MAX_TEST_ELEMENTS_TOTAL)}"))
+        problems.append(
+            Problem(
+                shapes_path,
+                f"the cases' inputs hold {total} elements in all; "
+                "an op's test_shapes hold at most "
+                f"{broadcast.limit_text(broadcast.MAX_TEST_ELEMENTS_TOTAL)}",
+            )
+        )
     return tuple(cases), problems
 
 
@@ -829,47 +1089,70 @@ def _test_shape_problems(path: str, dims: list[int | float]) -> list[Problem]:
     limit = broadcast.MAX_TEST_ELEMENTS
     for j, dim in enumerate(dims):
         if isinstance(dim, RoundedToZero):
-            return [Problem(key_path(path, j), f"{dim.text} reads as 0 (it is below the "
-                                               "smallest double); write 0 if 0 is meant")]
+            return [
+                Problem(
+                    key_path(path, j),
+                    f"{dim.text} reads as 0 (it is below the "
+                    "smallest double); write 0 if 0 is meant",
+                )
+            ]
         if dim > limit:
-            return [Problem(key_path(path, j), f"dim {number_text(dim)} is larger than "
-                                               f"{broadcast.limit_text(limit)}, the most "
-                                               "elements a test tensor holds")]
+            return [
+                Problem(
+                    key_path(path, j),
+                    f"dim {number_text(dim)} is larger than "
+                    f"{broadcast.limit_text(limit)}, the most "
+                    "elements a test tensor holds",
+                )
+            ]
     count = broadcast.elements(tuple(int(d) for d in dims))
     if count > limit:
-        return [Problem(path, f"{' x '.join(str(int(d)) for d in dims)} is {count} elements; a "
-                              f"test tensor holds at most {broadcast.limit_text(limit)}",
-                        dims)]
+        return [
+            Problem(
+                path,
+                f"{' x '.join(str(int(d)) for d in dims)} is {count} elements; a "
+                f"test tensor holds at most {broadcast.limit_text(limit)}",
+                dims,
+            )
+        ]
     return []
 
 
-def _complex_compute_problems(base: str, snake: str, inputs, outputs,
-                              compute) -> list[Problem]:
+def _complex_compute_problems(base: str, snake: str, inputs, outputs, compute) -> list[Problem]:
     """A compute expression runs over every tensor the kernel streams (the required inputs,
     the outputs), in real arithmetic: none of them may be complex."""
-    found = [(t, sorted({d for d in t.dtypes if DTYPES[d].is_complex})) for t in inputs + outputs
-             if t.param_type == "required" or t.role == "output"]
+    found = [
+        (t, sorted({d for d in t.dtypes if DTYPES[d].is_complex}))
+        for t in inputs + outputs
+        if t.param_type == "required" or t.role == "output"
+    ]
     found = [(t, kinds) for t, kinds in found if kinds]
     if not found:
         return []
     which = " and ".join(f"{t.role} '{t.name}'" for t, _ in found)
     kinds = sorted({k for _, ks in found for k in ks})
-    return [Problem(key_path(key_path(key_path(base, "opgen"), "compute"), name),
-                    f"{which} can be {' or '.join(kinds)}, but compute expressions are "
-                    "real-valued (opgen lowers them to real Ascend C vector arithmetic); drop "
-                    f"the compute expression and write the compute step in "
-                    f"op_kernel/{snake}_compute.h by hand (a golden expression may stay: torch "
-                    f"computes it in complex), or leave out the {' and '.join(kinds)} dtype "
-                    "combinations")
-            for name in compute]
+    return [
+        Problem(
+            key_path(key_path(key_path(base, "opgen"), "compute"), name),
+            f"{which} can be {' or '.join(kinds)}, but compute expressions are "
+            "real-valued (opgen lowers them to real Ascend C vector arithmetic); drop "
+            f"the compute expression and write the compute step in "
+            f"op_kernel/{snake}_compute.h by hand (a golden expression may stay: torch "
+            f"computes it in complex), or leave out the {' and '.join(kinds)} dtype "
+            "combinations",
+        )
+        for name in compute
+    ]
 
 
 # The numbers a compute type holds: a literal of a compute expression beyond them would wrap
 # (int16_t, int32_t) or become inf (float) in the kernel, while the golden computes the written
 # value in float64.
-_COMPUTE_TYPE_RANGES = {"float": (-FLOAT32_MAX, FLOAT32_MAX, "up to 3.4e38 in magnitude"),
-                        "int16_t": (-(2**15), 2**15 - 1, "-2**15 to 2**15-1"),
-                        "int32_t": (-(2**31), 2**31 - 1, "-2**31 to 2**31-1")}
+_COMPUTE_TYPE_RANGES = {
+    "float": (-FLOAT32_MAX, FLOAT32_MAX, "up to 3.4e38 in magnitude"),
+    "int16_t": (-(2**15), 2**15 - 1, "-2**15 to 2**15-1"),
+    "int32_t": (-(2**31), 2**31 - 1, "-2**31 to 2**31-1"),
+}
 
 
 def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem]:
@@ -880,8 +1163,10 @@ def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem
     from opgen.lower import compute_type
 
     streamed = [t for t in inputs if t.param_type == "required"] + list(outputs)
-    types = {compute_type(list(dtypes), through_half=True)
-             for dtypes in zip(*(t.dtypes for t in streamed), strict=True)} - {None}
+    types = {
+        compute_type(list(dtypes), through_half=True)
+        for dtypes in zip(*(t.dtypes for t in streamed), strict=True)
+    } - {None}
     problems = []
     for out_name, tree in compute.items():
         negated = {id(n.arg) for n in expr.walk(tree) if isinstance(n, expr.Neg)}
@@ -890,21 +1175,30 @@ def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem
                 continue
             value = -node.value if id(node) in negated else node.value
             if "float" in types and value != 0 and abs(value) < FLOAT32_MIN_SUBNORMAL:
-                problems.append(Problem(
-                    key_path(key_path(key_path(base, "opgen"), "compute"), out_name),
-                    f"the number {_literal_text(value)} rounds to 0 in float, which the op "
-                    "computes in (its smallest nonzero magnitude is 1.4e-45), where the golden "
-                    "takes the number as written"))
+                problems.append(
+                    Problem(
+                        key_path(key_path(key_path(base, "opgen"), "compute"), out_name),
+                        f"the number {_literal_text(value)} rounds to 0 in float, which the op "
+                        "computes in (its smallest nonzero magnitude is 1.4e-45), where the golden "
+                        "takes the number as written",
+                    )
+                )
                 break
-            bad = [t for t in sorted(types) if not (_COMPUTE_TYPE_RANGES[t][0] <= value
-                                                    <= _COMPUTE_TYPE_RANGES[t][1])]
+            bad = [
+                t
+                for t in sorted(types)
+                if not (_COMPUTE_TYPE_RANGES[t][0] <= value <= _COMPUTE_TYPE_RANGES[t][1])
+            ]
             if bad:
-                problems.append(Problem(
-                    key_path(key_path(key_path(base, "opgen"), "compute"), out_name),
-                    f"the number {_literal_text(value)} does not fit in {bad[0]}, which the op "
-                    f"computes in ({_COMPUTE_TYPE_RANGES[bad[0]][2]}): the kernel would "
-                    f"compute {'inf' if bad[0] == 'float' else 'a wrapped value'} where the "
-                    "golden takes the number as written"))
+                problems.append(
+                    Problem(
+                        key_path(key_path(key_path(base, "opgen"), "compute"), out_name),
+                        f"the number {_literal_text(value)} does not fit in {bad[0]}, which the op "
+                        f"computes in ({_COMPUTE_TYPE_RANGES[bad[0]][2]}): the kernel would "
+                        f"compute {'inf' if bad[0] == 'float' else 'a wrapped value'} where the "
+                        "golden takes the number as written",
+                    )
+                )
                 break
     return problems
 
@@ -921,12 +1215,22 @@ def _unique_aclnn_names(base: str, aclnn) -> list[Problem]:
     problems = []
     for arg in aclnn.args:
         if arg.name in names.ACLNN_RESERVED:
-            problems.append(Problem(base, f"'{arg.source}' becomes the aclnn parameter "
-                                          f"'{arg.name}', which the aclnn API already has; "
-                                          "rename it"))
+            problems.append(
+                Problem(
+                    base,
+                    f"'{arg.source}' becomes the aclnn parameter "
+                    f"'{arg.name}', which the aclnn API already has; "
+                    "rename it",
+                )
+            )
         if arg.name in seen:
-            problems.append(Problem(base, f"'{arg.source}' and '{seen[arg.name]}' both become the "
-                                          f"aclnn parameter '{arg.name}'; rename one"))
+            problems.append(
+                Problem(
+                    base,
+                    f"'{arg.source}' and '{seen[arg.name]}' both become the "
+                    f"aclnn parameter '{arg.name}'; rename one",
+                )
+            )
         seen.setdefault(arg.name, arg.source)
     return problems
 
@@ -939,12 +1243,22 @@ def check_across_ops(located: list[tuple[str, Op]]) -> list[Problem]:
     for path, op in located:
         where = key_path(path, "op")
         if op.op_type in by_type:
-            problems.append(Problem(where, f"op '{op.op_type}' is already defined at "
-                                           f"{by_type[op.op_type]} (msopgen would keep only the "
-                                           "last one)"))
+            problems.append(
+                Problem(
+                    where,
+                    f"op '{op.op_type}' is already defined at "
+                    f"{by_type[op.op_type]} (msopgen would keep only the "
+                    "last one)",
+                )
+            )
         elif op.snake_name in by_snake:
-            problems.append(Problem(where, f"'{op.op_type}' and '{by_snake[op.snake_name]}' "
-                                           f"share the kernel and file name '{op.snake_name}'"))
+            problems.append(
+                Problem(
+                    where,
+                    f"'{op.op_type}' and '{by_snake[op.snake_name]}' "
+                    f"share the kernel and file name '{op.snake_name}'",
+                )
+            )
         by_type.setdefault(op.op_type, where)
         by_snake.setdefault(op.snake_name, op.op_type)
     return problems

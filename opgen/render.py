@@ -40,10 +40,15 @@ from opgen.templatedata import build as build_data
 
 __all__ = ["TEMPLATE_ROOTS", "RenderError", "RenderedFile", "collect", "render"]
 # The CANN project skeleton: msopgen writes these itself when opgen wraps it.
-CANN_SKELETON = frozenset({
-    "CMakeLists.txt", "CMakePresets.json", "build.sh", "op_host/CMakeLists.txt",
-    "op_kernel/CMakeLists.txt",
-})
+CANN_SKELETON = frozenset(
+    {
+        "CMakeLists.txt",
+        "CMakePresets.json",
+        "build.sh",
+        "op_host/CMakeLists.txt",
+        "op_kernel/CMakeLists.txt",
+    }
+)
 TWIN_DEST = "third_party/opgen_twin/include"  # where projects keep their copy of the CPU twin
 ANSWERS_FILE = ".copier-answers.yml"  # copier's default, which `copier recopy` reads
 
@@ -74,8 +79,12 @@ def follows_compute(content: bytes) -> bool:
     return FOLLOWS_COMPUTE_MARK in content[:400].decode("utf-8", "replace")
 
 
-def render(proto: Prototype, options: Options, source: Path | TemplateSource,
-           data: ProjectData | None = None) -> list[RenderedFile]:
+def render(
+    proto: Prototype,
+    options: Options,
+    source: Path | TemplateSource,
+    data: ProjectData | None = None,
+) -> list[RenderedFile]:
     """Render every template for the prototype with copier; return the files sorted by path.
     `source` is a template directory or a TemplateSource; `data` is the prototype's template
     data when the caller built it already (building it raises
@@ -89,16 +98,25 @@ def render(proto: Prototype, options: Options, source: Path | TemplateSource,
     template_context.remember(answers, project)
     with tempfile.TemporaryDirectory(prefix="opgen-render-") as scratch:
         try:
-            copier.run_copy(source.path, scratch, data=answers, vcs_ref=source.ref,
-                            defaults=True, overwrite=True, quiet=True, unsafe=True,
-                            skip_tasks=True)
+            copier.run_copy(
+                source.path,
+                scratch,
+                data=answers,
+                vcs_ref=source.ref,
+                defaults=True,
+                overwrite=True,
+                quiet=True,
+                unsafe=True,
+                skip_tasks=True,
+            )
         except RenderError:
             raise
         except Exception as exc:  # jinja, copier and the file system raise many kinds
             fetching = _fetch_failure(exc)
             if fetching is not None:
-                raise UsageError(f"--templates {source}: copier cannot get the templates "
-                                 f"({fetching})") from None
+                raise UsageError(
+                    f"--templates {source}: copier cannot get the templates ({fetching})"
+                ) from None
             raise RenderError(_render_failure(source, exc)) from None
         files = {f.path: f for f in collect(Path(scratch))}
     for f in _twin_files():
@@ -111,9 +129,16 @@ def _twin_files() -> tuple[RenderedFile, ...]:
     """The twin's headers: opgen's code, copied as they are (generated, though they carry no
     mark)."""
     twin = twin_include_dir()
-    return tuple(RenderedFile(f"{TWIN_DEST}/{p.relative_to(twin).as_posix()}", p.read_bytes(),
-                              os.access(p, os.X_OK), "generated")
-                 for p in sorted(twin.rglob("*")) if p.is_file())
+    return tuple(
+        RenderedFile(
+            f"{TWIN_DEST}/{p.relative_to(twin).as_posix()}",
+            p.read_bytes(),
+            os.access(p, os.X_OK),
+            "generated",
+        )
+        for p in sorted(twin.rglob("*"))
+        if p.is_file()
+    )
 
 
 def _fetch_failure(exc: BaseException) -> str | None:
@@ -121,7 +146,8 @@ def _fetch_failure(exc: BaseException) -> str | None:
     input), or None when the failure came later, from the templates."""
     tb = exc.__traceback__
     while tb is not None and not tb.tb_frame.f_code.co_filename.endswith(
-            os.path.join("copier", "_vcs.py")):
+        os.path.join("copier", "_vcs.py")
+    ):
         tb = tb.tb_next
     if tb is None:
         return None
@@ -136,8 +162,9 @@ def _render_failure(source: TemplateSource, exc: BaseException) -> str:
     from a string, which copier's message names."""
     import jinja2
 
-    template = getattr(exc, "filename", None) if isinstance(exc, jinja2.TemplateSyntaxError) \
-        else None
+    template = (
+        getattr(exc, "filename", None) if isinstance(exc, jinja2.TemplateSyntaxError) else None
+    )
     chain, cause = [], exc
     while cause is not None and cause not in chain:
         chain.append(cause)
@@ -173,6 +200,12 @@ def collect(directory: Path) -> list[RenderedFile]:
     files = []
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         content = path.read_bytes()
-        files.append(RenderedFile(path.relative_to(directory).as_posix(), content,
-                                  os.access(path, os.X_OK), owner_of(content)))
+        files.append(
+            RenderedFile(
+                path.relative_to(directory).as_posix(),
+                content,
+                os.access(path, os.X_OK),
+                owner_of(content),
+            )
+        )
     return files

@@ -74,8 +74,10 @@ def plots(entries: list[dict]) -> tuple[str, str] | None:
         ax.set_yscale("log")
     ax.set_xlabel("|golden|")
     ax.set_ylabel("|actual - golden|")
-    ax.set_title(f"absolute error against |golden| ({len(golden) - len(shown)} exact or at 0 "
-                 "not shown)", fontsize=9)
+    ax.set_title(
+        f"absolute error against |golden| ({len(golden) - len(shown)} exact or at 0 not shown)",
+        fontsize=9,
+    )
     images.append(_png(fig, plt))
     fig, ax = plt.subplots(figsize=(5, 3.4), dpi=80)
     ax.hist([math.log10(max(r, 1e-20)) for r in rel], bins=40)
@@ -99,31 +101,40 @@ def render(entries: list[dict], title: str) -> str:
     for e in entries:
         groups[(op_of(e), e.get("dtype", "?"))].append(e)
     failed = sum(not e.get("passed") for e in entries)
-    out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>",
-           f"<title>{html.escape(title)}</title>",
-           "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;"
-           "font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-           "td.l,th.l{text-align:left}.fail{background:#fdd}.pass{background:#efe}"
-           "img{margin:4px}</style></head><body>",
-           f"<h1>{html.escape(title)}</h1>",
-           f"<p>{len(entries)} judged outputs, {failed} failed. Rules: the CANN precision "
-           "standard as tests/precision.py implements it (special values; the threshold "
-           "standard; else the ratio standard against torch in the op's dtype).</p>"]
+    out = [
+        "<!DOCTYPE html>",
+        "<html><head><meta charset='utf-8'>",
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;"
+        "font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+        "td.l,th.l{text-align:left}.fail{background:#fdd}.pass{background:#efe}"
+        "img{margin:4px}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>{len(entries)} judged outputs, {failed} failed. Rules: the CANN precision "
+        "standard as tests/precision.py implements it (special values; the threshold "
+        "standard; else the ratio standard against torch in the op's dtype).</p>",
+    ]
     have_plots = True
     for (op, dtype), rows in sorted(groups.items()):
         out.append(f"<h2>{html.escape(op)}, {html.escape(dtype)}</h2>")
         images = plots(rows) if have_plots else None
         if images is None:
             have_plots = False
-            out.append("<p><em>Plots unavailable: matplotlib is not installed "
-                       "(pip install 'opgen[report]').</em></p>")
+            out.append(
+                "<p><em>Plots unavailable: matplotlib is not installed "
+                "(pip install 'opgen[report]').</em></p>"
+            )
         else:
-            out += [f"<img alt='absolute error against |golden|' src='{images[0]}'>",
-                    f"<img alt='relative error histogram' src='{images[1]}'>"]
-        out.append("<table><tr><th class='l'>test</th><th class='l'>case</th><th>verdict</th>"
-                   "<th class='l'>rule</th><th>MERE</th><th>MARE</th><th>RMSE</th>"
-                   "<th>small-value errors</th><th>special mismatches</th>"
-                   "<th class='l'>ratios to torch</th><th class='l'>reason</th></tr>")
+            out += [
+                f"<img alt='absolute error against |golden|' src='{images[0]}'>",
+                f"<img alt='relative error histogram' src='{images[1]}'>",
+            ]
+        out.append(
+            "<table><tr><th class='l'>test</th><th class='l'>case</th><th>verdict</th>"
+            "<th class='l'>rule</th><th>MERE</th><th>MARE</th><th>RMSE</th>"
+            "<th>small-value errors</th><th>special mismatches</th>"
+            "<th class='l'>ratios to torch</th><th class='l'>reason</th></tr>"
+        )
         for e in sorted(rows, key=lambda r: (r.get("test", ""), r.get("what", ""))):
             m = e.get("metrics", {})
             special = str(m.get("special_mismatches", 0))
@@ -140,7 +151,8 @@ def render(entries: list[dict], title: str) -> str:
                 f"<td>{_fmt(m.get('rmse'))}</td>"
                 f"<td>{m.get('small_errors', 0)} of {m.get('small_count', 0)}</td>"
                 f"<td>{special}</td><td class='l'>{html.escape(ratios)}</td>"
-                f"<td class='l'>{html.escape(e.get('reason', ''))}</td></tr>")
+                f"<td class='l'>{html.escape(e.get('reason', ''))}</td></tr>"
+            )
         out.append("</table>")
     if not entries:
         out.append("<p>No precision case was recorded (no precision test ran).</p>")

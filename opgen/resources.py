@@ -16,8 +16,10 @@ def _data_dir(name: str) -> Path:
     for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"opgen's {name}/ directory is missing from the installation "
-                            f"(looked in {_PACKAGE} and {_PACKAGE.parent})")
+    raise FileNotFoundError(
+        f"opgen's {name}/ directory is missing from the installation "
+        f"(looked in {_PACKAGE} and {_PACKAGE.parent})"
+    )
 
 
 def schema_path() -> Path:

@@ -26,11 +26,12 @@ def row_shape_problem(op_type: str, shapes: dict[str, tuple[int, ...]]) -> str |
     accepted = f"{ref}'s shape {list(rows)}" + (f" or its row [{rows[-1]}]" if rows else "")
     for name, shape in others:
         if tuple(shape) != tuple(rows) and not (rows and tuple(shape) == tuple(rows[-1:])):
-            return (f"{op_type}: {name} has shape {list(shape)}; a row op's inputs take "
-                    f"{accepted}")
+            return f"{op_type}: {name} has shape {list(shape)}; a row op's inputs take {accepted}"
     if rows and rows[-1] == 0:
-        return (f"{op_type}: {ref} has shape {list(rows)}: rows of 0 elements, which the row "
-                "kernel does not reduce (torch: sum 0, mean nan, amax/amin an error)")
+        return (
+            f"{op_type}: {ref} has shape {list(rows)}: rows of 0 elements, which the row "
+            "kernel does not reduce (torch: sum 0, mean nan, amax/amin an error)"
+        )
     return None
 
 

@@ -42,21 +42,29 @@ def check(op: Op, socs: list[str]) -> list[str]:
         return []
     fix = "list a SoC that has it (e.g. --soc ascend910b1) or drop bfloat16 from the prototype"
     if len(lacking) == len(socs):
-        raise SocDtypeError(op, f"dtype bfloat16 needs the float <-> bfloat16 Cast, which "
-                                f"{_and(lacking)} {'lacks' if len(lacking) == 1 else 'lack'}: "
-                                f"no SoC of the project can run it; {fix}")
+        raise SocDtypeError(
+            op,
+            f"dtype bfloat16 needs the float <-> bfloat16 Cast, which "
+            f"{_and(lacking)} {'lacks' if len(lacking) == 1 else 'lack'}: "
+            f"no SoC of the project can run it; {fix}",
+        )
     kept = per_soc(op, socs)
     empty = [s for s in lacking if not kept[s]]
     if empty:
-        raise SocDtypeError(op, f"every dtype combination holds bfloat16, which needs the "
-                                f"float <-> bfloat16 Cast that {_and(empty)} "
-                                f"{'lacks' if len(empty) == 1 else 'lack'}: nothing is left to "
-                                f"register there; add a combination without bfloat16 or drop "
-                                f"{'that SoC' if len(empty) == 1 else 'those SoCs'}")
+        raise SocDtypeError(
+            op,
+            f"every dtype combination holds bfloat16, which needs the "
+            f"float <-> bfloat16 Cast that {_and(empty)} "
+            f"{'lacks' if len(empty) == 1 else 'lack'}: nothing is left to "
+            f"register there; add a combination without bfloat16 or drop "
+            f"{'that SoC' if len(empty) == 1 else 'those SoCs'}",
+        )
     dropped = sum("bfloat16" in c for c in combos)
-    return [f"{op.op_type}: dtype bfloat16 is not registered for {s}, which has no float <-> "
-            f"bfloat16 Cast ({dropped} of {len(combos)} dtype combinations left out there)"
-            for s in lacking]
+    return [
+        f"{op.op_type}: dtype bfloat16 is not registered for {s}, which has no float <-> "
+        f"bfloat16 Cast ({dropped} of {len(combos)} dtype combinations left out there)"
+        for s in lacking
+    ]
 
 
 def _and(names: list[str]) -> str:

@@ -23,9 +23,15 @@ from opgen.problems import Problem, key_path
 _INT = re.compile(r"[+-]?\d+[uUlL]*")
 _FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fF]?")
 _BOOLS = {"true": True, "false": False}
-_WHAT = {"int": "an integer", "float": "a number", "bool": "true or false",
-         "list_int": "a list of integers", "list_float": "a list of numbers",
-         "list_bool": "a list of true/false", "list_list_int": "a list of lists of integers"}
+_WHAT = {
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "list_int": "a list of integers",
+    "list_float": "a list of numbers",
+    "list_bool": "a list of true/false",
+    "list_list_int": "a list of lists of integers",
+}
 
 
 def normalise(raw: Any, base: str) -> tuple[Any, list[str], list[Problem]]:
@@ -45,21 +51,27 @@ def normalise(raw: Any, base: str) -> tuple[Any, list[str], list[Problem]]:
     return op, warnings, problems
 
 
-def _drop_combinations_without_element_type(op: dict[str, Any], base: str,
-                                            warnings: list[str]) -> None:
+def _drop_combinations_without_element_type(
+    op: dict[str, Any], base: str, warnings: list[str]
+) -> None:
     """Leave out the dtype combinations (columns of the type lists) that hold a dtype opgen has
     no element type for (complex128, qint8, ...), when others remain. Irregular lists are left
     for the rule pass to report."""
-    tensors = [t for key in ("input_desc", "output_desc")
-               for t in (op.get(key) if isinstance(op.get(key), list) else [])]
-    if not tensors or not all(isinstance(t, dict) and isinstance(t.get("type"), list)
-                              for t in tensors):
+    tensors = [
+        t
+        for key in ("input_desc", "output_desc")
+        for t in (op.get(key) if isinstance(op.get(key), list) else [])
+    ]
+    if not tensors or not all(
+        isinstance(t, dict) and isinstance(t.get("type"), list) for t in tensors
+    ):
         return
     columns = {len(t["type"]) for t in tensors}
     if len(columns) != 1:
         return
-    dropped = [i for i in range(columns.pop())
-               if any(t["type"][i] in NO_ELEMENT_TYPE for t in tensors)]
+    dropped = [
+        i for i in range(columns.pop()) if any(t["type"][i] in NO_ELEMENT_TYPE for t in tensors)
+    ]
     if not dropped or len(dropped) == len(tensors[0]["type"]):
         return
     names = sorted({t["type"][i] for t in tensors for i in dropped} & set(NO_ELEMENT_TYPE))
@@ -68,27 +80,34 @@ def _drop_combinations_without_element_type(op: dict[str, Any], base: str,
         if isinstance(formats, list) and len(formats) == len(t["type"]) > 1:
             t["format"] = [f for i, f in enumerate(formats) if i not in dropped]
         t["type"] = [d for i, d in enumerate(t["type"]) if i not in dropped]
-    warnings.append(f"{base}: dtype combination(s) {', '.join(map(str, dropped))} left out: "
-                    f"opgen's kernel and PyTorch templates have no element type for "
-                    f"{', '.join(names)}")
+    warnings.append(
+        f"{base}: dtype combination(s) {', '.join(map(str, dropped))} left out: "
+        f"opgen's kernel and PyTorch templates have no element type for "
+        f"{', '.join(names)}"
+    )
 
 
-def _normalise_attr(attr: dict[str, Any], path: str, warnings: list[str],
-                    problems: list[Problem]) -> None:
+def _normalise_attr(
+    attr: dict[str, Any], path: str, warnings: list[str], problems: list[Problem]
+) -> None:
     name = attr.get("name", "?")
     kind = attr.get("type")
     if isinstance(kind, str) and kind in ATTR_TYPE_ALIASES:
         attr["type"] = ATTR_TYPE_ALIASES[kind]
-        warnings.append(f"{key_path(path, 'type')}: attr type '{kind}' is read as "
-                        f"'{attr['type']}' (msopgen drops an attr of this type, with a warning)")
+        warnings.append(
+            f"{key_path(path, 'type')}: attr type '{kind}' is read as "
+            f"'{attr['type']}' (msopgen drops an attr of this type, with a warning)"
+        )
         kind = attr["type"]
     if "default_value" not in attr:
         return
     where = key_path(path, "default_value")
     if attr.get("param_type", "required") == "required":
-        warnings.append(f"{where}: required attr '{name}' has a default_value, which is ignored "
-                        "as msopgen ignores it: callers always pass it (make it optional to "
-                        "keep the default)")
+        warnings.append(
+            f"{where}: required attr '{name}' has a default_value, which is ignored "
+            "as msopgen ignores it: callers always pass it (make it optional to "
+            "keep the default)"
+        )
         del attr["default_value"]
         return
     if kind not in ATTR_TYPES:
@@ -109,13 +128,21 @@ def _normalise_attr(attr: dict[str, Any], path: str, warnings: list[str],
         if parsed is None:
             method = ATTR_TYPES[kind].opdef_method
             shown = value if len(value) <= 60 else value[:57] + "..."
-            problems.append(Problem(where, f"the string is not {_WHAT[kind]}; msopgen would "
-                                           f"paste it into the OpDef as .{method}({shown}), "
-                                           "which does not compile", value))
+            problems.append(
+                Problem(
+                    where,
+                    f"the string is not {_WHAT[kind]}; msopgen would "
+                    f"paste it into the OpDef as .{method}({shown}), "
+                    "which does not compile",
+                    value,
+                )
+            )
         else:
             attr["default_value"] = parsed
-            warnings.append(f"{where}: the string {json.dumps(value)} is read as the {kind} "
-                            f"{json.dumps(parsed)}")
+            warnings.append(
+                f"{where}: the string {json.dumps(value)} is read as the {kind} "
+                f"{json.dumps(parsed)}"
+            )
 
 
 class OutOfRange(ValueError):
@@ -148,22 +175,27 @@ def parse_default(text: str, kind: str) -> Any:
         value = sign * int(digits or "0") if len(digits) <= _INT64_DIGITS else None
         if value is None or not _INT64_MIN <= value <= _INT64_MAX:
             shown = text if len(text) <= 24 else f"{text[:10]}...({len(digits)} digits)"
-            raise OutOfRange(f"{shown}, which does not fit in int64 (an int attr is int64: "
-                             "-2**63 to 2**63-1)")
+            raise OutOfRange(
+                f"{shown}, which does not fit in int64 (an int attr is int64: -2**63 to 2**63-1)"
+            )
         return value
     if kind == "int" and _FLOAT.fullmatch(text):
         value = _float(text)
         if math.isfinite(value) and not value.is_integer():
             return None
         if not _INT64_MIN <= value <= _INT64_MAX:  # inf too
-            raise OutOfRange(f"{_short(text)}, which does not fit in int64 (an int attr is "
-                             "int64: -2**63 to 2**63-1)")
+            raise OutOfRange(
+                f"{_short(text)}, which does not fit in int64 (an int attr is "
+                "int64: -2**63 to 2**63-1)"
+            )
         return int(value)  # "1.0": C++ converts it to 1
     if kind == "float" and _FLOAT.fullmatch(text):
         value = _float(text)
         if abs(value) > _FLOAT32_MAX:  # inf too
-            raise OutOfRange(f"{_short(text)}, which does not fit in a C++ float "
-                             "(OpAttrDef::Float takes float, which holds up to 3.4e38)")
+            raise OutOfRange(
+                f"{_short(text)}, which does not fit in a C++ float "
+                "(OpAttrDef::Float takes float, which holds up to 3.4e38)"
+            )
         return value
     if kind == "bool":
         return _BOOLS.get(text.lower(), {"0": False, "1": True}.get(text))
@@ -175,8 +207,10 @@ def _float(text: str) -> float:
     number = text.rstrip("fF")
     value = float(number)
     if value == 0 and any(c in "123456789" for c in number.lower().partition("e")[0]):
-        raise OutOfRange(f"{_short(text)}, which reads as 0 (it is below the smallest double); "
-                         "write 0 if 0 is meant")
+        raise OutOfRange(
+            f"{_short(text)}, which reads as 0 (it is below the smallest double); "
+            "write 0 if 0 is meant"
+        )
     return value
 
 

@@ -11,14 +11,22 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-SYSTEM_LIBS = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0",
-               "libdl.so.2", "librt.so.1")
+SYSTEM_LIBS = (
+    "libc.so.6",
+    "libm.so.6",
+    "libstdc++.so.6",
+    "libgcc_s.so.1",
+    "libpthread.so.0",
+    "libdl.so.2",
+    "librt.so.1",
+)
 
 
 def _nm(path: Path, *flags: str) -> list[tuple[str, str]]:
     """(type, name) pairs of `nm -D` for a shared library, versions stripped."""
-    out = subprocess.run(["nm", "-D", *flags, str(path)], capture_output=True, text=True,
-                         check=False).stdout
+    out = subprocess.run(
+        ["nm", "-D", *flags, str(path)], capture_output=True, text=True, check=False
+    ).stdout
     pairs = []
     for line in out.splitlines():
         parts = line.split()
@@ -38,8 +46,12 @@ def dynamic_loader() -> Path | None:
     import re
     import sys
 
-    out = subprocess.run(["readelf", "-l", "--wide", str(Path(sys.executable).resolve())],
-                         capture_output=True, text=True, check=False).stdout
+    out = subprocess.run(
+        ["readelf", "-l", "--wide", str(Path(sys.executable).resolve())],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     match = re.search(r"program interpreter: ([^\]]+)\]", out)
     path = Path(match.group(1)) if match else None
     return path.resolve() if path is not None and path.exists() else None
@@ -50,8 +62,9 @@ def system_libraries() -> list[Path]:
     loader = dynamic_loader()
     found = [loader] if loader is not None else []
     for name in SYSTEM_LIBS:
-        proc = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True,
-                              text=True, check=False)
+        proc = subprocess.run(
+            ["gcc", f"-print-file-name={name}"], capture_output=True, text=True, check=False
+        )
         path = Path(proc.stdout.strip())
         if path.is_absolute() and path.exists():
             found.append(path.resolve())

@@ -28,9 +28,14 @@ _built: OrderedDict[str, ProjectData] = OrderedDict()  # by answers_key, the las
 
 def answers(prototype_text: str, options: Options) -> dict[str, Any]:
     """copier's answers for a prototype rendered with `options`."""
-    return {"prototype": prototype_text, "prototype_file": options.prototype_file,
-            "package": options.package, "torch_namespace": options.namespace,
-            "vendor": options.vendor, "socs": list(options.socs)}
+    return {
+        "prototype": prototype_text,
+        "prototype_file": options.prototype_file,
+        "package": options.package,
+        "torch_namespace": options.namespace,
+        "vendor": options.vendor,
+        "socs": list(options.socs),
+    }
 
 
 def _key(values: Any) -> str:
@@ -52,9 +57,13 @@ def project_data(values: Any) -> ProjectData:
         from opgen.options import Options
         from opgen.templatedata import build
 
-        options = Options(package=values["package"], namespace=values["torch_namespace"],
-                          vendor=values["vendor"], socs=tuple(values["socs"]),
-                          prototype_file=values["prototype_file"])
+        options = Options(
+            package=values["package"],
+            namespace=values["torch_namespace"],
+            vendor=values["vendor"],
+            socs=tuple(values["socs"]),
+            prototype_file=values["prototype_file"],
+        )
         proto = prototype.loads(values["prototype"], source=values["prototype_file"])
         remember(values, build(proto, options))
     return _built[key]

@@ -35,20 +35,32 @@ from opgen.options import Options, TemplateSource, check_template_source
 from opgen.resources import templates_dir
 
 # What happened to a file; the order is the order of the report.
-ACTIONS = ("conflict", "unresolved conflict", "merged", "updated", "restored", "added",
-           "removed", "deleted by user", "kept (modified, no longer produced)",
-           "kept (rendering changed)", "kept (already there)", "orphaned", "unchanged")
+ACTIONS = (
+    "conflict",
+    "unresolved conflict",
+    "merged",
+    "updated",
+    "restored",
+    "added",
+    "removed",
+    "deleted by user",
+    "kept (modified, no longer produced)",
+    "kept (rendering changed)",
+    "kept (already there)",
+    "orphaned",
+    "unchanged",
+)
 # Actions that leave a file as it is but need the user's eye: the warning printed for each.
 NOTED = {
     "unresolved conflict": "still holds the conflict markers of an earlier update; resolve them "
-                           "(the update leaves the file alone until then)",
+    "(the update leaves the file alone until then)",
     "kept (rendering changed)": "opgen's rendering of this file of yours changed (a new input, "
-                                "attr or signature?); yours is kept: `opgen update --diff` shows "
-                                "the new rendering, `--restore` takes it",
+    "attr or signature?); yours is kept: `opgen update --diff` shows "
+    "the new rendering, `--restore` takes it",
     "kept (already there)": "opgen now renders a file of this name, and yours is in the way; "
-                            "yours is kept (`--restore` takes opgen's)",
+    "yours is kept (`--restore` takes opgen's)",
     "orphaned": "opgen no longer renders this file of yours (a renamed or removed op?); it is "
-                "kept: delete it if it is no longer needed",
+    "kept: delete it if it is no longer needed",
 }
 
 
@@ -89,10 +101,12 @@ class Plan:
         return [c.path for c in self.changes if c.action in ("conflict", "unresolved conflict")]
 
     def as_json(self) -> dict:
-        return {"project": str(self.project), "conflicts": self.conflicts,
-                "files": [{"path": c.path, "action": c.action, "owner": c.owner}
-                          for c in self.changes],
-                "warnings": self.warnings}
+        return {
+            "project": str(self.project),
+            "conflicts": self.conflicts,
+            "files": [{"path": c.path, "action": c.action, "owner": c.owner} for c in self.changes],
+            "warnings": self.warnings,
+        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,19 +119,28 @@ def check_git_clean(project: Path, paths: list[str]) -> None:
     not be undone with git."""
     if not paths or shutil.which("git") is None:
         return
-    inside = subprocess.run(["git", "-C", str(project), "rev-parse", "--is-inside-work-tree"],
-                            capture_output=True, text=True, check=False)
+    inside = subprocess.run(
+        ["git", "-C", str(project), "rev-parse", "--is-inside-work-tree"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if inside.returncode != 0 or inside.stdout.strip() != "true":
         return
-    status = subprocess.run(["git", "-C", str(project), "status", "--porcelain", "--", *paths],
-                            capture_output=True, text=True, check=False)
+    status = subprocess.run(
+        ["git", "-C", str(project), "status", "--porcelain", "--", *paths],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     dirty = [line[3:] for line in status.stdout.splitlines() if line.strip()]
     if dirty:
         shown = ", ".join(dirty[:8]) + (f" and {len(dirty) - 8} more" if len(dirty) > 8 else "")
         raise UpdateError(
             f"the update would write {len(dirty)} file(s) with uncommitted changes: {shown}. "
             "Commit them first (then `git checkout -- .` undoes the update), or pass "
-            "--allow-dirty; --dry-run shows what would change.")
+            "--allow-dirty; --dry-run shows what would change."
+        )
 
 
 def merge(ours: bytes, base: bytes, theirs: bytes, path: str) -> tuple[bytes, bool]:
@@ -129,9 +152,21 @@ def merge(ours: bytes, base: bytes, theirs: bytes, path: str) -> tuple[bytes, bo
             p.write_bytes(content)
             files.append(str(p))
         proc = subprocess.run(
-            ["git", "merge-file", "-p", "-L", f"{path} (yours)", "-L",
-             f"{path} (last opgen rendering)", "-L", f"{path} (new opgen rendering)", *files],
-            capture_output=True, check=False)
+            [
+                "git",
+                "merge-file",
+                "-p",
+                "-L",
+                f"{path} (yours)",
+                "-L",
+                f"{path} (last opgen rendering)",
+                "-L",
+                f"{path} (new opgen rendering)",
+                *files,
+            ],
+            capture_output=True,
+            check=False,
+        )
     if proc.returncode < 0 or proc.returncode > 127:
         raise RuntimeError(f"git merge-file failed on {path}: {proc.stderr.decode()}")
     return proc.stdout, proc.returncode > 0
@@ -141,9 +176,14 @@ def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
 
 
-def plan_update(project: Path, templates: str | None = None,
-                socs: tuple[str, ...] | None = None, allow_dirty: bool = False,
-                dry_run: bool = False, restore: tuple[str, ...] = ()) -> Plan:
+def plan_update(
+    project: Path,
+    templates: str | None = None,
+    socs: tuple[str, ...] | None = None,
+    allow_dirty: bool = False,
+    dry_run: bool = False,
+    restore: tuple[str, ...] = (),
+) -> Plan:
     """Work out every file's fate; writes nothing. `restore` names files to write anew from the
     new rendering whatever their state. Raises BadInput (ProjectError, UpdateError,
     UsageError, PrototypeError) or RenderError."""
@@ -153,8 +193,11 @@ def plan_update(project: Path, templates: str | None = None,
         options = replace(options, templates=str(TemplateSource.parse(templates)))
     if socs:
         options = replace(options, socs=socs)
-    source = (TemplateSource.parse(options.templates) if options.templates
-              else TemplateSource(str(templates_dir())))
+    source = (
+        TemplateSource.parse(options.templates)
+        if options.templates
+        else TemplateSource(str(templates_dir()))
+    )
     check_template_source(source, "--templates" if templates is not None else "template source")
 
     proto_path = project / options.prototype_file
@@ -164,8 +207,10 @@ def plan_update(project: Path, templates: str | None = None,
     old_files = state.files
     unknown = [path for path in restore if path not in files]
     if unknown:
-        raise UpdateError(f"--restore {unknown[0]}: opgen does not render that file (give its "
-                          "path relative to the project, as `opgen update --dry-run` lists it)")
+        raise UpdateError(
+            f"--restore {unknown[0]}: opgen does not render that file (give its "
+            "path relative to the project, as `opgen update --dry-run` lists it)"
+        )
 
     the_plan = Plan(project, options, warnings=list(proto.warnings) + data.warnings)
     for path in sorted(set(files) | set(old_files)):
@@ -174,8 +219,9 @@ def plan_update(project: Path, templates: str | None = None,
         owner = old_entry["owner"] if old_entry else new.owner
         current = _read(project / path)
         base = state.pristine(path)
-        change = FileChange(path, "unchanged", owner, old_content=current,
-                            executable=bool(new and new.executable))
+        change = FileChange(
+            path, "unchanged", owner, old_content=current, executable=bool(new and new.executable)
+        )
         _decide(change, new, old_entry, current, base, path in restore)
         if change.action in NOTED:
             the_plan.warnings.append(f"{path}: {NOTED[change.action]}")
@@ -189,8 +235,10 @@ def plan_update(project: Path, templates: str | None = None,
         owner = entry["owner"] if entry and entry["owner"] in ("user", "msopgen") else new.owner
         manifest_files[path] = {"owner": owner, "sha256": new.sha256}
     for path, entry in old_files.items():  # keep what msopgen wrote, and kept user files
-        if path not in files and (entry["owner"] != "generated" or any(
-                c.path == path and c.action.startswith("kept") for c in the_plan.changes)):
+        if path not in files and (
+            entry["owner"] != "generated"
+            or any(c.path == path and c.action.startswith("kept") for c in the_plan.changes)
+        ):
             manifest_files[path] = entry
     if not allow_dirty and not dry_run:
         check_git_clean(project, [c.path for c in the_plan.changes if c.writes])
@@ -201,8 +249,14 @@ def plan_update(project: Path, templates: str | None = None,
     return the_plan
 
 
-def _decide(change: FileChange, new, old_entry: dict | None, current: bytes | None,
-            base: bytes | None, restore: bool) -> None:
+def _decide(
+    change: FileChange,
+    new,
+    old_entry: dict | None,
+    current: bytes | None,
+    base: bytes | None,
+    restore: bool,
+) -> None:
     """One file's fate: set change.action (and new_content when the file is to be written)."""
     owner = change.owner
     if current is not None and _unresolved(current, change.path):
@@ -232,8 +286,12 @@ def _decide(change: FileChange, new, old_entry: dict | None, current: bytes | No
             _merge(change, current, b"", new.content)
     elif current == new.content:
         pass
-    elif owner == "user" and base is not None and new.content != base \
-            and not render.follows_compute(new.content):
+    elif (
+        owner == "user"
+        and base is not None
+        and new.content != base
+        and not render.follows_compute(new.content)
+    ):
         # opgen's rendering changed (a new input, a renamed op): the user's version stands, and
         # the new one is shown with --diff
         change.action, change.new_content = "kept (rendering changed)", new.content
@@ -257,8 +315,10 @@ def _merge(change: FileChange, current: bytes, base: bytes, theirs: bytes) -> No
 
 def _unresolved(content: bytes, path: str) -> bool:
     """Whether `content` still holds the conflict markers an update wrote into it."""
-    return f"<<<<<<< {path} (yours)".encode() in content and \
-        f">>>>>>> {path} (new opgen rendering)".encode() in content
+    return (
+        f"<<<<<<< {path} (yours)".encode() in content
+        and f">>>>>>> {path} (new opgen rendering)".encode() in content
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,8 +373,11 @@ def apply(the_plan: Plan) -> int:
         # an update killed part-way leaves the old state, and the next update completes it.
         def order(item: tuple[Path, bytes | None]) -> tuple[int, Path]:
             target = item[0]
-            rank = 2 if target == the_plan.project / project_state.MANIFEST else int(
-                project_state.STATE_DIR in target.relative_to(the_plan.project).parts[:1])
+            rank = (
+                2
+                if target == the_plan.project / project_state.MANIFEST
+                else int(project_state.STATE_DIR in target.relative_to(the_plan.project).parts[:1])
+            )
             return rank, target
 
         for i, (target, content) in enumerate(sorted(writes.items(), key=order)):

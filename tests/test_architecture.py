@@ -49,7 +49,7 @@ def test_no_import_cycle_among_opgen_modules():
             if dep == "opgen" or (node.startswith(dep + ".") and dep != "opgen"):
                 continue  # a module importing its own package's __init__ (re-exports)
             if state.get(dep) == "open":
-                cycle = stack[stack.index(dep):] + [dep]
+                cycle = stack[stack.index(dep) :] + [dep]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if dep not in state:
                 visit(dep)

@@ -30,8 +30,9 @@ def test_bench_of_a_directory_that_is_no_project_exits_2(tmp_path):
 @pytest.fixture(scope="module")
 def unbuilt(tmp_path_factory):
     directory = tmp_path_factory.mktemp("bench") / "bench_unbuilt"
-    result = run("new", EXAMPLES / "gelu_custom.json", "-o", directory, "--no-build",
-                 "--no-msopgen")
+    result = run(
+        "new", EXAMPLES / "gelu_custom.json", "-o", directory, "--no-build", "--no-msopgen"
+    )
     assert result.exit_code == 0, result.output
     return directory
 
@@ -63,28 +64,59 @@ def test_bench_without_the_script_exits_2(unbuilt, tmp_path):
 def row(op_ms, reference_ms, op=(None, None), reference=(None, None), noisy=False, **more):
     """A bench/run.py result row: medians, (min, max) of the op's and the reference's times and
     the conservative ratio range."""
-    out = {"op": "GeluCustom", "dtype": "float32", "shape": [4096], "op_ms": op_ms,
-           "reference_ms": reference_ms, "ratio": round(op_ms / reference_ms, 3), "rounds": 5}
+    out = {
+        "op": "GeluCustom",
+        "dtype": "float32",
+        "shape": [4096],
+        "op_ms": op_ms,
+        "reference_ms": reference_ms,
+        "ratio": round(op_ms / reference_ms, 3),
+        "rounds": 5,
+    }
     if op[0] is not None:
-        out.update(op_ms_min=op[0], op_ms_max=op[1], reference_ms_min=reference[0],
-                   reference_ms_max=reference[1], ratio_min=round(op[0] / reference[1], 3),
-                   ratio_max=round(op[1] / reference[0], 3), noisy=noisy)
+        out.update(
+            op_ms_min=op[0],
+            op_ms_max=op[1],
+            reference_ms_min=reference[0],
+            reference_ms_max=reference[1],
+            ratio_min=round(op[0] / reference[1], 3),
+            ratio_max=round(op[1] / reference[0], 3),
+            noisy=noisy,
+        )
     return out | more
 
 
 SPREAD = {"rounds": 5, "noisy_spread": 2.0}
-CPU = {"device": "cpu (opgen CPU twin)", "soc": None,
-       "note": "the CPU twin is an emulation of the NPU for correctness: these times are not NPU "
-               "performance", "reference": "torch", "spread": SPREAD}
+CPU = {
+    "device": "cpu (opgen CPU twin)",
+    "soc": None,
+    "note": "the CPU twin is an emulation of the NPU for correctness: these times are not NPU "
+    "performance",
+    "reference": "torch",
+    "spread": SPREAD,
+}
 
 
 def test_bench_table_says_the_twin_is_an_emulation():
     from opgen import bench
 
-    text = bench.table(CPU | {"results": [
-        row(0.7, 0.01, (0.69, 0.72), (0.0098, 0.0102)),
-        {"op": "GeluCustom", "dtype": "float16", "shape": [4096], "op_ms": None,
-         "reference_ms": None, "ratio": None, "error": "RuntimeError: x"}]})
+    text = bench.table(
+        CPU
+        | {
+            "results": [
+                row(0.7, 0.01, (0.69, 0.72), (0.0098, 0.0102)),
+                {
+                    "op": "GeluCustom",
+                    "dtype": "float16",
+                    "shape": [4096],
+                    "op_ms": None,
+                    "reference_ms": None,
+                    "ratio": None,
+                    "error": "RuntimeError: x",
+                },
+            ]
+        }
+    )
     assert "not NPU performance" in text and "failed: RuntimeError: x" in text
     assert "times: us," in text and "op us" in text  # every time under a millisecond
     assert "700 (690-720)" in text and "10.0 (9.80-10.2)" in text
@@ -103,7 +135,7 @@ def test_bench_table_shows_min_median_max_and_flags_a_noisy_row():
     assert "ratio max > 2 x ratio min" in text
     head = next(i for i, line in enumerate(lines) if line.startswith("op "))
     assert lines[head].split() == ["op", "dtype", "shape", "op", "ms", "reference", "ms", "ratio"]
-    first, second, note = lines[head + 1:head + 4]
+    first, second, note = lines[head + 1 : head + 4]
     assert first.split("  ")[-1] == "8.45 (6.96-9.39)" and "0.212 (0.206-0.231)" in first
     assert "0.0251 (0.0246-0.0296)" in first and "noisy" not in first
     assert "0.610 (0.580-1.19)" in second and "1.20 (0.170-8.02)" in second
@@ -123,19 +155,39 @@ def test_bench_table_of_an_old_bench_script_prints_medians():
     del report["spread"]
     text = bench.table(report)
     assert "predates them; opgen update adds them" in text
-    assert text.splitlines()[-1].split() == ["GeluCustom", "float32", "[4096]", "700", "10.0",
-                                             "70.0"]
+    assert text.splitlines()[-1].split() == [
+        "GeluCustom",
+        "float32",
+        "[4096]",
+        "700",
+        "10.0",
+        "70.0",
+    ]
 
 
 def test_bench_table_on_an_npu_has_a_bandwidth_column():
     from opgen import bench
 
-    npu = {"device": "npu", "soc": "Ascend910B2", "note": None, "reference": "torch",
-           "spread": SPREAD,
-           "results": [row(0.05, 0.04, (0.049, 0.052), (0.039, 0.041), bandwidth_gbps=167.8,
-                           peak_fraction=None),
-                       row(0.05, 0.04, (0.049, 0.052), (0.039, 0.041), bandwidth_gbps=167.8,
-                           peak_fraction=0.105)]}
+    npu = {
+        "device": "npu",
+        "soc": "Ascend910B2",
+        "note": None,
+        "reference": "torch",
+        "spread": SPREAD,
+        "results": [
+            row(
+                0.05, 0.04, (0.049, 0.052), (0.039, 0.041), bandwidth_gbps=167.8, peak_fraction=None
+            ),
+            row(
+                0.05,
+                0.04,
+                (0.049, 0.052),
+                (0.039, 0.041),
+                bandwidth_gbps=167.8,
+                peak_fraction=0.105,
+            ),
+        ],
+    }
     lines = bench.table(npu).splitlines()
     assert lines[0] == "device: npu (Ascend910B2)" and lines[-3].endswith("  GB/s (peak)")
     assert lines[-2].endswith("  50.0 (49.0-52.0)  40.0 (39.0-41.0)  1.25 (1.20-1.33)  168")
@@ -147,7 +199,13 @@ def test_number_keeps_three_significant_digits():
     from opgen import bench
 
     assert [bench.number(v) for v in (0.0123456, 0.7126, 12.345, 1234.5, 0, None)] == [
-        "0.0123", "0.713", "12.3", "1234", "0", "-"]
+        "0.0123",
+        "0.713",
+        "12.3",
+        "1234",
+        "0",
+        "-",
+    ]
 
 
 def rendered(path, *names):
@@ -158,9 +216,14 @@ def rendered(path, *names):
     import textwrap
 
     tree = ast.parse(path.read_text())
-    keep = [node for node in tree.body
-            if isinstance(node, ast.FunctionDef) and node.name in names
-            or isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in names]
+    keep = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.name in names
+        or isinstance(node, ast.Assign)
+        and getattr(node.targets[0], "id", None) in names
+    ]
     scope = {"math": math, "statistics": statistics, "textwrap": textwrap}
     exec(compile(ast.Module(keep, type_ignores=[]), str(path), "exec"), scope)  # noqa: S102
     return scope
@@ -180,15 +243,18 @@ def test_spread_keeps_the_old_keys_as_medians(spread):
     assert row["rounds"] == 5 and row["noisy"] is True
 
 
-@pytest.mark.parametrize(("op", "reference", "noisy"), [
-    ([1.0] * 5, [0.5] * 5, False),  # no spread
-    ([1.0, 1.0, 1.9, 1.0, 1.0], [0.5] * 5, False),  # one slow op round, under 2x
-    ([1.0, 1.0, 2.1, 1.0, 1.0], [0.5] * 5, True),  # over 2x
-    ([1.0] * 5, [0.5, 0.5, 0.5, 0.5, 0.05], True),  # one fast reference round: 10x
-    ([1.0, 1.4, 1.2, 1.1, 1.0], [0.5, 0.7, 0.6, 0.5, 0.5], False),  # 1.4 x 1.4 = 1.96
-    ([1.0, 1.5, 1.2, 1.1, 1.0], [0.5, 0.75, 0.6, 0.5, 0.5], True),  # 1.5 x 1.5 = 2.25
-    ([0.9, 30.0, 0.95, 0.9, 0.9], [12.0, 0.2, 12.0, 8.0, 0.17], True),  # ratio 0.03 .. 176
-])
+@pytest.mark.parametrize(
+    ("op", "reference", "noisy"),
+    [
+        ([1.0] * 5, [0.5] * 5, False),  # no spread
+        ([1.0, 1.0, 1.9, 1.0, 1.0], [0.5] * 5, False),  # one slow op round, under 2x
+        ([1.0, 1.0, 2.1, 1.0, 1.0], [0.5] * 5, True),  # over 2x
+        ([1.0] * 5, [0.5, 0.5, 0.5, 0.5, 0.05], True),  # one fast reference round: 10x
+        ([1.0, 1.4, 1.2, 1.1, 1.0], [0.5, 0.7, 0.6, 0.5, 0.5], False),  # 1.4 x 1.4 = 1.96
+        ([1.0, 1.5, 1.2, 1.1, 1.0], [0.5, 0.75, 0.6, 0.5, 0.5], True),  # 1.5 x 1.5 = 2.25
+        ([0.9, 30.0, 0.95, 0.9, 0.9], [12.0, 0.2, 12.0, 8.0, 0.17], True),  # ratio 0.03 .. 176
+    ],
+)
 def test_a_row_is_noisy_when_its_ratio_range_spans_more_than_2x(spread, op, reference, noisy):
     row = spread(op, reference)
     assert row["noisy"] is noisy
@@ -214,38 +280,68 @@ def test_the_generated_table_is_opgen_bench_s(unbuilt):
     from opgen import bench
 
     source = (unbuilt / "bench" / "run.py").read_text()
-    generated = {node.name: ast.get_source_segment(source, node)
-                 for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
+    generated = {
+        node.name: ast.get_source_segment(source, node)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef)
+    }
     for function in (bench.number, bench.cells, bench.noise, bench.table):
         assert generated[function.__name__] == inspect.getsource(function).rstrip()
-    scope = rendered(unbuilt / "bench" / "run.py", "WIDTH", "NOISY_SPREAD", "REPEATS", "SPREAD",
-                     "number", "cells", "noise", "table")
-    report = CPU | {"spread": scope["SPREAD"],
-                    "results": [row(0.61, 1.2, (0.58, 1.19), (0.17, 8.02), noisy=True)]}
+    scope = rendered(
+        unbuilt / "bench" / "run.py",
+        "WIDTH",
+        "NOISY_SPREAD",
+        "REPEATS",
+        "SPREAD",
+        "number",
+        "cells",
+        "noise",
+        "table",
+    )
+    report = CPU | {
+        "spread": scope["SPREAD"],
+        "results": [row(0.61, 1.2, (0.58, 1.19), (0.17, 8.02), noisy=True)],
+    }
     assert scope["table"](report) == bench.table(report)
     assert scope["SPREAD"]["noisy_spread"] == 2.0 and scope["SPREAD"]["rounds"] == 5
 
 
 def entry(test, what, passed, dtype="float32"):
-    return {"test": f"tests/test_gelu_custom.py::{test}", "what": what, "dtype": dtype,
-            "passed": passed, "rule": "threshold" if passed else "ratio L0",
-            "reason": "within the threshold standard" if passed else "threshold standard failed",
-            "level": "L0",
-            "metrics": {"mere": 1e-7, "mare": 1e-6, "rmse": 1e-7, "small_errors": 0,
-                        "small_count": 3, "special_mismatches": 0},
-            "ratios": {"MARE": 1.0}, "benchmark": None,
-            "worst": {"index": [0], "actual": 1.0, "golden": 1.0},
-            "sample": {"golden_abs": [0.0, 0.5, 1.0, 2.0], "abs_error": [0.0, 1e-8, 2e-7, 3e-7],
-                       "rel_error": [0.0, 2e-8, 2e-7, 1.5e-7]}}
+    return {
+        "test": f"tests/test_gelu_custom.py::{test}",
+        "what": what,
+        "dtype": dtype,
+        "passed": passed,
+        "rule": "threshold" if passed else "ratio L0",
+        "reason": "within the threshold standard" if passed else "threshold standard failed",
+        "level": "L0",
+        "metrics": {
+            "mere": 1e-7,
+            "mare": 1e-6,
+            "rmse": 1e-7,
+            "small_errors": 0,
+            "small_count": 3,
+            "special_mismatches": 0,
+        },
+        "ratios": {"MARE": 1.0},
+        "benchmark": None,
+        "worst": {"index": [0], "actual": 1.0, "golden": 1.0},
+        "sample": {
+            "golden_abs": [0.0, 0.5, 1.0, 2.0],
+            "abs_error": [0.0, 1e-8, 2e-7, 3e-7],
+            "rel_error": [0.0, 2e-8, 2e-7, 1.5e-7],
+        },
+    }
 
 
 def test_report_holds_the_cases_and_plots(tmp_path):
     pytest.importorskip("matplotlib")
     record = tmp_path / report.RECORD
     record.parent.mkdir(parents=True)
-    lines = [entry("test_precision[float32-3d]", "inputs (float32), shape (3, 5, 17)", True),
-             entry("test_precision[float16-3d]", "inputs (float16), shape (3, 5, 17)", False,
-                   "float16")]
+    lines = [
+        entry("test_precision[float32-3d]", "inputs (float32), shape (3, 5, 17)", True),
+        entry("test_precision[float16-3d]", "inputs (float16), shape (3, 5, 17)", False, "float16"),
+    ]
     record.write_text("\n".join(json.dumps(e) for e in lines) + "\n{cut short")
     path = report.write(tmp_path)
     assert path == tmp_path / report.REPORT

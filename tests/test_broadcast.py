@@ -28,20 +28,27 @@ def op(inputs, outputs=("y",), compute=None, test_shapes=None) -> dict:
     block = {"compute": compute or {"y": " + ".join(inputs)}}
     if test_shapes is not None:
         block["test_shapes"] = test_shapes
-    return {"op": "BcastCustom", "input_desc": [tensor(n) for n in inputs],
-            "output_desc": [tensor(n) for n in outputs], "opgen": block}
+    return {
+        "op": "BcastCustom",
+        "input_desc": [tensor(n) for n in inputs],
+        "output_desc": [tensor(n) for n in outputs],
+        "opgen": block,
+    }
 
 
-@pytest.mark.parametrize("shapes, expected", [
-    ([(4, 37), (37,)], (4, 37)),
-    ([(7, 1, 33), (1, 5, 33), (33,)], (7, 5, 33)),
-    ([(3, 1), (1, 3)], (3, 3)),
-    ([(1,), (0, 4)], (0, 4)),
-    ([(), (2,)], (2,)),
-    ([(4,), (3,)], None),
-    ([(2, 3), (3, 2)], None),
-    ([(0,), (3,)], None),
-])
+@pytest.mark.parametrize(
+    "shapes, expected",
+    [
+        ([(4, 37), (37,)], (4, 37)),
+        ([(7, 1, 33), (1, 5, 33), (33,)], (7, 5, 33)),
+        ([(3, 1), (1, 3)], (3, 3)),
+        ([(1,), (0, 4)], (0, 4)),
+        ([(), (2,)], (2,)),
+        ([(4,), (3,)], None),
+        ([(2, 3), (3, 2)], None),
+        ([(0,), (3,)], None),
+    ],
+)
 def test_broadcast_shape_is_torchs(shapes, expected):
     assert broadcast_shape(shapes) == expected
 
@@ -64,13 +71,15 @@ def test_which_ops_broadcast():
 
 
 def validate(path):
-    return subprocess.run([sys.executable, "-m", "opgen", "validate", str(path)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "opgen", "validate", str(path)], capture_output=True, text=True
+    )
 
 
 def test_test_shapes_that_do_not_broadcast_exit_2_naming_the_case(write_proto):
-    path = write_proto([op(["x", "bias"], test_shapes=[{"x": [4, 37], "bias": [37]},
-                                                       {"x": [4, 37], "bias": [4]}])])
+    path = write_proto(
+        [op(["x", "bias"], test_shapes=[{"x": [4, 37], "bias": [37]}, {"x": [4, 37], "bias": [4]}])]
+    )
     proc = validate(path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     text = " ".join(proc.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
@@ -79,8 +88,12 @@ def test_test_shapes_that_do_not_broadcast_exit_2_naming_the_case(write_proto):
 
 
 def test_test_shapes_of_an_op_updating_an_input_broadcast_into_it(write_proto):
-    raw = op(["x", "y2"], outputs=("x", "z"), compute={"x": "x + y2", "z": "x * y2"},
-             test_shapes=[{"x": [4, 37], "y2": [37]}, {"x": [37], "y2": [4, 37]}])
+    raw = op(
+        ["x", "y2"],
+        outputs=("x", "z"),
+        compute={"x": "x + y2", "z": "x * y2"},
+        test_shapes=[{"x": [4, 37], "y2": [37]}, {"x": [37], "y2": [4, 37]}],
+    )
     proc = validate(write_proto([raw]))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     text = " ".join(proc.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
@@ -102,13 +115,17 @@ def test_a_broadcasting_op_renders_the_broadcast_machinery():
     files = rendered(BROADCAST_JSON.read_text())
     host = files["op_host/addcmul_custom.cpp"]
     assert "this->SetInferShape(optiling::opgen::InferShapeBroadcast<0, 1, 2, 3>)" in host
-    assert "opgen::PlanBroadcast(context, outShape, inputs, reads, facts, plan, tiling->outShape)" \
+    assert (
+        "opgen::PlanBroadcast(context, outShape, inputs, reads, facts, plan, tiling->outShape)"
         in host
+    )
     assert "const gert::StorageShape* outShape = context->GetOutputShape(0);" in host
     assert "ReadFacts(context, outShape, facts)" in host
     kernel = files["op_kernel/addcmul_custom.cpp"]
-    assert "opgen_kernel::BroadcastInStream<DTYPE_VALUE, ADDCMUL_CUSTOM_BUFFER_NUM> valueIn_;" \
+    assert (
+        "opgen_kernel::BroadcastInStream<DTYPE_VALUE, ADDCMUL_CUSTOM_BUFFER_NUM> valueIn_;"
         in kernel
+    )
     assert "OpgenBroadcastInput valueRead;" in files["op_kernel/addcmul_custom_tiling.h"]
     assert "struct OpgenBroadcastInput {" in files["op_kernel/opgen_broadcast.h"]
     assert "class BroadcastInStream {" in files["op_kernel/opgen_kernel.h"]
@@ -123,12 +140,14 @@ def test_a_byte_op_broadcasts_through_half():
     files = rendered(json.dumps([raw]))
     kernel = files["op_kernel/bcast_custom.cpp"]
     # read-only (the step writes neither input tile), in float through half
-    assert "opgen_kernel::BroadcastInStream<DTYPE_A, BCAST_CUSTOM_BUFFER_NUM, true, float> aIn_;" \
+    assert (
+        "opgen_kernel::BroadcastInStream<DTYPE_A, BCAST_CUSTOM_BUFFER_NUM, true, float> aIn_;"
         in kernel
+    )
     shared = files["op_kernel/opgen_kernel.h"]
-    broadcast_stream = shared[shared.index("class BroadcastInStream {"):]
+    broadcast_stream = shared[shared.index("class BroadcastInStream {") :]
     assert "return WidenInput<Compute>(tile, cast_, half_, count);" in broadcast_stream
-    widen_input = shared[shared.index("WidenInput(const"):shared.index("class InStream {")]
+    widen_input = shared[shared.index("WidenInput(const") : shared.index("class InStream {")]
     assert "WidenThroughHalf(wide, staging.Get<half>(), tile, count);" in widen_input
 
 
@@ -164,13 +183,26 @@ def test_an_op_that_does_not_broadcast_renders_as_before():
     assert "InferShapeLikeInput<0>" in files["op_host/gelu_custom.cpp"]
 
 
-
 def golden_py(raw, tmp_path) -> str:
     proto = tmp_path / "p.json"
     proto.write_text(raw if isinstance(raw, str) else json.dumps(raw))
-    proc = subprocess.run([sys.executable, "-m", "opgen", "new", str(proto), "-o",
-                           str(tmp_path / "out"), "--package", "bcast", "--no-build",
-                           "--no-msopgen"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "opgen",
+            "new",
+            str(proto),
+            "-o",
+            str(tmp_path / "out"),
+            "--package",
+            "bcast",
+            "--no-build",
+            "--no-msopgen",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     return (tmp_path / "out" / "bcast" / "golden.py").read_text()
 
@@ -179,8 +211,9 @@ def test_a_golden_reading_only_some_inputs_is_expanded_to_the_broadcast_shape(tm
     """Every output of a broadcasting op has the inputs' broadcast shape: a golden that reads
     only x is broadcast to it (torch.broadcast_to); one that reads every input stays as it is.
     The shape's name does not clash with an input's."""
-    golden = golden_py([op(["x", "shape"], outputs=("a", "b"),
-                           compute={"a": "x * 2", "b": "x + shape"})], tmp_path)
+    golden = golden_py(
+        [op(["x", "shape"], outputs=("a", "b"), compute={"a": "x * 2", "b": "x + shape"})], tmp_path
+    )
     assert "    shape1 = torch.broadcast_shapes(x.shape, shape.shape)\n" in golden
     assert "return (torch.broadcast_to((x * 2.0), shape1), (x + shape))" in golden
 

@@ -47,10 +47,21 @@ def project(tmp_path, monkeypatch) -> Path:
     """A minimal opgen project whose build.sh and .run are stand-ins."""
     proj = tmp_path / "proj"
     (proj / ".opgen").mkdir(parents=True)
-    (proj / ".opgen" / "manifest.json").write_text(json.dumps(
-        {"options": {"package": "acme", "namespace": "acme", "vendor": "acme",
-                     "socs": ["ascend910b1"], "prototype_file": "op.json", "templates": None},
-         "files": {}}))
+    (proj / ".opgen" / "manifest.json").write_text(
+        json.dumps(
+            {
+                "options": {
+                    "package": "acme",
+                    "namespace": "acme",
+                    "vendor": "acme",
+                    "socs": ["ascend910b1"],
+                    "prototype_file": "op.json",
+                    "templates": None,
+                },
+                "files": {},
+            }
+        )
+    )
     record = tmp_path / "record"
     record.mkdir()
     (record / "run_stand_in").write_text(RUN_STAND_IN)
@@ -59,7 +70,8 @@ def project(tmp_path, monkeypatch) -> Path:
     (proj / "tests").mkdir()
     (proj / "tests" / "conftest.py").write_text(
         "def pytest_configure(config):\n"
-        "    config.addinivalue_line('markers', 'npu: needs an NPU')\n")
+        "    config.addinivalue_line('markers', 'npu: needs an NPU')\n"
+    )
     (proj / "tests" / "test_npu.py").write_text(NPU_TESTS)
     monkeypatch.setenv("RECORD_DIR", str(record))
     return proj
@@ -73,8 +85,7 @@ def test_cann_steps_skip_without_cann(project, monkeypatch):
     assert step.status == "skipped" and "CANN not found" in step.detail
 
 
-def test_cann_package_is_built_and_installed_inside_the_project(project, tmp_path,
-                                                                monkeypatch):
+def test_cann_package_is_built_and_installed_inside_the_project(project, tmp_path, monkeypatch):
     cann = tmp_path / "cann"
     cann.mkdir()
     monkeypatch.setenv("ASCEND_HOME_PATH", str(cann))
@@ -103,9 +114,11 @@ def test_npu_tests_skip_without_an_installed_package(project):
     assert step.status == "skipped" and "no installed op package" in step.detail
 
 
-@pytest.mark.skipif(sys.modules.get("torch_npu") is not None or
-                    __import__("importlib.util").util.find_spec("torch_npu") is not None,
-                    reason="torch_npu is installed here")
+@pytest.mark.skipif(
+    sys.modules.get("torch_npu") is not None
+    or __import__("importlib.util").util.find_spec("torch_npu") is not None,
+    reason="torch_npu is installed here",
+)
 def test_symbol_check_says_why_it_skipped(project):
     step = build.Step("symbols")
     build.step_npu_symbols(project, "acme", step)
@@ -145,8 +158,16 @@ def test_doctor_json_lists_every_tool():
     result = CliRunner().invoke(app, ["doctor", "--json"])
     assert result.exit_code == 0
     names = [c["what"] for c in json.loads(result.stdout)]
-    assert names == ["Python", "torch", "torch_npu", "C++ compiler (g++)", "ninja", "git",
-                     "CANN", "msopgen"]
+    assert names == [
+        "Python",
+        "torch",
+        "torch_npu",
+        "C++ compiler (g++)",
+        "ninja",
+        "git",
+        "CANN",
+        "msopgen",
+    ]
     assert all(c["meaning"] for c in json.loads(result.stdout))
 
 
@@ -178,8 +199,10 @@ def test_the_extension_builds_in_place_and_installs_only_once(project, monkeypat
     monkeypatch.setattr(build, "installed_from", lambda proj, package: False)
     step = build.Step("build PyTorch extension")
     build.step_extension(project, "acme", step)
-    assert calls == [(["setup.py", "build_ext", "--inplace"], None),
-                     (["-m", "pip", "install"], "1")]  # metadata only: no second compile
+    assert calls == [
+        (["setup.py", "build_ext", "--inplace"], None),
+        (["-m", "pip", "install"], "1"),
+    ]  # metadata only: no second compile
     assert step.status == "passed" and step.detail.endswith("acme installed (editable)")
     calls.clear()
     monkeypatch.setattr(build, "installed_from", lambda proj, package: True)
@@ -197,9 +220,11 @@ def test_a_hung_test_is_stopped_and_named(project, monkeypatch):
     from opgen.options import Options
     from opgen.resources import templates_dir
 
-    files = render.render(prototype.load(Path(__file__).parent.parent / "examples" /
-                                         "gelu_custom.json"),
-                          Options("acme", "acme", "acme"), templates_dir())
+    files = render.render(
+        prototype.load(Path(__file__).parent.parent / "examples" / "gelu_custom.json"),
+        Options("acme", "acme", "acme"),
+        templates_dir(),
+    )
     conftest = next(f for f in files if f.path == "tests/conftest.py")
     (project / "tests" / "conftest.py").write_bytes(conftest.content)
     (project / "acme").mkdir()
@@ -207,7 +232,8 @@ def test_a_hung_test_is_stopped_and_named(project, monkeypatch):
     (project / "acme" / "_C.so").write_text("")  # what the session check looks for
     (project / "tests" / "test_npu.py").unlink()
     (project / "tests" / "test_hang.py").write_text(
-        "def test_quick():\n    pass\n\ndef test_hang():\n    while True:\n        pass\n")
+        "def test_quick():\n    pass\n\ndef test_hang():\n    while True:\n        pass\n"
+    )
     monkeypatch.setenv("OPGEN_TEST_TIMEOUT", "2")
     monkeypatch.setenv("PYTHONPATH", str(project))
     monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
@@ -215,17 +241,21 @@ def test_a_hung_test_is_stopped_and_named(project, monkeypatch):
     assert result.exit_code == 1
     step = json.loads(result.stdout)["steps"][-1]
     assert step["status"] == "failed"
-    assert step["detail"].startswith("stopped in tests/test_hang.py::test_hang: no result "
-                                     "within 2 s"), step
+    assert step["detail"].startswith(
+        "stopped in tests/test_hang.py::test_hang: no result within 2 s"
+    ), step
     assert "Timeout" in (project / ".opgen" / "logs" / "test.log").read_text()
 
 
 def test_a_build_failure_shows_the_compiler_error_not_the_traceback(tmp_path):
     log = tmp_path / ".opgen" / "logs" / "build_extension.log"
     log.parent.mkdir(parents=True)
-    lines = ["$ python setup.py build_ext --inplace", "[1/3] c++ -c op_kernel/x.cpp",
-             "op_kernel/x_compute.h:12:5: error: 'Foo' was not declared in this scope",
-             "   12 |     Foo(y, x, count);"] + [f"Traceback line {i}" for i in range(80)]
+    lines = [
+        "$ python setup.py build_ext --inplace",
+        "[1/3] c++ -c op_kernel/x.cpp",
+        "op_kernel/x_compute.h:12:5: error: 'Foo' was not declared in this scope",
+        "   12 |     Foo(y, x, count);",
+    ] + [f"Traceback line {i}" for i in range(80)]
     log.write_text("\n".join(lines) + "\n")
     shown = build.tail(tmp_path, build.Step("build", log=".opgen/logs/build_extension.log"))
     assert shown.splitlines()[2].startswith("op_kernel/x_compute.h:12:5: error: 'Foo'")

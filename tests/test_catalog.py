@@ -36,8 +36,14 @@ def test_every_field_has_a_description_and_an_example():
 
 
 def test_formats_are_msopgens_format_list():
-    assert len(FORMATS) == 42 and {"ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z",
-                                   "FRACTAL_NZ"} <= set(FORMATS)
+    assert len(FORMATS) == 42 and {
+        "ND",
+        "NCHW",
+        "NHWC",
+        "NC1HWC0",
+        "FRACTAL_Z",
+        "FRACTAL_NZ",
+    } <= set(FORMATS)
 
 
 def test_soc_short_names_follow_msopgen():

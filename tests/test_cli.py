@@ -41,8 +41,9 @@ def test_validate_json_for_a_valid_file():
     assert entry["op_type"] == "LeakyReluCustom" and entry["snake_name"] == "leaky_relu_custom"
     assert entry["aclnn"]["name"] == "aclnnLeakyReluCustom"
     assert [a["name"] for a in entry["aclnn"]["args"]] == ["x", "negativeSlope", "out"]
-    assert entry["torch_schema"] == \
-        "leaky_relu_custom(Tensor x, float negative_slope=0.01) -> Tensor"
+    assert (
+        entry["torch_schema"] == "leaky_relu_custom(Tensor x, float negative_slope=0.01) -> Tensor"
+    )
     assert entry["dtypes"] == [["float16", "float16"], ["float32", "float32"]]
 
 
@@ -100,15 +101,17 @@ def test_usage_error_exits_2():
 
 def test_console_script_runs_without_traceback(write_proto):
     path = write_proto("[1, 2")
-    proc = subprocess.run([sys.executable, "-m", "opgen", "validate", str(path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "opgen", "validate", str(path)], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def _run_main(code: str, tmp_path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
 
 
 def test_sigterm_during_new_leaves_nothing_behind(tmp_path):
@@ -144,8 +147,9 @@ main()
 @pytest.mark.parametrize("command", ["build", "test"])
 def test_build_and_test_with_an_unwritable_log_directory_say_so(tmp_path, command):
     project = tmp_path / "p"
-    new = CliRunner().invoke(app, ["new", str(GELU), "-o", str(project), "--no-build",
-                                   "--no-msopgen"])
+    new = CliRunner().invoke(
+        app, ["new", str(GELU), "-o", str(project), "--no-build", "--no-msopgen"]
+    )
     assert new.exit_code == 0
     (project / ".opgen" / "logs").write_text("a file where the log directory goes")
     code = f"""
@@ -155,6 +159,7 @@ from opgen.cli import main
 main()
 """
     proc = _run_main(code, tmp_path)
-    assert proc.returncode == 1 and "error: " in proc.stderr and ".opgen/logs" in proc.stderr, \
+    assert proc.returncode == 1 and "error: " in proc.stderr and ".opgen/logs" in proc.stderr, (
         proc.stderr
+    )
     assert "Traceback" not in proc.stderr

@@ -27,8 +27,9 @@ from opgen.problems import PrototypeError
 from opgen.resources import templates_dir
 
 CORPUS = ROOT / "tests" / "data" / "corpus" / "hicann__cann-ops-competitions"
-ROLL_COMPLEX = CORPUS / ("04_tasks__01_community-task-2026__docs__202607__self_test_case__"
-                         "aclnn_roll__op_complex.json")
+ROLL_COMPLEX = CORPUS / (
+    "04_tasks__01_community-task-2026__docs__202607__self_test_case__aclnn_roll__op_complex.json"
+)
 TWIN_INCLUDE = ROOT / "opgen" / "twin" / "include"
 
 
@@ -75,8 +76,9 @@ def test_compute_over_a_complex_tensor_is_refused_with_its_path():
         prototype.loads(json.dumps([scale(compute={"y": "2 * x"})]))
     (problem,) = info.value.problems
     assert problem.path == "$[0].opgen.compute.y"
-    assert problem.text().startswith("input 'x' and output 'y' can be complex64, but compute "
-                                     "expressions are real-valued")
+    assert problem.text().startswith(
+        "input 'x' and output 'y' can be complex64, but compute expressions are real-valued"
+    )
     assert "op_kernel/scale_c_compute.h" in problem.text()
 
 
@@ -100,8 +102,10 @@ def test_other_complex_dtypes_still_have_no_element_type(dtype):
 def test_a_combination_with_complex128_is_left_out_with_a_warning():
     proto = prototype.loads(json.dumps(scale(types=("float", "complex128", "complex64"))))
     assert proto.ops[0].dtype_combinations == (("float32", "float32"), ("complex64", "complex64"))
-    assert proto.warnings == ("$: dtype combination(s) 1 left out: opgen's kernel and PyTorch "
-                              "templates have no element type for complex128",)
+    assert proto.warnings == (
+        "$: dtype combination(s) 1 left out: opgen's kernel and PyTorch "
+        "templates have no element type for complex128",
+    )
 
 
 # --- the rendered project ---------------------------------------------------------------------
@@ -124,13 +128,17 @@ def test_a_complex_only_tensor_streams_uint64_words():
 def test_a_tensor_with_complex_and_real_dtypes_picks_its_type_by_orig_dtype():
     files = rendered(scale())
     kernel = files["op_kernel/scale_c.cpp"]
-    assert ("#if ORIG_DTYPE_X == DT_COMPLEX64\nusing XElement = uint64_t;\n#else\n"
-            "using XElement = DTYPE_X;\n#endif\n") in kernel
+    assert (
+        "#if ORIG_DTYPE_X == DT_COMPLEX64\nusing XElement = uint64_t;\n#else\n"
+        "using XElement = DTYPE_X;\n#endif\n"
+    ) in kernel
     assert "opgen_kernel::InStream<XElement, SCALE_C_BUFFER_NUM> xIn_;" in kernel
     assert "opgen_kernel::OutStream<YElement, SCALE_C_BUFFER_NUM> yOut_;" in kernel
     variant = files["p/csrc/scale_c_complex64.cpp"]
-    assert ("#define DTYPE_X complex64\n#define ORIG_DTYPE_X DT_COMPLEX64\n"
-            "#define DTYPE_Y complex64\n#define ORIG_DTYPE_Y DT_COMPLEX64\n") in variant
+    assert (
+        "#define DTYPE_X complex64\n#define ORIG_DTYPE_X DT_COMPLEX64\n"
+        "#define DTYPE_Y complex64\n#define ORIG_DTYPE_Y DT_COMPLEX64\n"
+    ) in variant
     assert "#define ORIG_DTYPE_X DT_FLOAT\n" in files["p/csrc/scale_c_float32.cpp"]
 
 
@@ -163,8 +171,10 @@ def precision(tmp_path_factory):
 
 def test_a_complex_output_is_judged_by_its_parts(precision):
     torch = pytest.importorskip("torch")
-    golden = torch.complex(torch.linspace(-3, 3, 1000, dtype=torch.float64),
-                           torch.linspace(2, -2, 1000, dtype=torch.float64))
+    golden = torch.complex(
+        torch.linspace(-3, 3, 1000, dtype=torch.float64),
+        torch.linspace(2, -2, 1000, dtype=torch.float64),
+    )
     result = precision.measure(golden.to(torch.complex64), golden)
     assert result.passed and result.dtype == torch.float32 and result.count == 2000
     wrong = golden.to(torch.complex64) + 1e-3j  # only the imaginary parts are off
@@ -173,8 +183,9 @@ def test_a_complex_output_is_judged_by_its_parts(precision):
     assert result.worst_index[-1] == 1  # an imaginary part
 
 
-def test_complex_inputs_are_drawn_with_both_parts_in_range(tmp_path_factory, precision,
-                                                           monkeypatch):
+def test_complex_inputs_are_drawn_with_both_parts_in_range(
+    tmp_path_factory, precision, monkeypatch
+):
     torch = pytest.importorskip("torch")
     from test_precision_standard import load_rendered
 
@@ -196,9 +207,20 @@ def test_both_variants_compile_on_the_twin(tmp_path):
         target.write_text(text)
     for variant in ("float32", "complex64"):
         result = subprocess.run(
-            ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-I", str(TWIN_INCLUDE), "-I",
-             str(tmp_path / "op_kernel"), str(tmp_path / "p" / "csrc" / f"scale_c_{variant}.cpp")],
-            capture_output=True, text=True)
+            [
+                "g++",
+                "-std=c++17",
+                "-fsyntax-only",
+                "-Wall",
+                "-I",
+                str(TWIN_INCLUDE),
+                "-I",
+                str(tmp_path / "op_kernel"),
+                str(tmp_path / "p" / "csrc" / f"scale_c_{variant}.cpp"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 0, result.stderr[-3000:]
 
 
@@ -207,12 +229,17 @@ def test_twin_refuses_dtype_x_as_a_type_for_complex64(tmp_path):
     """As on 910B, where the CANN build's DTYPE_X=complex64 names no type, the twin has none:
     a kernel that declares complex64 data through DTYPE_X does not compile."""
     source = tmp_path / "uses_dtype.cpp"
-    source.write_text('#include "kernel_operator.h"\n#include "opgen_twin/kernel_type.h"\n'
-                      "#define DTYPE_X complex64\n"
-                      "#define ORIG_DTYPE_X DT_COMPLEX64\n"
-                      "static_assert(ORIG_DTYPE_X == DT_COMPLEX64, \"\");\nDTYPE_X value;\n")
-    result = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-I", str(TWIN_INCLUDE),
-                             str(source)], capture_output=True, text=True)
+    source.write_text(
+        '#include "kernel_operator.h"\n#include "opgen_twin/kernel_type.h"\n'
+        "#define DTYPE_X complex64\n"
+        "#define ORIG_DTYPE_X DT_COMPLEX64\n"
+        'static_assert(ORIG_DTYPE_X == DT_COMPLEX64, "");\nDTYPE_X value;\n'
+    )
+    result = subprocess.run(
+        ["g++", "-std=c++17", "-fsyntax-only", "-I", str(TWIN_INCLUDE), str(source)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0 and "complex64" in result.stderr
     assert "static_assert" not in result.stderr
 
@@ -226,16 +253,20 @@ def test_a_compute_step_over_the_words_passes_precision_in_both_combinations(tmp
     project = render(source, tmp_path / "scale_c")
     step = project.directory / "op_kernel" / "scale_c_compute.h"
     text = step.read_text()
-    body = text[text.index("    // TODO(opgen)"):text.index("}\n\n#endif")]
-    text = text.replace(body, "    AscendC::Muls(y.template ReinterpretCast<float>(), "
-                              "x.template ReinterpretCast<float>(), 2.0f,\n"
-                              "                  static_cast<int32_t>(count * sizeof(TX) / "
-                              "sizeof(float)));\n")
+    body = text[text.index("    // TODO(opgen)") : text.index("}\n\n#endif")]
+    text = text.replace(
+        body,
+        "    AscendC::Muls(y.template ReinterpretCast<float>(), "
+        "x.template ReinterpretCast<float>(), 2.0f,\n"
+        "                  static_cast<int32_t>(count * sizeof(TX) / "
+        "sizeof(float)));\n",
+    )
     step.write_text(re.sub(r"// !!! .*\n", "", text))  # the placeholder banner goes too
     build(project)
     suite = run_suite(project, "-k", "test_precision")
     assert suite.returncode == 0, suite.describe()
     passed = suite.select("passed", "::test_precision[")
-    assert {node.split("[")[1].split("-")[0] for node in passed} == {"float32", "complex64"}, \
+    assert {node.split("[")[1].split("-")[0] for node in passed} == {"float32", "complex64"}, (
         suite.describe()
+    )
     assert len(passed) == 10, suite.describe()  # 5 shapes per combination

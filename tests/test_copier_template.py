@@ -20,13 +20,20 @@ GELU = EXAMPLES / "gelu_custom.json"
 
 def files_of(project: Path) -> dict[str, tuple[bytes, int]]:
     """Every file's bytes and mode."""
-    return {p.relative_to(project).as_posix(): (p.read_bytes(), p.stat().st_mode)
-            for p in sorted(project.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(project).as_posix(): (p.read_bytes(), p.stat().st_mode)
+        for p in sorted(project.rglob("*"))
+        if p.is_file()
+    }
 
 
 def git(*args, cwd: Path) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 def test_the_project_records_copiers_answers(tmp_path):
@@ -34,8 +41,11 @@ def test_the_project_records_copiers_answers(tmp_path):
     answers = yaml.safe_load((project / ".copier-answers.yml").read_text())
     assert answers == {
         "_src_path": str(templates_dir()),
-        "prototype": GELU.read_text(), "prototype_file": "gelu_custom.json",
-        "package": "proj", "torch_namespace": "proj", "vendor": "proj",
+        "prototype": GELU.read_text(),
+        "prototype_file": "gelu_custom.json",
+        "package": "proj",
+        "torch_namespace": "proj",
+        "vendor": "proj",
         "socs": ["ascend910b1"],
     }
     manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
@@ -45,8 +55,12 @@ def test_the_project_records_copiers_answers(tmp_path):
 def test_copier_recopy_leaves_every_file_byte_identical(tmp_path):
     project = new_project(tmp_path)
     before = files_of(project)
-    result = subprocess.run([sys.executable, "-m", "copier", "recopy", "--trust", "--defaults",
-                             "--overwrite"], cwd=project, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "copier", "recopy", "--trust", "--defaults", "--overwrite"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "identical" in result.stderr and "overwrite" not in result.stderr
     assert files_of(project) == before
@@ -63,8 +77,11 @@ def test_templates_at_a_git_tag_then_an_update_to_the_next_tag_keeps_a_user_edit
     assert yaml.safe_load((project / ".copier-answers.yml").read_text())["_commit"] == "v1"
 
     edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
-    edit(repo / "layout" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
-         "add_subdirectory(op_host)  # v2 of the templates")
+    edit(
+        repo / "layout" / "CMakeLists.txt.jinja",
+        "add_subdirectory(op_host)",
+        "add_subdirectory(op_host)  # v2 of the templates",
+    )
     git("commit", "-qam", "v2", cwd=repo)
     git("tag", "v2", cwd=repo)
     # the working tree moves on; the tag stays

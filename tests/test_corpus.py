@@ -22,8 +22,10 @@ SOURCES = list(csv.DictReader((CORPUS / "SOURCES.tsv").open(encoding="utf-8"), d
 # project for each (see the message).
 REFUSED = {
     # "attr_desc" is no msopgen key: msopgen ignores it and the op loses its attrs
-    "wybxw__Ascend_ops_Base_S6/Argmin__ArgMin.json":
-        ("$.attr_desc", "msopgen ignores it, so what it holds would be lost; did you mean 'attr'?"),
+    "wybxw__Ascend_ops_Base_S6/Argmin__ArgMin.json": (
+        "$.attr_desc",
+        "msopgen ignores it, so what it holds would be lost; did you mean 'attr'?",
+    ),
 }
 ACCEPTED = [r["file"] for r in SOURCES if r["file"] not in REFUSED]
 
@@ -51,16 +53,18 @@ def test_refused_with_path_and_msopgen_behaviour(name):
     with pytest.raises(PrototypeError) as info:
         prototype.load(CORPUS / name)
     path, fragment = REFUSED[name]
-    assert any(p.path == path and fragment in p.text() for p in info.value.problems), \
-        [(p.path, p.text()) for p in info.value.problems]
+    assert any(p.path == path and fragment in p.text() for p in info.value.problems), [
+        (p.path, p.text()) for p in info.value.problems
+    ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ACCEPTED, ids=lambda name: name.split("/")[-1])
 def test_rendered(name, tmp_path):
     dest = tmp_path / "corpus_project"
-    result = CliRunner().invoke(app, ["new", str(CORPUS / name), "-o", str(dest), "--no-build",
-                                      "--no-msopgen", "--json"])
+    result = CliRunner().invoke(
+        app, ["new", str(CORPUS / name), "-o", str(dest), "--no-build", "--no-msopgen", "--json"]
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert (dest / ".opgen" / "manifest.json").is_file()

@@ -20,30 +20,56 @@ def test_tree_shape_and_tensor_flags():
     assert parse("-alpha * x").left == expr.Neg(expr.Scalar("alpha"))
 
 
-@pytest.mark.parametrize("text", [
-    "0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))",
-    "max(x, 0.0) + alpha * min(x, 0.0)",
-    "x * sigmoid(x)", "rsqrt(abs(x) + 1)", "reciprocal(1 + exp(-x))", "relu(x - y) / y",
-    "log(sqrt(x * x + 1))", "min(alpha, x) + max(y, n)", "x ** 2 + y ** 4",
-    "sign(x - 1) * floor(y * 3) + ceil(x) - erf(y)", "log1p(x) + expm1(-y)",
-    "clamp(x, 0.5, alpha * 8) + clamp(alpha, 0, 1)", "x ** -1.5 + y ** 3.7 + x ** (1 / 3)",
-    "x ** 7 - y ** -2",
-    "where(x > y, x, y * 2) + (x <= 1.7) * 3", "where(x == 0.3, y, where(x > 1, 1.0, 0.0))",
-    "where(x - 1.7, 1, y) + where(alpha > 0, x, y) + (alpha < n)", "(x != y) + (1 >= x)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))",
+        "max(x, 0.0) + alpha * min(x, 0.0)",
+        "x * sigmoid(x)",
+        "rsqrt(abs(x) + 1)",
+        "reciprocal(1 + exp(-x))",
+        "relu(x - y) / y",
+        "log(sqrt(x * x + 1))",
+        "min(alpha, x) + max(y, n)",
+        "x ** 2 + y ** 4",
+        "sign(x - 1) * floor(y * 3) + ceil(x) - erf(y)",
+        "log1p(x) + expm1(-y)",
+        "clamp(x, 0.5, alpha * 8) + clamp(alpha, 0, 1)",
+        "x ** -1.5 + y ** 3.7 + x ** (1 / 3)",
+        "x ** 7 - y ** -2",
+        "where(x > y, x, y * 2) + (x <= 1.7) * 3",
+        "where(x == 0.3, y, where(x > 1, 1.0, 0.0))",
+        "where(x - 1.7, 1, y) + where(alpha > 0, x, y) + (alpha < n)",
+        "(x != y) + (1 >= x)",
+    ],
+)
 def test_default_golden_computes_the_same_function(text):
     torch = pytest.importorskip("torch")
     golden = expr.to_torch(parse(text))
     x = torch.tensor([0.3, 1.7, 2.5], dtype=torch.float64)
     y = torch.tensor([1.1, 0.4, 3.0], dtype=torch.float64)
     env = {"x": x, "y": y, "alpha": 0.25, "n": 2}
-    fn = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "rsqrt": lambda v: v ** -0.5,
-          "abs": abs, "reciprocal": lambda v: 1 / v, "tanh": math.tanh,
-          "sigmoid": lambda v: 1 / (1 + math.exp(-v)), "relu": lambda v: max(v, 0.0),
-          "min": min, "max": max, "sign": lambda v: float((v > 0) - (v < 0)),
-          "floor": math.floor, "ceil": math.ceil, "erf": math.erf, "log1p": math.log1p,
-          "expm1": math.expm1, "clamp": lambda v, lo, hi: min(max(v, lo), hi),
-          "where": lambda c, a, b: a if c else b}
+    fn = {
+        "exp": math.exp,
+        "log": math.log,
+        "sqrt": math.sqrt,
+        "rsqrt": lambda v: v**-0.5,
+        "abs": abs,
+        "reciprocal": lambda v: 1 / v,
+        "tanh": math.tanh,
+        "sigmoid": lambda v: 1 / (1 + math.exp(-v)),
+        "relu": lambda v: max(v, 0.0),
+        "min": min,
+        "max": max,
+        "sign": lambda v: float((v > 0) - (v < 0)),
+        "floor": math.floor,
+        "ceil": math.ceil,
+        "erf": math.erf,
+        "log1p": math.log1p,
+        "expm1": math.expm1,
+        "clamp": lambda v, lo, hi: min(max(v, lo), hi),
+        "where": lambda c, a, b: a if c else b,
+    }
     for i in range(3):
         scalar_env = {**fn, "x": float(x[i]), "y": float(y[i]), "alpha": 0.25, "n": 2}
         expected = eval(text, {"__builtins__": {}}, scalar_env)  # test data only
@@ -53,10 +79,21 @@ def test_default_golden_computes_the_same_function(text):
 
 def test_comparisons_and_where_parse_and_show():
     node = parse("where(x == 0, y, where(x > 0, 1.0, 0.0))")
-    assert node == expr.Call("where", (
-        expr.Compare("==", expr.Tensor("x"), expr.Const(0.0)), expr.Tensor("y"),
-        expr.Call("where", (expr.Compare(">", expr.Tensor("x"), expr.Const(0.0)),
-                            expr.Const(1.0), expr.Const(0.0)))))
+    assert node == expr.Call(
+        "where",
+        (
+            expr.Compare("==", expr.Tensor("x"), expr.Const(0.0)),
+            expr.Tensor("y"),
+            expr.Call(
+                "where",
+                (
+                    expr.Compare(">", expr.Tensor("x"), expr.Const(0.0)),
+                    expr.Const(1.0),
+                    expr.Const(0.0),
+                ),
+            ),
+        ),
+    )
     assert expr.show(node) == "where(x == 0, y, where(x > 0, 1, 0))"
     assert expr.show(parse("(x > y) * 2 + (x + 1 <= y)")) == "(x > y) * 2 + (x + 1 <= y)"
     # torch's bool + bool is a logical or: inside arithmetic a comparison is a number
@@ -64,11 +101,14 @@ def test_comparisons_and_where_parse_and_show():
     assert expr.to_torch(parse("x > y")) == "(x > y)"  # a bool output's golden stays bool
 
 
-@pytest.mark.parametrize("text, message", [
-    ("0 < x < 1", "chains comparisons"),
-    ("x in y", "compares with < <= > >= == != only"),
-    ("where(x, y)", r"where\(\) takes 3 arguments, got 2 \(where\(cond, a, b\)\)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("0 < x < 1", "chains comparisons"),
+        ("x in y", "compares with < <= > >= == != only"),
+        ("where(x, y)", r"where\(\) takes 3 arguments, got 2 \(where\(cond, a, b\)\)"),
+    ],
+)
 def test_comparison_errors_say_what_to_write(text, message):
     with pytest.raises(expr.ExprError, match=message):
         parse(text)

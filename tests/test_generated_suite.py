@@ -40,8 +40,9 @@ from opgen.templatedata import tests as tests_data
 RUFF = Path(sys.executable).with_name("ruff")
 RUFF_STRICT = ["--select", "E,F,W,I,B,UP", "--line-length", "100", "--target-version", "py310"]
 PRECISION_TRIALS = Path(__file__).parent / "data" / "precision" / "trials.json"
-SOURCES = (sorted(EXAMPLES.glob("*.json")) + sorted(SHARED_PROTOS.glob("*.json"))
-           + [PRECISION_TRIALS])
+SOURCES = (
+    sorted(EXAMPLES.glob("*.json")) + sorted(SHARED_PROTOS.glob("*.json")) + [PRECISION_TRIALS]
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -49,8 +50,9 @@ SOURCES = (sorted(EXAMPLES.glob("*.json")) + sorted(SHARED_PROTOS.glob("*.json")
 # ---------------------------------------------------------------------------------------------
 
 
-def rendered_tests(proto_text: str, directory: Path, package: str = "pkg",
-                   socs: tuple[str, ...] = ("ascend910b1",)) -> list[Path]:
+def rendered_tests(
+    proto_text: str, directory: Path, package: str = "pkg", socs: tuple[str, ...] = ("ascend910b1",)
+) -> list[Path]:
     proto = prototype.loads(proto_text)
     options = Options(package=package, namespace=package, vendor=package, socs=list(socs))
     for f in render_mod.render(proto, options, resources.templates_dir()):
@@ -61,12 +63,17 @@ def rendered_tests(proto_text: str, directory: Path, package: str = "pkg",
 
 
 def check_clean(directory: Path, files: list[Path]) -> None:
-    result = subprocess.run([sys.executable, "-m", "py_compile", *map(str, files)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "py_compile", *map(str, files)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     for extra in ([], RUFF_STRICT):  # the project's own ruff settings, and opgen's stricter set
-        result = subprocess.run([str(RUFF), "check", "--no-cache", *extra, *map(str, files)],
-                                capture_output=True, text=True, cwd=directory)
+        result = subprocess.run(
+            [str(RUFF), "check", "--no-cache", *extra, *map(str, files)],
+            capture_output=True,
+            text=True,
+            cwd=directory,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -137,39 +144,59 @@ def test_boundary_value_domains_follow_the_compute(tmp_path):
     rendered_tests((EXAMPLES / "leaky_relu_custom.json").read_text(), tmp_path / "leaky")
     leaky = (tmp_path / "leaky" / "tests" / "test_leaky_relu_custom.py").read_text()
     assert 'TensorArg("x", -4.0, 4.0),' in leaky
-    rendered_tests((EXAMPLES / "leaky_relu_custom.json").read_text(), tmp_path / "910a",
-                   socs=("ascend910a",))
+    rendered_tests(
+        (EXAMPLES / "leaky_relu_custom.json").read_text(), tmp_path / "910a", socs=("ascend910a",)
+    )
     leaky = (tmp_path / "910a" / "tests" / "test_leaky_relu_custom.py").read_text()
     assert "do not propagate NaN on ascend910" in leaky
     assert 'TensorArg("x", -4.0, 4.0, nan=False),' in leaky
 
 
-@pytest.mark.parametrize("compute, positive", [
-    ("x * y", {}),
-    ("log(x) + y", {"x": "log() of it"}),
-    ("x / (y + 1)", {"y": "a division by it"}),
-    ("sqrt(x * y) + rsqrt(z)", {"x": "sqrt() of it", "y": "sqrt() of it",
-                                "z": "rsqrt() of it"}),
-    ("reciprocal(abs(x)) - x / 2", {"x": "reciprocal() of it"}),
-    ("log1p(x) + y ** 3 + z ** 0.5", {"x": "log1p() of it",
-                                     "z": "a power of it with the exponent 0.5"}),
-    ("x ** -2 + expm1(y) * sign(z)", {"x": "a power of it with the exponent -2"}),
-    # arguments positive (or, for sqrt, nonnegative) whatever the inputs
-    ("log(abs(x) + sqrt(x * x + 1)) + log(1 + exp(y))", {}),
-    ("sqrt(z * z) + sqrt(x ** 2 + abs(y)) / (exp(y) + 1)", {}),
-    ("log(abs(x)) + sqrt(y - 1) + 1 / where(z > 0, z, 1)", {
-        "x": "log() of it", "y": "sqrt() of it", "z": "a division by it"}),
-])
+@pytest.mark.parametrize(
+    "compute, positive",
+    [
+        ("x * y", {}),
+        ("log(x) + y", {"x": "log() of it"}),
+        ("x / (y + 1)", {"y": "a division by it"}),
+        (
+            "sqrt(x * y) + rsqrt(z)",
+            {"x": "sqrt() of it", "y": "sqrt() of it", "z": "rsqrt() of it"},
+        ),
+        ("reciprocal(abs(x)) - x / 2", {"x": "reciprocal() of it"}),
+        (
+            "log1p(x) + y ** 3 + z ** 0.5",
+            {"x": "log1p() of it", "z": "a power of it with the exponent 0.5"},
+        ),
+        ("x ** -2 + expm1(y) * sign(z)", {"x": "a power of it with the exponent -2"}),
+        # arguments positive (or, for sqrt, nonnegative) whatever the inputs
+        ("log(abs(x) + sqrt(x * x + 1)) + log(1 + exp(y))", {}),
+        ("sqrt(z * z) + sqrt(x ** 2 + abs(y)) / (exp(y) + 1)", {}),
+        (
+            "log(abs(x)) + sqrt(y - 1) + 1 / where(z > 0, z, 1)",
+            {"x": "log() of it", "y": "sqrt() of it", "z": "a division by it"},
+        ),
+    ],
+)
 def test_inputs_drawn_positive_where_the_compute_needs_it(compute, positive):
     tree = expr.parse_compute(compute, {"x", "y", "z"}, {"alpha"})
     assert tests_data.positive_inputs(tree) == positive
 
 
-@pytest.mark.parametrize("value", [
-    None, True, 3, -0.25, float("inf"), float("nan"), "a \"quoted\"\\ \u00e9\n\t\x01 text",
-    [1, [2.5, "x"], (True,)], {"k": [{"nested": ["x" * 150]}], "j": ()},
-    "y" * 300,
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        3,
+        -0.25,
+        float("inf"),
+        float("nan"),
+        'a "quoted"\\ \u00e9\n\t\x01 text',
+        [1, [2.5, "x"], (True,)],
+        {"k": [{"nested": ["x" * 150]}], "j": ()},
+        "y" * 300,
+    ],
+)
 def test_py_block_prints_python_literals(value):
     import math
 
@@ -187,11 +214,18 @@ def test_expected_opdef_follows_the_prototype():
     proto = prototype.loads(protos.text([protos.ALL_ATTRS, protos.NO_ACLNN]))
     options = Options(package="p", namespace="p", vendor="p", socs=("ascend910b1",))
     opdef = tests_data.expected_opdef(proto.ops[0], options)
-    assert opdef["inputs"][1] == {"name": "bias", "param_type": "optional",
-                                  "dtypes": ["DT_FLOAT16", "DT_FLOAT"],
-                                  "formats": ["FORMAT_ND", "FORMAT_ND"]}
-    assert opdef["attrs"][0] == {"name": "alpha", "type": "float", "required": False,
-                                 "default": 0.5}
+    assert opdef["inputs"][1] == {
+        "name": "bias",
+        "param_type": "optional",
+        "dtypes": ["DT_FLOAT16", "DT_FLOAT"],
+        "formats": ["FORMAT_ND", "FORMAT_ND"],
+    }
+    assert opdef["attrs"][0] == {
+        "name": "alpha",
+        "type": "float",
+        "required": False,
+        "default": 0.5,
+    }
     assert opdef["socs"] == ["ascend910b"]
     required = tests_data.expected_opdef(proto.ops[1], options)["attrs"][2]
     assert required == {"name": "level", "type": "int", "required": True, "default": None}
@@ -223,8 +257,9 @@ def gelu(tmp_path_factory):
 @pytest.fixture(scope="module")
 def no_compute(tmp_path_factory):
     needs_toolchain()
-    project = render(SHARED_PROTOS / "add_custom.msopgen.json",
-                     tmp_path_factory.mktemp("add") / "add_proj")
+    project = render(
+        SHARED_PROTOS / "add_custom.msopgen.json", tmp_path_factory.mktemp("add") / "add_proj"
+    )
     build(project)
     return project
 
@@ -244,14 +279,17 @@ def test_gelu_suite_passes(gelu):
     for node, outcome in suite.select("skipped").items():
         assert skip_reason_allowed(outcome["message"]), (node, outcome["message"])
     # every kind of test is there and passed
-    for name in ("test_precision[float16-beyond-tile-x-cores]",
-                 "test_precision_non_contiguous_input[bfloat16-transposed]",
-                 "test_opcheck[float32-test_aot_dispatch_dynamic]",
-                 "test_opcheck_requires_grad[float16-test_autograd_registration]",
-                 "test_gradcheck", "test_backward_matches_the_float64_golden_gradient[float32]",
-                 "test_compile_fullgraph_matches_eager[bfloat16]",
-                 "test_fake_kernel_matches_host_infer[float16-3d]",
-                 "test_opdef_matches_prototype[inputs]"):
+    for name in (
+        "test_precision[float16-beyond-tile-x-cores]",
+        "test_precision_non_contiguous_input[bfloat16-transposed]",
+        "test_opcheck[float32-test_aot_dispatch_dynamic]",
+        "test_opcheck_requires_grad[float16-test_autograd_registration]",
+        "test_gradcheck",
+        "test_backward_matches_the_float64_golden_gradient[float32]",
+        "test_compile_fullgraph_matches_eager[bfloat16]",
+        "test_fake_kernel_matches_host_infer[float16-3d]",
+        "test_opdef_matches_prototype[inputs]",
+    ):
         (outcome,) = suite.select(name=f"::{name}").values()
         assert outcome["outcome"] == "passed", name
     assert suite.seconds < 120, "the generated suite should take well under a minute"
@@ -270,8 +308,10 @@ def npu_python() -> str | None:
 def test_gelu_converter_under_offline_torchair(gelu):
     python = npu_python()
     if python is None:
-        pytest.skip("torch_npu is not installed here: set OPGEN_NPU_PYTHON to the Python of a "
-                    "venv with this torch and `pip install --no-deps torch-npu==<torch version>`")
+        pytest.skip(
+            "torch_npu is not installed here: set OPGEN_NPU_PYTHON to the Python of a "
+            "venv with this torch and `pip install --no-deps torch-npu==<torch version>`"
+        )
     suite = run_suite(gelu, "-k", "torchair", python=python)
     (outcome,) = suite.select(name="test_torchair_converter_emits_the_ge_node").values()
     assert outcome["outcome"] == "passed", suite.describe()
@@ -281,14 +321,19 @@ def test_gelu_converter_under_offline_torchair(gelu):
 def test_compute_bug_fails_precision_with_the_numbers(gelu):
     # A 0.1% error in the compute step: 0.5 * x becomes 0.5005 * x. Both standards fail it in
     # float32 (torch's float32 GELU is far better than that).
-    with planted(gelu, "op_kernel/gelu_custom_compute.h", "Muls(y, x, 0.5f,",
-                 "Muls(y, x, 0.5005f,"):
+    with planted(
+        gelu, "op_kernel/gelu_custom_compute.h", "Muls(y, x, 0.5f,", "Muls(y, x, 0.5005f,"
+    ):
         suite = run_suite(gelu, "-k", "precision")
     failed = suite.select("failed")
-    float32 = [f"::test_precision[float32-{shape}]" for shape in
-               ("37-elements", "3d", "beyond-tile-x-cores")]
-    float32 += [f"::test_precision_non_contiguous_input[float32-{layout}]"
-                for layout in ("transposed", "sliced")]
+    float32 = [
+        f"::test_precision[float32-{shape}]"
+        for shape in ("37-elements", "3d", "beyond-tile-x-cores")
+    ]
+    float32 += [
+        f"::test_precision_non_contiguous_input[float32-{layout}]"
+        for layout in ("transposed", "sliced")
+    ]
     for name in float32:
         assert set(suite.select(name=name)) <= set(failed), (name, suite.describe())
     for node, outcome in failed.items():
@@ -306,8 +351,11 @@ def no_datacopypad(request, tmp_path_factory):
     without DataCopyPad: the kernels copy tails in whole blocks and the twin is built for it."""
     needs_toolchain()
     soc = request.param
-    project = render(ROOT / "tests" / "data" / "e2e" / "tails.json",
-                     tmp_path_factory.mktemp(soc) / "tails_proj", (soc,))
+    project = render(
+        ROOT / "tests" / "data" / "e2e" / "tails.json",
+        tmp_path_factory.mktemp(soc) / "tails_proj",
+        (soc,),
+    )
     build(project)
     return soc, project
 
@@ -318,8 +366,10 @@ def test_suite_passes_without_datacopypad(no_datacopypad):
     kernels = (project.directory / "op_kernel").glob("*")
     assert not [p.name for p in kernels if "DataCopyPad(" in p.read_text()]
     arch = {"ascend310p3": "2002", "ascend910a": "1001"}[soc]
-    assert f'define_macros=[("__NPU_ARCH__", "{arch}")]' in \
-        (project.directory / "setup.py").read_text()
+    assert (
+        f'define_macros=[("__NPU_ARCH__", "{arch}")]'
+        in (project.directory / "setup.py").read_text()
+    )
     suite = run_suite(project)
     print(f"\n{soc} tails suite: {dict(suite.counts())} in {suite.seconds:.1f} s")
     assert set(suite.counts()) <= {"passed", "skipped", "failed"}, suite.describe()
@@ -359,8 +409,10 @@ def test_precision_trials(trials):
     for node, outcome in lerp.items():
         assert outcome["outcome"] in ("passed", "skipped"), (node, outcome["message"])
     for dtype in ("float16", "float32"):
-        assert lerp[next(n for n in lerp if f"boundary_values[{dtype}-extremes]" in n)][
-            "outcome"] == "passed"
+        assert (
+            lerp[next(n for n in lerp if f"boundary_values[{dtype}-extremes]" in n)]["outcome"]
+            == "passed"
+        )
     # the naive softplus: fine on small inputs, inf for x >= 89 where the golden is x
     softplus = suite.select(name="test_softplus_naive.py::")
     failed = {k: v for k, v in softplus.items() if v["outcome"] == "failed"}
@@ -370,21 +422,30 @@ def test_precision_trials(trials):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("edit, expected", [
-    # a tile one element longer than the plan: not 32-byte aligned, overlaps the next buffer
-    ("plan.tileLength += 1;", "failed on the CPU twin (launch): kernel block"),
-    # every core's share a block short: the last elements are never written (NaN poison)
-    ("plan.blockLength -= facts.alignElems;", "actual nan"),
-], ids=["tile-not-aligned", "block-short-by-one-block"])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        # a tile one element longer than the plan: not 32-byte aligned, overlaps the next buffer
+        ("plan.tileLength += 1;", "failed on the CPU twin (launch): kernel block"),
+        # every core's share a block short: the last elements are never written (NaN poison)
+        ("plan.blockLength -= facts.alignElems;", "actual nan"),
+    ],
+    ids=["tile-not-aligned", "block-short-by-one-block"],
+)
 def test_tiling_bug_fails_precision(gelu, edit, expected):
     old = "    return DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);"
-    new = ("    TilingPlan plan = DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);\n"
-           f"    {edit}\n    return plan;")
+    new = (
+        "    TilingPlan plan = DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);\n"
+        f"    {edit}\n    return plan;"
+    )
     with planted(gelu, "op_host/gelu_custom_tiling_policy.h", old, new):
         suite = run_suite(gelu, "-k", "precision")
     failed = suite.select("failed")
-    beyond = {k: v for k, v in suite.select(name="beyond-tile-x-cores").items()
-              if "::test_precision[" in k}
+    beyond = {
+        k: v
+        for k, v in suite.select(name="beyond-tile-x-cores").items()
+        if "::test_precision[" in k
+    }
     assert beyond and set(beyond) <= set(failed), suite.describe()
     for node in beyond:
         assert expected in failed[node]["message"], failed[node]["message"]
@@ -405,14 +466,19 @@ def test_op_without_compute(no_compute):
         assert outcome["outcome"] == "xfailed", node
         assert "op_kernel/add_custom_kernel.h" in outcome["message"], outcome["message"]
         assert "op_host/add_custom_infer.h" in outcome["message"], outcome["message"]
-    for name in ("test_opcheck[float16-test_autograd_registration]",
-                 "test_opdef_matches_prototype[inputs]", "test_opdef_matches_prototype[attrs]"):
+    for name in (
+        "test_opcheck[float16-test_autograd_registration]",
+        "test_opdef_matches_prototype[inputs]",
+        "test_opdef_matches_prototype[attrs]",
+    ):
         (outcome,) = suite.select(name=f"::{name}").values()
         assert outcome["outcome"] == "passed", (name, outcome["message"])
     # no golden: what runs the fake kernel waits for the user's fake() (and golden())
     for node, outcome in suite.select("xfailed").items():
-        assert "op_kernel/add_custom_kernel.h" in outcome["message"] \
-            or "define fake() in overrides/add_custom.py" in outcome["message"], (node, outcome)
+        assert (
+            "op_kernel/add_custom_kernel.h" in outcome["message"]
+            or "define fake() in overrides/add_custom.py" in outcome["message"]
+        ), (node, outcome)
     for node, outcome in suite.select("skipped").items():
         assert skip_reason_allowed(outcome["message"]), (node, outcome["message"])
 
@@ -432,7 +498,8 @@ def test_bench_json_and_the_precision_report(gelu):
     data = json.loads(result.stdout)
     assert data["device"] == "cpu (opgen CPU twin)" and "not NPU performance" in data["note"]
     assert {(r["op"], r["dtype"]) for r in data["results"]} == {
-        ("GeluCustom", d) for d in ("float16", "float32", "bfloat16")}
+        ("GeluCustom", d) for d in ("float16", "float32", "bfloat16")
+    }
     for row in data["results"]:
         assert {"op", "dtype", "shape", "op_ms", "reference_ms", "ratio"} <= set(row)
         assert row["op_ms"] > 0 and row["reference_ms"] > 0 and row["ratio"] > 0

@@ -17,17 +17,24 @@ from typer.testing import CliRunner
 from opgen.cli import app
 
 MATMUL = ROOT / "tests" / "data" / "e2e" / "matmul_golden.json"
-USER_FILES = ["op_kernel/matmul_custom_kernel.h", "op_kernel/matmul_custom_tiling.h",
-              "op_host/matmul_custom_tiling_policy.h", "op_host/matmul_custom_infer.h"]
+USER_FILES = [
+    "op_kernel/matmul_custom_kernel.h",
+    "op_kernel/matmul_custom_tiling.h",
+    "op_host/matmul_custom_tiling_policy.h",
+    "op_host/matmul_custom_infer.h",
+]
 # what an elementwise stand-in looks like in the host code
-SHAPE_RULES = re.compile(r"InferShapeLikeInput|InferElementwiseShape|InferDataTypeLikeInput|"
-                         r"ReadFacts|whose shape every")
+SHAPE_RULES = re.compile(
+    r"InferShapeLikeInput|InferElementwiseShape|InferDataTypeLikeInput|"
+    r"ReadFacts|whose shape every"
+)
 
 
 def new(tmp_path: Path, proto: Path, name: str = "proj") -> tuple[Path, dict]:
     dest = tmp_path / name
-    result = CliRunner().invoke(app, ["new", str(proto), "-o", str(dest), "--no-build",
-                                      "--no-msopgen", "--json"])
+    result = CliRunner().invoke(
+        app, ["new", str(proto), "-o", str(dest), "--no-build", "--no-msopgen", "--json"]
+    )
     assert result.exit_code == 0, result.output
     return dest, json.loads(result.stdout)
 
@@ -39,8 +46,12 @@ def write_proto(tmp_path: Path, ops: list[dict]) -> Path:
 
 
 def tensor(name: str, param_type: str = "required") -> dict:
-    return {"name": name, "param_type": param_type, "format": ["ND", "ND"],
-            "type": ["fp16", "float"]}
+    return {
+        "name": name,
+        "param_type": param_type,
+        "format": ["ND", "ND"],
+        "type": ["fp16", "float"],
+    }
 
 
 def test_a_golden_only_op_gets_user_skeletons_and_no_shape_rule(tmp_path):
@@ -48,13 +59,17 @@ def test_a_golden_only_op_gets_user_skeletons_and_no_shape_rule(tmp_path):
     owners = {f["path"]: f["owner"] for f in summary["files"]}
     for path in USER_FILES:
         assert owners[path] == "user", path
-    assert owners["op_host/matmul_custom.cpp"] == owners["op_kernel/matmul_custom.cpp"] \
-        == "generated"
+    assert (
+        owners["op_host/matmul_custom.cpp"] == owners["op_kernel/matmul_custom.cpp"] == "generated"
+    )
     assert "op_kernel/matmul_custom_compute.h" not in owners
     assert "op_host/matmul_custom_tiling_base.h" not in owners
     for path, owner in owners.items():
-        if owner == "generated" and path.startswith(("op_host/", "op_kernel/")) \
-                and "matmul_custom" in path:
+        if (
+            owner == "generated"
+            and path.startswith(("op_host/", "op_kernel/"))
+            and "matmul_custom" in path
+        ):
             text = (project / path).read_text()
             assert not SHAPE_RULES.search(text), path
     host = (project / "op_host/matmul_custom.cpp").read_text()
@@ -99,8 +114,16 @@ def test_an_op_with_compute_keeps_its_files(tmp_path):
 
 
 def test_an_op_with_neither_compute_nor_golden_is_told_what_to_write(tmp_path):
-    proto = write_proto(tmp_path, [{"op": "PairCustom", "input_desc": [tensor("x"), tensor("y")],
-                                    "output_desc": [tensor("z")]}])
+    proto = write_proto(
+        tmp_path,
+        [
+            {
+                "op": "PairCustom",
+                "input_desc": [tensor("x"), tensor("y")],
+                "output_desc": [tensor("z")],
+            }
+        ],
+    )
     project, summary = new(tmp_path, proto)
     warnings = " ".join(summary["warnings"])
     assert "neither a compute expression nor a golden" in warnings
@@ -111,9 +134,17 @@ def test_an_op_with_neither_compute_nor_golden_is_told_what_to_write(tmp_path):
 
 
 def test_a_golden_only_op_without_test_shapes_is_warned(tmp_path):
-    proto = write_proto(tmp_path, [{"op": "PairCustom", "input_desc": [tensor("x"), tensor("y")],
-                                    "output_desc": [tensor("z")],
-                                    "opgen": {"golden": {"z": "torch.matmul(x, y)"}}}])
+    proto = write_proto(
+        tmp_path,
+        [
+            {
+                "op": "PairCustom",
+                "input_desc": [tensor("x"), tensor("y")],
+                "output_desc": [tensor("z")],
+                "opgen": {"golden": {"z": "torch.matmul(x, y)"}},
+            }
+        ],
+    )
     _, summary = new(tmp_path, proto)
     assert any("test_shapes" in w for w in summary["warnings"])
 
@@ -137,10 +168,14 @@ def test_update_keeps_the_users_files(tmp_path):
 
 
 def test_a_golden_only_op_with_a_dynamic_input_gets_a_list_and_skips_what_the_twin_cannot_run(
-        tmp_path):
-    add_n = {"op": "AddNCustom", "input_desc": [tensor("x", "dynamic")],
-             "output_desc": [tensor("y")],
-             "opgen": {"golden": {"y": "torch.sum(torch.stack(x), 0)"}}}
+    tmp_path,
+):
+    add_n = {
+        "op": "AddNCustom",
+        "input_desc": [tensor("x", "dynamic")],
+        "output_desc": [tensor("y")],
+        "opgen": {"golden": {"y": "torch.sum(torch.stack(x), 0)"}},
+    }
     project, summary = new(tmp_path, write_proto(tmp_path, [add_n]))
     owners = {f["path"]: f["owner"] for f in summary["files"]}
     assert owners["op_kernel/add_n_custom_kernel.h"] == "user"
@@ -159,14 +194,16 @@ def test_a_golden_only_op_with_a_dynamic_input_gets_a_list_and_skips_what_the_tw
     assert "TWIN_CANNOT_RUN = pytest.mark.skip(" in tests
     for test in ("test_host_infer_matches_golden", "test_precision(", "test_opcheck"):
         assert re.search(r"@TWIN_CANNOT_RUN\n(@\w+.*\n)*def " + re.escape(test), tests), test
-    assert not re.search(r"@TWIN_CANNOT_RUN\n(@\w+.*\n)*def test_fake_kernel_matches_golden",
-                         tests)
+    assert not re.search(r"@TWIN_CANNOT_RUN\n(@\w+.*\n)*def test_fake_kernel_matches_golden", tests)
 
 
 def test_a_golden_only_op_with_a_dynamic_output_gets_a_list(tmp_path):
-    split = {"op": "SplitCustom", "input_desc": [tensor("x")],
-             "output_desc": [tensor("y", "dynamic")],
-             "opgen": {"golden": {"y": "torch.chunk(x, 2)"}}}
+    split = {
+        "op": "SplitCustom",
+        "input_desc": [tensor("x")],
+        "output_desc": [tensor("y", "dynamic")],
+        "opgen": {"golden": {"y": "torch.chunk(x, 2)"}},
+    }
     project, summary = new(tmp_path, write_proto(tmp_path, [split]))
     owners = {f["path"]: f["owner"] for f in summary["files"]}
     assert owners["op_kernel/split_custom_kernel.h"] == "user"
@@ -176,8 +213,10 @@ def test_a_golden_only_op_with_a_dynamic_output_gets_a_list(tmp_path):
     infer = (project / "op_host/split_custom_infer.h").read_text()
     # every tensor of the list gets the dtype of x
     assert "const gert::AnchorInstanceInfo* yInfo = context->GetIrOutputInstanceInfo(0);" in infer
-    assert ("context->SetOutputDataType(yInfo->GetInstanceStart() + i, "
-            "context->GetRequiredInputDataType(0));") in infer
+    assert (
+        "context->SetOutputDataType(yInfo->GetInstanceStart() + i, "
+        "context->GetRequiredInputDataType(0));"
+    ) in infer
     assert "context->GetOutputShape(yFirst + i);" in infer
 
 
@@ -214,8 +253,10 @@ def test_a_golden_only_in_place_op_is_the_users_to_compute(tmp_path):
     entry = (project / "op_kernel/scale_inplace_custom.cpp").read_text()
     assert "scale_inplace_custom(GM_ADDR x, GM_ADDR y, GM_ADDR x_ref," in entry
     kernel = (project / "op_kernel/scale_inplace_custom_kernel.h").read_text()
-    assert "AscendC::GlobalTensor<DTYPE_X_REF> x_refGm_;  // x (output, input x updated in place)" \
+    assert (
+        "AscendC::GlobalTensor<DTYPE_X_REF> x_refGm_;  // x (output, input x updated in place)"
         in kernel
+    )
     infer = (project / "op_host/scale_inplace_custom_infer.h").read_text()
     assert "gert::Shape* x_ref = context->GetOutputShape(0);  // x, updated in place" in infer
     ops_cpp = (project / "proj/csrc/ops.cpp").read_text()
@@ -234,8 +275,12 @@ def test_a_golden_only_in_place_op_passes_once_its_files_are_written(tmp_path):
     project = tmp_path / "inplace_golden"
     run = [sys.executable, "-m", "opgen"]
     try:
-        proc = subprocess.run([*run, "new", str(INPLACE), "-o", str(project), "--no-msopgen"],
-                              capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(
+            [*run, "new", str(INPLACE), "-o", str(project), "--no-msopgen"],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         log = (project / ".opgen" / "logs" / "test.log").read_text()
         assert "12 xfailed" in log, log[-2000:]
@@ -246,30 +291,48 @@ def test_a_golden_only_in_place_op_passes_once_its_files_are_written(tmp_path):
             assert old in text, path
             file.write_text(text.replace(old, new_text))
 
-        edit("op_kernel/scale_inplace_custom_tiling.h", "    uint32_t blockDim;",
-             "    uint32_t total;\n    uint32_t blockDim;")
-        edit("op_host/scale_inplace_custom_tiling_policy.h", "    tiling.blockDim = 1;",
-             "    tiling.total = static_cast<uint32_t>(\n"
-             "        context->GetRequiredInputShape(0)->GetStorageShape().GetShapeSize());\n"
-             "    tiling.blockDim = 1;")
+        edit(
+            "op_kernel/scale_inplace_custom_tiling.h",
+            "    uint32_t blockDim;",
+            "    uint32_t total;\n    uint32_t blockDim;",
+        )
+        edit(
+            "op_host/scale_inplace_custom_tiling_policy.h",
+            "    tiling.blockDim = 1;",
+            "    tiling.total = static_cast<uint32_t>(\n"
+            "        context->GetRequiredInputShape(0)->GetStorageShape().GetShapeSize());\n"
+            "    tiling.blockDim = 1;",
+        )
         infer = project / "op_host/scale_inplace_custom_infer.h"
-        text = re.sub(r"#define SCALE_INPLACE_CUSTOM_INFER_SHAPE_NOT_WRITTEN.*\n", "",
-                      infer.read_text())
-        infer.write_text(text.replace("    (void)context;\n    return ge::GRAPH_FAILED;\n",
-                                      INPLACE_INFER.lstrip("\n"), 1))
+        text = re.sub(
+            r"#define SCALE_INPLACE_CUSTOM_INFER_SHAPE_NOT_WRITTEN.*\n", "", infer.read_text()
+        )
+        infer.write_text(
+            text.replace(
+                "    (void)context;\n    return ge::GRAPH_FAILED;\n", INPLACE_INFER.lstrip("\n"), 1
+            )
+        )
         kernel = project / "op_kernel/scale_inplace_custom_kernel.h"
         text = re.sub(r"// !!! .*\n", "", kernel.read_text())
-        text = re.sub(r"        // TODO\(opgen\): compute the outputs.*\n(        //.*\n)*",
-                      INPLACE_PROCESS.lstrip("\n"), text)
+        text = re.sub(
+            r"        // TODO\(opgen\): compute the outputs.*\n(        //.*\n)*",
+            INPLACE_PROCESS.lstrip("\n"),
+            text,
+        )
         kernel.write_text(text)
 
         def suite() -> str:
-            built = subprocess.run([*run, "build", str(project)], capture_output=True,
-                                   text=True, timeout=900)
+            built = subprocess.run(
+                [*run, "build", str(project)], capture_output=True, text=True, timeout=900
+            )
             assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-            tested = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-rA", "-p",
-                                     "no:cacheprovider"], cwd=project, capture_output=True,
-                                    text=True, timeout=600)
+            tested = subprocess.run(
+                [sys.executable, "-m", "pytest", "tests", "-q", "-rA", "-p", "no:cacheprovider"],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             return tested.stdout
 
         out = suite()
@@ -281,5 +344,7 @@ def test_a_golden_only_in_place_op_passes_once_its_files_are_written(tmp_path):
         out = suite()
         assert len(re.findall(r"^FAILED \S+::test_precision\[", out, re.M)) == 6, out[-3000:]
     finally:
-        subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", project.name],
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "uninstall", "-y", "-q", project.name],
+            capture_output=True,
+        )

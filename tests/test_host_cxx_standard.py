@@ -29,12 +29,26 @@ def test_generated_host_code_is_cxx14(proto, tmp_path):
     sources = sorted((tmp_path / "op_host").glob("*.cpp"))
     assert sources
     for source in sources:
-        proc = subprocess.run(["g++", "-std=c++14", "-Wpedantic", "-fsyntax-only",
-                               "-I", str(ROOT / "opgen" / "twin" / "include"), str(source)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                "g++",
+                "-std=c++14",
+                "-Wpedantic",
+                "-fsyntax-only",
+                "-I",
+                str(ROOT / "opgen" / "twin" / "include"),
+                str(source),
+            ],
+            capture_output=True,
+            text=True,
+        )
         # diagnostics located in a generated file (not the include chains that pass through
         # one), but for OP_ADD(Op) without the variadic arguments, as CANN's samples write it
-        ours = [line for line in proc.stderr.splitlines() if line.startswith(str(tmp_path))
-                and (": warning:" in line or ": error:" in line)
-                and 'at least one argument for the "..." in a variadic macro' not in line]
+        ours = [
+            line
+            for line in proc.stderr.splitlines()
+            if line.startswith(str(tmp_path))
+            and (": warning:" in line or ": error:" in line)
+            and 'at least one argument for the "..." in a variadic macro' not in line
+        ]
         assert proc.returncode == 0 and not ours, "\n".join(ours) or proc.stderr[-2000:]

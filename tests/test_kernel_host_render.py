@@ -74,9 +74,15 @@ def without_bf16(text: str) -> str:
     data = json.loads(text)
     for op in data if isinstance(data, list) else [data]:
         tensors = op.get("input_desc", []) + op.get("output_desc", [])
-        keep = [i for i in range(len(tensors[0]["type"]))
-                if not any(t["type"][i] in ("bf16", "bfloat16") for t in tensors)] \
-            if tensors and isinstance(tensors[0].get("type"), list) else None
+        keep = (
+            [
+                i
+                for i in range(len(tensors[0]["type"]))
+                if not any(t["type"][i] in ("bf16", "bfloat16") for t in tensors)
+            ]
+            if tensors and isinstance(tensors[0].get("type"), list)
+            else None
+        )
         for t in tensors if keep is not None else []:
             t["type"] = [t["type"][i] for i in keep]
             if isinstance(t.get("format"), list) and len(t["format"]) > 1:
@@ -86,8 +92,7 @@ def without_bf16(text: str) -> str:
 
 def ours(files: dict[str, str]) -> dict[str, str]:
     """The C++ files of the kernel and host templates (per op and per project)."""
-    return {p: t for p, t in files.items()
-            if re.match(r"op_(kernel|host)/\w+\.(cpp|h)$", p)}
+    return {p: t for p, t in files.items() if re.match(r"op_(kernel|host)/\w+\.(cpp|h)$", p)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,17 +131,20 @@ def test_every_op_gets_six_files_with_the_right_owner(name):
             assert render.owner_of(files[path].encode()) == owner, path
 
 
-@pytest.mark.parametrize("socs", [("ascend910b1",), ("ascend310p3",),
-                                  ("ascend910b1", "ascend310p3", "ascend910a")],
-                         ids=["910b", "310p", "910b-310p-910a"])
+@pytest.mark.parametrize(
+    "socs",
+    [("ascend910b1",), ("ascend310p3",), ("ascend910b1", "ascend310p3", "ascend910a")],
+    ids=["910b", "310p", "910b-310p-910a"],
+)
 @pytest.mark.parametrize("name", sorted(ALL_PROTOS))
 def test_generated_code_is_tidy(name, socs):
     proto = ALL_PROTOS[name] if "ascend910b1" in socs else without_bf16(ALL_PROTOS[name])
     assert_tidy(ours(rendered(proto, socs)))
 
 
-@pytest.mark.parametrize("socs", [("ascend910b1",), ("ascend310p3", "ascend910b1")],
-                         ids=["910b", "310p-910b"])
+@pytest.mark.parametrize(
+    "socs", [("ascend910b1",), ("ascend310p3", "ascend910b1")], ids=["910b", "310p-910b"]
+)
 def test_comparison_and_byte_code_is_tidy(socs):
     """Compare/Select steps, the through-half streams and casts, the tiling policy's block
     alignment and UB reserve, and a long expression's header comment."""
@@ -167,14 +175,21 @@ def assert_tidy(files: dict[str, str]) -> None:
 def test_gelu_kernel():
     files = rendered(ALL_PROTOS["gelu"])
     kernel = files["op_kernel/gelu_custom.cpp"]
-    assert ('extern "C" __global__ __aicore__ void gelu_custom(GM_ADDR x, GM_ADDR y, '
-            "GM_ADDR workspace, GM_ADDR tiling)") in flat(kernel)
-    assert kernel.index('#include "kernel_operator.h"') < kernel.index(
-        '#include "gelu_custom_tiling.h"') < kernel.index('#include "gelu_custom_compute.h"')
+    assert (
+        'extern "C" __global__ __aicore__ void gelu_custom(GM_ADDR x, GM_ADDR y, '
+        "GM_ADDR workspace, GM_ADDR tiling)"
+    ) in flat(kernel)
+    assert (
+        kernel.index('#include "kernel_operator.h"')
+        < kernel.index('#include "gelu_custom_tiling.h"')
+        < kernel.index('#include "gelu_custom_compute.h"')
+    )
     assert kernel.index("REGISTER_TILING_DEFAULT(GeluCustomTilingData);") < kernel.index(
-        "GET_TILING_DATA_WITH_STRUCT(GeluCustomTilingData, tilingData, tiling);")
+        "GET_TILING_DATA_WITH_STRUCT(GeluCustomTilingData, tilingData, tiling);"
+    )
     assert kernel.index('#include "opgen_kernel.h"') < kernel.index(
-        '#include "gelu_custom_tiling.h"')
+        '#include "gelu_custom_tiling.h"'
+    )
     for needle in [
         "class KernelGeluCustom : public "
         "opgen_kernel::ElementwiseKernel<KernelGeluCustom, GeluCustomTilingData> {",
@@ -183,16 +198,20 @@ def test_gelu_kernel():
         "if (InitCore(tiling)) {",
         "xIn_.Init(pipe_, x, share_, tiling.tileLength);",
         "xIn_.CopyIn(offset, count);",
-        "const auto xView = xIn_.Load(count);", "const auto yView = yOut_.Alloc();",
+        "const auto xView = xIn_.Load(count);",
+        "const auto yView = yOut_.Alloc();",
         "GeluCustomCompute(yView, xView, scratch_, count, tiling_);",
-        "yOut_.Store(yView, count);", "xIn_.Free();", "yOut_.CopyOut(offset, count);",
+        "yOut_.Store(yView, count);",
+        "xIn_.Free();",
+        "yOut_.CopyOut(offset, count);",
     ]:
         assert needle in kernel, needle
     # the pipeline itself is the project's shared header
     shared = files["op_kernel/opgen_kernel.h"]
     assert render.owner_of(shared.encode()) == "generated"
     for needle in [
-        "#ifndef OPGEN_KERNEL_H", "namespace opgen_kernel {",
+        "#ifndef OPGEN_KERNEL_H",
+        "namespace opgen_kernel {",
         "AscendC::TQue<AscendC::TPosition::VECIN, BUFFERS> queue_;",
         "AscendC::TQue<AscendC::TPosition::VECOUT, BUFFERS> queue_;",
         "using CalcBuf = AscendC::TBuf<AscendC::TPosition::VECCALC>;",
@@ -202,15 +221,24 @@ def test_gelu_kernel():
         "AscendC::Cast(wide, tile, AscendC::RoundMode::CAST_NONE, count);",
         "AscendC::Cast(tile, result, AscendC::RoundMode::CAST_RINT, count);",
         "AscendC::Cast(tile, result, AscendC::RoundMode::CAST_NONE, count);",
-        "queue_.EnQue(tile);", "queue_.FreeTensor(tile_);",
-        "kernel.CopyIn(done, count);", "kernel.Compute(count);", "kernel.CopyOut(done, count);",
+        "queue_.EnQue(tile);",
+        "queue_.FreeTensor(tile_);",
+        "kernel.CopyIn(done, count);",
+        "kernel.Compute(count);",
+        "kernel.CopyOut(done, count);",
     ]:
         assert needle in shared, needle
     assert set(re.findall(r"DTYPE_\w+", kernel)) == {"DTYPE_X", "DTYPE_Y"}
     tiling = files["op_kernel/gelu_custom_tiling.h"]
     assert "#ifndef GELU_CUSTOM_TILING_H" in tiling and "struct GeluCustomTilingData {" in tiling
-    for field in ("totalLength", "blockLength", "tileLength", "tmpCount", "tmpBytes",
-                  "sharedTmpBytes"):
+    for field in (
+        "totalLength",
+        "blockLength",
+        "tileLength",
+        "tmpCount",
+        "tmpBytes",
+        "sharedTmpBytes",
+    ):
         assert re.search(rf"\b(uint32_t|uint64_t) {field};", tiling), field
     step = files["op_kernel/gelu_custom_compute.h"]
     assert "AscendC::Tanh(" in step and "sharedTmp" in step
@@ -246,9 +274,12 @@ def test_gelu_host():
     shared = rendered(ALL_PROTOS["gelu"])["op_host/opgen_tiling.h"]
     assert render.owner_of(shared.encode()) == "generated"
     for needle in [
-        "#ifndef OPGEN_TILING_H", "namespace optiling {\nnamespace opgen {",
+        "#ifndef OPGEN_TILING_H",
+        "namespace optiling {\nnamespace opgen {",
         '#include "tiling/platform/platform_ascendc.h"',
-        "struct TilingFacts {", "struct ScratchNeeds {", "struct TilingPlan {",
+        "struct TilingFacts {",
+        "struct ScratchNeeds {",
+        "struct TilingPlan {",
         "inline TilingPlan DefaultPlan(const TilingFacts& facts, const ScratchNeeds& scratch,",
         "inline bool AddTensor(TilingFacts& facts, ge::DataType dtype, uint32_t buffers)",
         "platform.GetCoreNumAiv()",
@@ -276,16 +307,21 @@ def test_outputs_like_an_input_register_the_shared_inference():
     assert "inline ge::graphStatus InferShapeLikeInput(gert::InferShapeContext* context)" in shared
     assert "context->SetOutputDataType(i, dtype);" in shared
     # an output whose dtype is not its input's keeps functions of the op's own
-    to_float = protos.op("ToFloatCustom", [protos.tensor("x", ("fp16", "float"))],
-                         [protos.tensor("y", ("float", "float"))])
+    to_float = protos.op(
+        "ToFloatCustom",
+        [protos.tensor("x", ("fp16", "float"))],
+        [protos.tensor("y", ("float", "float"))],
+    )
     text = json.dumps([{**to_float, "opgen": {"compute": {"y": "x * 2.0"}}}])
     host = rendered(text)["op_host/to_float_custom.cpp"]
     assert "SetInferShape(optiling::opgen::" not in host and "InferDataTypeLikeInput" not in host
     assert "static ge::graphStatus InferShape(gert::InferShapeContext* context)" in host
     assert "context->SetOutputDataType(0, ge::DT_FLOAT);" in host
     assert "return opgen::InferShapeLikeInput<0>(context);" in host
-    assert ("this->SetInferShape(optiling::to_float_custom::InferShape)\n"
-            "            .SetInferDataType(optiling::to_float_custom::InferDataType);") in host
+    assert (
+        "this->SetInferShape(optiling::to_float_custom::InferShape)\n"
+        "            .SetInferDataType(optiling::to_float_custom::InferDataType);"
+    ) in host
 
 
 def test_add_computes_per_combination_type():
@@ -293,21 +329,29 @@ def test_add_computes_per_combination_type():
     step = files["op_kernel/add_custom_compute.h"]
     assert "template <typename T>" in step and "AscendC::Add(z, x, y, count);" in step
     kernel = files["op_kernel/add_custom.cpp"]
-    assert ("void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)"
-            in flat(kernel))
-    assert ".DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16, ge::DT_INT32})" in \
-        files["op_host/add_custom.cpp"]
+    assert (
+        "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)"
+        in flat(kernel)
+    )
+    assert (
+        ".DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16, ge::DT_INT32})"
+        in files["op_host/add_custom.cpp"]
+    )
 
 
 def test_leaky_relu_attr_reaches_the_kernel_through_tiling():
     files = rendered(ALL_PROTOS["leaky_relu"])
-    assert re.search(r"float negative_slope; +// attr negative_slope",
-                     files["op_kernel/leaky_relu_custom_tiling.h"])
+    assert re.search(
+        r"float negative_slope; +// attr negative_slope",
+        files["op_kernel/leaky_relu_custom_tiling.h"],
+    )
     host = files["op_host/leaky_relu_custom.cpp"]
     assert 'this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.01f);' in host
     assert "attrs->GetFloat(0)" in host
-    assert "tiling->negative_slope = negativeSlopeAttr != nullptr ? *negativeSlopeAttr : 0.01f;" \
+    assert (
+        "tiling->negative_slope = negativeSlopeAttr != nullptr ? *negativeSlopeAttr : 0.01f;"
         in host
+    )
     assert "tiling.negative_slope" in files["op_kernel/leaky_relu_custom_compute.h"]
 
 
@@ -331,8 +375,12 @@ def test_attrs_of_every_type():
     fields = re.findall(r"^    (\w+) (\w+);", tiling, re.M)
     # scalar attrs only (strings and lists stay on the host), widest first; an attr named like
     # a base field gets a prefix
-    assert fields[6:] == [("int64_t", "i_req"), ("int64_t", "attr_tileLength"),
-                          ("float", "f_opt"), ("bool", "b_opt")]
+    assert fields[6:] == [
+        ("int64_t", "i_req"),
+        ("int64_t", "attr_tileLength"),
+        ("float", "f_opt"),
+        ("bool", "b_opt"),
+    ]
     assert "attrs->GetInt(0)" in host and "attrs->GetInt(9)" in host
     assert "if (iReqAttr == nullptr) {\n        return ge::GRAPH_FAILED;" in host
 
@@ -340,8 +388,9 @@ def test_attrs_of_every_type():
 def test_in_place_output():
     files = rendered(ALL_PROTOS["inplace"])
     kernel = files["op_kernel/scale_inplace_custom.cpp"]
-    assert ("void scale_inplace_custom(GM_ADDR x, GM_ADDR x_ref, GM_ADDR workspace, "
-            "GM_ADDR tiling)") in flat(kernel)
+    assert (
+        "void scale_inplace_custom(GM_ADDR x, GM_ADDR x_ref, GM_ADDR workspace, GM_ADDR tiling)"
+    ) in flat(kernel)
     assert "DTYPE_X_REF" in kernel and "xRefOut_.Init(pipe_, x_ref," in kernel
     host = files["op_host/scale_inplace_custom.cpp"]
     assert host.count('this->Input("x")') == 1 and host.count('this->Output("x")') == 1
@@ -351,8 +400,10 @@ def test_op_without_outputs_writes_its_inputs_back():
     files = rendered(ALL_PROTOS["in_place_only"])
     kernel = files["op_kernel/accumulate_custom.cpp"]
     # the entry has only the inputs; acc is read and written back through the same address
-    assert ("void accumulate_custom(GM_ADDR acc, GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)"
-            in flat(kernel))
+    assert (
+        "void accumulate_custom(GM_ADDR acc, GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)"
+        in flat(kernel)
+    )
     assert "accIn_.Init(pipe_, acc," in kernel and "accRefOut_.Init(pipe_, acc," in kernel
     assert "xRefOut_" not in kernel  # x is only read
     assert "OutStream<DTYPE_ACC," in kernel
@@ -378,24 +429,28 @@ def test_op_without_outputs_writes_its_inputs_back():
 def test_optional_output_is_declared_optional_and_computed():
     files = rendered(ALL_PROTOS["optional_out"])
     host = files["op_host/addcdiv_custom.cpp"]
-    assert ('this->Output("ratio")\n            .ParamType(OPTIONAL)' in host)
+    assert 'this->Output("ratio")\n            .ParamType(OPTIONAL)' in host
     assert "context->GetOutputDesc(1)" in host  # its UB share is budgeted
     kernel = files["op_kernel/addcdiv_custom.cpp"]
-    assert ("void addcdiv_custom(GM_ADDR x, GM_ADDR t1, GM_ADDR t2, GM_ADDR y, GM_ADDR ratio, "
-            "GM_ADDR workspace, GM_ADDR tiling)") in flat(kernel)
+    assert (
+        "void addcdiv_custom(GM_ADDR x, GM_ADDR t1, GM_ADDR t2, GM_ADDR y, GM_ADDR ratio, "
+        "GM_ADDR workspace, GM_ADDR tiling)"
+    ) in flat(kernel)
     assert "ratioOut_.Init(pipe_, ratio," in kernel and "is not streamed" not in kernel
 
 
 def test_optional_and_dynamic_inputs_are_passed_but_not_streamed():
     files = rendered(ALL_PROTOS["optional_dynamic"])
     kernel = files["op_kernel/opt_dyn_custom.cpp"]
-    assert ("void opt_dyn_custom(GM_ADDR x, GM_ADDR bias, GM_ADDR extras, GM_ADDR y, GM_ADDR z, "
-            "GM_ADDR workspace, GM_ADDR tiling)") in flat(kernel)
+    assert (
+        "void opt_dyn_custom(GM_ADDR x, GM_ADDR bias, GM_ADDR extras, GM_ADDR y, GM_ADDR z, "
+        "GM_ADDR workspace, GM_ADDR tiling)"
+    ) in flat(kernel)
     assert "// bias (optional input) is not streamed" in kernel
     assert "// extras (dynamic input) is not streamed" in kernel
     assert set(re.findall(r"DTYPE_\w+", kernel)) == {"DTYPE_X", "DTYPE_Y", "DTYPE_Z"}
     host = files["op_host/opt_dyn_custom.cpp"]
-    assert '.ParamType(OPTIONAL)' in host and '.ParamType(DYNAMIC)' in host
+    assert ".ParamType(OPTIONAL)" in host and ".ParamType(DYNAMIC)" in host
     # the required input y is IR input 3: by IR index, not by instance
     assert "context->GetRequiredInputDesc(3)" in host
 
@@ -406,8 +461,9 @@ def test_dynamic_output_of_an_op_without_compute():
     files = rendered(ALL_PROTOS["dynamic_out"])
     assert "op_kernel/dyn_out_custom_compute.h" not in files
     infer = files["op_host/dyn_out_custom_infer.h"]
-    assert "const gert::AnchorInstanceInfo* partsInfo = context->GetIrOutputInstanceInfo(0);" \
-        in infer  # the list output's instances
+    assert (
+        "const gert::AnchorInstanceInfo* partsInfo = context->GetIrOutputInstanceInfo(0);" in infer
+    )  # the list output's instances
     assert "context->SetOutputDataType(OutputIndex(context, 1), " in infer  # y comes after it
     assert "inline size_t OutputIndex(const gert::ExtendedKernelContext* context" in infer
     kernel = files["op_kernel/dyn_out_custom_kernel.h"]
@@ -471,15 +527,17 @@ def test_names_that_clash_with_generated_identifiers():
 
 
 def test_several_ops_in_one_project_with_all_templates():
-    text = protos.text(*(json.loads(ALL_PROTOS[n])[0] for n in ("gelu", "add", "leaky_relu")),
-                       protos.SILU)
+    text = protos.text(
+        *(json.loads(ALL_PROTOS[n])[0] for n in ("gelu", "add", "leaky_relu")), protos.SILU
+    )
     rendered_files = render.render(prototype.loads(text), twin.options(), templates_dir())
     files = {f.path: f.content.decode() for f in rendered_files}
     for snake in ("gelu_custom", "add_custom", "leaky_relu_custom", "silu_custom"):
         assert f"op_kernel/{snake}.cpp" in files and f"op_host/{snake}.cpp" in files
     hosts = [t for p, t in files.items() if p.startswith("op_host/") and p.endswith(".cpp")]
-    assert len({re.search(r"namespace optiling \{\nnamespace (\w+)", h).group(1)
-                for h in hosts}) == 4
+    assert (
+        len({re.search(r"namespace optiling \{\nnamespace (\w+)", h).group(1) for h in hosts}) == 4
+    )
 
 
 def _code_lines(files: dict[str, str], snake: str) -> Counter:
@@ -487,8 +545,10 @@ def _code_lines(files: dict[str, str], snake: str) -> Counter:
     blank lines, comments, #includes and lines of braces and punctuation only."""
     lines: Counter = Counter()
     for path, text in files.items():
-        if not (re.fullmatch(rf"op_kernel/{snake}\w*\.cpp", path)
-                or re.fullmatch(rf"op_host/{snake}\w*\.\w+", path)):
+        if not (
+            re.fullmatch(rf"op_kernel/{snake}\w*\.cpp", path)
+            or re.fullmatch(rf"op_host/{snake}\w*\.\w+", path)
+        ):
             continue
         for line in text.splitlines():
             s = line.strip()
@@ -535,8 +595,13 @@ def _renamed(data: dict, op_type: str) -> dict:
 
 NPU2002 = twin.KernelSet("npu2002", ("-D__NPU_ARCH__=2002",))  # ascend310p
 NPU1001 = twin.KernelSet("npu1001", ("-D__NPU_ARCH__=1001",))  # ascend910a
-TAILS_OPS = [json.loads(ALL_PROTOS["gelu"])[0], json.loads(ALL_PROTOS["add"])[0], protos.INPLACE,
-             protos.IN_PLACE_ONLY, protos.INT_MIX]
+TAILS_OPS = [
+    json.loads(ALL_PROTOS["gelu"])[0],
+    json.loads(ALL_PROTOS["add"])[0],
+    protos.INPLACE,
+    protos.IN_PLACE_ONLY,
+    protos.INT_MIX,
+]
 
 
 @pytest.fixture(scope="session")
@@ -546,29 +611,56 @@ def twin_ops(tmp_path_factory):
     ops = [json.loads(ALL_PROTOS[n])[0] for n in ("add", "gelu", "leaky_relu")]
     stub = _renamed(json.loads(ALL_PROTOS["add_custom.msopgen"])[0], "AddStubCustom")
     broken = _renamed(json.loads(ALL_PROTOS["gelu"])[0], "GeluBrokenCustom")
-    ops += [protos.SILU, protos.RECIP, protos.TWO_OUT, protos.INPLACE, protos.INT_MIX,
-            protos.ALL_ATTRS, protos.NAME_CLASH, protos.OPTIONAL_DYNAMIC, protos.IN_PLACE_ONLY,
-            protos.IN_PLACE_STUB, protos.OPTIONAL_OUT, stub, broken]
+    ops += [
+        protos.SILU,
+        protos.RECIP,
+        protos.TWO_OUT,
+        protos.INPLACE,
+        protos.INT_MIX,
+        protos.ALL_ATTRS,
+        protos.NAME_CLASH,
+        protos.OPTIONAL_DYNAMIC,
+        protos.IN_PLACE_ONLY,
+        protos.IN_PLACE_STUB,
+        protos.OPTIONAL_OUT,
+        stub,
+        broken,
+    ]
     main = twin.render_project(protos.text(*ops), base / "main")
     policy = base / "main" / "op_host" / "gelu_broken_custom_tiling_policy.h"
     good = "    return DefaultPlan(facts, scratch, MIN_ELEMS_PER_CORE);"
     assert good in policy.read_text()
     policy.write_text(policy.read_text().replace(good, BROKEN_POLICY))
     # Tanh and Sigmoid are missing on ascend310b: both sequences, compiled twice
-    mixed = twin.render_project(protos.text(protos.TANH_SIGMOID), base / "mixed",
-                                socs=("ascend910b1", "ascend310b1"))
+    mixed = twin.render_project(
+        protos.text(protos.TANH_SIGMOID), base / "mixed", socs=("ascend910b1", "ascend310b1")
+    )
     # tails without DataCopyPad: the ops again, for 910B, 310P and 910A, compiled for each
     renamed = [_renamed(op, op["op"].replace("Custom", "TailsCustom")) for op in TAILS_OPS]
-    tails = twin.render_project(protos.text(*renamed), base / "tails",
-                                socs=("ascend910b1", "ascend310p3", "ascend910a"))
-    builds = [twin.OpBuild(base / "main", op, (twin.KernelSet("default"), NPU2002, NPU1001)
-                           if op["op_type"] == "GeluCustom" else (twin.KernelSet("default"),))
-              for op in main["ops"]]
-    builds.append(twin.OpBuild(base / "mixed", mixed["ops"][0],
-                               (twin.KernelSet("default"),
-                                twin.KernelSet("npu3002", ("-D__NPU_ARCH__=3002",)))))
-    builds += [twin.OpBuild(base / "tails", op, (twin.KernelSet("default"), NPU2002, NPU1001))
-               for op in tails["ops"]]
+    tails = twin.render_project(
+        protos.text(*renamed), base / "tails", socs=("ascend910b1", "ascend310p3", "ascend910a")
+    )
+    builds = [
+        twin.OpBuild(
+            base / "main",
+            op,
+            (twin.KernelSet("default"), NPU2002, NPU1001)
+            if op["op_type"] == "GeluCustom"
+            else (twin.KernelSet("default"),),
+        )
+        for op in main["ops"]
+    ]
+    builds.append(
+        twin.OpBuild(
+            base / "mixed",
+            mixed["ops"][0],
+            (twin.KernelSet("default"), twin.KernelSet("npu3002", ("-D__NPU_ARCH__=3002",))),
+        )
+    )
+    builds += [
+        twin.OpBuild(base / "tails", op, (twin.KernelSet("default"), NPU2002, NPU1001))
+        for op in tails["ops"]
+    ]
     cache = os.environ.get("OPGEN_TEST_CACHE")
     result = twin.build(builds, base / "build", Path(cache) if cache else None)
     models = {op.op_type: op for ctx in (main, mixed, tails) for op in ctx["proto"].ops}
@@ -579,32 +671,43 @@ def twin_ops(tmp_path_factory):
 def test_twin_build_is_warning_free(twin_ops):
     result, _, _ = twin_ops
     print("compile seconds:", json.dumps(result.seconds, indent=1))
-    generated = [f"{name}: {text}" for name, text in result.warnings.items()
-                 if "/main/" in text or "/mixed/" in text]
+    generated = [
+        f"{name}: {text}"
+        for name, text in result.warnings.items()
+        if "/main/" in text or "/mixed/" in text
+    ]
     assert not generated, "\n".join(generated)
 
 
-RANGES = {"GeluCustom": (-3, 3), "RecipCustom": (-3, 3), "LeakyReluCustom": (-2, 2),
-          "SiluCustom": (-6, 6), "ScaleInplaceCustom": (-1, 1), "TanhSigmoidCustom": (-3, 3),
-          "IntMixCustom": (-90, 90)}
+RANGES = {
+    "GeluCustom": (-3, 3),
+    "RecipCustom": (-3, 3),
+    "LeakyReluCustom": (-2, 2),
+    "SiluCustom": (-6, 6),
+    "ScaleInplaceCustom": (-1, 1),
+    "TanhSigmoidCustom": (-3, 3),
+    "IntMixCustom": (-90, 90),
+}
 RANGES.update({op.replace("Custom", "TailsCustom"): r for op, r in RANGES.items()})
 SHAPES = {"empty": (0,), "one": (1,), "unaligned": (3, 37), "multi_core": (5001,)}
 
 
 def _cases():
     cases = []
-    runs = {"AddCustom": ["float16", "float32", "bfloat16", "int32"],
-            "GeluCustom": ["float16", "float32", "bfloat16"],
-            "LeakyReluCustom": ["float16", "float32"],
-            "SiluCustom": ["float16", "float32", "bfloat16"],
-            "RecipCustom": ["float32", "float16"],
-            "TwoOutCustom": ["float16", "float32"],
-            "ScaleInplaceCustom": ["float32", "float16"],
-            "AccumulateCustom": ["float32", "float16"],
-            "AddcdivCustom": ["float32", "float16"],
-            "IntMixCustom": ["int16", "int32"],
-            "TanhSigmoidCustom": ["float32", "float16"],
-            "NameClashCustom": ["float32"]}
+    runs = {
+        "AddCustom": ["float16", "float32", "bfloat16", "int32"],
+        "GeluCustom": ["float16", "float32", "bfloat16"],
+        "LeakyReluCustom": ["float16", "float32"],
+        "SiluCustom": ["float16", "float32", "bfloat16"],
+        "RecipCustom": ["float32", "float16"],
+        "TwoOutCustom": ["float16", "float32"],
+        "ScaleInplaceCustom": ["float32", "float16"],
+        "AccumulateCustom": ["float32", "float16"],
+        "AddcdivCustom": ["float32", "float16"],
+        "IntMixCustom": ["int16", "int32"],
+        "TanhSigmoidCustom": ["float32", "float16"],
+        "NameClashCustom": ["float32"],
+    }
     for op, dtypes in runs.items():
         for dtype in dtypes:
             for shape in SHAPES:
@@ -614,9 +717,11 @@ def _cases():
 
 def _attrs(op_type: str) -> list:
     op_type = op_type.replace("TailsCustom", "Custom")
-    return {"ScaleInplaceCustom": [("f", 0.5)],
-            "LeakyReluCustom": [("f", 0.2)],
-            "TwoOutCustom": [("f", 0.25), ("i", 4), ("b", False)]}.get(op_type, [])
+    return {
+        "ScaleInplaceCustom": [("f", 0.5)],
+        "LeakyReluCustom": [("f", 0.2)],
+        "TwoOutCustom": [("f", 0.25), ("i", 4), ("b", False)],
+    }.get(op_type, [])
 
 
 def _attr_values(model, given: list) -> dict:
@@ -630,8 +735,9 @@ def run_and_judge(twin_ops, op_type, dtype, values, attrs=(), kernel_set="defaul
     result, models, base = twin_ops
     model = models[op_type]
     inputs = [(dtype, values[t.name]) for t in model.inputs]
-    out = twin.run(result.driver, op_type, inputs, list(attrs), kernel_set=kernel_set,
-                   workdir=base, **kw)
+    out = twin.run(
+        result.driver, op_type, inputs, list(attrs), kernel_set=kernel_set, workdir=base, **kw
+    )
     assert out["ok"], f"{out['stage']}: {out['error']}"
     stored = {t.name: v for t, v in zip(model.inputs, out["inputs"], strict=True)}
     attr_values = _attr_values(model, list(attrs))
@@ -649,8 +755,9 @@ def run_and_judge(twin_ops, op_type, dtype, values, attrs=(), kernel_set="defaul
         if dtype in twin.THRESHOLDS:
             mere, mare = twin.precision(o["values"], expected)
             limit = twin.THRESHOLDS[dtype]
-            assert mere < limit and mare < 10 * limit, \
+            assert mere < limit and mare < 10 * limit, (
                 f"{op_type}/{t.name} {dtype}: MERE {mere:.3g} MARE {mare:.3g} (T = {limit:.3g})"
+            )
         else:  # integers: exact
             np.testing.assert_array_equal(o["values"], expected)
     return out
@@ -663,8 +770,9 @@ def test_twin_numerics(twin_ops, op_type, dtype, shape):
     lo, hi = RANGES.get(op_type, (0.5, 2.0))
     model = twin_ops[1][op_type]
     if dtype.startswith("int"):
-        values = {t.name: rng.integers(lo, hi, SHAPES[shape]).astype(np.float64)
-                  for t in model.inputs}
+        values = {
+            t.name: rng.integers(lo, hi, SHAPES[shape]).astype(np.float64) for t in model.inputs
+        }
     else:
         values = {t.name: rng.uniform(lo, hi, SHAPES[shape]) for t in model.inputs}
     out = run_and_judge(twin_ops, op_type, dtype, values, _attrs(op_type))
@@ -675,8 +783,15 @@ def test_twin_numerics(twin_ops, op_type, dtype, shape):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("op_type, dtype", [("GeluCustom", "float16"), ("TwoOutCustom", "float32"),
-                                            ("AddCustom", "int32"), ("SiluCustom", "bfloat16")])
+@pytest.mark.parametrize(
+    "op_type, dtype",
+    [
+        ("GeluCustom", "float16"),
+        ("TwoOutCustom", "float32"),
+        ("AddCustom", "int32"),
+        ("SiluCustom", "bfloat16"),
+    ],
+)
 def test_twin_many_tiles_per_core(twin_ops, op_type, dtype):
     """A small UB and four cores: every core runs several tiles, the last one a short tail.
     TwoOutCustom's min/max compare and select (NaN as torch), and Select's tensor modes keep 8 KB
@@ -684,11 +799,21 @@ def test_twin_many_tiles_per_core(twin_ops, op_type, dtype):
     rng = np.random.default_rng(1)
     lo, hi = RANGES.get(op_type, (0.5, 2.0))
     model = twin_ops[1][op_type]
-    gen = (lambda: rng.integers(-1000, 1000, 9999).astype(np.float64)) if dtype == "int32" \
+    gen = (
+        (lambda: rng.integers(-1000, 1000, 9999).astype(np.float64))
+        if dtype == "int32"
         else (lambda: rng.uniform(lo, hi, 9999))
+    )
     ub = 8192 + (SELECT_RESERVED_UB if op_type == "TwoOutCustom" else 0)
-    out = run_and_judge(twin_ops, op_type, dtype, {t.name: gen() for t in model.inputs},
-                        _attrs(op_type), cores=4, ub=ub)
+    out = run_and_judge(
+        twin_ops,
+        op_type,
+        dtype,
+        {t.name: gen() for t in model.inputs},
+        _attrs(op_type),
+        cores=4,
+        ub=ub,
+    )
     assert out["block_dim"] == 4
 
 
@@ -704,20 +829,34 @@ def test_twin_more_than_cores_times_tiles_on_the_default_platform(twin_ops):
 def test_twin_exp_fallback_on_310b(twin_ops, dtype):
     """The __NPU_ARCH__ == 3002 branch (no Tanh/Sigmoid API) computes the same function."""
     rng = np.random.default_rng(3)
-    run_and_judge(twin_ops, "TanhSigmoidCustom", dtype, {"x": rng.uniform(-3, 3, 2000)},
-                  kernel_set="npu3002")
+    run_and_judge(
+        twin_ops, "TanhSigmoidCustom", dtype, {"x": rng.uniform(-3, 3, 2000)}, kernel_set="npu3002"
+    )
 
 
 @pytest.mark.slow
 def test_twin_default_attrs(twin_ops):
     rng = np.random.default_rng(4)
     values = {"x": rng.uniform(0.5, 2, 300), "y": rng.uniform(0.5, 2, 300)}
-    run_and_judge(twin_ops, "TwoOutCustom", "float16", values,
-                  [("default", None)] * 3)
-    run_and_judge(twin_ops, "AllAttrsCustom", "float32", {"x": rng.uniform(-1, 1, 300)},
-                  [("i", 5), ("default", None), ("default", None), ("default", None),
-                   ("default", None), ("default", None), ("default", None), ("default", None),
-                   ("s", "text"), ("i", 3)])
+    run_and_judge(twin_ops, "TwoOutCustom", "float16", values, [("default", None)] * 3)
+    run_and_judge(
+        twin_ops,
+        "AllAttrsCustom",
+        "float32",
+        {"x": rng.uniform(-1, 1, 300)},
+        [
+            ("i", 5),
+            ("default", None),
+            ("default", None),
+            ("default", None),
+            ("default", None),
+            ("default", None),
+            ("default", None),
+            ("default", None),
+            ("s", "text"),
+            ("i", 3),
+        ],
+    )
 
 
 @pytest.mark.slow
@@ -726,9 +865,12 @@ def test_twin_op_without_outputs_updates_its_inputs(twin_ops):
     compute expression the overwritten input holds the golden (test_twin_numerics)."""
     result, _, base = twin_ops
     rng = np.random.default_rng(6)
-    out = twin.run(result.driver, "ScatterStubCustom",
-                   [("float32", rng.uniform(1, 2, 100)), ("int32", np.arange(100.0))],
-                   workdir=base)
+    out = twin.run(
+        result.driver,
+        "ScatterStubCustom",
+        [("float32", rng.uniform(1, 2, 100)), ("int32", np.arange(100.0))],
+        workdir=base,
+    )
     assert out["ok"], out["error"]
     assert out["outputs"] == []
     assert [u["values"].tolist() for u in out["updated_inputs"]] == [[0.0] * 100] * 2
@@ -740,9 +882,12 @@ def test_twin_user_op_fails_until_its_infer_shape_is_written(twin_ops):
     nothing assumes a shape for it."""
     result, _, base = twin_ops
     rng = np.random.default_rng(5)
-    out = twin.run(result.driver, "AddStubCustom",
-                   [("float16", rng.uniform(1, 2, 100)), ("float16", rng.uniform(1, 2, 100))],
-                   workdir=base)
+    out = twin.run(
+        result.driver,
+        "AddStubCustom",
+        [("float16", rng.uniform(1, 2, 100)), ("float16", rng.uniform(1, 2, 100))],
+        workdir=base,
+    )
     assert not out["ok"] and "InferShape of AddStubCustom returned GRAPH_FAILED" in out["error"]
 
 
@@ -752,17 +897,23 @@ def test_twin_infer_shape_broadcasts_or_refuses_inputs_of_different_shapes(twin_
     InferShape (GRAPH_FAILED) before the kernel could read y out of bounds or leave z half
     written; (3, 1) and (1, 3) give (3, 3)."""
     result, _, base = twin_ops
-    for x, y in [(np.ones(4), np.ones(3)), (np.ones(3), np.ones(4)),
-                 (np.ones((2, 3)), np.ones((3, 2)))]:
-        out = twin.run(result.driver, "AddCustom", [("float32", x), ("float32", y)],
-                       workdir=base)
+    for x, y in [
+        (np.ones(4), np.ones(3)),
+        (np.ones(3), np.ones(4)),
+        (np.ones((2, 3)), np.ones((3, 2))),
+    ]:
+        out = twin.run(result.driver, "AddCustom", [("float32", x), ("float32", y)], workdir=base)
         assert not out["ok"] and out["stage"] == "infer_shape", out
     x, y = np.arange(3.0).reshape(3, 1), 10 * np.arange(3.0).reshape(1, 3)
     out = twin.run(result.driver, "AddCustom", [("float32", x), ("float32", y)], workdir=base)
     assert out["ok"], out["error"]
     np.testing.assert_array_equal(out["outputs"][0]["values"], x + y)
-    same = twin.run(result.driver, "AddCustom",
-                    [("float32", np.ones((2, 3))), ("float32", np.ones((2, 3)))], workdir=base)
+    same = twin.run(
+        result.driver,
+        "AddCustom",
+        [("float32", np.ones((2, 3))), ("float32", np.ones((2, 3)))],
+        workdir=base,
+    )
     assert same["ok"], same["error"]
 
 
@@ -774,22 +925,27 @@ def test_twin_in_place_op_broadcasts_into_the_tensor_it_updates(twin_ops):
     result, _, base = twin_ops
     acc = np.arange(6.0).reshape(2, 3)
     for x in (np.array([10.0, 20.0, 30.0]), np.array([7.0]), np.full((2, 3), 4.0)):
-        out = twin.run(result.driver, "AccumulateCustom", [("float32", acc), ("float32", x)],
-                       workdir=base)
+        out = twin.run(
+            result.driver, "AccumulateCustom", [("float32", acc), ("float32", x)], workdir=base
+        )
         assert out["ok"], out["error"]
         np.testing.assert_array_equal(out["updated_inputs"][0]["values"], acc + 0.5 * x)
     for acc_shape, x_shape in [((3,), (2, 3)), ((3, 1), (1, 3)), ((2, 3), (3, 2))]:
-        out = twin.run(result.driver, "AccumulateCustom",
-                       [("float32", np.ones(acc_shape)), ("float32", np.ones(x_shape))],
-                       workdir=base)
+        out = twin.run(
+            result.driver,
+            "AccumulateCustom",
+            [("float32", np.ones(acc_shape)), ("float32", np.ones(x_shape))],
+            workdir=base,
+        )
         assert not out["ok"] and out["stage"] == "infer_shape", (acc_shape, x_shape, out)
 
 
 @pytest.mark.slow
 def test_twin_catches_a_tile_that_is_not_32_byte_aligned(twin_ops):
     result, _, base = twin_ops
-    out = twin.run(result.driver, "GeluBrokenCustom",
-                   [("float32", np.linspace(-1, 1, 3000))], workdir=base)
+    out = twin.run(
+        result.driver, "GeluBrokenCustom", [("float32", np.linspace(-1, 1, 3000))], workdir=base
+    )
     assert not out["ok"] and out["stage"] == "launch"
     assert "not 32-byte aligned" in out["error"], out["error"]
 
@@ -797,11 +953,23 @@ def test_twin_catches_a_tile_that_is_not_32_byte_aligned(twin_ops):
 # Element counts for the block-copied tails (ascend310p, ascend910a): shorter than one block,
 # whole blocks, a partial last block, 3-D, and with 4 cores and a small UB: a last core's share
 # shorter than a block (3 x 1024 + 5), several tiles per core with a short last one.
-TAIL_SHAPES = {"one": (1,), "31": (31,), "37": (37,), "3d": (3, 5, 17), "blocks": (64,),
-               "share_joins": (3 * 1024 + 5,), "multi_core": (5001,), "many_tiles": (9999,)}
-TAIL_RUNS = {"GeluTailsCustom": ["float16", "float32"], "AddTailsCustom": ["float16", "int32"],
-             "ScaleInplaceTailsCustom": ["float32"], "AccumulateTailsCustom": ["float16"],
-             "IntMixTailsCustom": ["int16"]}
+TAIL_SHAPES = {
+    "one": (1,),
+    "31": (31,),
+    "37": (37,),
+    "3d": (3, 5, 17),
+    "blocks": (64,),
+    "share_joins": (3 * 1024 + 5,),
+    "multi_core": (5001,),
+    "many_tiles": (9999,),
+}
+TAIL_RUNS = {
+    "GeluTailsCustom": ["float16", "float32"],
+    "AddTailsCustom": ["float16", "int32"],
+    "ScaleInplaceTailsCustom": ["float32"],
+    "AccumulateTailsCustom": ["float16"],
+    "IntMixTailsCustom": ["int16"],
+}
 
 
 @pytest.mark.slow
@@ -819,18 +987,25 @@ def test_twin_tails_without_datacopypad(twin_ops, op_type, dtype, kernel_set):
         else:
             values = {t.name: rng.uniform(lo, hi, shape) for t in model.inputs}
         small = {"cores": 4, "ub": 8192} if name in ("share_joins", "many_tiles") else {}
-        out = run_and_judge(twin_ops, op_type, dtype, values, _attrs(op_type),
-                            kernel_set=kernel_set, **small)
+        out = run_and_judge(
+            twin_ops, op_type, dtype, values, _attrs(op_type), kernel_set=kernel_set, **small
+        )
         if name == "share_joins":
             assert out["block_dim"] == 4  # the fourth core's 5 elements go to the third
 
 
 # Broadcasts read each way (opgen_kernel.h's BroadcastInStream): rows, one element, strided,
 # over several tiles and cores (a small UB), and shorter than a block.
-BROADCAST_SHAPES = {"rows": ((300, 37), (37,)), "rows_3d": ((9, 5, 40), (5, 40)),
-                    "rows_whole_blocks": ((300, 64), (64,)), "rows_tail_tiles": ((101, 24), (24,)),
-                    "one_element": ((5001,), (1,)), "one_element_first": ((1,), (999,)),
-                    "strided": ((7, 1, 33), (1, 5, 33)), "strided_tiny": ((3, 1), (1, 2))}
+BROADCAST_SHAPES = {
+    "rows": ((300, 37), (37,)),
+    "rows_3d": ((9, 5, 40), (5, 40)),
+    "rows_whole_blocks": ((300, 64), (64,)),
+    "rows_tail_tiles": ((101, 24), (24,)),
+    "one_element": ((5001,), (1,)),
+    "one_element_first": ((1,), (999,)),
+    "strided": ((7, 1, 33), (1, 5, 33)),
+    "strided_tiny": ((3, 1), (1, 2)),
+}
 
 
 @pytest.mark.slow
@@ -843,10 +1018,15 @@ def test_twin_broadcasts_with_and_without_datacopypad(twin_ops, dtype, kernel_se
     element) and with DataCopyPad."""
     for name, shapes in BROADCAST_SHAPES.items():
         rng = np.random.default_rng(zlib.crc32(f"{dtype}/{name}".encode()))
-        values = {n: rng.integers(0, 100, s).astype(np.float64) if dtype == "int32"
-                  else rng.uniform(0.5, 2.0, s) for n, s in zip(("x", "y"), shapes, strict=True)}
-        run_and_judge(twin_ops, "AddTailsCustom", dtype, values, kernel_set=kernel_set,
-                      cores=4, ub=8192)
+        values = {
+            n: rng.integers(0, 100, s).astype(np.float64)
+            if dtype == "int32"
+            else rng.uniform(0.5, 2.0, s)
+            for n, s in zip(("x", "y"), shapes, strict=True)
+        }
+        run_and_judge(
+            twin_ops, "AddTailsCustom", dtype, values, kernel_set=kernel_set, cores=4, ub=8192
+        )
 
 
 @pytest.mark.slow
@@ -856,25 +1036,49 @@ def test_twin_every_length_in_place_without_datacopypad(twin_ops):
     rng = np.random.default_rng(7)
     for n in range(1, 320):
         values = {"acc": rng.uniform(0.5, 2.0, n), "x": rng.uniform(0.5, 2.0, n)}
-        run_and_judge(twin_ops, "AccumulateTailsCustom", "float16", values, [("f", 0.5)],
-                      kernel_set="npu2002", cores=1, ub=4096)
+        run_and_judge(
+            twin_ops,
+            "AccumulateTailsCustom",
+            "float16",
+            values,
+            [("f", 0.5)],
+            kernel_set="npu2002",
+            cores=1,
+            ub=4096,
+        )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kernel_set, message", [
-    ("npu2002", "DataCopyPad(GM->UB): ascend310p (__NPU_ARCH__ 2002) has no working DataCopyPad"),
-    ("npu1001", "DataCopyPad(GM->UB): ascend910 (__NPU_ARCH__ 1001) has no DataCopyPad"),
-])
+@pytest.mark.parametrize(
+    "kernel_set, message",
+    [
+        (
+            "npu2002",
+            "DataCopyPad(GM->UB): ascend310p (__NPU_ARCH__ 2002) has no working DataCopyPad",
+        ),
+        ("npu1001", "DataCopyPad(GM->UB): ascend910 (__NPU_ARCH__ 1001) has no DataCopyPad"),
+    ],
+)
 def test_twin_datacopypad_fails_on_socs_without_it(twin_ops, kernel_set, message):
     """The kernel of a 910B-only project, built for 310P or 910A: its DataCopyPad tail is a
     hardware error naming the SoC (on the NPU it would copy nothing, or not compile)."""
     result, _, base = twin_ops
-    out = twin.run(result.driver, "GeluCustom", [("float32", np.linspace(-1, 1, 37))],
-                   kernel_set=kernel_set, workdir=base)
+    out = twin.run(
+        result.driver,
+        "GeluCustom",
+        [("float32", np.linspace(-1, 1, 37))],
+        kernel_set=kernel_set,
+        workdir=base,
+    )
     assert not out["ok"] and out["stage"] == "launch"
     assert message in out["error"], out["error"]
-    whole = twin.run(result.driver, "GeluCustom", [("float32", np.linspace(-1, 1, 64))],
-                     kernel_set=kernel_set, workdir=base)
+    whole = twin.run(
+        result.driver,
+        "GeluCustom",
+        [("float32", np.linspace(-1, 1, 64))],
+        kernel_set=kernel_set,
+        workdir=base,
+    )
     assert whole["ok"], whole["error"]  # whole blocks: DataCopy only
 
 
@@ -908,8 +1112,10 @@ def grammar_ops(tmp_path_factory):
     where Sign and Power are missing) and one for ascend910b1 (Floor, Ceil, Erf)."""
     base = tmp_path_factory.mktemp("grammar")
     mixed = twin.render_project(
-        protos.text(protos.LOG1P_EXPM1, protos.POWERS, protos.SIGN_CLAMP), base / "mixed",
-        socs=("ascend910b1", "ascend310b1"))
+        protos.text(protos.LOG1P_EXPM1, protos.POWERS, protos.SIGN_CLAMP),
+        base / "mixed",
+        socs=("ascend910b1", "ascend310b1"),
+    )
     plain = twin.render_project(protos.text(protos.ROUNDING), base / "plain")
     sets = (twin.KernelSet("default"), twin.KernelSet("npu3002", ("-D__NPU_ARCH__=3002",)))
     builds = [twin.OpBuild(base / "mixed", op, sets) for op in mixed["ops"]]
@@ -928,14 +1134,23 @@ def _near_zero(rng, n):
 
 GRAMMAR_CASES = [
     # op, dtypes, value ranges (name -> generator of n values)
-    ("Log1pExpm1Custom", ("float32", "float16", "bfloat16"),
-     lambda rng, n: {"x": rng.uniform(-0.9, 4, n)}),
+    (
+        "Log1pExpm1Custom",
+        ("float32", "float16", "bfloat16"),
+        lambda rng, n: {"x": rng.uniform(-0.9, 4, n)},
+    ),
     ("Log1pExpm1Custom", ("float32",), lambda rng, n: {"x": _near_zero(rng, n)}),
     ("PowersCustom", ("float32", "float16"), lambda rng, n: {"x": rng.uniform(0.5, 2.5, n)}),
-    ("SignClampCustom", ("float32", "float16"),
-     lambda rng, n: {"x": rng.uniform(-3, 3, n), "y": rng.uniform(-2, 2, n)}),
-    ("RoundingCustom", ("float32", "float16", "bfloat16"),
-     lambda rng, n: {"x": rng.uniform(-3, 3, n)}),
+    (
+        "SignClampCustom",
+        ("float32", "float16"),
+        lambda rng, n: {"x": rng.uniform(-3, 3, n), "y": rng.uniform(-2, 2, n)},
+    ),
+    (
+        "RoundingCustom",
+        ("float32", "float16", "bfloat16"),
+        lambda rng, n: {"x": rng.uniform(-3, 3, n)},
+    ),
 ]
 
 
@@ -953,6 +1168,11 @@ def test_twin_grammar_numerics(grammar_ops, case, kernel_set):
         values = gen(rng, 5001)
         if op_type == "SignClampCustom":
             values["x"][:3] = 0.0  # sign(0) = 0
-        run_and_judge(grammar_ops, op_type, dtype, values,
-                      [("f", 0.5)] if op_type == "SignClampCustom" else [],
-                      kernel_set=kernel_set)
+        run_and_judge(
+            grammar_ops,
+            op_type,
+            dtype,
+            values,
+            [("f", 0.5)] if op_type == "SignClampCustom" else [],
+            kernel_set=kernel_set,
+        )

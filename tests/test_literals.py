@@ -7,10 +7,17 @@ import pytest
 from opgen.literals import cpp_string, py_string
 
 
-@pytest.mark.parametrize("text", [
-    "", "plain", 'quotes " and \\ backslash', "h\u00e9llo \U0001f600 */", "a\nb\t\x01\x7f",
-    "\ud83d",  # a lone surrogate, as JSON may hold one
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "plain",
+        'quotes " and \\ backslash',
+        "h\u00e9llo \U0001f600 */",
+        "a\nb\t\x01\x7f",
+        "\ud83d",  # a lone surrogate, as JSON may hold one
+    ],
+)
 def test_python_literals_read_back_exactly_and_are_ascii(text):
     literal = py_string(text)
     assert literal.isascii() and eval(literal) == text  # noqa: S307 - our own literal

@@ -31,8 +31,14 @@ ATTRS = [
 ]
 
 
-def make_op(compute: dict[str, str], types=("float",), inputs=("x", "y"), attrs=ATTRS,
-            outputs=None, fast_math=False):
+def make_op(
+    compute: dict[str, str],
+    types=("float",),
+    inputs=("x", "y"),
+    attrs=ATTRS,
+    outputs=None,
+    fast_math=False,
+):
     outputs = outputs or list(compute)
     data = {
         "op": "LowerTestCustom",
@@ -73,31 +79,63 @@ def evaluate(node: expr.Node, env: dict[str, np.ndarray | float]) -> np.ndarray 
         return evaluate(node.base, env) ** node.exponent
     if isinstance(node, expr.Compare):
         a, b = evaluate(node.left, env), evaluate(node.right, env)
-        return np.asarray({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b,
-                           "!=": a != b}[node.op], dtype=np.float64)
+        return np.asarray(
+            {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[
+                node.op
+            ],
+            dtype=np.float64,
+        )
     if node.func == "where":
         c, a, b = (evaluate(x, env) for x in node.args)
         return np.where(np.asarray(c) != 0, a, b)
-    fn = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v),
-          "abs": np.abs, "reciprocal": lambda v: 1 / v, "tanh": np.tanh,
-          "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "relu": lambda v: np.maximum(v, 0),
-          "min": np.minimum, "max": np.maximum, "sign": np.sign, "floor": np.floor,
-          "ceil": np.ceil, "log1p": np.log1p, "expm1": np.expm1,
-          "erf": np.vectorize(math.erf, otypes=[np.float64]),
-          "clamp": lambda v, lo, hi: np.minimum(np.maximum(v, lo), hi)}[node.func]
+    fn = {
+        "exp": np.exp,
+        "log": np.log,
+        "sqrt": np.sqrt,
+        "rsqrt": lambda v: 1 / np.sqrt(v),
+        "abs": np.abs,
+        "reciprocal": lambda v: 1 / v,
+        "tanh": np.tanh,
+        "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+        "relu": lambda v: np.maximum(v, 0),
+        "min": np.minimum,
+        "max": np.maximum,
+        "sign": np.sign,
+        "floor": np.floor,
+        "ceil": np.ceil,
+        "log1p": np.log1p,
+        "expm1": np.expm1,
+        "erf": np.vectorize(math.erf, otypes=[np.float64]),
+        "clamp": lambda v, lo, hi: np.minimum(np.maximum(v, lo), hi),
+    }[node.func]
     return fn(*(evaluate(a, env) for a in node.args))
 
 
 def tiling_values(op, ctx) -> dict:
-    values = {a.name if a.name not in ("tileLength",) else "attr_" + a.name: a.default
-              for a in op.attrs}
-    scope = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "tanh": math.tanh,
-             "rsqrt": lambda v: 1 / math.sqrt(v), "reciprocal": lambda v: 1 / v, "abs": abs,
-             "sigmoid": lambda v: 1 / (1 + math.exp(-v)), "relu": lambda v: max(v, 0.0),
-             "min": min, "max": max, "sign": lambda v: float((v > 0) - (v < 0)),
-             "floor": math.floor, "ceil": math.ceil, "log1p": math.log1p, "expm1": math.expm1,
-             "erf": math.erf, "clamp": lambda v, lo, hi: min(max(v, lo), hi),
-             **{a.name: float(a.default) for a in op.attrs}}
+    values = {
+        a.name if a.name not in ("tileLength",) else "attr_" + a.name: a.default for a in op.attrs
+    }
+    scope = {
+        "exp": math.exp,
+        "log": math.log,
+        "sqrt": math.sqrt,
+        "tanh": math.tanh,
+        "rsqrt": lambda v: 1 / math.sqrt(v),
+        "reciprocal": lambda v: 1 / v,
+        "abs": abs,
+        "sigmoid": lambda v: 1 / (1 + math.exp(-v)),
+        "relu": lambda v: max(v, 0.0),
+        "min": min,
+        "max": max,
+        "sign": lambda v: float((v > 0) - (v < 0)),
+        "floor": math.floor,
+        "ceil": math.ceil,
+        "log1p": math.log1p,
+        "expm1": math.expm1,
+        "erf": math.erf,
+        "clamp": lambda v, lo, hi: min(max(v, lo), hi),
+        **{a.name: float(a.default) for a in op.attrs},
+    }
     for h in ctx.host_scalars:  # `text` is the scalar subexpression in Python syntax
         values[h["field"]] = eval(h["text"], {"__builtins__": {}}, scope)
     values["tmpBytes"] = 0
@@ -118,8 +156,9 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
     env = {**inputs, **{a.name: float(a.default) for a in op.attrs}}
     for t in op.outputs:
         got = out[f"{t.name}_ref" if t.is_ref else t.name]
-        np.testing.assert_allclose(got, evaluate(op.compute[t.name], env), rtol=1e-9,
-                                   err_msg=f"output {t.name}")
+        np.testing.assert_allclose(
+            got, evaluate(op.compute[t.name], env), rtol=1e-9, err_msg=f"output {t.name}"
+        )
     return out
 
 
@@ -128,69 +167,77 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("x + y", ["Add"]),
-    ("x - y", ["Sub"]),
-    ("x * y", ["Mul"]),
-    ("x / y", ["Div"]),
-    ("x + 2", ["Adds"]),
-    ("2 + x", ["Adds"]),
-    ("x - 2", ["Adds"]),
-    ("2 - x", ["Muls", "Adds"]),  # scalar - tensor: negate, then add
-    ("3 * x", ["Muls"]),
-    ("x / 4", ["Muls"]),  # by the reciprocal
-    ("4 / x", ["Duplicate", "Div"]),  # exactly: Reciprocal misses the precision standard
-    ("1 / x", ["Duplicate", "Div"]),
-    ("-x", ["Muls"]),
-    ("x ** 2", ["Mul"]),
-    ("x ** 3", ["Mul", "Mul"]),
-    ("x ** 4", ["Mul", "Mul"]),  # (x * x) squared
-    ("exp(x)", ["Exp"]),
-    ("log(x)", ["Ln"]),
-    ("sqrt(x)", ["Sqrt"]),
-    ("rsqrt(x)", ["Duplicate", "Div", "Sqrt"]),  # sqrt(1 / x), no Rsqrt
-    ("abs(x)", ["Abs"]),
-    ("reciprocal(x)", ["Duplicate", "Div"]),
-    # min/max/relu/clamp/sign compare and select: NaN and -0 as torch (torch_special_values)
-    ("relu(x)", ["Compares", "Duplicate", "Select"]),
-    ("min(x, y)", ["Compare", "Compare", "Select", "Select"]),  # x > y, then y != y (NaN)
-    ("max(x, 0.0)", ["Compares", "Duplicate", "Select"]),
-    ("min(1.5, x)", ["Compares", "Duplicate", "Select"]),
-    ("tanh(x)", ["Tanh"]),
-    ("sigmoid(x)", ["Sigmoid"]),
-    ("sign(x)", ["Compares", "Duplicate", "Select", "Compares", "Duplicate", "Select", "Sub"]),
-    ("floor(x)", ["Floor"]),
-    ("ceil(x)", ["Ceil"]),
-    ("erf(x)", ["Erf"]),
-    ("clamp(x, 0.75, a * 2)", ["Compares", "Duplicate", "Select"] * 2),
-    ("log1p(x)", ["Mins", "Adds", "Adds", "Sub", "Div", "Adds", "Ln", "Add"]),
-    # (u - 1) + m * c: one FusedMulAdd
-    ("expm1(x)", ["Exp", "Maxs", "Mins", "Ln", "Sub", "Maxs", "Mins", "Adds", "Muls",
-                  "FusedMulAdd"]),
-    ("x ** 0.5", ["Sqrt"]),
-    ("x ** -0.5", ["Duplicate", "Div", "Sqrt"]),
-    ("x ** 3.7", ["Power"]),
-    ("x ** -1.5", ["Power"]),
-    ("x ** (1 / 3)", ["Power"]),
-    ("x ** 5", ["Mul", "Mul", "Mul"]),  # (x * x) squared, times x
-    ("x ** 8", ["Mul", "Mul", "Mul"]),  # ((x * x) squared) squared
-    ("x ** -1", ["Duplicate", "Div"]),
-    ("x ** -3", ["Mul", "Mul", "Duplicate", "Div"]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x + y", ["Add"]),
+        ("x - y", ["Sub"]),
+        ("x * y", ["Mul"]),
+        ("x / y", ["Div"]),
+        ("x + 2", ["Adds"]),
+        ("2 + x", ["Adds"]),
+        ("x - 2", ["Adds"]),
+        ("2 - x", ["Muls", "Adds"]),  # scalar - tensor: negate, then add
+        ("3 * x", ["Muls"]),
+        ("x / 4", ["Muls"]),  # by the reciprocal
+        ("4 / x", ["Duplicate", "Div"]),  # exactly: Reciprocal misses the precision standard
+        ("1 / x", ["Duplicate", "Div"]),
+        ("-x", ["Muls"]),
+        ("x ** 2", ["Mul"]),
+        ("x ** 3", ["Mul", "Mul"]),
+        ("x ** 4", ["Mul", "Mul"]),  # (x * x) squared
+        ("exp(x)", ["Exp"]),
+        ("log(x)", ["Ln"]),
+        ("sqrt(x)", ["Sqrt"]),
+        ("rsqrt(x)", ["Duplicate", "Div", "Sqrt"]),  # sqrt(1 / x), no Rsqrt
+        ("abs(x)", ["Abs"]),
+        ("reciprocal(x)", ["Duplicate", "Div"]),
+        # min/max/relu/clamp/sign compare and select: NaN and -0 as torch (torch_special_values)
+        ("relu(x)", ["Compares", "Duplicate", "Select"]),
+        ("min(x, y)", ["Compare", "Compare", "Select", "Select"]),  # x > y, then y != y (NaN)
+        ("max(x, 0.0)", ["Compares", "Duplicate", "Select"]),
+        ("min(1.5, x)", ["Compares", "Duplicate", "Select"]),
+        ("tanh(x)", ["Tanh"]),
+        ("sigmoid(x)", ["Sigmoid"]),
+        ("sign(x)", ["Compares", "Duplicate", "Select", "Compares", "Duplicate", "Select", "Sub"]),
+        ("floor(x)", ["Floor"]),
+        ("ceil(x)", ["Ceil"]),
+        ("erf(x)", ["Erf"]),
+        ("clamp(x, 0.75, a * 2)", ["Compares", "Duplicate", "Select"] * 2),
+        ("log1p(x)", ["Mins", "Adds", "Adds", "Sub", "Div", "Adds", "Ln", "Add"]),
+        # (u - 1) + m * c: one FusedMulAdd
+        (
+            "expm1(x)",
+            ["Exp", "Maxs", "Mins", "Ln", "Sub", "Maxs", "Mins", "Adds", "Muls", "FusedMulAdd"],
+        ),
+        ("x ** 0.5", ["Sqrt"]),
+        ("x ** -0.5", ["Duplicate", "Div", "Sqrt"]),
+        ("x ** 3.7", ["Power"]),
+        ("x ** -1.5", ["Power"]),
+        ("x ** (1 / 3)", ["Power"]),
+        ("x ** 5", ["Mul", "Mul", "Mul"]),  # (x * x) squared, times x
+        ("x ** 8", ["Mul", "Mul", "Mul"]),  # ((x * x) squared) squared
+        ("x ** -1", ["Duplicate", "Div"]),
+        ("x ** -3", ["Mul", "Mul", "Duplicate", "Div"]),
+    ],
+)
 def test_instruction_choice(text, expected):
     c = compute(text)
     assert calls(c) == expected
     check_meaning(make_op({"z": text}))
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("rsqrt(x)", ["Rsqrt"]),
-    ("reciprocal(x)", ["Reciprocal"]),
-    ("1 / x", ["Reciprocal"]),
-    ("4 / x", ["Reciprocal", "Muls"]),
-    ("a / (x + 1)", ["Adds", "Reciprocal", "Muls"]),
-    ("x / y", ["Div"]),  # tensor / tensor stays Div
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("rsqrt(x)", ["Rsqrt"]),
+        ("reciprocal(x)", ["Reciprocal"]),
+        ("1 / x", ["Reciprocal"]),
+        ("4 / x", ["Reciprocal", "Muls"]),
+        ("a / (x + 1)", ["Adds", "Reciprocal", "Muls"]),
+        ("x / y", ["Div"]),  # tensor / tensor stays Div
+    ],
+)
 def test_fast_math_opts_into_rsqrt_and_reciprocal(text, expected):
     op = make_op({"z": text}, fast_math=True)
     assert calls(context(op).compute) == expected
@@ -199,17 +246,23 @@ def test_fast_math_opts_into_rsqrt_and_reciprocal(text, expected):
 
 def test_fast_math_warns_with_the_precision_consequence():
     def warnings(compute: str) -> list[str]:
-        data = {"op": "FastCustom", "input_desc": [{"name": "x", "type": ["float"]}],
-                "output_desc": [{"name": "y", "type": ["float"]}],
-                "opgen": {"compute": {"y": compute}, "fast_math": True}}
+        data = {
+            "op": "FastCustom",
+            "input_desc": [{"name": "x", "type": ["float"]}],
+            "output_desc": [{"name": "y", "type": ["float"]}],
+            "opgen": {"compute": {"y": compute}, "fast_math": True},
+        }
         return [w for w in prototype.loads(json.dumps(data)).warnings if "fast_math" in w]
 
     (used,) = warnings("rsqrt(x) + 2 / x")
-    assert used.startswith("$.opgen.fast_math: a number / a tensor, rsqrt() use the "
-                           "Rsqrt/Reciprocal instructions")
+    assert used.startswith(
+        "$.opgen.fast_math: a number / a tensor, rsqrt() use the Rsqrt/Reciprocal instructions"
+    )
     assert "double-thousandth for float16, double-ten-thousandth for float32" in used
-    assert warnings("x * 2") == ["$.opgen.fast_math: has no effect: the compute expressions use "
-                                 "no rsqrt(), reciprocal() or number / tensor"]
+    assert warnings("x * 2") == [
+        "$.opgen.fast_math: has no effect: the compute expressions use "
+        "no rsqrt(), reciprocal() or number / tensor"
+    ]
 
 
 def test_scalar_operands_are_folded_constants_or_tiling_fields():
@@ -231,14 +284,19 @@ def test_math_of_attrs_runs_on_the_host():
     assert [h["text"] for h in host] == ["exp(a)", "sqrt(k)"]
     assert "std::exp(static_cast<double>(tiling->a))" in host[0]["expr"]
     assert {"type": "float", "name": "scalar0"}.items() <= next(
-        f for f in ctx.tiling_fields if f["name"] == "scalar0").items()
+        f for f in ctx.tiling_fields if f["name"] == "scalar0"
+    ).items()
     assert "tiling.scalar0" in ctx.compute.body
     check_meaning(op)
 
 
 def test_new_functions_of_attrs_run_on_the_host():
-    op = make_op({"z": "x * sign(a) + clamp(k, 0, 2) + erf(a) + a ** 1.5 + floor(a) "
-                       "+ log1p(a) * expm1(a) - ceil(a)"})
+    op = make_op(
+        {
+            "z": "x * sign(a) + clamp(k, 0, 2) + erf(a) + a ** 1.5 + floor(a) "
+            "+ log1p(a) * expm1(a) - ceil(a)"
+        }
+    )
     ctx = context(op)
     exprs = " ".join(h["expr"] for h in ctx.compute.host_scalars)
     for fn in ("std::erf", "std::pow", "std::floor", "std::log1p", "std::expm1", "std::ceil"):
@@ -253,10 +311,19 @@ def test_constant_operands_of_new_functions_fold():
     assert "AscendC::Adds(z, x, 3.0f, count);" in compute("x + floor(3.7)").body
 
 
-@pytest.mark.parametrize("text", [
-    "log1p(x)", "expm1(x)", "x ** 3.7", "x ** -1.5", "sign(x) * x", "floor(x * 3) + ceil(y)",
-    "erf(x) - clamp(y, 0.8, 1.2)", "x ** 7 + y ** -2",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "log1p(x)",
+        "expm1(x)",
+        "x ** 3.7",
+        "x ** -1.5",
+        "sign(x) * x",
+        "floor(x * 3) + ceil(y)",
+        "erf(x) - clamp(y, 0.8, 1.2)",
+        "x ** 7 + y ** -2",
+    ],
+)
 def test_new_functions_compute_what_they_say(text):
     op = make_op({"z": text})
     for socs, arch in ((("ascend910b1",), None), (("ascend910b1", "ascend310b1"), 3002)):
@@ -273,8 +340,10 @@ def test_sign_falls_back_to_exact_basic_apis():
     assert calls(c) == ["Muls", "Muls", "Maxs", "Mins"] and not c.shared_tmp
     assert "ascend910 has no Sign API: Sign computed through Muls, Maxs and Mins" in c.body
     ctx = context(op, ("ascend910a",))
-    tiles = {"x": np.array([-3e38, -1.5, -1e-38, -1e-45, 0.0, 1e-45, 2e-30, 7.0, 3e38]),
-             "z": np.full(9, np.nan)}
+    tiles = {
+        "x": np.array([-3e38, -1.5, -1e-38, -1e-45, 0.0, 1e-45, 2e-30, 7.0, 3e38]),
+        "z": np.full(9, np.nan),
+    }
     with np.errstate(over="ignore"):
         out = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute))
     np.testing.assert_array_equal(out["z"], np.sign(tiles["x"]))
@@ -300,11 +369,14 @@ def test_shared_tmp_takes_the_largest_need_of_the_apis():
     assert "3 floats per element" in c.scratch_note
 
 
-@pytest.mark.parametrize("text, socs, lacking", [
-    ("floor(x)", ("ascend910a",), "ascend910 lacks"),
-    ("ceil(x) + y", ("ascend910b1", "ascend310b1"), "ascend310b lacks"),
-    ("erf(x)", ("ascend910a", "ascend310b1"), "ascend310b, ascend910 lack"),
-])
+@pytest.mark.parametrize(
+    "text, socs, lacking",
+    [
+        ("floor(x)", ("ascend910a",), "ascend910 lacks"),
+        ("ceil(x) + y", ("ascend910b1", "ascend310b1"), "ascend310b lacks"),
+        ("erf(x)", ("ascend910a", "ascend310b1"), "ascend310b, ascend910 lack"),
+    ],
+)
 def test_missing_floor_ceil_erf_are_errors(text, socs, lacking):
     with pytest.raises(LoweringError, match=f"output 'z'.*needs the \\w+ API, which {lacking}"):
         compute(text, socs=socs)
@@ -318,10 +390,14 @@ def test_constant_errors_name_the_output():
         compute("x * log(-1)")
 
 
-@pytest.mark.parametrize("text, operands", [
-    ("x + y * x", ("1.0f", "y", "x")), ("y * x + x", ("1.0f", "y", "x")),
-    ("x - y * x", ("-1.0f", "y", "x")),
-])
+@pytest.mark.parametrize(
+    "text, operands",
+    [
+        ("x + y * x", ("1.0f", "y", "x")),
+        ("y * x + x", ("1.0f", "y", "x")),
+        ("x - y * x", ("-1.0f", "y", "x")),
+    ],
+)
 def test_a_multiply_add_is_one_fused_multiply_add_where_the_soc_has_it(text, operands):
     """As torch's CPU kernels: rounded once, no overflow of the product where the sum is
     finite. FusedMulAdd is documented for Atlas A2/A3 only: ascend310p multiplies and adds."""
@@ -349,15 +425,18 @@ def test_products_of_scalars_and_integer_sums_are_not_fused():
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, temps", [
-    ("exp(x) + exp(y)", 0),  # both exps run in place in the dead input tiles
-    ("exp(log(sqrt(x)))", 0),
-    ("tanh(x)", 0),  # straight into the output
-    ("tanh(x) + x", 0),  # tanh into the output tile, then add x in place
-    ("0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))", 1),  # gelu
-    # FusedMulAdd writes a tile apart from its operands (x * y + x and the last sum)
-    ("(x * y + x) * (y * x - y) + (x - y) * (x + y)", 2),
-])
+@pytest.mark.parametrize(
+    "text, temps",
+    [
+        ("exp(x) + exp(y)", 0),  # both exps run in place in the dead input tiles
+        ("exp(log(sqrt(x)))", 0),
+        ("tanh(x)", 0),  # straight into the output
+        ("tanh(x) + x", 0),  # tanh into the output tile, then add x in place
+        ("0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))", 1),  # gelu
+        # FusedMulAdd writes a tile apart from its operands (x * y + x and the last sum)
+        ("(x * y + x) * (y * x - y) + (x - y) * (x + y)", 2),
+    ],
+)
 def test_temporaries(text, temps):
     op = make_op({"z": text}, inputs=[n for n in ("x", "y") if n in text])
     assert context(op).compute.temps == temps
@@ -383,8 +462,9 @@ def test_scratch_declarations_follow_the_tiling_layout():
     c = compute("(x * y + x) * (y * x - y) + (x - y) * (x + y) * tanh(x)")
     body = c.body
     assert "const AscendC::LocalTensor<float> tmp0 = scratch.ReinterpretCast<float>();" in body
-    assert f"= scratch[{c.temps} * tiling.tmpBytes];" in body or \
-        "= scratch[tiling.tmpBytes];" in body
+    assert (
+        f"= scratch[{c.temps} * tiling.tmpBytes];" in body or "= scratch[tiling.tmpBytes];" in body
+    )
     assert c.shared_tmp and c.shared_tmp_apis == ["Tanh"]
     assert c.shared_tmp_min_bytes == 256 and c.shared_tmp_live_nodes == 1
 
@@ -415,11 +495,14 @@ def test_exp_forms_divide_exactly_and_saturate(text):
         check_meaning(make_op({"z": text}), socs=("ascend310b1",), lo=-800, hi=800)
 
 
-@pytest.mark.parametrize("text, note", [
-    ("0.5 * x * (1 + tanh(x * 0.8))", "1 + tanh(v) = 2 / (exp(-2v) + 1)"),
-    ("(tanh(x) + 1) * x", "1 + tanh(v) = 2 / (exp(-2v) + 1)"),
-    ("x * (1 - tanh(x))", "1 - tanh(v) = 2 / (exp(2v) + 1)"),
-])
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        ("0.5 * x * (1 + tanh(x * 0.8))", "1 + tanh(v) = 2 / (exp(-2v) + 1)"),
+        ("(tanh(x) + 1) * x", "1 + tanh(v) = 2 / (exp(-2v) + 1)"),
+        ("x * (1 - tanh(x))", "1 - tanh(v) = 2 / (exp(2v) + 1)"),
+    ],
+)
 def test_one_plus_tanh_without_the_api_does_not_cancel(text, note):
     """Through Exp, 1 + tanh(v) as 1 + (-2 / (exp(2v) + 1) + 1) loses every digit where tanh(v)
     nears -1 (GELU's 1 + tanh for x < -3 misses the float32 standard on 910A); it is computed
@@ -441,8 +524,7 @@ def test_sigmoid_is_missing_only_on_310b():
 def test_mixed_socs_get_both_sequences_under_npu_arch():
     text = "tanh(x) * sigmoid(y)"
     c = compute(text, socs=("ascend910b1", "ascend910a", "ascend310b1"))
-    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 3002)" in \
-        c.body
+    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 3002)" in c.body
     assert c.soc_variants and c.shared_tmp  # the API branch still needs its scratch
     op = make_op({"z": text})
     socs = ("ascend910b1", "ascend910a", "ascend310b1")
@@ -458,8 +540,9 @@ def test_mixed_socs_get_both_sequences_under_npu_arch():
 
 
 def test_integer_ops_use_only_integer_instructions():
-    op = make_op({"z": "relu(x - y) * 3 + max(x, 2) - abs(y) * k + x ** 2"},
-                 types=("int16", "int32"))
+    op = make_op(
+        {"z": "relu(x - y) * 3 + max(x, 2) - abs(y) * k + x ** 2"}, types=("int16", "int32")
+    )
     c = context(op).compute
     assert c.template == "template <typename T>"
     assert "Relu" not in calls(c)  # no int16 Relu: Maxs(0) instead
@@ -484,21 +567,24 @@ def test_float_and_int_combinations_share_a_template():
     assert "AscendC::Add(z, x, y, count);" in c.body
 
 
-@pytest.mark.parametrize("text, types, reason", [
-    ("x / y", ("int32",), "integer vector division"),
-    ("exp(x)", ("int32",), "exp\\(\\) needs a float type"),
-    ("x * a", ("int32",), "float attr 'a' cannot scale an integer tensor"),
-    ("x * 0.5", ("int16",), "not an integer"),
-    ("x + y", ("double",), "dtype float64 has no Ascend C vector arithmetic"),
-    ("x + y", ("bool",), "a bool output takes a comparison"),
-    ("sign(x)", ("bool",), "a bool output takes a comparison"),
-    ("where(x > y, x, y)", ("int16",), "compares or selects"),
-    ("floor(x)", ("int32",), "floor\\(\\) needs a float type"),
-    ("log1p(x)", ("int32",), "log1p\\(\\) needs a float type"),
-    ("x ** 2.5", ("int32",), "non-integer exponent"),
-    ("x ** -2", ("int16",), "negative exponent"),
-    ("sign(x)", ("float", "int32"), "sign\\(\\) computes differently"),
-])
+@pytest.mark.parametrize(
+    "text, types, reason",
+    [
+        ("x / y", ("int32",), "integer vector division"),
+        ("exp(x)", ("int32",), "exp\\(\\) needs a float type"),
+        ("x * a", ("int32",), "float attr 'a' cannot scale an integer tensor"),
+        ("x * 0.5", ("int16",), "not an integer"),
+        ("x + y", ("double",), "dtype float64 has no Ascend C vector arithmetic"),
+        ("x + y", ("bool",), "a bool output takes a comparison"),
+        ("sign(x)", ("bool",), "a bool output takes a comparison"),
+        ("where(x > y, x, y)", ("int16",), "compares or selects"),
+        ("floor(x)", ("int32",), "floor\\(\\) needs a float type"),
+        ("log1p(x)", ("int32",), "log1p\\(\\) needs a float type"),
+        ("x ** 2.5", ("int32",), "non-integer exponent"),
+        ("x ** -2", ("int16",), "negative exponent"),
+        ("sign(x)", ("float", "int32"), "sign\\(\\) computes differently"),
+    ],
+)
 def test_unsupported_types_raise_an_error_naming_the_output(text, types, reason):
     with pytest.raises(LoweringError, match="compute expression of output 'z'.*" + reason):
         compute(text, types=types)
@@ -507,8 +593,10 @@ def test_unsupported_types_raise_an_error_naming_the_output(text, types, reason)
 def test_mixed_dtype_combination_is_rejected():
     data = {
         "op": "MixCustom",
-        "input_desc": [{"name": "x", "type": ["fp16"], "format": "ND"},
-                       {"name": "i", "type": ["int32"], "format": "ND"}],
+        "input_desc": [
+            {"name": "x", "type": ["fp16"], "format": "ND"},
+            {"name": "i", "type": ["int32"], "format": "ND"},
+        ],
         "output_desc": [{"name": "z", "type": ["fp16"], "format": "ND"}],
         "opgen": {"compute": {"z": "x + i"}},
     }
@@ -527,8 +615,11 @@ def test_lowering_error_is_a_value_error():
 
 
 def test_parameter_names_avoid_tensor_names():
-    op = make_op({"tmp0": "exp(count) * scratch + offset", "op": "tanh(count + offset)"},
-                 inputs=("count", "scratch", "offset"), attrs=())
+    op = make_op(
+        {"tmp0": "exp(count) * scratch + offset", "op": "tanh(count + offset)"},
+        inputs=("count", "scratch", "offset"),
+        attrs=(),
+    )
     c = context(op).compute
     assert "uint32_t count1" in c.signature and "& scratch1" in c.signature
     assert "count1);" in c.body
@@ -536,9 +627,11 @@ def test_parameter_names_avoid_tensor_names():
 
 
 def test_no_compute_expression_gives_a_loud_placeholder():
-    data = {"op": "StubCustom",
-            "input_desc": [{"name": "x", "type": ["fp16", "int8"], "format": "ND"}],
-            "output_desc": [{"name": "y", "type": ["fp16", "int8"], "format": "ND"}]}
+    data = {
+        "op": "StubCustom",
+        "input_desc": [{"name": "x", "type": ["fp16", "int8"], "format": "ND"}],
+        "output_desc": [{"name": "y", "type": ["fp16", "int8"], "format": "ND"}],
+    }
     ctx = context(prototype.loads(json.dumps(data)).ops[0])
     c = ctx.compute
     assert not c.has_expression and c.temps == 0
@@ -579,8 +672,13 @@ def test_random_expressions_compute_what_they_say(t1, t2):
     texts = {"s": f"x + ({_text(t1)})", "d": f"({_text(t2)}) * y"}  # each reads a tensor
     op = make_op(texts)
     with np.errstate(all="ignore"):
-        env = {"x": np.linspace(0.5, 2, 8), "y": np.linspace(2, 0.5, 8), "a": 0.75, "k": 3.0,
-               "flag": 1.0}
+        env = {
+            "x": np.linspace(0.5, 2, 8),
+            "y": np.linspace(2, 0.5, 8),
+            "a": 0.75,
+            "k": 3.0,
+            "flag": 1.0,
+        }
         ref = [evaluate(op.compute[o], env) for o in ("s", "d")]
         if not all(np.all(np.isfinite(r)) and np.max(np.abs(r)) < 1e30 for r in ref):
             return  # overflowing expressions say nothing about the lowering
@@ -592,9 +690,16 @@ def test_random_expressions_compute_what_they_say(t1, t2):
 
 
 def test_show_round_trips_through_the_parser():
-    for text in ["0.5 * x * (1 + tanh(x))", "x - (y - 1)", "-(x + y)", "(x ** 2) ** 2",
-                 "x / (y * 2)", "min(x, -y) ** 3", "x ** -1.5 + clamp(y, -1, 2) * sign(x)",
-                 "-x ** 0.5"]:
+    for text in [
+        "0.5 * x * (1 + tanh(x))",
+        "x - (y - 1)",
+        "-(x + y)",
+        "(x ** 2) ** 2",
+        "x / (y * 2)",
+        "min(x, -y) ** 3",
+        "x ** -1.5 + clamp(y, -1, 2) * sign(x)",
+        "-x ** 0.5",
+    ]:
         tree = expr.parse_compute(text, {"x", "y"}, set())
         again = expr.parse_compute(expr.show(tree), {"x", "y"}, set())
         assert again == tree, expr.show(tree)
@@ -606,17 +711,20 @@ def test_show_round_trips_through_the_parser():
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    "where(x == y, x, y * 2)",
-    "where(x > 1, 1.0, 0.0)",
-    "where(1 < x, x, 3)",  # a number on the left: the comparison is turned around
-    "where(x <= y, 2, y)",  # a number where the mask is set: Duplicate, then Select
-    "where(x != 1.5, x, a)",
-    "(x >= y) * 3 + (x < 1)",
-    "where(x == 1, y, where(x > 1, 1.0, 0.0))",  # Heaviside
-    "where(x * y, x, y)",  # any tensor condition: nonzero is true
-    "where(x > a, x, y) + where(x > a, y, x)",  # one mask for both
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "where(x == y, x, y * 2)",
+        "where(x > 1, 1.0, 0.0)",
+        "where(1 < x, x, 3)",  # a number on the left: the comparison is turned around
+        "where(x <= y, 2, y)",  # a number where the mask is set: Duplicate, then Select
+        "where(x != 1.5, x, a)",
+        "(x >= y) * 3 + (x < 1)",
+        "where(x == 1, y, where(x > 1, 1.0, 0.0))",  # Heaviside
+        "where(x * y, x, y)",  # any tensor condition: nonzero is true
+        "where(x > a, x, y) + where(x > a, y, x)",  # one mask for both
+    ],
+)
 def test_comparisons_and_where_compute_what_they_say(text):
     op = make_op({"z": text})
     out = check_meaning(op, lo=0.5, hi=2.0)
@@ -653,12 +761,19 @@ def test_comparisons_need_a_float_compute_type():
 
 
 def bool_output_op(text: str):
-    return prototype.loads(json.dumps({
-        "op": "BoolOutCustom",
-        "input_desc": [{"name": "x", "type": ["float16"], "format": ["ND"]},
-                       {"name": "y", "type": ["float16"], "format": ["ND"]}],
-        "output_desc": [{"name": "z", "type": ["bool"], "format": ["ND"]}],
-        "opgen": {"compute": {"z": text}}})).ops[0]
+    return prototype.loads(
+        json.dumps(
+            {
+                "op": "BoolOutCustom",
+                "input_desc": [
+                    {"name": "x", "type": ["float16"], "format": ["ND"]},
+                    {"name": "y", "type": ["float16"], "format": ["ND"]},
+                ],
+                "output_desc": [{"name": "z", "type": ["bool"], "format": ["ND"]}],
+                "opgen": {"compute": {"z": text}},
+            }
+        )
+    ).ops[0]
 
 
 def test_a_bool_output_takes_a_comparison():
@@ -670,12 +785,21 @@ def test_a_bool_output_takes_a_comparison():
 
 
 def test_byte_dtypes_compute_in_float_through_half():
-    op = prototype.loads(json.dumps({
-        "op": "ByteCustom",
-        "input_desc": [{"name": "q", "type": ["int8", "uint8"], "format": ["ND", "ND"]},
-                       {"name": "m", "type": ["bool", "bool"], "format": ["ND", "ND"]}],
-        "output_desc": [{"name": "z", "type": ["float16", "float"], "format": ["ND", "ND"]}],
-        "opgen": {"compute": {"z": "where(m, q * 0.5, -1)"}}})).ops[0]
+    op = prototype.loads(
+        json.dumps(
+            {
+                "op": "ByteCustom",
+                "input_desc": [
+                    {"name": "q", "type": ["int8", "uint8"], "format": ["ND", "ND"]},
+                    {"name": "m", "type": ["bool", "bool"], "format": ["ND", "ND"]},
+                ],
+                "output_desc": [
+                    {"name": "z", "type": ["float16", "float"], "format": ["ND", "ND"]}
+                ],
+                "opgen": {"compute": {"z": "where(m, q * 0.5, -1)"}},
+            }
+        )
+    ).ops[0]
     ctx = context(op)
     assert ctx.compute.mode == "float"
     assert [t["through_half"] for t in ctx.streamed] == [True, True, False]
@@ -683,18 +807,32 @@ def test_byte_dtypes_compute_in_float_through_half():
 
 
 def byte_output_op(text: str):
-    return prototype.loads(json.dumps({
-        "op": "ByteOutCustom",
-        "input_desc": [{"name": "a", "type": ["int8"], "format": ["ND"]},
-                       {"name": "b", "type": ["int8"], "format": ["ND"]}],
-        "output_desc": [{"name": "z", "type": ["int8"], "format": ["ND"]}],
-        "opgen": {"compute": {"z": text}}})).ops[0]
+    return prototype.loads(
+        json.dumps(
+            {
+                "op": "ByteOutCustom",
+                "input_desc": [
+                    {"name": "a", "type": ["int8"], "format": ["ND"]},
+                    {"name": "b", "type": ["int8"], "format": ["ND"]},
+                ],
+                "output_desc": [{"name": "z", "type": ["int8"], "format": ["ND"]}],
+                "opgen": {"compute": {"z": text}},
+            }
+        )
+    ).ops[0]
 
 
-@pytest.mark.parametrize("text, ok", [
-    ("where(a > b, a, b)", True), ("floor(a * 2.5) + b", True), ("max(a, b) * 2 - 1", True),
-    ("a * 2.5", False), ("a / b", False), ("exp(a)", False),
-])
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("where(a > b, a, b)", True),
+        ("floor(a * 2.5) + b", True),
+        ("max(a, b) * 2 - 1", True),
+        ("a * 2.5", False),
+        ("a / b", False),
+        ("exp(a)", False),
+    ],
+)
 def test_byte_outputs_take_integer_values(text, ok):
     if ok:
         assert context(byte_output_op(text)).compute.mode == "float"
@@ -707,17 +845,22 @@ SPECIAL_X = [math.nan, 1.0, -0.0, 0.0, math.inf, -math.inf, -2.0, 0.5, math.nan,
 SPECIAL_Y = [1.0, math.nan, 0.0, -0.0, 1.0, 1.0, math.nan, -math.inf, math.nan, -0.0]
 
 
-@pytest.mark.parametrize("text, torch_op", [
-    ("max(x, y)", lambda x, y: torch.maximum(x, y)),
-    ("min(x, y)", lambda x, y: torch.minimum(x, y)),
-    ("relu(x)", lambda x, y: torch.relu(x)),
-    ("max(x, 0.0)", lambda x, y: torch.clamp_min(x, 0.0)),
-    ("min(0.25, x)", lambda x, y: torch.clamp_max(x, 0.25)),
-    ("clamp(x, -1, 1)", lambda x, y: torch.clamp(x, -1, 1)),
-    ("sign(x)", lambda x, y: torch.sign(x)),
-    ("max(x, y) - min(y, x) + sign(y)",
-     lambda x, y: torch.maximum(x, y) - torch.minimum(y, x) + torch.sign(y)),
-])
+@pytest.mark.parametrize(
+    "text, torch_op",
+    [
+        ("max(x, y)", lambda x, y: torch.maximum(x, y)),
+        ("min(x, y)", lambda x, y: torch.minimum(x, y)),
+        ("relu(x)", lambda x, y: torch.relu(x)),
+        ("max(x, 0.0)", lambda x, y: torch.clamp_min(x, 0.0)),
+        ("min(0.25, x)", lambda x, y: torch.clamp_max(x, 0.25)),
+        ("clamp(x, -1, 1)", lambda x, y: torch.clamp(x, -1, 1)),
+        ("sign(x)", lambda x, y: torch.sign(x)),
+        (
+            "max(x, y) - min(y, x) + sign(y)",
+            lambda x, y: torch.maximum(x, y) - torch.minimum(y, x) + torch.sign(y),
+        ),
+    ],
+)
 def test_nan_inf_and_signed_zero_come_out_as_torchs(text, torch_op):
     """The emitted step, run with the instructions' NaN rule (a NaN loses, as on the twin),
     gives torch's results: NaN propagates, sign(NaN) and sign(-0) are 0, and -0 stays -0 where
@@ -728,8 +871,14 @@ def test_nan_inf_and_signed_zero_come_out_as_torchs(text, torch_op):
     with np.errstate(invalid="ignore"):
         got = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute))["z"]
     # float32, the compute type (torch's float64 kernels keep the other zero of a tie)
-    want = torch_op(torch.tensor(SPECIAL_X, dtype=torch.float32),
-                    torch.tensor(SPECIAL_Y, dtype=torch.float32)).double().numpy()
+    want = (
+        torch_op(
+            torch.tensor(SPECIAL_X, dtype=torch.float32),
+            torch.tensor(SPECIAL_Y, dtype=torch.float32),
+        )
+        .double()
+        .numpy()
+    )
     np.testing.assert_array_equal(got, want)
     numbers = ~np.isnan(want)  # a NaN's sign bit is no result
     np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
@@ -752,8 +901,11 @@ def test_floor_and_ceil_stay_exact_beyond_the_310p_domain(func):
     saturate beyond it, as through int32): with 310P among the targets the step selects x where
     |x| >= 2^23 (integral already), so huge values, +-inf and NaN come out as torch's."""
     op = make_op({"z": f"{func}(x)"})
-    tiles = {"x": np.array(FLOOR_EDGES), "y": np.zeros(len(FLOOR_EDGES)),
-             "z": np.full(len(FLOOR_EDGES), np.nan)}
+    tiles = {
+        "x": np.array(FLOOR_EDGES),
+        "y": np.zeros(len(FLOOR_EDGES)),
+        "z": np.full(len(FLOOR_EDGES), np.nan),
+    }
     want = getattr(torch, func)(torch.tensor(FLOOR_EDGES, dtype=torch.float64)).numpy()
     guarded = context(op, ("ascend310p3",))
     got = interp.run(guarded.compute.body, tiles, tiling_values(op, guarded.compute), 2002)["z"]

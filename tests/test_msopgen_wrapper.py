@@ -65,13 +65,29 @@ def invoke(*args):
 def test_command_line_and_overlay(stand_in, tmp_path):
     exe, record = stand_in
     dest = tmp_path / "proj"
-    result = invoke(EXAMPLES / "gelu_custom.json", "-o", dest, "--soc", "ascend910b1",
-                    "--soc", "Ascend310P3", "--json")
+    result = invoke(
+        EXAMPLES / "gelu_custom.json",
+        "-o",
+        dest,
+        "--soc",
+        "ascend910b1",
+        "--soc",
+        "Ascend310P3",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     (args,) = [json.loads(line) for line in record.read_text().splitlines()]
     assert args[:2] == ["gen", "-i"]
-    assert args[3:] == ["-c", "ai_core-ascend910b1,ai_core-ascend310p3", "-lan", "cpp",
-                        "-f", "pytorch", "-out", args[-1]]
+    assert args[3:] == [
+        "-c",
+        "ai_core-ascend910b1,ai_core-ascend310p3",
+        "-lan",
+        "cpp",
+        "-f",
+        "pytorch",
+        "-out",
+        args[-1],
+    ]
     summary = json.loads(result.stdout)
     assert summary["cann_skeleton"] == f"msopgen {exe}"
     # msopgen's skeleton is kept; its op_host/op_kernel stubs are replaced by opgen's files
@@ -84,11 +100,15 @@ def test_command_line_and_overlay(stand_in, tmp_path):
     assert owners["op_host/gelu_custom.cpp"] == "generated"
     assert "msopgen" in (dest / ".opgen" / "logs" / "msopgen.log").read_text()
     # the normalized prototype msopgen read is msopgen's own format
-    normalized = msopgen.normalized(__import__("opgen.prototype").prototype.load(
-        EXAMPLES / "gelu_custom.json").ops[0])
-    assert normalized["input_desc"][0] == {"name": "x", "param_type": "required",
-                                           "format": ["ND", "ND", "ND"],
-                                           "type": ["fp16", "float", "bf16"]}
+    normalized = msopgen.normalized(
+        __import__("opgen.prototype").prototype.load(EXAMPLES / "gelu_custom.json").ops[0]
+    )
+    assert normalized["input_desc"][0] == {
+        "name": "x",
+        "param_type": "required",
+        "format": ["ND", "ND", "ND"],
+        "type": ["fp16", "float", "bf16"],
+    }
     assert "opgen" not in normalized
 
 
@@ -120,8 +140,9 @@ def test_no_msopgen_flag_skips_it(stand_in, tmp_path):
 
 
 def test_explicit_path_that_is_not_executable_is_a_usage_error(tmp_path):
-    result = invoke(EXAMPLES / "gelu_custom.json", "-o", tmp_path / "p", "--msopgen",
-                    tmp_path / "missing")
+    result = invoke(
+        EXAMPLES / "gelu_custom.json", "-o", tmp_path / "p", "--msopgen", tmp_path / "missing"
+    )
     assert result.exit_code == 2 and "not an executable file" in result.stderr
 
 
@@ -130,6 +151,11 @@ def test_commands_are_shell_safe(tmp_path):
     from opgen.options import Options
 
     proto = prototype.load(EXAMPLES / "gelu_custom.json")
-    cmds = msopgen.commands(Path("/opt/msopgen"), proto, Options("p", "p", "p"),
-                            tmp_path / "a b.json", tmp_path / "out dir")
+    cmds = msopgen.commands(
+        Path("/opt/msopgen"),
+        proto,
+        Options("p", "p", "p"),
+        tmp_path / "a b.json",
+        tmp_path / "out dir",
+    )
     assert shlex.split(shlex.join(cmds[0]))[3] == str(tmp_path / "a b.json")

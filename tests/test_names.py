@@ -41,27 +41,38 @@ def test_snake_name_matches_msopgen(op_type, expected):
     assert names.snake_name(op_type) == expected
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("x", "x"), ("negative_slope", "negativeSlope"), ("conv1_w", "conv1W"),
-    ("X", "x"), ("keep_dims", "keepDims"), ("a_b_c", "aBC"), ("x_1", "x1"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("x", "x"),
+        ("negative_slope", "negativeSlope"),
+        ("conv1_w", "conv1W"),
+        ("X", "x"),
+        ("keep_dims", "keepDims"),
+        ("a_b_c", "aBC"),
+        ("x_1", "x1"),
+    ],
+)
 def test_aclnn_name_is_lower_camel(name, expected):
     assert names.aclnn_name(name) == expected
 
 
-@pytest.mark.parametrize("name, fragment", [
-    ("template", "C++ keyword"),
-    ("class", "keyword in C++ and Python"),
-    ("lambda", "Python keyword"),
-    ("and", "keyword in C++ and Python"),
-    ("tiling", "reserved"),
-    ("workspace", "reserved"),
-    ("_x", "start with a letter"),
-    ("x_", "trailing"),
-    ("a__b", "double underscore"),
-    ("1x", "start with a letter"),
-    ("x-y", "letters, digits"),
-])
+@pytest.mark.parametrize(
+    "name, fragment",
+    [
+        ("template", "C++ keyword"),
+        ("class", "keyword in C++ and Python"),
+        ("lambda", "Python keyword"),
+        ("and", "keyword in C++ and Python"),
+        ("tiling", "reserved"),
+        ("workspace", "reserved"),
+        ("_x", "start with a letter"),
+        ("x_", "trailing"),
+        ("a__b", "double underscore"),
+        ("1x", "start with a letter"),
+        ("x-y", "letters, digits"),
+    ],
+)
 def test_identifier_problems(name, fragment):
     assert fragment in names.identifier_problem(name)
 

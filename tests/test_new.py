@@ -26,12 +26,18 @@ def invoke(*args, cwd: Path | None = None, monkeypatch=None):
 
 
 def tree(directory: Path) -> dict[str, bytes]:
-    return {p.relative_to(directory).as_posix(): p.read_bytes()
-            for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(directory).as_posix(): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
 
 
-@pytest.mark.parametrize("proto", sorted(SHARED_PROTOS.glob("*.json")) + sorted(
-    EXAMPLES.glob("*.json")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "proto",
+    sorted(SHARED_PROTOS.glob("*.json")) + sorted(EXAMPLES.glob("*.json")),
+    ids=lambda p: p.name,
+)
 def test_samples_render(proto, tmp_path):
     result = invoke(proto, "-o", tmp_path / "p")
     assert result.exit_code == 0, result.output
@@ -67,10 +73,14 @@ def test_an_op_without_outputs_renders(outputs, tmp_path):
 
 
 def test_an_optional_output_renders(tmp_path):
-    data = op(op="AddcdivCustom", output_desc=[
-        {"name": "z", "type": ["fp16", "float"]},
-        {"name": "ratio", "param_type": "optional", "type": ["fp16", "float"]}],
-        opgen={"compute": {"z": "x * y", "ratio": "x / y"}})
+    data = op(
+        op="AddcdivCustom",
+        output_desc=[
+            {"name": "z", "type": ["fp16", "float"]},
+            {"name": "ratio", "param_type": "optional", "type": ["fp16", "float"]},
+        ],
+        opgen={"compute": {"z": "x * y", "ratio": "x / y"}},
+    )
     proto = tmp_path / "addcdiv.json"
     proto.write_text(json.dumps([data]))
     result = invoke(proto, "-o", tmp_path / "p")
@@ -118,23 +128,32 @@ def test_force_keeps_the_users_files_and_says_so(tmp_path):
 
 
 def test_summary_groups_the_files_and_says_what_next(tmp_path):
-    result = CliRunner().invoke(app, ["new", str(GELU), "-o", str(tmp_path / "p"),
-                                      "--no-build", "--no-msopgen"], terminal_width=200)
+    result = CliRunner().invoke(
+        app,
+        ["new", str(GELU), "-o", str(tmp_path / "p"), "--no-build", "--no-msopgen"],
+        terminal_width=200,
+    )
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "third_party/" in out and "opgen_twin/include" not in out  # collapsed
     assert "yours to edit" in out and "op_kernel/gelu_custom_compute.h" in out
-    assert "next:" in out and "torch.ops.p.gelu_custom(torch.randn(8, dtype=torch.float16))" \
-        in out and f"opgen build {tmp_path / 'p'}" in out
-    verbose = CliRunner().invoke(app, ["new", str(GELU), "-o", str(tmp_path / "q"),
-                                       "--no-build", "--no-msopgen", "--verbose"])
+    assert (
+        "next:" in out
+        and "torch.ops.p.gelu_custom(torch.randn(8, dtype=torch.float16))" in out
+        and f"opgen build {tmp_path / 'p'}" in out
+    )
+    verbose = CliRunner().invoke(
+        app,
+        ["new", str(GELU), "-o", str(tmp_path / "q"), "--no-build", "--no-msopgen", "--verbose"],
+    )
     assert "third_party/opgen_twin/include/kernel_operator.h" in verbose.stdout
 
 
 def test_dry_run_writes_nothing_and_lists_owners(tmp_path):
     dest = tmp_path / "p"
-    result = CliRunner().invoke(app, ["new", str(GELU), "-o", str(dest), "--dry-run",
-                                      "--json", "--no-msopgen"])
+    result = CliRunner().invoke(
+        app, ["new", str(GELU), "-o", str(dest), "--dry-run", "--json", "--no-msopgen"]
+    )
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["dry_run"] is True and not dest.exists()
@@ -166,8 +185,17 @@ def test_build_sh_is_executable(tmp_path):
 
 
 def test_presets_carry_soc_and_vendor(tmp_path):
-    result = invoke(GELU, "-o", tmp_path / "my-ops", "--soc", "ascend910b1", "--soc",
-                    "ascend910_9391", "--vendor", "acme")
+    result = invoke(
+        GELU,
+        "-o",
+        tmp_path / "my-ops",
+        "--soc",
+        "ascend910b1",
+        "--soc",
+        "ascend910_9391",
+        "--vendor",
+        "acme",
+    )
     assert result.exit_code == 0, result.output
     presets = json.loads((tmp_path / "my-ops" / "CMakePresets.json").read_text())
     cache = presets["configurePresets"][0]["cacheVariables"]
@@ -178,24 +206,33 @@ def test_presets_carry_soc_and_vendor(tmp_path):
     assert manifest["options"]["namespace"] == "my_ops"
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--soc", "ascend91Ob1"], "did you mean 'ascend910b1'"),
-    (["--namespace", "Bad-NS"], "lower-case Python identifier"),
-    (["--vendor", "a/b"], "letters, digits and underscores"),
-    (["--templates", "/nonexistent"], "no such directory"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--soc", "ascend91Ob1"], "did you mean 'ascend910b1'"),
+        (["--namespace", "Bad-NS"], "lower-case Python identifier"),
+        (["--vendor", "a/b"], "letters, digits and underscores"),
+        (["--templates", "/nonexistent"], "no such directory"),
+    ],
+)
 def test_bad_options_exit_2_and_write_nothing(args, fragment, tmp_path):
     result = invoke(GELU, "-o", tmp_path / "p", *args)
     assert result.exit_code == 2 and fragment in result.stderr
     assert not (tmp_path / "p").exists()
 
 
-@pytest.mark.parametrize("directory, fragment", [
-    ("torch", "'torch' would shadow the installed module of that name (from torch); "
-              "choose another directory or pass --package NAME"),
-    ("json", "'json' would shadow Python's standard module"),
-    ("class", "'class' is a Python keyword"),
-])
+@pytest.mark.parametrize(
+    "directory, fragment",
+    [
+        (
+            "torch",
+            "'torch' would shadow the installed module of that name (from torch); "
+            "choose another directory or pass --package NAME",
+        ),
+        ("json", "'json' would shadow Python's standard module"),
+        ("class", "'class' is a Python keyword"),
+    ],
+)
 def test_package_names_that_shadow_a_module_exit_2(directory, fragment, tmp_path):
     result = invoke(GELU, "-o", tmp_path / directory, "--no-build")
     assert result.exit_code == 2 and fragment in result.stderr, result.stderr
@@ -216,16 +253,19 @@ def test_package_option_names_the_package(tmp_path):
     manifest = json.loads((tmp_path / "torch" / ".opgen" / "manifest.json").read_text())
     assert manifest["options"]["package"] == manifest["options"]["namespace"] == "my_ops"
     assert (tmp_path / "torch" / "my_ops" / "ops.py").is_file()
-    for bad, fragment in (("Bad-Name", "lower-case Python identifier"),
-                          ("numpy", "would shadow the installed module")):
+    for bad, fragment in (
+        ("Bad-Name", "lower-case Python identifier"),
+        ("numpy", "would shadow the installed module"),
+    ):
         result = invoke(GELU, "-o", tmp_path / "q", "--package", bad)
         assert result.exit_code == 2 and fragment in result.stderr, result.stderr
 
 
 def test_bare_ascend910b_warns(tmp_path):
     # leaky_relu has no bfloat16, which the 910A generation cannot run
-    result = invoke(EXAMPLES / "leaky_relu_custom.json", "-o", tmp_path / "p", "--soc",
-                    "ascend910b")
+    result = invoke(
+        EXAMPLES / "leaky_relu_custom.json", "-o", tmp_path / "p", "--soc", "ascend910b"
+    )
     assert result.exit_code == 0 and "910A generation" in result.stderr
 
 
@@ -249,12 +289,14 @@ def test_a_template_without_opgens_context_is_refused(tmp_path):
     custom = tmp_path / "tpl"
     shutil.copytree(ROOT / "templates", custom, symlinks=True)
     config = custom / "copier.yml"
-    config.write_text(config.read_text().replace("  - opgen.template_context.ProjectContext\n",
-                                                 "  - jinja2.ext.do\n"))
+    config.write_text(
+        config.read_text().replace(
+            "  - opgen.template_context.ProjectContext\n", "  - jinja2.ext.do\n"
+        )
+    )
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
     assert result.exit_code == 2
-    assert "must list opgen.template_context.ProjectContext in `_jinja_extensions`" \
-        in result.stderr
+    assert "must list opgen.template_context.ProjectContext in `_jinja_extensions`" in result.stderr
     assert not (tmp_path / "p").exists()
 
 
@@ -289,8 +331,11 @@ def test_a_template_naming_a_missing_key_fails_naming_it(tmp_path, where):
     source = custom / KERNEL_TEMPLATE
     if where == "text":
         source.write_text(source.read_text() + "// {{ k.clas_name }}\n")
-        expected = ["'clas_name'", "template kernel/op/op_kernel/{{ op.snake }}.cpp.jinja",
-                    "for op GeluCustom"]
+        expected = [
+            "'clas_name'",
+            "template kernel/op/op_kernel/{{ op.snake }}.cpp.jinja",
+            "for op GeluCustom",
+        ]
     else:
         source.rename(source.with_name("{{ op.snak }}.cpp.jinja"))
         expected = ["'snak'", "a file or directory name", "for op GeluCustom"]
@@ -317,8 +362,7 @@ def test_a_custom_root_must_render_strictly(tmp_path):
 def test_custom_templates_replace_the_builtin_root(tmp_path):
     custom = tmp_path / "tpl"
     shutil.copytree(ROOT / "templates", custom, symlinks=True)
-    (custom / "layout" / "TEAM.md.jinja").write_text(
-        "team notes for {{ project.package }}\n")
+    (custom / "layout" / "TEAM.md.jinja").write_text("team notes for {{ project.package }}\n")
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
     assert result.exit_code == 0
     assert (tmp_path / "p" / "TEAM.md").read_text() == "team notes for p\n"
@@ -332,12 +376,15 @@ def test_package_name_from_directory():
     assert options.package_name(Path("/x/2ops")) == "ops_2ops"
 
 
-@pytest.mark.parametrize("text, literal", [
-    ("plain", '"plain"'),
-    ('quo"te\\back', '"quo\\"te\\\\back"'),
-    ("new\nline", '"new\\012line"'),
-    ("*/ ??= é", '"*/ ??= \\303\\251"'),
-])
+@pytest.mark.parametrize(
+    "text, literal",
+    [
+        ("plain", '"plain"'),
+        ('quo"te\\back', '"quo\\"te\\\\back"'),
+        ("new\nline", '"new\\012line"'),
+        ("*/ ??= é", '"*/ ??= \\303\\251"'),
+    ],
+)
 def test_cpp_string_escapes_everything(text, literal):
     assert literals.cpp_string(text) == literal
 
@@ -349,7 +396,7 @@ def test_cpp_literals_for_opdef_defaults():
     assert literals.cpp_literal("list_int", [1, -2]) == "{1, -2}"
     assert literals.cpp_literal("list_list_int", [[1], [2, 3]]) == "{{1}, {2, 3}}"
     assert literals.cpp_literal("list_bool", [True, False]) == "{true, false}"
-    assert literals.cpp_literal("string", "ta\"nh") == '"ta\\"nh"'
+    assert literals.cpp_literal("string", 'ta"nh') == '"ta\\"nh"'
     assert literals.cpp_literal("int", -(2**63)) == "INT64_MIN"
 
 
@@ -362,8 +409,9 @@ def test_staging_left_by_a_killed_new_is_cleaned_up(tmp_path):
 
 def test_a_dangling_symlink_as_destination_is_a_message(tmp_path):
     (tmp_path / "link").symlink_to(tmp_path / "nowhere" / "p")
-    result = CliRunner().invoke(app, ["new", str(GELU), "-o", str(tmp_path / "link"),
-                                      "--no-build", "--no-msopgen"])
+    result = CliRunner().invoke(
+        app, ["new", str(GELU), "-o", str(tmp_path / "link"), "--no-build", "--no-msopgen"]
+    )
     assert result.exit_code == 2 and "is a symbolic link to" in result.stderr
     assert not (tmp_path / "nowhere").exists()
 

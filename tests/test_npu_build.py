@@ -19,16 +19,20 @@ def npu_python() -> str | None:
     python = os.environ.get("OPGEN_NPU_PYTHON")
     if not python:
         return None
-    probe = ("import importlib.util, sys; sys.exit(importlib.util.find_spec('torch_npu') is None "
-             "or importlib.util.find_spec('opgen') is None)")
+    probe = (
+        "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch_npu') is None "
+        "or importlib.util.find_spec('opgen') is None)"
+    )
     return python if subprocess.run([python, "-c", probe]).returncode == 0 else None
 
 
 def test_build_compiles_the_npu_adapter_and_checks_its_symbols(tmp_path):
     python = npu_python()
     if python is None:
-        pytest.skip("OPGEN_NPU_PYTHON does not name a Python with torch_npu and opgen installed "
-                    "(make test sets one up in .venv-npu)")
+        pytest.skip(
+            "OPGEN_NPU_PYTHON does not name a Python with torch_npu and opgen installed "
+            "(make test sets one up in .venv-npu)"
+        )
     env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     norms = json.loads((ROOT / "tests" / "data" / "e2e" / "norms.json").read_text())
     ops = json.loads((EXAMPLES / "gelu_custom.json").read_text())
@@ -38,16 +42,35 @@ def test_build_compiles_the_npu_adapter_and_checks_its_symbols(tmp_path):
     prototype = tmp_path / "gelu_and_layer_norm.json"
     prototype.write_text(json.dumps(ops))
     project = tmp_path / "gelu_npu"
-    subprocess.run([python, "-m", "opgen", "new", str(prototype), "-o",
-                    str(project), "--no-build", "--no-msopgen"], check=True, env=env,
-                   capture_output=True)
-    result = subprocess.run([python, "-m", "opgen", "build", str(project), "--json"],
-                            capture_output=True, text=True, env=env)
+    subprocess.run(
+        [
+            python,
+            "-m",
+            "opgen",
+            "new",
+            str(prototype),
+            "-o",
+            str(project),
+            "--no-build",
+            "--no-msopgen",
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    result = subprocess.run(
+        [python, "-m", "opgen", "build", str(project), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     summary = json.loads(result.stdout)
     steps = {s["step"]: s for s in summary["steps"]}
     assert result.returncode == 0, (summary, result.stderr[-3000:])
-    assert steps["build PyTorch extension"]["detail"] == \
-        "CPU extension built (with the NPU adapter); gelu_npu installed (editable)"
+    assert (
+        steps["build PyTorch extension"]["detail"]
+        == "CPU extension built (with the NPU adapter); gelu_npu installed (editable)"
+    )
     symbols = steps["check NPU adapter symbols"]
     assert symbols["status"] == "passed", symbols
     assert list((project / "gelu_npu").glob("_C_npu*.so"))

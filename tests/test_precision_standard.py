@@ -88,10 +88,19 @@ def test_a_single_bad_element_fails_on_mare_and_reports_it(precision):
     assert not result.passed and "MARE" in result.reason
     assert result.worst_index == (1234,)
     text = result.report()
-    for part in ("max abs error", "max rel error", "MERE", "MARE", "RMSE", "small-value errors",
-                 "worst element (1234,)", "threshold standard failed",
-                 "ratio standard (L0) against torch in the dtype failed", "MARE ratio",
-                 "benchmark (torch in float32)"):
+    for part in (
+        "max abs error",
+        "max rel error",
+        "MERE",
+        "MARE",
+        "RMSE",
+        "small-value errors",
+        "worst element (1234,)",
+        "threshold standard failed",
+        "ratio standard (L0) against torch in the dtype failed",
+        "MARE ratio",
+        "benchmark (torch in float32)",
+    ):
         assert part in text, (part, text)
 
 
@@ -116,9 +125,11 @@ def cancellation_cases():
     x, other = draw(), draw()
     axpy = (x + 2 * other * other, x.double() + 2 * other.double() ** 2, x + 2 * other * other)
     start, end, weight = draw(), draw(), draw()
-    lerp = (start + weight * (end - start),
-            torch.lerp(start.double(), end.double(), weight.double()),
-            torch.lerp(start, end, weight))
+    lerp = (
+        start + weight * (end - start),
+        torch.lerp(start.double(), end.double(), weight.double()),
+        torch.lerp(start, end, weight),
+    )
     return {"x + 2 * other * other": axpy, "lerp": lerp}
 
 
@@ -146,8 +157,10 @@ def test_levels_are_stricter_in_turn(precision):
     g = golden() + 5.0
     bench = (g * (1 + 1e-3)).float()  # the threshold standard fails
     actual = (g * (1 + 1.4e-3)).float()  # every ratio 1.4: within L0 and L1, not L2
-    results = {level: precision.measure(actual, g, benchmark=bench, level=level)
-               for level in ("L0", "L1", "L2")}
+    results = {
+        level: precision.measure(actual, g, benchmark=bench, level=level)
+        for level in ("L0", "L1", "L2")
+    }
     assert results["L0"].passed and results["L1"].passed, results["L0"].report()
     assert not results["L2"].passed and "MERE ratio 1.4 > 1.2" in results["L2"].reason
     with pytest.raises(ValueError, match="L3"):
@@ -189,11 +202,13 @@ def lerp_extremes(values: list[float], weights: list[float]):
     and `weights`; its float64 golden; torch.lerp in float32 (fused). Near the largest float32,
     end - start overflows in both, and the unfused products overflow where the fused ones do not
     (start 1, end 3.4e38, weight -1: -3.4e38)."""
-    start, end, weight = torch.cartesian_prod(torch.tensor(values), torch.tensor(values),
-                                              torch.tensor(weights)).T
+    start, end, weight = torch.cartesian_prod(
+        torch.tensor(values), torch.tensor(values), torch.tensor(weights)
+    ).T
     g = torch.lerp(start.double(), end.double(), weight.double())
-    unfused = torch.where(weight.abs() < 0.5, start + weight * (end - start),
-                          end - (end - start) * (1 - weight))
+    unfused = torch.where(
+        weight.abs() < 0.5, start + weight * (end - start), end - (end - start) * (1 - weight)
+    )
     return unfused, g, torch.lerp(start, end, weight)
 
 
@@ -203,15 +218,15 @@ BIG = 3.4028234663852886e38  # float32's largest
 def test_special_values_within_the_benchmarks_count_pass(precision):
     """Where torch in the dtype overflows too, as many mismatches as its (times the level's
     MERE ratio limit) pass; the verdict on the other measures says both counts."""
-    unfused, g, torch_lerp = lerp_extremes([1.0, 88.0, -BIG, BIG, BIG / 2, -BIG / 2],
-                                           [-1.0, 0.25, 0.75, 2.0])
+    unfused, g, torch_lerp = lerp_extremes(
+        [1.0, 88.0, -BIG, BIG, BIG / 2, -BIG / 2], [-1.0, 0.25, 0.75, 2.0]
+    )
     mine = precision.metrics(unfused, g, torch.float32).special_mismatches
     theirs = precision.metrics(torch_lerp, g, torch.float32).special_mismatches
     assert theirs < mine <= 2 * theirs, (mine, theirs)
     result = precision.measure(unfused, g, benchmark=torch_lerp)
     assert result.passed, result.report()
-    assert (f"special values: {mine} mismatch(es), torch in the dtype {theirs}"
-            in result.reason)
+    assert f"special values: {mine} mismatch(es), torch in the dtype {theirs}" in result.reason
 
 
 def test_special_values_beyond_the_benchmarks_count_fail_naming_both(precision):
@@ -221,9 +236,11 @@ def test_special_values_beyond_the_benchmarks_count_fail_naming_both(precision):
     assert mine > 2 * theirs > 0, (mine, theirs)
     result = precision.measure(unfused, g, benchmark=torch_lerp)
     assert not result.passed and result.rule == "special values"
-    assert (f"special values: {mine} element(s) NaN or inf where the golden is not, or finite "
-            f"(or the other sign) where it is NaN or inf, where torch in float32 has {theirs} "
-            f"(L0 allows 2 x as many: {2 * theirs})") in result.reason
+    assert (
+        f"special values: {mine} element(s) NaN or inf where the golden is not, or finite "
+        f"(or the other sign) where it is NaN or inf, where torch in float32 has {theirs} "
+        f"(L0 allows 2 x as many: {2 * theirs})"
+    ) in result.reason
     assert f"special-value mismatches {theirs}" in result.report()  # the benchmark's line
     strict = precision.measure(unfused, g, benchmark=torch_lerp, level="L2")
     assert "L2 allows 1.2 x as many" in strict.reason
@@ -296,9 +313,18 @@ def test_boundary_values_cover_the_dtype(op_testing, dtype):
 
 
 def test_boundary_args_combine_the_inputs(op_testing):
-    spec = op_testing.OpSpec("T", None, None, None, args=[
-        op_testing.TensorArg("x", -4, 4), op_testing.TensorArg("y", 0.5, 4, positive=True),
-        op_testing.TensorArg("n", -10, 10), op_testing.AttrArg("alpha", 0.5)])
+    spec = op_testing.OpSpec(
+        "T",
+        None,
+        None,
+        None,
+        args=[
+            op_testing.TensorArg("x", -4, 4),
+            op_testing.TensorArg("y", 0.5, 4, positive=True),
+            op_testing.TensorArg("n", -10, 10),
+            op_testing.AttrArg("alpha", 0.5),
+        ],
+    )
     args = op_testing.boundary_args(spec, (torch.float32, torch.float32, torch.int32), "special")
     x, y, n, alpha = args
     nx = len(op_testing.boundary_values(torch.float32, "special"))
@@ -313,11 +339,20 @@ def test_the_golden_of_one_list_output_is_one_output(op_testing):
     """A golden returning a tuple is one output when the op has one (a dynamic output, as
     torch.chunk gives), several outputs when it has several."""
     x = torch.arange(4.0)
-    one = op_testing.OpSpec("SplitCustom", None, None, lambda t: torch.chunk(t, 2),
-                            outputs=[op_testing.Output("y", returned=0)])
+    one = op_testing.OpSpec(
+        "SplitCustom",
+        None,
+        None,
+        lambda t: torch.chunk(t, 2),
+        outputs=[op_testing.Output("y", returned=0)],
+    )
     assert [len(o) for o in one.golden_outputs([x])] == [2]
-    two = op_testing.OpSpec("TwoCustom", None, None, lambda t: (t + 1, t * 2),
-                            outputs=[op_testing.Output("a", returned=0),
-                                     op_testing.Output("b", returned=1)])
+    two = op_testing.OpSpec(
+        "TwoCustom",
+        None,
+        None,
+        lambda t: (t + 1, t * 2),
+        outputs=[op_testing.Output("a", returned=0), op_testing.Output("b", returned=1)],
+    )
     a, b = two.golden_outputs([x])
     assert torch.equal(a, x + 1) and torch.equal(b, x * 2)

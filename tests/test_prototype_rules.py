@@ -29,8 +29,7 @@ def only_problem(data) -> tuple[str, str]:
 
 
 def tensor(name, types=("fp16", "float"), **extra):
-    return {"name": name, "param_type": "required", "format": ["ND"], "type": list(types),
-            **extra}
+    return {"name": name, "param_type": "required", "format": ["ND"], "type": list(types), **extra}
 
 
 # --- accepted inputs ---------------------------------------------------------------------------
@@ -57,13 +56,29 @@ def test_single_object_and_tutorial_format():
     assert gelu.inputs[0].param_type == "required"  # the tutorial format has no param_type
 
 
-@pytest.mark.parametrize("alias, canonical", [
-    ("fp16", "float16"), ("half", "float16"), ("float16", "float16"), ("float", "float32"),
-    ("fp32", "float32"), ("float32", "float32"), ("bf16", "bfloat16"), ("bfloat16", "bfloat16"),
-    ("double", "float64"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"),
-    ("int64", "int64"), ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"),
-    ("uint64", "uint64"), ("bool", "bool"),
-])
+@pytest.mark.parametrize(
+    "alias, canonical",
+    [
+        ("fp16", "float16"),
+        ("half", "float16"),
+        ("float16", "float16"),
+        ("float", "float32"),
+        ("fp32", "float32"),
+        ("float32", "float32"),
+        ("bf16", "bfloat16"),
+        ("bfloat16", "bfloat16"),
+        ("double", "float64"),
+        ("int8", "int8"),
+        ("int16", "int16"),
+        ("int32", "int32"),
+        ("int64", "int64"),
+        ("uint8", "uint8"),
+        ("uint16", "uint16"),
+        ("uint32", "uint32"),
+        ("uint64", "uint64"),
+        ("bool", "bool"),
+    ],
+)
 def test_every_msopgen_dtype_alias_is_accepted(alias, canonical):
     data = op(input_desc=[tensor("x", [alias])], output_desc=[tensor("y", [alias])])
     (model,) = prototype.loads(json.dumps(data)).ops
@@ -71,8 +86,11 @@ def test_every_msopgen_dtype_alias_is_accepted(alias, canonical):
 
 
 def test_language_is_ignored_and_format_defaults_to_nd():
-    data = op(language="cpp", input_desc=[{"name": "x", "type": "fp16"}],
-              output_desc=[{"name": "y", "type": "fp16"}])
+    data = op(
+        language="cpp",
+        input_desc=[{"name": "x", "type": "fp16"}],
+        output_desc=[{"name": "y", "type": "fp16"}],
+    )
     (model,) = prototype.loads(json.dumps(data)).ops
     assert model.outputs[0].formats == ("ND",)
 
@@ -110,10 +128,13 @@ def test_duplicate_keys_are_rejected():
     assert "duplicate key(s) in an object: op" in text
 
 
-@pytest.mark.parametrize("data, fragment", [
-    ("42", "an op object or a list of op objects"),
-    ("[]", "holds no op"),
-])
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        ("42", "an op object or a list of op objects"),
+        ("[]", "holds no op"),
+    ],
+)
 def test_top_level_shape(data, fragment):
     assert fragment in only_problem(data)[1]
 
@@ -122,8 +143,13 @@ def test_misspelled_key_gets_did_you_mean():
     data = op()
     data["ouput_desc"] = data.pop("output_desc")
     found = problems_of([data])
-    assert found == [("$[0].ouput_desc", "unknown key 'ouput_desc': msopgen ignores it, so what "
-                                         "it holds would be lost; did you mean 'output_desc'?")]
+    assert found == [
+        (
+            "$[0].ouput_desc",
+            "unknown key 'ouput_desc': msopgen ignores it, so what "
+            "it holds would be lost; did you mean 'output_desc'?",
+        )
+    ]
 
 
 def test_misspelled_dtype_gets_path_value_and_suggestion():
@@ -133,11 +159,14 @@ def test_misspelled_dtype_gets_path_value_and_suggestion():
     assert text == "unknown dtype: msopgen would drop it (got \"fp61\"); did you mean 'fp16'?"
 
 
-@pytest.mark.parametrize("dtype, fragment", [
-    ("qint8", "no element type"),
-    ("all", "list the dtypes explicitly"),
-    ("float64", "write 'double'"),
-])
+@pytest.mark.parametrize(
+    "dtype, fragment",
+    [
+        ("qint8", "no element type"),
+        ("all", "list the dtypes explicitly"),
+        ("float64", "write 'double'"),
+    ],
+)
 def test_msopgen_dtypes_opgen_refuses_say_why(dtype, fragment):
     data = op(input_desc=[tensor("x", [dtype])], output_desc=[tensor("z", ["fp16"])])
     path, text = problems_of(data)[0]
@@ -178,8 +207,10 @@ def test_an_op_without_outputs_updates_its_inputs_in_place(outputs):
     assert m.outputs == () and m.in_place_only
     assert all(t.is_ref for t in m.inputs)
     # without a compute expression the placeholder kernel overwrites every input
-    assert [(t.name, t.role, t.is_ref) for t in m.results] == [("x", "output", True),
-                                                              ("y", "output", True)]
+    assert [(t.name, t.role, t.is_ref) for t in m.results] == [
+        ("x", "output", True),
+        ("y", "output", True),
+    ]
 
 
 def test_an_op_without_outputs_or_inputs_is_an_error():
@@ -228,16 +259,20 @@ def test_dtype_of_wrong_json_type():
     assert path == "$.input_desc[1].type" and "a string or a list of strings" in text
 
 
-@pytest.mark.parametrize("attr_type, value, kind", [
-    ("float", "abc", "a number"),
-    ("int", 1.5, "an integer"),
-    ("int", True, "an integer"),
-    ("bool", 2, "true or false"),
-    ("list_int", [1, "2"], "an integer"),
-])
+@pytest.mark.parametrize(
+    "attr_type, value, kind",
+    [
+        ("float", "abc", "a number"),
+        ("int", 1.5, "an integer"),
+        ("int", True, "an integer"),
+        ("bool", 2, "true or false"),
+        ("list_int", [1, "2"], "an integer"),
+    ],
+)
 def test_default_value_must_match_the_attr_type(attr_type, value, kind):
-    data = op(attr=[{"name": "a", "param_type": "optional", "type": attr_type,
-                     "default_value": value}])
+    data = op(
+        attr=[{"name": "a", "param_type": "optional", "type": attr_type, "default_value": value}]
+    )
     path, text = only_problem(data)
     assert path.startswith("$.attr[0].default_value") and kind in text
 
@@ -265,14 +300,17 @@ def test_format_list_of_one_repeats():
     assert model.inputs[1].formats == ("ND", "NHWC")
 
 
-@pytest.mark.parametrize("name, fragment", [
-    ("class", "keyword in C++ and Python"),
-    ("template", "C++ keyword"),
-    ("lambda", "Python keyword"),
-    ("tiling", "reserved"),
-    ("executor", "reserved"),
-    ("x__y", "double underscore"),
-])
+@pytest.mark.parametrize(
+    "name, fragment",
+    [
+        ("class", "keyword in C++ and Python"),
+        ("template", "C++ keyword"),
+        ("lambda", "Python keyword"),
+        ("tiling", "reserved"),
+        ("executor", "reserved"),
+        ("x__y", "double underscore"),
+    ],
+)
 def test_names_must_be_identifiers_in_cpp_and_python(name, fragment):
     path, text = only_problem(op(input_desc=[tensor(name), tensor("y")]))
     assert path == "$.input_desc[0].name" and fragment in text
@@ -311,15 +349,18 @@ def test_names_colliding_with_aclnn_parameters_are_rejected():
 
 
 def test_repeated_dtype_combination_is_an_error():
-    data = op(input_desc=[tensor("x", ["fp16", "half"]), tensor("y", ["fp16", "fp16"])],
-              output_desc=[tensor("z", ["fp16", "fp16"])])
+    data = op(
+        input_desc=[tensor("x", ["fp16", "half"]), tensor("y", ["fp16", "fp16"])],
+        output_desc=[tensor("z", ["fp16", "fp16"])],
+    )
     _, text = only_problem(data)
     assert "combination 1 (float16, float16, float16) repeats combination 0" in text
 
 
 def test_optional_output_is_accepted():
-    (m,) = prototype.loads(json.dumps(op(output_desc=[
-        tensor("z"), tensor("mean", param_type="optional")]))).ops
+    (m,) = prototype.loads(
+        json.dumps(op(output_desc=[tensor("z"), tensor("mean", param_type="optional")]))
+    ).ops
     assert [o.param_type for o in m.outputs] == ["required", "optional"]
 
 
@@ -335,8 +376,9 @@ def test_in_place_output_must_match_its_input():
 
 
 def test_in_place_output_needs_a_required_input():
-    data = op(input_desc=[tensor("x", param_type="optional"), tensor("y")],
-              output_desc=[tensor("x")])
+    data = op(
+        input_desc=[tensor("x", param_type="optional"), tensor("y")], output_desc=[tensor("x")]
+    )
     _, text = only_problem(data)
     assert "needs a required input" in text
 
@@ -349,31 +391,37 @@ def test_in_place_output_is_modelled_as_ref():
     assert [a.name for a in model.aclnn.args] == ["xRef", "y"]
 
 
-
-
 def test_optional_attr_needs_a_default():
     data = op(attr=[{"name": "k", "param_type": "optional", "type": "int"}])
     path, text = only_problem(data)
     assert path == "$.attr[0]" and "needs a default_value" in text and ".Int(None)" in text
 
 
-@pytest.mark.parametrize("attr_type, value, fragment", [
-    ("int", 2**63, "int64"),
-    ("list_int", [1, -(2**63) - 1], "int64"),
-    ("float", 1e39, "C++ float"),
-    ("string", "a\x01b", "control character"),
-])
+@pytest.mark.parametrize(
+    "attr_type, value, fragment",
+    [
+        ("int", 2**63, "int64"),
+        ("list_int", [1, -(2**63) - 1], "int64"),
+        ("float", 1e39, "C++ float"),
+        ("string", "a\x01b", "control character"),
+    ],
+)
 def test_defaults_must_fit_their_cpp_type(attr_type, value, fragment):
-    data = op(attr=[{"name": "a", "param_type": "optional", "type": attr_type,
-                     "default_value": value}])
+    data = op(
+        attr=[{"name": "a", "param_type": "optional", "type": attr_type, "default_value": value}]
+    )
     path, text = only_problem(data)
     assert path == "$.attr[0].default_value" and fragment in text
 
 
 def test_duplicate_op_types_are_rejected():
     found = problems_of([op(), op()])
-    assert found == [("$[1].op", "op 'AddCustom' is already defined at $[0].op (msopgen would "
-                                 "keep only the last one)")]
+    assert found == [
+        (
+            "$[1].op",
+            "op 'AddCustom' is already defined at $[0].op (msopgen would keep only the last one)",
+        )
+    ]
 
 
 def test_ops_sharing_a_file_name_are_rejected():
@@ -387,50 +435,60 @@ def test_all_problems_are_reported_at_once_in_file_order():
     assert [p for p, _ in found] == ["$.op", "$.input_desc[0].type[0]"]
     # the rule pass runs only on schema-valid ops, so fixing the schema errors shows the rest
     found = problems_of(op(input_desc=[tensor("x", ["fp16"]), tensor("class")]))
-    assert [p for p, _ in found] == ["$.input_desc[1].name", "$.input_desc[1].type",
-                                     "$.output_desc[0].type"]
+    assert [p for p, _ in found] == [
+        "$.input_desc[1].name",
+        "$.input_desc[1].type",
+        "$.output_desc[0].type",
+    ]
 
 
 # --- the opgen block ---------------------------------------------------------------------------
 
 
 def with_block(block, **overrides):
-    return op(attr=[{"name": "alpha", "param_type": "optional", "type": "float",
-                     "default_value": 0.5},
-                    {"name": "dims", "param_type": "optional", "type": "list_int",
-                     "default_value": [1]}],
-              opgen=block, **overrides)
+    return op(
+        attr=[
+            {"name": "alpha", "param_type": "optional", "type": "float", "default_value": 0.5},
+            {"name": "dims", "param_type": "optional", "type": "list_int", "default_value": [1]},
+        ],
+        opgen=block,
+        **overrides,
+    )
 
 
-@pytest.mark.parametrize("expression, fragment", [
-    ("x + w", "unknown name 'w'"),
-    ("x * dims", "'dims' is a list_int attr"),
-    ("erfinv(x)", "unknown function 'erfinv'"),
-    ("x ** y", "'**' takes a constant exponent, not the tensor 'y'"),
-    ("x ** alpha", "'**' takes a constant exponent, not the attr 'alpha'"),
-    ("x ** 0", "a power of 0 is the constant 1"),
-    ("x ** 65", "at most 64 in magnitude"),
-    ("x ** (1 / 0)", "divides by zero"),
-    ("clamp(x, 0)", "clamp() takes 3 arguments, got 2 (clamp(x, lo, hi))"),
-    ("clamp(x, 0, y)", "bound hi, not the tensor expression 'y'"),
-    ("exp(x, y)", "exp() takes 1 argument"),
-    ("min(x)", "min() takes 2 arguments"),
-    ("exp(x=y)", "takes no keyword arguments"),
-    ("alpha * 2.0", "uses no input tensor"),
-    ("x if y else y", "is not allowed"),
-    ("x.exp()", "only plain function calls"),
-    ("'a'", "only numeric literals"),
-    ("x +", "not a valid expression"),
-    ("x // y", "is not allowed"),
-])
+@pytest.mark.parametrize(
+    "expression, fragment",
+    [
+        ("x + w", "unknown name 'w'"),
+        ("x * dims", "'dims' is a list_int attr"),
+        ("erfinv(x)", "unknown function 'erfinv'"),
+        ("x ** y", "'**' takes a constant exponent, not the tensor 'y'"),
+        ("x ** alpha", "'**' takes a constant exponent, not the attr 'alpha'"),
+        ("x ** 0", "a power of 0 is the constant 1"),
+        ("x ** 65", "at most 64 in magnitude"),
+        ("x ** (1 / 0)", "divides by zero"),
+        ("clamp(x, 0)", "clamp() takes 3 arguments, got 2 (clamp(x, lo, hi))"),
+        ("clamp(x, 0, y)", "bound hi, not the tensor expression 'y'"),
+        ("exp(x, y)", "exp() takes 1 argument"),
+        ("min(x)", "min() takes 2 arguments"),
+        ("exp(x=y)", "takes no keyword arguments"),
+        ("alpha * 2.0", "uses no input tensor"),
+        ("x if y else y", "is not allowed"),
+        ("x.exp()", "only plain function calls"),
+        ("'a'", "only numeric literals"),
+        ("x +", "not a valid expression"),
+        ("x // y", "is not allowed"),
+    ],
+)
 def test_compute_whitelist(expression, fragment):
     path, text = only_problem(with_block({"compute": {"z": expression}}))
     assert path == "$.opgen.compute.z" and fragment in text
 
 
 def test_compute_may_not_use_optional_inputs():
-    data = with_block({"compute": {"z": "x + y"}},
-                      input_desc=[tensor("x"), tensor("y", param_type="optional")])
+    data = with_block(
+        {"compute": {"z": "x + y"}}, input_desc=[tensor("x"), tensor("y", param_type="optional")]
+    )
     _, text = only_problem(data)
     assert "'y' is an optional input" in text
 
@@ -446,27 +504,35 @@ def test_compute_covers_every_output_or_none():
     assert path == "$.opgen.compute" and "no expression for output(s) w" in text
 
 
-@pytest.mark.parametrize("expression, fragment", [
-    ("torch.load('f')", "'torch.load' is not allowed"),
-    ("os.system('ls')", "may be called"),
-    ("x.__class__", "is not allowed here"),
-    ("torch._C._foo(x)", "may be called"),
-    ("(lambda: 1)()", "may be called"),
-    ("x[0]", "is not allowed"),
-    ("torch.ops.aten.add(x, y)", "may be called"),
-    ("open('f')", "may be called"),
-    ("torch.tanh(q)", "unknown name 'q'"),
-    ("torch.add(*[x, y])", "*args"),
-])
+@pytest.mark.parametrize(
+    "expression, fragment",
+    [
+        ("torch.load('f')", "'torch.load' is not allowed"),
+        ("os.system('ls')", "may be called"),
+        ("x.__class__", "is not allowed here"),
+        ("torch._C._foo(x)", "may be called"),
+        ("(lambda: 1)()", "may be called"),
+        ("x[0]", "is not allowed"),
+        ("torch.ops.aten.add(x, y)", "may be called"),
+        ("open('f')", "may be called"),
+        ("torch.tanh(q)", "unknown name 'q'"),
+        ("torch.add(*[x, y])", "*args"),
+    ],
+)
 def test_golden_whitelist(expression, fragment):
     path, text = only_problem(with_block({"golden": {"z": expression}}))
     assert path == "$.opgen.golden.z" and fragment in text
 
 
 def test_golden_accepts_torch_and_functional_calls_and_is_normalized():
-    data = with_block({"golden": {
-        "z": "torch.nn.functional.leaky_relu(x,alpha) + torch.where(y > 0, y, 0.0 * dims[0])"
-    }})
+    data = with_block(
+        {
+            "golden": {
+                "z": "torch.nn.functional.leaky_relu(x,alpha) "
+                "+ torch.where(y > 0, y, 0.0 * dims[0])"
+            }
+        }
+    )
     with pytest.raises(PrototypeError):  # subscripts are not allowed
         prototype.loads(json.dumps(data))
     data["opgen"]["golden"]["z"] = "torch.nn.functional.gelu(x, approximate='tanh') + y.dtype"
@@ -478,19 +544,26 @@ def test_golden_accepts_torch_and_functional_calls_and_is_normalized():
 
 
 def test_golden_defaults_to_the_compute_expression():
-    (model,) = prototype.loads(json.dumps(with_block({"compute": {
-        "z": "max(x, 0.0) + alpha * min(x, y) - sqrt(x) / 2"}}))).ops
+    (model,) = prototype.loads(
+        json.dumps(with_block({"compute": {"z": "max(x, 0.0) + alpha * min(x, y) - sqrt(x) / 2"}}))
+    ).ops
     assert model.golden["z"] == (
-        "((torch.clamp(x, min=0.0) + (alpha * torch.minimum(x, y))) - (torch.sqrt(x) / 2.0))")
+        "((torch.clamp(x, min=0.0) + (alpha * torch.minimum(x, y))) - (torch.sqrt(x) / 2.0))"
+    )
 
 
 # --- the precision level ("opgen": {"precision": ...}) ----------------------------------------
 
 
 def test_precision_level_is_read_and_defaults_to_l0():
-    proto = prototype.loads(json.dumps([op(opgen={"compute": {"z": "x + y"},
-                                                  "precision": "L1"}),
-                                        op(op="SubCustom", opgen={"compute": {"z": "x - y"}})]))
+    proto = prototype.loads(
+        json.dumps(
+            [
+                op(opgen={"compute": {"z": "x + y"}, "precision": "L1"}),
+                op(op="SubCustom", opgen={"compute": {"z": "x - y"}}),
+            ]
+        )
+    )
     assert [o.precision for o in proto.ops] == ["L1", "L0"]
 
 
@@ -508,8 +581,10 @@ def test_precision_level_without_a_golden_warns_it_has_no_effect():
 
 def test_an_attr_the_compute_expressions_never_read_warns():
     """softmax(x, dim=0) would compute the last axis's softmax: say so when generating."""
-    attrs = [{"name": "dim", "param_type": "optional", "type": "int", "default_value": -1},
-             {"name": "alpha", "param_type": "optional", "type": "float", "default_value": 2.0}]
+    attrs = [
+        {"name": "dim", "param_type": "optional", "type": "int", "default_value": -1},
+        {"name": "alpha", "param_type": "optional", "type": "float", "default_value": 2.0},
+    ]
     proto = prototype.loads(json.dumps([op(attr=attrs, opgen={"compute": {"z": "x * alpha"}})]))
     (warning,) = [w for w in proto.warnings if "never read" in w]
     assert warning.startswith("$[0].attr: the compute expressions never read 'dim': ")
@@ -523,8 +598,18 @@ def test_an_attr_the_compute_expressions_never_read_warns():
 
 
 def test_test_shapes_are_read_per_input_in_input_order():
-    proto = prototype.loads(json.dumps([op(opgen={"compute": {"z": "x + y"}, "test_shapes": [
-        {"y": [37], "x": [4, 37]}, {"x": [], "y": [0]}]})]))
+    proto = prototype.loads(
+        json.dumps(
+            [
+                op(
+                    opgen={
+                        "compute": {"z": "x + y"},
+                        "test_shapes": [{"y": [37], "x": [4, 37]}, {"x": [], "y": [0]}],
+                    }
+                )
+            ]
+        )
+    )
     (add,) = proto.ops
     assert add.test_shapes == ({"x": (4, 37), "y": (37,)}, {"x": (), "y": (0,)})
     assert list(add.test_shapes[0]) == ["x", "y"]
@@ -537,9 +622,12 @@ def test_test_shapes_default_to_none():
 def test_test_shapes_name_inputs_only_and_every_required_one():
     found = problems_of([op(opgen={"test_shapes": [{"x": [2], "yy": [2]}]})])
     assert found == [
-        ("$[0].opgen.test_shapes[0]", "gives no shape for required input(s) y; a case gives "
-                                      "every required input's shape"),
-        ("$[0].opgen.test_shapes[0].yy", "'yy' is not an input of this op; did you mean 'y'?")]
+        (
+            "$[0].opgen.test_shapes[0]",
+            "gives no shape for required input(s) y; a case gives every required input's shape",
+        ),
+        ("$[0].opgen.test_shapes[0].yy", "'yy' is not an input of this op; did you mean 'y'?"),
+    ]
 
 
 def test_test_shapes_dimensions_are_non_negative_integers():

@@ -20,13 +20,23 @@ from opgen.templatedata import kernel
 RMS = "x * rsqrt(mean(x * x) + epsilon) * gamma"
 
 
-def make_op(compute: dict[str, str], inputs=("x", "gamma"), types=("float16", "float"),
-            keepdim=None, attrs=None):
+def make_op(
+    compute: dict[str, str],
+    inputs=("x", "gamma"),
+    types=("float16", "float"),
+    keepdim=None,
+    attrs=None,
+):
     return make_prototype(compute, inputs, types, keepdim, attrs).ops[0]
 
 
-def make_prototype(compute: dict[str, str], inputs=("x", "gamma"), types=("float16", "float"),
-                   keepdim=None, attrs=None):
+def make_prototype(
+    compute: dict[str, str],
+    inputs=("x", "gamma"),
+    types=("float16", "float"),
+    keepdim=None,
+    attrs=None,
+):
     block = {"compute": compute}
     if keepdim is not None:
         block["keepdim"] = keepdim
@@ -34,8 +44,11 @@ def make_prototype(compute: dict[str, str], inputs=("x", "gamma"), types=("float
         "op": "RowTestCustom",
         "input_desc": [{"name": n, "type": list(types), "format": ["ND"]} for n in inputs],
         "output_desc": [{"name": n, "type": list(types), "format": ["ND"]} for n in compute],
-        "attr": attrs if attrs is not None else [
-            {"name": "epsilon", "param_type": "optional", "type": "float", "default_value": 1e-6}],
+        "attr": attrs
+        if attrs is not None
+        else [
+            {"name": "epsilon", "param_type": "optional", "type": "float", "default_value": 1e-6}
+        ],
         "opgen": block,
     }
     return prototype.loads(json.dumps(data))
@@ -56,27 +69,39 @@ def test_reductions_parse_show_and_keep_the_axis_in_torch():
     assert {type(n).__name__ for n in expr.walk(node)} >= {"Reduce", "Tensor", "Call"}
 
 
-@pytest.mark.parametrize("text, row_valued", [
-    ("sum(x)", True), ("mean(x) * 2 + epsilon", True), ("sqrt(amin(x * gamma))", True),
-    ("x - mean(x)", False), ("x * 2", False), ("sum(x) + gamma", False),
-])
+@pytest.mark.parametrize(
+    "text, row_valued",
+    [
+        ("sum(x)", True),
+        ("mean(x) * 2 + epsilon", True),
+        ("sqrt(amin(x * gamma))", True),
+        ("x - mean(x)", False),
+        ("x * 2", False),
+        ("sum(x) + gamma", False),
+    ],
+)
 def test_row_valued_outputs_read_inputs_only_inside_reductions(text, row_valued):
     assert expr.is_row_valued(parse(text)) is row_valued
 
 
-@pytest.mark.parametrize("text, message", [
-    ("sum(x, 1)", "sum() takes 1 argument (it reduces over the last axis), got 2"),
-    ("mean(epsilon)", "mean() reduces a tensor over its last axis, not the scalar 'epsilon'"),
-    ("amax()", "amax() takes 1 argument"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("sum(x, 1)", "sum() takes 1 argument (it reduces over the last axis), got 2"),
+        ("mean(epsilon)", "mean() reduces a tensor over its last axis, not the scalar 'epsilon'"),
+        ("amax()", "amax() takes 1 argument"),
+    ],
+)
 def test_bad_reductions_are_refused_with_the_reason(text, message):
     with pytest.raises(expr.ExprError, match=re.escape(message)):
         parse(text)
 
 
 def test_default_golden_squeezes_a_reduced_output_unless_keepdim():
-    assert make_op({"y": "sum(x)"}, inputs=("x",)).golden["y"] == \
-        "torch.squeeze(torch.sum(x, -1, keepdim=True), -1)"
+    assert (
+        make_op({"y": "sum(x)"}, inputs=("x",)).golden["y"]
+        == "torch.squeeze(torch.sum(x, -1, keepdim=True), -1)"
+    )
     op = make_op({"y": "sum(x)"}, inputs=("x",), keepdim=True)
     assert op.keepdim and op.golden["y"] == "torch.sum(x, -1, keepdim=True)"
     assert make_op({"y": RMS}).golden["y"].startswith("((x * torch.rsqrt((torch.mean(")
@@ -98,13 +123,23 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
     assert "rows.Mean(0, tmp0, y, sharedTmp.ReinterpretCast<float>(), count);" in body
     assert "opgen_kernel::RowPass& rows)" in k.compute.signature
     names = [f["name"] for f in k.tiling_fields]
-    assert names[:7] == ["rowCount", "rowsPerCore", "rowLength", "tileLength", "tmpCount",
-                         "tmpBytes", "sharedTmpBytes"]
+    assert names[:7] == [
+        "rowCount",
+        "rowsPerCore",
+        "rowLength",
+        "tileLength",
+        "tmpCount",
+        "tmpBytes",
+        "sharedTmpBytes",
+    ]
     assert {"xRowStride", "gammaRowStride", "epsilon"} <= set(names)
-    assert k.row == {"strides": {"x": "xRowStride", "gamma": "gammaRowStride"},
-                     "reduced": {"y": False}, "keepdim": False,
-                     "passes": [["mean(x * x)"], []],
-                     "pass_lines": ["0: mean(x * x)", "1: the outputs"]}
+    assert k.row == {
+        "strides": {"x": "xRowStride", "gamma": "gammaRowStride"},
+        "reduced": {"y": False},
+        "keepdim": False,
+        "passes": [["mean(x * x)"], []],
+        "pass_lines": ["0: mean(x * x)", "1: the outputs"],
+    }
 
 
 @pytest.mark.parametrize("func, api", [("amax", "Max"), ("amin", "Min"), ("sum", "Sum")])
@@ -114,10 +149,13 @@ def test_each_reduction_calls_its_api_and_a_reduced_output_is_marked(func, api):
     assert k.row["reduced"] == {"y": True}
 
 
-@pytest.mark.parametrize("overrides, message", [
-    ({"socs": ("ascend910a",)}, "half only there, not ascend910"),
-    ({"types": ("int32",)}, "needs a float type"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"socs": ("ascend910a",)}, "half only there, not ascend910"),
+        ({"types": ("int32",)}, "needs a float type"),
+    ],
+)
 def test_what_the_row_kernel_cannot_do_is_refused(overrides, message):
     op = make_op({"y": "sum(x)"}, inputs=("x",), types=overrides.get("types", ("float",)))
     with pytest.raises(LoweringError) as info:
@@ -130,27 +168,47 @@ def test_rows_on_310p_pack_their_tails_and_give_each_core_whole_cache_lines():
     the row's whole blocks (a reduction sees each element once), and TilingFunc gives each core
     rows that start a 64-byte line of every output (reduced values are scalar writes)."""
     proto = make_prototype({"y": "sum(x)", "z": "x * 2"}, inputs=("x",), types=("float16",))
-    files = {f.path: f.content.decode()
-             for f in twin.render_files(proto, twin.options(("ascend310p1",)))}
+    files = {
+        f.path: f.content.decode() for f in twin.render_files(proto, twin.options(("ascend310p1",)))
+    }
     kernel = files["op_kernel/opgen_kernel.h"]
     assert "share.packed = true;" in kernel and "PackTail(dst, whole, count, block);" in kernel
     assert "OPGEN_BLOCK_TAILS" not in kernel  # one SoC, one way to copy
     host = files["op_host/row_test_custom.cpp"]
-    assert ("    if (!opgen::AddRowOutput(context, rows, context->GetOutputDesc(0), true) ||\n"
-            "        !opgen::AddRowOutput(context, rows, context->GetOutputDesc(1), false)) {"
-            ) in host
+    assert (
+        "    if (!opgen::AddRowOutput(context, rows, context->GetOutputDesc(0), true) ||\n"
+        "        !opgen::AddRowOutput(context, rows, context->GetOutputDesc(1), false)) {"
+    ) in host
     assert "SocVersion::ASCEND310P" in files["op_host/opgen_tiling.h"]
 
 
 def test_unsupported_target_exits_2_naming_the_op(tmp_path):
     proto = tmp_path / "p.json"
-    proto.write_text(json.dumps([{
-        "op": "RowSumCustom",
-        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
-        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
-        "opgen": {"compute": {"y": "sum(x)"}}}]))
-    result = CliRunner().invoke(app, ["new", str(proto), "-o", str(tmp_path / "out"),
-                                      "--soc", "ascend910a", "--no-build", "--no-msopgen"])
+    proto.write_text(
+        json.dumps(
+            [
+                {
+                    "op": "RowSumCustom",
+                    "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+                    "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+                    "opgen": {"compute": {"y": "sum(x)"}},
+                }
+            ]
+        )
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "new",
+            str(proto),
+            "-o",
+            str(tmp_path / "out"),
+            "--soc",
+            "ascend910a",
+            "--no-build",
+            "--no-msopgen",
+        ],
+    )
     assert result.exit_code == 2
     text = " ".join(result.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
     assert "RowSumCustom" in text and "ReduceSum/ReduceMax/ReduceMin" in text
@@ -159,11 +217,21 @@ def test_unsupported_target_exits_2_naming_the_op(tmp_path):
 
 def test_row_templates_render_only_for_row_ops():
     """opgen_kernel.h and opgen_tiling.h gain the row kernel only in projects with a row op."""
-    row = build_data(prototype.loads(json.dumps([{
-        "op": "RowSumCustom",
-        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
-        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
-        "opgen": {"compute": {"y": "sum(x)"}}}])), Options("p", "p", "p"))
+    row = build_data(
+        prototype.loads(
+            json.dumps(
+                [
+                    {
+                        "op": "RowSumCustom",
+                        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+                        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+                        "opgen": {"compute": {"y": "sum(x)"}},
+                    }
+                ]
+            )
+        ),
+        Options("p", "p", "p"),
+    )
     assert row.has_row_ops
     host = row.ops[0].host
     assert host.like_input is None
@@ -175,13 +243,21 @@ def test_a_row_op_that_compares_gets_whole_compare_blocks_and_selects_ub(tmp_pat
     """Compare reads whole 256-byte blocks and Select's tensor modes keep 8 KB of UB: the row
     tiling policy applies both, as the elementwise one does."""
     proto = tmp_path / "p.json"
-    proto.write_text(json.dumps([{
-        "op": "AboveMeanCustom",
-        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
-        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
-        "opgen": {"compute": {"y": "where(x > mean(x), x, 0.0)"}}}]))
-    result = CliRunner().invoke(app, ["new", str(proto), "-o", str(tmp_path / "out"),
-                                      "--no-build", "--no-msopgen"])
+    proto.write_text(
+        json.dumps(
+            [
+                {
+                    "op": "AboveMeanCustom",
+                    "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+                    "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+                    "opgen": {"compute": {"y": "where(x > mean(x), x, 0.0)"}},
+                }
+            ]
+        )
+    )
+    result = CliRunner().invoke(
+        app, ["new", str(proto), "-o", str(tmp_path / "out"), "--no-build", "--no-msopgen"]
+    )
     assert result.exit_code == 0, result.output
     policy = (tmp_path / "out" / "op_host" / "above_mean_custom_tiling_policy.h").read_text()
     assert "inline RowPlan PlanTiling(" in policy
@@ -193,20 +269,34 @@ def test_a_row_op_that_compares_gets_whole_compare_blocks_and_selects_ub(tmp_pat
 # -- rows longer than a tile: the passes ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("compute, passes", [
-    ({"y": RMS}, [["mean(x * x)"], []]),
-    ({"y": "sum(x)"}, [["sum(x)"], []]),
-    # amax/amin(e) come with sum(where(e != e, e, 0)), NaN when the row holds one
-    ({"y": "exp(x - amax(x)) / sum(exp(x - amax(x)))"},
-     [["amax(x)", "sum(where(x != x, x, 0))"],
-      ["sum(exp(x - (amax(x) - sum(where(x != x, x, 0)))))"], []]),
-    ({"y": "(x - mean(x)) * rsqrt(mean((x - mean(x)) ** 2) + epsilon) * gamma"},
-     [["mean(x)"], ["mean((x - mean(x)) ** 2)"], []]),
-    ({"r": "amax(x) - amin(x)", "m": "mean(x)"},
-     [["amax(x)", "sum(where(x != x, x, 0))", "amin(x)", "mean(x)"], []]),
-    ({"y": "x - mean(x - mean(x - mean(x)))"},
-     [["mean(x)"], ["mean(x - mean(x))"], ["mean(x - mean(x - mean(x)))"], []]),
-])
+@pytest.mark.parametrize(
+    "compute, passes",
+    [
+        ({"y": RMS}, [["mean(x * x)"], []]),
+        ({"y": "sum(x)"}, [["sum(x)"], []]),
+        # amax/amin(e) come with sum(where(e != e, e, 0)), NaN when the row holds one
+        (
+            {"y": "exp(x - amax(x)) / sum(exp(x - amax(x)))"},
+            [
+                ["amax(x)", "sum(where(x != x, x, 0))"],
+                ["sum(exp(x - (amax(x) - sum(where(x != x, x, 0)))))"],
+                [],
+            ],
+        ),
+        (
+            {"y": "(x - mean(x)) * rsqrt(mean((x - mean(x)) ** 2) + epsilon) * gamma"},
+            [["mean(x)"], ["mean((x - mean(x)) ** 2)"], []],
+        ),
+        (
+            {"r": "amax(x) - amin(x)", "m": "mean(x)"},
+            [["amax(x)", "sum(where(x != x, x, 0))", "amin(x)", "mean(x)"], []],
+        ),
+        (
+            {"y": "x - mean(x - mean(x - mean(x)))"},
+            [["mean(x)"], ["mean(x - mean(x))"], ["mean(x - mean(x - mean(x)))"], []],
+        ),
+    ],
+)
 def test_a_long_row_takes_a_pass_per_reduction_level_then_one_for_the_outputs(compute, passes):
     """A reduction accumulates in the pass after the deepest reduction its argument holds; the
     last pass writes the outputs. The kernel's PASSES and every call's level follow."""
@@ -227,13 +317,21 @@ def test_the_kernel_and_the_tiling_choose_single_or_multi_pass(tmp_path):
     """TilingFunc's DefaultRowPlan takes a whole row per tile when it fits, else the longest tile
     that fits; the kernel runs the passes when tileLength < rowLength."""
     proto = tmp_path / "p.json"
-    proto.write_text(json.dumps([{
-        "op": "SoftmaxCustom",
-        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
-        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
-        "opgen": {"compute": {"y": "exp(x - amax(x)) / sum(exp(x - amax(x)))"}}}]))
-    result = CliRunner().invoke(app, ["new", str(proto), "-o", str(tmp_path / "out"),
-                                      "--no-build", "--no-msopgen"])
+    proto.write_text(
+        json.dumps(
+            [
+                {
+                    "op": "SoftmaxCustom",
+                    "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+                    "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+                    "opgen": {"compute": {"y": "exp(x - amax(x)) / sum(exp(x - amax(x)))"}},
+                }
+            ]
+        )
+    )
+    result = CliRunner().invoke(
+        app, ["new", str(proto), "-o", str(tmp_path / "out"), "--no-build", "--no-msopgen"]
+    )
     assert result.exit_code == 0, result.output
     out = tmp_path / "out"
     kernel_src = (out / "op_kernel" / "softmax_custom.cpp").read_text()

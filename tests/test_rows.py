@@ -31,23 +31,48 @@ def rms_norm(test_shapes=None) -> dict:
     block = {"compute": {"y": RMS}}
     if test_shapes is not None:
         block["test_shapes"] = test_shapes
-    return {"op": "RmsNormCustom", "input_desc": [tensor("x"), tensor("gamma")],
-            "output_desc": [tensor("y")],
-            "attr": [{"name": "epsilon", "param_type": "optional", "type": "float",
-                      "default_value": 1e-6}],
-            "opgen": block}
+    return {
+        "op": "RmsNormCustom",
+        "input_desc": [tensor("x"), tensor("gamma")],
+        "output_desc": [tensor("y")],
+        "attr": [
+            {"name": "epsilon", "param_type": "optional", "type": "float", "default_value": 1e-6}
+        ],
+        "opgen": block,
+    }
 
 
 def row_sum() -> dict:
-    return {"op": "RowSumCustom", "input_desc": [tensor("x")], "output_desc": [tensor("y")],
-            "opgen": {"compute": {"y": "sum(x)"}}}
+    return {
+        "op": "RowSumCustom",
+        "input_desc": [tensor("x")],
+        "output_desc": [tensor("y")],
+        "opgen": {"compute": {"y": "sum(x)"}},
+    }
 
 
-ACCEPTED = [((4, 37), (37,)), ((4, 37), (4, 37)), ((2, 3, 4096), (4096,)), ((37,), (37,)),
-            ((), ()), ((0, 37), (37,)), ((0, 37), (0, 37)), ((1,), (1,))]
-REFUSED = [((4, 37), (4, 1)), ((4, 37), (1,)), ((4, 37), (1, 37)), ((2, 3, 5), (3, 5)),
-           ((4, 37), (38,)), ((4, 37), ()), ((), (1,)), ((4, 0), (0,)), ((0, 0), (0,)),
-           ((0,), (0,))]
+ACCEPTED = [
+    ((4, 37), (37,)),
+    ((4, 37), (4, 37)),
+    ((2, 3, 4096), (4096,)),
+    ((37,), (37,)),
+    ((), ()),
+    ((0, 37), (37,)),
+    ((0, 37), (0, 37)),
+    ((1,), (1,)),
+]
+REFUSED = [
+    ((4, 37), (4, 1)),
+    ((4, 37), (1,)),
+    ((4, 37), (1, 37)),
+    ((2, 3, 5), (3, 5)),
+    ((4, 37), (38,)),
+    ((4, 37), ()),
+    ((), (1,)),
+    ((4, 0), (0,)),
+    ((0, 0), (0,)),
+    ((0,), (0,)),
+]
 
 
 @pytest.mark.parametrize("x, gamma", ACCEPTED)
@@ -63,26 +88,33 @@ def test_the_rule_refuses_any_other_shape_and_rows_of_no_elements(x, gamma):
 def test_the_messages_name_the_op_the_inputs_and_their_shapes():
     assert row_shape_problem("RmsNormCustom", {"x": (4, 37), "gamma": (4, 1)}) == (
         "RmsNormCustom: gamma has shape [4, 1]; a row op's inputs take x's shape [4, 37] or its "
-        "row [37]")
+        "row [37]"
+    )
     assert row_shape_problem("RmsNormCustom", {"x": (), "gamma": (1,)}) == (
-        "RmsNormCustom: gamma has shape [1]; a row op's inputs take x's shape []")
+        "RmsNormCustom: gamma has shape [1]; a row op's inputs take x's shape []"
+    )
     assert row_shape_problem("RowSumCustom", {"x": (4, 0)}) == (
-        f"RowSumCustom: x has shape [4, 0]: {ROWS} (torch: sum 0, mean nan, amax/amin an error)")
+        f"RowSumCustom: x has shape [4, 0]: {ROWS} (torch: sum 0, mean nan, amax/amin an error)"
+    )
 
 
 def validate(path):
-    return subprocess.run([sys.executable, "-m", "opgen", "validate", str(path)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "opgen", "validate", str(path)], capture_output=True, text=True
+    )
 
 
 def test_validate_refuses_a_row_op_test_shapes_case_with_exit_2_and_its_path(write_proto):
-    proc = validate(write_proto([rms_norm([{"x": [4, 37], "gamma": [37]},
-                                           {"x": [4, 37], "gamma": [4, 1]}])]))
+    proc = validate(
+        write_proto([rms_norm([{"x": [4, 37], "gamma": [37]}, {"x": [4, 37], "gamma": [4, 1]}])])
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     text = " ".join(proc.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
     assert "$[0].opgen.test_shapes[1]" in text and "test_shapes[0]" not in text
-    assert ("RmsNormCustom: gamma has shape [4, 1]; a row op's inputs take x's shape [4, 37] "
-            "or its row [37]") in text
+    assert (
+        "RmsNormCustom: gamma has shape [4, 1]; a row op's inputs take x's shape [4, 37] "
+        "or its row [37]"
+    ) in text
 
 
 def test_validate_takes_the_shapes_the_kernel_reads(write_proto):
@@ -116,8 +148,14 @@ def test_the_fake_kernel_the_cpu_adapter_and_infer_shape_apply_the_rule():
 
 
 def test_an_elementwise_project_has_no_row_check():
-    files = rendered({"op": "AddCustom", "input_desc": [tensor("x"), tensor("y")],
-                      "output_desc": [tensor("z")], "opgen": {"compute": {"z": "x + y"}}})
+    files = rendered(
+        {
+            "op": "AddCustom",
+            "input_desc": [tensor("x"), tensor("y")],
+            "output_desc": [tensor("z")],
+            "opgen": {"compute": {"z": "x + y"}},
+        }
+    )
     assert "_row_shapes" not in files["p/ops.py"] + files["p/_support.py"]
     assert "RowShapes" not in files["p/csrc/ops.cpp"] + files["p/csrc/opgen_torch.h"]
 
@@ -134,8 +172,11 @@ def support() -> types.ModuleType:
 def test_the_generated_fake_check_says_what_the_rule_says(x, gamma):
     module = support()
     try:
-        module._row_shapes("RmsNormCustom", x=torch.empty(x, device="meta"),
-                           gamma=torch.empty(gamma, device="meta"))
+        module._row_shapes(
+            "RmsNormCustom",
+            x=torch.empty(x, device="meta"),
+            gamma=torch.empty(gamma, device="meta"),
+        )
         message = None
     except RuntimeError as exc:
         message = str(exc)

@@ -29,8 +29,10 @@ def flat(text: str) -> str:
 
 
 def test_only_910a_and_310p_lack_the_bf16_cast():
-    assert sorted(s for s, f in SOC_FAMILIES.items() if not f.has_bf16_cast) == \
-        ["ascend310p", "ascend910"]
+    assert sorted(s for s, f in SOC_FAMILIES.items() if not f.has_bf16_cast) == [
+        "ascend310p",
+        "ascend910",
+    ]
 
 
 def test_a_soc_without_bf16_gets_its_own_config():
@@ -42,9 +44,11 @@ def test_a_soc_without_bf16_gets_its_own_config():
     assert 'this->AICore().AddConfig("ascend910b");' in configs
     assert 'this->AICore().AddConfig("ascend310b");' in configs
     assert 'this->AICore().AddConfig("ascend310p", ascend310pConfig);' in configs
-    assert ('ascend310pConfig.Input("x")\n            .ParamType(REQUIRED)\n'
-            '            .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})\n'
-            '            .Format({ge::FORMAT_ND, ge::FORMAT_ND});') in configs
+    assert (
+        'ascend310pConfig.Input("x")\n            .ParamType(REQUIRED)\n'
+        "            .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})\n"
+        "            .Format({ge::FORMAT_ND, ge::FORMAT_ND});"
+    ) in configs
     assert 'ascend310pConfig.Output("y")' in configs
     # the flags AddConfig(soc) sets, so the config differs only in its dtypes
     assert ".DynamicShapeSupportFlag(true)" in configs and ".PrecisionReduceFlag(true);" in configs
@@ -54,8 +58,9 @@ def test_no_config_when_every_soc_runs_every_combination():
     assert "OpAICoreConfig" not in host_cpp(GELU.read_text(), ("ascend910b1",))
     assert "OpAICoreConfig" not in host_cpp(GELU.read_text(), ("ascend910b1", "ascend310b1"))
     # without bfloat16, 310P and 910A take everything
-    assert "OpAICoreConfig" not in host_cpp(protos.text(protos.RECIP),
-                                             ("ascend310p3", "ascend910a"))
+    assert "OpAICoreConfig" not in host_cpp(
+        protos.text(protos.RECIP), ("ascend310p3", "ascend910a")
+    )
 
 
 def test_the_warning_names_dtype_and_soc():
@@ -65,7 +70,8 @@ def test_the_warning_names_dtype_and_soc():
         "GeluCustom: dtype bfloat16 is not registered for ascend310p, which has no float <-> "
         "bfloat16 Cast (1 of 3 dtype combinations left out there)",
         "GeluCustom: dtype bfloat16 is not registered for ascend910, which has no float <-> "
-        "bfloat16 Cast (1 of 3 dtype combinations left out there)"]
+        "bfloat16 Cast (1 of 3 dtype combinations left out there)",
+    ]
     assert soc_dtypes.check(op, ["ascend910b", "ascend310b"]) == []
 
 
@@ -76,11 +82,19 @@ def test_bf16_on_no_listed_soc_is_refused():
 
 
 def test_a_soc_left_without_combinations_is_refused():
-    only_bf16 = prototype.loads(protos.text(protos.op(
-        "OnlyBf16Custom", [protos.tensor("x", ["bf16"])], [protos.tensor("y", ["bf16"])],
-        compute={"y": "x * 2"}))).ops[0]
-    with pytest.raises(soc_dtypes.SocDtypeError, match="every dtype combination holds bfloat16.*"
-                                                       "ascend310p lacks"):
+    only_bf16 = prototype.loads(
+        protos.text(
+            protos.op(
+                "OnlyBf16Custom",
+                [protos.tensor("x", ["bf16"])],
+                [protos.tensor("y", ["bf16"])],
+                compute={"y": "x * 2"},
+            )
+        )
+    ).ops[0]
+    with pytest.raises(
+        soc_dtypes.SocDtypeError, match="every dtype combination holds bfloat16.*ascend310p lacks"
+    ):
         soc_dtypes.check(only_bf16, ["ascend910b", "ascend310p"])
 
 
@@ -107,17 +121,26 @@ def test_new_warns_and_registers_per_soc(tmp_path):
 
 def test_twin_run_tests_take_the_first_socs_combinations():
     op = prototype.load(GELU).ops[0]
-    assert [c["id"] for c in tests_data.combinations(op, "ascend910b")] == \
-        ["float16", "float32", "bfloat16"]
+    assert [c["id"] for c in tests_data.combinations(op, "ascend910b")] == [
+        "float16",
+        "float32",
+        "bfloat16",
+    ]
     assert [c["id"] for c in tests_data.combinations(op, "ascend310p")] == ["float16", "float32"]
 
 
 def test_a_dtype_no_soc_can_run_is_reported_with_the_other_problems(tmp_path):
-    bf16_only = {"op": "BfCustom", "input_desc": [{"name": "x", "type": ["bf16"]}],
-                 "output_desc": [{"name": "y", "type": ["bf16"]}],
-                 "opgen": {"compute": {"y": "x * 2"}}}
-    misspelt = {"op": "OtherCustom", "input_desc": [{"name": "x", "type": ["fp61"]}],
-                "output_desc": [{"name": "y", "type": ["float"]}]}
+    bf16_only = {
+        "op": "BfCustom",
+        "input_desc": [{"name": "x", "type": ["bf16"]}],
+        "output_desc": [{"name": "y", "type": ["bf16"]}],
+        "opgen": {"compute": {"y": "x * 2"}},
+    }
+    misspelt = {
+        "op": "OtherCustom",
+        "input_desc": [{"name": "x", "type": ["fp61"]}],
+        "output_desc": [{"name": "y", "type": ["float"]}],
+    }
     path = tmp_path / "proto.json"
     path.write_text(json.dumps([bf16_only, misspelt]))
     result = CliRunner().invoke(app, ["validate", str(path), "--soc", "ascend910a", "--json"])

@@ -27,10 +27,10 @@ def test_runtime_symbols_pass_and_an_unknown_one_fails(tmp_path):
     source = tmp_path / "adapter.cpp"
     source.write_text(SOURCE)
     library = tmp_path / "libadapter.so"
-    subprocess.run(["g++", "-shared", "-fPIC", str(source), "-o", str(library)],
-                   check=True)
-    nm = subprocess.run(["nm", "-D", "--undefined-only", str(library)], capture_output=True,
-                        text=True, check=True).stdout
+    subprocess.run(["g++", "-shared", "-fPIC", str(source), "-o", str(library)], check=True)
+    nm = subprocess.run(
+        ["nm", "-D", "--undefined-only", str(library)], capture_output=True, text=True, check=True
+    ).stdout
     assert "__tls_get_addr" in nm  # what the LayerNorm adapter's thread_local needed
     torch_npu = tmp_path / "torch_npu"
     (torch_npu / "lib").mkdir(parents=True)

@@ -61,14 +61,18 @@ def parse(path: Path, root: Path) -> Module:
                 module.fixtures[fn.name] = fn
     for node in ast.walk(module.tree):
         if isinstance(node, ast.Import):
-            module.cpp_extension |= {a.asname or a.name for a in node.names
-                                     if a.name.startswith("torch.utils.cpp_extension")}
+            module.cpp_extension |= {
+                a.asname or a.name
+                for a in node.names
+                if a.name.startswith("torch.utils.cpp_extension")
+            }
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.startswith("torch.utils.cpp_extension"):
                 module.cpp_extension |= {a.asname or a.name for a in node.names}
             elif node.module == "torch.utils":
-                module.cpp_extension |= {a.asname or a.name for a in node.names
-                                         if a.name == "cpp_extension"}
+                module.cpp_extension |= {
+                    a.asname or a.name for a in node.names if a.name == "cpp_extension"
+                }
             else:
                 for alias in node.names:
                     sub = _resolve(f"{node.module}.{alias.name}", path, root)  # a module
@@ -85,8 +89,12 @@ def _strings(node: ast.List) -> list[str]:
 
 def _builds_in_subprocess(call: ast.Call) -> bool:
     func = call.func
-    if not (isinstance(func, ast.Attribute) and func.attr in SUBPROCESS
-            and isinstance(func.value, ast.Name) and func.value.id == "subprocess"):
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr in SUBPROCESS
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "subprocess"
+    ):
         return False
     if not call.args or not isinstance(call.args[0], ast.List):
         return False
@@ -101,14 +109,16 @@ def compiles_itself(fn: ast.FunctionDef, module: Module) -> bool:
         if isinstance(node, ast.List) and node.elts:
             first = node.elts[0]
             if (isinstance(first, ast.Name) and first.id == "CXX") or (
-                    isinstance(first, ast.Constant) and first.value in COMPILERS):
+                isinstance(first, ast.Constant) and first.value in COMPILERS
+            ):
                 return True
         if isinstance(node, ast.Call) and _builds_in_subprocess(node):
             return True
         if isinstance(node, ast.Name) and node.id in module.cpp_extension:
             return True
         if isinstance(node, ast.Attribute) and ast.unparse(node).endswith(
-                "torch.utils.cpp_extension"):
+            "torch.utils.cpp_extension"
+        ):
             return True
     return False
 
@@ -127,8 +137,9 @@ class Analysis:
 
     def fixture(self, name: str, path: Path) -> tuple[Module, ast.FunctionDef] | None:
         """Where pytest finds fixture `name` for a test in `path`."""
-        candidates = [path] + [d / "conftest.py" for d in path.parents
-                               if d == self.root or self.root in d.parents]
+        candidates = [path] + [
+            d / "conftest.py" for d in path.parents if d == self.root or self.root in d.parents
+        ]
         for candidate in candidates:
             if candidate.is_file() and name in (mod := self.module(candidate)).fixtures:
                 return mod, mod.fixtures[name]
@@ -158,8 +169,9 @@ class Analysis:
         for name in sorted(params):
             if (found := self.fixture(name, module.path)) is not None:
                 yield found
-        local = params | {n.id for n in ast.walk(fn)
-                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        local = params | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
         for node in ast.walk(fn):
             if isinstance(node, ast.Name) and node.id != fn.name and node.id not in local:
                 if node.id in module.functions:
@@ -184,7 +196,8 @@ def _marked_slow(decorators: list[ast.expr]) -> bool:
 def _module_slow(tree: ast.Module) -> bool:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
             return "mark.slow" in ast.unparse(node.value)
     return False
 
@@ -201,10 +214,14 @@ def unmarked_compiling_tests(paths, root: Path = TESTS) -> list[str]:
         for node in module.tree.body:
             if isinstance(node, ast.ClassDef):
                 if _marked_slow(node.decorator_list) or "mark.slow" in "".join(
-                        ast.unparse(n) for n in node.body if isinstance(n, ast.Assign)):
+                    ast.unparse(n) for n in node.body if isinstance(n, ast.Assign)
+                ):
                     continue
-                tests = [(f"{node.name}::{n.name}", n) for n in node.body
-                         if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+                tests = [
+                    (f"{node.name}::{n.name}", n)
+                    for n in node.body
+                    if isinstance(n, ast.FunctionDef) and n.name.startswith("test")
+                ]
             elif isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
                 tests = [(node.name, node)]
             else:
@@ -235,8 +252,10 @@ def test_the_check_sees_the_suites_builds():
         ("test_generated_suite.py", "test_gelu_suite_passes"),  # gelu -> project.build
         ("test_complex.py", "test_both_variants_compile_on_the_twin"),  # ["g++", ...]
         ("test_torch_ext_render.py", "test_cpu_extension_builds_and_runs_gelu"),  # build_ext
-        ("test_golden_only.py",
-         "test_a_golden_only_in_place_op_passes_once_its_files_are_written"),  # opgen build
+        (
+            "test_golden_only.py",
+            "test_a_golden_only_in_place_op_passes_once_its_files_are_written",
+        ),  # opgen build
     }
     for rel, name in expected:
         module = analysis.module(TESTS / rel)
@@ -262,7 +281,8 @@ def test_an_unmarked_build_is_reported(tmp_path):
     (root / "sub" / "conftest.py").write_text(
         "import subprocess\n\nimport pytest\n\n\n@pytest.fixture(scope='session')\n"
         "def built(tmp_path_factory):\n"
-        "    subprocess.run(['c++', 'x.cpp', '-o', 'x'], check=True)\n")
+        "    subprocess.run(['c++', 'x.cpp', '-o', 'x'], check=True)\n"
+    )
     probe = root / "sub" / "test_probe.py"
     probe.write_text(
         "import pytest\nfrom torch.utils.cpp_extension import load_inline\n\n\n"
@@ -272,9 +292,14 @@ def test_an_unmarked_build_is_reported(tmp_path):
         "@pytest.mark.slow\ndef test_marked(built):\n    pass\n\n\n"
         "def test_plain():\n    pass\n\n\n"
         "@pytest.mark.slow\nclass TestMarked:\n    def test_in_class(self, built):\n"
-        "        pass\n")
-    assert unmarked_compiling_tests([probe], root) == ["tests/sub/test_probe.py::test_uses_fixture",
-                                                       "tests/sub/test_probe.py::test_uses_helper"]
-    probe.write_text("import pytest\n\npytestmark = pytest.mark.slow\n\n\n"
-                     "def test_uses_fixture(built):\n    pass\n")
+        "        pass\n"
+    )
+    assert unmarked_compiling_tests([probe], root) == [
+        "tests/sub/test_probe.py::test_uses_fixture",
+        "tests/sub/test_probe.py::test_uses_helper",
+    ]
+    probe.write_text(
+        "import pytest\n\npytestmark = pytest.mark.slow\n\n\n"
+        "def test_uses_fixture(built):\n    pass\n"
+    )
     assert unmarked_compiling_tests([probe], root) == []

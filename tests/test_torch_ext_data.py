@@ -26,12 +26,14 @@ def param(ctx, name):
 
 
 def test_gelu_basics():
-    ctx = context({
-        "op": "GeluCustom",
-        "input_desc": [protos.t("x", ("fp16", "float", "bf16"))],
-        "output_desc": [protos.t("y", ("fp16", "float", "bf16"))],
-        "opgen": {"compute": {"y": "x * sigmoid(x)"}},
-    })
+    ctx = context(
+        {
+            "op": "GeluCustom",
+            "input_desc": [protos.t("x", ("fp16", "float", "bf16"))],
+            "output_desc": [protos.t("y", ("fp16", "float", "bf16"))],
+            "opgen": {"compute": {"y": "x * sigmoid(x)"}},
+        }
+    )
     assert ctx["qualname"] == "myns::gelu_custom"
     assert ctx["op_path"] == "torch.ops.myns.gelu_custom"
     assert ctx["schema_literal"] == '"gelu_custom(Tensor x) -> Tensor"'
@@ -42,11 +44,16 @@ def test_gelu_basics():
     assert ctx["defs"]["function"] == "def gelu_custom(x: Tensor) -> Tensor:"
     assert ctx["op_call"] == "return torch.ops.myns.gelu_custom.default(x)"
     assert [v["file"] for v in ctx["variants"]] == [
-        "gelu_custom_float16.cpp", "gelu_custom_float32.cpp", "gelu_custom_bfloat16.cpp"]
-    assert ctx["variants"][2]["macros"] == [{"name": "DTYPE_X", "value": "bfloat16_t"},
-                                            {"name": "ORIG_DTYPE_X", "value": "DT_BF16"},
-                                            {"name": "DTYPE_Y", "value": "bfloat16_t"},
-                                            {"name": "ORIG_DTYPE_Y", "value": "DT_BF16"}]
+        "gelu_custom_float16.cpp",
+        "gelu_custom_float32.cpp",
+        "gelu_custom_bfloat16.cpp",
+    ]
+    assert ctx["variants"][2]["macros"] == [
+        {"name": "DTYPE_X", "value": "bfloat16_t"},
+        {"name": "ORIG_DTYPE_X", "value": "DT_BF16"},
+        {"name": "DTYPE_Y", "value": "bfloat16_t"},
+        {"name": "ORIG_DTYPE_Y", "value": "DT_BF16"},
+    ]
     assert ctx["variants"][0]["ge_dtypes"] == "ge::DT_FLOAT16, ge::DT_FLOAT16"
     assert ctx["differentiable"]
     assert ctx["fake"]["mode"] == "elementwise"
@@ -57,26 +64,38 @@ def test_gelu_basics():
 def test_signature_defaults_follow_the_schema():
     ctx = context(protos.ALL_ATTRS)
     assert ctx["py_signature"] == (
-        'x: Tensor, bias: Tensor | None = None, alpha: float = 0.5, count: int = -3, '
+        "x: Tensor, bias: Tensor | None = None, alpha: float = 0.5, count: int = -3, "
         'flag: bool = True, mode: str = "say \\"hi\\"\\\\ \\u00e9\\n", '
-        'dims: Sequence[int] = (1, 2), scales: Sequence[float] = (0.25,), '
-        'masks: Sequence[bool] = (True, False)')
+        "dims: Sequence[int] = (1, 2), scales: Sequence[float] = (0.25,), "
+        "masks: Sequence[bool] = (True, False)"
+    )
     # A default the schema had to drop (a later argument has none) is dropped in Python too.
     ctx = context(protos.NO_ACLNN)
     assert ctx["py_params"] == "x, scale, pads, level"
     assert "the schema cannot keep it" in param(ctx, "scale")["doc"]
     assert ctx["defs"]["function"] == (
         "def pads_custom(x: Tensor, scale: float, pads: Sequence[Sequence[int]], level: int) "
-        "-> Tensor:")
+        "-> Tensor:"
+    )
 
 
 def test_python_defaults_evaluate_to_the_prototype_values():
     ctx = context(protos.ALL_ATTRS)
-    values = {p["name"]: ast.literal_eval(p["py_default"]) for p in ctx["params"]
-              if p["py_default"] is not None}
-    assert values == {"bias": None, "alpha": 0.5,
-                      "count": -3, "flag": True, "mode": 'say "hi"\\ \u00e9\n', "dims": (1, 2),
-                      "scales": (0.25,), "masks": (True, False)}
+    values = {
+        p["name"]: ast.literal_eval(p["py_default"])
+        for p in ctx["params"]
+        if p["py_default"] is not None
+    }
+    assert values == {
+        "bias": None,
+        "alpha": 0.5,
+        "count": -3,
+        "flag": True,
+        "mode": 'say "hi"\\ \u00e9\n',
+        "dims": (1, 2),
+        "scales": (0.25,),
+        "masks": (True, False),
+    }
 
 
 def test_cpp_types_of_every_argument_kind():
@@ -84,23 +103,28 @@ def test_cpp_types_of_every_argument_kind():
     assert ctx["cpp_params"] == (
         "const at::Tensor& x, const c10::optional<at::Tensor>& bias, double alpha, "
         "int64_t count, bool flag, c10::string_view mode, at::IntArrayRef dims, "
-        "at::ArrayRef<double> scales, const c10::List<bool>& masks")
+        "at::ArrayRef<double> scales, const c10::List<bool>& masks"
+    )
     assert param(ctx, "mode")["twin_value"] == "std::string(mode)"
     assert param(ctx, "scales")["twin_value"] == (
-        "std::vector<float>(scales.begin(), scales.end())")
+        "std::vector<float>(scales.begin(), scales.end())"
+    )
     assert context(protos.CONCAT)["cpp_params"] == "at::TensorList xs"
     assert context(protos.IN_PLACE)["cpp_params"] == (
-        "at::Tensor& x, const at::Tensor& y, double rate")
+        "at::Tensor& x, const at::Tensor& y, double rate"
+    )
 
 
 def test_aclnn_call_order_optional_and_attrs():
     npu = context(protos.ALL_ATTRS)["npu"]
     # aclnn order: inputs (optional ones as <name>Optional), attrs, then the output.
-    assert npu["call_args"] == ("x_, biasOptional_, alpha_, count_, flag_, modeOptional_, "
-                                "dimsOptional_, scalesOptional_, masksOptional_, out_")
+    assert npu["call_args"] == (
+        "x_, biasOptional_, alpha_, count_, flag_, modeOptional_, "
+        "dimsOptional_, scalesOptional_, masksOptional_, out_"
+    )
     prep = "\n".join(npu["prep"])
     assert "c10::optional<at::Tensor> biasOptional_ = opgen_npu::Contiguous(bias);" in prep
-    assert 'std::string modeOptional_text_(mode);' in prep
+    assert "std::string modeOptional_text_(mode);" in prep
     assert "char* modeOptional_ = modeOptional_text_.data();" in prep
     assert "opgen_npu::FloatArray scalesOptional_(scales);" in prep
     assert "at::ArrayRef<bool> masksOptional_(masksOptional_items_);" in prep
@@ -120,7 +144,8 @@ def test_aclnn_call_in_place_and_several_outputs():
     # the shape is x's and y's broadcast shape.
     assert npu["alloc"] == [
         "at::Tensor posOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[2]));",
-        "at::Tensor negOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[3]));"]
+        "at::Tensor negOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[3]));",
+    ]
     assert npu["return_statement"] == "return std::make_tuple(posOut_, negOut_);"
 
     npu = context(protos.ONLY_IN_PLACE)["npu"]
@@ -147,7 +172,8 @@ def test_no_aclnn_no_adapter():
 def test_reserved_cpp_names_are_renamed():
     ctx = context(protos.SHADOWING)
     assert ctx["cpp_params"] == (
-        "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double result")
+        "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double result"
+    )
     assert ctx["py_params"] == "at, std, result=1.0"  # Python keeps the schema names
     assert ctx["npu"]["call_args"] == "at_, std_, result_, out_"
     assert ctx["npu"]["guard"] == "at::device_of(at_arg_)"
@@ -160,14 +186,16 @@ def test_cpu_context():
     assert cpu["copy_back"] == ["x.copy_(outputs_[0]);"]
     assert cpu["return_statement"] == "return outputs_[1];"
     assert context(protos.CONCAT)["cpu"]["unsupported"].startswith(
-        'TORCH_CHECK(false, "ConcatCustom has a dynamic')
+        'TORCH_CHECK(false, "ConcatCustom has a dynamic'
+    )
 
 
 def test_op_without_outputs():
     ctx = context(protos.NO_OUTPUTS)
     # only the input the compute writes is mutable
-    assert ctx["schema"] == ("scatter_max_custom(Tensor(a!) var, Tensor updates, "
-                             "float scale=1.0) -> ()")
+    assert ctx["schema"] == (
+        "scatter_max_custom(Tensor(a!) var, Tensor updates, float scale=1.0) -> ()"
+    )
     assert ctx["cpp_params"] == "at::Tensor& var, const at::Tensor& updates, double scale"
     assert ctx["cpp_return"] == "void" and ctx["py_return"] == "None"
     assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
@@ -183,8 +211,10 @@ def test_op_without_outputs():
     assert npu["finish"][0].startswith("if (!var_.is_same(var)) {")
     # fake: updates broadcast into var (which cannot grow), nothing returned
     assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
-    assert ('_broadcast_shape("ScatterMaxCustom", ("var",), var=var, updates=updates)'
-            in ctx["fake"]["lines"]) and ctx["fake"]["broadcasts"]
+    assert (
+        '_broadcast_shape("ScatterMaxCustom", ("var",), var=var, updates=updates)'
+        in ctx["fake"]["lines"]
+    ) and ctx["fake"]["broadcasts"]
     # golden: the new value of the overwritten input
     assert ctx["golden"]["body"] == ["return torch.maximum(var, (updates * scale))"]
     # autograd: the golden's, through the Autograd kernel of an op updating var in place
@@ -197,7 +227,8 @@ def test_op_without_outputs():
         "    _scatter_max_custom_fake,\n"
         '    ("var",),\n'
         "    _golden_backward(_golden.scatter_max_custom_formula),\n"
-        ")")
+        ")"
+    )
     assert ctx["register_comment"][0].startswith("ScatterMaxCustom updates var in place.")
     assert ctx["variants"][0]["label"] == "float16, float16 -> in place"
     assert ctx["nothing_returned"][0].startswith("Nothing: ScatterMaxCustom has no outputs")
@@ -208,57 +239,75 @@ def test_op_without_outputs_or_compute_updates_every_input():
     kernel overwrites them all): every input is mutable and copied back."""
     data = {**protos.NO_OUTPUTS, "opgen": {}}
     ctx = context(data)
-    assert ctx["schema"] == ("scatter_max_custom(Tensor(a!) var, Tensor(b!) updates, "
-                             "float scale=1.0) -> ()")
-    assert ctx["cpu"]["copy_back"] == ["if (!updated_.empty()) {", "    var.copy_(updated_[0]);",
-                                       "    updates.copy_(updated_[1]);", "}"]
+    assert ctx["schema"] == (
+        "scatter_max_custom(Tensor(a!) var, Tensor(b!) updates, float scale=1.0) -> ()"
+    )
+    assert ctx["cpu"]["copy_back"] == [
+        "if (!updated_.empty()) {",
+        "    var.copy_(updated_[0]);",
+        "    updates.copy_(updated_[1]);",
+        "}",
+    ]
 
 
 def test_optional_output_is_always_allocated_and_returned():
     ctx = context(protos.OPTIONAL_OUTPUT)
-    assert ctx["schema"] == ("addcdiv_custom(Tensor x, Tensor t1, Tensor t2, float value=0.5) "
-                             "-> (Tensor, Tensor)")
+    assert ctx["schema"] == (
+        "addcdiv_custom(Tensor x, Tensor t1, Tensor t2, float value=0.5) -> (Tensor, Tensor)"
+    )
     assert [o["optional"] for o in ctx["returned"]] == [False, True]
     assert ctx["returned"][1]["doc"][0].startswith("ratio: float16 or float32. Optional in the")
     npu = ctx["npu"]
     assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
     assert any(line.startswith("at::Tensor ratioOut_ = at::empty(") for line in npu["alloc"])
     assert npu["return_statement"] == "return std::make_tuple(yOut_, ratioOut_);"
-    assert ctx["fake"]["lines"][-2:] == [
-        "    x.new_empty(shape_, dtype=dtypes_[1]),", ")"]
+    assert ctx["fake"]["lines"][-2:] == ["    x.new_empty(shape_, dtype=dtypes_[1]),", ")"]
     assert "always allocates it" in ctx["readme_notes"][0]
 
 
 def test_in_place_variant_macros():
     (variant, _) = context(protos.IN_PLACE)["variants"]
     assert [m["name"] for m in variant["macros"]] == [
-        "DTYPE_X", "ORIG_DTYPE_X", "DTYPE_Y", "ORIG_DTYPE_Y", "DTYPE_X_REF", "ORIG_DTYPE_X_REF",
-        "DTYPE_Z", "ORIG_DTYPE_Z"]
+        "DTYPE_X",
+        "ORIG_DTYPE_X",
+        "DTYPE_Y",
+        "ORIG_DTYPE_Y",
+        "DTYPE_X_REF",
+        "ORIG_DTYPE_X_REF",
+        "DTYPE_Z",
+        "ORIG_DTYPE_Z",
+    ]
 
 
-@pytest.mark.parametrize("proto, differentiable, reason", [
-    (protos.ALL_ATTRS, True, ""),
-    (protos.IN_PLACE, True, ""),  # through _register_mutable's Autograd kernel
-    (protos.ONLY_IN_PLACE, True, ""),
-    (protos.NO_OUTPUTS, True, ""),
-    (protos.OPAQUE, False, "no golden"),
-    (protos.REDUCE, True, ""),
-])
+@pytest.mark.parametrize(
+    "proto, differentiable, reason",
+    [
+        (protos.ALL_ATTRS, True, ""),
+        (protos.IN_PLACE, True, ""),  # through _register_mutable's Autograd kernel
+        (protos.ONLY_IN_PLACE, True, ""),
+        (protos.NO_OUTPUTS, True, ""),
+        (protos.OPAQUE, False, "no golden"),
+        (protos.REDUCE, True, ""),
+    ],
+)
 def test_differentiability(proto, differentiable, reason):
     ctx = context(proto)
     assert ctx["differentiable"] is differentiable
     assert reason in ctx["not_differentiable_reason"]
 
 
-@pytest.mark.parametrize("proto, mutable, results", [
-    (protos.IN_PLACE, True, '("x", 0)'),  # x's new value, then the op's return z
-    (protos.ONLY_IN_PLACE, True, '("x",)'),
-    (protos.NO_OUTPUTS, True, '("var",)'),  # updates is only read
-    ({**protos.NO_OUTPUTS, "opgen": {}}, True, '("var", "updates")'),  # no compute: both
-    (protos.ALL_ATTRS, False, None),
-    (protos.TWO_OUTPUTS, False, None),
-    (protos.REDUCE, False, None),
-])
+@pytest.mark.parametrize(
+    "proto, mutable, results",
+    [
+        (protos.IN_PLACE, True, '("x", 0)'),  # x's new value, then the op's return z
+        (protos.ONLY_IN_PLACE, True, '("x",)'),
+        (protos.NO_OUTPUTS, True, '("var",)'),  # updates is only read
+        ({**protos.NO_OUTPUTS, "opgen": {}}, True, '("var", "updates")'),  # no compute: both
+        (protos.ALL_ATTRS, False, None),
+        (protos.TWO_OUTPUTS, False, None),
+        (protos.REDUCE, False, None),
+    ],
+)
 def test_only_ops_updating_inputs_get_the_mutable_registration(proto, mutable, results):
     """An op that updates inputs in place (a ref output, or no outputs) is registered by
     _register_mutable (its Autograd kernel), with what it computes in the golden's order; the
@@ -280,8 +329,10 @@ def test_an_op_updating_inputs_without_a_backward_says_why():
     ctx = context(data)
     assert ctx["mutable"] and not ctx["differentiable"]
     assert "_golden_backward" not in ctx["register_call"]
-    assert 'reason="it has no golden expression for every output to differentiate"' in \
-        ctx["register_call"]
+    assert (
+        'reason="it has no golden expression for every output to differentiate"'
+        in ctx["register_call"]
+    )
     assert ctx["register_comment"][0].startswith("No backward from opgen: it has no golden")
     assert "refuses inputs that require grad" in " ".join(ctx["register_comment"])
 
@@ -293,12 +344,16 @@ def test_fake_kernels():
         "return (",
         "    x.new_empty(shape_, dtype=dtypes_[0]),",
         "    x.new_empty(shape_, dtype=dtypes_[1]),",
-        ")"]
+        ")",
+    ]
     assert context(protos.IN_PLACE)["fake"]["lines"][1:] == [
         'shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)',
-        "return x.new_empty(shape_, dtype=dtypes_[1])"]
+        "return x.new_empty(shape_, dtype=dtypes_[1])",
+    ]
     assert context(protos.ONLY_IN_PLACE)["fake"]["lines"] == [
-        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)', "return None"]
+        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)',
+        "return None",
+    ]
     reduce_lines = context(protos.REDUCE)["fake"]["lines"]
     assert "results_ = _golden.row_sum_custom(x, dim)" in reduce_lines
     # no compute, no golden: the op is the user's, and nothing tells its output shapes
@@ -317,19 +372,23 @@ def test_elementwise_inputs_broadcast_everywhere():
     # compute expression, refusing shapes that do not broadcast with the same message
     ctx = context(protos.TWO_OUTPUTS)
     assert ctx["cpu"]["shape_checks"] == [
-        'opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});']
+        'opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});'
+    ]
     assert ctx["npu"]["shape_checks"] == [
         "const std::vector<int64_t> broadcast_shape_ =\n"
-        '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});']
+        '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});'
+    ]
     assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in ctx["fake"]["lines"]
     # an op that updates x in place: y broadcasts into x, which cannot grow (input 0 of the
     # broadcast, checked after it)
     ctx = context(protos.IN_PLACE)
     assert ctx["cpu"]["shape_checks"] == [
-        'opgen_torch::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});']
+        'opgen_torch::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});'
+    ]
     assert ctx["npu"]["shape_checks"] == [
         "const std::vector<int64_t> broadcast_shape_ =\n"
-        '        opgen_npu::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});']
+        '        opgen_npu::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});'
+    ]
     # one input, or no compute (the user's kernel decides): nothing to check
     for proto in (protos.ONLY_IN_PLACE, protos.OPAQUE, protos.REDUCE):
         assert context(proto)["cpu"]["shape_checks"] == []
@@ -339,9 +398,14 @@ def test_converter():
     conv = context(protos.ALL_ATTRS)["converter"]
     assert [i["key"] for i in conv["inputs"]] == ['"x"', '"bias"']
     assert [a["value"] for a in conv["attrs"]] == [
-        "_ge.attr.Float(alpha)", "_ge.attr.Int(count)", "_ge.attr.Bool(flag)",
-        "_ge.attr.Str(mode)", "_ge.attr.ListInt(dims)", "_ge.attr.ListFloat(scales)",
-        "_ge.attr.ListBool(masks)"]
+        "_ge.attr.Float(alpha)",
+        "_ge.attr.Int(count)",
+        "_ge.attr.Bool(flag)",
+        "_ge.attr.Str(mode)",
+        "_ge.attr.ListInt(dims)",
+        "_ge.attr.ListFloat(scales)",
+        "_ge.attr.ListBool(masks)",
+    ]
     assert conv["outputs"] == ['"y"']
     assert conv["result"] == "outputs_"
     conv = context(protos.IN_PLACE)["converter"]

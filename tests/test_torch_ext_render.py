@@ -29,8 +29,15 @@ from opgen.options import Options
 from opgen.templatedata import build as build_data
 
 RUFF = Path(sys.executable).with_name("ruff")
-RUFF_ARGS = ["--no-cache", "--select", "E,F,W,I,B,UP", "--line-length", "100",
-             "--target-version", "py310"]
+RUFF_ARGS = [
+    "--no-cache",
+    "--select",
+    "E,F,W,I,B,UP",
+    "--line-length",
+    "100",
+    "--target-version",
+    "py310",
+]
 SOURCES = sorted(EXAMPLES.glob("*.json")) + sorted(SHARED_PROTOS.glob("*.json"))
 
 
@@ -64,7 +71,7 @@ def cpp_unescape(literal: str) -> str:
     while i < len(body):
         if body[i] == "\\":
             if body[i + 1] in "01234567":
-                out.append(int(body[i + 1:i + 4], 8))
+                out.append(int(body[i + 1 : i + 4], 8))
                 i += 4
             else:
                 out += body[i + 1].encode()
@@ -91,9 +98,18 @@ def test_examples_render_clean_python(source, tmp_path):
         for combo in op.dtype_combinations:
             name = combo[0] if len(set(combo)) == 1 else "_".join(combo)
             assert owners[f"pkg/csrc/{op.snake_name}_{name}.cpp"] == "generated"
-    for path in ("setup.py", "pyproject.toml", "pkg/__init__.py", "pkg/_support.py", "pkg/ops.py",
-                 "pkg/golden.py", "pkg/graph.py", "pkg/csrc/ops.cpp", "pkg/csrc/opgen_torch.h",
-                 "pkg/csrc_npu/opgen_npu.h"):
+    for path in (
+        "setup.py",
+        "pyproject.toml",
+        "pkg/__init__.py",
+        "pkg/_support.py",
+        "pkg/ops.py",
+        "pkg/golden.py",
+        "pkg/graph.py",
+        "pkg/csrc/ops.cpp",
+        "pkg/csrc/opgen_torch.h",
+        "pkg/csrc_npu/opgen_npu.h",
+    ):
         assert owners[path] == "generated", path
     check_python(directory, [package, directory / "setup.py"])
 
@@ -101,8 +117,11 @@ def test_examples_render_clean_python(source, tmp_path):
 def test_ops_py_holds_the_ops_and_support_py_the_shared_helpers(tmp_path):
     """ops.py of a two-op project is imports and ops: every def in it belongs to an op; the
     helpers the ops share are generated once, in _support.py, and imported from there."""
-    ops = [op for name in ("gelu_custom.json", "leaky_relu_custom.json")
-           for op in as_list(json.loads((EXAMPLES / name).read_text()))]
+    ops = [
+        op
+        for name in ("gelu_custom.json", "leaky_relu_custom.json")
+        for op in as_list(json.loads((EXAMPLES / name).read_text()))
+    ]
     proto, _, files, directory = rendered(json.dumps(ops), tmp_path, "pkg")
     assert len(proto.ops) == 2
     owners = {f.path: f.owner for f in files}
@@ -115,11 +134,16 @@ def test_ops_py_holds_the_ops_and_support_py_the_shared_helpers(tmp_path):
         tree = ast.parse((directory / f"pkg/{module}.py").read_text())
         defs = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
         if module == "golden":
-            op_defs = {name for op in proto.ops
-                       for name in (op.snake_name, f"{op.snake_name}_formula")}
+            op_defs = {
+                name for op in proto.ops for name in (op.snake_name, f"{op.snake_name}_formula")
+            }
         assert defs == op_defs, module
-        imported = {alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
-                    and node.level == 1 and node.module == "_support" for alias in node.names}
+        imported = {
+            alias.name
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module == "_support"
+            for alias in node.names
+        }
         assert imported, module
         assert all(f"def {name}(" in support for name in imported), module
     check_python(directory, [directory / "pkg"])
@@ -136,11 +160,13 @@ def test_kitchen_sink_renders_clean_python(kitchen_sink):
 
 def check_python(directory: Path, paths: list[Path]) -> None:
     files = [str(p) for path in paths for p in ([path] if path.is_file() else path.rglob("*.py"))]
-    result = subprocess.run([sys.executable, "-m", "py_compile", *files], capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "py_compile", *files], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
-    result = subprocess.run([str(RUFF), "check", *RUFF_ARGS, *files], capture_output=True,
-                            text=True, cwd=directory)
+    result = subprocess.run(
+        [str(RUFF), "check", *RUFF_ARGS, *files], capture_output=True, text=True, cwd=directory
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -153,7 +179,8 @@ def test_schemas_parse(kitchen_sink):
     for op in proto.ops:
         schema = torch._C.parse_schema(op.torch_schema)
         assert [a.name for a in schema.arguments] == (
-            [t.name for t in op.inputs] + [a.name for a in op.attrs])
+            [t.name for t in op.inputs] + [a.name for a in op.attrs]
+        )
     # The string default survives the C++ escaping and PyTorch's schema parser.
     mode = torch._C.parse_schema(proto.ops[0].torch_schema).arguments[5]
     assert mode.default_value == 'say "hi"\\ \u00e9\n'
@@ -203,13 +230,22 @@ class FakeGe:
     def __init__(self):
         self.calls = []
         self.attr = type("attr", (), {})()
-        for kind in ("Int", "Float", "Bool", "Str", "ListInt", "ListFloat", "ListBool",
-                     "ListListInt"):
+        for kind in (
+            "Int",
+            "Float",
+            "Bool",
+            "Str",
+            "ListInt",
+            "ListFloat",
+            "ListBool",
+            "ListListInt",
+        ):
             setattr(self.attr, kind, lambda value, kind=kind: (kind, value))
 
     def custom_op(self, op_type, *, inputs, outputs, attrs=None):
-        self.calls.append({"op_type": op_type, "inputs": inputs, "outputs": outputs,
-                           "attrs": attrs or {}})
+        self.calls.append(
+            {"op_type": op_type, "inputs": inputs, "outputs": outputs, "attrs": attrs or {}}
+        )
         names = [o if isinstance(o, str) else o[0] for o in outputs]
         results = tuple(f"{op_type}:{n}" for n in names)
         return results[0] if len(results) == 1 else results
@@ -239,7 +275,8 @@ def test_converters_by_meaning(sink_package, monkeypatch):
     torchair = type(sys)("torchair")
     torchair.ge = ge
     torchair.register_fx_node_ge_converter = lambda op: (
-        lambda fn: registered.setdefault(str(op), fn))
+        lambda fn: registered.setdefault(str(op), fn)
+    )
     ge_module = type(sys)("torchair.ge")
     ge_module.Tensor, ge_module.TensorSpec = object, object
     monkeypatch.setitem(sys.modules, "torchair", torchair)
@@ -259,16 +296,28 @@ def test_converters_by_meaning(sink_package, monkeypatch):
         assert call["op_type"] == op.op_type
         assert list(call["inputs"].items()) == [(t.name, f"tensor:{t.name}") for t in op.inputs]
         assert [(k, v[1]) for k, v in call["attrs"].items()] == [
-            (a.name, f"value:{a.name}") for a in op.attrs]
+            (a.name, f"value:{a.name}") for a in op.attrs
+        ]
         assert [kind for kind, _ in call["attrs"].values()] == [
-            {"int": "Int", "float": "Float", "bool": "Bool", "string": "Str",
-             "list_int": "ListInt", "list_float": "ListFloat", "list_bool": "ListBool",
-             "list_list_int": "ListListInt"}[a.type] for a in op.attrs]
-        assert call["outputs"] == [(o.name, 3) if o.param_type == "dynamic" else o.name
-                                   for o in op.outputs]
+            {
+                "int": "Int",
+                "float": "Float",
+                "bool": "Bool",
+                "string": "Str",
+                "list_int": "ListInt",
+                "list_float": "ListFloat",
+                "list_bool": "ListBool",
+                "list_list_int": "ListListInt",
+            }[a.type]
+            for a in op.attrs
+        ]
+        assert call["outputs"] == [
+            (o.name, 3) if o.param_type == "dynamic" else o.name for o in op.outputs
+        ]
         returned = [f"{op.op_type}:{o.name}" for o in op.outputs if not o.is_ref]
-        assert result == (None if not returned else
-                          returned[0] if len(returned) == 1 else tuple(returned))
+        assert result == (
+            None if not returned else returned[0] if len(returned) == 1 else tuple(returned)
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,12 +331,13 @@ def python_cpu_kernel(package, op):
 
     returned = [i for i, o in enumerate(op.outputs) if not o.is_ref]
     # (golden result, input it updates); an op without outputs: the inputs it overwrites
-    refs = [(i, [t.name for t in op.inputs].index(o.name)) for i, o in enumerate(op.results)
-            if o.is_ref]
+    refs = [
+        (i, [t.name for t in op.inputs].index(o.name)) for i, o in enumerate(op.results) if o.is_ref
+    ]
     table = getattr(package.ops, f"_{op.snake_name.upper()}_DTYPES")
 
     def kernel(*args):  # trailing arguments equal to their defaults may be left out
-        inputs = list(args[:len(op.inputs)]) + [None] * (len(op.inputs) - len(args))
+        inputs = list(args[: len(op.inputs)]) + [None] * (len(op.inputs) - len(args))
         dtypes = package._support._output_dtypes(op.op_type, table, *inputs)
         results = getattr(package.golden, op.snake_name)(*args)
         results = results if isinstance(results, tuple) else (results,)
@@ -303,19 +353,32 @@ def python_cpu_kernel(package, op):
         torch.library.impl(f"opgen_sink::{op.snake_name}", "CPU", func=kernel, lib=lib)
 
 
-@pytest.mark.parametrize("op_type, make_args", [
-    ("AllAttrsCustom", lambda t: [(t.randn(3, 5),), (t.randn(3, 5, dtype=t.float16),),
-                                  (t.randn(4), t.randn(4), 2.0, 1, False, "x", [3], [1.5, 2.0],
-                                   [True])]),
-    ("SplitSignCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5)),
-                                   (t.randn(2, dtype=t.float16), t.randn(2, dtype=t.float16))]),
-    ("AccumulateCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.25)]),
-    ("ScaleInplaceCustom", lambda t: [(t.randn(3, 5),)]),
-    ("ScatterMaxCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.5)]),
-    ("AddcdivCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), t.rand(3, 5) + 1, 0.25)]),
-    ("RowSumCustom", lambda t: [(t.randn(3, 5),), (t.randn(3, 5), 0)]),
-    ("ShadowCustom", lambda t: [(t.randn(6), t.randn(6), 3.0)]),
-])
+@pytest.mark.parametrize(
+    "op_type, make_args",
+    [
+        (
+            "AllAttrsCustom",
+            lambda t: [
+                (t.randn(3, 5),),
+                (t.randn(3, 5, dtype=t.float16),),
+                (t.randn(4), t.randn(4), 2.0, 1, False, "x", [3], [1.5, 2.0], [True]),
+            ],
+        ),
+        (
+            "SplitSignCustom",
+            lambda t: [
+                (t.randn(3, 5), t.randn(3, 5)),
+                (t.randn(2, dtype=t.float16), t.randn(2, dtype=t.float16)),
+            ],
+        ),
+        ("AccumulateCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.25)]),
+        ("ScaleInplaceCustom", lambda t: [(t.randn(3, 5),)]),
+        ("ScatterMaxCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), 0.5)]),
+        ("AddcdivCustom", lambda t: [(t.randn(3, 5), t.randn(3, 5), t.rand(3, 5) + 1, 0.25)]),
+        ("RowSumCustom", lambda t: [(t.randn(3, 5),), (t.randn(3, 5), 0)]),
+        ("ShadowCustom", lambda t: [(t.randn(6), t.randn(6), 3.0)]),
+    ],
+)
 def test_opcheck_with_golden_kernels(sink_package, op_type, make_args):
     torch = pytest.importorskip("torch")
     proto, package = sink_package
@@ -325,8 +388,12 @@ def test_opcheck_with_golden_kernels(sink_package, op_type, make_args):
     updated = [i for i, t in enumerate(op.inputs) if t.is_ref]
     for args in make_args(torch):
         torch.library.opcheck(overload, args)
-        grad_args = [a.clone().requires_grad_() if isinstance(a, torch.Tensor)
-                     and a.is_floating_point() else a for a in args]
+        grad_args = [
+            a.clone().requires_grad_()
+            if isinstance(a, torch.Tensor) and a.is_floating_point()
+            else a
+            for a in args
+        ]
         # an input updated in place is a copy of a leaf (x0.clone()), as torch's x.add_(y)
         # refuses a leaf that requires grad
         grad_args = [a.clone() if i in updated else a for i, a in enumerate(grad_args)]
@@ -420,14 +487,17 @@ def test_in_place_ops_differentiate_as_torch_in_place_ops(sink_package, op_type)
         torch.testing.assert_close(got, want)
     # torch.compile sees the same update, the gradients alike
     torch._dynamo.reset()
-    compiled_grads = grads(torch.compile(lambda *args: overload(*args, *attrs),
-                                         backend="aot_eager", fullgraph=True))[1]
+    compiled_grads = grads(
+        torch.compile(lambda *args: overload(*args, *attrs), backend="aot_eager", fullgraph=True)
+    )[1]
     for got, want in zip(compiled_grads, expected_grads, strict=True):
         torch.testing.assert_close(got, want)
     # a leaf that requires grad: torch's own refusal, the leaf unchanged
     leaf = first.clone().requires_grad_()
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
-                                           "in an in-place operation"):
+    with pytest.raises(
+        RuntimeError,
+        match="a leaf Variable that requires grad is being used in an in-place operation",
+    ):
         overload(leaf, *values[1:], *attrs)
     assert torch.equal(leaf.detach(), first)
     # without grad: the update, no graph, the version bumped
@@ -445,22 +515,31 @@ def test_an_in_place_op_without_a_backward_refuses_inputs_that_require_grad(sink
     runs."""
     torch = pytest.importorskip("torch")
     _, package = sink_package
-    lib = package.__dict__.setdefault("_test_nograd_lib",
-                                      torch.library.Library("opgen_sink_nograd", "DEF"))
+    lib = package.__dict__.setdefault(
+        "_test_nograd_lib", torch.library.Library("opgen_sink_nograd", "DEF")
+    )
     lib.define("bump(Tensor(a!) x, Tensor y) -> ()")
 
     def bump(x, y):
         x.add_(y)
 
     lib.impl("bump", bump, "CPU")
-    package._support._register_mutable("opgen_sink_nograd::bump", "BumpCustom", None,
-                                       lambda x, y: None, ("x",),
-                                       reason="it has no golden expression")
+    package._support._register_mutable(
+        "opgen_sink_nograd::bump",
+        "BumpCustom",
+        None,
+        lambda x, y: None,
+        ("x",),
+        reason="it has no golden expression",
+    )
     x0, y = torch.randn(3), torch.randn(3, requires_grad=True)
     x = x0.clone()
-    with pytest.raises(RuntimeError, match=r"BumpCustom \(opgen_sink_nograd::bump\) updates its "
-                                           r"inputs in place and has no backward: it has no "
-                                           r"golden expression"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"BumpCustom \(opgen_sink_nograd::bump\) updates its "
+        r"inputs in place and has no backward: it has no "
+        r"golden expression",
+    ):
         torch.ops.opgen_sink_nograd.bump(x, y)
     assert torch.equal(x, x0)
     with torch.no_grad():
@@ -485,8 +564,9 @@ def test_fake_kernels_without_compute(sink_package):
         assert [c.shape for c in chunks] == [(2, 2)] * 3
         assert {c.dtype for c in chunks} == {torch.float16}
         with pytest.raises(RuntimeError, match="no kernel for input dtypes"):
-            torch.ops.opgen_sink.split_sign_custom(torch.empty(2, dtype=torch.float64),
-                                                   torch.empty(2, dtype=torch.float64))
+            torch.ops.opgen_sink.split_sign_custom(
+                torch.empty(2, dtype=torch.float64), torch.empty(2, dtype=torch.float64)
+            )
 
 
 def test_package_import_without_torch_npu(sink_package):
@@ -530,21 +610,28 @@ print("\\n".join(flags))
 def test_npu_adapters_compile_against_torch_npu(kitchen_sink):
     python = npu_python()
     if python is None:
-        pytest.skip("torch_npu is not installed here: set OPGEN_NPU_PYTHON to the Python of a "
-                    "venv with `pip install torch==<torch version>` and "
-                    "`pip install --no-deps torch-npu==<torch version>`")
+        pytest.skip(
+            "torch_npu is not installed here: set OPGEN_NPU_PYTHON to the Python of a "
+            "venv with `pip install torch==<torch version>` and "
+            "`pip install --no-deps torch-npu==<torch version>`"
+        )
     if shutil.which("g++") is None:
         pytest.skip("no g++")
     env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
-    flags = subprocess.run([python, "-c", NPU_FLAGS_PROBE], capture_output=True, text=True,
-                           env=env, check=True).stdout.split()
+    flags = subprocess.run(
+        [python, "-c", NPU_FLAGS_PROBE], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
     proto, _, _, directory = kitchen_sink
-    adapters = [directory / f"sink_ops/csrc_npu/{op.snake_name}_npu.cpp" for op in proto.ops
-                if op.aclnn is not None]
+    adapters = [
+        directory / f"sink_ops/csrc_npu/{op.snake_name}_npu.cpp"
+        for op in proto.ops
+        if op.aclnn is not None
+    ]
 
     def compile_one(path: Path):
-        return subprocess.run(["g++", *flags, "-fsyntax-only", "-Wall", str(path)],
-                              capture_output=True, text=True)
+        return subprocess.run(
+            ["g++", *flags, "-fsyntax-only", "-Wall", str(path)], capture_output=True, text=True
+        )
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = list(pool.map(compile_one, adapters))
@@ -552,8 +639,11 @@ def test_npu_adapters_compile_against_torch_npu(kitchen_sink):
         errors = [line for line in result.stderr.splitlines() if "error" in line]
         assert result.returncode == 0, f"{path.name}:\n" + "\n".join(errors[:20])
         # Warnings from our file (torch_npu's own headers have some).
-        ours = [line for line in result.stderr.splitlines()
-                if line.startswith(str(path)) and "warning" in line]
+        ours = [
+            line
+            for line in result.stderr.splitlines()
+            if line.startswith(str(path)) and "warning" in line
+        ]
         assert not ours, "\n".join(ours)
 
 
@@ -590,19 +680,31 @@ def test_cpu_extension_builds_and_runs_gelu(tmp_path):
     from opgen import new
 
     destination = tmp_path / "gelu_proj"
-    the_plan, proto = new.plan(EXAMPLES / "gelu_custom.json", destination, [], None, None, None,
-                               None, False, False)
+    the_plan, proto = new.plan(
+        EXAMPLES / "gelu_custom.json", destination, [], None, None, None, None, False, False
+    )
     new.create(the_plan, proto, dry_run=False)
     package = the_plan.options.package
     env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
-    build = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"],
-                           cwd=destination, capture_output=True, text=True, env=env)
+    build = subprocess.run(
+        [sys.executable, "setup.py", "build_ext", "--inplace"],
+        cwd=destination,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-5000:]
     run = subprocess.run(
-        [sys.executable, "-c", BUILD_CHECK.format(package=package,
-                                                  namespace=the_plan.options.namespace)],
-        cwd=tmp_path, capture_output=True, text=True,
-        env={**env, "PYTHONPATH": str(destination)})
+        [
+            sys.executable,
+            "-c",
+            BUILD_CHECK.format(package=package, namespace=the_plan.options.namespace),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(destination)},
+    )
     assert run.returncode == 0, run.stderr[-5000:]
     result = json.loads(run.stdout.splitlines()[-1])
     assert result["torch.float32"]["max_error"] < 1e-5
@@ -619,14 +721,20 @@ def test_project_data_carries_torch_data():
     assert data.ops[0].torch.qualname == "n::all_attrs_custom"
 
 
-@pytest.mark.parametrize("socs, arch", [(("ascend910b1",), None),  # the twin's default
-                                        (("ascend310p3", "ascend910b1"), "2002"),
-                                        (("ascend910a",), "1001")])
+@pytest.mark.parametrize(
+    "socs, arch",
+    [
+        (("ascend910b1",), None),  # the twin's default
+        (("ascend310p3", "ascend910b1"), "2002"),
+        (("ascend910a",), "1001"),
+    ],
+)
 def test_twin_build_compiles_for_the_first_soc(socs, arch):
     proto = prototype.loads(protos.text([protos.ONLY_IN_PLACE]))
     options = Options(package="pkg", namespace="pkg", vendor="pkg", socs=socs)
-    files = {f.path: f.content.decode() for f in render.render(proto, options,
-                                                               resources.templates_dir())}
+    files = {
+        f.path: f.content.decode() for f in render.render(proto, options, resources.templates_dir())
+    }
     if arch is None:
         assert "__NPU_ARCH__" not in files["setup.py"]
     else:
@@ -637,16 +745,23 @@ def test_attrs_the_compute_never_reads_must_keep_their_defaults(tmp_path):
     """The CPU and NPU adapters and the fake kernel refuse another value of an int, float or bool
     attr that no compute expression reads (the kernel would ignore it); the float's default as
     the double the adapter receives; a project whose attrs are all read has no such check."""
-    attrs = [{"name": "alpha", "param_type": "optional", "type": "float", "default_value": 0.1},
-             {"name": "dim", "param_type": "optional", "type": "int", "default_value": -1},
-             {"name": "mode", "param_type": "optional", "type": "string", "default_value": "a"},
-             {"name": "scale", "param_type": "optional", "type": "float", "default_value": 2.0}]
-    data = {"op": "ScaleCustom", "attr": attrs,
-            "input_desc": [{"name": "x", "param_type": "required", "format": ["ND"],
-                            "type": ["float"]}],
-            "output_desc": [{"name": "y", "param_type": "required", "format": ["ND"],
-                             "type": ["float"]}],
-            "opgen": {"compute": {"y": "x * scale"}}}
+    attrs = [
+        {"name": "alpha", "param_type": "optional", "type": "float", "default_value": 0.1},
+        {"name": "dim", "param_type": "optional", "type": "int", "default_value": -1},
+        {"name": "mode", "param_type": "optional", "type": "string", "default_value": "a"},
+        {"name": "scale", "param_type": "optional", "type": "float", "default_value": 2.0},
+    ]
+    data = {
+        "op": "ScaleCustom",
+        "attr": attrs,
+        "input_desc": [
+            {"name": "x", "param_type": "required", "format": ["ND"], "type": ["float"]}
+        ],
+        "output_desc": [
+            {"name": "y", "param_type": "required", "format": ["ND"], "type": ["float"]}
+        ],
+        "opgen": {"compute": {"y": "x * scale"}},
+    }
     _, _, files, _ = rendered(json.dumps([data]), tmp_path / "fixed", "fixed")
     text = {f.path: f.content.decode() for f in files}
     cpu = text["fixed/csrc/ops.cpp"]

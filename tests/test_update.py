@@ -37,8 +37,11 @@ def new_project(tmp_path: Path, proto: Path = GELU, templates: Path | None = Non
 
 
 def snapshot(project: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.relative_to(project).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(project.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(project).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(project.rglob("*"))
+        if p.is_file()
+    }
 
 
 def template_copy(tmp_path: Path, name: str) -> Path:
@@ -92,11 +95,17 @@ def test_template_change_merges_into_the_users_compute_and_tiling(tmp_path):
     project = new_project(tmp_path, templates=v1)
     # the user tunes the compute step and the tiling policy (user-owned files)
     edit(project / COMPUTE, "    // y <- 0.5 * x\n", "    // user: tuned compute\n")
-    edit(project / POLICY, "constexpr uint64_t MIN_ELEMS_PER_CORE = 1024;",
-         "constexpr uint64_t MIN_ELEMS_PER_CORE = 4096;  // user: tuned tiling")
+    edit(
+        project / POLICY,
+        "constexpr uint64_t MIN_ELEMS_PER_CORE = 1024;",
+        "constexpr uint64_t MIN_ELEMS_PER_CORE = 4096;  // user: tuned tiling",
+    )
     # template v2 changes a generated file and the compute step's template
-    edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)",
-         "project(opp)\n# v2 of the templates")
+    edit(
+        v2 / "layout" / "CMakeLists.txt.jinja",
+        "project(opp)",
+        "project(opp)\n# v2 of the templates",
+    )
     compute_tpl = next((v2 / "kernel" / "op").rglob("*_compute.h.jinja"))
     compute_tpl.write_text(compute_tpl.read_text() + "// v2 compute template\n")
     result = cli("update", project, "--templates", v2, "--json")
@@ -116,8 +125,9 @@ def git_repo(project: Path) -> list[str]:
     git = ["git", "-C", str(project)]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
-                   check=True)
+    subprocess.run(
+        [*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"], check=True
+    )
     return git
 
 
@@ -125,10 +135,26 @@ def test_a_new_compute_expression_reaches_the_users_compute_step(tmp_path):
     project = new_project(tmp_path)
     git_repo(project)  # the prototype edit below stays uncommitted: it must not block
     edit(project / POLICY, "MIN_ELEMS_PER_CORE = 1024;", "MIN_ELEMS_PER_CORE = 2048;")
-    edit(project / COMPUTE, "#include \"kernel_operator.h\"\n",
-         "#include \"kernel_operator.h\"\n// user: my note\n")
-    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t",
-                    "commit", "-qam", "tune"], check=True)
+    edit(
+        project / COMPUTE,
+        '#include "kernel_operator.h"\n',
+        '#include "kernel_operator.h"\n// user: my note\n',
+    )
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(project),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qam",
+            "tune",
+        ],
+        check=True,
+    )
     proto = project / "gelu_custom.json"
     data = json.loads(proto.read_text())
     data[0]["opgen"]["compute"]["y"] = "x * sigmoid(1.702 * x)"
@@ -175,8 +201,11 @@ def test_a_missing_pristine_copy_never_overwrites_an_edit(tmp_path):
     project = new_project(tmp_path, templates=v1)
     edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
     (project / ".opgen" / "pristine" / "CMakeLists.txt").unlink()
-    edit(v2 / "layout" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
-         "add_subdirectory(op_host)  # v2")
+    edit(
+        v2 / "layout" / "CMakeLists.txt.jinja",
+        "add_subdirectory(op_host)",
+        "add_subdirectory(op_host)  # v2",
+    )
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 1  # no base to merge from: the differences are marked
     text = (project / "CMakeLists.txt").read_text()
@@ -186,10 +215,16 @@ def test_a_missing_pristine_copy_never_overwrites_an_edit(tmp_path):
 def test_edited_generated_file_is_merged_cleanly(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     project = new_project(tmp_path, templates=v1)
-    edit(project / "op_host" / "CMakeLists.txt", "npu_op_package_add(",
-         "# user: extra host sources go here\nnpu_op_package_add(")
-    edit(v2 / "host" / "project" / "op_host" / "CMakeLists.txt.jinja",
-         "aux_source_directory(", "# v2 header note\naux_source_directory(")
+    edit(
+        project / "op_host" / "CMakeLists.txt",
+        "npu_op_package_add(",
+        "# user: extra host sources go here\nnpu_op_package_add(",
+    )
+    edit(
+        v2 / "host" / "project" / "op_host" / "CMakeLists.txt.jinja",
+        "aux_source_directory(",
+        "# v2 header note\naux_source_directory(",
+    )
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 0, result.output
     actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
@@ -256,8 +291,7 @@ def test_deleted_file_stays_deleted(tmp_path):
 def test_files_no_longer_produced_are_removed_only_if_unmodified(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     for name in ("gone.txt", "kept.txt"):
-        (v1 / "layout" / f"{name}.jinja").write_text(
-            "{{ project.header.sh }}\nold file\n")
+        (v1 / "layout" / f"{name}.jinja").write_text("{{ project.header.sh }}\nold file\n")
     project = new_project(tmp_path, templates=v1)
     (project / "kept.txt").write_text((project / "kept.txt").read_text() + "user line\n")
     result = cli("update", project, "--templates", v2, "--json")
@@ -274,8 +308,10 @@ def test_soc_option_is_recorded_and_rerenders(tmp_path):
     result = cli("update", project, "--soc", "ascend310p3")
     assert result.exit_code == 0, result.output
     presets = json.loads((project / "CMakePresets.json").read_text())
-    assert presets["configurePresets"][0]["cacheVariables"]["ASCEND_COMPUTE_UNIT"]["value"] == \
-        "ascend310p"
+    assert (
+        presets["configurePresets"][0]["cacheVariables"]["ASCEND_COMPUTE_UNIT"]["value"]
+        == "ascend310p"
+    )
     manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
     assert manifest["options"]["socs"] == ["ascend310p3"]
     assert cli("update", project).exit_code == 0  # the recorded SoC is reused: a no-op now
@@ -285,8 +321,11 @@ def test_soc_option_is_recorded_and_rerenders(tmp_path):
 def test_dirty_git_tree_is_refused_naming_the_files(tmp_path):
     project = new_project(tmp_path)
     git_repo(project)
-    edit(project / "CMakeLists.txt", "add_subdirectory(op_kernel)",
-         "add_subdirectory(op_kernel)\n# dirty")
+    edit(
+        project / "CMakeLists.txt",
+        "add_subdirectory(op_kernel)",
+        "add_subdirectory(op_kernel)\n# dirty",
+    )
     v2 = template_copy(tmp_path, "v2")
     edit(v2 / "layout" / "CMakeLists.txt.jinja", "project(opp)", "project(opp)\n# v2")
     result = cli("update", project, "--templates", v2)
@@ -372,8 +411,16 @@ def test_not_a_project_is_a_usage_error(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("manifest", [b"{}", b"[]", b"\xff\xfe\x00binary", b'{"options": 3}',
-                                      b'{"options": {"package": "p"}, "files": {}}'])
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        b"{}",
+        b"[]",
+        b"\xff\xfe\x00binary",
+        b'{"options": 3}',
+        b'{"options": {"package": "p"}, "files": {}}',
+    ],
+)
 @pytest.mark.parametrize("command", ["update", "build", "test"])
 def test_a_damaged_manifest_is_a_message_not_a_traceback(tmp_path, manifest, command):
     """Every command reads .opgen/manifest.json through one loader: exit 2, what is wrong, how
@@ -413,16 +460,24 @@ def test_a_changed_contract_of_a_users_file_is_reported(tmp_path):
     assert cli("update", project).exit_code == 0
     kernel = project / "op_kernel" / "add_custom_kernel.h"  # written by that update
     kernel.write_text(kernel.read_text().replace("// TODO(opgen): compute", "// mine"))
-    data[0]["input_desc"].append({"name": "w", "param_type": "required", "format": ["ND"],
-                                  "type": data[0]["input_desc"][0]["type"]})
+    data[0]["input_desc"].append(
+        {
+            "name": "w",
+            "param_type": "required",
+            "format": ["ND"],
+            "type": data[0]["input_desc"][0]["type"],
+        }
+    )
     proto.write_text(json.dumps(data, indent=2))
     result = cli("update", project, "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     actions = {f["path"]: f["action"] for f in report["files"]}
     assert actions["op_kernel/add_custom_kernel.h"] == "kept (rendering changed)"
-    assert any(w.startswith("op_kernel/add_custom_kernel.h: opgen's rendering of this file")
-               for w in report["warnings"])
+    assert any(
+        w.startswith("op_kernel/add_custom_kernel.h: opgen's rendering of this file")
+        for w in report["warnings"]
+    )
     assert "// mine" in kernel.read_text()
 
 
@@ -458,8 +513,11 @@ def test_a_damaged_pristine_copy_is_no_base_for_a_merge(tmp_path):
     edit(project / "CMakeLists.txt", "project(opp)", "project(opp)  # user edit")
     pristine = project / ".opgen" / "pristine" / "CMakeLists.txt"
     pristine.write_text((project / "CMakeLists.txt").read_text())  # as if it held the edit
-    edit(v2 / "layout" / "CMakeLists.txt.jinja", "add_subdirectory(op_host)",
-         "add_subdirectory(op_host)  # v2")
+    edit(
+        v2 / "layout" / "CMakeLists.txt.jinja",
+        "add_subdirectory(op_host)",
+        "add_subdirectory(op_host)  # v2",
+    )
     result = cli("update", project, "--templates", v2)
     assert result.exit_code == 1  # not trusted as a base: marked, never overwritten
     text = (project / "CMakeLists.txt").read_text()

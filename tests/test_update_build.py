@@ -25,8 +25,9 @@ def uninstall():
     names = []
     yield names.append
     for name in names:
-        subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", name],
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "uninstall", "-y", "-q", name], capture_output=True
+        )
 
 
 def build_and_test(project) -> None:
@@ -42,11 +43,23 @@ def test_template_update_then_build_and_test(tmp_path, uninstall):
     shutil.copytree(ROOT / "templates", v2, symlinks=True)
     project = tmp_path / "upd_gelu"
     uninstall("upd_gelu")
-    assert cli("new", EXAMPLES / "gelu_custom.json", "-o", project, "--no-build",
-               "--no-msopgen", "--templates", v1).exit_code == 0
+    assert (
+        cli(
+            "new",
+            EXAMPLES / "gelu_custom.json",
+            "-o",
+            project,
+            "--no-build",
+            "--no-msopgen",
+            "--templates",
+            v1,
+        ).exit_code
+        == 0
+    )
     compute = project / "op_kernel" / "gelu_custom_compute.h"
-    compute.write_text(compute.read_text().replace(
-        "#endif", "// user: reviewed this compute step\n#endif"))
+    compute.write_text(
+        compute.read_text().replace("#endif", "// user: reviewed this compute step\n#endif")
+    )
     kernel_tpl = v2 / "kernel" / "op" / "op_kernel" / "{{ op.snake }}.cpp.jinja"
     entry = "{{ k.entry_signature }}"
     head, _, tail = kernel_tpl.read_text().rpartition(entry)  # the elementwise kernel's entry
@@ -61,8 +74,12 @@ def test_template_update_then_build_and_test(tmp_path, uninstall):
 def test_prototype_update_adding_a_dtype_then_build_and_test(tmp_path, uninstall):
     project = tmp_path / "upd_add"
     uninstall("upd_add")
-    assert cli("new", EXAMPLES / "add_custom.json", "-o", project, "--no-build",
-               "--no-msopgen").exit_code == 0
+    assert (
+        cli(
+            "new", EXAMPLES / "add_custom.json", "-o", project, "--no-build", "--no-msopgen"
+        ).exit_code
+        == 0
+    )
     proto = project / "add_custom.json"
     data = json.loads(proto.read_text())
     for tensor in data[0]["input_desc"] + data[0]["output_desc"]:

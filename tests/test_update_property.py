@@ -41,10 +41,15 @@ def apply_edits(text: str, edits, tag: str) -> tuple[str, list[str]]:
     return "".join(lines), added
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(user_edits=st.lists(edit, min_size=1, max_size=6),
-       template_edits=st.lists(edit, min_size=1, max_size=6))
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    user_edits=st.lists(edit, min_size=1, max_size=6),
+    template_edits=st.lists(edit, min_size=1, max_size=6),
+)
 def test_update_never_loses_a_user_line(user_edits, template_edits):
     with tempfile.TemporaryDirectory(prefix="opgen-prop-") as tmp:
         tmp = Path(tmp)
@@ -52,13 +57,24 @@ def test_update_never_loses_a_user_line(user_edits, template_edits):
         shutil.copytree(ROOT / "templates", v1, symlinks=True)
         shutil.copytree(ROOT / "templates", v2, symlinks=True)
         project = tmp / "proj"
-        result = CliRunner().invoke(app, ["new", str(EXAMPLES / "gelu_custom.json"), "-o",
-                                          str(project), "--no-build", "--no-msopgen",
-                                          "--templates", str(v1)])
+        result = CliRunner().invoke(
+            app,
+            [
+                "new",
+                str(EXAMPLES / "gelu_custom.json"),
+                "-o",
+                str(project),
+                "--no-build",
+                "--no-msopgen",
+                "--templates",
+                str(v1),
+            ],
+        )
         assert result.exit_code == 0, result.output
         manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
-        editable = sorted(p for p, e in manifest["files"].items()
-                          if not p.startswith("third_party/"))
+        editable = sorted(
+            p for p, e in manifest["files"].items() if not p.startswith("third_party/")
+        )
         # the user edits files of both owners
         expected: dict[str, list[str]] = {}
         for n, e in enumerate(user_edits):
@@ -67,10 +83,15 @@ def test_update_never_loses_a_user_line(user_edits, template_edits):
             (project / path).write_text(text)
             expected.setdefault(path, []).extend(added)
         # a later edit may replace a line an earlier one added: the user's lines are those left
-        expected = {p: [line for line in lines if line in (project / p).read_text()]
-                    for p, lines in expected.items()}
-        user_owned_before = {p: (project / p).read_bytes() for p in editable
-                             if manifest["files"][p]["owner"] == "user"}
+        expected = {
+            p: [line for line in lines if line in (project / p).read_text()]
+            for p, lines in expected.items()
+        }
+        user_owned_before = {
+            p: (project / p).read_bytes()
+            for p in editable
+            if manifest["files"][p]["owner"] == "user"
+        }
         # the templates change
         for n, e in enumerate(template_edits):
             tpl = v2 / TEMPLATE_FILES[e[0] % len(TEMPLATE_FILES)]

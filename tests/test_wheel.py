@@ -18,20 +18,22 @@ pytestmark = pytest.mark.slow
 def installed(tmp_path_factory) -> Path:
     """Build opgen's wheel and install it into a new virtual environment; return its bin/."""
     work = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work),
-                    str(ROOT)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work), str(ROOT)],
+        check=True,
+    )
     (wheel,) = work.glob("opgen-*.whl")
     env_dir = work / "venv"
     venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
-    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
-                   check=True)
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)], check=True)
     return bin_dir
 
 
 def run(bin_dir: Path, *args, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(bin_dir / "opgen"), *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd)
+    return subprocess.run(
+        [str(bin_dir / "opgen"), *map(str, args)], capture_output=True, text=True, cwd=cwd
+    )
 
 
 def test_validate_and_schema_from_the_wheel(installed, tmp_path):
@@ -43,16 +45,31 @@ def test_validate_and_schema_from_the_wheel(installed, tmp_path):
     schema = run(installed, "schema", cwd=tmp_path)
     assert schema.returncode == 0 and json.loads(schema.stdout)["$defs"]["op"]
     # the package found its data inside site-packages, not in this source tree
-    where = subprocess.run([str(installed / "python"), "-c",
-                            "from opgen.resources import schema_path, templates_dir;"
-                            "print(schema_path()); print(templates_dir())"],
-                           capture_output=True, text=True, cwd=tmp_path, check=True)
+    where = subprocess.run(
+        [
+            str(installed / "python"),
+            "-c",
+            "from opgen.resources import schema_path, templates_dir;"
+            "print(schema_path()); print(templates_dir())",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    )
     assert all("site-packages" in line for line in where.stdout.split())
 
 
 def test_new_dry_run_from_the_wheel(installed, tmp_path):
-    result = run(installed, "new", EXAMPLES / "gelu_custom.json", "--dry-run", "--json",
-                 "--no-msopgen", cwd=tmp_path)
+    result = run(
+        installed,
+        "new",
+        EXAMPLES / "gelu_custom.json",
+        "--dry-run",
+        "--json",
+        "--no-msopgen",
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     paths = {f["path"] for f in json.loads(result.stdout)["files"]}
     assert "CMakeLists.txt" in paths and "op_host/CMakeLists.txt" in paths

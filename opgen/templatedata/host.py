@@ -82,8 +82,10 @@ def _broadcast(op: Op, kernel: KernelData) -> dict[str, str] | None:
     updated = [t for t in ins if t.param.name in {u.name for u in updated_inputs(op)}]
     if updated:
         into = updated[0]
-        shape_of = (f"{into.param.name}, which {names} broadcast into ({op.op_type} updates "
-                    f"{' and '.join(t.param.name for t in updated)} in place)")
+        shape_of = (
+            f"{into.param.name}, which {names} broadcast into ({op.op_type} updates "
+            f"{' and '.join(t.param.name for t in updated)} in place)"
+        )
         accessor = f"GetRequiredInputShape({into.index})"
     else:
         shape_of = f"the output, the broadcast shape of {names}"
@@ -94,13 +96,20 @@ def _broadcast(op: Op, kernel: KernelData) -> dict[str, str] | None:
         "shape_of": shape_of,
         "shape_accessor": accessor,
         "updated_names": " and ".join(t.param.name for t in updated),
-        "updated_decl": cpp_wrap("const size_t updated[] = {", [str(t.index) for t in updated],
-                                 "};", indent=" " * 4) if updated else "",
-        "inputs_decl": cpp_wrap("const size_t inputs[] = {", [str(t.index) for t in ins], "};",
-                                indent=" " * 4),
-        "reads_decl": cpp_wrap("OpgenBroadcastInput* const reads[] = {",
-                               [f"&tiling->{reads[t.param.name]}" for t in ins], "};",
-                               indent=" " * 4),
+        "updated_decl": cpp_wrap(
+            "const size_t updated[] = {", [str(t.index) for t in updated], "};", indent=" " * 4
+        )
+        if updated
+        else "",
+        "inputs_decl": cpp_wrap(
+            "const size_t inputs[] = {", [str(t.index) for t in ins], "};", indent=" " * 4
+        ),
+        "reads_decl": cpp_wrap(
+            "OpgenBroadcastInput* const reads[] = {",
+            [f"&tiling->{reads[t.param.name]}" for t in ins],
+            "};",
+            indent=" " * 4,
+        ),
         "shape": f"tiling->{kernel.broadcast['shape']}",
     }
 
@@ -112,16 +121,29 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
     ins = [t for t in kernel.tensors if t.role == "input"]
     outs = [t for t in kernel.tensors if t.role == "output"]
     first = ins[0].param.name
-    strides = [{"index": t.index, "field": kernel.row["strides"][t.param.name],
-                "first": t is ins[0]} for t in ins]
+    strides = [
+        {"index": t.index, "field": kernel.row["strides"][t.param.name], "first": t is ins[0]}
+        for t in ins
+    ]
     reduced = kernel.row["reduced"]
-    outputs = [{"index": t.index, "reduced": "true" if reduced[t.param.name] else "false",
-                "keepdim": "true" if op.keepdim else "false"} for t in outs]
+    outputs = [
+        {
+            "index": t.index,
+            "reduced": "true" if reduced[t.param.name] else "false",
+            "keepdim": "true" if op.keepdim else "false",
+        }
+        for t in outs
+    ]
     rule = "with its last axis as 1" if op.keepdim else "without its last axis"
-    parts = [f"{t.param.name} has {first}'s shape" + (f" {rule}" if reduced[t.param.name] else "")
-             for t in outs]
-    note = "; ".join(parts) + (f"; every other input has {first}'s shape or is one row"
-                               if len(ins) > 1 else "") + "."
+    parts = [
+        f"{t.param.name} has {first}'s shape" + (f" {rule}" if reduced[t.param.name] else "")
+        for t in outs
+    ]
+    note = (
+        "; ".join(parts)
+        + (f"; every other input has {first}'s shape or is one row" if len(ins) > 1 else "")
+        + "."
+    )
     return {"row_strides": strides, "row_outputs": outputs, "row_shape_note": note}
 
 
@@ -131,8 +153,7 @@ def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> dict[str, Any]:
     columns = [i for i, c in enumerate(op.dtype_combinations) if soc_dtypes.runs_on(c, soc)]
     config = None
     if len(columns) < len(op.dtype_combinations):
-        config = {"var": f"{soc}Config",
-                  "tensors": [_opdef_tensor(t, columns) for t in tensors]}
+        config = {"var": f"{soc}Config", "tensors": [_opdef_tensor(t, columns) for t in tensors]}
     return {"short_name": soc, "literal": cpp_string(soc), "config": config}
 
 
@@ -172,8 +193,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         if first is None:
             shape = {"kind": "none", "index": 0, "name": ""}
         else:
-            shape = {"kind": first.param.param_type, "index": first.index,
-                     "name": first.param.name}
+            shape = {"kind": first.param.param_type, "index": first.index, "name": first.param.name}
     accessor = {
         "required": "GetRequiredInputShape({i})",
         "optional": "GetOptionalInputShape({i})",
@@ -182,8 +202,11 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     shape["accessor"] = accessor.format(i=shape["index"]) if accessor else ""
     # An elementwise kernel reads its required inputs in step, so InferShape checks that they
     # have the reference's shape (InferShapeLikeInput<ref, others...> in opgen_tiling.h).
-    same = [t for t in inputs if t.param.param_type == "required" and t is not ref] \
-        if op.is_elementwise and ref is not None else []
+    same = (
+        [t for t in inputs if t.param.param_type == "required" and t is not ref]
+        if op.is_elementwise and ref is not None
+        else []
+    )
     shape["template_args"] = ", ".join(str(t.index) for t in [ref, *same]) if ref else ""
     shape["same_names"] = " and ".join(t.param.name for t in same)
 
@@ -191,18 +214,25 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     out_index = {}
     dynamic_before = False
     for t in outputs:
-        out_index[t.param.name] = (f"OutputIndex(context, {t.index})" if dynamic_before
-                                   else str(t.index))
+        out_index[t.param.name] = (
+            f"OutputIndex(context, {t.index})" if dynamic_before else str(t.index)
+        )
         dynamic_before = dynamic_before or t.param.param_type == "dynamic"
 
     # InferDataType: copy an input's dtype when the lists agree, else map or fix it.
     dtype_rules = []
     for t in outputs:
         rule = _dtype_rule(op, t, inputs)
-        rule.update({"name": t.param.name, "var": t.param.kernel_param,
-                     "index": out_index[t.param.name], "ir_index": t.index,
-                     "dynamic": t.param.param_type == "dynamic",
-                     "info_var": aclnn_name(t.param.name) + "Info"})
+        rule.update(
+            {
+                "name": t.param.name,
+                "var": t.param.kernel_param,
+                "index": out_index[t.param.name],
+                "ir_index": t.index,
+                "dynamic": t.param.param_type == "dynamic",
+                "info_var": aclnn_name(t.param.name) + "Info",
+            }
+        )
         if rule["kind"] == "copy":
             rule["value"] = rule["source"]
         elif rule["kind"] == "map":
@@ -216,12 +246,19 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
             desc = f"context->GetRequiredInputDesc({t.index})"
         else:
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"
-        descs.append({"name": t.param.name, "desc": desc, "role": t.role,
-                      "through_half": t.through_half})
+        descs.append(
+            {"name": t.param.name, "desc": desc, "role": t.role, "through_half": t.through_half}
+        )
     like_input = None  # else the op's own InferShape and InferDataType
     into = broadcasts(op) and bool(updated_inputs(op))  # InferShape checks their shapes
-    if not op.is_row and shape["kind"] == "required" and outputs and not has_dynamic_output and all(
-            r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules) and not into:
+    if (
+        not op.is_row
+        and shape["kind"] == "required"
+        and outputs
+        and not has_dynamic_output
+        and all(r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules)
+        and not into
+    ):
         like_input = shape["index"]
     return {
         "shape_ref": shape,
@@ -238,8 +275,7 @@ def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> dict[str, Any]:
     of its first tensor: the dtype combinations give all of its tensors one dtype)."""
     D = DTYPES  # noqa: N806
     dts = out.param.dtypes
-    sources = [t for kind in ("required", "dynamic") for t in inputs
-               if t.param.param_type == kind]
+    sources = [t for kind in ("required", "dynamic") for t in inputs if t.param.param_type == kind]
 
     def source(t: _Tensor) -> str:
         if t.param.param_type == "dynamic":
@@ -248,16 +284,19 @@ def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> dict[str, Any]:
 
     for t in sources:
         if t.param.dtypes == dts:
-            return {"kind": "copy", "from": t.index, "from_name": t.param.name,
-                    "source": source(t)}
+            return {"kind": "copy", "from": t.index, "from_name": t.param.name, "source": source(t)}
     if len(set(dts)) == 1:
         return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
     for t in sources:
         mapping: dict[str, str] = {}
         if all(mapping.setdefault(i, o) == o for i, o in zip(t.param.dtypes, dts, strict=True)):
-            cases = [{"from": f"ge::{D[i].ge}", "to": f"ge::{D[o].ge}"}
-                     for i, o in mapping.items()]
-            return {"kind": "map", "from": t.index, "from_name": t.param.name, "cases": cases,
-                    "source": source(t), "default": f"ge::{D[dts[0]].ge}"}
+            cases = [{"from": f"ge::{D[i].ge}", "to": f"ge::{D[o].ge}"} for i, o in mapping.items()]
+            return {
+                "kind": "map",
+                "from": t.index,
+                "from_name": t.param.name,
+                "cases": cases,
+                "source": source(t),
+                "default": f"ge::{D[dts[0]].ge}",
+            }
     return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
-

@@ -50,14 +50,20 @@ from opgen.templatedata.layout import cpp_comment, cpp_wrap, indent_lines
 # Compute functions whose API some SoCs lack, and what the kernel computes them through there
 # ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
 MISSABLE_APIS = ("tanh", "sigmoid", "sign", "pow", "fma")
-FALLBACK_VIA = {"tanh": "Exp", "sigmoid": "Exp", "sign": "Muls, Maxs and Mins",
-                "pow": "Ln and Exp", "fma": "Mul and Add"}
+FALLBACK_VIA = {
+    "tanh": "Exp",
+    "sigmoid": "Exp",
+    "sign": "Muls, Maxs and Mins",
+    "pow": "Ln and Exp",
+    "fma": "Mul and Add",
+}
 UNAVOIDABLE_APIS = ("floor", "ceil", "erf")
 
 
 def _api_name(func: str) -> str:
     """The Ascend C API of a compute function in MISSABLE_APIS or UNAVOIDABLE_APIS."""
     return {"pow": "Power", "fma": "FusedMulAdd"}.get(func, func.capitalize())
+
 
 # The tiling struct's fields every op has (attr fields and host scalars follow).
 BASE_TILING_FIELDS = (
@@ -88,7 +94,7 @@ ROW_TILING_FIELDS = (
 ROW_SOCS = ("ascend910b", "ascend910_93", "ascend310p", "ascend310b")
 ROW_SOC_LIMITS = {
     "ascend910": "ReduceSum/ReduceMax/ReduceMin take half only there (ReduceSum.md) and the row "
-                 "kernel reduces in float",
+    "kernel reduces in float",
 }
 
 
@@ -196,8 +202,12 @@ def tail_paths(socs: list[str]) -> TailPaths:
     lacking = sorted(s for s in socs if not SOC_FAMILIES[s].has_datacopypad)
     arches = sorted({SOC_FAMILIES[s].npu_arch for s in lacking})
     cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
-    return TailPaths(pad=len(lacking) < len(socs), block=bool(lacking), socs=lacking,
-                     cond=f"defined(__NPU_ARCH__) && ({cond})" if cond else "")
+    return TailPaths(
+        pad=len(lacking) < len(socs),
+        block=bool(lacking),
+        socs=lacking,
+        cond=f"defined(__NPU_ARCH__) && ({cond})" if cond else "",
+    )
 
 
 @dataclass
@@ -245,15 +255,18 @@ class _Tensor:
     def streamed(self) -> bool:
         # an optional output is computed like a required one (its callers always pass it)
         return self.param.param_type == "required" or (
-            self.role == "output" and self.param.param_type == "optional")
+            self.role == "output" and self.param.param_type == "optional"
+        )
 
 
 def _tags(tensors: list[_Tensor]) -> dict[str, str]:
     """camelCase identifiers per tensor (x_ref -> xRef); by position if two would clash."""
     tags = {t.kernel_param: aclnn_name(t.kernel_param) for t in tensors}
     if len(set(tags.values())) < len(tags):
-        tags = {t.kernel_param: f"{t.role[:2] if t.role == 'input' else 'out'}{t.index}"
-                for t in tensors}
+        tags = {
+            t.kernel_param: f"{t.role[:2] if t.role == 'input' else 'out'}{t.index}"
+            for t in tensors
+        }
     return tags
 
 
@@ -264,18 +277,24 @@ def _base_fields(op: Op) -> tuple[tuple[str, str, str], ...]:
 def attr_field_names(op: Op) -> dict[str, str]:
     """The tiling field of each scalar attr: its own name unless a base field has it."""
     reserved = {f[1] for f in _base_fields(op)}
-    return {a.name: f"attr_{a.name}" if a.name in reserved else a.name
-            for a in op.attrs if a.info.is_scalar}
+    return {
+        a.name: f"attr_{a.name}" if a.name in reserved else a.name
+        for a in op.attrs
+        if a.info.is_scalar
+    }
 
 
 def build(op: Op, options: Options) -> KernelData:
     socs = options.soc_short_names
-    tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + \
-              [_Tensor(t, i) for i, t in enumerate(op.outputs)]
+    tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + [
+        _Tensor(t, i) for i, t in enumerate(op.outputs)
+    ]
     # An op without outputs streams each input it overwrites back to where it came from.
     positions = {t.name: i for i, t in enumerate(op.inputs)}
-    writebacks = [_Tensor(t, positions[t.name], writeback=True)
-                  for t in (op.results if op.in_place_only else ())]
+    writebacks = [
+        _Tensor(t, positions[t.name], writeback=True)
+        for t in (op.results if op.in_place_only else ())
+    ]
     streamed = [t for t in tensors if t.streamed] + writebacks
     for t in streamed:
         t.through_half = bool(op.compute) and any(d in BYTE_DTYPES for d in t.param.dtypes)
@@ -289,11 +308,17 @@ def build(op: Op, options: Options) -> KernelData:
     # compute types per dtype combination (streamed tensors only)
     combos = []
     for combo in op.dtype_combinations:
-        dtypes = [combo[t.combo_position if t.combo_position >= 0
-                        else len(op.inputs) + t.index] for t in streamed]
-        combos.append({"dtypes": list(combo),
-                       "compute_type": compute_type(dtypes, through_half=bool(op.compute)),
-                       "streamed_dtypes": dtypes})
+        dtypes = [
+            combo[t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index]
+            for t in streamed
+        ]
+        combos.append(
+            {
+                "dtypes": list(combo),
+                "compute_type": compute_type(dtypes, through_half=bool(op.compute)),
+                "streamed_dtypes": dtypes,
+            }
+        )
 
     if op.is_row:
         _check_row_op(op, socs)
@@ -301,33 +326,48 @@ def build(op: Op, options: Options) -> KernelData:
     tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
     row = None
     if op.is_row:
-        strides = {t.param.name: fresh(f"{tags[t.kernel_param]}RowStride", tiling_names)
-                   for t in ins}
+        strides = {
+            t.param.name: fresh(f"{tags[t.kernel_param]}RowStride", tiling_names) for t in ins
+        }
         tiling_names |= set(strides.values())
-        row = {"strides": strides,
-               "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in outs},
-               "keepdim": op.keepdim,
-               # a row longer than a tile: the reductions each pass accumulates, then the outputs
-               "passes": row_passes([kernel_tree(op, socs, t.param.name) for t in outs])}
+        row = {
+            "strides": strides,
+            "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in outs},
+            "keepdim": op.keepdim,
+            # a row longer than a tile: the reductions each pass accumulates, then the outputs
+            "passes": row_passes([kernel_tree(op, socs, t.param.name) for t in outs]),
+        }
         # the compute header's list of them, within 120 columns after "//   "
         row["pass_lines"] = [
-            line for i, p in enumerate(row["passes"])
-            for line in textwrap.wrap(f"{i}: {', '.join(p) if p else 'the outputs'}", 115,
-                                      subsequent_indent="   ", break_long_words=False,
-                                      break_on_hyphens=False)]
+            line
+            for i, p in enumerate(row["passes"])
+            for line in textwrap.wrap(
+                f"{i}: {', '.join(p) if p else 'the outputs'}",
+                115,
+                subsequent_indent="   ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        ]
     attr_fields = []
     for i, a in enumerate(op.attrs):
         if not a.info.is_scalar:
             continue
         c_type = {"int": "int64_t", "float": "float", "bool": "bool"}[a.type]
         getter = {"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type]
-        attr_fields.append({
-            "name": a.name, "index": i, "field": field_names[a.name], "c_type": c_type,
-            "getter": getter, "var": aclnn_name(a.name) + "Attr",
-            "required": a.required,
-            "default": None if a.required else cpp_literal(a.type, a.default),
-            "name_literal": cpp_string(a.name),
-        })
+        attr_fields.append(
+            {
+                "name": a.name,
+                "index": i,
+                "field": field_names[a.name],
+                "c_type": c_type,
+                "getter": getter,
+                "var": aclnn_name(a.name) + "Attr",
+                "required": a.required,
+                "default": None if a.required else cpp_literal(a.type, a.default),
+                "name_literal": cpp_string(a.name),
+            }
+        )
 
     compute = _compute(op, socs, streamed, ins, outs, combos, tiling_names, field_names, struct)
 
@@ -338,8 +378,9 @@ def build(op: Op, options: Options) -> KernelData:
     views = [tags[t.kernel_param] + ("View" if _can_widen(t) else "Tile") for t in outs + ins]
     gm_params = list(dict.fromkeys(t.gm_param for t in streamed))  # a write-back shares its input's
     init_params = [f"GM_ADDR {p}" for p in gm_params] + [f"const {struct}& tiling"]
-    entry_params = [f"GM_ADDR {p}" for p in [t.kernel_param for t in tensors]
-                    + ["workspace", "tiling"]]
+    entry_params = [
+        f"GM_ADDR {p}" for p in [t.kernel_param for t in tensors] + ["workspace", "tiling"]
+    ]
     upper = op.snake_name.upper()
     bcast = _broadcast_fields(op, ins, tags, tiling_names) if broadcasts(op) else None
     fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
@@ -354,24 +395,30 @@ def build(op: Op, options: Options) -> KernelData:
         guard=f"{upper}_TILING_H",
         buffer_num_const=f"{upper}_BUFFER_NUM",
         any_widen=any(_can_widen(t) for t in streamed),
-        init_signature=cpp_wrap("__aicore__ inline void Init(", init_params, ")",
-                                indent=" " * 4),
+        init_signature=cpp_wrap("__aicore__ inline void Init(", init_params, ")", indent=" " * 4),
         init_args=gm_params + [entry_tiling],
         init_offset=init_locals["offset"],
         init_rest=init_locals["rest"],
         init_scratch_bytes=init_locals["scratchBytes"],
-        compute_call=cpp_wrap(compute.fn + "(", views + ["scratch_", "count", "tiling_"]
-                              + (["rows_"] if op.is_row else []), ");",
-                              indent=" " * 8),
-        entry_signature=cpp_wrap(f'extern "C" __global__ __aicore__ void {op.snake_name}(',
-                                 entry_params, ")"),
+        compute_call=cpp_wrap(
+            compute.fn + "(",
+            views + ["scratch_", "count", "tiling_"] + (["rows_"] if op.is_row else []),
+            ");",
+            indent=" " * 8,
+        ),
+        entry_signature=cpp_wrap(
+            f'extern "C" __global__ __aicore__ void {op.snake_name}(', entry_params, ")"
+        ),
         entry_tiling_var=entry_tiling,
         entry_kernel_var=entry_kernel,
         streamed=[_tensor_ctx(t, tags, elements) for t in streamed],
         streamed_inputs=[_tensor_ctx(t, tags, elements) for t in ins],
         streamed_outputs=[_tensor_ctx(t, tags, elements) for t in outs],
-        other_tensors=[{"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
-                       for t in tensors if not t.streamed],
+        other_tensors=[
+            {"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
+            for t in tensors
+            if not t.streamed
+        ],
         tiling_fields=fields,
         attr_fields=attr_fields,
         combinations=combos,
@@ -388,8 +435,9 @@ def build(op: Op, options: Options) -> KernelData:
     )
 
 
-def _broadcast_fields(op: Op, ins: list[_Tensor], tags: dict[str, str],
-                      taken: set[str]) -> dict[str, Any]:
+def _broadcast_fields(
+    op: Op, ins: list[_Tensor], tags: dict[str, str], taken: set[str]
+) -> dict[str, Any]:
     """The tiling fields of a broadcasting op: the output shape, and how the kernel reads each
     streamed input (OpgenBroadcastShape / OpgenBroadcastInput in the tiling header)."""
     taken = set(taken)
@@ -402,18 +450,25 @@ def _broadcast_fields(op: Op, ins: list[_Tensor], tags: dict[str, str],
     return {"shape": shape, "reads": reads}
 
 
-def _with_broadcast_fields(fields: list[dict[str, str]], bcast: dict[str, Any]
-                           ) -> list[dict[str, str]]:
+def _with_broadcast_fields(
+    fields: list[dict[str, str]], bcast: dict[str, Any]
+) -> list[dict[str, str]]:
     """`fields` and, after them, the broadcast fields, all aligned again."""
     fields = [dict(f) for f in fields]
     for f in fields:
         if f["name"] == "totalLength":
             f["comment"] = "elements of the output, which the inputs broadcast to"
-    fields.append({"type": "OpgenBroadcastShape", "name": bcast["shape"],
-                   "comment": "the output shape, which the inputs broadcast to"})
-    fields += [{"type": "OpgenBroadcastInput", "name": field,
-                "comment": f"how the kernel reads {name}"}
-               for name, field in bcast["reads"].items()]
+    fields.append(
+        {
+            "type": "OpgenBroadcastShape",
+            "name": bcast["shape"],
+            "comment": "the output shape, which the inputs broadcast to",
+        }
+    )
+    fields += [
+        {"type": "OpgenBroadcastInput", "name": field, "comment": f"how the kernel reads {name}"}
+        for name, field in bcast["reads"].items()
+    ]
     width = max(len(f"{f['type']} {f['name']};") for f in fields)
     for f in fields:
         f["decl"] = f"{f['type']} {f['name']};".ljust(width)
@@ -427,16 +482,19 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
     why = ""
     if lacking:
         reasons = "; ".join(f"{s}: {ROW_SOC_LIMITS.get(s, 'not among them')}" for s in lacking)
-        why = (f"the row kernel runs on {', '.join(ROW_SOCS)} only ({reasons}); drop "
-               f"{', '.join(lacking)} from the targets")
+        why = (
+            f"the row kernel runs on {', '.join(ROW_SOCS)} only ({reasons}); drop "
+            f"{', '.join(lacking)} from the targets"
+        )
     elif not op.outputs or any(t.is_ref for t in op.outputs):
         why = "the row kernel does not update inputs in place; give the op its own outputs"
     elif any(t.param_type != "required" for t in op.tensors):
-        why = ("the row kernel takes required inputs and outputs only (no optional or dynamic "
-               "ones)")
+        why = "the row kernel takes required inputs and outputs only (no optional or dynamic ones)"
     elif any(d not in FLOAT_DTYPES for t in op.tensors for d in t.dtypes):
-        why = ("the row kernel reduces in float: every tensor needs a float16, bfloat16 or "
-               "float32 dtype")
+        why = (
+            "the row kernel reduces in float: every tensor needs a float16, bfloat16 or "
+            "float32 dtype"
+        )
     if why:
         raise LoweringError(f"compute expression of output '{out}': {why}", out)
 
@@ -448,11 +506,13 @@ def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:
     return cpp_comment(
         f"{op.op_type} has no outputs: it updates its inputs in place. The compute step writes "
         f"the new value of {names} into <name>_ref, which the kernel copies back to the "
-        "input's own GM address, tile by tile after reading it.")
+        "input's own GM address, tile by tile after reading it."
+    )
 
 
-def _element_types(streamed: list[_Tensor], tags: dict[str, str],
-                   snake: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def _element_types(
+    streamed: list[_Tensor], tags: dict[str, str], snake: str
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The element type of each stream, by DTYPE_ macro: the macro itself; the storage type
     when every dtype of the tensor is stored as words (complex64 -> uint64_t); otherwise a
     `using` alias chosen by `#if ORIG_DTYPE_<...> == DT_...`, the documented way to branch on a
@@ -474,8 +534,15 @@ def _element_types(streamed: list[_Tensor], tags: dict[str, str],
             tag = tags[t.kernel_param]
             name = fresh(tag[:1].upper() + tag[1:] + "Element", taken)
             taken.add(name)
-            aliases.append({"name": name, "fallback": t.macro, "cases": [
-                {"test": f"{t.orig_macro} == {d.ge}", "type": d.storage} for d in stored]})
+            aliases.append(
+                {
+                    "name": name,
+                    "fallback": t.macro,
+                    "cases": [
+                        {"test": f"{t.orig_macro} == {d.ge}", "type": d.storage} for d in stored
+                    ],
+                }
+            )
             elements[key] = name
     return elements, aliases
 
@@ -489,14 +556,20 @@ def _storage_notes(streamed: list[_Tensor], aliases: list[dict[str, Any]]) -> tu
     kernel = " ".join(
         f"A {d} tensor: the CANN build defines its DTYPE_ macro as {DTYPES[d].c_type}, a C type "
         f"only Ascend950's Ascend C has, so the kernel moves each element as one "
-        f"{DTYPES[d].storage} word (the real and imaginary float side by side)." for d in stored)
+        f"{DTYPES[d].storage} word (the real and imaginary float side by side)."
+        for d in stored
+    )
     if aliases:
-        kernel += (" For a tensor that also takes other dtypes, its ORIG_DTYPE_ macro picks the "
-                   "type (the *Element aliases below).")
+        kernel += (
+            " For a tensor that also takes other dtypes, its ORIG_DTYPE_ macro picks the "
+            "type (the *Element aliases below)."
+        )
     step = " ".join(
         f"A {d} tile holds {DTYPES[d].storage} words, one element each: "
         f"ReinterpretCast<float>() views it as 2*count floats, real and imaginary parts "
-        "alternating." for d in stored)
+        "alternating."
+        for d in stored
+    )
     return cpp_comment(kernel), cpp_comment(step)
 
 
@@ -505,19 +578,30 @@ def _can_widen(t: _Tensor) -> bool:
     return t.through_half or any(d in ("float16", "bfloat16") for d in t.param.dtypes)
 
 
-def _tiling_fields(attr_fields: list[dict], host_scalars: list[dict],
-                   base: tuple[tuple[str, str, str], ...] = BASE_TILING_FIELDS,
-                   row: dict[str, Any] | None = None) -> list[dict[str, str]]:
+def _tiling_fields(
+    attr_fields: list[dict],
+    host_scalars: list[dict],
+    base: tuple[tuple[str, str, str], ...] = BASE_TILING_FIELDS,
+    row: dict[str, Any] | None = None,
+) -> list[dict[str, str]]:
     """The tiling struct's fields, widest first so host and device agree on the layout."""
     fields = [{"type": t, "name": n, "comment": c} for t, n, c in base]
-    for name, field in (row["strides"].items() if row else ()):
-        fields.append({"type": "uint32_t", "name": field,
-                       "comment": f"elements between rows of {name}: rowLength, or 0 when it "
-                                  "is one row"})
-    extra = [{"type": f["c_type"], "name": f["field"], "comment": f"attr {f['name']}"}
-             for f in attr_fields]
-    extra += [{"type": h["c_type"], "name": h["field"],
-               "comment": f"{h['text']}, computed on the host"} for h in host_scalars]
+    for name, field in row["strides"].items() if row else ():
+        fields.append(
+            {
+                "type": "uint32_t",
+                "name": field,
+                "comment": f"elements between rows of {name}: rowLength, or 0 when it is one row",
+            }
+        )
+    extra = [
+        {"type": f["c_type"], "name": f["field"], "comment": f"attr {f['name']}"}
+        for f in attr_fields
+    ]
+    extra += [
+        {"type": h["c_type"], "name": h["field"], "comment": f"{h['text']}, computed on the host"}
+        for h in host_scalars
+    ]
     size = {"int64_t": 8, "float": 4, "bool": 1}
     fields += sorted(extra, key=lambda f: -size[f["type"]])
     width = max(len(f"{f['type']} {f['name']};") for f in fields)
@@ -553,9 +637,17 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> d
     }
 
 
-def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor],
-             outs: list[_Tensor], combos: list[dict], tiling_names: set[str],
-             attr_fields: dict[str, str], struct: str) -> Compute:
+def _compute(
+    op: Op,
+    socs: list[str],
+    streamed: list[_Tensor],
+    ins: list[_Tensor],
+    outs: list[_Tensor],
+    combos: list[dict],
+    tiling_names: set[str],
+    attr_fields: dict[str, str],
+    struct: str,
+) -> Compute:
     fn = f"{op.op_type}Compute"
     taken = {t.kernel_param for t in streamed} | {fn}
     count = fresh("count", taken)
@@ -575,24 +667,35 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
             bad = [d for d in c["streamed_dtypes"] if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
             out = outs[0].param.name if outs else "?"
             if bad:
-                why = (f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
-                       "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
-                       "compute in float with the float dtypes)")
+                why = (
+                    f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
+                    "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
+                    "compute in float with the float dtypes)"
+                )
             else:
-                pairs = ", ".join(f"{t.param.name}={d}" for t, d in zip(
-                    streamed, c["streamed_dtypes"], strict=True))
-                why = (f"the dtype combination ({pairs}) mixes types that do not compute in one "
-                       "type; give every tensor of a combination float types, or one integer type")
-            raise LoweringError(f"compute expression of output '{out}': {why}. Drop the compute "
-                                "expression to write the compute step by hand.", out)
+                pairs = ", ".join(
+                    f"{t.param.name}={d}"
+                    for t, d in zip(streamed, c["streamed_dtypes"], strict=True)
+                )
+                why = (
+                    f"the dtype combination ({pairs}) mixes types that do not compute in one "
+                    "type; give every tensor of a combination float types, or one integer type"
+                )
+            raise LoweringError(
+                f"compute expression of output '{out}': {why}. Drop the compute "
+                "expression to write the compute step by hand.",
+                out,
+            )
     if len(types) == 1:
         mode = "float" if types == {"float"} else "int"
         ctype = types.pop()
     else:
         mode, ctype = "template", "T"
 
-    short_missing = {f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
-                     for f in MISSABLE_APIS + UNAVOIDABLE_APIS}
+    short_missing = {
+        f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
+        for f in MISSABLE_APIS + UNAVOIDABLE_APIS
+    }
     trees = {o: kernel_tree(op, socs, o, mode) for o in op.compute}
     if mode == "float":
         warnings += special_values_warning(op, socs)
@@ -605,20 +708,34 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
                 f"compute expression of output '{out}': {f}() needs the {_api_name(f)} API, "
                 f"which {lacking} lack{'s' if len(short_missing[f]) == 1 else ''} "
                 "(asc-devkit, 产品支持情况); drop those SoCs from the targets or write the "
-                "compute step by hand", out)
+                "compute step by hand",
+                out,
+            )
     _check_compare(op, socs, outs)
     _check_byte_outputs(op, outs)
-    need_variants = any(short_missing[f] and len(short_missing[f]) < len(socs)
-                        for f in MISSABLE_APIS if f in used_funcs)
+    need_variants = any(
+        short_missing[f] and len(short_missing[f]) < len(socs)
+        for f in MISSABLE_APIS
+        if f in used_funcs
+    )
     in_names = [t.param.name for t in ins]
     out_names = [t.param.name for t in outs]
 
     ctypes = frozenset(c["compute_type"] for c in combos)
 
     def lower_variant(api_ok: dict[str, bool]):
-        lw = Lowerer(op, mode, ctype, api_ok, host_scalars, tiling_names, attr_fields, ctypes,
-                     special_values=special_values_exact(socs),
-                     floor_domain=floor_domain(socs))
+        lw = Lowerer(
+            op,
+            mode,
+            ctype,
+            api_ok,
+            host_scalars,
+            tiling_names,
+            attr_fields,
+            ctypes,
+            special_values=special_values_exact(socs),
+            floor_domain=floor_domain(socs),
+        )
         prog = lw.lower(in_names, out_names)
         return prog, allocate(prog)
 
@@ -626,30 +743,52 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     if need_variants:
         # Some targets lack an API: emit both sequences, chosen by __NPU_ARCH__.
         fallback = {f: not short_missing[f] for f in MISSABLE_APIS}
-        arches = sorted({SOC_FAMILIES[s].npu_arch for f in MISSABLE_APIS if f in used_funcs
-                         for s in short_missing[f]})
+        arches = sorted(
+            {
+                SOC_FAMILIES[s].npu_arch
+                for f in MISSABLE_APIS
+                if f in used_funcs
+                for s in short_missing[f]
+            }
+        )
         cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
-        variants.append({"cond": f"defined(__NPU_ARCH__) && ({cond})",
-                         "note": _missing_note(short_missing, used_funcs), "api_ok": fallback})
+        variants.append(
+            {
+                "cond": f"defined(__NPU_ARCH__) && ({cond})",
+                "note": _missing_note(short_missing, used_funcs),
+                "api_ok": fallback,
+            }
+        )
         variants.append({"cond": None, "note": "", "api_ok": {f: True for f in MISSABLE_APIS}})
     else:
-        variants.append({"cond": None, "note": _missing_note(short_missing, used_funcs),
-                         "api_ok": {f: not short_missing[f] for f in MISSABLE_APIS}})
+        variants.append(
+            {
+                "cond": None,
+                "note": _missing_note(short_missing, used_funcs),
+                "api_ok": {f: not short_missing[f] for f in MISSABLE_APIS},
+            }
+        )
     lowered = [lower_variant(v["api_ok"]) for v in variants]
     read_only = tuple(n for n in in_names if all(f"in:{n}" not in a.dst for _, a in lowered))
     reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in lowered)
     if reductions > MAX_ROW_REDUCTIONS:
         out = outs[0].param.name if outs else "?"
-        raise LoweringError(f"compute expressions of {op.op_type}: {reductions} distinct "
-                            f"reductions, more than the {MAX_ROW_REDUCTIONS} a row kernel "
-                            "keeps (opgen_kernel.h's RowPass)", out)
+        raise LoweringError(
+            f"compute expressions of {op.op_type}: {reductions} distinct "
+            f"reductions, more than the {MAX_ROW_REDUCTIONS} a row kernel "
+            "keeps (opgen_kernel.h's RowPass)",
+            out,
+        )
     temps = max(a.temps for _, a in lowered)
     shared = any(a.shared_tmp for _, a in lowered)
     apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
     live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
     min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
-    exp_fallbacks = sorted(_api_name(f) for f in MISSABLE_APIS if "Exp" in FALLBACK_VIA[f]
-                           and f in used_funcs and short_missing[f])
+    exp_fallbacks = sorted(
+        _api_name(f)
+        for f in MISSABLE_APIS
+        if "Exp" in FALLBACK_VIA[f] and f in used_funcs and short_missing[f]
+    )
 
     # C++ names of the tiles
     names = {f"in:{t.param.name}": t.kernel_param for t in ins}
@@ -661,8 +800,13 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     shared_name = fresh("sharedTmp", reserved | set(tmp_names))
     t = ctype if mode != "template" else "T"
     lit = _literal_fn(mode, ctype)
-    ectx = {"count": count, "shared": shared_name, "one": lit(1), "minus_one": lit(-1),
-            "rows": rows}
+    ectx = {
+        "count": count,
+        "shared": shared_name,
+        "one": lit(1),
+        "minus_one": lit(-1),
+        "rows": rows,
+    }
     compares = any(i.op in MASK_OPS for p, _ in lowered for i in p.instrs)
     selects = any(i.op in SELECT_OPS for p, _ in lowered for i in p.instrs)
     if compares:
@@ -673,71 +817,101 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
 
     body: list[str] = []
     if compares:
-        body += [f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
-                 "the tile (its length is",
-                 "// whole blocks) is compared up to the next block; Select takes the mask bits "
-                 "it needs.",
-                 f"const uint32_t {ectx['cmp_count']} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
-                 f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};"]
+        body += [
+            f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
+            "the tile (its length is",
+            "// whole blocks) is compared up to the next block; Select takes the mask bits "
+            "it needs.",
+            f"const uint32_t {ectx['cmp_count']} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
+            f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};",
+        ]
     for v, (prog, alloc) in zip(variants, lowered, strict=True):
         if len(variants) > 1:
             body.append(f"#if {v['cond']}" if v["cond"] else "#else")
         if v["note"]:
             body += [f"// {line}" for line in textwrap.wrap(v["note"], 93)]  # indented 4
         for i in range(alloc.temps):  # declared per branch: each uses what it needs
-            body.append(f"const AscendC::LocalTensor<{t}> {tmp_names[i]} = "
-                        f"{scratch}{offset(i)}.ReinterpretCast<{t}>();")
+            body.append(
+                f"const AscendC::LocalTensor<{t}> {tmp_names[i]} = "
+                f"{scratch}{offset(i)}.ReinterpretCast<{t}>();"
+            )
         if alloc.shared_tmp:
-            body.append(f"const AscendC::LocalTensor<uint8_t> {shared_name} = "
-                        f"{scratch}{offset(temps)};")
+            body.append(
+                f"const AscendC::LocalTensor<uint8_t> {shared_name} = {scratch}{offset(temps)};"
+            )
         body += emit_body(prog, alloc, names, ectx)
     if len(variants) > 1:
         body.append("#endif")
 
     params = [f"const AscendC::LocalTensor<{t}>& {x.kernel_param}" for x in outs + ins]
-    params += [f"const AscendC::LocalTensor<uint8_t>& {scratch}", f"uint32_t {count}",
-               f"const {struct}& tiling"]
+    params += [
+        f"const AscendC::LocalTensor<uint8_t>& {scratch}",
+        f"uint32_t {count}",
+        f"const {struct}& tiling",
+    ]
     if op.is_row:
         params.append(f"opgen_kernel::RowPass& {rows}")
     head = "__aicore__ inline void " + fn + "("
     signature = cpp_wrap(head, params, ")")
     template = "template <typename T>" if mode == "template" else ""
 
-    host = [{"field": name, "text": show(node),
-             "expr": host_expr(node, attr_fields, mode != "float"),
-             "c_type": "float" if mode == "float" else "int64_t"}
-            for node, name in host_scalars.items()]
+    host = [
+        {
+            "field": name,
+            "text": show(node),
+            "expr": host_expr(node, attr_fields, mode != "float"),
+            "c_type": "float" if mode == "float" else "int64_t",
+        }
+        for node, name in host_scalars.items()
+    ]
     plural = "temporary" if temps == 1 else "temporaries"
     note = f"opgen's lowering of the compute expression uses {temps} {plural}"
     row_apis = [a for a in apis if a in REDUCE_APIS]
     other_apis = [a for a in apis if a not in REDUCE_APIS]
     if other_apis:
         floats = "float" if live_nodes == 1 else "floats"
-        note += (f" and the sharedTmpBuffer of {' and '.join(other_apis)} "
-                 f"(Get<API>TmpBufferFactorSize: {live_nodes} {floats} per element; "
-                 f"Get<API>MaxMinTmpSize: at least {min_bytes} bytes)")
+        note += (
+            f" and the sharedTmpBuffer of {' and '.join(other_apis)} "
+            f"(Get<API>TmpBufferFactorSize: {live_nodes} {floats} per element; "
+            f"Get<API>MaxMinTmpSize: at least {min_bytes} bytes)"
+        )
     if row_apis:
-        note += (f"{'; it is' if other_apis else ' and the sharedTmpBuffer as'} the work buffer "
-                 f"of {' and '.join(sorted({REDUCE_APIS[a] for a in row_apis}))} "
-                 "(opgen_kernel.h's RowPass; a float per element, at least "
-                 "256 bytes: more than ReduceSum.md's minimum)")
+        note += (
+            f"{'; it is' if other_apis else ' and the sharedTmpBuffer as'} the work buffer "
+            f"of {' and '.join(sorted({REDUCE_APIS[a] for a in row_apis}))} "
+            "(opgen_kernel.h's RowPass; a float per element, at least "
+            "256 bytes: more than ReduceSum.md's minimum)"
+        )
     if exp_fallbacks:
-        note += (f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API")
+        note += f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API"
     if compares:
-        note += ("; Compare masks live in temporaries' first bytes (1 bit per element), and "
-                 f"Compare reads whole blocks of {CMP_BLOCK_ELEMS} floats: tiles are whole blocks")
+        note += (
+            "; Compare masks live in temporaries' first bytes (1 bit per element), and "
+            f"Compare reads whole blocks of {CMP_BLOCK_ELEMS} floats: tiles are whole blocks"
+        )
     if selects:
-        note += (f"; Select's tensor modes need {SELECT_RESERVED_UB // 1024} KB of UB left free "
-                 "(asc-devkit Select.md)")
+        note += (
+            f"; Select's tensor modes need {SELECT_RESERVED_UB // 1024} KB of UB left free "
+            "(asc-devkit Select.md)"
+        )
     return Compute(
         fn=fn,
         has_expression=True,
-        expressions=[{"output": o, "text": show(op.compute[o]),
-                      # within 120 columns after "//   ", continued 4 columns in
-                      "lines": textwrap.wrap(f"{o} = {show(op.compute[o])}", 115,
-                                             subsequent_indent="    ", break_long_words=False,
-                                             break_on_hyphens=False)}
-                     for o in out_names],
+        expressions=[
+            {
+                "output": o,
+                "text": show(op.compute[o]),
+                # within 120 columns after "//   ", continued 4 columns in
+                "lines": textwrap.wrap(
+                    f"{o} = {show(op.compute[o])}",
+                    115,
+                    subsequent_indent="    ",
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                ),
+            }
+            for o in out_names
+        ],
         mode=mode,
         type=t,
         template=template,
@@ -760,10 +934,12 @@ def _compute(op: Op, socs: list[str], streamed: list[_Tensor], ins: list[_Tensor
     )
 
 
-TILE_NOTE = ("Every tensor is a UB tile of `count` elements in its compute type: float for "
-             "float16, bfloat16 and float32 tensors (the kernel widens them before this step and "
-             "rounds the outputs back after it), the dtype itself otherwise. Outputs come first, "
-             "then inputs; an input tile may be overwritten once its value is no longer needed")
+TILE_NOTE = (
+    "Every tensor is a UB tile of `count` elements in its compute type: float for "
+    "float16, bfloat16 and float32 tensors (the kernel widens them before this step and "
+    "rounds the outputs back after it), the dtype itself otherwise. Outputs come first, "
+    "then inputs; an input tile may be overwritten once its value is no longer needed"
+)
 
 
 def _tile_note(op: Op | None = None, read_only: tuple[str, ...] = ()) -> str:
@@ -776,7 +952,8 @@ def _tile_note(op: Op | None = None, read_only: tuple[str, ...] = ()) -> str:
     return cpp_comment(
         f"{TILE_NOTE}, except {listed}: the kernel hands every tile of a row-broadcast input the "
         f"same repeated row (READ_ONLY in {op.snake_name}.cpp; the CPU twin fails a step that "
-        "writes there).")
+        "writes there)."
+    )
 
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
@@ -799,27 +976,41 @@ def floor_domain(socs: list[str]) -> bool:
 
 def kernel_tree(op: Op, socs: list[str], output: str, mode: str = "float") -> expr.Node:
     """The compute tree of `output` as the kernel for `socs` computes it (the Lowerer's tree)."""
-    return computed_tree(op.compute[output], mode == "float" and special_values_exact(socs),
-                         floor_domain(socs))
+    return computed_tree(
+        op.compute[output], mode == "float" and special_values_exact(socs), floor_domain(socs)
+    )
 
 
 def special_values_warning(op: Op, socs: list[str]) -> list[str]:
     """The warning for an op whose min/max/... cannot follow torch's NaN rule on a target."""
-    used = sorted({n.func for tree in op.compute.values() for n in expr.walk(tree)
-                   if isinstance(n, (expr.Call, expr.Reduce)) and n.func in SPECIAL_VALUE_FUNCS})
+    used = sorted(
+        {
+            n.func
+            for tree in op.compute.values()
+            for n in expr.walk(tree)
+            if isinstance(n, (expr.Call, expr.Reduce)) and n.func in SPECIAL_VALUE_FUNCS
+        }
+    )
     lacking = [s for s in socs if s in NO_COMPARE_SELECT]
     if not used or not lacking:
         return []
-    return [f"{op.op_type}: on {', '.join(lacking)} (no Compare/Select tensor modes) "
-            f"{'/'.join(used)} do not propagate NaN as torch does; its tests feed them none"]
+    return [
+        f"{op.op_type}: on {', '.join(lacking)} (no Compare/Select tensor modes) "
+        f"{'/'.join(used)} do not propagate NaN as torch does; its tests feed them none"
+    ]
 
 
 def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
     """Comparisons and where() need Select's tensor modes; a bool output takes a comparison."""
-    uses = [o for o, tree in op.compute.items() if any(
-        n.is_tensor and (isinstance(n, expr.Compare) or
-                         isinstance(n, expr.Call) and n.func == "where")
-        for n in expr.walk(tree))]
+    uses = [
+        o
+        for o, tree in op.compute.items()
+        if any(
+            n.is_tensor
+            and (isinstance(n, expr.Compare) or isinstance(n, expr.Call) and n.func == "where")
+            for n in expr.walk(tree)
+        )
+    ]
     lacking = [s for s in socs if s in NO_COMPARE_SELECT]
     if uses and lacking:
         raise LoweringError(
@@ -827,7 +1018,9 @@ def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
             f"Compares and Select's tensor modes, which {', '.join(lacking)} lack"
             f"{'s' if len(lacking) == 1 else ''} (asc-devkit Select.md: Atlas 训练系列产品 has "
             "mode 0 only; Compares.md); drop it from the targets or write the compute step by "
-            "hand", uses[0])
+            "hand",
+            uses[0],
+        )
     for t in outs:
         tree = op.compute.get(t.param.name)
         if tree is None or "bool" not in t.param.dtypes:
@@ -835,7 +1028,9 @@ def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
         if not isinstance(tree, expr.Compare):
             raise LoweringError(
                 f"compute expression of output '{t.param.name}': a bool output takes a comparison "
-                f"(x > y, a == b, ...), not '{show(tree)}'", t.param.name)
+                f"(x > y, a == b, ...), not '{show(tree)}'",
+                t.param.name,
+            )
 
 
 def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:
@@ -874,11 +1069,13 @@ def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:
                 f"compute expression of output '{t.param.name}': an {byte[0]} output takes integer "
                 f"values (integer inputs, attrs and numbers, + - *, min, max, abs, clamp, sign, "
                 f"floor, ceil, where, comparisons), and '{show(tree)}' may not have them; wrap it "
-                "in floor() or ceil()", t.param.name)
+                "in floor() or ceil()",
+                t.param.name,
+            )
 
 
 def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
-    """"ascend910 has no Tanh API: ..." for the SoCs that lack an API the expression uses."""
+    """ "ascend910 has no Tanh API: ..." for the SoCs that lack an API the expression uses."""
     lacking: dict[str, list[str]] = {}
     via: dict[str, str] = {}  # API -> what it is computed through
     for f in MISSABLE_APIS:
@@ -888,10 +1085,16 @@ def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
             via[api] = FALLBACK_VIA[f]
     if not lacking:
         return ""
-    how = ("computed through Exp" if set(via.values()) == {"Exp"} else
-           ", ".join(f"{api} computed through {v}" for api, v in sorted(via.items())))
-    return "; ".join(f"{soc} has no {' or '.join(apis)} API" for soc, apis in
-                     sorted(lacking.items())) + ": " + how
+    how = (
+        "computed through Exp"
+        if set(via.values()) == {"Exp"}
+        else ", ".join(f"{api} computed through {v}" for api, v in sorted(via.items()))
+    )
+    return (
+        "; ".join(f"{soc} has no {' or '.join(apis)} API" for soc, apis in sorted(lacking.items()))
+        + ": "
+        + how
+    )
 
 
 def _literal_fn(mode: str, ctype: str):
@@ -901,24 +1104,39 @@ def _literal_fn(mode: str, ctype: str):
         if ctype == "int32_t":
             return str(v)
         return f"static_cast<{ctype}>({v})"
+
     return lit
 
 
-def _stub(streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict], fn: str, count: str,
-          scratch: str, struct: str) -> Compute:
+def _stub(
+    streamed: list[_Tensor],
+    outs: list[_Tensor],
+    combos: list[dict],
+    fn: str,
+    count: str,
+    scratch: str,
+    struct: str,
+) -> Compute:
     """No compute expression: a compiling placeholder that writes zeros, loudly marked."""
     types = {c["compute_type"] for c in combos}
     per_tensor = None in types
     taken = {x.kernel_param for x in streamed} | {fn, count, scratch, "tiling"}
-    body = ["// TODO(opgen): the prototype has no compute expression, so this step only writes",
-            "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...)."]
+    body = [
+        "// TODO(opgen): the prototype has no compute expression, so this step only writes",
+        "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...).",
+    ]
     if per_tensor:
         tparams = {x.kernel_param: "T" + pascal_name(aclnn_name(x.kernel_param)) for x in streamed}
         if len(set(tparams.values())) < len(tparams):
             tparams = {x.kernel_param: f"T{i}" for i, x in enumerate(streamed)}
-        template = "template <" + ", ".join(f"typename {tparams[x.kernel_param]}"
-                                            for x in outs + [s for s in streamed
-                                                             if s.role == "input"]) + ">"
+        template = (
+            "template <"
+            + ", ".join(
+                f"typename {tparams[x.kernel_param]}"
+                for x in outs + [s for s in streamed if s.role == "input"]
+            )
+            + ">"
+        )
         ptype = tparams
     elif len(types) == 1:
         template = ""
@@ -929,8 +1147,7 @@ def _stub(streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict], fn: 
         ptype = {x.kernel_param: "T" for x in streamed}
     for x in outs:
         ty = ptype[x.kernel_param]
-        duplicable = all(tensor_compute_bytes(d) in (2, 4) and d != "bool"
-                         for d in x.param.dtypes)
+        duplicable = all(tensor_compute_bytes(d) in (2, 4) and d != "bool" for d in x.param.dtypes)
         if duplicable:
             zero = "0.0f" if ty == "float" else f"static_cast<{ty}>(0)"
             body.append(f"AscendC::Duplicate({x.kernel_param}, {zero}, {count});")
@@ -939,15 +1156,21 @@ def _stub(streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict], fn: 
             # to whole 32-byte blocks (the tile holds them).
             words = fresh(f"{aclnn_name(x.kernel_param)}Words", taken)
             taken.add(words)
-            body.append(f"const int32_t {words} = static_cast<int32_t>(({count} * sizeof({ty}) "
-                        "+ 31) / 32 * 16);")
+            body.append(
+                f"const int32_t {words} = static_cast<int32_t>(({count} * sizeof({ty}) "
+                "+ 31) / 32 * 16);"
+            )
             view = f"{x.kernel_param}.template ReinterpretCast<uint16_t>()"
             body.append(f"AscendC::Duplicate({view}, static_cast<uint16_t>(0), {words});")
     ins = [s for s in streamed if s.role == "input"]
-    params = [f"const AscendC::LocalTensor<{ptype[x.kernel_param]}>& {x.kernel_param}"
-              for x in outs + ins]
-    params += [f"const AscendC::LocalTensor<uint8_t>& {scratch}", f"uint32_t {count}",
-               f"const {struct}& tiling"]
+    params = [
+        f"const AscendC::LocalTensor<{ptype[x.kernel_param]}>& {x.kernel_param}" for x in outs + ins
+    ]
+    params += [
+        f"const AscendC::LocalTensor<uint8_t>& {scratch}",
+        f"uint32_t {count}",
+        f"const {struct}& tiling",
+    ]
     signature = cpp_wrap("__aicore__ inline void " + fn + "(", params, ")")
     return Compute(
         fn=fn,
@@ -970,5 +1193,3 @@ def _stub(streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict], fn: 
         warnings=[],
         tile_note=_tile_note(),
     )
-
-

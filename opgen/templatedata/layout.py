@@ -59,8 +59,6 @@ def noqa_long(line: str, indent: int) -> str:
     return line + "  # noqa: E501" if indent + len(line) > LINE else line
 
 
-
-
 def cpp_wrap(head: str, items: list[str], tail: str, width: int = 110, indent: str = "") -> str:
     """`head(item, item, ...)tail`, wrapped after commas and aligned under the first item."""
     one_line = f"{indent}{head}{', '.join(items)}{tail}"
@@ -71,8 +69,11 @@ def cpp_wrap(head: str, items: list[str], tail: str, width: int = 110, indent: s
     current = f"{indent}{head}"
     for k, item in enumerate(items):
         piece = item + (", " if k < len(items) - 1 else tail)
-        if current.strip() and len(current) + len(piece.rstrip()) > width and \
-                current != f"{indent}{head}":
+        if (
+            current.strip()
+            and len(current) + len(piece.rstrip()) > width
+            and current != f"{indent}{head}"
+        ):
             lines.append(current.rstrip())
             current = pad
         current += piece
@@ -89,7 +90,6 @@ def indent_lines(lines: list[str]) -> str:
     return "\n".join(line if line.startswith("#") else "    " + line for line in lines)
 
 
-
 def py_block(value: Any, indent: int = 0, lead: int = 0) -> str:
     """`value` as a Python literal that starts after `lead` columns of a line indented by
     `indent`: on one line when it fits, else one item per line (recursively); strings too long
@@ -102,8 +102,10 @@ def py_block(value: Any, indent: int = 0, lead: int = 0) -> str:
         pieces = split_text(value, LINE - indent - 4)
         return "(\n" + "".join(f"{pad}{p}\n" for p in pieces) + " " * indent + ")"
     if isinstance(value, dict):
-        items = [f"{py_value(k)}: " + py_block(v, indent + 4, len(py_value(k)) + 3)
-                 for k, v in value.items()]
+        items = [
+            f"{py_value(k)}: " + py_block(v, indent + 4, len(py_value(k)) + 3)
+            for k, v in value.items()
+        ]
         opening, closing = "{", "}"
     elif isinstance(value, (list, tuple)):
         items = [py_block(v, indent + 4, 1) for v in value]
@@ -130,7 +132,6 @@ def doc_lines(text: str, width: int) -> list[str]:
     """Text for a docstring or comment: wrapped, backslashes and quotes escaped."""
     text = text.replace("\\", "\\\\").replace('"', '\\"')
     return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
-
 
 
 def split_pieces(text: str, width: int = LINE - 16) -> list[str]:

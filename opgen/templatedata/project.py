@@ -36,8 +36,14 @@ class Headers:
     @classmethod
     def for_source(cls, source: str) -> Headers:
         text = f"{GENERATED_MARK} {__version__} from {source}. DO NOT EDIT."
-        return cls(text=text, cpp=f"// {text}", py=f"# {text}", cmake=f"# {text}",
-                   sh=f"# {text}", md=f"<!-- {text} -->")
+        return cls(
+            text=text,
+            cpp=f"// {text}",
+            py=f"# {text}",
+            cmake=f"# {text}",
+            sh=f"# {text}",
+            md=f"<!-- {text} -->",
+        )
 
 
 @dataclass(frozen=True)
@@ -124,8 +130,8 @@ class ProjectData:
     def shape_cases(self) -> bool:
         """Some op's tests have cases with a shape per input (test_shapes, broadcasting, rows)."""
         return self.has_row_ops or any(
-            op.tests.shape_cases or (op.user is not None and op.user.test_shapes)
-            for op in self.ops)
+            op.tests.shape_cases or (op.user is not None and op.user.test_shapes) for op in self.ops
+        )
 
     @property
     def fixed_attrs(self) -> bool:
@@ -189,12 +195,16 @@ def build_op(op: Op, options: Options) -> OpData:
         has_compute=bool(op.compute),
         golden=dict(op.golden),
         torch_schema=op.torch_schema,
-        aclnn=None if op.aclnn is None else {
+        aclnn=None
+        if op.aclnn is None
+        else {
             "name": op.aclnn.name,
             "workspace_fn": op.aclnn.workspace_fn,
             "prototype": op.aclnn.prototype(),
-            "args": [{"name": a.name, "c_type": a.c_type, "role": a.role, "source": a.source}
-                     for a in op.aclnn.args],
+            "args": [
+                {"name": a.name, "c_type": a.c_type, "role": a.role, "source": a.source}
+                for a in op.aclnn.args
+            ],
         },
         aclnn_missing_reason=op.aclnn_missing_reason,
         socs=options.soc_short_names,
@@ -239,14 +249,14 @@ def build(proto: Prototype, options: Options) -> ProjectData:
         ops=ops,
         dtype_c_types={name: d.c_type for name, d in DTYPES.items()},
         tails=kernel.tail_paths(shorts),
-        twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch if SOC_FAMILIES[shorts[0]].npu_arch != 2201
+        twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch
+        if SOC_FAMILIES[shorts[0]].npu_arch != 2201
         else None,
         through_half=any(t.through_half for op in ops for t in op.kernel.streams),
     )
 
 
-def build_ops(ops, options: Options
-              ) -> tuple[list[OpData], list[LoweringError | SocDtypeError]]:
+def build_ops(ops, options: Options) -> tuple[list[OpData], list[LoweringError | SocDtypeError]]:
     """The data of each op that can be built, and an error naming its op (`.op`) for each that
     cannot: every op is tried, so one run reports every problem."""
     built, errors = [], []

@@ -33,8 +33,13 @@ SMALL_INT_RANGE = (-5, 5)  # 8-bit integers: products stay in range more often
 POSITIVE_INT_RANGE = (1, 10)
 # Functions defined (or finite) only for positive arguments; a tensor divisor counts too, and
 # so does the base of a power with a negative or non-integer exponent. (log1p needs > -1.)
-POSITIVE_ONLY = {"log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal",
-                 "log1p": "log1p"}
+POSITIVE_ONLY = {
+    "log": "log",
+    "sqrt": "sqrt",
+    "rsqrt": "rsqrt",
+    "reciprocal": "reciprocal",
+    "log1p": "log1p",
+}
 
 LIST_INSTANCES = 2  # tensors in each dynamic (list) input
 # Compute functions with jumps: no finite-difference gradcheck for an op that uses them.
@@ -58,15 +63,21 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
     def visit(n: expr.Node) -> None:
         # an argument that is positive (or, for sqrt and log1p, nonnegative) whatever the
         # inputs are, as in log(abs(x) + sqrt(x * x + 1)), leaves them free
-        if isinstance(n, expr.Call) and n.func in POSITIVE_ONLY and \
-                _sign(n.args[0]) < (1 if n.func in ("sqrt", "log1p") else 2):
+        if (
+            isinstance(n, expr.Call)
+            and n.func in POSITIVE_ONLY
+            and _sign(n.args[0]) < (1 if n.func in ("sqrt", "log1p") else 2)
+        ):
             for name in tensors_in(n.args[0]):
                 found.setdefault(name, f"{n.func}() of it")
         if isinstance(n, expr.BinOp) and n.op == "/" and _sign(n.right) < 2:
             for name in tensors_in(n.right):
                 found.setdefault(name, "a division by it")
-        if isinstance(n, expr.Pow) and (n.exponent < 0 or isinstance(n.exponent, float)) and \
-                _sign(n.base) < 2:
+        if (
+            isinstance(n, expr.Pow)
+            and (n.exponent < 0 or isinstance(n.exponent, float))
+            and _sign(n.base) < 2
+        ):
             for name in tensors_in(n.base):
                 found.setdefault(name, f"a power of it with the exponent {n.exponent!r}")
 
@@ -244,19 +255,21 @@ def combinations(op: Op, twin_soc: str) -> list[dict[str, Any]]:
         param = f"pytest.param({value}, id={ident}),"
         if len(param) + 4 > LINE:
             param = f"pytest.param(\n        {value},\n        id={ident},\n    ),"
-        out.append({
-            "param": param,  # a line (or lines) of a list indented by 4
-            "id": combination_id(combo),
-            "inputs": py_dtype_tuple(ins),  # (torch.float16,)
-            "outputs": py_dtype_tuple(outs),
-            # gradients: a float input and a float output
-            "float": any(DTYPES[d].is_float for d in ins) and any(DTYPES[d].is_float
-                                                                  for d in outs),
-            "has_float32": "float32" in ins and all(d in ("float32", "float64") or
-                                                    not DTYPES[d].is_float for d in combo),
-            "has_float64": "float64" in ins and all(d == "float64" or not DTYPES[d].is_float
-                                                    for d in combo),
-        })
+        out.append(
+            {
+                "param": param,  # a line (or lines) of a list indented by 4
+                "id": combination_id(combo),
+                "inputs": py_dtype_tuple(ins),  # (torch.float16,)
+                "outputs": py_dtype_tuple(outs),
+                # gradients: a float input and a float output
+                "float": any(DTYPES[d].is_float for d in ins)
+                and any(DTYPES[d].is_float for d in outs),
+                "has_float32": "float32" in ins
+                and all(d in ("float32", "float64") or not DTYPES[d].is_float for d in combo),
+                "has_float64": "float64" in ins
+                and all(d == "float64" or not DTYPES[d].is_float for d in combo),
+            }
+        )
     return out
 
 
@@ -288,23 +301,23 @@ def arg_lines(op: Op, socs: list[str]) -> list[str]:
         call += "" if kind == "tensor" else f", kind={py_string(kind)}"
         if t.name in positive:
             call += ", positive=True"
-        tie_values = [v for v in ties.get(t.name, [])
-                      if isinstance(v, str) or low <= v <= high]
+        tie_values = [v for v in ties.get(t.name, []) if isinstance(v, str) or low <= v <= high]
         if tie_values:
             shown = ", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values)
-            lines.append(f"# ties: some elements equal {shown}, which the compute compares it "
-                         "with")
+            lines.append(f"# ties: some elements equal {shown}, which the compute compares it with")
             call += f", ties={py_value(tuple(tie_values))}"
         if t.name in no_nan:
-            lines.append(f"# boundary values without NaN: it reaches min/max/relu/clamp/sign/"
-                         f"amax/amin, which do not propagate NaN on {lacking}")
+            lines.append(
+                f"# boundary values without NaN: it reaches min/max/relu/clamp/sign/"
+                f"amax/amin, which do not propagate NaN on {lacking}"
+            )
             call += ", nan=False"
         lines.append(call + "),")
     for a in op.attrs:
         value = attr_value(a)
         note = f"{a.name}: {a.type} attr, " + (
-            "required; the tests pass this sample value" if a.required
-            else "its default")
+            "required; the tests pass this sample value" if a.required else "its default"
+        )
         lines += [f"# {line}" for line in doc_lines(note, LINE - 10)]
         head = f"AttrArg({py_string(a.name)}, "
         lines.append(head + py_block(value, 8, len(head)) + "),")
@@ -316,8 +329,10 @@ def output_lines(op: Op) -> list[str]:
     position = 0
     input_names = [t.name for t in op.inputs]
     if op.in_place_only:  # the inputs the op overwrites, which the tests check
-        return [f"Output({py_string(t.name)}, updates={input_names.index(t.name)}, ir=False),"
-                for t in op.results]
+        return [
+            f"Output({py_string(t.name)}, updates={input_names.index(t.name)}, ir=False),"
+            for t in op.results
+        ]
     for t in op.outputs:
         if t.is_ref:
             lines.append(f"Output({py_string(t.name)}, updates={input_names.index(t.name)}),")
@@ -336,15 +351,20 @@ def expected_opdef(op: Op, options) -> dict[str, Any]:
     """What the OP_ADD registry must hold for the op, in opdef_summary()'s form (op_testing)."""
 
     def tensor(t) -> dict[str, Any]:
-        return {"name": t.name, "param_type": t.param_type,
-                "dtypes": [DTYPES[d].ge for d in t.dtypes],
-                "formats": [f"FORMAT_{f}" for f in t.formats]}
+        return {
+            "name": t.name,
+            "param_type": t.param_type,
+            "dtypes": [DTYPES[d].ge for d in t.dtypes],
+            "formats": [f"FORMAT_{f}" for f in t.formats],
+        }
 
     return {
         "inputs": [tensor(t) for t in op.inputs],
         "outputs": [tensor(t) for t in op.outputs],
-        "attrs": [{"name": a.name, "type": a.type, "required": a.required,
-                   "default": opdef_default(a)} for a in op.attrs],
+        "attrs": [
+            {"name": a.name, "type": a.type, "required": a.required, "default": opdef_default(a)}
+            for a in op.attrs
+        ],
         "socs": options.soc_short_names,
     }
 
@@ -353,8 +373,9 @@ def ir_def(op: Op) -> dict[str, Any]:
     """The GE IR the op package registers, as torchair's get_registered_ir_def answers it."""
     return {
         "inputs": [[t.name, t.param_type] for t in op.inputs],
-        "outputs": [[t.name, "dynamic" if t.param_type == "dynamic" else "required"]
-                    for t in op.outputs],
+        "outputs": [
+            [t.name, "dynamic" if t.param_type == "dynamic" else "required"] for t in op.outputs
+        ],
         "attrs": [[a.name, a.info.ge_tag] for a in op.attrs],
     }
 
@@ -392,8 +413,14 @@ def graph_case(op: Op) -> dict[str, Any]:
         if not t.is_ref:
             returned += [f"{op.op_type}:{index + i}" for i in range(count)]
         index += count
-    node = {"type": op.op_type, "input": inputs, "input_desc": input_desc, "attr": attrs,
-            "output_desc": output_desc, "returned": returned}
+    node = {
+        "type": op.op_type,
+        "input": inputs,
+        "input_desc": input_desc,
+        "attr": attrs,
+        "output_desc": output_desc,
+        "returned": returned,
+    }
     return {"args": args, "node": node}
 
 
@@ -461,9 +488,13 @@ def shape_case_params(op: Op) -> list[str]:
     (the others over the first's trailing dim), a one-element last input and a strided one."""
     if not op.is_elementwise:
         return []
-    cases = [(case, "test-shapes-" + "-".join(n + ("x".join(map(str, s)) or "0d")
-                                              for n, s in case.items()))
-             for case in op.test_shapes]
+    cases = [
+        (
+            case,
+            "test-shapes-" + "-".join(n + ("x".join(map(str, s)) or "0d") for n, s in case.items()),
+        )
+        for case in op.test_shapes
+    ]
     names = [t.name for t in broadcast_inputs(op)]
     # the inputs of the broadcast shape: those the op updates in place (which cannot grow), else
     # the first; the others broadcast to them
@@ -495,34 +526,49 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
 
     pending = ""  # why the precision tests xfail (strictly) while the kernel is a placeholder
     if not op.compute:
-        pending = (f"the prototype has no compute expression, so {compute_file} is opgen's "
-                   "placeholder that writes zeros: write the op's computation there")
+        pending = (
+            f"the prototype has no compute expression, so {compute_file} is opgen's "
+            "placeholder that writes zeros: write the op's computation there"
+        )
         if not has_golden:
             pending += f", and a golden: define golden() in {overrides_file}"
-        pending += (f". Once these tests pass (XPASS), delete the PLACEHOLDER banner from "
-                    f"{compute_file}")
+        pending += (
+            f". Once these tests pass (XPASS), delete the PLACEHOLDER banner from {compute_file}"
+        )
     fake_missing = ""
     if torch.fake["mode"] == "none":
-        fake_missing = (f"opgen wrote no fake kernel ({op.op_type} has no compute and no golden "
-                        f"expression to take output shapes from): define fake() in "
-                        f"{overrides_file}")
+        fake_missing = (
+            f"opgen wrote no fake kernel ({op.op_type} has no compute and no golden "
+            f"expression to take output shapes from): define fake() in "
+            f"{overrides_file}"
+        )
     host_pending = ""  # why tests comparing the kernel's shapes with the fake kernel may fail
     if not op.compute and torch.fake["mode"] == "golden":
-        host_pending = (f"{op.op_type} has no compute expression: while {compute_file} is the "
-                        "placeholder, its host InferShape and kernel are opgen's elementwise "
-                        "stand-ins, and its fake kernel takes the output shapes from the golden, "
-                        "which need not be elementwise")
+        host_pending = (
+            f"{op.op_type} has no compute expression: while {compute_file} is the "
+            "placeholder, its host InferShape and kernel are opgen's elementwise "
+            "stand-ins, and its fake kernel takes the output shapes from the golden, "
+            "which need not be elementwise"
+        )
     twin_unsupported = ""
     if torch.cpu["unsupported"]:  # the CPU kernel is a TORCH_CHECK(false, ...)
-        twin_unsupported = (f"the CPU kernel of {op.op_type} (csrc/ops.cpp) refuses to run: it has "
-                            "a dynamic (list) input or output, which opgen's CPU kernels do not "
-                            "hand to the twin yet")
+        twin_unsupported = (
+            f"the CPU kernel of {op.op_type} (csrc/ops.cpp) refuses to run: it has "
+            "a dynamic (list) input or output, which opgen's CPU kernels do not "
+            "hand to the twin yet"
+        )
 
     combos = combinations(op, options.soc_short_names[0])
     float_combos = [c for c in combos if c["float"]]
     gradcheck = None
-    steps = sorted({n.func for tree in op.compute.values() for n in expr.walk(tree)
-                    if isinstance(n, expr.Call) and n.func in STEP_FUNCS and n.is_tensor})
+    steps = sorted(
+        {
+            n.func
+            for tree in op.compute.values()
+            for n in expr.walk(tree)
+            if isinstance(n, expr.Call) and n.func in STEP_FUNCS and n.is_tensor
+        }
+    )
     if torch.differentiable and not steps:
         for key, dtype in (("has_float64", "float64"), ("has_float32", "float32")):
             match = next((c for c in combos if c[key]), None)
@@ -536,22 +582,36 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
             description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
         if t.name in op.golden:
             description.append(f"golden: {t.name} = {op.golden[t.name]}")
-    imports = ["BOUNDARY_CASES", "BEYOND_TILES", "LAYOUTS", "OpSpec", "Output", "TensorArg",
-               "check_compile", "check_fake_matches_host_infer", "check_precision",
-               "opdef_summary", "registered_opdef"]
+    imports = [
+        "BOUNDARY_CASES",
+        "BEYOND_TILES",
+        "LAYOUTS",
+        "OpSpec",
+        "Output",
+        "TensorArg",
+        "check_compile",
+        "check_fake_matches_host_infer",
+        "check_precision",
+        "opdef_summary",
+        "registered_opdef",
+    ]
     if op.is_row:  # rows have their own shapes (the row kernel has no multi-pass form yet)
         imports.remove("BEYOND_TILES")
     if op.attrs:
         imports.append("AttrArg")
-    if any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[:len(op.inputs)]):
+    if any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)]):
         imports.append("has_float_input")
     else:
         imports.remove("BOUNDARY_CASES")
     if torch.differentiable:
         imports.append("check_backward")
     if torch.mutable and torch.differentiable:  # autograd of an in-place update
-        imports += ["check_autograd_registration", "check_compile_backward",
-                    "check_leaf_update_refused", "updating_copies"]
+        imports += [
+            "check_autograd_registration",
+            "check_compile_backward",
+            "check_leaf_update_refused",
+            "updating_copies",
+        ]
         if gradcheck:
             imports.append("out_of_place")
     elif torch.mutable and float_combos:
@@ -560,21 +620,29 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         imports.append("check_broadcasting")
     if pending or host_pending:
         imports.append("kernel_is_placeholder")
-    fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (["PENDING_HOST"] if host_pending
-                                                              else [])
-    title = (f"{op.op_type} ({torch.op_path}): precision on the CPU twin, the PyTorch "
-             "registration, the OpDef, the torchair converter, and precision on an NPU where "
-             "there is one.")
+    fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (
+        ["PENDING_HOST"] if host_pending else []
+    )
+    title = (
+        f"{op.op_type} ({torch.op_path}): precision on the CPU twin, the PyTorch "
+        "registration, the OpDef, the torchair converter, and precision on an NPU where "
+        "there is one."
+    )
     return TestsData(
         title=doc_lines(title, LINE - 4),
         row=op.is_row,
-        row_sums=any(isinstance(n, expr.Reduce) and n.func in ("sum", "mean")
-                     for tree in op.compute.values() for n in expr.walk(tree)),
-        row_test_shapes=[py_value({n: list(v) for n, v in case.items()})
-                         for case in op.test_shapes] if op.is_row else [],
+        row_sums=any(
+            isinstance(n, expr.Reduce) and n.func in ("sum", "mean")
+            for tree in op.compute.values()
+            for n in expr.walk(tree)
+        ),
+        row_test_shapes=[py_value({n: list(v) for n, v in case.items()}) for case in op.test_shapes]
+        if op.is_row
+        else [],
         # from op_testing import (...), in ruff's isort order: constants, classes, functions
-        imports=sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper()
-                                                  else 2, n)),
+        imports=sorted(
+            imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n)
+        ),
         file_doc=[line for d in description for line in doc_lines(d, LINE - 4)],
         package=package,
         op_path=torch.op_path + ".default",
@@ -602,21 +670,31 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
             py_string(p) for p in split_pieces(f"no backward: {torch.not_differentiable_reason}")
         ],
         gradcheck=gradcheck,
-        gradcheck_missing_reason=[py_string(p) for p in split_pieces(
-            (f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
-             "are not the gradient; " if steps else
-             "no dtype combination of the prototype is float32 or float64 throughout (the CPU "
-             "kernels take only those), and finite differences in 16-bit floats measure "
-             "rounding, not the gradient; ")
-            + "test_backward_matches_the_float64_golden_gradient checks the backward")],
-        benchmark_path=(f"golden.{torch.golden['formula']}" if torch.golden["complete"]
-                        else "None"),
+        gradcheck_missing_reason=[
+            py_string(p)
+            for p in split_pieces(
+                (
+                    f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
+                    "are not the gradient; "
+                    if steps
+                    else "no dtype combination of the prototype is float32 or float64 throughout "
+                    "(the CPU kernels take only those), and finite differences in 16-bit floats "
+                    "measure rounding, not the gradient; "
+                )
+                + "test_backward_matches_the_float64_golden_gradient checks the backward"
+            )
+        ],
+        benchmark_path=(
+            f"golden.{torch.golden['formula']}" if torch.golden["complete"] else "None"
+        ),
         precision_level_literal=py_string(op.precision),
-        has_float_input=any(DTYPES[d].is_float for c in op.dtype_combinations
-                            for d in c[:len(op.inputs)]),
+        has_float_input=any(
+            DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)]
+        ),
         npu_enabled=torch.npu["enabled"],
-        npu_reason=[py_string(p) for p in split_pieces(
-            f"no NPU kernel: {torch.npu.get('reason', '')}")],
+        npu_reason=[
+            py_string(p) for p in split_pieces(f"no NPU kernel: {torch.npu.get('reason', '')}")
+        ],
         expected_opdef=py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
         ir_def=py_block(ir_def(op), 0, len("IR_DEF = ")),
         graph_args=py_block(graph_case(op)["args"], 0, len("GRAPH_ARGS = ")),
@@ -624,5 +702,3 @@ def build(op: Op, options: Options, torch: TorchData) -> TestsData:
         broadcasts=broadcasts(op),
         shape_cases=shape_case_params(op),
     )
-
-

@@ -54,6 +54,7 @@ PY_MODULE_NAMES = frozenset("torch Tensor Sequence annotations".split())
 # Attributes of the generated package that an op function must not replace there.
 PACKAGE_NAMES = frozenset("ops golden graph overrides load_npu npu_loaded".split())
 
+
 def cpp_param_name(name: str) -> str:
     return f"{name}_arg_" if name in CPP_RESERVED else name
 
@@ -97,9 +98,16 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> dict[str, An
     else:
         kind, cpp_type, annotation = "tensor", "const at::Tensor&", "Tensor"
     dtypes = list(dict.fromkeys(t.dtypes))
-    doc = " or ".join(dtypes) + {"ref": " tensor, updated in place", "list": " tensors (a list)",
-                                 "optional": " tensor, or None",
-                                 "tensor": " tensor"}[kind] + "."
+    doc = (
+        " or ".join(dtypes)
+        + {
+            "ref": " tensor, updated in place",
+            "list": " tensors (a list)",
+            "optional": " tensor, or None",
+            "tensor": " tensor",
+        }[kind]
+        + "."
+    )
     return {
         "name": t.name,
         "kind": kind,
@@ -165,11 +173,17 @@ def output_info(op: Op) -> list[dict[str, Any]]:
             # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
             # passed and returned: a PyTorch op cannot leave out one of its returns.
             "optional": t.param_type == "optional",
-            "doc": wrap(f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
-                        + (" tensors (a list)." if t.param_type == "dynamic" else ".")
-                        + (" Optional in the OpDef (the aclnn API takes it as a nullable "
-                           "argument); this op always computes and returns it."
-                           if t.param_type == "optional" else ""), LINE - 12),
+            "doc": wrap(
+                f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
+                + (" tensors (a list)." if t.param_type == "dynamic" else ".")
+                + (
+                    " Optional in the OpDef (the aclnn API takes it as a nullable "
+                    "argument); this op always computes and returns it."
+                    if t.param_type == "optional"
+                    else ""
+                ),
+                LINE - 12,
+            ),
         }
         if not t.is_ref:
             position += 1
@@ -211,31 +225,37 @@ def variants(op: Op) -> list[dict[str, Any]]:
     for k, combo in enumerate(op.dtype_combinations):
         suffix = combo[0] if len(set(combo)) == 1 else "_".join(combo)
         # an op without outputs: "float16, float32 -> in place"
-        result_label = dtype_label(combo[len(op.inputs):]) or "in place"
+        result_label = dtype_label(combo[len(op.inputs) :]) or "in place"
         macros = []
         for t, dtype in zip(op.tensors, combo, strict=True):
             macros.append({"name": t.dtype_macro, "value": DTYPES[dtype].c_type})
             macros.append({"name": "ORIG_" + t.dtype_macro, "value": DTYPES[dtype].ge})
         symbol = f"opgen_kernel_{op.snake_name}_{suffix}"
-        out.append({
-            "comment": wrap(f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "
-                            f"CPU twin, with one dtype combination: "
-                            f"{dtype_label(combo[: len(op.inputs)])} -> "
-                            f"{result_label}. Its entry {symbol} is what "
-                            "csrc/ops.cpp runs for inputs of these dtypes.", LINE - 3),
-            "declaration": cpp_call(f'extern "C" void {symbol}',
-                                    ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"),
-            "index": k,
-            "file": f"{op.snake_name}_{suffix}.cpp",
-            "symbol": symbol,
-            "namespace": f"opgen_variant_{op.snake_name}_{suffix}",
-            "macros": macros,
-            "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
-            "at_dtypes": ", ".join(f"at::{DTYPES[d].at}" for d in combo),
-            "py_inputs": py_dtype_tuple(combo[: len(op.inputs)]),
-            "py_outputs": py_dtype_tuple(combo[len(op.inputs):]),
-            "label": f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
-        })
+        out.append(
+            {
+                "comment": wrap(
+                    f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "
+                    f"CPU twin, with one dtype combination: "
+                    f"{dtype_label(combo[: len(op.inputs)])} -> "
+                    f"{result_label}. Its entry {symbol} is what "
+                    "csrc/ops.cpp runs for inputs of these dtypes.",
+                    LINE - 3,
+                ),
+                "declaration": cpp_call(
+                    f'extern "C" void {symbol}', ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"
+                ),
+                "index": k,
+                "file": f"{op.snake_name}_{suffix}.cpp",
+                "symbol": symbol,
+                "namespace": f"opgen_variant_{op.snake_name}_{suffix}",
+                "macros": macros,
+                "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
+                "at_dtypes": ", ".join(f"at::{DTYPES[d].at}" for d in combo),
+                "py_inputs": py_dtype_tuple(combo[: len(op.inputs)]),
+                "py_outputs": py_dtype_tuple(combo[len(op.inputs) :]),
+                "label": f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
+            }
+        )
     return out
 
 
@@ -265,8 +285,9 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
         args = [cpp_string(op.op_type), names, tensors]
         updated = {t.name for t in updated_inputs(op)}
         if updated:  # the indices of the inputs updated in place, which cannot grow
-            args.append("{" + ", ".join(str(i) for i, p in enumerate(bparams)
-                                        if p["name"] in updated) + "}")
+            args.append(
+                "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p["name"] in updated) + "}"
+            )
         # the twin's InferShape gives the CPU outputs their shape; the NPU ones are allocated
         # here, if the op returns any
         if helpers == "opgen_torch" or all(t.is_ref for t in op.outputs):
@@ -282,13 +303,19 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
 def cpp_fixed_attr_checks(op: Op, helpers: str) -> list[str]:
     """The adapter's check that each attr no compute expression reads keeps its default
     (Op.fixed_attrs): the kernel computes as for it; `helpers` is opgen_torch or opgen_npu."""
+
     def value(a: Attr) -> str:  # the schema's default as the adapter receives it (a double)
         return cpp_double(a.default) if a.type == "float" else cpp_literal(a.type, a.default)
 
-    return [cpp_call(f"{helpers}::FixedAttr<{a.info.cpp_param}>",
-                     [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name),
-                      value(a)], 4, ";")
-            for a in op.fixed_attrs]
+    return [
+        cpp_call(
+            f"{helpers}::FixedAttr<{a.info.cpp_param}>",
+            [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name), value(a)],
+            4,
+            ";",
+        )
+        for a in op.fixed_attrs
+    ]
 
 
 def cpp_row_checks(op: Op, params) -> list[str]:
@@ -306,8 +333,10 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
     by_name = {p["name"]: p for p in params}
     unsupported = ""
     if any(t.param_type == "dynamic" for t in op.tensors):
-        unsupported = (f"{op.op_type} has a dynamic (list) input or output, which the CPU twin "
-                       "cannot run; use an NPU")
+        unsupported = (
+            f"{op.op_type} has a dynamic (list) input or output, which the CPU twin "
+            "cannot run; use an NPU"
+        )
     host_inputs = []
     for t in op.inputs:
         p = by_name[t.name]
@@ -316,25 +345,35 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
             host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
         elif p["kind"] != "list":
             host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
-    copy_back = [f"{by_name[o['name']]['cpp_name']}.copy_(outputs_[{o['index']}]);"
-                 for o in outs if o["is_ref"]]
+    copy_back = [
+        f"{by_name[o['name']]['cpp_name']}.copy_(outputs_[{o['index']}]);"
+        for o in outs
+        if o["is_ref"]
+    ]
     returned = [o for o in outs if not o["is_ref"]]
     values = [f"outputs_[{o['index']}]" for o in returned]
-    run = ("const std::vector<at::Tensor> outputs_ =\n        " if returned or copy_back else "") \
-        + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
+    run = (
+        "const std::vector<at::Tensor> outputs_ =\n        " if returned or copy_back else ""
+    ) + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
     if op.in_place_only:
         # No outputs: the kernel writes the inputs; the twin hands back every input as the
         # kernel left it (none when they are empty), and those it updates go back into their
         # arguments.
-        run = ("const std::vector<at::Tensor> updated_ =\n        "
-               f"opgen_torch::RunInPlace({cpp_string(op.op_type)}, variants_, inputs_, attrs_);")
+        run = (
+            "const std::vector<at::Tensor> updated_ =\n        "
+            f"opgen_torch::RunInPlace({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
+        )
         copy_back = ["if (!updated_.empty()) {"]
-        copy_back += [f"    {by_name[t.name]['cpp_name']}.copy_(updated_[{i}]);"
-                      for i, t in enumerate(op.inputs) if t.is_ref]
+        copy_back += [
+            f"    {by_name[t.name]['cpp_name']}.copy_(updated_[{i}]);"
+            for i, t in enumerate(op.inputs)
+            if t.is_ref
+        ]
         copy_back.append("}")
     pieces = wrap(unsupported, LINE - 30)
-    pieces = [cpp_string(piece + (" " if i < len(pieces) - 1 else ""))
-              for i, piece in enumerate(pieces)]
+    pieces = [
+        cpp_string(piece + (" " if i < len(pieces) - 1 else "")) for i, piece in enumerate(pieces)
+    ]
     return {
         "function": f"{op.snake_name}_cpu",
         "unsupported": cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
@@ -372,8 +411,11 @@ def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
         "signature": f"{cpp_return_types(returned)}({', '.join(p['cpp_type'] for p in params)})",
         "prep": prep,
         "returns": bool(returned),
-        "call": (f"return ZerosLike(meta_op_.call({', '.join(args)}));" if returned
-                 else f"meta_op_.call({', '.join(args)});\n    return;"),
+        "call": (
+            f"return ZerosLike(meta_op_.call({', '.join(args)}));"
+            if returned
+            else f"meta_op_.call({', '.join(args)});\n    return;"
+        ),
     }
 
 
@@ -393,15 +435,24 @@ def device_param(params) -> dict[str, Any] | None:
 
 def npu_context(op: Op, params, outs) -> dict[str, Any]:
     if op.aclnn is None:
-        return {"enabled": False, "uses_float_array": False, "reason": op.aclnn_missing_reason,
-                "reason_lines": wrap(f"{op.op_type} has no NPU adapter: "
-                                     f"{op.aclnn_missing_reason}.", LINE - 3)}
+        return {
+            "enabled": False,
+            "uses_float_array": False,
+            "reason": op.aclnn_missing_reason,
+            "reason_lines": wrap(
+                f"{op.op_type} has no NPU adapter: {op.aclnn_missing_reason}.", LINE - 3
+            ),
+        }
     by_name = {p["name"]: p for p in params}
     guard = device_param(params)
     if guard is None:
         reason = "it has no tensor input to take the device from"
-        return {"enabled": False, "uses_float_array": False, "reason": reason,
-                "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3)}
+        return {
+            "enabled": False,
+            "uses_float_array": False,
+            "reason": reason,
+            "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3),
+        }
     prep: list[str] = []  # statements before the outputs are allocated
     finish: list[str] = []  # statements after the aclnn call
     call_args: list[str] = []
@@ -411,20 +462,24 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         local = f"{arg.name}_"
         if arg.role == "output":
             out_vars[arg.source] = local
-            call_args.append(local if not outs_by_name(outs)[arg.source]["is_list"]
-                             else f"{arg.name}_list_")
+            call_args.append(
+                local if not outs_by_name(outs)[arg.source]["is_list"] else f"{arg.name}_list_"
+            )
             continue
         p = by_name[arg.source]
         src = p["cpp_name"]
         if arg.role == "input":
             if p["kind"] == "ref":
-                prep.append(f"at::Tensor {local} = {src}.is_contiguous() ? {src} : "
-                            f"{src}.contiguous();")
-                finish.append(f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});"
-                              "\n    }")
+                prep.append(
+                    f"at::Tensor {local} = {src}.is_contiguous() ? {src} : {src}.contiguous();"
+                )
+                finish.append(
+                    f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});\n    }}"
+                )
             elif p["kind"] == "list":
-                prep.append(f"std::vector<at::Tensor> {arg.name}_items_ = "
-                            f"opgen_npu::Contiguous({src});")
+                prep.append(
+                    f"std::vector<at::Tensor> {arg.name}_items_ = opgen_npu::Contiguous({src});"
+                )
                 prep.append(f"at::TensorList {local} = {arg.name}_items_;")
             elif p["kind"] == "optional":
                 prep.append(f"c10::optional<at::Tensor> {local} = opgen_npu::Contiguous({src});")
@@ -439,8 +494,10 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
                 uses_float_array = True
                 prep.append(f"opgen_npu::FloatArray {local}({src});")
             elif attr_type == "list_bool":
-                prep.append(f"c10::SmallVector<bool, 8> {arg.name}_items_ = "
-                            f"opgen_npu::ToSmallVector({src});")
+                prep.append(
+                    f"c10::SmallVector<bool, 8> {arg.name}_items_ = "
+                    f"opgen_npu::ToSmallVector({src});"
+                )
                 prep.append(f"at::ArrayRef<bool> {local}({arg.name}_items_);")
             else:
                 prep.append(f"{p['cpp_type']} {local} = {src};")
@@ -456,8 +513,10 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         shape = "broadcast_shape_" if broadcasts(op) else f"{first['cpp_name']}.sizes()"
         for o in returned:
             dtype = f"combination_[{len(op.inputs) + o['index']}]"
-            alloc.append(f"at::Tensor {out_vars[o['name']]} = at::empty({shape}, "
-                         f"{first['cpp_name']}.options().dtype({dtype}));")
+            alloc.append(
+                f"at::Tensor {out_vars[o['name']]} = at::empty({shape}, "
+                f"{first['cpp_name']}.options().dtype({dtype}));"
+            )
     else:
         # Otherwise the op's fake kernel (ops.py) tells the output shapes, run on meta tensors.
         meta_prep, meta_args = [], []
@@ -466,32 +525,46 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
             if p["kind"] in ("tensor", "ref"):
                 meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p['cpp_name']});")
             elif p["kind"] == "optional":
-                meta_prep.append(f"c10::optional<at::Tensor> {copy} = "
-                                 f"opgen_npu::ToMeta({p['cpp_name']});")
+                meta_prep.append(
+                    f"c10::optional<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
+                )
             elif p["kind"] == "list":
-                meta_prep.append(f"std::vector<at::Tensor> {copy} = "
-                                 f"opgen_npu::ToMeta({p['cpp_name']});")
+                meta_prep.append(
+                    f"std::vector<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
+                )
             else:
                 copy = p["cpp_name"]
             meta_args.append(copy)
-        meta = {"prep": meta_prep, "args": ", ".join(meta_args),
-                "signature": f"{cpp_return_types(returned)}"
-                             f"({', '.join(p['cpp_type'] for p in params)})"}
+        meta = {
+            "prep": meta_prep,
+            "args": ", ".join(meta_args),
+            "signature": f"{cpp_return_types(returned)}"
+            f"({', '.join(p['cpp_type'] for p in params)})",
+        }
         for o in returned:
-            source = ("meta_outputs_" if len(returned) == 1
-                      else f"std::get<{o['return_index']}>(meta_outputs_)")
+            source = (
+                "meta_outputs_"
+                if len(returned) == 1
+                else f"std::get<{o['return_index']}>(meta_outputs_)"
+            )
             kind = "std::vector<at::Tensor>" if o["is_list"] else "at::Tensor"
-            alloc.append(f"{kind} {out_vars[o['name']]} = opgen_npu::EmptyLike({source}, "
-                         f"{device_expr(guard)});")
+            alloc.append(
+                f"{kind} {out_vars[o['name']]} = opgen_npu::EmptyLike({source}, "
+                f"{device_expr(guard)});"
+            )
     for o in returned:
         if o["is_list"]:
-            aclnn_name = next(a.name for a in op.aclnn.args if a.source == o["name"]
-                              and a.role == "output")
+            aclnn_name = next(
+                a.name for a in op.aclnn.args if a.source == o["name"] and a.role == "output"
+            )
             alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o['name']]};")
 
     values = [out_vars[o["name"]] for o in returned]
-    refs = [f"{a.name}_" for a in op.aclnn.args if a.role == "input"
-            and by_name[a.source]["kind"] == "ref"]
+    refs = [
+        f"{a.name}_"
+        for a in op.aclnn.args
+        if a.role == "input" and by_name[a.source]["kind"] == "ref"
+    ]
     return_statement = cpp_return_statement(returned, values)
     return {
         "enabled": True,
@@ -500,14 +573,19 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         "reason": "",
         "function": f"{op.snake_name}_npu",
         "aclnn": op.aclnn.name,
-        "header": wrap(f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
-                       f"{op.aclnn.name} of the op package this project builds, which torch_npu "
-                       "finds at run time (libcust_opapi.so in the vendor directories of "
-                       "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:", LINE - 3),
+        "header": wrap(
+            f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
+            f"{op.aclnn.name} of the op package this project builds, which torch_npu "
+            "finds at run time (libcust_opapi.so in the vendor directories of "
+            "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:",
+            LINE - 3,
+        ),
         "aclnn_prototype": cpp_call(
             f"aclnnStatus {op.aclnn.workspace_fn}",
             [a.declaration() for a in op.aclnn.args]
-            + ["uint64_t *workspaceSize", "aclOpExecutor **executor"], 5).replace("\n  ", "\n//"),
+            + ["uint64_t *workspaceSize", "aclOpExecutor **executor"],
+            5,
+        ).replace("\n  ", "\n//"),
         "guard": f"at::device_of({guard['cpp_name']})",
         "attr_checks": cpp_fixed_attr_checks(op, "opgen_npu"),
         "shape_checks": cpp_shape_checks(op, params, "opgen_npu"),
@@ -574,11 +652,16 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     op_type = py_string(op.op_type)
     table = f"_{op.snake_name.upper()}_DTYPES"
     tensor_args = [p["name"] for p in params if p["is_tensor"]]
-    check = py_call("_output_dtypes", [op_type, table, *tensor_args], 4,
-                    len("dtypes_ = ") if returned else 0)
+    check = py_call(
+        "_output_dtypes", [op_type, table, *tensor_args], 4, len("dtypes_ = ") if returned else 0
+    )
     # the attrs no compute expression reads keep their defaults (Op.fixed_attrs)
-    lines = [py_call("_fixed_attr", [op_type, py_string(a.name), a.name,
-                                     py_literal(a.type, a.default)], 4) for a in op.fixed_attrs]
+    lines = [
+        py_call(
+            "_fixed_attr", [op_type, py_string(a.name), a.name, py_literal(a.type, a.default)], 4
+        )
+        for a in op.fixed_attrs
+    ]
     lines.append(f"dtypes_ = {check}" if returned else check)
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
     if op.is_row:  # the row kernel's shape rule (opgen/rows.py), before anything runs
@@ -591,15 +674,22 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
         return {"mode": "in_place", "lines": lines}
-    if not op.is_elementwise and not has_golden and required and not op.user_computed and not any(
-            o["is_list"] for o in outs):
+    if (
+        not op.is_elementwise
+        and not has_golden
+        and required
+        and not op.user_computed
+        and not any(o["is_list"] for o in outs)
+    ):
         # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
         # so the two agree until the user changes one; the tests compare them.
         first = required[0]
-        lines.append(f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape "
-                     f"of {first}.")
-        values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
-                  for o in returned]
+        lines.append(
+            f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape of {first}."
+        )
+        values = [
+            f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
+        ]
         mode = "host"
     elif broadcasts(op):
         first = required[0]
@@ -608,13 +698,18 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         mode = "elementwise"
     elif op.is_elementwise:  # one required input
         first = required[0]
-        values = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])"
-                  for o in returned]
+        values = [
+            f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
+        ]
         mode = "elementwise"
     elif has_golden:
         lines.append("# The float64 reference run on the fake tensors: only its shapes count.")
-        call = py_call(f"_golden.{py_function_name(op.snake_name)}",
-                       [p["name"] for p in params], 4, len("results_ = "))
+        call = py_call(
+            f"_golden.{py_function_name(op.snake_name)}",
+            [p["name"] for p in params],
+            4,
+            len("results_ = "),
+        )
         lines.append(f"results_ = {call}")
         if len(op.outputs) == 1:
             lines.append("results_ = (results_,)")
@@ -622,21 +717,29 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         for o in returned:
             source = f"results_[{o['index']}]"
             if o["is_list"]:
-                values.append(f"[t_.new_empty(t_.shape, dtype=dtypes_[{o['index']}]) "
-                              f"for t_ in {source}]")
+                values.append(
+                    f"[t_.new_empty(t_.shape, dtype=dtypes_[{o['index']}]) for t_ in {source}]"
+                )
             else:
                 values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
         mode = "golden"
     else:
-        what = ("has no compute and no golden expression" if op.user_computed
-                else "is not elementwise and has no golden expression")
-        message = (f"{op.op_type} {what}, so opgen "
-                   f"cannot tell its output shapes: define fake() in "
-                   f"{options.package}/{options_path(op)}")
+        what = (
+            "has no compute and no golden expression"
+            if op.user_computed
+            else "is not elementwise and has no golden expression"
+        )
+        message = (
+            f"{op.op_type} {what}, so opgen "
+            f"cannot tell its output shapes: define fake() in "
+            f"{options.package}/{options_path(op)}"
+        )
         pieces = wrap(message, LINE - 12)
         lines = ["raise NotImplementedError("]
-        lines += [f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
-                  for i, piece in enumerate(pieces)]
+        lines += [
+            f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
+            for i, piece in enumerate(pieces)
+        ]
         lines[-1] += ")"
         return {"mode": "none", "lines": lines}
     if not returned:
@@ -675,23 +778,37 @@ def is_differentiable(op: Op) -> tuple[bool, str]:
     for name, text in op.golden.items():
         func = next((f for f in golden_calls(text) if f in NO_DERIVATIVE), None)
         if func is not None:
-            return False, (f"the golden of output {name} calls torch.{func}, which torch has no "
-                           "derivative for")
+            return False, (
+                f"the golden of output {name} calls torch.{func}, which torch has no derivative for"
+            )
     return True, ""
 
 
 # torch functions autograd has no derivative for ("derivative for aten::heaviside is not
 # implemented"): a golden calling one has no backward to register.
-NO_DERIVATIVE = frozenset({"heaviside", "bitwise_and", "bitwise_or", "bitwise_xor",
-                           "bitwise_not", "logical_and", "logical_or", "logical_xor",
-                           "logical_not"})
+NO_DERIVATIVE = frozenset(
+    {
+        "heaviside",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "bitwise_not",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "logical_not",
+    }
+)
 
 
 def golden_calls(text: str) -> list[str]:
     """The names of the functions a (checked) golden expression calls: torch.heaviside ->
     heaviside."""
-    return [n.func.attr for n in ast.walk(ast.parse(text, mode="eval"))
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
+    return [
+        n.func.attr
+        for n in ast.walk(ast.parse(text, mode="eval"))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    ]
 
 
 def golden_context(op: Op, options, params) -> dict[str, Any]:
@@ -714,8 +831,11 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
     formula = f"{op.snake_name}_formula"
     plain = [py_param(p, annotated=False) for p in params]
     converted = [f"_float64({p['name']})" if p["is_tensor"] else p["name"] for p in params]
-    doc = [noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
-           for o in results if o.name in op.golden]
+    doc = [
+        noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
+        for o in results
+        if o.name in op.golden
+    ]
     missing = [o.name for o in results if o.name not in op.golden]
     user_file = py_string(f"{options.package}/{options_path(op)}")
     return {
@@ -727,8 +847,9 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
         "def_formula": py_def(formula, plain),
         "call_formula": "return " + py_call(formula, converted, 4, len("return ")),
         "call_user": "return " + py_call("golden_", converted, 4, len("return ")),
-        "user_lookup": py_call("_user_golden", [f"_{op.snake_name}_user", user_file], 4,
-                               len("golden_ = ")),
+        "user_lookup": py_call(
+            "_user_golden", [f"_{op.snake_name}_user", user_file], 4, len("golden_ = ")
+        ),
         "body": body,
         "doc": doc,
         "missing": missing,
@@ -741,30 +862,41 @@ def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
     if not broadcasts(op):
         return [], exprs
     names = [t.name for t in broadcast_inputs(op)]
-    short = [e != "None" and not set(names) <= {n.id for n in ast.walk(ast.parse(e, mode="eval"))
-                                                 if isinstance(n, ast.Name)} for e in exprs]
+    short = [
+        e != "None"
+        and not set(names)
+        <= {n.id for n in ast.walk(ast.parse(e, mode="eval")) if isinstance(n, ast.Name)}
+        for e in exprs
+    ]
     if not any(short):
         return [], exprs
     shape = fresh("shape", {t.name for t in op.inputs} | {a.name for a in op.attrs})
-    line = noqa_long(f"{shape} = torch.broadcast_shapes("
-                     f"{', '.join(n + '.shape' for n in names)})", 4)
-    return [line], [f"torch.broadcast_to({e}, {shape})" if s else e
-                    for e, s in zip(exprs, short, strict=True)]
+    line = noqa_long(
+        f"{shape} = torch.broadcast_shapes({', '.join(n + '.shape' for n in names)})", 4
+    )
+    return [line], [
+        f"torch.broadcast_to({e}, {shape})" if s else e for e, s in zip(exprs, short, strict=True)
+    ]
 
 
 def converter_context(op: Op, params, outs) -> dict[str, Any]:
     """The torchair converter: one GE node of the op's IR (the op package registers it)."""
     by_name = {p["name"]: p for p in params}
     inputs = [{"key": py_string(t.name), "value": t.name} for t in op.inputs]
-    attrs = [{"key": py_string(a.name),
-              "value": f"_ge.attr.{by_name[a.name]['ge_attr']}({a.name})"} for a in op.attrs]
+    attrs = [
+        {"key": py_string(a.name), "value": f"_ge.attr.{by_name[a.name]['ge_attr']}({a.name})"}
+        for a in op.attrs
+    ]
     returned = [o for o in outs if not o["is_ref"]]
     dynamic = [o for o in outs if o["is_list"]]
     outputs = []
     for o in outs:
         if o["is_list"]:
-            count = "len(meta_outputs)" if len(returned) == 1 else (
-                f"len(meta_outputs[{o['return_index']}])")
+            count = (
+                "len(meta_outputs)"
+                if len(returned) == 1
+                else (f"len(meta_outputs[{o['return_index']}])")
+            )
             outputs.append(f"({py_string(o['name'])}, {count})")
         else:
             outputs.append(py_string(o["name"]))
@@ -855,16 +987,21 @@ def build(op: Op, options: Options) -> TorchData:
     cpp_return, py_return = return_types(returned)
     differentiable, not_differentiable = is_differentiable(op)
     py_name = py_function_name(op.snake_name)
-    description = [f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results
-                   if o.name in op.golden]
+    description = [
+        f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
+    ]
     annotated = [py_param(p, annotated=True) for p in params]
     plain = [py_param(p, annotated=False) for p in params]
     op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
-    call = py_call(f"{op_path}.default", [p["name"] for p in params], 4,
-                   len("return ") if returned else 0)
+    call = py_call(
+        f"{op_path}.default", [p["name"] for p in params], 4, len("return ") if returned else 0
+    )
     fake = fake_context(op, options, params, outs)
-    register_args = [py_string(f"{options.namespace}::{op.snake_name}"),
-                     f"_{op.snake_name}_user", f"_{op.snake_name}_fake"]
+    register_args = [
+        py_string(f"{options.namespace}::{op.snake_name}"),
+        f"_{op.snake_name}_user",
+        f"_{op.snake_name}_fake",
+    ]
     mutable = any(t.is_ref for t in op.inputs)
     if mutable:  # the op type, for messages, and what the op computes, in the golden's order
         register_args[1:1] = [py_string(op.op_type)]
@@ -895,7 +1032,7 @@ def build(op: Op, options: Options) -> TorchData:
         returned=returned,  # the outputs the op returns
         variants=variants(op),  # one per dtype combination
         dtype_header=f"{', '.join(t.name for t in op.inputs)} -> "
-                     f"{', '.join(t.name for t in op.outputs) or 'in place'}",
+        f"{', '.join(t.name for t in op.outputs) or 'in place'}",
         nothing_returned=_nothing_returned(op),
         readme_notes=_readme_notes(op),
         # Python
@@ -923,8 +1060,10 @@ def build(op: Op, options: Options) -> TorchData:
         overrides_file=overrides_file,
         overrides_file_literal=py_string(overrides_file),
         overrides_module=f"_{op.snake_name}_user",
-        overrides_args=wrap("Each takes the op's arguments: "
-                               + (", ".join(plain) if plain else "none") + ".", LINE - 4),
+        overrides_args=wrap(
+            "Each takes the op's arguments: " + (", ".join(plain) if plain else "none") + ".",
+            LINE - 4,
+        ),
         overrides_example=overrides_example(op, params, outs),
         # C++
         cpp_params=", ".join(decls),
@@ -965,15 +1104,19 @@ def register_comment(op: Op, differentiable: bool, reason: str) -> list[str]:
     updated = [t.name for t in op.inputs if t.is_ref]
     names = ", ".join(updated)
     if updated and differentiable:
-        text = (f"{op.op_type} updates {names} in place. Its Autograd kernel "
-                "(_support._register_mutable) computes the new values out of place under an "
-                "autograd.Function whose backward is autograd of the golden, then writes them "
-                f"into {names} with copy_, as x.add_(y) does: the gradient reaches {names} as "
-                "it was before and the other inputs.")
+        text = (
+            f"{op.op_type} updates {names} in place. Its Autograd kernel "
+            "(_support._register_mutable) computes the new values out of place under an "
+            "autograd.Function whose backward is autograd of the golden, then writes them "
+            f"into {names} with copy_, as x.add_(y) does: the gradient reaches {names} as "
+            "it was before and the other inputs."
+        )
     elif updated:
-        text = (f"No backward from opgen: {reason}. {op.op_type} updates {names} in place, so it "
-                "refuses inputs that require grad (grad mode on) rather than leave their "
-                "gradients wrong.")
+        text = (
+            f"No backward from opgen: {reason}. {op.op_type} updates {names} in place, so it "
+            "refuses inputs that require grad (grad mode on) rather than leave their "
+            "gradients wrong."
+        )
     elif not differentiable:
         text = f"No backward from opgen: {reason}."
     else:
@@ -990,14 +1133,16 @@ def _readme_notes(op: Op) -> list[str]:
             "takes only the inputs and attrs, its kernel writes "
             f"{', '.join(t.name for t in op.results)} "
             "back to the input's own memory, and its golden returns the new values of those "
-            "inputs, which the tests compare with the mutated arguments.")
+            "inputs, which the tests compare with the mutated arguments."
+        )
     optional = [t.name for t in op.outputs if t.param_type == "optional"]
     if optional:
         notes.append(
             f"{op.op_type}: output {', '.join(optional)} is optional in the OpDef "
             "(`.ParamType(OPTIONAL)`, a nullable aclnn argument). The PyTorch op always "
             "allocates it, passes it to aclnn and returns it (a PyTorch op cannot leave out one "
-            "of its returns), and the kernel computes it like a required output.")
+            "of its returns), and the kernel computes it like a required output."
+        )
     return notes
 
 
@@ -1005,11 +1150,15 @@ def _nothing_returned(op: Op) -> list[str]:
     if op.in_place_only:
         names = ", ".join(t.name for t in op.results)
         their = "its new value" if len(op.results) == 1 else "their new values"
-        text = (f"Nothing: {op.op_type} has no outputs and updates its inputs in place (the "
-                f"kernel writes {names}; the golden returns {their}).")
+        text = (
+            f"Nothing: {op.op_type} has no outputs and updates its inputs in place (the "
+            f"kernel writes {names}; the golden returns {their})."
+        )
     else:
-        text = (f"Nothing: {', '.join(t.name for t in op.outputs)} "
-                f"{'is' if len(op.outputs) == 1 else 'are'} updated in place.")
+        text = (
+            f"Nothing: {', '.join(t.name for t in op.outputs)} "
+            f"{'is' if len(op.outputs) == 1 else 'are'} updated in place."
+        )
     return wrap(text, LINE - 8)
 
 
@@ -1061,8 +1210,10 @@ def introspection_context(op: Op, options, params) -> dict[str, Any]:
     plain = [dataclasses.replace(t, is_ref=False) for t in op.inputs]
     schema, _ = build_torch_schema(name, plain, [], op.attrs)
     schema = schema.rsplit(" -> ", 1)[0] + " -> str"
-    decls = [f"{'const at::Tensor&' if p['kind'] == 'ref' else p['cpp_type']} {p['cpp_name']}"
-             for p in params]
+    decls = [
+        f"{'const at::Tensor&' if p['kind'] == 'ref' else p['cpp_type']} {p['cpp_name']}"
+        for p in params
+    ]
     return {
         "name": name,
         "schema": schema,
@@ -1076,10 +1227,14 @@ def introspection_context(op: Op, options, params) -> dict[str, Any]:
 
 def _warnings(op: Op, options: Options, py_name: str) -> list[str]:
     if py_name in PACKAGE_NAMES:
-        return [f"{op.op_type}: the function {py_name}() would replace the package's own "
-                f"'{py_name}', so it is only in {options.package}.ops and "
-                f"torch.ops.{options.namespace}"]
+        return [
+            f"{op.op_type}: the function {py_name}() would replace the package's own "
+            f"'{py_name}', so it is only in {options.package}.ops and "
+            f"torch.ops.{options.namespace}"
+        ]
     if py_name != op.snake_name:
-        return [f"{op.op_type}: its Python function is {options.package}.{py_name}() "
-                f"('{op.snake_name}' would shadow a name ops.py uses)"]
+        return [
+            f"{op.op_type}: its Python function is {options.package}.{py_name}() "
+            f"('{op.snake_name}' would shadow a name ops.py uses)"
+        ]
     return []

@@ -42,51 +42,74 @@ def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
     snake, upper = op.snake_name, op.snake_name.upper()
     addresses = [t.kernel_param for t in op.tensors] + ["workspace"]
     # a dynamic tensor arrives as a list (ListTensorDesc), the others as one GM buffer each
-    gm_tensors = [{"name": t.name, "address": t.kernel_param, "macro": t.dtype_macro,
-                   "member": f"{t.kernel_param}{'List' if t.param_type == 'dynamic' else 'Gm'}_",
-                   # an in-place output: on the NPU the same memory as its input
-                   "role": f"{t.role}, input {t.name} updated in place" if t.role == "output"
-                   and t.is_ref else t.role,
-                   "optional": t.param_type == "optional",
-                   "dynamic": t.param_type == "dynamic"} for t in op.tensors]
+    gm_tensors = [
+        {
+            "name": t.name,
+            "address": t.kernel_param,
+            "macro": t.dtype_macro,
+            "member": f"{t.kernel_param}{'List' if t.param_type == 'dynamic' else 'Gm'}_",
+            # an in-place output: on the NPU the same memory as its input
+            "role": f"{t.role}, input {t.name} updated in place"
+            if t.role == "output" and t.is_ref
+            else t.role,
+            "optional": t.param_type == "optional",
+            "dynamic": t.param_type == "dynamic",
+        }
+        for t in op.tensors
+    ]
     infer = f"op_host/{snake}_infer.h"
     kernel = f"op_kernel/{snake}_kernel.h"
     files = [kernel, f"op_kernel/{snake}_tiling.h", f"op_host/{snake}_tiling_policy.h", infer]
-    cases = [{"id": "-".join(f"{name}{'x'.join(map(str, shape)) or 'scalar'}"
-                             for name, shape in case.items()),
-              "shapes": {name: list(shape) for name, shape in case.items()}}
-             for case in op.test_shapes]
-    what = "a golden but no compute expression" if op.golden else \
-        "neither a compute expression nor a golden"
-    warnings = [f"{op.op_type} has {what}: it is yours to compute, and opgen assumes no shape "
-                f"rule for it. Write {', '.join(files)} (each carries TODOs; the tests name "
-                "what is still missing)"]
+    cases = [
+        {
+            "id": "-".join(
+                f"{name}{'x'.join(map(str, shape)) or 'scalar'}" for name, shape in case.items()
+            ),
+            "shapes": {name: list(shape) for name, shape in case.items()},
+        }
+        for case in op.test_shapes
+    ]
+    what = (
+        "a golden but no compute expression"
+        if op.golden
+        else "neither a compute expression nor a golden"
+    )
+    warnings = [
+        f"{op.op_type} has {what}: it is yours to compute, and opgen assumes no shape "
+        f"rule for it. Write {', '.join(files)} (each carries TODOs; the tests name "
+        "what is still missing)"
+    ]
     if not op.golden:
-        warnings.append(f"{op.op_type} has no golden: its tests cannot check shapes or values "
-                        f"until you give one (\"opgen\": {{\"golden\": ...}}) or define golden() "
-                        f"and fake() in overrides/{snake}.py")
+        warnings.append(
+            f"{op.op_type} has no golden: its tests cannot check shapes or values "
+            f'until you give one ("opgen": {{"golden": ...}}) or define golden() '
+            f"and fake() in overrides/{snake}.py"
+        )
     elif not op.test_shapes and len(op.inputs) > 1:
-        warnings.append(f"{op.op_type}: without \"opgen\": {{\"test_shapes\": ...}} its tests give "
-                        "every input one shape, which its golden may not take (a matmul does "
-                        "not): give the inputs' shapes there")
-    doc = (f"{op.op_type}, an op without a compute expression: yours to compute. The fake "
-           "kernel, the PyTorch registration and the OpDef are checked now; InferShape against "
-           "the golden's shapes, and precision on the CPU twin, once you write "
-           f"{', '.join(files)}. "
-           f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
-           "returns zeros of the fake kernel's shapes (csrc/ops.cpp).")
+        warnings.append(
+            f'{op.op_type}: without "opgen": {{"test_shapes": ...}} its tests give '
+            "every input one shape, which its golden may not take (a matmul does "
+            "not): give the inputs' shapes there"
+        )
+    doc = (
+        f"{op.op_type}, an op without a compute expression: yours to compute. The fake "
+        "kernel, the PyTorch registration and the OpDef are checked now; InferShape against "
+        "the golden's shapes, and precision on the CPU twin, once you write "
+        f"{', '.join(files)}. "
+        f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
+        "returns zeros of the fake kernel's shapes (csrc/ops.cpp)."
+    )
     reasons = {
         "infer": f"{infer} is opgen's placeholder: write InferShape there, then delete its "
-                 f"#define {upper}_INFER_SHAPE_NOT_WRITTEN line",
+        f"#define {upper}_INFER_SHAPE_NOT_WRITTEN line",
         "kernel": f"{op.op_type} is yours to compute: write the kernel in {kernel} (then delete "
-                  f"its PLACEHOLDER banner), its tiling in op_kernel/{snake}_tiling.h and "
-                  f"op_host/{snake}_tiling_policy.h, and InferShape in {infer}"
-                  + ("" if op.golden else f", and a golden: define golden() in "
-                                           f"overrides/{snake}.py"),
+        f"its PLACEHOLDER banner), its tiling in op_kernel/{snake}_tiling.h and "
+        f"op_host/{snake}_tiling_policy.h, and InferShape in {infer}"
+        + ("" if op.golden else f", and a golden: define golden() in overrides/{snake}.py"),
         "aot": f"{kernel} is opgen's placeholder, which writes no output: eager and compiled "
-               "runs see different values",
+        "runs see different values",
         "fake": f"{op.op_type} has no golden to take output shapes from: define fake() in "
-                f"overrides/{snake}.py",
+        f"overrides/{snake}.py",
     }
     return UserOpData(
         infer_header=f"{snake}_infer.h",
@@ -96,9 +119,12 @@ def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
         kernel_guard=f"{upper}_KERNEL_H",
         kernel_class=f"Kernel{op.op_type}",
         tiling_guard=f"{upper}_TILING_H",
-        init_signature=cpp_wrap("__aicore__ inline void Init(",
-                                [f"GM_ADDR {a}" for a in addresses]
-                                + [f"const {op.op_type}TilingData& tiling"], ")", indent=" " * 4),
+        init_signature=cpp_wrap(
+            "__aicore__ inline void Init(",
+            [f"GM_ADDR {a}" for a in addresses] + [f"const {op.op_type}TilingData& tiling"],
+            ")",
+            indent=" " * 4,
+        ),
         init_args=addresses + [kernel_data.entry_tiling_var],
         gm_tensors=gm_tensors,
         files=files,

@@ -29,11 +29,17 @@ def pytest_runtest_logreport(report):
             message = "" if report.passed else _message(report)
         if report.when == "setup" and report.failed:
             outcome = "error"
-        _outcomes[report.nodeid] = {"outcome": outcome, "message": message,
-                                    "seconds": report.duration}
+        _outcomes[report.nodeid] = {
+            "outcome": outcome,
+            "message": message,
+            "seconds": report.duration,
+        }
     elif report.when == "teardown" and report.failed:
-        _outcomes[report.nodeid] = {"outcome": "error", "message": report.longreprtext,
-                                    "seconds": report.duration}
+        _outcomes[report.nodeid] = {
+            "outcome": "error",
+            "message": report.longreprtext,
+            "seconds": report.duration,
+        }
 
 
 def pytest_sessionfinish(session):

@@ -42,12 +42,16 @@ class Suite:
 
     def select(self, outcome: str | None = None, name: str = "") -> dict[str, dict]:
         """Tests with this outcome (any, when None) whose node id contains `name`."""
-        return {k: v for k, v in self.outcomes.items()
-                if name in k and (outcome is None or v["outcome"] == outcome)}
+        return {
+            k: v
+            for k, v in self.outcomes.items()
+            if name in k and (outcome is None or v["outcome"] == outcome)
+        }
 
     def describe(self) -> str:
-        bad = {k: v for k, v in self.outcomes.items()
-               if v["outcome"] in ("failed", "error", "xpassed")}
+        bad = {
+            k: v for k, v in self.outcomes.items() if v["outcome"] in ("failed", "error", "xpassed")
+        }
         lines = [f"{dict(self.counts())} in {self.seconds:.1f} s"]
         lines += [f"{k}: {v['outcome']}\n{v['message'][-1500:]}" for k, v in bad.items()]
         if not self.outcomes:
@@ -62,8 +66,9 @@ def env() -> dict[str, str]:
 def render(proto_path: Path, destination: Path, socs: tuple[str, ...] = ()) -> Project:
     from opgen import new
 
-    the_plan, proto = new.plan(proto_path, destination, list(socs), None, None, None, None, False,
-                               False)
+    the_plan, proto = new.plan(
+        proto_path, destination, list(socs), None, None, None, None, False, False
+    )
     new.create(the_plan, proto, dry_run=False)
     return Project(destination, the_plan.options.package, the_plan.options.namespace)
 
@@ -71,16 +76,23 @@ def render(proto_path: Path, destination: Path, socs: tuple[str, ...] = ()) -> P
 def build(project: Project) -> float:
     """Build (or rebuild: ninja recompiles what changed) the CPU extension in place."""
     start = time.monotonic()
-    result = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"],
-                            cwd=project.directory, capture_output=True, text=True, env=env())
+    result = subprocess.run(
+        [sys.executable, "setup.py", "build_ext", "--inplace"],
+        cwd=project.directory,
+        capture_output=True,
+        text=True,
+        env=env(),
+    )
     if result.returncode != 0:
-        raise AssertionError("building the extension failed:\n" + result.stdout[-3000:]
-                             + result.stderr[-5000:])
+        raise AssertionError(
+            "building the extension failed:\n" + result.stdout[-3000:] + result.stderr[-5000:]
+        )
     return time.monotonic() - start
 
 
-def run_suite(project: Project, *pytest_args: str, python: str | None = None,
-              timeout: float = 900) -> Suite:
+def run_suite(
+    project: Project, *pytest_args: str, python: str | None = None, timeout: float = 900
+) -> Suite:
     """The project's tests/ in a child pytest (its conftest, its rootdir)."""
     outcomes_file = project.directory / ".opgen" / "test-outcomes.json"
     outcomes_file.unlink(missing_ok=True)
@@ -89,9 +101,24 @@ def run_suite(project: Project, *pytest_args: str, python: str | None = None,
     child_env["PYTHONPATH"] = os.pathsep.join([str(project.directory), str(HERE)])
     start = time.monotonic()
     result = subprocess.run(
-        [python or sys.executable, "-m", "pytest", "tests", "-p", "outcomes_plugin",
-         "-p", "no:cacheprovider", "-q", *pytest_args],
-        cwd=project.directory, capture_output=True, text=True, env=child_env, timeout=timeout)
+        [
+            python or sys.executable,
+            "-m",
+            "pytest",
+            "tests",
+            "-p",
+            "outcomes_plugin",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            *pytest_args,
+        ],
+        cwd=project.directory,
+        capture_output=True,
+        text=True,
+        env=child_env,
+        timeout=timeout,
+    )
     seconds = time.monotonic() - start
     outcomes = json.loads(outcomes_file.read_text()) if outcomes_file.is_file() else {}
     return Suite(outcomes, result.returncode, seconds, result.stdout + result.stderr)

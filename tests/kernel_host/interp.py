@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 
 _CALL = re.compile(r"^AscendC::(\w+)\((.*)\);$")
-_DECL = re.compile(r"^const AscendC::LocalTensor<(\w+)> (\w+) = "
-                   r"(\w+)(?:\[[^\]]*\])?(\.ReinterpretCast<\w+>\(\))?;$")
+_DECL = re.compile(
+    r"^const AscendC::LocalTensor<(\w+)> (\w+) = "
+    r"(\w+)(?:\[[^\]]*\])?(\.ReinterpretCast<\w+>\(\))?;$"
+)
 
 
 def _split_args(text: str) -> list[str]:
@@ -45,24 +47,45 @@ def scalar(text: str, tiling: dict[str, Any]) -> float:
 
 
 _UNARY = {
-    "Exp": np.exp, "Ln": np.log, "Sqrt": np.sqrt, "Rsqrt": lambda v: 1 / np.sqrt(v),
-    "Abs": np.abs, "Reciprocal": lambda v: 1 / v, "Relu": lambda v: np.where(v > 0, v, 0.0),
-    "Tanh": np.tanh, "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
-    "Sign": np.sign, "Floor": np.floor, "Ceil": np.ceil,
+    "Exp": np.exp,
+    "Ln": np.log,
+    "Sqrt": np.sqrt,
+    "Rsqrt": lambda v: 1 / np.sqrt(v),
+    "Abs": np.abs,
+    "Reciprocal": lambda v: 1 / v,
+    "Relu": lambda v: np.where(v > 0, v, 0.0),
+    "Tanh": np.tanh,
+    "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+    "Sign": np.sign,
+    "Floor": np.floor,
+    "Ceil": np.ceil,
     "Erf": np.vectorize(math.erf, otypes=[np.float64]),
 }
 _ADV = ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf")
-_BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide,
-           "Max": np.fmax, "Min": np.fmin}
+_BINARY = {
+    "Add": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "Div": np.divide,
+    "Max": np.fmax,
+    "Min": np.fmin,
+}
 # Max/Min/Relu with NaN: the twin's rule (a NaN loses; asc-devkit documents none)
 _SCALAR = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.fmax, "Mins": np.fmin}
-_CMP = {"LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal,
-        "EQ": np.equal, "NE": np.not_equal}
+_CMP = {
+    "LT": np.less,
+    "LE": np.less_equal,
+    "GT": np.greater,
+    "GE": np.greater_equal,
+    "EQ": np.equal,
+    "NE": np.not_equal,
+}
 _MASK = re.compile(r"^(\w+)\.ReinterpretCast<uint8_t>\(\)$")
 
 
-def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
-        arch: int | None = None) -> dict[str, np.ndarray]:
+def run(
+    body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any], arch: int | None = None
+) -> dict[str, np.ndarray]:
     """Execute the body; `tiles` maps parameter names to arrays (outputs may hold garbage)."""
     tiles = {k: np.array(v, dtype=np.float64) for k, v in tiles.items()}
     n = len(next(iter(tiles.values())))
@@ -118,8 +141,7 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
             assert 1 in mask_args and args[1] in masks, f"Select reads no mask ({line})"
             assert dst != args[1], f"Select must not write over its mask ({line})"
             mode = args[4].rsplit("::", 1)[1]
-            other = tiles[args[3]] if mode == "VSEL_TENSOR_TENSOR_MODE" \
-                else scalar(args[3], tiling)
+            other = tiles[args[3]] if mode == "VSEL_TENSOR_TENSOR_MODE" else scalar(args[3], tiling)
             value = np.where(masks[args[1]], tiles[args[2]], other)
             masks.pop(dst, None)
             tiles[dst] = value
@@ -139,8 +161,13 @@ def run(body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any],
             if api in ("Floor", "Ceil") and arch == 2002:  # the twin: |x| <= 2^31 - 1 only
                 src = tiles[args[1]]
                 outside = ~(np.abs(src) <= 2147483647.0)
-                value = np.where(outside, np.where(np.isnan(src), 0.0, np.clip(
-                    np.nan_to_num(src), -2147483648.0, 2147483647.0)), value)
+                value = np.where(
+                    outside,
+                    np.where(
+                        np.isnan(src), 0.0, np.clip(np.nan_to_num(src), -2147483648.0, 2147483647.0)
+                    ),
+                    value,
+                )
         elif api == "Power":  # Power(dst, src, exponent, sharedTmp, count)
             assert dst != args[1], f"{api} must not write over its source ({line})"
             assert args[3] in shared, f"{api} needs the sharedTmpBuffer ({line})"

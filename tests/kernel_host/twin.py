@@ -129,9 +129,13 @@ def variant_block(op: dict, kset: KernelSet) -> list[str]:
         lines += [f"#define {m} {c}" for m, c in macros.items()]
         if op.get("user_computed"):  # the user's kernel header uses the DTYPE_ macros: anew
             lines.append(f"#undef {op['user']['kernel_guard']}")
-        lines += [f"#define {snake} {_symbol(op, kset, i)}",
-                  f"namespace opgen_variant_{snake}_{i} {{", f'#include "{snake}.cpp"',
-                  f"}}  // namespace opgen_variant_{snake}_{i}", f"#undef {snake}"]
+        lines += [
+            f"#define {snake} {_symbol(op, kset, i)}",
+            f"namespace opgen_variant_{snake}_{i} {{",
+            f'#include "{snake}.cpp"',
+            f"}}  // namespace opgen_variant_{snake}_{i}",
+            f"#undef {snake}",
+        ]
         lines += [f"#undef {m}" for m in macros] + [""]
     return lines
 
@@ -142,9 +146,12 @@ def kernel_unit(ops: list[tuple[dict, KernelSet]], scope: str = "") -> str:
     `scope`: a namespace for the ops' headers, for a kernel set with its own flags: its inline
     compute step (e.g. an __NPU_ARCH__ branch) must not be merged by the linker with the
     default set's function of the same name."""
-    lines = ["// Kernel dtype variants for the CPU twin (see tests/kernel_host/twin.py).",
-             '#include "kernel_operator.h"', '#include "opgen_twin/kernel_type.h"',
-             '#include "opgen_kernel.h"']
+    lines = [
+        "// Kernel dtype variants for the CPU twin (see tests/kernel_host/twin.py).",
+        '#include "kernel_operator.h"',
+        '#include "opgen_twin/kernel_type.h"',
+        '#include "opgen_kernel.h"',
+    ]
     lines += [f"namespace {scope} {{"] if scope else []
     for op, _ in ops:
         lines.append(f'#include "{op["snake"]}_tiling.h"')
@@ -169,12 +176,23 @@ def variants_table(builds: list[OpBuild]) -> str:
                 decls.append(f'extern "C" void {sym}({", ".join(["uint8_t*"] * arity)});')
                 dts = ", ".join(f"ge::{DTYPES[d].ge}" for d in combo)
                 rows.append(f"{{{{{dts}}}, opgen_twin::MakeKernel({sym})}}")
-            cases.append(f'    if (op == "{op["op_type"]}" && set == "{kset.name}") {{\n'
-                         f'        return {{{", ".join(rows)}}};\n    }}')
-    return "\n".join([
-        *decls, "",
-        "inline std::vector<opgen_twin::KernelVariant> Variants(const std::string& op, "
-        "const std::string& set)", "{", *cases, "    return {};", "}", ""])
+            cases.append(
+                f'    if (op == "{op["op_type"]}" && set == "{kset.name}") {{\n'
+                f"        return {{{', '.join(rows)}}};\n    }}"
+            )
+    return "\n".join(
+        [
+            *decls,
+            "",
+            "inline std::vector<opgen_twin::KernelVariant> Variants(const std::string& op, "
+            "const std::string& set)",
+            "{",
+            *cases,
+            "    return {};",
+            "}",
+            "",
+        ]
+    )
 
 
 def _digest(parts: list[bytes]) -> str:
@@ -224,20 +242,38 @@ def build(builds: list[OpBuild], out: Path, cache: Path | None = None) -> Build:
             scope = f"opgen_set_{part[0][1].name}" if flags else ""
             src.write_text(kernel_unit([(b.op, k) for b, k in part], scope))
             dirs = list(dict.fromkeys(b.project / "op_kernel" for b, _ in part))
-            units[name] = ([*CXXFLAGS, *flags, rename, "-I", str(TWIN_INCLUDE),
-                            *(x for d in dirs for x in ("-I", str(d))), "-c", str(src)],
-                           [src.read_bytes(), *_tree_bytes(*dirs)])
+            units[name] = (
+                [
+                    *CXXFLAGS,
+                    *flags,
+                    rename,
+                    "-I",
+                    str(TWIN_INCLUDE),
+                    *(x for d in dirs for x in ("-I", str(d))),
+                    "-c",
+                    str(src),
+                ],
+                [src.read_bytes(), *_tree_bytes(*dirs)],
+            )
 
     # The host files of every op and the driver in ONE translation unit: the generated host code
     # must not clash when several ops share a library (here even a translation unit).
     hosts = [b.project / "op_host" / f"{b.op['snake']}.cpp" for b in builds]
     unity = out / "host_driver.cpp"
     unity.write_text("".join(f'#include "{h}"\n' for h in hosts) + '#include "driver.cpp"\n')
-    units["host_driver"] = ([*CXXFLAGS, "-I", str(TWIN_INCLUDE), "-I", str(out), "-c", str(unity)],
-                            [unity.read_bytes(), (out / "driver.cpp").read_bytes(),
-                             (out / "variants.inc").read_bytes(),
-                             *(x for b in builds for x in _tree_bytes(b.project / "op_host",
-                                                                      b.project / "op_kernel"))])
+    units["host_driver"] = (
+        [*CXXFLAGS, "-I", str(TWIN_INCLUDE), "-I", str(out), "-c", str(unity)],
+        [
+            unity.read_bytes(),
+            (out / "driver.cpp").read_bytes(),
+            (out / "variants.inc").read_bytes(),
+            *(
+                x
+                for b in builds
+                for x in _tree_bytes(b.project / "op_host", b.project / "op_kernel")
+            ),
+        ],
+    )
 
     result = Build(out / "driver")
     objects = []
@@ -245,8 +281,14 @@ def build(builds: list[OpBuild], out: Path, cache: Path | None = None) -> Build:
     def compile_unit(name: str) -> tuple[str, float, subprocess.CompletedProcess | None]:
         args, inputs = units[name]
         obj = out / f"{name}.o"
-        key = _digest([CXX.encode(), " ".join(a for a in args if not a.startswith("/")).encode(),
-                       *inputs, *twin_bytes])
+        key = _digest(
+            [
+                CXX.encode(),
+                " ".join(a for a in args if not a.startswith("/")).encode(),
+                *inputs,
+                *twin_bytes,
+            ]
+        )
         if cache is not None and (cache / f"{key}.o").is_file():
             shutil.copy(cache / f"{key}.o", obj)
             return name, 0.0, None
@@ -271,8 +313,9 @@ def build(builds: list[OpBuild], out: Path, cache: Path | None = None) -> Build:
                 result.warnings[name] = proc.stderr
     if errors:
         raise RuntimeError("C++ compilation failed:\n" + "\n".join(errors))
-    proc = subprocess.run([CXX, "-o", str(result.driver), *map(str, objects)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [CXX, "-o", str(result.driver), *map(str, objects)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"link failed:\n{proc.stderr}")
     return result
@@ -282,9 +325,18 @@ def build(builds: list[OpBuild], out: Path, cache: Path | None = None) -> Build:
 # running
 # ---------------------------------------------------------------------------------------------
 
-_TORCH_DTYPES = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32",
-                 "int16": "int16", "int32": "int32", "int8": "int8", "uint8": "uint8",
-                 "int64": "int64", "float64": "float64", "bool": "bool"}
+_TORCH_DTYPES = {
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "float32": "float32",
+    "int16": "int16",
+    "int32": "int32",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int64": "int64",
+    "float64": "float64",
+    "bool": "bool",
+}
 
 
 def encode(values: np.ndarray, dtype: str) -> tuple[bytes, np.ndarray]:
@@ -314,9 +366,16 @@ def decode(raw: bytes, dtype: str, shape: list[int]) -> np.ndarray:
 _GE_TO_DTYPE = {d.ge: name for name, d in DTYPES.items()}
 
 
-def run(driver: Path, op_type: str, inputs: list[tuple[str, np.ndarray] | None],
-        attrs: list[tuple[str, Any]] | None = None, kernel_set: str = "default",
-        cores: int | None = None, ub: int | None = None, workdir: Path | None = None) -> dict:
+def run(
+    driver: Path,
+    op_type: str,
+    inputs: list[tuple[str, np.ndarray] | None],
+    attrs: list[tuple[str, Any]] | None = None,
+    kernel_set: str = "default",
+    cores: int | None = None,
+    ub: int | None = None,
+    workdir: Path | None = None,
+) -> dict:
     """Run one op; inputs are (dtype, values) or None for an absent optional input.
 
     Returns the driver's JSON with "outputs" decoded to float64 arrays, "inputs" as stored and

@@ -10,8 +10,7 @@ def t(name, types=("fp16", "float"), param_type="required"):
 
 
 def attr(name, attr_type, default=None, required=False):
-    entry = {"name": name, "type": attr_type,
-             "param_type": "required" if required else "optional"}
+    entry = {"name": name, "type": attr_type, "param_type": "required" if required else "optional"}
     if not required:
         entry["default_value"] = default
     return entry
@@ -40,8 +39,11 @@ NO_ACLNN = {
     "op": "PadsCustom",
     "input_desc": [t("x")],
     "output_desc": [t("y")],
-    "attr": [attr("scale", "float", 2.0), attr("pads", "list_list_int", [[1, 2]]),
-             attr("level", "int", required=True)],
+    "attr": [
+        attr("scale", "float", 2.0),
+        attr("pads", "list_list_int", [[1, 2]]),
+        attr("level", "int", required=True),
+    ],
     "opgen": {"compute": {"y": "x * scale"}},
 }
 
@@ -132,8 +134,20 @@ SHADOWING = {
     "opgen": {"compute": {"level": "at + std * result"}},
 }
 
-KITCHEN_SINK = [ALL_ATTRS, NO_ACLNN, TWO_OUTPUTS, IN_PLACE, ONLY_IN_PLACE, NO_OUTPUTS,
-                OPTIONAL_OUTPUT, REDUCE, CONCAT, CHUNKS, OPAQUE, SHADOWING]
+KITCHEN_SINK = [
+    ALL_ATTRS,
+    NO_ACLNN,
+    TWO_OUTPUTS,
+    IN_PLACE,
+    ONLY_IN_PLACE,
+    NO_OUTPUTS,
+    OPTIONAL_OUTPUT,
+    REDUCE,
+    CONCAT,
+    CHUNKS,
+    OPAQUE,
+    SHADOWING,
+]
 
 
 def text(ops) -> str:

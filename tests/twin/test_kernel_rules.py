@@ -27,8 +27,10 @@ def test_scalar_writes_keep_to_cache_lines_of_their_own(run_section):
     fails the launch, naming both blocks, the line and the buffer (the data cache writes back
     whole lines); blocks on lines of their own, and DataCopy alone, pass."""
     msgs = run_section("test_kernel_api", "cacheline")["messages"]
-    assert "kernel blocks 0 and 1 both write the 64-byte cache line at bytes [0, 64) of output " \
-           "'y', block 0 with the scalar unit" in msgs["cacheline_scalar_scalar"]
+    assert (
+        "kernel blocks 0 and 1 both write the 64-byte cache line at bytes [0, 64) of output "
+        "'y', block 0 with the scalar unit" in msgs["cacheline_scalar_scalar"]
+    )
     assert "blocks 1 and 2" in msgs["cacheline_scalar_dma"]
 
 
