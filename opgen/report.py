@@ -100,20 +100,7 @@ def render(entries: list[dict], title: str) -> str:
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for e in entries:
         groups[(op_of(e), e.get("dtype", "?"))].append(e)
-    failed = sum(not e.get("passed") for e in entries)
-    out = [
-        "<!DOCTYPE html>",
-        "<html><head><meta charset='utf-8'>",
-        f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;"
-        "font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-        "td.l,th.l{text-align:left}.fail{background:#fdd}.pass{background:#efe}"
-        "img{margin:4px}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>{len(entries)} judged outputs, {failed} failed. Rules: the CANN precision "
-        "standard as tests/precision.py implements it (special values; the threshold "
-        "standard; else the ratio standard against torch in the op's dtype).</p>",
-    ]
+    out = _page_head(entries, title)
     have_plots = True
     for (op, dtype), rows in sorted(groups.items()):
         out.append(f"<h2>{html.escape(op)}, {html.escape(dtype)}</h2>")
@@ -135,29 +122,52 @@ def render(entries: list[dict], title: str) -> str:
             "<th>small-value errors</th><th>special mismatches</th>"
             "<th class='l'>ratios to torch</th><th class='l'>reason</th></tr>"
         )
-        for e in sorted(rows, key=lambda r: (r.get("test", ""), r.get("what", ""))):
-            m = e.get("metrics", {})
-            special = str(m.get("special_mismatches", 0))
-            if e.get("benchmark"):  # the benchmark's count, which the op's is judged against
-                special += f" (torch {e['benchmark'].get('special_mismatches', 0)})"
-            ratios = ", ".join(f"{k} {_fmt(v)}" for k, v in (e.get("ratios") or {}).items())
-            verdict = "pass" if e.get("passed") else "fail"
-            test = e.get("test", "").split("::", 1)[-1]
-            out.append(
-                f"<tr class='{verdict}'><td class='l'>{html.escape(test)}</td>"
-                f"<td class='l'>{html.escape(e.get('what', ''))}</td><td>{verdict}</td>"
-                f"<td class='l'>{html.escape(e.get('rule', ''))}</td>"
-                f"<td>{_fmt(m.get('mere'))}</td><td>{_fmt(m.get('mare'))}</td>"
-                f"<td>{_fmt(m.get('rmse'))}</td>"
-                f"<td>{m.get('small_errors', 0)} of {m.get('small_count', 0)}</td>"
-                f"<td>{special}</td><td class='l'>{html.escape(ratios)}</td>"
-                f"<td class='l'>{html.escape(e.get('reason', ''))}</td></tr>"
-            )
+        out += [
+            _case_row(e) for e in sorted(rows, key=lambda r: (r.get("test", ""), r.get("what", "")))
+        ]
         out.append("</table>")
     if not entries:
         out.append("<p>No precision case was recorded (no precision test ran).</p>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def _page_head(entries: list[dict], title: str) -> list[str]:
+    failed = sum(not e.get("passed") for e in entries)
+    return [
+        "<!DOCTYPE html>",
+        "<html><head><meta charset='utf-8'>",
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;"
+        "font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+        "td.l,th.l{text-align:left}.fail{background:#fdd}.pass{background:#efe}"
+        "img{margin:4px}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>{len(entries)} judged outputs, {failed} failed. Rules: the CANN precision "
+        "standard as tests/precision.py implements it (special values; the threshold "
+        "standard; else the ratio standard against torch in the op's dtype).</p>",
+    ]
+
+
+def _case_row(e: dict) -> str:
+    """One judged output as a table row."""
+    m = e.get("metrics", {})
+    special = str(m.get("special_mismatches", 0))
+    if e.get("benchmark"):  # the benchmark's count, which the op's is judged against
+        special += f" (torch {e['benchmark'].get('special_mismatches', 0)})"
+    ratios = ", ".join(f"{k} {_fmt(v)}" for k, v in (e.get("ratios") or {}).items())
+    verdict = "pass" if e.get("passed") else "fail"
+    test = e.get("test", "").split("::", 1)[-1]
+    return (
+        f"<tr class='{verdict}'><td class='l'>{html.escape(test)}</td>"
+        f"<td class='l'>{html.escape(e.get('what', ''))}</td><td>{verdict}</td>"
+        f"<td class='l'>{html.escape(e.get('rule', ''))}</td>"
+        f"<td>{_fmt(m.get('mere'))}</td><td>{_fmt(m.get('mare'))}</td>"
+        f"<td>{_fmt(m.get('rmse'))}</td>"
+        f"<td>{m.get('small_errors', 0)} of {m.get('small_count', 0)}</td>"
+        f"<td>{special}</td><td class='l'>{html.escape(ratios)}</td>"
+        f"<td class='l'>{html.escape(e.get('reason', ''))}</td></tr>"
+    )
 
 
 def write(project: Path) -> Path | None:

@@ -91,7 +91,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.lower:Lowerer._call": (65, 18),
     "opgen.prototype:parse_json": (65, 15),
     "opgen.doctor:checks": (64, 15),
-    "opgen.report:render": (62, 15),
     "opgen.update:_decide": (56, 21),
     "opgen.expr:_check_golden": (53, 20),
     "opgen.expr:_torch": (42, 18),
