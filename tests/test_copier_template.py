@@ -36,6 +36,16 @@ def git(*args, cwd: Path) -> None:
     )
 
 
+def template_repository(tmp_path: Path) -> Path:
+    """opgen's templates as a team's git repository, one commit."""
+    repo = tmp_path / "team-templates"
+    shutil.copytree(ROOT / "templates", repo, symlinks=True)
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "v1", cwd=repo)
+    return repo
+
+
 def test_the_project_records_copiers_answers(tmp_path):
     project = new_project(tmp_path)
     answers = yaml.safe_load((project / ".copier-answers.yml").read_text())
@@ -67,11 +77,7 @@ def test_copier_recopy_leaves_every_file_byte_identical(tmp_path):
 
 
 def test_templates_at_a_git_tag_then_an_update_to_the_next_tag_keeps_a_user_edit(tmp_path):
-    repo = tmp_path / "team-templates"
-    shutil.copytree(ROOT / "templates", repo, symlinks=True)
-    git("init", "-q", cwd=repo)
-    git("add", "-A", cwd=repo)
-    git("commit", "-qm", "v1", cwd=repo)
+    repo = template_repository(tmp_path)
     git("tag", "v1", cwd=repo)
     project = new_project(tmp_path, templates=f"{repo}@v1")
     assert yaml.safe_load((project / ".copier-answers.yml").read_text())["_commit"] == "v1"
@@ -99,11 +105,7 @@ def test_templates_at_a_git_tag_then_an_update_to_the_next_tag_keeps_a_user_edit
 
 
 def test_a_tag_the_repository_lacks_is_bad_input(tmp_path):
-    repo = tmp_path / "team-templates"
-    shutil.copytree(ROOT / "templates", repo, symlinks=True)
-    git("init", "-q", cwd=repo)
-    git("add", "-A", cwd=repo)
-    git("commit", "-qm", "v1", cwd=repo)
+    repo = template_repository(tmp_path)
     result = cli("new", GELU, "-o", tmp_path / "p", "--no-build", "--templates", f"{repo}@v9")
     assert result.exit_code == 2
     assert f"--templates {repo}@v9: copier cannot get the templates" in result.stderr
