@@ -194,6 +194,12 @@ def check_template_source(source: TemplateSource, flag: str = "--templates") -> 
         )
     path = root / "copier.yml"
     if not path.is_file():
+        if all((root / name / "copier.yml").is_file() for name in TEMPLATE_ROOTS):
+            raise UsageError(
+                f"{flag} {source}: templates in the format of opgen before copier rendered "
+                "them (a copier.yml per root); copy opgen's templates/ anew, carry your "
+                "changes over and pass --templates with the copy"
+            )
         raise UsageError(
             f"{flag} {source}: {path.name} is missing (a template directory holds "
             "copier.yml, as opgen's templates/ does)"

@@ -306,6 +306,11 @@ def test_a_missing_template_directory_is_bad_input(tmp_path):
     (tmp_path / "empty").mkdir()
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", tmp_path / "empty")
     assert result.exit_code == 2 and "copier.yml is missing" in result.stderr
+    for root in ("kernel", "host", "torch_ext", "tests"):  # the format before copier rendered
+        (tmp_path / "empty" / root).mkdir()
+        (tmp_path / "empty" / root / "copier.yml").write_text("_subdirectory: project\n")
+    result = invoke(GELU, "-o", tmp_path / "p", "--templates", tmp_path / "empty")
+    assert result.exit_code == 2 and "a copier.yml per root" in result.stderr
     assert not (tmp_path / "p").exists()
 
 
