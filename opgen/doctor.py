@@ -51,66 +51,58 @@ def cann_version(home: Path) -> str:
 
 
 def checks() -> list[Check]:
-    py = platform.python_version()
-    torch = _dist_version("torch")
     torch_npu = _dist_version("torch-npu") if find_spec("torch_npu") else None
-    gxx = tool_version(["g++", "--version"])
     ninja = tool_version(["ninja", "--version"]) or (_dist_version("ninja") and "python ninja")
-    git = tool_version(["git", "--version"])
     home = cann_home()
-    msopgen = shutil.which("msopgen")
-    return [
-        Check(
-            "Python",
-            py,
-            "opgen runs" if sys.version_info >= (3, 10) else "opgen needs Python 3.10 or newer",
-        ),
-        Check(
+    python_ok = sys.version_info >= (3, 10)
+    # what, what was found (None: absent), what that means when found / when not
+    rows = [
+        ("Python", platform.python_version(), "opgen runs", "opgen needs Python 3.10 or newer"),
+        (
             "torch",
-            torch,
-            "the PyTorch extension and its tests can be built and run"
-            if torch
-            else "install torch==2.13.0 to build and test the PyTorch package",
+            _dist_version("torch"),
+            "the PyTorch extension and its tests can be built and run",
+            "install torch==2.13.0 to build and test the PyTorch package",
         ),
-        Check(
+        (
             "torch_npu",
             torch_npu,
-            "the NPU adapter is compiled and its symbols checked"
-            if torch_npu
-            else "NPU adapter compile check skipped (pip install --no-deps "
-            "torch-npu==<torch version> to enable it)",
+            "the NPU adapter is compiled and its symbols checked",
+            "NPU adapter compile check skipped (pip install --no-deps torch-npu==<torch version> "
+            "to enable it)",
         ),
-        Check(
+        (
             "C++ compiler (g++)",
-            gxx,
-            "the CPU twin and the extension compile" if gxx else "no g++: nothing can be built",
+            tool_version(["g++", "--version"]),
+            "the CPU twin and the extension compile",
+            "no g++: nothing can be built",
         ),
-        Check(
+        (
             "ninja",
             ninja,
-            "parallel extension builds"
-            if ninja
-            else "builds fall back to slow serial compiles (pip install ninja)",
+            "parallel extension builds",
+            "builds fall back to slow serial compiles (pip install ninja)",
         ),
-        Check(
+        (
             "git",
-            git,
-            "projects can be git repositories; opgen update checks for uncommitted changes"
-            if git
-            else "opgen update works without git",
+            tool_version(["git", "--version"]),
+            "projects can be git repositories; opgen update checks for uncommitted changes",
+            "opgen update works without git",
         ),
-        Check(
+        (
             "CANN",
             cann_version(home) if home else None,
-            "build.sh, the op package and the NPU tests run"
-            if home
-            else "no CANN (ASCEND_HOME_PATH unset): CPU twin only; NPU tests skip",
+            "build.sh, the op package and the NPU tests run",
+            "no CANN (ASCEND_HOME_PATH unset): CPU twin only; NPU tests skip",
         ),
-        Check(
+        (
             "msopgen",
-            msopgen,
-            "opgen new wraps msopgen for the CANN skeleton"
-            if msopgen
-            else "opgen renders the CANN skeleton itself",
+            shutil.which("msopgen"),
+            "opgen new wraps msopgen for the CANN skeleton",
+            "opgen renders the CANN skeleton itself",
         ),
+    ]
+    return [
+        Check(what, found, ok if found and (what != "Python" or python_ok) else missing)
+        for what, found, ok, missing in rows
     ]
