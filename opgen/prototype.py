@@ -16,7 +16,7 @@ import math
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from opgen import broadcast, expr, names, rows, spelling
 from opgen.catalog import (
@@ -101,47 +101,39 @@ def parse_json(text: str, source: str = "<string>") -> Any:
             parse_float=_parse_float,
         )
     except json.JSONDecodeError as exc:
-        raise PrototypeError(
-            # some messages end in "at" ("Invalid control character at")
-            [
-                Problem(
-                    "$",
-                    f"not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
-                    f"column {exc.colno} (msopgen cannot read it either)",
-                )
-            ],
+        # some messages end in "at" ("Invalid control character at")
+        _refuse(
             source,
-        ) from None
+            f"not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
+            f"column {exc.colno} (msopgen cannot read it either)",
+        )
     except ValueError as exc:
-        raise PrototypeError([Problem("$", f"not valid JSON: {exc}")], source) from None
+        _refuse(source, f"not valid JSON: {exc}")
     except RecursionError:
         data = None
+    _check_parsed(data, duplicates, source)
+    return data
+
+
+def _refuse(source: str, message: str) -> NoReturn:
+    raise PrototypeError([Problem("$", message)], source) from None
+
+
+def _check_parsed(data: Any, duplicates: list[str], source: str) -> None:
+    """What json.loads accepts but a prototype may not hold: deep nesting, integers of more
+    digits than any field takes, duplicate keys."""
     depth = _depth(data) if data is not None else MAX_JSON_DEPTH + 1
     if depth > MAX_JSON_DEPTH:
-        raise PrototypeError(
-            [
-                Problem(
-                    "$", f"nests more than {MAX_JSON_DEPTH} levels deep; a prototype needs about 5"
-                )
-            ],
-            source,
-        )
+        _refuse(source, f"nests more than {MAX_JSON_DEPTH} levels deep; a prototype needs about 5")
     too_long = _long_integers(data)
     if too_long:
         raise PrototypeError(too_long, source)
     if duplicates:
         keys = ", ".join(sorted(set(duplicates)))
-        raise PrototypeError(
-            [
-                Problem(
-                    "$",
-                    f"duplicate key(s) in an object: {keys} (JSON readers disagree on "
-                    "which one wins)",
-                )
-            ],
+        _refuse(
             source,
+            f"duplicate key(s) in an object: {keys} (JSON readers disagree on which one wins)",
         )
-    return data
 
 
 MAX_JSON_DEPTH = 64  # checked before anything walks the document recursively

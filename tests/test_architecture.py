@@ -89,7 +89,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.prototype:_check_expressions": (80, 16),
     "opgen.update:plan_update": (71, 15),
     "opgen.lower:Lowerer._call": (65, 18),
-    "opgen.prototype:parse_json": (65, 15),
     "opgen.update:_decide": (56, 21),
     "opgen.expr:_check_golden": (53, 20),
     "opgen.expr:_torch": (42, 18),
