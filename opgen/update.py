@@ -188,17 +188,7 @@ def plan_update(
     new rendering whatever their state. Raises BadInput (ProjectError, UpdateError,
     UsageError, PrototypeError) or RenderError."""
     state = project_state.load(project)
-    options = state.options
-    if templates is not None:
-        options = replace(options, templates=str(TemplateSource.parse(templates)))
-    if socs:
-        options = replace(options, socs=socs)
-    source = (
-        TemplateSource.parse(options.templates)
-        if options.templates
-        else TemplateSource(str(templates_dir()))
-    )
-    check_template_source(source, "--templates" if templates is not None else "template source")
+    options, source = _options_and_source(state.options, templates, socs)
 
     proto_path = project / options.prototype_file
     proto = load_prototype(proto_path, list(options.socs))
@@ -229,17 +219,7 @@ def plan_update(
         if new is not None and new.owner != "msopgen":
             the_plan.pristine[path] = new.content
 
-    manifest_files = {}
-    for path, new in files.items():
-        entry = old_files.get(path)
-        owner = entry["owner"] if entry and entry["owner"] in ("user", "msopgen") else new.owner
-        manifest_files[path] = {"owner": owner, "sha256": new.sha256}
-    for path, entry in old_files.items():  # keep what msopgen wrote, and kept user files
-        if path not in files and (
-            entry["owner"] != "generated"
-            or any(c.path == path and c.action.startswith("kept") for c in the_plan.changes)
-        ):
-            manifest_files[path] = entry
+    manifest_files = _manifest_files(files, old_files, the_plan.changes)
     if not allow_dirty and not dry_run:
         check_git_clean(project, [c.path for c in the_plan.changes if c.writes])
     proto_sha = hashlib.sha256(proto_path.read_bytes()).hexdigest()
@@ -247,6 +227,45 @@ def plan_update(
     order = {a: i for i, a in enumerate(ACTIONS)}
     the_plan.changes.sort(key=lambda c: (order[c.action], c.path))
     return the_plan
+
+
+def _options_and_source(
+    recorded: Options, templates: str | None, socs: tuple[str, ...] | None
+) -> tuple[Options, TemplateSource]:
+    """The recorded options with --templates and --soc applied, and the template source."""
+    options = recorded
+    if templates is not None:
+        options = replace(options, templates=str(TemplateSource.parse(templates)))
+    if socs:
+        options = replace(options, socs=socs)
+    source = (
+        TemplateSource.parse(options.templates)
+        if options.templates
+        else TemplateSource(str(templates_dir()))
+    )
+    check_template_source(source, "--templates" if templates is not None else "template source")
+    return options, source
+
+
+def _manifest_files(
+    files: dict[str, render.RenderedFile],
+    old_files: dict[str, dict[str, str]],
+    changes: list[FileChange],
+) -> dict[str, dict[str, str]]:
+    """The manifest's files after the update: each rendered file (a user or msopgen file stays
+    theirs), and what msopgen wrote and the user files kept though no longer rendered."""
+    manifest_files = {}
+    for path, new in files.items():
+        entry = old_files.get(path)
+        owner = entry["owner"] if entry and entry["owner"] in ("user", "msopgen") else new.owner
+        manifest_files[path] = {"owner": owner, "sha256": new.sha256}
+    for path, entry in old_files.items():
+        if path not in files and (
+            entry["owner"] != "generated"
+            or any(c.path == path and c.action.startswith("kept") for c in changes)
+        ):
+            manifest_files[path] = entry
+    return manifest_files
 
 
 def _decide(

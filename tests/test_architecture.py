@@ -87,7 +87,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.templatedata.kernel:_stub": (85, 15),
     "opgen.expr:_to_node": (82, 27),
     "opgen.prototype:_check_expressions": (80, 16),
-    "opgen.update:plan_update": (71, 15),
     "opgen.lower:Lowerer._call": (65, 18),
     "opgen.update:_decide": (56, 21),
     "opgen.expr:_check_golden": (53, 20),
