@@ -33,7 +33,7 @@ from pathlib import Path
 from opgen import template_context
 from opgen.errors import ActionFailed, UsageError
 from opgen.model import Prototype
-from opgen.options import TEMPLATE_ROOTS, Options, TemplateSource
+from opgen.options import CONTEXT_EXTENSION, TEMPLATE_ROOTS, Options, TemplateSource
 from opgen.resources import twin_include_dir
 from opgen.templatedata import FOLLOWS_COMPUTE_MARK, GENERATED_MARK, ProjectData
 from opgen.templatedata import build as build_data
@@ -190,9 +190,18 @@ def _render_failure(source: TemplateSource, exc: BaseException) -> str:
                 pass
     elif "template path" in str(exc) or undefined:
         where += " (a file or directory name)"
+    clone = [i for i, part in enumerate(Path(where).parts) if part.startswith("copier._vcs.")]
+    if clone:  # a file of copier's clone of a git source: name it inside the template
+        where = Path(*Path(where).parts[clone[-1] + 1 :]).as_posix()
     kind = "an undefined name" if undefined else type(exc).__name__
     for_op = f" for op {op.op_type}" if hasattr(op, "op_type") else ""
-    return f"template {where}{for_op} failed ({kind}): {exc}"
+    hint = ""
+    if undefined and "'project' is undefined" in str(exc):
+        hint = (
+            f" (the template's copier.yml must list {CONTEXT_EXTENSION} in "
+            "`_jinja_extensions`, which gives templates `project`)"
+        )
+    return f"template {where}{for_op} failed ({kind}): {exc}{hint}"
 
 
 def collect(directory: Path) -> list[RenderedFile]:

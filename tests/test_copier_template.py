@@ -4,6 +4,7 @@ renders it again byte for byte, and templates can come from a git repository at 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -110,4 +111,21 @@ def test_a_tag_the_repository_lacks_is_bad_input(tmp_path):
     assert result.exit_code == 2
     assert f"--templates {repo}@v9: copier cannot get the templates" in result.stderr
     assert "'v9'" in result.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_git_template_without_opgens_context_names_the_cause(tmp_path):
+    repo = template_repository(tmp_path)
+    config = repo / "copier.yml"
+    config.write_text(
+        config.read_text().replace(
+            "  - opgen.template_context.ProjectContext\n", "  - jinja2.ext.do\n"
+        )
+    )
+    git("commit", "-qam", "no context", cwd=repo)
+    result = cli("new", GELU, "-o", tmp_path / "p", "--no-build", "--templates", f"{repo}@HEAD")
+    assert result.exit_code == 1
+    # which template fails first is the file system's order; each lacks `project`
+    assert re.search(r"template layout/\S+ failed \(an undefined name\)", result.stderr)
+    assert "must list opgen.template_context.ProjectContext in `_jinja_extensions`" in result.stderr
     assert not (tmp_path / "p").exists()
