@@ -5,7 +5,6 @@ root's own data (`op.kernel`, `op.host`, `op.torch`, `op.tests`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from opgen import __version__
 from opgen.catalog import DTYPES, SOC_FAMILIES
@@ -47,6 +46,88 @@ class Headers:
 
 
 @dataclass(frozen=True)
+class TensorData:
+    """An input or output as the templates see it (`op.inputs`, `op.outputs`, `op.tensors`)."""
+
+    name: str
+    index: int  # among the inputs, or among the outputs
+    role: str  # input | output
+    param_type: str  # required | optional | dynamic
+    option: str  # ops::Option enumerator
+    is_ref: bool
+    dtypes: list[str]
+    ge_dtypes: str  # "ge::DT_FLOAT16, ge::DT_FLOAT"
+    ge_formats: str  # "ge::FORMAT_ND, ge::FORMAT_ND"
+    kernel_param: str
+    macro: str  # the kernel's DTYPE_ macro
+
+    @classmethod
+    def of(cls, t: TensorParam, index: int) -> TensorData:
+        return cls(
+            name=t.name,
+            index=index,
+            role=t.role,
+            param_type=t.param_type,
+            option=t.param_type.upper(),
+            is_ref=t.is_ref,
+            dtypes=list(t.dtypes),
+            ge_dtypes=", ".join(f"ge::{d.ge}" for d in t.dtype_infos),
+            ge_formats=", ".join(f"ge::FORMAT_{f}" for f in t.formats),
+            kernel_param=t.kernel_param,
+            macro=t.dtype_macro,
+        )
+
+
+@dataclass(frozen=True)
+class AttrData:
+    """An attr as the templates see it (`op.attrs`)."""
+
+    name: str
+    index: int
+    type: str
+    required: bool
+    default: bool | int | float | str | list | None  # the JSON default of an optional attr
+    opdef_call: str  # the OpDef's .Attr(...) chain
+    torch_type: str
+    is_scalar: bool
+    name_literal: str  # the name as a C++ string literal
+
+    @classmethod
+    def of(cls, a: Attr, index: int) -> AttrData:
+        return cls(
+            name=a.name,
+            index=index,
+            type=a.type,
+            required=a.required,
+            default=a.default,
+            opdef_call=host.opdef_attr_call(a),
+            torch_type=a.info.torch,
+            is_scalar=a.info.is_scalar,
+            name_literal=cpp_string(a.name),
+        )
+
+
+@dataclass(frozen=True)
+class AclnnArgData:
+    """One argument of the op's aclnn function."""
+
+    name: str
+    c_type: str
+    role: str
+    source: str
+
+
+@dataclass(frozen=True)
+class AclnnData:
+    """The op's aclnn API (`op.aclnn`), as CANN's generator names it."""
+
+    name: str  # aclnn<Op>
+    workspace_fn: str  # aclnn<Op>GetWorkspaceSize
+    prototype: str  # its C declaration
+    args: list[AclnnArgData]
+
+
+@dataclass(frozen=True)
 class OpData:
     """One op as every template sees it (`op`)."""
 
@@ -54,16 +135,15 @@ class OpData:
     snake: str
     upper: str
     tiling_struct: str
-    inputs: list[dict[str, Any]]
-    outputs: list[dict[str, Any]]
-    tensors: list[dict[str, Any]]
-    attrs: list[dict[str, Any]]
+    inputs: list[TensorData]
+    outputs: list[TensorData]
+    tensors: list[TensorData]
+    attrs: list[AttrData]
     kernel_params: list[str]
     dtype_combinations: list[list[str]]
     has_compute: bool
-    golden: dict[str, str]
     torch_schema: str
-    aclnn: dict[str, Any] | None
+    aclnn: AclnnData | None
     aclnn_missing_reason: str
     socs: list[str]  # msopgen short names
     kernel: kernel.KernelData
@@ -144,41 +224,11 @@ class ProjectData:
         return any(op.kernel.row for op in self.ops)
 
 
-def tensor_context(t: TensorParam, index: int) -> dict[str, Any]:
-    return {
-        "name": t.name,
-        "index": index,
-        "role": t.role,
-        "param_type": t.param_type,
-        "option": t.param_type.upper(),  # ops::Option enumerator
-        "is_ref": t.is_ref,
-        "dtypes": list(t.dtypes),
-        "ge_dtypes": ", ".join(f"ge::{d.ge}" for d in t.dtype_infos),
-        "ge_formats": ", ".join(f"ge::FORMAT_{f}" for f in t.formats),
-        "kernel_param": t.kernel_param,
-        "macro": t.dtype_macro,
-    }
-
-
-def attr_context(a: Attr, index: int) -> dict[str, Any]:
-    return {
-        "name": a.name,
-        "index": index,
-        "type": a.type,
-        "required": a.required,
-        "default": a.default,
-        "opdef_call": host.opdef_attr_call(a),
-        "torch_type": a.info.torch,
-        "is_scalar": a.info.is_scalar,
-        "name_literal": cpp_string(a.name),
-    }
-
-
 def build_op(op: Op, options: Options) -> OpData:
     """Raises LoweringError when the compute expression cannot be lowered, SocDtypeError when
     no SoC of the project can run one of its dtypes."""
-    inputs = [tensor_context(t, i) for i, t in enumerate(op.inputs)]
-    outputs = [tensor_context(t, i) for i, t in enumerate(op.outputs)]
+    inputs = [TensorData.of(t, i) for i, t in enumerate(op.inputs)]
+    outputs = [TensorData.of(t, i) for i, t in enumerate(op.outputs)]
     kernel_data = kernel.build(op, options)
     torch_data = torch_ext.build(op, options)
     return OpData(
@@ -189,23 +239,19 @@ def build_op(op: Op, options: Options) -> OpData:
         inputs=inputs,
         outputs=outputs,
         tensors=inputs + outputs,
-        attrs=[attr_context(a, i) for i, a in enumerate(op.attrs)],
-        kernel_params=[t["kernel_param"] for t in inputs + outputs] + ["workspace", "tiling"],
+        attrs=[AttrData.of(a, i) for i, a in enumerate(op.attrs)],
+        kernel_params=[t.kernel_param for t in inputs + outputs] + ["workspace", "tiling"],
         dtype_combinations=[list(c) for c in op.dtype_combinations],
         has_compute=bool(op.compute),
-        golden=dict(op.golden),
         torch_schema=op.torch_schema,
         aclnn=None
         if op.aclnn is None
-        else {
-            "name": op.aclnn.name,
-            "workspace_fn": op.aclnn.workspace_fn,
-            "prototype": op.aclnn.prototype(),
-            "args": [
-                {"name": a.name, "c_type": a.c_type, "role": a.role, "source": a.source}
-                for a in op.aclnn.args
-            ],
-        },
+        else AclnnData(
+            name=op.aclnn.name,
+            workspace_fn=op.aclnn.workspace_fn,
+            prototype=op.aclnn.prototype(),
+            args=[AclnnArgData(a.name, a.c_type, a.role, a.source) for a in op.aclnn.args],
+        ),
         aclnn_missing_reason=op.aclnn_missing_reason,
         socs=options.soc_short_names,
         kernel=kernel_data,
