@@ -178,3 +178,90 @@ def test_no_function_grows_past_60_lines_or_complexity_15():
         f"{name} is gone: take it off OVERSIZED" for name in OVERSIZED if name not in functions
     ]
     assert not problems, "\n".join(problems)
+
+
+# Template context fields that are still dicts or Any (issue #27 wants typed, frozen dataclasses
+# only): none may join; one typed leaves this list. Names are templatedata's, module.Class.field.
+UNTYPED_FIELDS = {
+    "host.HostData.attr_fields",
+    "host.HostData.broadcast",
+    "host.HostData.descs",
+    "host.HostData.dtype_rules",
+    "host.HostData.opdef_tensors",
+    "host.HostData.row_outputs",
+    "host.HostData.row_strides",
+    "host.HostData.scalars",
+    "host.HostData.shape_ref",
+    "host.HostData.socs",
+    "kernel.Compute.expressions",
+    "kernel.Compute.host_scalars",
+    "kernel.KernelData.attr_fields",
+    "kernel.KernelData.broadcast",
+    "kernel.KernelData.combinations",
+    "kernel.KernelData.other_tensors",
+    "kernel.KernelData.row",
+    "kernel.KernelData.storage_aliases",
+    "kernel.KernelData.streamed",
+    "kernel.KernelData.streamed_inputs",
+    "kernel.KernelData.streamed_outputs",
+    "kernel.KernelData.tiling_fields",
+    "project.ProjectData.dtype_c_types",
+    "tests.TestsData.combinations",
+    "tests.TestsData.float_combinations",
+    "tests.TestsData.gradcheck",
+    "torch_ext.TorchData.attr_params",
+    "torch_ext.TorchData.converter",
+    "torch_ext.TorchData.cpp_defs",
+    "torch_ext.TorchData.cpu",
+    "torch_ext.TorchData.defs",
+    "torch_ext.TorchData.fake",
+    "torch_ext.TorchData.golden",
+    "torch_ext.TorchData.introspection",
+    "torch_ext.TorchData.npu",
+    "torch_ext.TorchData.outputs",
+    "torch_ext.TorchData.params",
+    "torch_ext.TorchData.returned",
+    "torch_ext.TorchData.tensor_params",
+    "torch_ext.TorchData.variants",
+    "user_op.UserOpData.gm_tensors",
+    "user_op.UserOpData.reasons",
+    "user_op.UserOpData.test_shapes",
+}
+
+
+def untyped_fields() -> set[str]:
+    """The fields of ProjectData and of every dataclass it holds whose type has a dict or Any."""
+    import dataclasses
+    import typing
+
+    from opgen.templatedata import ProjectData
+
+    seen, found = set(), set()
+
+    def walk(cls) -> None:
+        if cls in seen or not dataclasses.is_dataclass(cls):
+            return
+        seen.add(cls)
+        hints = typing.get_type_hints(cls)
+        for field in dataclasses.fields(cls):
+            hint = hints[field.name]
+            if "dict" in repr(hint) or "typing.Any" in repr(hint):
+                found.add(
+                    f"{cls.__module__.removeprefix('opgen.templatedata.')}.{cls.__qualname__}"
+                    f".{field.name}"
+                )
+            inner = [hint, *typing.get_args(hint)]
+            for arg in inner + [a for i in inner for a in typing.get_args(i)]:
+                if isinstance(arg, type):
+                    walk(arg)
+
+    walk(ProjectData)
+    return found
+
+
+def test_no_new_untyped_field_in_the_template_context():
+    found = untyped_fields()
+    added = sorted(found - UNTYPED_FIELDS)
+    typed = sorted(UNTYPED_FIELDS - found)
+    assert not added, f"template context fields typed as dict or Any: {added} (use a dataclass)"
+    assert not typed, f"typed now (or gone): take {typed} off UNTYPED_FIELDS"
