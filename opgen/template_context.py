@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # The questions of templates/copier.yml: the prototype's text and Options' fields.
 ANSWERS = ("prototype", "prototype_file", "package", "torch_namespace", "vendor", "socs")
-_built: OrderedDict[str, ProjectData] = OrderedDict()  # by answers_key, the last few
+_built: OrderedDict[str, ProjectData] = OrderedDict()  # by _key(answers), the last few
 
 
 def answers(prototype_text: str, options: Options) -> dict[str, Any]:
