@@ -38,8 +38,9 @@ class TemplateSource:
         return cls(str(local.resolve()) if looks_local else path, ref)
 
     @property
-    def is_local_directory(self) -> bool:
-        return self.ref is None and Path(self.path).is_dir()
+    def cloned(self) -> bool:
+        """copier clones it: a ref was given, or it is a URL rather than a local path."""
+        return self.ref is not None or (":" in self.path and not Path(self.path).exists())
 
     def __str__(self) -> str:
         return f"{self.path}@{self.ref}" if self.ref else self.path
@@ -184,7 +185,7 @@ def check_template_source(source: TemplateSource, flag: str = "--templates") -> 
     """A template directory is one copier template whose context comes from opgen's extension
     and which renders with jinja2.StrictUndefined (a misspelt name must fail, not render as
     empty text). A git source is checked when copier has cloned it."""
-    if source.ref is not None or ":" in source.path and not Path(source.path).exists():
+    if source.cloned:
         return
     root = Path(source.path)
     if not root.is_dir():

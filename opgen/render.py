@@ -33,12 +33,12 @@ from pathlib import Path
 from opgen import template_context
 from opgen.errors import ActionFailed, UsageError
 from opgen.model import Prototype
-from opgen.options import CONTEXT_EXTENSION, TEMPLATE_ROOTS, Options, TemplateSource
+from opgen.options import CONTEXT_EXTENSION, Options, TemplateSource
 from opgen.resources import twin_include_dir
 from opgen.templatedata import FOLLOWS_COMPUTE_MARK, GENERATED_MARK, ProjectData
 from opgen.templatedata import build as build_data
 
-__all__ = ["TEMPLATE_ROOTS", "RenderError", "RenderedFile", "collect", "render"]
+__all__ = ["RenderError", "RenderedFile", "collect", "render"]
 # The CANN project skeleton: msopgen writes these itself when opgen wraps it.
 CANN_SKELETON = frozenset(
     {
@@ -50,7 +50,6 @@ CANN_SKELETON = frozenset(
     }
 )
 TWIN_DEST = "third_party/opgen_twin/include"  # where projects keep their copy of the CPU twin
-ANSWERS_FILE = ".copier-answers.yml"  # copier's default, which `copier recopy` reads
 
 
 class RenderError(ActionFailed):
