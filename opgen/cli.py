@@ -29,9 +29,9 @@ app = typer.Typer(
 def _exit_codes(as_json: bool):
     """Errors as a message and an exit code: an invalid prototype (its problems, or their JSON
     with --json) and any other bad input 2, a failed action 1."""
-    from opgen import console
+    from opgen.commands import console
     from opgen.errors import ActionFailed, BadInput
-    from opgen.problems import PrototypeError
+    from opgen.frontend.problems import PrototypeError
 
     try:
         yield
@@ -74,9 +74,9 @@ def validate(
     Runs every check opgen new runs before writing, including lowering the compute expressions
     for the SoCs. Exit 0 if valid, 2 if not (every problem is listed with its JSON path).
     """
-    from opgen import console
-    from opgen.new import load_prototype, template_data
-    from opgen.options import Options, resolve_socs
+    from opgen.commands import console
+    from opgen.commands.new import load_prototype, template_data
+    from opgen.frontend.options import Options, resolve_socs
 
     with _exit_codes(as_json):
         socs, soc_warnings = resolve_socs(soc)
@@ -94,7 +94,7 @@ def _print_summary(proto_model) -> None:
     """Per op: the names and signatures opgen derived from the prototype."""
     from rich.markup import escape
 
-    from opgen import console
+    from opgen.commands import console
 
     out = console.stdout()
     for op in proto_model.ops:
@@ -155,8 +155,8 @@ def new(
     Writes the kernel, host, CANN build files, the PyTorch package and its tests, then (unless
     --no-build) builds the project and runs its tests.
     """
-    from opgen import console
-    from opgen import new as new_stage
+    from opgen.commands import console
+    from opgen.commands import new as new_stage
 
     if msopgen_path is not None and no_msopgen:
         console.fail("--msopgen and --no-msopgen exclude each other")
@@ -189,7 +189,7 @@ def new(
                 new_stage.next_steps(result, proto_model, the_plan.options, built=False)
             )
         return
-    from opgen import build
+    from opgen.commands import build
 
     report = build.run_steps(result.destination, build=True, test=True, pytest_args=[])
     if as_json:  # one document: what was written, then how the build and tests went
@@ -232,10 +232,10 @@ def update(
     User-owned files (the compute step, the tiling policy) change only where opgen's rendering
     of them changed, e.g. after a new compute expression.
     """
-    from opgen import console
-    from opgen import project as project_state
-    from opgen import update as update_stage
-    from opgen.options import resolve_socs
+    from opgen.commands import console
+    from opgen.commands import update as update_stage
+    from opgen.frontend.options import resolve_socs
+    from opgen.project import manifest as project_state
 
     with contextlib.ExitStack() as held:
         with _exit_codes(as_json):  # a template that does not render is exit 1
@@ -256,8 +256,8 @@ def update(
 
 
 def _project_dir(project: Path) -> Path:
-    from opgen import console
-    from opgen import project as project_state
+    from opgen.commands import console
+    from opgen.project import manifest as project_state
 
     try:
         project_state.load(project)
@@ -273,7 +273,7 @@ def build(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
 ) -> None:
     """Build a generated project (PyTorch extension; the CANN package when CANN is present)."""
-    from opgen import build as build_stage
+    from opgen.commands import build as build_stage
 
     raise typer.Exit(build_stage.build_and_test(_project_dir(project), as_json=as_json, test=False))
 
@@ -285,7 +285,7 @@ def test(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
 ) -> None:
     """Run a generated project's tests; arguments after -- go to pytest."""
-    from opgen import build as build_stage
+    from opgen.commands import build as build_stage
 
     raise typer.Exit(
         build_stage.build_and_test(
@@ -303,8 +303,8 @@ def bench(
     """Time each op and dtype against its reference (torch computing the golden in the op's
     dtypes) on the same device, at a few sizes; on the CPU the op runs on the twin, an
     emulation, not NPU performance. Runs the project's bench/run.py."""
-    from opgen import bench as bench_stage
-    from opgen import console
+    from opgen.commands import bench as bench_stage
+    from opgen.commands import console
 
     directory = _project_dir(project)
     with _exit_codes(as_json), console.status("timing the ops …"):
@@ -323,8 +323,8 @@ def doctor(
     from rich.markup import escape
     from rich.table import Table
 
-    from opgen import console
-    from opgen import doctor as doctor_stage
+    from opgen.commands import console
+    from opgen.commands import doctor as doctor_stage
 
     found = doctor_stage.checks()
     if as_json:
@@ -360,7 +360,7 @@ def main() -> None:
     try:
         app()
     except OSError as exc:
-        from opgen import console
+        from opgen.commands import console
 
         where = f"{exc.filename}: " if exc.filename else ""
         console.fail(f"{where}{exc.strerror or exc}")

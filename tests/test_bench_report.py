@@ -1,5 +1,5 @@
-"""opgen bench (opgen/bench.py, the generated bench/run.py) and the precision report
-(opgen/report.py): bad input, the JSON shape, the HTML page with and without matplotlib.
+"""opgen bench (opgen/commands/bench.py, the generated bench/run.py) and the precision report
+(opgen/commands/report.py): bad input, the JSON shape, the HTML page with and without matplotlib.
 
 The runs on a built project are slow tests in test_generated_suite.py."""
 
@@ -11,8 +11,8 @@ import pytest
 from conftest import EXAMPLES
 from typer.testing import CliRunner
 
-from opgen import report
 from opgen.cli import app
+from opgen.commands import report
 
 runner = CliRunner()
 
@@ -98,7 +98,7 @@ CPU = {
 
 
 def test_bench_table_says_the_twin_is_an_emulation():
-    from opgen import bench
+    from opgen.commands import bench
 
     text = bench.table(
         CPU
@@ -124,7 +124,7 @@ def test_bench_table_says_the_twin_is_an_emulation():
 
 
 def test_bench_table_shows_min_median_max_and_flags_a_noisy_row():
-    from opgen import bench
+    from opgen.commands import bench
 
     quiet = row(0.212, 0.0251, (0.206, 0.231), (0.0246, 0.0296))  # ratio 6.96 .. 9.39
     loaded = row(0.61, 1.2, (0.58, 1.19), (0.17, 8.02), noisy=True)  # ratio 0.072 .. 7.0
@@ -149,7 +149,7 @@ def test_bench_table_shows_min_median_max_and_flags_a_noisy_row():
 
 def test_bench_table_of_an_old_bench_script_prints_medians():
     """A project rendered before the spread: its rows have no min, max or noisy."""
-    from opgen import bench
+    from opgen.commands import bench
 
     report = CPU | {"results": [row(0.7, 0.01)]}
     del report["spread"]
@@ -166,7 +166,7 @@ def test_bench_table_of_an_old_bench_script_prints_medians():
 
 
 def test_bench_table_on_an_npu_has_a_bandwidth_column():
-    from opgen import bench
+    from opgen.commands import bench
 
     npu = {
         "device": "npu",
@@ -196,7 +196,7 @@ def test_bench_table_on_an_npu_has_a_bandwidth_column():
 
 
 def test_number_keeps_three_significant_digits():
-    from opgen import bench
+    from opgen.commands import bench
 
     assert [bench.number(v) for v in (0.0123456, 0.7126, 12.345, 1234.5, 0, None)] == [
         "0.0123",
@@ -273,11 +273,12 @@ def test_a_tiny_ratio_keeps_its_digits(spread):
 
 
 def test_the_generated_table_is_opgen_bench_s(unbuilt):
-    """bench/run.py prints the same table as opgen bench: its functions are opgen/bench.py's."""
+    """bench/run.py prints the same table as opgen bench: its functions are
+    opgen/commands/bench.py's."""
     import ast
     import inspect
 
-    from opgen import bench
+    from opgen.commands import bench
 
     source = (unbuilt / "bench" / "run.py").read_text()
     generated = {

@@ -1,8 +1,7 @@
-"""Broadcasting of ops with a compute expression (opgen/broadcast.py): which ops broadcast, the
-shape rule, the check of test_shapes at validate time, and what the templates render for a
+"""Broadcasting of ops with a compute expression (opgen/frontend/broadcast.py): which ops broadcast,
+the shape rule, the check of test_shapes at validate time, and what the templates render for a
 broadcasting op and for the others. The twin runs of the broadcast reads are in
-test_kernel_host_render.py; the built projects in test_end_to_end.py and
-test_generated_suite.py."""
+test_kernel_host_render.py; the built projects in test_end_to_end.py and test_generated_suite.py."""
 
 from __future__ import annotations
 
@@ -14,8 +13,8 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from kernel_host import twin
 
-from opgen import prototype
-from opgen.broadcast import broadcast_shape, broadcasts, updated_inputs
+from opgen.frontend import prototype
+from opgen.frontend.broadcast import broadcast_shape, broadcasts, updated_inputs
 
 BROADCAST_JSON = ROOT / "tests" / "data" / "e2e" / "broadcast.json"
 

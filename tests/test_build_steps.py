@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from opgen import build
 from opgen.cli import app
+from opgen.commands import build
 
 RUN_STAND_IN = """#!/bin/bash
 # stand-in for custom_opp_<os>_<arch>.run: record the call, install a set_env.bash
@@ -216,8 +216,9 @@ def test_installed_from_reads_the_editable_install_record(tmp_path):
 
 
 def test_a_hung_test_is_stopped_and_named(project, monkeypatch):
-    from opgen import prototype, render
-    from opgen.options import Options
+    from opgen.frontend import prototype
+    from opgen.frontend.options import Options
+    from opgen.rendering import render
     from opgen.resources import templates_dir
 
     files = render.render(
@@ -317,7 +318,7 @@ def test_the_build_runs_the_ninja_the_environment_step_reports(tmp_path, monkeyp
 def test_a_long_step_without_a_terminal_prints_a_line_now_and_then(monkeypatch, capsys):
     """In a CI log or a pipe there is no spinner: a step of minutes still says it is alive,
     with the time so far and its newest progress mark."""
-    from opgen import console
+    from opgen.commands import console
 
     monkeypatch.setattr(console.StepProgress, "QUIET_SECONDS", 0.0)
     console.stderr.cache_clear()

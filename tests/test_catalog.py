@@ -6,7 +6,13 @@ import json
 
 from jsonschema import Draft202012Validator
 
-from opgen.catalog import ATTR_TYPE_ALIASES, ATTR_TYPES, DTYPE_ALIASES, FORMATS, SOC_SHORT_NAMES
+from opgen.frontend.catalog import (
+    ATTR_TYPE_ALIASES,
+    ATTR_TYPES,
+    DTYPE_ALIASES,
+    FORMATS,
+    SOC_SHORT_NAMES,
+)
 from opgen.resources import schema_path
 
 SCHEMA = json.loads(schema_path().read_text())

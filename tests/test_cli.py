@@ -117,7 +117,7 @@ def _run_main(code: str, tmp_path) -> subprocess.CompletedProcess:
 def test_sigterm_during_new_leaves_nothing_behind(tmp_path):
     code = f"""
 import os, signal, sys
-from opgen import new
+from opgen.commands import new
 new.move_into_place = lambda staged, dest: os.kill(os.getpid(), signal.SIGTERM)
 sys.argv = ["opgen", "new", {str(GELU)!r}, "-o", {str(tmp_path / "p")!r}, "--no-build",
             "--no-msopgen"]

@@ -20,10 +20,11 @@ import pytest
 from conftest import ROOT, op
 from typer.testing import CliRunner
 
-from opgen import prototype, render
 from opgen.cli import app
-from opgen.options import Options
-from opgen.problems import PrototypeError
+from opgen.frontend import prototype
+from opgen.frontend.options import Options
+from opgen.frontend.problems import PrototypeError
+from opgen.rendering import render
 from opgen.resources import templates_dir
 
 CORPUS = ROOT / "tests" / "data" / "corpus" / "hicann__cann-ops-competitions"

@@ -119,7 +119,7 @@ def test_a_git_template_without_opgens_context_names_the_cause(tmp_path):
     config = repo / "copier.yml"
     config.write_text(
         config.read_text().replace(
-            "  - opgen.template_context.ProjectContext\n", "  - jinja2.ext.do\n"
+            "  - opgen.rendering.template_context.ProjectContext\n", "  - jinja2.ext.do\n"
         )
     )
     git("commit", "-qam", "no context", cwd=repo)
@@ -127,5 +127,8 @@ def test_a_git_template_without_opgens_context_names_the_cause(tmp_path):
     assert result.exit_code == 1
     # which template fails first is the file system's order; each lacks `project`
     assert re.search(r"template layout/\S+ failed \(an undefined name\)", result.stderr)
-    assert "must list opgen.template_context.ProjectContext in `_jinja_extensions`" in result.stderr
+    assert (
+        "must list opgen.rendering.template_context.ProjectContext in `_jinja_extensions`"
+        in result.stderr
+    )
     assert not (tmp_path / "p").exists()

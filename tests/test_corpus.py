@@ -11,9 +11,9 @@ import pytest
 from conftest import ROOT
 from typer.testing import CliRunner
 
-from opgen import prototype
 from opgen.cli import app
-from opgen.problems import PrototypeError
+from opgen.frontend import prototype
+from opgen.frontend.problems import PrototypeError
 
 CORPUS = ROOT / "tests" / "data" / "corpus"
 SOURCES = list(csv.DictReader((CORPUS / "SOURCES.tsv").open(encoding="utf-8"), delimiter="\t"))

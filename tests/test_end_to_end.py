@@ -57,8 +57,8 @@ for dtype in (torch.float16, torch.float32, torch.bfloat16):
 """
 
 
-# One shape rule of row ops (opgen/rows.py): the CPU kernel and the fake kernel on meta refuse
-# the same shapes with the same message; rows of 0 elements are refused, zero rows give empty
+# One shape rule of row ops (opgen/frontend/rows.py): the CPU kernel and the fake kernel on meta
+# refuse the same shapes with the same message; rows of 0 elements are refused, zero rows give empty
 # outputs, and an input of x's full shape is read a row per row.
 ROW_SHAPES_CHECK = """
 import torch

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from opgen import expr
+from opgen.frontend import expr
 
 
 def parse(text):

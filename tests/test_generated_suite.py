@@ -1,4 +1,4 @@
-"""The test suite opgen generates into each project (templates/tests, opgen/tests_data.py).
+"""The test suite opgen generates into each project (templates/tests, opgen/planning/tests.py).
 
 Fast: the generated test files of every example and sample prototype (and of the PyTorch
 templates' kitchen sink) compile and pass ruff; the value ranges, literals and expectations
@@ -31,11 +31,12 @@ from conftest import EXAMPLES, ROOT, SHARED_PROTOS
 from generated.project import build, planted, render, run_suite
 from torch_ext import protos
 
-from opgen import expr, prototype, resources
-from opgen import render as render_mod
-from opgen.options import Options
-from opgen.templatedata import layout
-from opgen.templatedata import tests as tests_data
+from opgen import resources
+from opgen.frontend import expr, prototype
+from opgen.frontend.options import Options
+from opgen.planning import layout
+from opgen.planning import tests as tests_data
+from opgen.rendering import render as render_mod
 
 RUFF = Path(sys.executable).with_name("ruff")
 RUFF_STRICT = ["--select", "E,F,W,I,B,UP", "--line-length", "100", "--target-version", "py310"]
@@ -503,7 +504,7 @@ def test_bench_json_and_the_precision_report(gelu):
     for row in data["results"]:
         assert {"op", "dtype", "shape", "op_ms", "reference_ms", "ratio"} <= set(row)
         assert row["op_ms"] > 0 and row["reference_ms"] > 0 and row["ratio"] > 0
-        # the spread (opgen/bench.py): min <= median <= max, the ratio's conservative range
+        # the spread (opgen/commands/bench.py): min <= median <= max, the ratio's conservative range
         assert row["op_ms_min"] <= row["op_ms"] <= row["op_ms_max"]
         assert row["reference_ms_min"] <= row["reference_ms"] <= row["reference_ms_max"]
         assert row["ratio_min"] <= row["ratio"] <= row["ratio_max"]

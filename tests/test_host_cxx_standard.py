@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from kernel_host import twin
 
-from opgen import prototype
+from opgen.frontend import prototype
 
 PROTOS = [EXAMPLES / "gelu_custom.json", *sorted((ROOT / "tests" / "data" / "e2e").glob("*.json"))]
 

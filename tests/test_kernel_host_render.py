@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 from kernel_host import protos, twin
 
-from opgen import prototype, render
-from opgen.catalog import SOC_SHORT_NAMES
-from opgen.lower import SELECT_RESERVED_UB, LoweringError
+from opgen.compiler.lower import SELECT_RESERVED_UB, LoweringError
+from opgen.frontend import prototype
+from opgen.frontend.catalog import SOC_SHORT_NAMES
+from opgen.planning.project import OpDataErrors
+from opgen.rendering import render
 from opgen.resources import templates_dir
-from opgen.templatedata.project import OpDataErrors
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

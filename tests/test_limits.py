@@ -334,7 +334,7 @@ def test_test_shapes_beyond_the_limits(tmp_path, data, path, fragment):
 
 
 def test_test_shapes_at_the_limits_are_taken_and_read_as_integers(tmp_path):
-    from opgen import prototype
+    from opgen.frontend import prototype
 
     # 2**24 elements per tensor, 2**26 in all: the limits themselves
     at_limits = with_shapes(

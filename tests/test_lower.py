@@ -1,4 +1,4 @@
-"""The lowering of compute expressions to Ascend C vector calls (opgen/lower.py).
+"""The lowering of compute expressions to Ascend C vector calls (opgen/compiler/lower.py).
 
 Most checks execute the emitted compute step with a small interpreter (tests/kernel_host/interp.py)
 and compare it with a direct evaluation of the expression, so they test what the code computes,
@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernel_host import interp
 
-from opgen import expr, prototype
-from opgen.lower import LoweringError
-from opgen.options import Options
-from opgen.templatedata import kernel
+from opgen.compiler.lower import LoweringError
+from opgen.frontend import expr, prototype
+from opgen.frontend.options import Options
+from opgen.planning import kernel
 
 ATTRS = [
     {"name": "a", "param_type": "optional", "type": "float", "default_value": 0.75},
@@ -51,7 +51,7 @@ def make_op(
 
 
 def context(op, socs=("ascend910b1",)):
-    return kernel.build(op, Options("p", "p", "p", socs=tuple(socs)))
+    return kernel.plan(op, Options("p", "p", "p", socs=tuple(socs)))
 
 
 def compute(text: str, socs=("ascend910b1",), **kw) -> dict:

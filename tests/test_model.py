@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import op
 
-from opgen import prototype
+from opgen.frontend import prototype
 
 
 def model(**overrides):

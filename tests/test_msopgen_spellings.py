@@ -9,10 +9,10 @@ import json
 import pytest
 from conftest import op
 
-from opgen import prototype, spelling
 from opgen.errors import UsageError
-from opgen.options import resolve_socs
-from opgen.problems import PrototypeError
+from opgen.frontend import prototype, spelling
+from opgen.frontend.options import resolve_socs
+from opgen.frontend.problems import PrototypeError
 
 
 def load(data):

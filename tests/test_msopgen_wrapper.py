@@ -12,8 +12,9 @@ import pytest
 from conftest import EXAMPLES, op
 from typer.testing import CliRunner
 
-from opgen import msopgen
 from opgen.cli import app
+from opgen.frontend import prototype
+from opgen.project import msopgen
 
 # The stand-in records its arguments and writes a minimal msopgen-like skeleton, including stub
 # op_host/op_kernel files that opgen must replace.
@@ -100,9 +101,7 @@ def test_command_line_and_overlay(stand_in, tmp_path):
     assert owners["op_host/gelu_custom.cpp"] == "generated"
     assert "msopgen" in (dest / ".opgen" / "logs" / "msopgen.log").read_text()
     # the normalized prototype msopgen read is msopgen's own format
-    normalized = msopgen.normalized(
-        __import__("opgen.prototype").prototype.load(EXAMPLES / "gelu_custom.json").ops[0]
-    )
+    normalized = msopgen.normalized(prototype.load(EXAMPLES / "gelu_custom.json").ops[0])
     assert normalized["input_desc"][0] == {
         "name": "x",
         "param_type": "required",
@@ -147,8 +146,8 @@ def test_explicit_path_that_is_not_executable_is_a_usage_error(tmp_path):
 
 
 def test_commands_are_shell_safe(tmp_path):
-    from opgen import prototype
-    from opgen.options import Options
+    from opgen.frontend import prototype
+    from opgen.frontend.options import Options
 
     proto = prototype.load(EXAMPLES / "gelu_custom.json")
     cmds = msopgen.commands(

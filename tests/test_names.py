@@ -2,7 +2,7 @@
 
 import pytest
 
-from opgen import names
+from opgen.frontend import names
 
 # OpType -> msopgen's fix_name_lower_with_under (the expected values are msopgen's documented
 # outputs where it gives them: ascend-c.md §1.4 and the function's docstring).

@@ -13,8 +13,10 @@ import pytest
 from conftest import EXAMPLES, ROOT, SHARED_PROTOS, op
 from typer.testing import CliRunner
 
-from opgen import literals, options, render
+from opgen import literals
 from opgen.cli import app
+from opgen.frontend import options
+from opgen.rendering import render
 
 GELU = EXAMPLES / "gelu_custom.json"
 
@@ -291,12 +293,15 @@ def test_a_template_without_opgens_context_is_refused(tmp_path):
     config = custom / "copier.yml"
     config.write_text(
         config.read_text().replace(
-            "  - opgen.template_context.ProjectContext\n", "  - jinja2.ext.do\n"
+            "  - opgen.rendering.template_context.ProjectContext\n", "  - jinja2.ext.do\n"
         )
     )
     result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
     assert result.exit_code == 2
-    assert "must list opgen.template_context.ProjectContext in `_jinja_extensions`" in result.stderr
+    assert (
+        "must list opgen.rendering.template_context.ProjectContext in `_jinja_extensions`"
+        in result.stderr
+    )
     assert not (tmp_path / "p").exists()
 
 

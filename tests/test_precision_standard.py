@@ -11,8 +11,9 @@ import types
 import pytest
 from conftest import EXAMPLES
 
-from opgen import prototype, render
-from opgen.options import Options
+from opgen.frontend import prototype
+from opgen.frontend.options import Options
+from opgen.rendering import render
 from opgen.resources import templates_dir
 
 torch = pytest.importorskip("torch")

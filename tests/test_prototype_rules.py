@@ -11,8 +11,8 @@ import json
 import pytest
 from conftest import EXAMPLES, SHARED_PROTOS, op
 
-from opgen import prototype
-from opgen.problems import PrototypeError
+from opgen.frontend import prototype
+from opgen.frontend.problems import PrototypeError
 
 
 def problems_of(data) -> list[tuple[str, str]]:

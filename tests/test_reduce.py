@@ -1,5 +1,6 @@
 """Row reductions: sum/mean/amax/amin in the compute grammar, the row kernel's data and
-templates, and what it refuses (opgen/expr.py, opgen/lower.py, opgen/templatedata/kernel.py)."""
+templates, and what it refuses (opgen/frontend/expr.py, opgen/compiler/lower.py,
+opgen/planning/kernel.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,11 @@ import pytest
 from kernel_host import twin
 from typer.testing import CliRunner
 
-from opgen import expr, prototype
 from opgen.cli import app
-from opgen.lower import LoweringError
-from opgen.options import Options
-from opgen.templatedata import build as build_data
-from opgen.templatedata import kernel
+from opgen.compiler.lower import LoweringError
+from opgen.frontend import expr, prototype
+from opgen.frontend.options import Options
+from opgen.planning import kernel, plan_project
 
 RMS = "x * rsqrt(mean(x * x) + epsilon) * gamma"
 
@@ -111,7 +111,7 @@ def test_default_golden_squeezes_a_reduced_output_unless_keepdim():
 
 
 def kernel_data(op, socs=("ascend910b1",)):
-    return kernel.build(op, Options("p", "p", "p", socs=tuple(socs)))
+    return kernel.plan(op, Options("p", "p", "p", socs=tuple(socs)))
 
 
 def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
@@ -217,7 +217,7 @@ def test_unsupported_target_exits_2_naming_the_op(tmp_path):
 
 def test_row_templates_render_only_for_row_ops():
     """opgen_kernel.h and opgen_tiling.h gain the row kernel only in projects with a row op."""
-    row = build_data(
+    row = plan_project(
         prototype.loads(
             json.dumps(
                 [

@@ -1,8 +1,8 @@
-"""The shape rule of row ops (opgen/rows.py): the shapes it takes and refuses, `opgen validate`
-refusing a test_shapes case it refuses, and the generated code applying it: the fake kernel
-(_support._row_shapes, with the rule's own messages), the CPU adapter (opgen_torch::RowShapes)
-and op_host's InferShape. The built norms project checks the CPU and meta kernels in
-test_end_to_end.py."""
+"""The shape rule of row ops (opgen/frontend/rows.py): the shapes it takes and refuses, `opgen
+validate` refusing a test_shapes case it refuses, and the generated code applying it: the fake
+kernel (_support._row_shapes, with the rule's own messages), the CPU adapter
+(opgen_torch::RowShapes) and op_host's InferShape. The built norms project checks the CPU and meta
+kernels in test_end_to_end.py."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import pytest
 import torch
 from kernel_host import twin
 
-from opgen import prototype
-from opgen.rows import row_shape_problem
+from opgen.frontend import prototype
+from opgen.frontend.rows import row_shape_problem
 
 RMS = "x * rsqrt(mean(x * x) + epsilon) * gamma"
 ROWS = "rows of 0 elements, which the row kernel does not reduce"

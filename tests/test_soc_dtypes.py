@@ -1,5 +1,5 @@
-"""bfloat16 and the SoCs without a float <-> bfloat16 Cast (opgen/soc_dtypes.py): per-SoC dtype
-lists in the OpDef, the warning, the refusal, and the combinations the twin-run tests take."""
+"""bfloat16 and the SoCs without a float <-> bfloat16 Cast (opgen/frontend/soc_dtypes.py): per-SoC
+dtype lists in the OpDef, the warning, the refusal, and the combinations the twin-run tests take."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from conftest import EXAMPLES
 from kernel_host import protos, twin
 from typer.testing import CliRunner
 
-from opgen import prototype, soc_dtypes
-from opgen.catalog import SOC_FAMILIES
 from opgen.cli import app
-from opgen.templatedata import tests as tests_data
+from opgen.frontend import prototype, soc_dtypes
+from opgen.frontend.catalog import SOC_FAMILIES
+from opgen.planning import tests as tests_data
 
 GELU = EXAMPLES / "gelu_custom.json"  # float16, float32, bfloat16
 

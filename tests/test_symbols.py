@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen import symbols
+from opgen.commands import symbols
 
 pytestmark = pytest.mark.slow  # compiles a small shared library
 

@@ -1,4 +1,4 @@
-"""opgen.templatedata.torch_ext: the data the PyTorch package templates print (op.torch)."""
+"""opgen.planning.torch_ext: the data the PyTorch package templates print (op.torch)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ import json
 import pytest
 from torch_ext import protos
 
-from opgen import prototype
-from opgen.options import Options
-from opgen.templatedata import layout, torch_ext
+from opgen.frontend import prototype
+from opgen.frontend.options import Options
+from opgen.planning import layout, torch_ext
 
 OPTIONS = Options(package="my_ops", namespace="myns", vendor="my_ops")
 
 
 def context(op_data):
     (op,) = prototype.loads(json.dumps(op_data)).ops
-    return dataclasses.asdict(torch_ext.build(op, OPTIONS))  # a dict, to index
+    return dataclasses.asdict(torch_ext.plan(op, OPTIONS))  # a dict, to index
 
 
 def param(ctx, name):

@@ -24,9 +24,11 @@ import pytest
 from conftest import EXAMPLES, SHARED_PROTOS
 from torch_ext import protos
 
-from opgen import prototype, render, resources
-from opgen.options import Options
-from opgen.templatedata import build as build_data
+from opgen import resources
+from opgen.frontend import prototype
+from opgen.frontend.options import Options
+from opgen.planning import plan_project
+from opgen.rendering import render
 
 RUFF = Path(sys.executable).with_name("ruff")
 RUFF_ARGS = [
@@ -677,7 +679,7 @@ def test_cpu_extension_builds_and_runs_gelu(tmp_path):
     pytest.importorskip("torch")
     if shutil.which("g++") is None:
         pytest.skip("no g++")
-    from opgen import new
+    from opgen.commands import new
 
     destination = tmp_path / "gelu_proj"
     the_plan, proto = new.plan(
@@ -717,7 +719,7 @@ def test_cpu_extension_builds_and_runs_gelu(tmp_path):
 
 def test_project_data_carries_torch_data():
     proto = prototype.loads(protos.text([protos.ALL_ATTRS]))
-    data = build_data(proto, Options(package="p", namespace="n", vendor="v"))
+    data = plan_project(proto, Options(package="p", namespace="n", vendor="v"))
     assert data.ops[0].torch.qualname == "n::all_attrs_custom"
 
 

@@ -12,8 +12,8 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from typer.testing import CliRunner
 
-from opgen import update as update_stage
 from opgen.cli import app
+from opgen.commands import update as update_stage
 
 GELU = EXAMPLES / "gelu_custom.json"
 KERNEL = "op_kernel/gelu_custom.cpp"  # generated
@@ -525,7 +525,7 @@ def test_a_damaged_pristine_copy_is_no_base_for_a_merge(tmp_path):
 
 
 def test_a_second_opgen_on_the_same_project_is_refused(tmp_path):
-    from opgen import project as project_state
+    from opgen.project import manifest as project_state
 
     project = new_project(tmp_path)
     with project_state.locked(project.resolve()):

@@ -64,7 +64,7 @@ def env() -> dict[str, str]:
 
 
 def render(proto_path: Path, destination: Path, socs: tuple[str, ...] = ()) -> Project:
-    from opgen import new
+    from opgen.commands import new
 
     the_plan, proto = new.plan(
         proto_path, destination, list(socs), None, None, None, None, False, False

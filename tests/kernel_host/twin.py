@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from opgen import prototype
-from opgen.catalog import DTYPES
-from opgen.options import Options
-from opgen.render import render
+from opgen.frontend import prototype
+from opgen.frontend.catalog import DTYPES
+from opgen.frontend.options import Options
+from opgen.planning import plan_project
+from opgen.rendering.render import render
 from opgen.resources import templates_dir
-from opgen.templatedata import build as build_data
 
 ROOT = Path(__file__).resolve().parents[2]
 TWIN_INCLUDE = ROOT / "opgen" / "twin" / "include"
@@ -86,7 +86,7 @@ def render_project(proto_text: str, dest: Path, socs: tuple[str, ...] = ("ascend
         path = dest / f.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(f.content)
-    ctx = dataclasses.asdict(build_data(proto, opts))  # plain dicts, for the tests to index
+    ctx = dataclasses.asdict(plan_project(proto, opts))  # plain dicts, for the tests to index
     ctx["proto"] = proto
     return ctx
 
@@ -102,7 +102,7 @@ class KernelSet:
 @dataclass
 class OpBuild:
     project: Path
-    op: dict[str, Any]  # an op's template data (templatedata.OpData) as a dict
+    op: dict[str, Any]  # an op's template data (planning.OpData) as a dict
     sets: tuple[KernelSet, ...] = (KernelSet("default"),)
 
 
@@ -433,7 +433,7 @@ def golden(op, output: str, inputs: dict[str, np.ndarray], attrs: dict[str, Any]
 
     scope: dict[str, Any] = {k: torch.from_numpy(v) for k, v in inputs.items()}
     scope.update(attrs)
-    value = eval(op.golden[output], {"torch": torch}, scope)  # whitelisted by opgen.expr
+    value = eval(op.golden[output], {"torch": torch}, scope)  # whitelisted by opgen.frontend.expr
     return value.to(torch.float64).numpy()
 
 

@@ -92,9 +92,9 @@ def variants_table() -> str:
 
 @pytest.fixture(scope="module")
 def rendered_driver(tmp_path_factory):
-    from opgen import prototype
-    from opgen.options import Options
-    from opgen.render import render
+    from opgen.frontend import prototype
+    from opgen.frontend.options import Options
+    from opgen.rendering.render import render
     from opgen.resources import templates_dir
 
     root = tmp_path_factory.mktemp("opt_dyn")

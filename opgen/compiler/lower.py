@@ -11,7 +11,7 @@ Three steps, each a plain function over plain data:
 3. `emit_body` prints the instructions as C++ statements.
 
 What the kernel templates make of the result (signature, temporaries, SoC variants) is
-`templatedata/kernel.py`'s. See ../shared/reference/ascend-c.md §3 for the API spellings.
+`planning/kernel.py`'s. See ../shared/reference/ascend-c.md §3 for the API spellings.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from opgen import expr
-from opgen.catalog import DTYPES
-from opgen.expr import show
+from opgen.frontend import expr
+from opgen.frontend.expr import show
+from opgen.frontend.model import Op
 from opgen.literals import cpp_float
-from opgen.model import Op
 
 
 class LoweringError(ValueError):
@@ -38,12 +37,6 @@ class LoweringError(ValueError):
 # compute types
 # ---------------------------------------------------------------------------------------------
 
-FLOAT_DTYPES = ("float16", "bfloat16", "float32")  # computed in float
-# 1-byte dtypes an op with a compute expression computes in float too, through half as CANN's
-# kernels do: Cast int8/uint8 -> half is the only Cast from them on every SoC (asc-devkit
-# Cast.md); a bool tensor is cast as its uint8 bytes (0 or 1).
-BYTE_DTYPES = ("int8", "uint8", "bool")
-INT_COMPUTE_DTYPES = ("int16", "int32")  # Add/Sub/Mul/Max/Min(+s) exist for these
 # sharedTmpBuffer of the high-level APIs for float: maxLiveNodeCount of
 # Get<Api>TmpBufferFactorSize (1 float per element) and the minimum of Get<Api>MaxMinTmpSize.
 SHARED_TMP_LIVE_NODES = 1
@@ -1248,19 +1241,3 @@ def fresh(base: str, taken: set[str]) -> str:
         name = f"{base}{n}"
         n += 1
     return name
-
-
-def compute_type(dtypes: list[str], through_half: bool = False) -> str | None:
-    """The C type a combination of dtypes computes in, or None when they do not share one.
-    With `through_half` (an op with a compute expression) 1-byte dtypes compute in float."""
-    floats = FLOAT_DTYPES + (BYTE_DTYPES if through_half else ())
-    if all(d in floats for d in dtypes):
-        return "float"
-    if len(set(dtypes)) == 1 and dtypes[0] in INT_COMPUTE_DTYPES:
-        return DTYPES[dtypes[0]].c_type
-    return None
-
-
-def tensor_compute_bytes(dtype: str) -> int:
-    """sizeof the compute type the kernel widens one tensor to (16-bit floats -> float)."""
-    return 4 if dtype in FLOAT_DTYPES else DTYPES[dtype].size

@@ -17,8 +17,8 @@ import math
 import re
 from typing import Any
 
-from opgen.catalog import ATTR_TYPE_ALIASES, ATTR_TYPES, NO_ELEMENT_TYPE
-from opgen.problems import Problem, key_path
+from opgen.frontend.catalog import ATTR_TYPE_ALIASES, ATTR_TYPES, NO_ELEMENT_TYPE
+from opgen.frontend.problems import Problem, key_path
 
 _INT = re.compile(r"[+-]?\d+[uUlL]*")
 _FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fF]?")

@@ -1,6 +1,6 @@
 """The PyTorch package of a generated project, as template data (`op.torch`).
 
-`build(op, options)` turns one op of the model into everything the `templates/torch_ext`
+`plan(op, options)` turns one op of the model into everything the `templates/torch_ext`
 templates print: the C++ types of the schema arguments, the CPU kernel's twin call, the NPU
 adapter's `EXEC_NPU_CMD_EXT` arguments in aclnn order, the Python signatures, the fake kernel,
 the golden-based backward and the torchair converter. Templates only loop and print.
@@ -19,8 +19,11 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from opgen.broadcast import broadcast_inputs, broadcasts, updated_inputs
-from opgen.catalog import DTYPES
+from opgen.compiler.lower import fresh
+from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
+from opgen.frontend.catalog import DTYPES
+from opgen.frontend.model import Attr, Op, TensorParam
+from opgen.frontend.options import Options
 from opgen.literals import (
     cpp_double,
     cpp_literal,
@@ -30,10 +33,7 @@ from opgen.literals import (
     py_string,
     torch_literal,
 )
-from opgen.lower import fresh
-from opgen.model import Attr, Op, TensorParam
-from opgen.options import Options
-from opgen.templatedata.layout import (
+from opgen.planning.layout import (
     LINE,
     cpp_call,
     noqa_long,
@@ -270,7 +270,8 @@ def py_dtype_tuple(dtypes) -> str:
 
 
 def broadcast_params(op: Op, params) -> list[dict[str, Any]]:
-    """The inputs an op that broadcasts (opgen/broadcast.py) broadcasts: its required ones."""
+    """The inputs an op that broadcasts (opgen/frontend/broadcast.py) broadcasts: its required
+    ones."""
     return [p for p in params if p["kind"] in ("tensor", "ref")] if broadcasts(op) else []
 
 
@@ -319,8 +320,8 @@ def cpp_fixed_attr_checks(op: Op, helpers: str) -> list[str]:
 
 
 def cpp_row_checks(op: Op, params) -> list[str]:
-    """The CPU adapter's check of a row op's input shapes (opgen/rows.py's rule, refused with its
-    message before the twin runs op_host and the kernel)."""
+    """The CPU adapter's check of a row op's input shapes (opgen/frontend/rows.py's rule,
+    refused with its message before the twin runs op_host and the kernel)."""
     if not op.is_row:
         return []
     row_params = [p for p in params if p["kind"] in ("tensor", "ref")]
@@ -664,7 +665,7 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     ]
     lines.append(f"dtypes_ = {check}" if returned else check)
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
-    if op.is_row:  # the row kernel's shape rule (opgen/rows.py), before anything runs
+    if op.is_row:  # the row kernel's shape rule (opgen/frontend/rows.py), before anything runs
         lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
     if op.in_place_only:
@@ -978,7 +979,7 @@ class TorchData:
     warnings: list[str]  # for the CLI to show
 
 
-def build(op: Op, options: Options) -> TorchData:
+def plan(op: Op, options: Options) -> TorchData:
     kept = schema_defaults(op)
     params = [tensor_param(t, i, kept[t.name]) for i, t in enumerate(op.inputs)]
     params += [attr_param(a, i, kept[a.name]) for i, a in enumerate(op.attrs)]
@@ -1204,7 +1205,7 @@ def introspection_context(op: Op, options, params) -> dict[str, Any]:
     and a string result; its C++ function converts the arguments as the CPU kernel does."""
     import dataclasses
 
-    from opgen.model import build_torch_schema
+    from opgen.frontend.model import build_torch_schema
 
     name = infer_op_name(op)
     plain = [dataclasses.replace(t, is_ref=False) for t in op.inputs]

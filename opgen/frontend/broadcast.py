@@ -4,8 +4,8 @@ against it."""
 
 from __future__ import annotations
 
-from opgen.model import Op, TensorParam
-from opgen.problems import Problem, key_path
+from opgen.frontend.model import Op, TensorParam
+from opgen.frontend.problems import Problem, key_path
 
 # Dims of a broadcast shape the kernels handle (Ascend's tensor rank limit).
 MAX_RANK = 8

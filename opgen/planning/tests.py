@@ -1,6 +1,6 @@
 """The generated project's tests (`templates/tests`), as template data (`op.tests`).
 
-`build(op, options, torch)` prepares what `tests/test_<op>.py` prints: the op's arguments with
+`plan(op, options, torch)` prepares what `tests/test_<op>.py` prints: the op's arguments with
 the value ranges the tests draw from (derived from the compute expression), the dtype
 combinations, which tests cannot pass yet and why (no compute, no golden, no fake kernel, a CPU
 twin that cannot run the op), the OpDef the prototype declares, and the GE node its torchair
@@ -15,15 +15,15 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from opgen import expr, soc_dtypes
-from opgen.broadcast import broadcast_inputs, broadcasts, updated_inputs
-from opgen.catalog import DTYPES
+from opgen.frontend import expr, soc_dtypes
+from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
+from opgen.frontend.catalog import DTYPES
+from opgen.frontend.model import Attr, Op
+from opgen.frontend.options import Options
 from opgen.literals import py_string, py_value
-from opgen.model import Attr, Op
-from opgen.options import Options
-from opgen.templatedata.kernel import special_values_exact
-from opgen.templatedata.layout import LINE, doc_lines, py_block, split_pieces
-from opgen.templatedata.torch_ext import TorchData, py_dtype_tuple
+from opgen.planning.kernel import special_values_exact
+from opgen.planning.layout import LINE, doc_lines, py_block, split_pieces
+from opgen.planning.torch_ext import TorchData, py_dtype_tuple
 
 # Value ranges the tests draw inputs from (uniform; integers inclusive).
 FLOAT_RANGE = (-4.0, 4.0)
@@ -474,8 +474,8 @@ class TestsData:
     ir_def: str
     graph_args: str
     expected_node: str
-    # An op that broadcasts its inputs (opgen/broadcast.py): the different-shapes test checks
-    # broadcasting instead of refusal
+    # An op that broadcasts its inputs (opgen/frontend/broadcast.py): the different-shapes
+    # test checks broadcasting instead of refusal
     broadcasts: bool = False
     # precision cases with a shape per input (pytest.param lines): the prototype's test_shapes
     # of an op with a compute expression, then, for an op that broadcasts, built-in ones
@@ -518,7 +518,7 @@ def py_shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def build(op: Op, options: Options, torch: TorchData) -> TestsData:
+def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
     package, snake = options.package, op.snake_name
     compute_file = f"op_kernel/{snake}_compute.h"
     overrides_file = f"{package}/overrides/{snake}.py"

@@ -11,7 +11,7 @@ from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
 
-from opgen.build import cann_home
+from opgen.commands.build import cann_home
 
 
 @dataclass

@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from opgen import soc_dtypes
-from opgen.broadcast import broadcasts, updated_inputs
-from opgen.catalog import DTYPES
+from opgen.frontend import soc_dtypes
+from opgen.frontend.broadcast import broadcasts, updated_inputs
+from opgen.frontend.catalog import DTYPES
+from opgen.frontend.model import Attr, Op
+from opgen.frontend.names import aclnn_name
+from opgen.frontend.options import Options
 from opgen.literals import cpp_literal, cpp_string
-from opgen.model import Attr, Op
-from opgen.names import aclnn_name
-from opgen.options import Options
-from opgen.templatedata.kernel import KernelData, _Tensor
-from opgen.templatedata.layout import cpp_wrap
+from opgen.planning.kernel import KernelData, _Tensor
+from opgen.planning.layout import cpp_wrap
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class HostData:
     broadcast: dict[str, str] | None = None
 
 
-def build(op: Op, options: Options, kernel: KernelData) -> HostData:
+def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
     infer = _infer_and_tiling(op, kernel.tensors, kernel.streams)
     upper = op.snake_name.upper()
     return HostData(

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from opgen import expr, names
-from opgen.catalog import ATTR_TYPES, DTYPES, AttrType, DType
+from opgen.frontend import expr, names
+from opgen.frontend.catalog import ATTR_TYPES, DTYPES, AttrType, DType
 from opgen.literals import torch_literal
 
 

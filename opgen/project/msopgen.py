@@ -14,11 +14,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from opgen.catalog import DTYPES
 from opgen.errors import ActionFailed
-from opgen.model import Op, Prototype
-from opgen.options import Options
-from opgen.render import RenderedFile, collect
+from opgen.frontend.catalog import DTYPES
+from opgen.frontend.model import Op, Prototype
+from opgen.frontend.options import Options
+from opgen.rendering.render import RenderedFile, collect
 
 TIMEOUT_SECONDS = 300
 

@@ -27,11 +27,12 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from opgen import project as project_state
-from opgen import render
+from opgen.commands.new import load_prototype, template_data
 from opgen.errors import BadInput
-from opgen.new import load_prototype, template_data
-from opgen.options import Options, TemplateSource, check_template_source
+from opgen.frontend.options import Options, TemplateSource, check_template_source
+from opgen.project import manifest as project_state
+from opgen.project import merge
+from opgen.rendering import render
 from opgen.resources import templates_dir
 
 # What happened to a file; the order is the order of the report.
@@ -143,35 +144,6 @@ def check_git_clean(project: Path, paths: list[str]) -> None:
         )
 
 
-def merge(ours: bytes, base: bytes, theirs: bytes, path: str) -> tuple[bytes, bool]:
-    """Three-way merge with git merge-file; returns (result, had_conflicts)."""
-    with tempfile.TemporaryDirectory(prefix="opgen-merge-") as tmp:
-        files = []
-        for name, content in (("ours", ours), ("base", base), ("theirs", theirs)):
-            p = Path(tmp) / name
-            p.write_bytes(content)
-            files.append(str(p))
-        proc = subprocess.run(
-            [
-                "git",
-                "merge-file",
-                "-p",
-                "-L",
-                f"{path} (yours)",
-                "-L",
-                f"{path} (last opgen rendering)",
-                "-L",
-                f"{path} (new opgen rendering)",
-                *files,
-            ],
-            capture_output=True,
-            check=False,
-        )
-    if proc.returncode < 0 or proc.returncode > 127:
-        raise RuntimeError(f"git merge-file failed on {path}: {proc.stderr.decode()}")
-    return proc.stdout, proc.returncode > 0
-
-
 def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
 
@@ -278,7 +250,7 @@ def _decide(
 ) -> None:
     """One file's fate: set change.action (and new_content when the file is to be written)."""
     owner = change.owner
-    if current is not None and _unresolved(current, change.path):
+    if current is not None and merge.has_conflict_markers(current, change.path):
         change.action = "unresolved conflict"  # markers of an earlier update are still there
     elif new is None:  # no longer produced
         if current is None:
@@ -327,17 +299,9 @@ def _decide(
 
 
 def _merge(change: FileChange, current: bytes, base: bytes, theirs: bytes) -> None:
-    merged, conflict = merge(current, base, theirs, change.path)
+    merged, conflict = merge.three_way(current, base, theirs, change.path)
     change.action = "conflict" if conflict else "merged"
     change.new_content = merged
-
-
-def _unresolved(content: bytes, path: str) -> bool:
-    """Whether `content` still holds the conflict markers an update wrote into it."""
-    return (
-        f"<<<<<<< {path} (yours)".encode() in content
-        and f">>>>>>> {path} (new opgen rendering)".encode() in content
-    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NoReturn
 
-from opgen import broadcast, expr, names, rows, spelling
-from opgen.catalog import (
+from opgen.frontend import broadcast, expr, names, rows, spelling
+from opgen.frontend.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
     DTYPE_SUGGESTIONS,
@@ -28,7 +28,7 @@ from opgen.catalog import (
     UNSUPPORTED_ATTR_TYPES,
     UNSUPPORTED_DTYPES,
 )
-from opgen.model import (
+from opgen.frontend.model import (
     Attr,
     Op,
     Prototype,
@@ -37,7 +37,7 @@ from opgen.model import (
     build_torch_schema,
     dtype_macro_base,
 )
-from opgen.problems import (
+from opgen.frontend.problems import (
     Problem,
     PrototypeError,
     did_you_mean,
@@ -1149,10 +1149,10 @@ _COMPUTE_TYPE_RANGES = {
 
 def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem]:
     """Every number written in a compute expression (with its sign: -2147483648 is one) fits
-    each type the op's dtype combinations compute in (lower.compute_type)."""
+    each type the op's dtype combinations compute in (catalog.compute_type)."""
     if not compute:
         return []
-    from opgen.lower import compute_type
+    from opgen.frontend.catalog import compute_type
 
     streamed = [t for t in inputs if t.param_type == "required"] + list(outputs)
     types = {

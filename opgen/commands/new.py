@@ -10,11 +10,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from opgen import msopgen, prototype, render
-from opgen import project as project_state
+from opgen.compiler.lower import LoweringError
 from opgen.errors import ActionError, UsageError
-from opgen.lower import LoweringError
-from opgen.options import (
+from opgen.frontend import prototype
+from opgen.frontend.options import (
     Options,
     TemplateSource,
     check_namespace,
@@ -25,12 +24,14 @@ from opgen.options import (
     resolve_socs,
     safe_file_name,
 )
-from opgen.problems import Problem, PrototypeError, key_path
+from opgen.frontend.problems import Problem, PrototypeError, key_path
+from opgen.frontend.soc_dtypes import SocDtypeError
+from opgen.planning import ProjectData, plan_project
+from opgen.planning.project import OpDataErrors, build_ops
+from opgen.project import manifest as project_state
+from opgen.project import msopgen
+from opgen.rendering import render
 from opgen.resources import templates_dir
-from opgen.soc_dtypes import SocDtypeError
-from opgen.templatedata import ProjectData
-from opgen.templatedata import build as build_data
-from opgen.templatedata.project import OpDataErrors, build_ops
 
 __all__ = ["ActionError", "Plan", "Result", "UsageError", "create", "plan", "template_data"]
 
@@ -134,7 +135,7 @@ def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
     bad input (exit 2, a problem at the expression's or the op's JSON path) found before
     anything is rendered."""
     try:
-        return build_data(proto, options)
+        return plan_project(proto, options)
     except OpDataErrors as exc:
         raise PrototypeError(list(map(op_data_problem, exc.errors)), proto.source) from None
 
@@ -267,7 +268,7 @@ def next_steps(
 def call_example(op, namespace: str) -> str:
     """torch.ops.<namespace>.<op>(...) with small inputs of the first dtype combination and
     every attr by name (its default, or a sample value when it has none)."""
-    from opgen.catalog import DTYPES
+    from opgen.frontend.catalog import DTYPES
     from opgen.literals import py_literal
 
     args = []

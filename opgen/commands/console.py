@@ -7,7 +7,7 @@ import sys
 from functools import lru_cache
 from typing import Any
 
-from opgen.problems import PrototypeError
+from opgen.frontend.problems import PrototypeError
 
 
 @lru_cache(maxsize=1)

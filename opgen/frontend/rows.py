@@ -15,8 +15,8 @@ TilingFunc (RowStride, ReadRows); `opgen validate` checks the prototype's test_s
 
 from __future__ import annotations
 
-from opgen.model import Op
-from opgen.problems import Problem, key_path
+from opgen.frontend.model import Op
+from opgen.frontend.problems import Problem, key_path
 
 
 def row_shape_problem(op_type: str, shapes: dict[str, tuple[int, ...]]) -> str | None:

@@ -6,7 +6,7 @@ come back as `RenderedFile`s; nothing in the project is touched here. The templa
 (`templates/kernel`, `host`, `torch_ext`, `tests`) each hold `project/` (rendered once per
 project), `op/` (once per op with a compute expression) and `user_op/` (once per op the user
 computes); `templates/layout/` lays them out as the project's tree. Templates see `project`
-(templatedata.ProjectData, added by opgen.template_context) and, per op, `op` (OpData), and
+(planning.ProjectData, added by rendering.template_context) and, per op, `op` (OpData), and
 render with jinja2.StrictUndefined: a name that does not exist is an error naming the name and
 the template, never empty text.
 
@@ -30,13 +30,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from opgen import template_context
 from opgen.errors import ActionFailed, UsageError
-from opgen.model import Prototype
-from opgen.options import CONTEXT_EXTENSION, Options, TemplateSource
+from opgen.frontend.model import Prototype
+from opgen.frontend.options import CONTEXT_EXTENSION, Options, TemplateSource
+from opgen.planning import FOLLOWS_COMPUTE_MARK, GENERATED_MARK, ProjectData, plan_project
+from opgen.rendering import template_context
 from opgen.resources import twin_include_dir
-from opgen.templatedata import FOLLOWS_COMPUTE_MARK, GENERATED_MARK, ProjectData
-from opgen.templatedata import build as build_data
 
 __all__ = ["RenderError", "RenderedFile", "collect", "render"]
 # The CANN project skeleton: msopgen writes these itself when opgen wraps it.
@@ -87,12 +86,12 @@ def render(
     """Render every template for the prototype with copier; return the files sorted by path.
     `source` is a template directory or a TemplateSource; `data` is the prototype's template
     data when the caller built it already (building it raises
-    templatedata.project.OpDataErrors)."""
+    planning.project.OpDataErrors)."""
     import copier
 
     if isinstance(source, Path):
         source = TemplateSource(str(source))
-    project = data if data is not None else build_data(proto, options)
+    project = data if data is not None else plan_project(proto, options)
     answers = template_context.answers(proto.text, options)
     template_context.remember(answers, project)
     with tempfile.TemporaryDirectory(prefix="opgen-render-") as scratch:

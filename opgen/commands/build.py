@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
-from opgen import project as project_state
-from opgen import report
+from opgen.commands import report
+from opgen.project import manifest as project_state
 
 LOG_DIR = Path(project_state.LOG_DIR)
 TAIL_LINES = 40
@@ -292,7 +292,7 @@ def step_npu_symbols(project: Path, package: str, step: Step) -> None:
     if not libs:
         step.status, step.detail = "failed", f"no {package}/_C_npu*.so was built"
         return
-    from opgen.symbols import unresolved
+    from opgen.commands.symbols import unresolved
 
     torch_npu_dir = Path(spec.origin).parent
     missing = unresolved(libs[0], torch_npu_dir)
@@ -390,7 +390,7 @@ def summary_line(project: Path, step: Step) -> str:
 
 
 def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) -> Report:
-    from opgen import console
+    from opgen.commands import console
 
     package = project_state.load(project).options.package
     report = Report(project)  # the path as given, for the summary
@@ -433,7 +433,7 @@ def build_and_test(
     pytest_args: list[str] | None = None,
 ) -> int:
     """Run the steps and print the summary; return the exit code (0 ok, 1 failed)."""
-    from opgen import console
+    from opgen.commands import console
 
     report = run_steps(project, build, test, pytest_args or [])
     if as_json:

@@ -2,7 +2,7 @@
 
 templates/copier.yml lists `ProjectContext` in `_jinja_extensions`. Copier renders each file and
 file name with the answers (the prototype's text and the options); the extension adds
-`project` (templatedata.ProjectData), built from those answers once per process. opgen's own
+`project` (planning.ProjectData), built from those answers once per process. opgen's own
 rendering hands over the data it built already (`remember`), so nothing is built twice; in a
 generated project, `copier recopy` builds it here from the recorded answers.
 """
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from jinja2.ext import Extension
 
 if TYPE_CHECKING:
-    from opgen.options import Options
-    from opgen.templatedata import ProjectData
+    from opgen.frontend.options import Options
+    from opgen.planning import ProjectData
 
 # The questions of templates/copier.yml: the prototype's text and Options' fields.
 ANSWERS = ("prototype", "prototype_file", "package", "torch_namespace", "vendor", "socs")
@@ -53,9 +53,9 @@ def project_data(values: Any) -> ProjectData:
     """The project data for copier's answers: remembered, or built from them."""
     key = _key(values)
     if key not in _built:
-        from opgen import prototype
-        from opgen.options import Options
-        from opgen.templatedata import build
+        from opgen.frontend import prototype
+        from opgen.frontend.options import Options
+        from opgen.planning import plan_project
 
         options = Options(
             package=values["package"],
@@ -65,7 +65,7 @@ def project_data(values: Any) -> ProjectData:
             prototype_file=values["prototype_file"],
         )
         proto = prototype.loads(values["prototype"], source=values["prototype_file"])
-        remember(values, build(proto, options))
+        remember(values, plan_project(proto, options))
     return _built[key]
 
 

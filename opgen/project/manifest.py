@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from opgen import __version__
 from opgen.errors import BadInput
-from opgen.options import Options
+from opgen.frontend.options import Options
 
 if TYPE_CHECKING:
-    from opgen.render import RenderedFile
+    from opgen.rendering.render import RenderedFile
 
 STATE_DIR = ".opgen"  # manifest, options and the pristine copy of the last rendering
 MANIFEST = f"{STATE_DIR}/manifest.json"

@@ -1,9 +1,9 @@
-"""Template data: the model and the options turned into what the templates render.
+"""The planners: the model and the options turned into what the templates render.
 
-One module per template root, each with one `build(...)` returning a frozen dataclass, built
+One module per template root, each with one `plan(...)` returning a frozen dataclass, built
 once per op and passed along:
 
-- `kernel`: `templates/kernel` (`op.kernel`), from the compute compiler (`opgen.lower`);
+- `kernel`: `templates/kernel` (`op.kernel`), from the compute compiler (`opgen.compiler.lower`);
 - `host`: `templates/host` (`op.host`), from the kernel's data;
 - `torch_ext`: `templates/torch_ext` (`op.torch`);
 - `tests`: `templates/tests` (`op.tests`), from the torch data;
@@ -16,12 +16,12 @@ once per op and passed along:
 
 from __future__ import annotations
 
-from opgen.templatedata.project import (
+from opgen.planning.project import (
     FOLLOWS_COMPUTE_MARK,
     GENERATED_MARK,
     OpData,
     ProjectData,
-    build,
+    plan_project,
 )
 
-__all__ = ["FOLLOWS_COMPUTE_MARK", "GENERATED_MARK", "OpData", "ProjectData", "build"]
+__all__ = ["FOLLOWS_COMPUTE_MARK", "GENERATED_MARK", "OpData", "ProjectData", "plan_project"]

@@ -8,8 +8,8 @@ would leave a SoC with no combination, or a combination with no SoC, is refused.
 
 from __future__ import annotations
 
-from opgen.catalog import SOC_FAMILIES
-from opgen.model import Op
+from opgen.frontend.catalog import SOC_FAMILIES
+from opgen.frontend.model import Op
 
 Combination = tuple[str, ...]
 

@@ -1,7 +1,7 @@
 """Template data of `templates/kernel` (`op.kernel`): the Ascend C kernel, its tiling struct and
 the user-owned compute step.
 
-`build(op, options)` runs the compute compiler (`opgen.lower`) for every SoC variant the
+`plan(op, options)` runs the compute compiler (`opgen.compiler.lower`) for every SoC variant the
 targets need and turns the result into names, signatures and statement text; templates only
 loop and print. Raises LoweringError when the compute expression cannot be lowered.
 """
@@ -12,16 +12,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from opgen import expr
-from opgen.broadcast import broadcasts
-from opgen.catalog import DTYPES, SOC_FAMILIES
-from opgen.expr import show
-from opgen.literals import cpp_float, cpp_literal, cpp_string
-from opgen.lower import (
-    BYTE_DTYPES,
+from opgen.compiler.lower import (
     CMP_BLOCK_ELEMS,
-    FLOAT_DTYPES,
-    INT_COMPUTE_DTYPES,
     MASK_OPS,
     MAX_ROW_REDUCTIONS,
     REDUCE_APIS,
@@ -34,18 +26,29 @@ from opgen.lower import (
     LoweringError,
     allocate,
     api_funcs,
-    compute_type,
     computed_tree,
     emit_body,
     fresh,
     host_expr,
     row_passes,
+)
+from opgen.frontend import expr
+from opgen.frontend.broadcast import broadcasts
+from opgen.frontend.catalog import (
+    BYTE_DTYPES,
+    DTYPES,
+    FLOAT_DTYPES,
+    INT_COMPUTE_DTYPES,
+    SOC_FAMILIES,
+    compute_type,
     tensor_compute_bytes,
 )
-from opgen.model import Op, TensorParam
-from opgen.names import aclnn_name, pascal_name
-from opgen.options import Options
-from opgen.templatedata.layout import cpp_comment, cpp_wrap, indent_lines
+from opgen.frontend.expr import show
+from opgen.frontend.model import Op, TensorParam
+from opgen.frontend.names import aclnn_name, pascal_name
+from opgen.frontend.options import Options
+from opgen.literals import cpp_float, cpp_literal, cpp_string
+from opgen.planning.layout import cpp_comment, cpp_wrap, indent_lines
 
 # Compute functions whose API some SoCs lack, and what the kernel computes them through there
 # ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
@@ -176,7 +179,7 @@ class KernelData:
     row: dict[str, Any] | None
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
-    # An op that broadcasts its inputs (opgen/broadcast.py): the tiling field of the output
+    # An op that broadcasts its inputs (opgen/frontend/broadcast.py): the tiling field of the output
     # shape ("shape") and, per streamed input by name, of how the kernel reads it ("reads").
     # None: the inputs share one shape.
     broadcast: dict[str, Any] | None = None
@@ -284,7 +287,7 @@ def attr_field_names(op: Op) -> dict[str, str]:
     }
 
 
-def build(op: Op, options: Options) -> KernelData:
+def plan(op: Op, options: Options) -> KernelData:
     socs = options.soc_short_names
     tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + [
         _Tensor(t, i) for i, t in enumerate(op.outputs)

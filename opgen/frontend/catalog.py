@@ -106,8 +106,8 @@ DTYPE_SUGGESTIONS: dict[str, str] = {
 }
 
 # dtypes msopgen knows for which opgen's kernel and PyTorch templates have no element type. A
-# dtype combination holding one is left out with a warning (opgen/spelling.py); an op with no
-# other combination is refused.
+# dtype combination holding one is left out with a warning
+# (opgen/frontend/spelling.py); an op with no other combination is refused.
 NO_ELEMENT_TYPE: tuple[str, ...] = (
     "string",
     "resource",
@@ -293,7 +293,7 @@ ATTR_TYPES: dict[str, AttrType] = {
 }
 
 # Attr type spellings real prototypes use that msopgen's IR_ATTR_TYPE_MAP lacks (msopgen drops
-# such an attr with a warning): opgen reads them as the type they mean (opgen/spelling.py).
+# such an attr with a warning): opgen reads them as the type they mean (opgen/frontend/spelling.py).
 ATTR_TYPE_ALIASES: dict[str, str] = {
     "int32": "int",
     "int64": "int",
@@ -371,3 +371,28 @@ SOC_FAMILIES: dict[str, SocFamily] = {
         SocFamily("bs9sx1a", None, True, frozenset({"fma"})),
     )
 }
+
+
+# The types a kernel computes in.
+FLOAT_DTYPES = ("float16", "bfloat16", "float32")  # computed in float
+# 1-byte dtypes an op with a compute expression computes in float too, through half as CANN's
+# kernels do: Cast int8/uint8 -> half is the only Cast from them on every SoC (asc-devkit
+# Cast.md); a bool tensor is cast as its uint8 bytes (0 or 1).
+BYTE_DTYPES = ("int8", "uint8", "bool")
+INT_COMPUTE_DTYPES = ("int16", "int32")  # Add/Sub/Mul/Max/Min(+s) exist for these
+
+
+def compute_type(dtypes: list[str], through_half: bool = False) -> str | None:
+    """The C type a combination of dtypes computes in, or None when they do not share one.
+    With `through_half` (an op with a compute expression) 1-byte dtypes compute in float."""
+    floats = FLOAT_DTYPES + (BYTE_DTYPES if through_half else ())
+    if all(d in floats for d in dtypes):
+        return "float"
+    if len(set(dtypes)) == 1 and dtypes[0] in INT_COMPUTE_DTYPES:
+        return DTYPES[dtypes[0]].c_type
+    return None
+
+
+def tensor_compute_bytes(dtype: str) -> int:
+    """sizeof the compute type the kernel widens one tensor to (16-bit floats -> float)."""
+    return 4 if dtype in FLOAT_DTYPES else DTYPES[dtype].size

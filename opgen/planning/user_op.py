@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from opgen.frontend.model import Op
 from opgen.literals import py_string
-from opgen.model import Op
-from opgen.templatedata.kernel import KernelData
-from opgen.templatedata.layout import LINE, cpp_wrap, doc_lines, split_pieces
+from opgen.planning.kernel import KernelData
+from opgen.planning.layout import LINE, cpp_wrap, doc_lines, split_pieces
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class UserOpData:
     reasons: dict[str, list[str]]
 
 
-def build(op: Op, kernel_data: KernelData) -> UserOpData | None:
+def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
     if not op.user_computed:
         return None
     snake, upper = op.snake_name, op.snake_name.upper()

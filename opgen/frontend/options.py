@@ -9,14 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from opgen.catalog import SOC_SHORT_NAMES
 from opgen.errors import UsageError
-from opgen.problems import did_you_mean
+from opgen.frontend.catalog import SOC_SHORT_NAMES
+from opgen.frontend.problems import did_you_mean
 
 TEMPLATE_ROOTS = ("kernel", "host", "torch_ext", "tests")  # the parts of templates/
 DEFAULT_SOC = "ascend910b1"
 STRICT_UNDEFINED = "jinja2.StrictUndefined"  # copier.yml's _envops.undefined
-CONTEXT_EXTENSION = "opgen.template_context.ProjectContext"  # in copier.yml's _jinja_extensions
+# in copier.yml's _jinja_extensions
+CONTEXT_EXTENSION = "opgen.rendering.template_context.ProjectContext"
 
 
 @dataclass(frozen=True)

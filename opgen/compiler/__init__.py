@@ -1,0 +1,1 @@
+"""The compute compiler: a compute expression turned into Ascend C vector calls."""

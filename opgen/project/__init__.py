@@ -1,0 +1,1 @@
+"""A generated project on disk: its manifest and pristine copies (.opgen/), merges, msopgen."""

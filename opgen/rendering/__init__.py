@@ -1,0 +1,1 @@
+"""Rendering: copier renders templates/ with the planners' data."""
