@@ -185,34 +185,6 @@ class KernelData:
     broadcast: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class TailPaths:
-    """How the kernels copy a tail that is not whole 32-byte blocks: with DataCopyPad (`pad`), or,
-    on the SoCs without it (`socs`), in whole blocks that overlap the tile (`block`). With both,
-    `cond` is the #if that selects the block path by __NPU_ARCH__."""
-
-    pad: bool
-    block: bool
-    socs: list[str]
-    cond: str
-
-    @property
-    def both(self) -> bool:
-        return self.pad and self.block
-
-
-def tail_paths(socs: list[str]) -> TailPaths:
-    lacking = sorted(s for s in socs if not SOC_FAMILIES[s].has_datacopypad)
-    arches = sorted({SOC_FAMILIES[s].npu_arch for s in lacking})
-    cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
-    return TailPaths(
-        pad=len(lacking) < len(socs),
-        block=bool(lacking),
-        socs=lacking,
-        cond=f"defined(__NPU_ARCH__) && ({cond})" if cond else "",
-    )
-
-
 @dataclass
 class _Tensor:
     param: TensorParam

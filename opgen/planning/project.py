@@ -179,13 +179,9 @@ class ProjectData:
     header: Headers
     ops: list[OpData]
     dtype_c_types: dict[str, str]
-    tails: kernel.TailPaths  # how op_kernel/opgen_kernel.h copies tails on the project's SoCs
     # The __NPU_ARCH__ the CPU twin compiles the kernels for: the first SoC's; None for the twin's
     # default (2201, ascend910b) and for a SoC without a documented one.
     twin_npu_arch: int | None
-    # Some op streams a 1-byte tensor (int8, uint8, bool) that computes in float through half:
-    # op_kernel/opgen_kernel.h then has the two-step casts
-    through_half: bool = False
 
     @property
     def warnings(self) -> list[str]:
@@ -294,11 +290,9 @@ def plan_project(proto: Prototype, options: Options) -> ProjectData:
         header=Headers.for_source(options.prototype_file),
         ops=ops,
         dtype_c_types={name: d.c_type for name, d in DTYPES.items()},
-        tails=kernel.tail_paths(shorts),
         twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch
         if SOC_FAMILIES[shorts[0]].npu_arch != 2201
         else None,
-        through_half=any(t.through_half for op in ops for t in op.kernel.streams),
     )
 
 

@@ -20,6 +20,8 @@ def test_datacopy_alignment_and_bounds(run_section):
     assert "no UB-to-UB DataCopy" in msgs["datacopy_ub_ub_310b"]
     assert msgs["datacopy_ub_ub"].startswith("DataCopy(UB->UB)")
     assert "out-of-bounds" in msgs["datacopy_gm_overrun"]
+    assert "ascend310p (__NPU_ARCH__ 2002) has no working DataCopyPad" in msgs["datacopypad_310p"]
+    assert "ascend910 (__NPU_ARCH__ 1001) has no DataCopyPad" in msgs["datacopypad_910a"]
 
 
 def test_scalar_writes_keep_to_cache_lines_of_their_own(run_section):
