@@ -121,7 +121,7 @@ def test_the_block_branch_never_calls_datacopypad():
     text = (LIBRARY / "opgen_kernel.h").read_text()
     block, pad = tails_branch(text, True), tails_branch(text, False)
     assert "DataCopyPad(" not in block
-    assert "CopyGmToUb(tile, gm_[offset], count, block_, packed_);" in block
+    assert "CopyGmToUb(tile, this->gm_[offset], count, this->block_, this->packed_);" in block
     assert "DataCopyPad(" in pad and "block_" not in pad
 
 

@@ -60,7 +60,8 @@ def kernel_host_templates() -> Path:
         atexit.register(shutil.rmtree, root, ignore_errors=True)
         source = templates_dir()
         shutil.copy(source / "copier.yml", root / "copier.yml")
-        for name in ("kernel", "host"):  # copies: copier renders nothing from outside its root
+        # copies: copier renders nothing from outside its root
+        for name in ("kernel", "host", "macros"):
             shutil.copytree(source / name, root / name)
         (root / "layout").mkdir()
         for entry in (source / "layout").iterdir():

@@ -320,16 +320,14 @@ __aicore__ inline CoreShare ShareOfThisCore(uint64_t totalLength, uint64_t block
 }
 #endif
 
-// One input tensor: its GM share, a VECIN queue of `BUFFERS` tiles (the copy of the next tile
-// overlaps the compute of this one) and, for a 16-bit float, the tile widened to float.
-// C: the compute type (float for a 1-byte tensor computed through half).
-template <typename T, int32_t BUFFERS, typename C = typename ComputeType<T>::Type>
-class InStream {
+// What an input or an output stream holds: its GM share, a queue of `BUFFERS` tiles at
+// `POSITION` (VECIN, VECOUT), the tile in the compute type C when that differs from T and, for
+// a 1-byte tensor computed through half, the tile in half between the two.
+template <typename T, AscendC::TPosition POSITION, int32_t BUFFERS, typename C>
+class StreamBuffers {
 public:
     using Compute = C;
     static constexpr bool THROUGH_HALF = sizeof(T) == 1 && !IsSame<T, C>::value;
-
-    __aicore__ inline InStream() {}
 
     __aicore__ inline void Init(AscendC::TPipe& pipe, GM_ADDR gm, const CoreShare& share, uint32_t tileLength)
     {
@@ -347,34 +345,11 @@ public:
         }
     }
 
-    __aicore__ inline void CopyIn(uint64_t offset, uint32_t count)
-    {
-        AscendC::LocalTensor<T> tile = queue_.template AllocTensor<T>();
-#if OPGEN_BLOCK_TAILS
-        CopyGmToUb(tile, gm_[offset], count, block_, packed_);
-#else
-        CopyGmToUb(tile, gm_[offset], count);
-#endif
-        queue_.EnQue(tile);
-    }
-
-    // The next copied-in tile in the compute type; valid until Free().
-    __aicore__ inline AscendC::LocalTensor<Compute> Load(uint32_t count)
-    {
-        tile_ = queue_.template DeQue<T>();
-        return WidenInput<Compute>(tile_, cast_, half_, count);
-    }
-
-    __aicore__ inline void Free()
-    {
-        queue_.FreeTensor(tile_);
-    }
-
-private:
+protected:
     AscendC::GlobalTensor<T> gm_;
-    AscendC::TQue<AscendC::TPosition::VECIN, BUFFERS> queue_;
+    AscendC::TQue<POSITION, BUFFERS> queue_;
     CalcBuf cast_;  // the tile in its compute type, when that differs from T
-    CalcBuf half_;  // a 1-byte tile in half, on its way to float
+    CalcBuf half_;  // a 1-byte tile in half, between it and float
     AscendC::LocalTensor<T> tile_;
 #if OPGEN_BLOCK_TAILS
     uint32_t block_ = 0;   // CoreShare::block
@@ -382,70 +357,72 @@ private:
 #endif
 };
 
-// One output tensor: a VECOUT queue of `BUFFERS` tiles, the compute-type result of a 16-bit float
-// (rounded into the tile by Store) and its GM share.
+// One input tensor: a VECIN queue of `BUFFERS` tiles (the copy of the next tile overlaps the
+// compute of this one) and, for a 16-bit float, the tile widened to float.
+// C: the compute type (float for a 1-byte tensor computed through half).
 template <typename T, int32_t BUFFERS, typename C = typename ComputeType<T>::Type>
-class OutStream {
+class InStream : public StreamBuffers<T, AscendC::TPosition::VECIN, BUFFERS, C> {
 public:
-    using Compute = C;
-    static constexpr bool THROUGH_HALF = sizeof(T) == 1 && !IsSame<T, C>::value;
+    __aicore__ inline InStream() {}
 
+    __aicore__ inline void CopyIn(uint64_t offset, uint32_t count)
+    {
+        AscendC::LocalTensor<T> tile = this->queue_.template AllocTensor<T>();
+#if OPGEN_BLOCK_TAILS
+        CopyGmToUb(tile, this->gm_[offset], count, this->block_, this->packed_);
+#else
+        CopyGmToUb(tile, this->gm_[offset], count);
+#endif
+        this->queue_.EnQue(tile);
+    }
+
+    // The next copied-in tile in the compute type; valid until Free().
+    __aicore__ inline AscendC::LocalTensor<C> Load(uint32_t count)
+    {
+        this->tile_ = this->queue_.template DeQue<T>();
+        return WidenInput<C>(this->tile_, this->cast_, this->half_, count);
+    }
+
+    __aicore__ inline void Free()
+    {
+        this->queue_.FreeTensor(this->tile_);
+    }
+};
+
+// One output tensor: a VECOUT queue of `BUFFERS` tiles and the compute-type result of a 16-bit
+// float (rounded into the tile by Store).
+template <typename T, int32_t BUFFERS, typename C = typename ComputeType<T>::Type>
+class OutStream : public StreamBuffers<T, AscendC::TPosition::VECOUT, BUFFERS, C> {
+public:
     __aicore__ inline OutStream() {}
 
-    __aicore__ inline void Init(AscendC::TPipe& pipe, GM_ADDR gm, const CoreShare& share, uint32_t tileLength)
-    {
-        gm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gm) + share.offset, share.length);
-#if OPGEN_BLOCK_TAILS
-        block_ = share.block;
-        packed_ = share.packed;
-#endif
-        pipe.InitBuffer(queue_, BUFFERS, tileLength * sizeof(T));
-        if constexpr (!IsSame<T, Compute>::value) {
-            pipe.InitBuffer(cast_, tileLength * sizeof(Compute));
-        }
-        if constexpr (THROUGH_HALF) {
-            pipe.InitBuffer(half_, tileLength * sizeof(half));
-        }
-    }
-
     // Where the compute step writes the next tile, in the compute type; pass it to Store().
-    __aicore__ inline AscendC::LocalTensor<Compute> Alloc()
+    __aicore__ inline AscendC::LocalTensor<C> Alloc()
     {
-        tile_ = queue_.template AllocTensor<T>();
-        return ResultView<Compute>(tile_, cast_);
+        this->tile_ = this->queue_.template AllocTensor<T>();
+        return ResultView<C>(this->tile_, this->cast_);
     }
 
-    __aicore__ inline void Store(const AscendC::LocalTensor<Compute>& result, uint32_t count)
+    __aicore__ inline void Store(const AscendC::LocalTensor<C>& result, uint32_t count)
     {
-        if constexpr (THROUGH_HALF) {
-            NarrowThroughHalf(tile_, half_.Get<half>(), result, count);
+        if constexpr (OutStream::THROUGH_HALF) {
+            NarrowThroughHalf(this->tile_, this->half_.template Get<half>(), result, count);
         } else {
-            Narrow(tile_, result, count);
+            Narrow(this->tile_, result, count);
         }
-        queue_.EnQue(tile_);
+        this->queue_.EnQue(this->tile_);
     }
 
     __aicore__ inline void CopyOut(uint64_t offset, uint32_t count)
     {
-        AscendC::LocalTensor<T> tile = queue_.template DeQue<T>();
+        AscendC::LocalTensor<T> tile = this->queue_.template DeQue<T>();
 #if OPGEN_BLOCK_TAILS
-        CopyUbToGm(gm_[offset], tile, count, block_, packed_);
+        CopyUbToGm(this->gm_[offset], tile, count, this->block_, this->packed_);
 #else
-        CopyUbToGm(gm_[offset], tile, count);
+        CopyUbToGm(this->gm_[offset], tile, count);
 #endif
-        queue_.FreeTensor(tile);
+        this->queue_.FreeTensor(tile);
     }
-
-private:
-    AscendC::GlobalTensor<T> gm_;
-    AscendC::TQue<AscendC::TPosition::VECOUT, BUFFERS> queue_;
-    CalcBuf cast_;  // the result in its compute type, when that differs from T
-    CalcBuf half_;  // the result in half, on its way to the 1-byte tile
-    AscendC::LocalTensor<T> tile_;
-#if OPGEN_BLOCK_TAILS
-    uint32_t block_ = 0;   // CoreShare::block
-    bool packed_ = false;  // CoreShare::packed
-#endif
 };
 
 // UB -> UB, whole 32-byte blocks. ascend310b has no UB-to-UB DataCopy (asc-devkit "DataCopy

@@ -15,6 +15,7 @@
 
 #include <ATen/ATen.h>
 
+#include "opgen_checks.h"
 #include "opgen_twin/detail/soc.h"
 #include "opgen_twin/runner.h"
 
@@ -63,96 +64,9 @@ inline at::ScalarType ToAten(ge::DataType dtype)
     }
 }
 
-
-// The broadcast shape of an op's inputs by torch's rules (aligned at the last dim, each dim
-// equal or 1), refused, naming every input's shape, when they do not broadcast or have more dims
-// than opgen's kernels take (8), or when it is not the shape of each input `updated` (indices
-// into `tensors`), which the op updates in place. The messages are the fake kernel's
-// (_support.py).
-inline std::vector<int64_t> BroadcastShape(const char* op_type, std::initializer_list<const char*> names,
-                                           at::TensorList tensors, std::initializer_list<size_t> updated = {})
-{
-    std::vector<int64_t> shape;
-    bool broadcasts = true;
-    for (const at::Tensor& tensor : tensors) {
-        const c10::IntArrayRef sizes = tensor.sizes();
-        if (sizes.size() > shape.size()) {
-            shape.insert(shape.begin(), sizes.size() - shape.size(), 1);
-        }
-        for (size_t k = 0; k < sizes.size(); ++k) {
-            int64_t& dim = shape[shape.size() - sizes.size() + k];
-            if (sizes[k] != 1) {
-                broadcasts = broadcasts && (dim == 1 || dim == sizes[k]);
-                dim = sizes[k];
-            }
-        }
-    }
-    if (!broadcasts || shape.size() > 8) {
-        std::ostringstream given;
-        size_t i = 0;
-        for (const char* name : names) {
-            given << (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") << name << " "
-                  << tensors[i].sizes();
-            ++i;
-        }
-        TORCH_CHECK(broadcasts, op_type, ": ", given.str(),
-                    " do not broadcast (torch's rules: aligned at the last dim, each dim equal or 1)");
-        TORCH_CHECK(false, op_type, ": ", given.str(), " broadcast to ", shape.size(),
-                    " dims; the kernel handles at most 8");
-    }
-    for (size_t i : updated) {  // updated in place: it cannot grow
-        TORCH_CHECK(tensors[i].sizes() == c10::IntArrayRef(shape), op_type, " updates ", names.begin()[i], " ",
-                    tensors[i].sizes(), " in place, so the inputs must broadcast to its shape; they broadcast to ",
-                    c10::IntArrayRef(shape));
-    }
-    return shape;
-}
-
-// An attr no compute expression reads keeps its default: the kernel computes as for it, and
-// another value would be ignored without a word (opgen warned when generating). The fake
-// kernel's _support._fixed_attr says the same.
-template <typename T>
-inline std::string AttrText(const T& value)
-{
-    return c10::str(value);
-}
-
-inline std::string AttrText(bool value) { return value ? "True" : "False"; }
-
-template <typename T>
-inline void FixedAttr(const char* op_type, const char* name, const T& value, const T& fallback)
-{
-    TORCH_CHECK(value == fallback, op_type, ": ", name, "=", AttrText(value),
-                " is not read by its compute expression; the kernel computes as for the default ", name, "=",
-                AttrText(fallback));
-}
-
-// The row kernel's shape rule (opgen's frontend/rows.py; the fake kernel's _support._row_shapes
-// says the same): the first input is read as rows, its last axis the row; every other input has its
-// shape or, when it has dims, is its row [shape[-1]] (nothing else broadcasts); rows of 0
-// elements are refused (torch's sum over them is 0, its mean nan, its amax/amin an error, which
-// the kernel does not compute). op_host's InferShape and TilingFunc refuse the same shapes.
-inline void RowShapes(const char* op_type, std::initializer_list<const char*> names, at::TensorList tensors)
-{
-    const c10::IntArrayRef rows = tensors[0].sizes();
-    const char* ref = names.begin()[0];
-    for (size_t i = 1; i < tensors.size(); ++i) {
-        const c10::IntArrayRef shape = tensors[i].sizes();
-        const bool row = !rows.empty() && shape.size() == 1 && shape[0] == rows.back();
-        if (!(shape == rows) && !row) {
-            std::ostringstream accepted;
-            accepted << ref << "'s shape " << rows;
-            if (!rows.empty()) {
-                accepted << " or its row [" << rows.back() << "]";
-            }
-            TORCH_CHECK(false, op_type, ": ", names.begin()[i], " has shape ", shape, "; a row op's inputs take ",
-                        accepted.str());
-        }
-    }
-    TORCH_CHECK(rows.empty() || rows.back() != 0, op_type, ": ", ref, " has shape ", rows,
-                ": rows of 0 elements, which the row kernel does not reduce (torch: sum 0, mean nan, amax/amin an "
-                "error)");
-}
+using opgen_checks::BroadcastShape;
+using opgen_checks::FixedAttr;
+using opgen_checks::RowShapes;
 
 // An input for the twin: the tensor's elements, borrowed when they are contiguous (the kernel
 // reads them in place, as on the NPU; the tensor outlives the call), else a row-major copy.
