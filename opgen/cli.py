@@ -189,7 +189,13 @@ def new(
                 new_stage.next_steps(result, proto_model, the_plan.options, built=False)
             )
         return
-    from opgen.commands import build
+    _build_new(result, proto_model, the_plan.options, as_json)
+
+
+def _build_new(result, proto_model, options, as_json: bool) -> None:
+    """`opgen new`'s build and test of the project it wrote, reported, and its exit code."""
+    from opgen.commands import build, console
+    from opgen.commands import new as new_stage
 
     report = build.run_steps(result.destination, build=True, test=True, pytest_args=[])
     if as_json:  # one document: what was written, then how the build and tests went
@@ -197,9 +203,7 @@ def new(
     else:
         console.print_report(report)
         if report.ok:
-            console.print_next_steps(
-                new_stage.next_steps(result, proto_model, the_plan.options, built=True)
-            )
+            console.print_next_steps(new_stage.next_steps(result, proto_model, options, built=True))
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAILED)
 
 
