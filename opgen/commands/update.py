@@ -249,16 +249,10 @@ def _decide(
     restore: bool,
 ) -> None:
     """One file's fate: set change.action (and new_content when the file is to be written)."""
-    owner = change.owner
     if current is not None and merge.has_conflict_markers(current, change.path):
         change.action = "unresolved conflict"  # markers of an earlier update are still there
-    elif new is None:  # no longer produced
-        if current is None:
-            pass
-        elif owner == "generated":
-            change.action = "removed" if current == base else "kept (modified, no longer produced)"
-        elif owner == "user":
-            change.action = "orphaned"
+    elif new is None:
+        _decide_not_produced(change, current, base)
     elif restore:
         if current != new.content:
             change.action, change.new_content = "restored", new.content
@@ -267,35 +261,51 @@ def _decide(
             change.action, change.new_content = "added", new.content
         else:
             change.action = "deleted by user"  # a deleted one stays deleted
-    elif owner == "msopgen" and old_entry is not None:
-        pass
-    elif old_entry is None and new.owner == "user":
-        if current != new.content:  # a file of the user's where opgen now puts one of its own
-            change.action, change.new_content = "kept (already there)", new.content
     elif old_entry is None:  # new in the templates, and a file is in the way
-        if current != new.content:
+        if current == new.content:
+            pass
+        elif new.owner == "user":  # a file of the user's where opgen now puts one of its own
+            change.action, change.new_content = "kept (already there)", new.content
+        else:
             _merge(change, current, b"", new.content)
-    elif current == new.content:
+    elif change.owner != "msopgen":
+        _decide_tracked(change, new.content, current, base)
+
+
+def _decide_not_produced(change: FileChange, current: bytes | None, base: bytes | None) -> None:
+    """A file the templates no longer produce."""
+    if current is None:
+        return
+    if change.owner == "generated":
+        change.action = "removed" if current == base else "kept (modified, no longer produced)"
+    elif change.owner == "user":
+        change.action = "orphaned"
+
+
+def _decide_tracked(change: FileChange, theirs: bytes, current: bytes, base: bytes | None) -> None:
+    """A file the last rendering wrote, there now, rendered as `theirs`."""
+    owner = change.owner
+    if current == theirs:
         pass
     elif (
         owner == "user"
         and base is not None
-        and new.content != base
-        and not render.follows_compute(new.content)
+        and theirs != base
+        and not render.follows_compute(theirs)
     ):
         # opgen's rendering changed (a new input, a renamed op): the user's version stands, and
         # the new one is shown with --diff
-        change.action, change.new_content = "kept (rendering changed)", new.content
-    elif owner == "user" and (base is None or new.content == base):
+        change.action, change.new_content = "kept (rendering changed)", theirs
+    elif owner == "user" and (base is None or theirs == base):
         pass  # the user's version stands as it is
     elif base is None:  # no record of the last rendering: whose lines are whose is unknown
-        _merge(change, current, b"", new.content)
+        _merge(change, current, b"", theirs)
     elif current == base:
-        change.action, change.new_content = "updated", new.content
-    elif new.content == base:
+        change.action, change.new_content = "updated", theirs
+    elif theirs == base:
         pass  # only the user changed it: keep their version
     else:
-        _merge(change, current, base, new.content)
+        _merge(change, current, base, theirs)
 
 
 def _merge(change: FileChange, current: bytes, base: bytes, theirs: bytes) -> None:
