@@ -120,7 +120,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.frontend.prototype:_check_expressions": (80, 16),
     "opgen.compiler.lower:Lowerer._call": (65, 18),
     "opgen.frontend.expr:_check_golden": (53, 20),
-    "opgen.frontend.expr:_torch": (42, 18),
 }
 
 

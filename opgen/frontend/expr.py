@@ -499,32 +499,34 @@ def _torch(node: Node) -> str:
     if isinstance(node, Compare):
         return f"({to_torch(node)} * 1)"
     if isinstance(node, Call):
-        args = [_torch(a) for a in node.args]
-        if node.func == "where":
-            cond = (
-                to_torch(node.args[0]) if isinstance(node.args[0], Compare) else f"({args[0]} != 0)"
-            )
-            if not node.args[0].is_tensor:  # a number or attr condition: pick a branch
-                return f"({args[1]} if {cond} else {args[2]})"
-            return f"torch.where({cond}, {args[1]}, {args[2]})"
-        if node.func == "clamp":
-            if not node.args[0].is_tensor:
-                return f"min(max({args[0]}, {args[1]}), {args[2]})"
-            return f"torch.clamp({args[0]}, min={args[1]}, max={args[2]})"
-        if node.func in _TORCH_UNARY:
-            if not node.args[0].is_tensor:  # a scalar argument: keep it a Python number
-                return f"{_TORCH_UNARY[node.func]}(torch.tensor({args[0]}, dtype=torch.float64))"
-            return f"{_TORCH_UNARY[node.func]}({args[0]})"
-        a, b = node.args
-        bound = "max" if node.func == "min" else "min"
-        if a.is_tensor and b.is_tensor:
-            return f"torch.{node.func}imum({args[0]}, {args[1]})"
-        if a.is_tensor:
-            return f"torch.clamp({args[0]}, {bound}={args[1]})"
-        if b.is_tensor:
-            return f"torch.clamp({args[1]}, {bound}={args[0]})"
-        return f"{node.func}({args[0]}, {args[1]})"
+        return _torch_call(node)
     raise TypeError(node)
+
+
+def _torch_call(node: Call) -> str:
+    args = [_torch(a) for a in node.args]
+    if node.func == "where":
+        cond = to_torch(node.args[0]) if isinstance(node.args[0], Compare) else f"({args[0]} != 0)"
+        if not node.args[0].is_tensor:  # a number or attr condition: pick a branch
+            return f"({args[1]} if {cond} else {args[2]})"
+        return f"torch.where({cond}, {args[1]}, {args[2]})"
+    if node.func == "clamp":
+        if not node.args[0].is_tensor:
+            return f"min(max({args[0]}, {args[1]}), {args[2]})"
+        return f"torch.clamp({args[0]}, min={args[1]}, max={args[2]})"
+    if node.func in _TORCH_UNARY:
+        if not node.args[0].is_tensor:  # a scalar argument: keep it a Python number
+            return f"{_TORCH_UNARY[node.func]}(torch.tensor({args[0]}, dtype=torch.float64))"
+        return f"{_TORCH_UNARY[node.func]}({args[0]})"
+    a, b = node.args
+    bound = "max" if node.func == "min" else "min"
+    if a.is_tensor and b.is_tensor:
+        return f"torch.{node.func}imum({args[0]}, {args[1]})"
+    if a.is_tensor:
+        return f"torch.clamp({args[0]}, {bound}={args[1]})"
+    if b.is_tensor:
+        return f"torch.clamp({args[1]}, {bound}={args[0]})"
+    return f"{node.func}({args[0]}, {args[1]})"
 
 
 # ---------------------------------------------------------------------------------------------
