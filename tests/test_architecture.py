@@ -119,7 +119,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.frontend.expr:_to_node": (82, 27),
     "opgen.frontend.prototype:_check_expressions": (80, 16),
     "opgen.compiler.lower:Lowerer._call": (65, 18),
-    "opgen.frontend.expr:_check_golden": (53, 20),
 }
 
 

@@ -587,23 +587,7 @@ def _check_golden(node: ast.AST, names: set[str]) -> None:
             "torch.nn.functional.* functions"
         )
     if isinstance(node, ast.Call):
-        path = _dotted(node.func)
-        namespace, _, func = (path or "").rpartition(".")
-        if namespace not in GOLDEN_NAMESPACES or not func:
-            raise ExprError(
-                f"only torch.*, torch.nn.functional.* and torch.special.* functions "
-                f"may be called, not {_snippet(node.func)}"
-            )
-        if func.startswith("_") or func in GOLDEN_BLOCKED:
-            raise ExprError(f"'{path}' is not allowed in a golden expression")
-        for arg in node.args:
-            if isinstance(arg, ast.Starred):
-                raise ExprError("*args is not allowed")
-            _check_golden(arg, names)
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise ExprError("**kwargs is not allowed")
-            _check_golden(kw.value, names)
+        _check_golden_call(node, names)
         return
     if isinstance(node, ast.BinOp) and isinstance(node.op, _GOLDEN_BINOPS):
         _check_golden(node.left, names)
@@ -621,3 +605,24 @@ def _check_golden(node: ast.AST, names: set[str]) -> None:
             _check_golden(elt, names)
         return
     raise ExprError(f"'{_snippet(node)}' is not allowed in a golden expression")
+
+
+def _check_golden_call(node: ast.Call, names: set[str]) -> None:
+    """A call in a golden: a torch function (not a private or blocked one) with checked args."""
+    path = _dotted(node.func)
+    namespace, _, func = (path or "").rpartition(".")
+    if namespace not in GOLDEN_NAMESPACES or not func:
+        raise ExprError(
+            f"only torch.*, torch.nn.functional.* and torch.special.* functions "
+            f"may be called, not {_snippet(node.func)}"
+        )
+    if func.startswith("_") or func in GOLDEN_BLOCKED:
+        raise ExprError(f"'{path}' is not allowed in a golden expression")
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            raise ExprError("*args is not allowed")
+        _check_golden(arg, names)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise ExprError("**kwargs is not allowed")
+        _check_golden(kw.value, names)
