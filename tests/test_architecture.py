@@ -118,7 +118,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.planning.kernel:_stub": (85, 15),
     "opgen.frontend.expr:_to_node": (82, 27),
     "opgen.frontend.prototype:_check_expressions": (80, 16),
-    "opgen.compiler.lower:Lowerer._call": (65, 18),
 }
 
 

@@ -773,6 +773,28 @@ class Lowerer:
         return dst
 
     def _call(self, node: expr.Call) -> int:
+        composed = self._composed_call(node)
+        if composed is not None:
+            return composed
+        func = node.func
+        if func in ("min", "max"):
+            x, y = node.args
+            name = "Min" if func == "min" else "Max"
+            if x.is_tensor and y.is_tensor:
+                return self.emit(name, self._operands(x, y), node)
+            tensor, scalar = (x, y) if x.is_tensor else (y, x)
+            (a,) = self._operands(tensor)
+            return self.emit(name + "s", (a,), node, self.scalar(scalar))
+        if self.is_int and func in _FLOAT_ONLY_FUNCS:
+            raise self.fail(
+                f"{func}() needs a float type, but the op computes in an integer "
+                f"type ({self.ctype})"
+            )
+        return self._unary(node)
+
+    def _composed_call(self, node: expr.Call) -> int | None:
+        """A call computed through others (clamp; sign of an integer or without its API;
+        log1p, expm1), or None."""
         func = node.func
         one = expr.Const(1.0)
         if func == "clamp":  # Maxs, then Mins: the Clamp API exists on ascend950 only
@@ -806,19 +828,11 @@ class Lowerer:
                 "expm1(v) = (e - 1) + m * (v - log(m)), e = exp(v), m = e within the normal floats",
                 node.args[0],
             )
-        if func in ("min", "max"):
-            x, y = node.args
-            name = "Min" if func == "min" else "Max"
-            if x.is_tensor and y.is_tensor:
-                return self.emit(name, self._operands(x, y), node)
-            tensor, scalar = (x, y) if x.is_tensor else (y, x)
-            (a,) = self._operands(tensor)
-            return self.emit(name + "s", (a,), node, self.scalar(scalar))
-        if self.is_int and func in _FLOAT_ONLY_FUNCS:
-            raise self.fail(
-                f"{func}() needs a float type, but the op computes in an integer "
-                f"type ({self.ctype})"
-            )
+        return None
+
+    def _unary(self, node: expr.Call) -> int:
+        """A function of one tensor with its own vector instruction (or API)."""
+        func = node.func
         (a,) = self._operands(node.args[0])
         if func in ("tanh", "sigmoid"):
             if self.api_ok[func]:
