@@ -117,7 +117,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.planning.host:_infer_and_tiling": (88, 15),
     "opgen.planning.kernel:_stub": (85, 15),
     "opgen.frontend.expr:_to_node": (82, 27),
-    "opgen.frontend.prototype:_check_expressions": (80, 16),
 }
 
 

@@ -966,6 +966,22 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                 problems.append(Problem(path, f"{section} expression: {exc}", text))
             else:
                 problems += _numbers_read_as_zero(path, section, text)
+    problems += _coverage_problems(block_path, compute, golden, outputs, output_names)
+    for out_name, tree in compute.items():
+        text = expr.to_torch(tree)
+        if expr.is_row_valued(tree) and not block.get("keepdim", False):
+            text = f"torch.squeeze({text}, -1)"  # the reduced shape x.shape[:-1]
+        golden.setdefault(out_name, text)
+    return compute, golden, problems
+
+
+def _coverage_problems(
+    block_path: str, compute: dict, golden: dict, outputs, output_names: list[str]
+) -> list[Problem]:
+    """Which outputs (or overwritten inputs) have a compute expression: all or none, none of
+    them a dynamic output; an op without outputs has no golden without a compute beside it."""
+    problems: list[Problem] = []
+    in_place = not outputs
     if in_place and compute:
         # The inputs compute names are those the kernel overwrites; a golden for any other
         # input would check a value the kernel never writes.
@@ -997,12 +1013,7 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                         "a dynamic (list) output cannot have an elementwise compute expression",
                     )
                 )
-    for out_name, tree in compute.items():
-        text = expr.to_torch(tree)
-        if expr.is_row_valued(tree) and not block.get("keepdim", False):
-            text = f"torch.squeeze({text}, -1)"  # the reduced shape x.shape[:-1]
-        golden.setdefault(out_name, text)
-    return compute, golden, problems
+    return problems
 
 
 def _numbers_read_as_zero(path: str, section: str, text: str) -> list[Problem]:
