@@ -116,7 +116,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.compiler.lower:_emit_instr": (89, 24),
     "opgen.planning.host:_infer_and_tiling": (88, 15),
     "opgen.planning.kernel:_stub": (85, 15),
-    "opgen.frontend.expr:_to_node": (82, 27),
 }
 
 

@@ -48,6 +48,11 @@ TERNARY_FUNCS = ("clamp", "where")  # clamp(x, lo, hi): lo and hi numbers or att
 REDUCE_FUNCS = ("sum", "mean", "amax", "amin")
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMP_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_ARITY = {  # how many arguments each function takes
+    **dict.fromkeys(UNARY_FUNCS, 1),
+    **dict.fromkeys(BINARY_FUNCS, 2),
+    **dict.fromkeys(TERNARY_FUNCS, 3),
+}
 
 
 @dataclass(frozen=True)
@@ -235,16 +240,7 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str], others: dict[s
             raise ExprError(f"only numeric literals are allowed, not {_snippet(node)}")
         return Const(float(node.value))
     if isinstance(node, ast.Name):
-        if node.id in tensors:
-            return Tensor(node.id)
-        if node.id in scalars:
-            return Scalar(node.id)
-        if node.id in others:
-            raise ExprError(
-                f"'{node.id}' {others[node.id]}; compute may use required inputs "
-                "and int, float or bool attrs"
-            )
-        raise ExprError(f"unknown name '{node.id}': use an input or an int, float or bool attr")
+        return _name_node(node.id, tensors, scalars, others)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return Neg(conv(node.operand))
     if isinstance(node, ast.BinOp) and type(node.op) in BIN_OPS:
@@ -261,53 +257,65 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str], others: dict[s
             raise ExprError(f"'{_snippet(node)}': compute compares with < <= > >= == != only")
         return Compare(CMP_OPS[type(node.ops[0])], conv(node.left), conv(node.comparators[0]))
     if isinstance(node, ast.Call):
-        if not isinstance(node.func, ast.Name):
-            raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
-        func = node.func.id
-        if node.keywords:
-            raise ExprError(f"{func}() takes no keyword arguments")
-        if func in REDUCE_FUNCS:
-            if len(node.args) != 1:
-                raise ExprError(
-                    f"{func}() takes 1 argument (it reduces over the last axis), "
-                    f"got {len(node.args)}"
-                )
-            arg = conv(node.args[0])
-            if not arg.is_tensor:
-                raise ExprError(
-                    f"{func}() reduces a tensor over its last axis, not the scalar '{show(arg)}'"
-                )
-            return Reduce(func, arg)
-        if func in UNARY_FUNCS:
-            arity = 1
-        elif func in BINARY_FUNCS:
-            arity = 2
-        elif func in TERNARY_FUNCS:
-            arity = 3
-        else:
-            allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS)
-            raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
-        if len(node.args) != arity:
-            usage = {"clamp": " (clamp(x, lo, hi))", "where": " (where(cond, a, b))"}.get(func, "")
-            raise ExprError(
-                f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
-                f"got {len(node.args)}{usage}"
-            )
-        call = Call(func, tuple(conv(a) for a in node.args))
-        if func == "clamp":
-            for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
-                if arg.is_tensor:
-                    raise ExprError(
-                        f"clamp() takes a number or an attr as its bound {bound}, "
-                        f"not the tensor expression '{show(arg)}'; write "
-                        "min(max(x, lo), hi) for tensor bounds"
-                    )
-        return call
+        return _call_node(node, conv)
     raise ExprError(
         f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
         "** with a constant exponent, comparisons (< <= > >= == !=), numbers, names "
         "and the listed functions"
     )
+
+
+def _name_node(name: str, tensors: set[str], scalars: set[str], others: dict[str, str]) -> Node:
+    """A name in a compute expression: a required input or a scalar attr."""
+    if name in tensors:
+        return Tensor(name)
+    if name in scalars:
+        return Scalar(name)
+    if name in others:
+        raise ExprError(
+            f"'{name}' {others[name]}; compute may use required inputs and int, float or bool attrs"
+        )
+    raise ExprError(f"unknown name '{name}': use an input or an int, float or bool attr")
+
+
+def _call_node(node: ast.Call, conv) -> Node:
+    """A call in a compute expression: a reduction or a listed function with its arity."""
+    if not isinstance(node.func, ast.Name):
+        raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
+    func = node.func.id
+    if node.keywords:
+        raise ExprError(f"{func}() takes no keyword arguments")
+    if func in REDUCE_FUNCS:
+        if len(node.args) != 1:
+            raise ExprError(
+                f"{func}() takes 1 argument (it reduces over the last axis), got {len(node.args)}"
+            )
+        arg = conv(node.args[0])
+        if not arg.is_tensor:
+            raise ExprError(
+                f"{func}() reduces a tensor over its last axis, not the scalar '{show(arg)}'"
+            )
+        return Reduce(func, arg)
+    arity = _ARITY.get(func)
+    if arity is None:
+        allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS)
+        raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
+    if len(node.args) != arity:
+        usage = {"clamp": " (clamp(x, lo, hi))", "where": " (where(cond, a, b))"}.get(func, "")
+        raise ExprError(
+            f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
+            f"got {len(node.args)}{usage}"
+        )
+    call = Call(func, tuple(conv(a) for a in node.args))
+    if func == "clamp":
+        for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
+            if arg.is_tensor:
+                raise ExprError(
+                    f"clamp() takes a number or an attr as its bound {bound}, "
+                    f"not the tensor expression '{show(arg)}'; write "
+                    "min(max(x, lo), hi) for tensor bounds"
+                )
+    return call
 
 
 def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
