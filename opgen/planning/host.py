@@ -183,8 +183,31 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     has_dynamic_output = any(t.param.param_type == "dynamic" for t in outputs)
+    shape = _shape_ref(op, inputs)
+    out_index = _output_indexes(outputs)
+    dtype_rules = _dtype_rules(op, inputs, outputs, out_index)
+    like_input = None  # else the op's own InferShape and InferDataType
+    into = broadcasts(op) and bool(updated_inputs(op))  # InferShape checks their shapes
+    if (
+        not op.is_row
+        and shape["kind"] == "required"
+        and outputs
+        and not has_dynamic_output
+        and all(r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules)
+        and not into
+    ):
+        like_input = shape["index"]
+    return {
+        "shape_ref": shape,
+        "dtype_rules": dtype_rules,
+        "like_input": like_input,
+        "has_dynamic_output": has_dynamic_output,
+        "descs": _stream_descs(streamed, out_index),
+    }
 
-    # The tensor whose shape every output takes (and whose element count is tiled).
+
+def _shape_ref(op: Op, inputs: list[_Tensor]) -> dict[str, Any]:
+    """The tensor whose shape every output takes (and whose element count is tiled)."""
     ref = next((t for t in inputs if t.param.param_type == "required"), None)
     if ref is not None:
         shape = {"kind": "required", "index": ref.index, "name": ref.param.name}
@@ -209,8 +232,11 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     )
     shape["template_args"] = ", ".join(str(t.index) for t in [ref, *same]) if ref else ""
     shape["same_names"] = " and ".join(t.param.name for t in same)
+    return shape
 
-    # Output instance index: the IR index unless a dynamic output comes before it.
+
+def _output_indexes(outputs: list[_Tensor]) -> dict[str, str]:
+    """Each output's instance index: its IR index unless a dynamic output comes before it."""
     out_index = {}
     dynamic_before = False
     for t in outputs:
@@ -218,8 +244,13 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
             f"OutputIndex(context, {t.index})" if dynamic_before else str(t.index)
         )
         dynamic_before = dynamic_before or t.param.param_type == "dynamic"
+    return out_index
 
-    # InferDataType: copy an input's dtype when the lists agree, else map or fix it.
+
+def _dtype_rules(
+    op: Op, inputs: list[_Tensor], outputs: list[_Tensor], out_index: dict[str, str]
+) -> list[dict[str, Any]]:
+    """InferDataType: copy an input's dtype when the lists agree, else map or fix it."""
     dtype_rules = []
     for t in outputs:
         rule = _dtype_rule(op, t, inputs)
@@ -238,8 +269,11 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         elif rule["kind"] == "map":
             rule["value"] = rule["default"]  # a dynamic output: the first combination's dtype
         dtype_rules.append(rule)
+    return dtype_rules
 
-    # the desc of every streamed tensor, whose dtype TilingFunc adds to the UB needs
+
+def _stream_descs(streamed: list[_Tensor], out_index: dict[str, str]) -> list[dict[str, Any]]:
+    """The desc of every streamed tensor, whose dtype TilingFunc adds to the UB needs."""
     descs = []
     for t in streamed:
         if t.role == "input" or t.writeback:  # a write-back stream has its input's dtype
@@ -249,24 +283,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         descs.append(
             {"name": t.param.name, "desc": desc, "role": t.role, "through_half": t.through_half}
         )
-    like_input = None  # else the op's own InferShape and InferDataType
-    into = broadcasts(op) and bool(updated_inputs(op))  # InferShape checks their shapes
-    if (
-        not op.is_row
-        and shape["kind"] == "required"
-        and outputs
-        and not has_dynamic_output
-        and all(r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules)
-        and not into
-    ):
-        like_input = shape["index"]
-    return {
-        "shape_ref": shape,
-        "dtype_rules": dtype_rules,
-        "like_input": like_input,
-        "has_dynamic_output": has_dynamic_output,
-        "descs": descs,
-    }
+    return descs
 
 
 def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> dict[str, Any]:
