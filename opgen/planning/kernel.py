@@ -1083,24 +1083,13 @@ def _literal_fn(mode: str, ctype: str):
     return lit
 
 
-def _stub(
-    streamed: list[_Tensor],
-    outs: list[_Tensor],
-    combos: list[dict],
-    fn: str,
-    count: str,
-    scratch: str,
-    struct: str,
-) -> Compute:
-    """No compute expression: a compiling placeholder that writes zeros, loudly marked."""
+def _stub_types(
+    streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict]
+) -> tuple[str, dict[str, str]]:
+    """The placeholder's template line and each tensor's element type: one type, one template
+    parameter T, or one per tensor when the combinations share no compute type."""
     types = {c["compute_type"] for c in combos}
-    per_tensor = None in types
-    taken = {x.kernel_param for x in streamed} | {fn, count, scratch, "tiling"}
-    body = [
-        "// TODO(opgen): the prototype has no compute expression, so this step only writes",
-        "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...).",
-    ]
-    if per_tensor:
+    if None in types:
         tparams = {x.kernel_param: "T" + pascal_name(aclnn_name(x.kernel_param)) for x in streamed}
         if len(set(tparams.values())) < len(tparams):
             tparams = {x.kernel_param: f"T{i}" for i, x in enumerate(streamed)}
@@ -1112,14 +1101,16 @@ def _stub(
             )
             + ">"
         )
-        ptype = tparams
-    elif len(types) == 1:
-        template = ""
+        return template, tparams
+    if len(types) == 1:
         only = types.pop()
-        ptype = {x.kernel_param: only for x in streamed}
-    else:
-        template = "template <typename T>"
-        ptype = {x.kernel_param: "T" for x in streamed}
+        return "", {x.kernel_param: only for x in streamed}
+    return "template <typename T>", {x.kernel_param: "T" for x in streamed}
+
+
+def _zeroing(outs: list[_Tensor], ptype: dict[str, str], count: str, taken: set[str]) -> list[str]:
+    """The placeholder's statements: every output tile set to zeros."""
+    body = []
     for x in outs:
         ty = ptype[x.kernel_param]
         duplicable = all(tensor_compute_bytes(d) in (2, 4) and d != "bool" for d in x.param.dtypes)
@@ -1137,6 +1128,26 @@ def _stub(
             )
             view = f"{x.kernel_param}.template ReinterpretCast<uint16_t>()"
             body.append(f"AscendC::Duplicate({view}, static_cast<uint16_t>(0), {words});")
+    return body
+
+
+def _stub(
+    streamed: list[_Tensor],
+    outs: list[_Tensor],
+    combos: list[dict],
+    fn: str,
+    count: str,
+    scratch: str,
+    struct: str,
+) -> Compute:
+    """No compute expression: a compiling placeholder that writes zeros, loudly marked."""
+    template, ptype = _stub_types(streamed, outs, combos)
+    taken = {x.kernel_param for x in streamed} | {fn, count, scratch, "tiling"}
+    body = [
+        "// TODO(opgen): the prototype has no compute expression, so this step only writes",
+        "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...).",
+        *_zeroing(outs, ptype, count, taken),
+    ]
     ins = [s for s in streamed if s.role == "input"]
     params = [
         f"const AscendC::LocalTensor<{ptype[x.kernel_param]}>& {x.kernel_param}" for x in outs + ins
