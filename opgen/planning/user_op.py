@@ -41,8 +41,49 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         return None
     snake, upper = op.snake_name, op.snake_name.upper()
     addresses = [t.kernel_param for t in op.tensors] + ["workspace"]
-    # a dynamic tensor arrives as a list (ListTensorDesc), the others as one GM buffer each
-    gm_tensors = [
+    infer = f"op_host/{snake}_infer.h"
+    kernel = f"op_kernel/{snake}_kernel.h"
+    files = [kernel, f"op_kernel/{snake}_tiling.h", f"op_host/{snake}_tiling_policy.h", infer]
+    doc = (
+        f"{op.op_type}, an op without a compute expression: yours to compute. The fake "
+        "kernel, the PyTorch registration and the OpDef are checked now; InferShape against "
+        "the golden's shapes, and precision on the CPU twin, once you write "
+        f"{', '.join(files)}. "
+        f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
+        "returns zeros of the fake kernel's shapes (csrc/ops.cpp)."
+    )
+    return UserOpData(
+        infer_header=f"{snake}_infer.h",
+        infer_guard=f"{upper}_INFER_H",
+        placeholder_macro=f"{upper}_INFER_SHAPE_NOT_WRITTEN",
+        kernel_header=f"{snake}_kernel.h",
+        kernel_guard=f"{upper}_KERNEL_H",
+        kernel_class=f"Kernel{op.op_type}",
+        tiling_guard=f"{upper}_TILING_H",
+        init_signature=cpp_wrap(
+            "__aicore__ inline void Init(",
+            [f"GM_ADDR {a}" for a in addresses] + [f"const {op.op_type}TilingData& tiling"],
+            ")",
+            indent=" " * 4,
+        ),
+        init_args=addresses + [kernel_data.entry_tiling_var],
+        gm_tensors=_gm_tensors(op),
+        files=files,
+        pending=[kernel, infer],
+        test_shapes=_test_cases(op),
+        warnings=_warnings(op, files),
+        doc=doc_lines(doc, LINE - 4),
+        reasons={
+            k: [py_string(p) for p in split_pieces(v)]
+            for k, v in _reasons(op, kernel, infer).items()
+        },
+    )
+
+
+def _gm_tensors(op: Op) -> list[dict]:
+    """The kernel's GM tensors: a dynamic tensor arrives as a list (ListTensorDesc), the others
+    as one GM buffer each."""
+    return [
         {
             "name": t.name,
             "address": t.kernel_param,
@@ -57,10 +98,11 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         }
         for t in op.tensors
     ]
-    infer = f"op_host/{snake}_infer.h"
-    kernel = f"op_kernel/{snake}_kernel.h"
-    files = [kernel, f"op_kernel/{snake}_tiling.h", f"op_host/{snake}_tiling_policy.h", infer]
-    cases = [
+
+
+def _test_cases(op: Op) -> list[dict]:
+    """The prototype's test_shapes, each with a pytest id."""
+    return [
         {
             "id": "-".join(
                 f"{name}{'x'.join(map(str, shape)) or 'scalar'}" for name, shape in case.items()
@@ -69,6 +111,11 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         }
         for case in op.test_shapes
     ]
+
+
+def _warnings(op: Op, files: list[str]) -> list[str]:
+    """What `opgen new` says of an op the user computes."""
+    snake = op.snake_name
     what = (
         "a golden but no compute expression"
         if op.golden
@@ -91,15 +138,14 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
             "every input one shape, which its golden may not take (a matmul does "
             "not): give the inputs' shapes there"
         )
-    doc = (
-        f"{op.op_type}, an op without a compute expression: yours to compute. The fake "
-        "kernel, the PyTorch registration and the OpDef are checked now; InferShape against "
-        "the golden's shapes, and precision on the CPU twin, once you write "
-        f"{', '.join(files)}. "
-        f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
-        "returns zeros of the fake kernel's shapes (csrc/ops.cpp)."
-    )
-    reasons = {
+    return warnings
+
+
+def _reasons(op: Op, kernel: str, infer: str) -> dict[str, str]:
+    """Why each generated test of the op is pending, skipped or failing until the user writes
+    its files."""
+    snake, upper = op.snake_name, op.snake_name.upper()
+    return {
         "infer": f"{infer} is opgen's placeholder: write InferShape there, then delete its "
         f"#define {upper}_INFER_SHAPE_NOT_WRITTEN line",
         "kernel": f"{op.op_type} is yours to compute: write the kernel in {kernel} (then delete "
@@ -111,26 +157,3 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         "fake": f"{op.op_type} has no golden to take output shapes from: define fake() in "
         f"overrides/{snake}.py",
     }
-    return UserOpData(
-        infer_header=f"{snake}_infer.h",
-        infer_guard=f"{upper}_INFER_H",
-        placeholder_macro=f"{upper}_INFER_SHAPE_NOT_WRITTEN",
-        kernel_header=f"{snake}_kernel.h",
-        kernel_guard=f"{upper}_KERNEL_H",
-        kernel_class=f"Kernel{op.op_type}",
-        tiling_guard=f"{upper}_TILING_H",
-        init_signature=cpp_wrap(
-            "__aicore__ inline void Init(",
-            [f"GM_ADDR {a}" for a in addresses] + [f"const {op.op_type}TilingData& tiling"],
-            ")",
-            indent=" " * 4,
-        ),
-        init_args=addresses + [kernel_data.entry_tiling_var],
-        gm_tensors=gm_tensors,
-        files=files,
-        pending=[kernel, infer],
-        test_shapes=cases,
-        warnings=warnings,
-        doc=doc_lines(doc, LINE - 4),
-        reasons={k: [py_string(p) for p in split_pieces(v)] for k, v in reasons.items()},
-    )
