@@ -146,7 +146,7 @@ def test_a_byte_op_broadcasts_through_half():
     shared = files["op_kernel/opgen_kernel.h"]
     broadcast_stream = shared[shared.index("class BroadcastInStream {") :]
     assert "return WidenInput<Compute>(tile, cast_, half_, count);" in broadcast_stream
-    widen_input = shared[shared.index("WidenInput(const") : shared.index("class InStream {")]
+    widen_input = shared[shared.index("WidenInput(const") : shared.index("class StreamBuffers {")]
     assert "WidenThroughHalf(wide, staging.Get<half>(), tile, count);" in widen_input
 
 

@@ -213,8 +213,9 @@ def test_gelu_kernel():
     for needle in [
         "#ifndef OPGEN_KERNEL_H",
         "namespace opgen_kernel {",
-        "AscendC::TQue<AscendC::TPosition::VECIN, BUFFERS> queue_;",
-        "AscendC::TQue<AscendC::TPosition::VECOUT, BUFFERS> queue_;",
+        "AscendC::TQue<POSITION, BUFFERS> queue_;",
+        "class InStream : public StreamBuffers<T, AscendC::TPosition::VECIN, BUFFERS, C> {",
+        "class OutStream : public StreamBuffers<T, AscendC::TPosition::VECOUT, BUFFERS, C> {",
         "using CalcBuf = AscendC::TBuf<AscendC::TPosition::VECCALC>;",
         "gm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gm) + share.offset, share.length);",
         "AscendC::GetBlockIdx()",

@@ -139,7 +139,8 @@ def test_the_fake_kernel_the_cpu_adapter_and_infer_shape_apply_the_rule():
     check = 'opgen_torch::RowShapes("RmsNormCustom", {"x", "gamma"}, {x, gamma});'
     assert check in cpp and cpp.index(check) < cpp.index("opgen_kernel_rms_norm_custom_float32)")
     assert 'opgen_torch::RowShapes("RowSumCustom", {"x"}, {x});' in cpp
-    assert "inline void RowShapes(" in files["p/csrc/opgen_torch.h"]
+    assert "inline void RowShapes(" in files["p/csrc/opgen_checks.h"]
+    assert "using opgen_checks::RowShapes;" in files["p/csrc/opgen_torch.h"]
     host = files["op_host/rms_norm_custom.cpp"]
     assert "!opgen::RowsHaveElements(rows) ||" in host
     tiling = files["op_host/opgen_tiling.h"]

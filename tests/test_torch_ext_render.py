@@ -779,11 +779,11 @@ def test_attrs_the_compute_never_reads_must_keep_their_defaults(tmp_path):
     data["opgen"]["compute"] = {"y": "x * scale * alpha + dim"}
     data["attr"] = [a for a in attrs if a["name"] != "mode"]
     _, _, files, _ = rendered(json.dumps([data]), tmp_path / "read", "read")
-    # the libraries (_support.py, csrc/opgen_torch.h, the same in every project) define them;
+    # the libraries (_support.py, csrc/opgen_checks.h, the same in every project) define them;
     # nothing calls them
     assert not [
         f.path
         for f in files
         if b"FixedAttr(" in f.content or b"_fixed_attr(" in f.content
-        if not f.path.endswith(("/_support.py", "/opgen_torch.h"))
+        if not f.path.endswith(("/_support.py", "/opgen_checks.h"))
     ]
