@@ -364,8 +364,13 @@ def no_datacopypad(request, tmp_path_factory):
 @pytest.mark.slow
 def test_suite_passes_without_datacopypad(no_datacopypad):
     soc, project = no_datacopypad
+    # the ops' own files; the library's DataCopyPad is compiled only where the SoC has it
+    # (test_kernel_library.py)
+    library = ("opgen_kernel.h", "opgen_broadcast.h")
     kernels = (project.directory / "op_kernel").glob("*")
-    assert not [p.name for p in kernels if "DataCopyPad(" in p.read_text()]
+    assert not [
+        p.name for p in kernels if "DataCopyPad(" in p.read_text() and p.name not in library
+    ]
     arch = {"ascend310p3": "2002", "ascend910a": "1001"}[soc]
     assert (
         f'define_macros=[("__NPU_ARCH__", "{arch}")]'
