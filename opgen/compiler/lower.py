@@ -34,7 +34,7 @@ class LoweringError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------------
-# compute types
+# the high-level APIs' scratch (the types a kernel computes in are catalog's)
 # ---------------------------------------------------------------------------------------------
 
 # sharedTmpBuffer of the high-level APIs for float: maxLiveNodeCount of

@@ -106,8 +106,8 @@ DTYPE_SUGGESTIONS: dict[str, str] = {
 }
 
 # dtypes msopgen knows for which opgen's kernel and PyTorch templates have no element type. A
-# dtype combination holding one is left out with a warning
-# (opgen/frontend/spelling.py); an op with no other combination is refused.
+# dtype combination holding one is left out with a warning (opgen/frontend/spelling.py); an op
+# with no other combination is refused.
 NO_ELEMENT_TYPE: tuple[str, ...] = (
     "string",
     "resource",
