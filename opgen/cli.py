@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -108,47 +109,74 @@ def _print_summary(proto_model) -> None:
         out.print(f"  dtypes   ({ins}) -> ({outs}): {combos}", soft_wrap=True)
 
 
-@app.command()
-def new(
-    proto: Path = typer.Argument(..., help="Prototype JSON file (msopgen or tutorial format)."),
-    output: Path | None = typer.Option(
-        None,
+# `opgen new`'s options, named once so that its signature reads as one line per option.
+_Proto = Annotated[Path, typer.Argument(help="Prototype JSON file (msopgen or tutorial format).")]
+_Output = Annotated[
+    Path | None,
+    typer.Option(
         "-o",
         "--output",
         help="Project directory \\[default: the first op's snake name, in the current directory].",
     ),
-    soc: list[str] = typer.Option(
-        [],
+]
+_Socs = Annotated[
+    list[str],
+    typer.Option(
         "--soc",
         help="Target SoC, full name as npu-smi shows it (repeatable) \\[default: ascend910b1].",
     ),
-    package: str | None = typer.Option(
-        None, "--package", help="Python package name \\[default: from the directory's name]."
+]
+_Package = Annotated[
+    str | None,
+    typer.Option("--package", help="Python package name \\[default: from the directory's name]."),
+]
+_Namespace = Annotated[
+    str | None,
+    typer.Option("--namespace", help="torch.ops namespace \\[default: the package name]."),
+]
+_Vendor = Annotated[
+    str | None,
+    typer.Option(
+        "--vendor", help="CANN vendor_name of the op package \\[default: the package name]."
     ),
-    namespace: str | None = typer.Option(
-        None, "--namespace", help="torch.ops namespace \\[default: the package name]."
-    ),
-    vendor: str | None = typer.Option(
-        None, "--vendor", help="CANN vendor_name of the op package \\[default: the package name]."
-    ),
-    no_build: bool = typer.Option(False, "--no-build", help="Render only; skip build and tests."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="List the files; write nothing."),
-    force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
-    msopgen_path: Path | None = typer.Option(
-        None, "--msopgen", help="msopgen executable \\[default: msopgen on PATH, if any]."
-    ),
-    no_msopgen: bool = typer.Option(
-        False, "--no-msopgen", help="Do not use msopgen even if found."
-    ),
-    templates: str | None = typer.Option(
-        None,
+]
+_NoBuild = Annotated[bool, typer.Option("--no-build", help="Render only; skip build and tests.")]
+_DryRunNew = Annotated[bool, typer.Option("--dry-run", help="List the files; write nothing.")]
+_Force = Annotated[bool, typer.Option("--force", help="Write into a non-empty directory.")]
+_Msopgen = Annotated[
+    Path | None,
+    typer.Option("--msopgen", help="msopgen executable \\[default: msopgen on PATH, if any]."),
+]
+_NoMsopgen = Annotated[bool, typer.Option("--no-msopgen", help="Do not use msopgen even if found.")]
+_TemplatesNew = Annotated[
+    str | None,
+    typer.Option(
         "--templates",
         metavar="DIR|REPO@TAG",
         help="copier template to use instead of opgen's own: a directory or a git repository "
         "at a tag.",
     ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every file written."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
+]
+_Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="List every file written.")]
+_JsonNew = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
+
+
+@app.command()
+def new(
+    proto: _Proto,
+    output: _Output = None,
+    soc: _Socs = [],  # noqa: B006 (typer copies its defaults)
+    package: _Package = None,
+    namespace: _Namespace = None,
+    vendor: _Vendor = None,
+    no_build: _NoBuild = False,
+    dry_run: _DryRunNew = False,
+    force: _Force = False,
+    msopgen_path: _Msopgen = None,
+    no_msopgen: _NoMsopgen = False,
+    templates: _TemplatesNew = None,
+    verbose: _Verbose = False,
+    as_json: _JsonNew = False,
 ) -> None:
     """Render a complete Ascend custom-operator project from a prototype.
 

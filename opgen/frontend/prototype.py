@@ -518,30 +518,91 @@ def _as_list(value: Any) -> list:
 
 def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], list[str]]:
     """Check one schema-valid op; return its model when no problem was found."""
-    problems: list[Problem] = []
-    warnings: list[str] = []
     op_type = raw["op"]
     snake = names.snake_name(op_type)
+    options = raw.get("opgen", {})
+    warnings = _kernel_name_warnings(raw, base, snake)
+    problems = _name_problems(raw, base)
+    inputs, outputs, found = _check_tensors(raw, base)
+    problems += found
+    if not problems:
+        problems += _check_combinations(base, inputs, outputs)
+    problems += _check_ref_and_outputs(base, inputs, outputs)
+    problems += [] if outputs else _check_without_outputs(base, inputs)
 
+    attrs, found = _check_attrs(base, raw.get("attr", []))
+    problems += found
+
+    compute, golden, found = _check_expressions(base, options, inputs, outputs, attrs)
+    problems += found
+    inputs = _updated_inputs(inputs, outputs, compute)
+    problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
+    problems += _literal_range_problems(base, compute, inputs, outputs)
+    test_shapes, found = _check_test_shapes(base, options, inputs)
+    problems += found
+    if problems:
+        return None, problems, warnings
+
+    warnings += _option_warnings(base, options, compute, golden)
+    aclnn, missing = build_aclnn(op_type, inputs, outputs, attrs)
+    if aclnn is None:
+        warnings.append(f"{base}: {op_type} gets no aclnn API and no NPU adapter: {missing}")
+    else:
+        problems += _unique_aclnn_names(base, aclnn)
+    schema_text, dropped = build_torch_schema(snake, inputs, outputs, attrs)
+    warnings += [f"{base}: {w}" for w in dropped]
+    if problems:
+        return None, problems, warnings
+    op = Op(
+        op_type,
+        snake,
+        inputs,
+        outputs,
+        attrs,
+        compute,
+        golden,
+        aclnn,
+        missing,
+        schema_text,
+        json_path=base,
+        precision=options.get("precision", "L0"),
+        fast_math=options.get("fast_math", False),
+        test_shapes=test_shapes,
+        keepdim=options.get("keepdim", False),
+    )
+    problems += broadcast.test_shapes_problems(op) + rows.test_shapes_problems(op)
+    if problems:
+        return None, problems, warnings
+    return op, problems, warnings + _unread_attrs_warnings(op, base)
+
+
+def _updated_inputs(
+    inputs: tuple[TensorParam, ...], outputs: tuple[TensorParam, ...], compute: dict[str, expr.Node]
+) -> tuple[TensorParam, ...]:
+    """An op without outputs updates the inputs its compute names; the others stay read-only
+    (not mutable in the PyTorch schema, not copied back)."""
+    if outputs or not compute:
+        return inputs
+    return tuple(replace(t, is_ref=t.name in compute) for t in inputs)
+
+
+def _kernel_name_warnings(raw: dict[str, Any], base: str, snake: str) -> list[str]:
+    """A kernel_name other than msopgen's derived name is ignored, with a word."""
     kernel_name = raw.get("kernel_name")
-    if kernel_name is not None and kernel_name != snake:
-        warnings.append(
-            f"{key_path(base, 'kernel_name')}: '{kernel_name}' differs from '{snake}', the name "
-            f"msopgen derives from '{op_type}'; the CANN build looks the kernel up by the derived "
-            f"name, so opgen uses '{snake}'"
-        )
+    if kernel_name is None or kernel_name == snake:
+        return []
+    return [
+        f"{key_path(base, 'kernel_name')}: '{kernel_name}' differs from '{snake}', the name "
+        f"msopgen derives from '{raw['op']}'; the CANN build looks the kernel up by the derived "
+        f"name, so opgen uses '{snake}'"
+    ]
 
-    raw_inputs = raw.get("input_desc", [])
-    raw_outputs = raw.get("output_desc", [])
-    raw_attrs = raw.get("attr", [])
-    input_names = [t["name"] for t in raw_inputs]
 
-    # names
-    for group, items in (
-        ("input_desc", raw_inputs),
-        ("output_desc", raw_outputs),
-        ("attr", raw_attrs),
-    ):
+def _name_problems(raw: dict[str, Any], base: str) -> list[Problem]:
+    """Every tensor and attr name is a usable identifier, and no name is given twice."""
+    problems: list[Problem] = []
+    groups = {group: raw.get(group, []) for group in ("input_desc", "output_desc", "attr")}
+    for group, items in groups.items():
         for i, item in enumerate(items):
             why = names.identifier_problem(item["name"])
             if why:
@@ -551,12 +612,21 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
                         f"'{item['name']}' {why}",
                     )
                 )
-    problems += _unique_names(base, raw_inputs, raw_outputs, raw_attrs)
+    return problems + _unique_names(base, *groups.values())
 
-    # dtypes and formats
-    first_tensor = (raw_inputs or raw_outputs or [{"type": []}])[0]  # none: reported below
+
+def _check_tensors(
+    raw: dict[str, Any], base: str
+) -> tuple[tuple[TensorParam, ...], tuple[TensorParam, ...], list[Problem]]:
+    """The inputs and outputs with their dtypes and formats, which must line up."""
+    raw_inputs = raw.get("input_desc", [])
+    raw_outputs = raw.get("output_desc", [])
+    first_tensor = (raw_inputs or raw_outputs or [{"type": []}])[0]  # none: reported later
     combos = len(_as_list(first_tensor["type"]))
     first = key_path(key_path(base, "input_desc" if raw_inputs else "output_desc"), 0)
+    input_names = {t["name"] for t in raw_inputs}
+    output_names = {o["name"] for o in raw_outputs}
+    problems: list[Problem] = []
     tensors: dict[str, list[TensorParam]] = {"input_desc": [], "output_desc": []}
     for group, items in (("input_desc", raw_inputs), ("output_desc", raw_outputs)):
         for i, t in enumerate(items):
@@ -586,14 +656,10 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
                 formats = formats * len(dtypes)
             # In place: an output named as an input and that input; every input of an op
             # without outputs (the op updates its inputs in place).
-            is_ref = (
-                group == "output_desc"
-                and t["name"] in input_names
-                or (
-                    group == "input_desc"
-                    and (not raw_outputs or t["name"] in {o["name"] for o in raw_outputs})
-                )
-            )
+            if group == "output_desc":
+                is_ref = t["name"] in input_names
+            else:
+                is_ref = not raw_outputs or t["name"] in output_names
             tensors[group].append(
                 TensorParam(
                     t["name"],
@@ -604,30 +670,15 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
                     "output" if group == "output_desc" else "input",
                 )
             )
-    inputs, outputs = tuple(tensors["input_desc"]), tuple(tensors["output_desc"])
-    if not problems:
-        problems += _check_combinations(base, inputs, outputs)
-    problems += _check_ref_and_outputs(base, inputs, outputs)
-    if not outputs:
-        problems += _check_without_outputs(base, inputs)
+    return tuple(tensors["input_desc"]), tuple(tensors["output_desc"]), problems
 
-    attrs, found = _check_attrs(base, raw_attrs)
-    problems += found
 
-    compute, golden, found = _check_expressions(base, raw.get("opgen", {}), inputs, outputs, attrs)
-    problems += found
-    if not outputs and compute:
-        # It updates the inputs its compute names; the others stay read-only (not mutable in
-        # the PyTorch schema, not copied back).
-        inputs = tuple(replace(t, is_ref=t.name in compute) for t in inputs)
-    problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
-    problems += _literal_range_problems(base, compute, inputs, outputs)
-    test_shapes, found = _check_test_shapes(base, raw.get("opgen", {}), inputs)
-    problems += found
-    if problems:
-        return None, problems, warnings
-
-    level = raw.get("opgen", {}).get("precision")
+def _option_warnings(
+    base: str, options: dict[str, Any], compute: dict[str, expr.Node], golden: dict[str, expr.Node]
+) -> list[str]:
+    """Options that have no effect, or a cost the user should know of."""
+    warnings = []
+    level = options.get("precision")
     if level is not None and not golden:
         warnings.append(
             f"{key_path(key_path(base, 'opgen'), 'precision')}: {level} has no "
@@ -635,49 +686,23 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
             "expression in the op's dtype, and the op has no compute or golden "
             "expression (the precision tests apply the threshold standard only)"
         )
-    fast_math = raw.get("opgen", {}).get("fast_math", False)
-    if fast_math:
+    if options.get("fast_math", False):
         warnings.append(_fast_math_warning(key_path(key_path(base, "opgen"), "fast_math"), compute))
-    aclnn, missing = build_aclnn(op_type, inputs, outputs, attrs)
-    if aclnn is None:
-        warnings.append(f"{base}: {op_type} gets no aclnn API and no NPU adapter: {missing}")
-    else:
-        problems += _unique_aclnn_names(base, aclnn)
-    schema_text, dropped = build_torch_schema(snake, inputs, outputs, attrs)
-    warnings += [f"{base}: {w}" for w in dropped]
-    if problems:
-        return None, problems, warnings
-    op = Op(
-        op_type,
-        snake,
-        inputs,
-        outputs,
-        attrs,
-        compute,
-        golden,
-        aclnn,
-        missing,
-        schema_text,
-        json_path=base,
-        precision=raw.get("opgen", {}).get("precision", "L0"),
-        fast_math=fast_math,
-        test_shapes=test_shapes,
-        keepdim=raw.get("opgen", {}).get("keepdim", False),
-    )
-    problems += broadcast.test_shapes_problems(op)
-    problems += rows.test_shapes_problems(op)
-    if problems:
-        return None, problems, warnings
-    if op.unread_attrs:
-        listed = ", ".join(f"'{a.name}'" for a in op.unread_attrs)
-        fixed = " and ".join(a.name for a in op.fixed_attrs)
-        warnings.append(
-            f"{key_path(base, 'attr')}: the compute expressions never read {listed}: "
-            f"{op_type}'s kernel computes the same whatever value a call passes"
-            + (f" (its PyTorch op refuses a {fixed} other than the default)" if fixed else "")
-            + "; read it in an expression, or drop it"
-        )
-    return op, problems, warnings
+    return warnings
+
+
+def _unread_attrs_warnings(op: Op, base: str) -> list[str]:
+    """Attrs no expression reads change nothing the kernel computes."""
+    if not op.unread_attrs:
+        return []
+    listed = ", ".join(f"'{a.name}'" for a in op.unread_attrs)
+    fixed = " and ".join(a.name for a in op.fixed_attrs)
+    return [
+        f"{key_path(base, 'attr')}: the compute expressions never read {listed}: "
+        f"{op.op_type}'s kernel computes the same whatever value a call passes"
+        + (f" (its PyTorch op refuses a {fixed} other than the default)" if fixed else "")
+        + "; read it in an expression, or drop it"
+    ]
 
 
 def _fast_math_warning(path: str, compute: dict[str, expr.Node]) -> str:
