@@ -110,7 +110,6 @@ OVERSIZED = {  # "module:function": (lines, complexity)
     "opgen.planning.kernel:plan": (149, 15),
     "opgen.planning.torch_ext:_fake_lines": (104, 15),
     "opgen.planning.torch_ext:plan": (100, 15),
-    "opgen.compiler.lower:_emit_instr": (89, 24),
 }
 
 

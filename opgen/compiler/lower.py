@@ -1064,95 +1064,97 @@ def _pick(ins: Instr, i: int, dying: list[int], where, holder, prog: Program, fi
 # ---------------------------------------------------------------------------------------------
 
 
+# Each instruction's Ascend C text. {d} is the destination tile, {a0}..{a2} the operands, {s}
+# and {s2} the scalars, {n} the element count ({cmp_n} for Compare, which counts whole blocks);
+# {mask_d}/{mask_a0} are those tiles as the uint8_t bit masks Compare and Select take.
+_TT = "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE"
+_TS = "AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE"
+_INSTR_TEXT: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ("Add", "Sub", "Mul", "Div", "Max", "Min"), ("AscendC::{op}({d}, {a0}, {a1}, {n});",)
+    ),
+    **dict.fromkeys(("Adds", "Muls", "Maxs", "Mins"), ("AscendC::{op}({d}, {a0}, {s}, {n});",)),
+    **dict.fromkeys(
+        ("Exp", "Ln", "Sqrt", "Rsqrt", "Abs", "Reciprocal", "Relu"),
+        ("AscendC::{op}({d}, {a0}, {n});",),
+    ),
+    **dict.fromkeys(
+        ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf"),
+        ("AscendC::{op}({d}, {a0}, {shared}, {n});",),
+    ),
+    "Power": ("AscendC::Power({d}, {a0}, {s}, {shared}, {n});",),
+    "PowerExp": (
+        "// v ** {s} = exp({s} * ln(v)) for v > 0",
+        "AscendC::Ln({d}, {a0}, {n});",
+        "AscendC::Muls({d}, {d}, {s}, {n});",
+        "AscendC::Exp({d}, {d}, {n});",
+    ),
+    "Pow2": ("AscendC::Mul({d}, {a0}, {a0}, {n});",),
+    "Pow3": ("AscendC::Mul({d}, {a0}, {a0}, {n});", "AscendC::Mul({d}, {d}, {a0}, {n});"),
+    "Pow4": ("AscendC::Mul({d}, {a0}, {a0}, {n});", "AscendC::Mul({d}, {d}, {d}, {n});"),
+    # a * b + c: b into the tile, then FusedMulAdd (tile = a * tile + c)
+    "FMA": ("AscendC::Muls({d}, {a1}, {one}, {n});", "AscendC::FusedMulAdd({d}, {a0}, {a2}, {n});"),
+    # c - a * b = a * (-b) + c
+    "FNMA": (
+        "AscendC::Muls({d}, {a1}, {minus_one}, {n});",
+        "AscendC::FusedMulAdd({d}, {a0}, {a2}, {n});",
+    ),
+    # s - v = -v + s
+    "RSub": ("AscendC::Muls({d}, {a0}, {minus_one}, {n});", "AscendC::Adds({d}, {d}, {s}, {n});"),
+    # s / v, divided exactly (Reciprocal misses the precision standard)
+    "RDiv": ("AscendC::Duplicate({d}, {s}, {n});", "AscendC::Div({d}, {d}, {a0}, {n});"),
+    # 1 / sqrt(v) as sqrt(1 / v): Div and Sqrt, not Rsqrt
+    "RsqrtDiv": (
+        "AscendC::Duplicate({d}, {one}, {n});",
+        "AscendC::Div({d}, {d}, {a0}, {n});",
+        "AscendC::Sqrt({d}, {d}, {n});",
+    ),
+    # |v| = max(v, -v)
+    "AbsInt": ("AscendC::Muls({d}, {a0}, {minus_one}, {n});", "AscendC::Max({d}, {d}, {a0}, {n});"),
+    # opgen_kernel.h's RowPass: the row's value over the whole tile
+    **dict.fromkeys(
+        REDUCE_APIS,
+        ("{rows}.{pass_name}({level}, {d}, {a0}, {shared}.ReinterpretCast<float>(), {n});",),
+    ),
+    # a UB copy of any length: multiply by one
+    "Copy": ("AscendC::Muls({d}, {a0}, {one}, {n});",),
+    "Compare": ("AscendC::Compare({mask_d}, {a0}, {a1}, AscendC::CMPMODE::{mode}, {cmp_n});",),
+    "Compares": ("AscendC::Compares({mask_d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n});",),
+    "SelectTT": (f"AscendC::Select({{d}}, {{mask_a0}}, {{a1}}, {{a2}}, {_TT}, {{n}});",),
+    "SelectTS": (f"AscendC::Select({{d}}, {{mask_a0}}, {{a1}}, {{s}}, {_TS}, {{n}});",),
+    # s where the mask is set: fill with s, then select into place
+    "SelectST": (
+        "AscendC::Duplicate({d}, {s}, {n});",
+        f"AscendC::Select({{d}}, {{mask_a0}}, {{d}}, {{a1}}, {_TT}, {{n}});",
+    ),
+    "SelectSS": (
+        "AscendC::Duplicate({d}, {s}, {n});",
+        f"AscendC::Select({{d}}, {{mask_a0}}, {{d}}, {{s2}}, {_TS}, {{n}});",
+    ),
+}
+
+
 def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[str]:
-    n = ctx["count"]
-    s = ins.scalar.text if ins.scalar else ""
-    one, minus_one = ctx["one"], ctx["minus_one"]
-    op = ins.op
-    if op in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
-        return [f"AscendC::{op}({d}, {a[0]}, {a[1]}, {n});"]
-    if op in ("Adds", "Muls", "Maxs", "Mins"):
-        return [f"AscendC::{op}({d}, {a[0]}, {s}, {n});"]
-    if op in ("Exp", "Ln", "Sqrt", "Rsqrt", "Abs", "Reciprocal", "Relu"):
-        return [f"AscendC::{op}({d}, {a[0]}, {n});"]
-    if op in ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf"):
-        return [f"AscendC::{op}({d}, {a[0]}, {ctx['shared']}, {n});"]
-    if op == "Power":
-        return [f"AscendC::Power({d}, {a[0]}, {s}, {ctx['shared']}, {n});"]
-    if op == "PowerExp":
-        return [
-            f"// v ** {s} = exp({s} * ln(v)) for v > 0",
-            f"AscendC::Ln({d}, {a[0]}, {n});",
-            f"AscendC::Muls({d}, {d}, {s}, {n});",
-            f"AscendC::Exp({d}, {d}, {n});",
-        ]
-    if op == "Pow2":
-        return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});"]
-    if op == "Pow3":
-        return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});", f"AscendC::Mul({d}, {d}, {a[0]}, {n});"]
-    if op == "Pow4":
-        return [f"AscendC::Mul({d}, {a[0]}, {a[0]}, {n});", f"AscendC::Mul({d}, {d}, {d}, {n});"]
-    if op == "FMA":  # a * b + c: b into the tile, then FusedMulAdd (tile = a * tile + c)
-        return [
-            f"AscendC::Muls({d}, {a[1]}, {one}, {n});",
-            f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});",
-        ]
-    if op == "FNMA":  # c - a * b = a * (-b) + c
-        return [
-            f"AscendC::Muls({d}, {a[1]}, {minus_one}, {n});",
-            f"AscendC::FusedMulAdd({d}, {a[0]}, {a[2]}, {n});",
-        ]
-    if op == "RSub":  # s - v = -v + s
-        return [
-            f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
-            f"AscendC::Adds({d}, {d}, {s}, {n});",
-        ]
-    if op == "RDiv":  # s / v, divided exactly (Reciprocal misses the precision standard)
-        return [f"AscendC::Duplicate({d}, {s}, {n});", f"AscendC::Div({d}, {d}, {a[0]}, {n});"]
-    if op == "RsqrtDiv":  # 1 / sqrt(v) as sqrt(1 / v): Div and Sqrt, not Rsqrt
-        return [
-            f"AscendC::Duplicate({d}, {one}, {n});",
-            f"AscendC::Div({d}, {d}, {a[0]}, {n});",
-            f"AscendC::Sqrt({d}, {d}, {n});",
-        ]
-    if op == "AbsInt":  # |v| = max(v, -v)
-        return [
-            f"AscendC::Muls({d}, {a[0]}, {minus_one}, {n});",
-            f"AscendC::Max({d}, {d}, {a[0]}, {n});",
-        ]
-    if op in REDUCE_APIS:  # opgen_kernel.h's RowPass: the row's value over the whole tile
-        return [
-            f"{ctx['rows']}.{op[3:]}({ins.level}, {d}, {a[0]}, "
-            f"{ctx['shared']}.ReinterpretCast<float>(), {n});"
-        ]
-    if op == "Copy":  # a UB copy of any length: multiply by one
-        return [f"AscendC::Muls({d}, {a[0]}, {one}, {n});"]
-    cmp_n = ctx.get("cmp_count", n)
-    if op == "Compare":
-        return [
-            f"AscendC::Compare({_mask(d)}, {a[0]}, {a[1]}, AscendC::CMPMODE::{ins.mode}, {cmp_n});"
-        ]
-    if op == "Compares":
-        return [
-            f"AscendC::Compares({_mask(d)}, {a[0]}, {s}, AscendC::CMPMODE::{ins.mode}, {cmp_n});"
-        ]
-    tt = "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE"
-    ts = "AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE"
-    if op == "SelectTT":
-        return [f"AscendC::Select({d}, {_mask(a[0])}, {a[1]}, {a[2]}, {tt}, {n});"]
-    if op == "SelectTS":
-        return [f"AscendC::Select({d}, {_mask(a[0])}, {a[1]}, {s}, {ts}, {n});"]
-    if op == "SelectST":  # s where the mask is set: fill with s, then select into place
-        return [
-            f"AscendC::Duplicate({d}, {s}, {n});",
-            f"AscendC::Select({d}, {_mask(a[0])}, {d}, {a[1]}, {tt}, {n});",
-        ]
-    if op == "SelectSS":
-        return [
-            f"AscendC::Duplicate({d}, {s}, {n});",
-            f"AscendC::Select({d}, {_mask(a[0])}, {d}, {ins.scalar2.text}, {ts}, {n});",
-        ]
-    raise AssertionError(op)
+    """The Ascend C statements of one instruction on tiles d and a."""
+    a0, a1, a2 = (a + ["", "", ""])[:3]
+    fields = {
+        **ctx,
+        "op": ins.op,
+        "pass_name": ins.op[3:],
+        "level": ins.level,
+        "mode": ins.mode,
+        "d": d,
+        "a0": a0,
+        "a1": a1,
+        "a2": a2,
+        "s": ins.scalar.text if ins.scalar else "",
+        "s2": ins.scalar2.text if ins.scalar2 else "",
+        "mask_d": _mask(d),
+        "mask_a0": _mask(a0),
+        "cmp_n": ctx.get("cmp_count", ctx["count"]),
+        "n": ctx["count"],
+    }
+    return [line.format(**fields) for line in _INSTR_TEXT[ins.op]]
 
 
 def _mask(tile: str) -> str:
