@@ -4,7 +4,7 @@ the kernel's data: the host mirrors the kernel's buffers and fills its tiling st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opgen.frontend import soc_dtypes
@@ -19,6 +19,117 @@ from opgen.planning.layout import cpp_wrap
 
 
 @dataclass(frozen=True)
+class OpDefTensor:
+    """An Input/Output line of the OpDef: .Input("x").ParamType(REQUIRED).DataType({...})..."""
+
+    method: str  # Input or Output
+    name_literal: str
+    option: str  # REQUIRED, OPTIONAL or DYNAMIC
+    ge_dtypes: str
+    ge_formats: str
+
+
+@dataclass(frozen=True)
+class SocOwnDtypes:
+    """The OpAICoreConfig of a SoC that runs only some of the dtype combinations."""
+
+    var: str
+    tensors: list[OpDefTensor]
+
+
+@dataclass(frozen=True)
+class SocConfig:
+    """AddConfig for one SoC (own_dtypes None: the OpDef's lists hold for it)."""
+
+    short_name: str
+    literal: str
+    config: SocOwnDtypes | None
+
+
+@dataclass(frozen=True)
+class ShapeRef:
+    """The input whose shape every output takes and whose element count is tiled."""
+
+    kind: str  # its param_type, or "none" for an op without inputs
+    index: int
+    name: str
+    accessor: str  # the InferShape/TilingFunc context call that reads its shape
+    template_args: str  # InferShapeLikeInput<ref, others...>'s arguments
+    same_names: str  # the other required inputs that must have its shape
+
+
+@dataclass(frozen=True)
+class StreamDesc:
+    """A streamed tensor's desc, whose dtype TilingFunc adds to the UB needs."""
+
+    name: str
+    desc: str
+    role: str
+    through_half: bool
+
+
+@dataclass(frozen=True)
+class DtypeCase:
+    """One case of InferDataType's switch: an input dtype and the output's."""
+
+    from_dtype: str
+    to: str
+
+
+@dataclass(frozen=True)
+class DtypeRule:
+    """How InferDataType sets one output: "copy" an input's dtype (same lists), "fixed", or
+    "map" it from an input's dtype by a switch."""
+
+    kind: str
+    value: str  # the dtype a copy or fixed rule (and a dynamic output) sets
+    name: str = ""
+    var: str = ""
+    index: str = ""  # the output's instance index (an expression after a dynamic output)
+    ir_index: int = 0
+    dynamic: bool = False
+    info_var: str = ""
+    from_index: int | None = None  # the input copied or mapped
+    from_name: str = ""
+    source: str = ""  # the context call that reads that input's dtype
+    cases: list[DtypeCase] = field(default_factory=list)
+    default: str = ""  # a map's dtype for an input dtype it does not list
+
+
+@dataclass(frozen=True)
+class RowStride:
+    """A row-op input's stride field in the tiling struct."""
+
+    index: int
+    field: str
+    first: bool
+
+
+@dataclass(frozen=True)
+class RowOutput:
+    """A row-op output: reduced (last axis dropped or kept as 1) or with the input's shape."""
+
+    index: int
+    reduced: str  # C++ bool literals
+    keepdim: str
+
+
+@dataclass(frozen=True)
+class HostBroadcast:
+    """TilingFunc's and InferShape's broadcasting of an op's required inputs."""
+
+    inputs: str  # their indexes, for InferShapeBroadcast<...>
+    names: str
+    shape_of: str  # what the broadcast shape is the shape of, in words
+    shape_accessor: str
+    updated_names: str  # the inputs the op updates in place, if any
+    updated_decl: str
+    inputs_decl: str
+    reads_decl: str
+    shape: str  # the tiling field PlanBroadcast fills with the shape
+
+
+@dataclass(frozen=True)
 class HostData:
     """Everything the host templates render for one op (they read `op.kernel` for the tiling
     struct and the kernel's buffer count)."""
@@ -26,15 +137,15 @@ class HostData:
     namespace: str  # optiling::<namespace>
     policy_header: str
     policy_guard: str
-    opdef_tensors: list[dict[str, str]]  # the OpDef's Input/Output lines
+    opdef_tensors: list[OpDefTensor]
     # per SoC short name: its AddConfig literal, and the OpAICoreConfig listing its own dtype
     # combinations when it cannot run them all (None: the OpDef's lists hold for it)
-    socs: list[dict[str, Any]]
+    socs: list[SocConfig]
     attr_fields: list[dict[str, Any]]  # int/float/bool attrs TilingFunc copies into the struct
     scalars: list[dict[str, str]]  # attr math TilingFunc computes (the kernel has no libm)
-    shape_ref: dict[str, Any]  # the input whose shape every output takes
-    descs: list[dict[str, str]]  # the streamed tensors' descs TilingFunc reads dtypes from
-    dtype_rules: list[dict[str, Any]]  # InferDataType, per output
+    shape_ref: ShapeRef
+    descs: list[StreamDesc]
+    dtype_rules: list[DtypeRule]  # InferDataType, per output
     # The index of the required input whose shape and dtype every output takes, when that is
     # all InferShape and InferDataType do: the OpDef then registers opgen_tiling.h's shared
     # InferShapeLikeInput/InferDataTypeLikeInput instead of functions of the op's own. Else None.
@@ -42,13 +153,13 @@ class HostData:
     has_dynamic_output: bool
     has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
     # the row kernel: per input its row stride field; per output its reduced shape; the note
-    row_strides: list[dict[str, Any]]
-    row_outputs: list[dict[str, Any]]
+    row_strides: list[RowStride]
+    row_outputs: list[RowOutput]
     row_shape_note: str
     warnings: list[str]  # the SoCs that leave dtype combinations out
     # An op that broadcasts its required inputs: their indexes and names for InferShapeBroadcast,
     # and the tiling fields PlanBroadcast fills. None: the inputs share one shape.
-    broadcast: dict[str, str] | None = None
+    broadcast: HostBroadcast | None = None
 
 
 def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
@@ -70,7 +181,7 @@ def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
     )
 
 
-def _broadcast(op: Op, kernel: KernelData) -> dict[str, str] | None:
+def _broadcast(op: Op, kernel: KernelData) -> HostBroadcast | None:
     """TilingFunc's and InferShape's broadcasting: the inputs, the tiling fields PlanBroadcast
     fills, and the shape they broadcast to: the output's, or for an op that updates inputs in
     place, that of the first of them (InferShape checks that each has it)."""
@@ -90,28 +201,28 @@ def _broadcast(op: Op, kernel: KernelData) -> dict[str, str] | None:
     else:
         shape_of = f"the output, the broadcast shape of {names}"
         accessor = "GetOutputShape(0)"
-    return {
-        "inputs": ", ".join(str(t.index) for t in ins),
-        "names": names,
-        "shape_of": shape_of,
-        "shape_accessor": accessor,
-        "updated_names": " and ".join(t.param.name for t in updated),
-        "updated_decl": cpp_wrap(
+    return HostBroadcast(
+        inputs=", ".join(str(t.index) for t in ins),
+        names=names,
+        shape_of=shape_of,
+        shape_accessor=accessor,
+        updated_names=" and ".join(t.param.name for t in updated),
+        updated_decl=cpp_wrap(
             "const size_t updated[] = {", [str(t.index) for t in updated], "};", indent=" " * 4
         )
         if updated
         else "",
-        "inputs_decl": cpp_wrap(
+        inputs_decl=cpp_wrap(
             "const size_t inputs[] = {", [str(t.index) for t in ins], "};", indent=" " * 4
         ),
-        "reads_decl": cpp_wrap(
+        reads_decl=cpp_wrap(
             "OpgenBroadcastInput* const reads[] = {",
             [f"&tiling->{reads[t.param.name]}" for t in ins],
             "};",
             indent=" " * 4,
         ),
-        "shape": f"tiling->{kernel.broadcast['shape']}",
-    }
+        shape=f"tiling->{kernel.broadcast['shape']}",
+    )
 
 
 def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
@@ -121,17 +232,14 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
     ins = [t for t in kernel.tensors if t.role == "input"]
     outs = [t for t in kernel.tensors if t.role == "output"]
     first = ins[0].param.name
-    strides = [
-        {"index": t.index, "field": kernel.row["strides"][t.param.name], "first": t is ins[0]}
-        for t in ins
-    ]
+    strides = [RowStride(t.index, kernel.row["strides"][t.param.name], t is ins[0]) for t in ins]
     reduced = kernel.row["reduced"]
     outputs = [
-        {
-            "index": t.index,
-            "reduced": "true" if reduced[t.param.name] else "false",
-            "keepdim": "true" if op.keepdim else "false",
-        }
+        RowOutput(
+            t.index,
+            reduced="true" if reduced[t.param.name] else "false",
+            keepdim="true" if op.keepdim else "false",
+        )
         for t in outs
     ]
     rule = "with its last axis as 1" if op.keepdim else "without its last axis"
@@ -147,14 +255,14 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
     return {"row_strides": strides, "row_outputs": outputs, "row_shape_note": note}
 
 
-def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> dict[str, Any]:
+def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> SocConfig:
     """AddConfig for one SoC; with an OpAICoreConfig of its own dtype lists when it runs only
     some of the combinations (metadef merges them over the OpDef's, tensor by tensor)."""
     columns = [i for i, c in enumerate(op.dtype_combinations) if soc_dtypes.runs_on(c, soc)]
     config = None
     if len(columns) < len(op.dtype_combinations):
-        config = {"var": f"{soc}Config", "tensors": [_opdef_tensor(t, columns) for t in tensors]}
-    return {"short_name": soc, "literal": cpp_string(soc), "config": config}
+        config = SocOwnDtypes(f"{soc}Config", [_opdef_tensor(t, columns) for t in tensors])
+    return SocConfig(soc, cpp_string(soc), config)
 
 
 def opdef_attr_call(attr: Attr) -> str:
@@ -165,18 +273,18 @@ def opdef_attr_call(attr: Attr) -> str:
     return f".AttrType(OPTIONAL).{method}({cpp_literal(attr.type, attr.default)})"
 
 
-def _opdef_tensor(t: _Tensor, columns: list[int] | None = None) -> dict[str, str]:
+def _opdef_tensor(t: _Tensor, columns: list[int] | None = None) -> OpDefTensor:
     """An Input/Output line of the OpDef: every dtype combination, or those at `columns`."""
     dtypes, formats = t.param.dtypes, t.param.formats
     if columns is not None:
         dtypes, formats = [dtypes[i] for i in columns], [formats[i] for i in columns]
-    return {
-        "method": "Input" if t.role == "input" else "Output",
-        "name_literal": cpp_string(t.param.name),
-        "option": t.param.param_type.upper(),
-        "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in dtypes),
-        "ge_formats": ", ".join(f"ge::FORMAT_{f}" for f in formats),
-    }
+    return OpDefTensor(
+        method="Input" if t.role == "input" else "Output",
+        name_literal=cpp_string(t.param.name),
+        option=t.param.param_type.upper(),
+        ge_dtypes=", ".join(f"ge::{DTYPES[d].ge}" for d in dtypes),
+        ge_formats=", ".join(f"ge::FORMAT_{f}" for f in formats),
+    )
 
 
 def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -> dict[str, Any]:
@@ -190,13 +298,13 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     into = broadcasts(op) and bool(updated_inputs(op))  # InferShape checks their shapes
     if (
         not op.is_row
-        and shape["kind"] == "required"
+        and shape.kind == "required"
         and outputs
         and not has_dynamic_output
-        and all(r["kind"] == "copy" and r["from"] == shape["index"] for r in dtype_rules)
+        and all(r.kind == "copy" and r.from_index == shape.index for r in dtype_rules)
         and not into
     ):
-        like_input = shape["index"]
+        like_input = shape.index
     return {
         "shape_ref": shape,
         "dtype_rules": dtype_rules,
@@ -206,23 +314,18 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     }
 
 
-def _shape_ref(op: Op, inputs: list[_Tensor]) -> dict[str, Any]:
-    """The tensor whose shape every output takes (and whose element count is tiled)."""
+def _shape_ref(op: Op, inputs: list[_Tensor]) -> ShapeRef:
+    """The tensor whose shape every output takes (and whose element count is tiled): the first
+    required input, else the first input."""
     ref = next((t for t in inputs if t.param.param_type == "required"), None)
-    if ref is not None:
-        shape = {"kind": "required", "index": ref.index, "name": ref.param.name}
-    else:
-        first = inputs[0] if inputs else None
-        if first is None:
-            shape = {"kind": "none", "index": 0, "name": ""}
-        else:
-            shape = {"kind": first.param.param_type, "index": first.index, "name": first.param.name}
+    chosen = ref or (inputs[0] if inputs else None)
+    kind = chosen.param.param_type if chosen else "none"
+    index = chosen.index if chosen else 0
     accessor = {
         "required": "GetRequiredInputShape({i})",
         "optional": "GetOptionalInputShape({i})",
         "dynamic": "GetDynamicInputShape({i}, 0)",
-    }.get(shape["kind"], "")
-    shape["accessor"] = accessor.format(i=shape["index"]) if accessor else ""
+    }.get(kind, "")
     # An elementwise kernel reads its required inputs in step, so InferShape checks that they
     # have the reference's shape (InferShapeLikeInput<ref, others...> in opgen_tiling.h).
     same = (
@@ -230,9 +333,14 @@ def _shape_ref(op: Op, inputs: list[_Tensor]) -> dict[str, Any]:
         if op.is_elementwise and ref is not None
         else []
     )
-    shape["template_args"] = ", ".join(str(t.index) for t in [ref, *same]) if ref else ""
-    shape["same_names"] = " and ".join(t.param.name for t in same)
-    return shape
+    return ShapeRef(
+        kind=kind,
+        index=index,
+        name=chosen.param.name if chosen else "",
+        accessor=accessor.format(i=index),
+        template_args=", ".join(str(t.index) for t in [ref, *same]) if ref else "",
+        same_names=" and ".join(t.param.name for t in same),
+    )
 
 
 def _output_indexes(outputs: list[_Tensor]) -> dict[str, str]:
@@ -249,30 +357,23 @@ def _output_indexes(outputs: list[_Tensor]) -> dict[str, str]:
 
 def _dtype_rules(
     op: Op, inputs: list[_Tensor], outputs: list[_Tensor], out_index: dict[str, str]
-) -> list[dict[str, Any]]:
+) -> list[DtypeRule]:
     """InferDataType: copy an input's dtype when the lists agree, else map or fix it."""
-    dtype_rules = []
-    for t in outputs:
-        rule = _dtype_rule(op, t, inputs)
-        rule.update(
-            {
-                "name": t.param.name,
-                "var": t.param.kernel_param,
-                "index": out_index[t.param.name],
-                "ir_index": t.index,
-                "dynamic": t.param.param_type == "dynamic",
-                "info_var": aclnn_name(t.param.name) + "Info",
-            }
+    return [
+        replace(
+            _dtype_rule(op, t, inputs),
+            name=t.param.name,
+            var=t.param.kernel_param,
+            index=out_index[t.param.name],
+            ir_index=t.index,
+            dynamic=t.param.param_type == "dynamic",
+            info_var=aclnn_name(t.param.name) + "Info",
         )
-        if rule["kind"] == "copy":
-            rule["value"] = rule["source"]
-        elif rule["kind"] == "map":
-            rule["value"] = rule["default"]  # a dynamic output: the first combination's dtype
-        dtype_rules.append(rule)
-    return dtype_rules
+        for t in outputs
+    ]
 
 
-def _stream_descs(streamed: list[_Tensor], out_index: dict[str, str]) -> list[dict[str, Any]]:
+def _stream_descs(streamed: list[_Tensor], out_index: dict[str, str]) -> list[StreamDesc]:
     """The desc of every streamed tensor, whose dtype TilingFunc adds to the UB needs."""
     descs = []
     for t in streamed:
@@ -280,13 +381,11 @@ def _stream_descs(streamed: list[_Tensor], out_index: dict[str, str]) -> list[di
             desc = f"context->GetRequiredInputDesc({t.index})"
         else:
             desc = f"context->GetOutputDesc({out_index[t.param.name]})"
-        descs.append(
-            {"name": t.param.name, "desc": desc, "role": t.role, "through_half": t.through_half}
-        )
+        descs.append(StreamDesc(t.param.name, desc, t.role, t.through_half))
     return descs
 
 
-def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> dict[str, Any]:
+def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> DtypeRule:
     """How InferDataType sets an output: copy an input's dtype (same lists), a fixed dtype, or
     a switch over an input's dtype. The input is a required one, else a dynamic one (the dtype
     of its first tensor: the dtype combinations give all of its tensors one dtype)."""
@@ -299,21 +398,24 @@ def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> dict[str, Any]:
             return f"context->GetDynamicInputDataType({t.index}, 0)"
         return f"context->GetRequiredInputDataType({t.index})"
 
+    first = f"ge::{D[dts[0]].ge}"
     for t in sources:
         if t.param.dtypes == dts:
-            return {"kind": "copy", "from": t.index, "from_name": t.param.name, "source": source(t)}
+            return DtypeRule(
+                "copy", source(t), from_index=t.index, from_name=t.param.name, source=source(t)
+            )
     if len(set(dts)) == 1:
-        return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
+        return DtypeRule("fixed", first)
     for t in sources:
         mapping: dict[str, str] = {}
         if all(mapping.setdefault(i, o) == o for i, o in zip(t.param.dtypes, dts, strict=True)):
-            cases = [{"from": f"ge::{D[i].ge}", "to": f"ge::{D[o].ge}"} for i, o in mapping.items()]
-            return {
-                "kind": "map",
-                "from": t.index,
-                "from_name": t.param.name,
-                "cases": cases,
-                "source": source(t),
-                "default": f"ge::{D[dts[0]].ge}",
-            }
-    return {"kind": "fixed", "value": f"ge::{D[dts[0]].ge}"}
+            return DtypeRule(
+                "map",
+                first,  # a dynamic output's: the first combination's dtype
+                from_index=t.index,
+                from_name=t.param.name,
+                source=source(t),
+                cases=[DtypeCase(f"ge::{D[i].ge}", f"ge::{D[o].ge}") for i, o in mapping.items()],
+                default=first,
+            )
+    return DtypeRule("fixed", first)
