@@ -283,7 +283,6 @@ UNTYPED_FIELDS = {
     "kernel.KernelData.streamed_inputs",
     "kernel.KernelData.streamed_outputs",
     "kernel.KernelData.tiling_fields",
-    "project.ProjectData.dtype_c_types",
     "tests.TestsData.combinations",
     "tests.TestsData.float_combinations",
     "tests.TestsData.gradcheck",
@@ -301,9 +300,6 @@ UNTYPED_FIELDS = {
     "torch_ext.TorchData.returned",
     "torch_ext.TorchData.tensor_params",
     "torch_ext.TorchData.variants",
-    "user_op.UserOpData.gm_tensors",
-    "user_op.UserOpData.reasons",
-    "user_op.UserOpData.test_shapes",
 }
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from opgen import __version__
 from opgen.compiler.lower import LoweringError
-from opgen.frontend.catalog import DTYPES, SOC_FAMILIES
+from opgen.frontend.catalog import SOC_FAMILIES
 from opgen.frontend.model import Attr, Op, Prototype, TensorParam
 from opgen.frontend.options import GENERATED_SUMMARY, Options
 from opgen.frontend.soc_dtypes import SocDtypeError
@@ -178,7 +178,6 @@ class ProjectData:
     prototype_file: str
     header: Headers
     ops: list[OpData]
-    dtype_c_types: dict[str, str]
     # The __NPU_ARCH__ the CPU twin compiles the kernels for: the first SoC's; None for the twin's
     # default (2201, ascend910b) and for a SoC without a documented one.
     twin_npu_arch: int | None
@@ -289,7 +288,6 @@ def plan_project(proto: Prototype, options: Options) -> ProjectData:
         prototype_file=options.prototype_file,
         header=Headers.for_source(options.prototype_file),
         ops=ops,
-        dtype_c_types={name: d.c_type for name, d in DTYPES.items()},
         twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch
         if SOC_FAMILIES[shorts[0]].npu_arch != 2201
         else None,

@@ -5,13 +5,46 @@ tests take the inputs' shapes from "opgen": {"test_shapes"} and the outputs' fro
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any
 
 from opgen.frontend.model import Op
 from opgen.literals import py_string
 from opgen.planning.kernel import KernelData
 from opgen.planning.layout import LINE, cpp_wrap, doc_lines, split_pieces
+
+
+@dataclass(frozen=True)
+class GmTensor:
+    """A tensor of the kernel skeleton: a dynamic one arrives as a list (ListTensorDesc), the
+    others as one GM buffer each."""
+
+    name: str
+    address: str  # the kernel's GM_ADDR parameter
+    macro: str  # its DTYPE_ macro
+    member: str
+    role: str  # in words, for the comment
+    optional: bool
+    dynamic: bool
+
+
+@dataclass(frozen=True)
+class ShapeCase:
+    """A test_shapes entry: its pytest id and the input shapes, as JSON."""
+
+    id: str
+    shapes_json: str
+
+
+@dataclass(frozen=True)
+class PendingReasons:
+    """Why each generated test of the op is pending until the user writes its files (each the
+    pieces of a Python string literal)."""
+
+    infer: list[str]
+    kernel: list[str]
+    aot: list[str]
+    fake: list[str]
 
 
 @dataclass(frozen=True)
@@ -25,15 +58,14 @@ class UserOpData:
     tiling_guard: str
     init_signature: str  # the kernel class's Init(), which takes every GM address
     init_args: list[str]  # what the entry passes it
-    gm_tensors: list[dict[str, Any]]  # per tensor: name, GM address, DTYPE_ macro, member
+    gm_tensors: list[GmTensor]
     files: list[str]  # every file the user writes, relative to the project
     pending: list[str]  # the files whose PLACEHOLDER banner makes the precision tests xfail
-    # per test_shapes entry: its pytest id and input name -> shape; [] without test_shapes
-    test_shapes: list[dict[str, Any]]
+    test_shapes: list[ShapeCase]  # [] without test_shapes
     warnings: list[str]
     # the generated test file: its docstring's lines, and its xfail reasons (string pieces)
     doc: list[str]
-    reasons: dict[str, list[str]]
+    reasons: PendingReasons
 
 
 def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
@@ -73,42 +105,46 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         test_shapes=_test_cases(op),
         warnings=_warnings(op, files),
         doc=doc_lines(doc, LINE - 4),
-        reasons={
-            k: [py_string(p) for p in split_pieces(v)]
-            for k, v in _reasons(op, kernel, infer).items()
-        },
+        reasons=PendingReasons(
+            **{
+                k: [py_string(p) for p in split_pieces(v)]
+                for k, v in _reasons(op, kernel, infer).items()
+            }
+        ),
     )
 
 
-def _gm_tensors(op: Op) -> list[dict]:
-    """The kernel's GM tensors: a dynamic tensor arrives as a list (ListTensorDesc), the others
-    as one GM buffer each."""
+def _gm_tensors(op: Op) -> list[GmTensor]:
+    """The kernel's GM tensors."""
     return [
-        {
-            "name": t.name,
-            "address": t.kernel_param,
-            "macro": t.dtype_macro,
-            "member": f"{t.kernel_param}{'List' if t.param_type == 'dynamic' else 'Gm'}_",
+        GmTensor(
+            name=t.name,
+            address=t.kernel_param,
+            macro=t.dtype_macro,
+            member=f"{t.kernel_param}{'List' if t.param_type == 'dynamic' else 'Gm'}_",
             # an in-place output: on the NPU the same memory as its input
-            "role": f"{t.role}, input {t.name} updated in place"
+            role=f"{t.role}, input {t.name} updated in place"
             if t.role == "output" and t.is_ref
             else t.role,
-            "optional": t.param_type == "optional",
-            "dynamic": t.param_type == "dynamic",
-        }
+            optional=t.param_type == "optional",
+            dynamic=t.param_type == "dynamic",
+        )
         for t in op.tensors
     ]
 
 
-def _test_cases(op: Op) -> list[dict]:
-    """The prototype's test_shapes, each with a pytest id."""
+def _test_cases(op: Op) -> list[ShapeCase]:
+    """The prototype's test_shapes, each with a pytest id (the JSON as Jinja's tojson wrote it:
+    keys sorted)."""
     return [
-        {
-            "id": "-".join(
+        ShapeCase(
+            id="-".join(
                 f"{name}{'x'.join(map(str, shape)) or 'scalar'}" for name, shape in case.items()
             ),
-            "shapes": {name: list(shape) for name, shape in case.items()},
-        }
+            shapes_json=json.dumps(
+                {name: list(shape) for name, shape in case.items()}, sort_keys=True
+            ),
+        )
         for case in op.test_shapes
     ]
 
