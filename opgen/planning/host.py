@@ -10,12 +10,11 @@ from typing import Any
 from opgen.frontend import soc_dtypes
 from opgen.frontend.broadcast import broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
-from opgen.frontend.model import Attr, Op
+from opgen.frontend.model import Op
 from opgen.frontend.names import aclnn_name
 from opgen.frontend.options import Options
-from opgen.literals import cpp_literal, cpp_string
+from opgen.literals import cpp_string
 from opgen.planning.kernel import KernelData, _Tensor
-from opgen.planning.layout import cpp_wrap
 
 
 @dataclass(frozen=True)
@@ -25,8 +24,8 @@ class OpDefTensor:
     method: str  # Input or Output
     name_literal: str
     option: str  # REQUIRED, OPTIONAL or DYNAMIC
-    ge_dtypes: str
-    ge_formats: str
+    ge_dtypes: list[str]  # ge::DataType names, one per dtype combination
+    formats: list[str]  # ge::Format names without FORMAT_
 
 
 @dataclass(frozen=True)
@@ -63,14 +62,18 @@ class StreamDesc:
     """A streamed tensor's desc, whose dtype TilingFunc adds to the UB needs."""
 
     name: str
-    desc: str
     role: str
     through_half: bool
+    from_input: (
+        bool  # the input's desc (a write-back stream has its input's dtype), else the output's
+    )
+    index: int  # the input's index, or the output's IR index
+    after_dynamic: bool  # an output after a dynamic one: its instance index is looked up
 
 
 @dataclass(frozen=True)
 class DtypeCase:
-    """One case of InferDataType's switch: an input dtype and the output's."""
+    """One case of InferDataType's switch: an input's ge::DataType and the output's."""
 
     from_dtype: str
     to: str
@@ -82,18 +85,17 @@ class DtypeRule:
     "map" it from an input's dtype by a switch."""
 
     kind: str
-    value: str  # the dtype a copy or fixed rule (and a dynamic output) sets
+    dtype: str  # the ge::DataType a fixed rule sets, a map's default (a dynamic output's too)
     name: str = ""
     var: str = ""
-    index: str = ""  # the output's instance index (an expression after a dynamic output)
     ir_index: int = 0
+    after_dynamic: bool = False  # a dynamic output before it: its instance index is looked up
     dynamic: bool = False
     info_var: str = ""
     from_index: int | None = None  # the input copied or mapped
     from_name: str = ""
-    source: str = ""  # the context call that reads that input's dtype
+    from_dynamic: bool = False  # that input is dynamic: the dtype of its first tensor
     cases: list[DtypeCase] = field(default_factory=list)
-    default: str = ""  # a map's dtype for an input dtype it does not list
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class RowOutput:
     """A row-op output: reduced (last axis dropped or kept as 1) or with the input's shape."""
 
     index: int
+    name: str
     reduced: str  # C++ bool literals
     keepdim: str
 
@@ -118,14 +121,13 @@ class RowOutput:
 class HostBroadcast:
     """TilingFunc's and InferShape's broadcasting of an op's required inputs."""
 
-    inputs: str  # their indexes, for InferShapeBroadcast<...>
-    names: str
-    shape_of: str  # what the broadcast shape is the shape of, in words
-    shape_accessor: str
-    updated_names: str  # the inputs the op updates in place, if any
-    updated_decl: str
-    inputs_decl: str
-    reads_decl: str
+    inputs: list[int]  # their indexes
+    names: str  # in words: "x, y and z"
+    # the inputs the op updates in place, if any: the first is the shape they broadcast into
+    # (else the output's shape is the broadcast shape)
+    updated: list[int]
+    updated_names: list[str]
+    reads: list[str]  # per input, the tiling field PlanBroadcast fills with how it is read
     shape: str  # the tiling field PlanBroadcast fills with the shape
 
 
@@ -152,10 +154,9 @@ class HostData:
     like_input: int | None
     has_dynamic_output: bool
     has_outputs: bool  # an op without outputs updates its inputs: nothing to infer
-    # the row kernel: per input its row stride field; per output its reduced shape; the note
+    # the row kernel: per input its row stride field; per output its reduced shape
     row_strides: list[RowStride]
     row_outputs: list[RowOutput]
-    row_shape_note: str
     warnings: list[str]  # the SoCs that leave dtype combinations out
     # An op that broadcasts its required inputs: their indexes and names for InferShapeBroadcast,
     # and the tiling fields PlanBroadcast fills. None: the inputs share one shape.
@@ -188,71 +189,35 @@ def _broadcast(op: Op, kernel: KernelData) -> HostBroadcast | None:
     if kernel.broadcast is None:
         return None
     ins = [t for t in kernel.streams if t.role == "input"]
-    reads = kernel.broadcast["reads"]
-    names = ", ".join(t.param.name for t in ins[:-1]) + " and " + ins[-1].param.name
     updated = [t for t in ins if t.param.name in {u.name for u in updated_inputs(op)}]
-    if updated:
-        into = updated[0]
-        shape_of = (
-            f"{into.param.name}, which {names} broadcast into ({op.op_type} updates "
-            f"{' and '.join(t.param.name for t in updated)} in place)"
-        )
-        accessor = f"GetRequiredInputShape({into.index})"
-    else:
-        shape_of = f"the output, the broadcast shape of {names}"
-        accessor = "GetOutputShape(0)"
     return HostBroadcast(
-        inputs=", ".join(str(t.index) for t in ins),
-        names=names,
-        shape_of=shape_of,
-        shape_accessor=accessor,
-        updated_names=" and ".join(t.param.name for t in updated),
-        updated_decl=cpp_wrap(
-            "const size_t updated[] = {", [str(t.index) for t in updated], "};", indent=" " * 4
-        )
-        if updated
-        else "",
-        inputs_decl=cpp_wrap(
-            "const size_t inputs[] = {", [str(t.index) for t in ins], "};", indent=" " * 4
-        ),
-        reads_decl=cpp_wrap(
-            "OpgenBroadcastInput* const reads[] = {",
-            [f"&tiling->{reads[t.param.name]}" for t in ins],
-            "};",
-            indent=" " * 4,
-        ),
-        shape=f"tiling->{kernel.broadcast['shape']}",
+        inputs=[t.index for t in ins],
+        names=", ".join(t.param.name for t in ins[:-1]) + " and " + ins[-1].param.name,
+        updated=[t.index for t in updated],
+        updated_names=[t.param.name for t in updated],
+        reads=[kernel.broadcast["reads"][t.param.name] for t in ins],
+        shape=kernel.broadcast["shape"],
     )
 
 
 def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
     """The row kernel's host data (empty lists for an elementwise op)."""
     if kernel.row is None:
-        return {"row_strides": [], "row_outputs": [], "row_shape_note": ""}
+        return {"row_strides": [], "row_outputs": []}
     ins = [t for t in kernel.tensors if t.role == "input"]
     outs = [t for t in kernel.tensors if t.role == "output"]
-    first = ins[0].param.name
     strides = [RowStride(t.index, kernel.row["strides"][t.param.name], t is ins[0]) for t in ins]
     reduced = kernel.row["reduced"]
     outputs = [
         RowOutput(
             t.index,
+            t.param.name,
             reduced="true" if reduced[t.param.name] else "false",
             keepdim="true" if op.keepdim else "false",
         )
         for t in outs
     ]
-    rule = "with its last axis as 1" if op.keepdim else "without its last axis"
-    parts = [
-        f"{t.param.name} has {first}'s shape" + (f" {rule}" if reduced[t.param.name] else "")
-        for t in outs
-    ]
-    note = (
-        "; ".join(parts)
-        + (f"; every other input has {first}'s shape or is one row" if len(ins) > 1 else "")
-        + "."
-    )
-    return {"row_strides": strides, "row_outputs": outputs, "row_shape_note": note}
+    return {"row_strides": strides, "row_outputs": outputs}
 
 
 def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> SocConfig:
@@ -265,14 +230,6 @@ def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> SocConfig:
     return SocConfig(soc, cpp_string(soc), config)
 
 
-def opdef_attr_call(attr: Attr) -> str:
-    """What follows this->Attr("name") in the OpDef: .AttrType(OPTIONAL).Float(0.01f)"""
-    method = attr.info.opdef_method
-    if attr.required:
-        return f".AttrType(REQUIRED).{method}()"
-    return f".AttrType(OPTIONAL).{method}({cpp_literal(attr.type, attr.default)})"
-
-
 def _opdef_tensor(t: _Tensor, columns: list[int] | None = None) -> OpDefTensor:
     """An Input/Output line of the OpDef: every dtype combination, or those at `columns`."""
     dtypes, formats = t.param.dtypes, t.param.formats
@@ -282,8 +239,8 @@ def _opdef_tensor(t: _Tensor, columns: list[int] | None = None) -> OpDefTensor:
         method="Input" if t.role == "input" else "Output",
         name_literal=cpp_string(t.param.name),
         option=t.param.param_type.upper(),
-        ge_dtypes=", ".join(f"ge::{DTYPES[d].ge}" for d in dtypes),
-        ge_formats=", ".join(f"ge::FORMAT_{f}" for f in formats),
+        ge_dtypes=[DTYPES[d].ge for d in dtypes],
+        formats=list(formats),
     )
 
 
@@ -292,8 +249,8 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
     outputs = [t for t in tensors if t.role == "output"]
     has_dynamic_output = any(t.param.param_type == "dynamic" for t in outputs)
     shape = _shape_ref(op, inputs)
-    out_index = _output_indexes(outputs)
-    dtype_rules = _dtype_rules(op, inputs, outputs, out_index)
+    after_dynamic = _after_dynamic(outputs)
+    dtype_rules = _dtype_rules(op, inputs, outputs, after_dynamic)
     like_input = None  # else the op's own InferShape and InferDataType
     into = broadcasts(op) and bool(updated_inputs(op))  # InferShape checks their shapes
     if (
@@ -310,7 +267,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         "dtype_rules": dtype_rules,
         "like_input": like_input,
         "has_dynamic_output": has_dynamic_output,
-        "descs": _stream_descs(streamed, out_index),
+        "descs": _stream_descs(streamed, after_dynamic),
     }
 
 
@@ -343,20 +300,19 @@ def _shape_ref(op: Op, inputs: list[_Tensor]) -> ShapeRef:
     )
 
 
-def _output_indexes(outputs: list[_Tensor]) -> dict[str, str]:
-    """Each output's instance index: its IR index unless a dynamic output comes before it."""
-    out_index = {}
+def _after_dynamic(outputs: list[_Tensor]) -> dict[str, bool]:
+    """Whether a dynamic output comes before each output: its instance index is then looked up
+    (OutputIndex), else it is its IR index."""
+    after = {}
     dynamic_before = False
     for t in outputs:
-        out_index[t.param.name] = (
-            f"OutputIndex(context, {t.index})" if dynamic_before else str(t.index)
-        )
+        after[t.param.name] = dynamic_before
         dynamic_before = dynamic_before or t.param.param_type == "dynamic"
-    return out_index
+    return after
 
 
 def _dtype_rules(
-    op: Op, inputs: list[_Tensor], outputs: list[_Tensor], out_index: dict[str, str]
+    op: Op, inputs: list[_Tensor], outputs: list[_Tensor], after_dynamic: dict[str, bool]
 ) -> list[DtypeRule]:
     """InferDataType: copy an input's dtype when the lists agree, else map or fix it."""
     return [
@@ -364,8 +320,8 @@ def _dtype_rules(
             _dtype_rule(op, t, inputs),
             name=t.param.name,
             var=t.param.kernel_param,
-            index=out_index[t.param.name],
             ir_index=t.index,
+            after_dynamic=after_dynamic[t.param.name],
             dynamic=t.param.param_type == "dynamic",
             info_var=aclnn_name(t.param.name) + "Info",
         )
@@ -373,49 +329,41 @@ def _dtype_rules(
     ]
 
 
-def _stream_descs(streamed: list[_Tensor], out_index: dict[str, str]) -> list[StreamDesc]:
+def _stream_descs(streamed: list[_Tensor], after_dynamic: dict[str, bool]) -> list[StreamDesc]:
     """The desc of every streamed tensor, whose dtype TilingFunc adds to the UB needs."""
-    descs = []
-    for t in streamed:
-        if t.role == "input" or t.writeback:  # a write-back stream has its input's dtype
-            desc = f"context->GetRequiredInputDesc({t.index})"
-        else:
-            desc = f"context->GetOutputDesc({out_index[t.param.name]})"
-        descs.append(StreamDesc(t.param.name, desc, t.role, t.through_half))
-    return descs
+    return [
+        StreamDesc(
+            t.param.name,
+            t.role,
+            t.through_half,
+            from_input=t.role == "input" or t.writeback,
+            index=t.index,
+            after_dynamic=after_dynamic.get(t.param.name, False),
+        )
+        for t in streamed
+    ]
 
 
 def _dtype_rule(op: Op, out: _Tensor, inputs: list[_Tensor]) -> DtypeRule:
     """How InferDataType sets an output: copy an input's dtype (same lists), a fixed dtype, or
     a switch over an input's dtype. The input is a required one, else a dynamic one (the dtype
     of its first tensor: the dtype combinations give all of its tensors one dtype)."""
-    D = DTYPES  # noqa: N806
     dts = out.param.dtypes
     sources = [t for kind in ("required", "dynamic") for t in inputs if t.param.param_type == kind]
+    first = DTYPES[dts[0]].ge
 
-    def source(t: _Tensor) -> str:
-        if t.param.param_type == "dynamic":
-            return f"context->GetDynamicInputDataType({t.index}, 0)"
-        return f"context->GetRequiredInputDataType({t.index})"
+    def from_input(t: _Tensor) -> dict[str, Any]:
+        dynamic = t.param.param_type == "dynamic"
+        return {"from_index": t.index, "from_name": t.param.name, "from_dynamic": dynamic}
 
-    first = f"ge::{D[dts[0]].ge}"
     for t in sources:
         if t.param.dtypes == dts:
-            return DtypeRule(
-                "copy", source(t), from_index=t.index, from_name=t.param.name, source=source(t)
-            )
+            return DtypeRule("copy", first, **from_input(t))
     if len(set(dts)) == 1:
         return DtypeRule("fixed", first)
     for t in sources:
         mapping: dict[str, str] = {}
         if all(mapping.setdefault(i, o) == o for i, o in zip(t.param.dtypes, dts, strict=True)):
-            return DtypeRule(
-                "map",
-                first,  # a dynamic output's: the first combination's dtype
-                from_index=t.index,
-                from_name=t.param.name,
-                source=source(t),
-                cases=[DtypeCase(f"ge::{D[i].ge}", f"ge::{D[o].ge}") for i, o in mapping.items()],
-                default=first,
-            )
+            cases = [DtypeCase(DTYPES[i].ge, DTYPES[o].ge) for i, o in mapping.items()]
+            return DtypeRule("map", first, cases=cases, **from_input(t))
     return DtypeRule("fixed", first)

@@ -1,4 +1,5 @@
-"""The Jinja extension through which copier's rendering of opgen's templates sees `project`.
+"""The Jinja extension through which copier's rendering of opgen's templates sees `project` (and
+the filters opgen's templates use to lay out lists).
 
 templates/copier.yml lists `ProjectContext` in `_jinja_extensions`. Copier renders each file and
 file name with the answers (the prototype's text and the options); the extension adds
@@ -83,9 +84,18 @@ class ProjectContext(Extension):
                 super().__init__(env, parent, *args, **kwargs)
 
         environment.context_class = _Context
+        environment.filters["cpp_list"] = cpp_list
         if environment.bytecode_cache is None:
             environment.bytecode_cache = _bytecode_cache()
         environment.from_string = _reusing_compiled_strings(environment)
+
+
+def cpp_list(items, head: str, tail: str, indent: int = 0, each: str = "{}") -> str:
+    """The filter `items | cpp_list("int a[] = {", "};", 4, "&{}")`: the items, each formatted by
+    `each`, between head and tail, wrapped after commas and aligned under the first item."""
+    from opgen.planning.layout import cpp_wrap
+
+    return cpp_wrap(head, [each.format(i) for i in items], tail, indent=" " * indent)
 
 
 def _reusing_compiled_strings(environment):
