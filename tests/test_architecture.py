@@ -239,7 +239,7 @@ PLANNER_FSTRINGS = {
     "host.py": 3,
     "kernel.py": 91,
     "layout.py": 16,
-    "project.py": 11,
+    "project.py": 9,
     "tests.py": 47,
     "torch_ext.py": 155,
     "user_op.py": 25,

@@ -56,8 +56,6 @@ class TensorData:
     option: str  # ops::Option enumerator
     is_ref: bool
     dtypes: list[str]
-    ge_dtypes: str  # "ge::DT_FLOAT16, ge::DT_FLOAT"
-    ge_formats: str  # "ge::FORMAT_ND, ge::FORMAT_ND"
     kernel_param: str
     macro: str  # the kernel's DTYPE_ macro
 
@@ -71,8 +69,6 @@ class TensorData:
             option=t.param_type.upper(),
             is_ref=t.is_ref,
             dtypes=list(t.dtypes),
-            ge_dtypes=", ".join(f"ge::{d.ge}" for d in t.dtype_infos),
-            ge_formats=", ".join(f"ge::FORMAT_{f}" for f in t.formats),
             kernel_param=t.kernel_param,
             macro=t.dtype_macro,
         )
