@@ -207,11 +207,7 @@ def test_no_function_grows_past_60_lines_or_complexity_15():
 # project is a plain file instead (the kernel and host libraries, precision.py, _support.py,
 # opgen_torch.h), which copier copies as it is.
 MAX_TEMPLATE_LINES = 300
-OVERSIZED_TEMPLATES = {
-    "tests/project/tests/op_testing.py.jinja": 743,
-    "tests/op/tests/test_{{ op.snake }}.py.jinja": 499,
-    "tests/project/bench/run.py.jinja": 310,
-}
+OVERSIZED_TEMPLATES: dict[str, int] = {}
 
 
 def test_no_template_grows_past_300_lines():
