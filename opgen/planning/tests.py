@@ -237,7 +237,28 @@ def combination_id(combo: tuple[str, ...]) -> str:
     return combo[0] if len(set(combo)) == 1 else "_".join(combo)
 
 
-def combinations(op: Op, twin_soc: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Combination:
+    """A dtype combination the twin's SoC registers: one COMBINATIONS entry of the tests."""
+
+    param: str  # its pytest.param line (or lines) in a list indented by 4
+    id: str  # the test id: as the kernel variant files are named
+    inputs: str  # the input dtypes as a tuple literal: (torch.float16,)
+    outputs: str  # the dtypes of what the tests check, likewise
+    float: bool  # a floating-point input and output: gradients
+    has_float32: bool  # a float32 input, and no float narrower than float32
+    has_float64: bool  # a float64 input, and no other float
+
+
+@dataclass(frozen=True)
+class Gradcheck:
+    """The combination test_gradcheck runs in: float64, else float32 (coarser steps)."""
+
+    dtype: str  # "float64" or "float32"
+    combo: Combination
+
+
+def combinations(op: Op, twin_soc: str) -> list[Combination]:
     """Per dtype combination the SoC the twin emulates (the project's first) registers: the
     input dtypes and the dtypes of what the tests check (the outputs; for an op without
     outputs, the inputs it overwrites)."""
@@ -256,19 +277,18 @@ def combinations(op: Op, twin_soc: str) -> list[dict[str, Any]]:
         if len(param) + 4 > LINE:
             param = f"pytest.param(\n        {value},\n        id={ident},\n    ),"
         out.append(
-            {
-                "param": param,  # a line (or lines) of a list indented by 4
-                "id": combination_id(combo),
-                "inputs": py_dtype_tuple(ins),  # (torch.float16,)
-                "outputs": py_dtype_tuple(outs),
-                # gradients: a float input and a float output
-                "float": any(DTYPES[d].is_float for d in ins)
+            Combination(
+                param=param,
+                id=combination_id(combo),
+                inputs=py_dtype_tuple(ins),
+                outputs=py_dtype_tuple(outs),
+                float=any(DTYPES[d].is_float for d in ins)
                 and any(DTYPES[d].is_float for d in outs),
-                "has_float32": "float32" in ins
+                has_float32="float32" in ins
                 and all(d in ("float32", "float64") or not DTYPES[d].is_float for d in combo),
-                "has_float64": "float64" in ins
+                has_float64="float64" in ins
                 and all(d == "float64" or not DTYPES[d].is_float for d in combo),
-            }
+            )
         )
     return out
 
@@ -451,8 +471,8 @@ class TestsData:
     op_type_literal: str
     args: list[str]
     outputs: list[str]
-    combinations: list[dict[str, Any]]
-    float_combinations: list[dict[str, Any]]
+    combinations: list[Combination]
+    float_combinations: list[Combination]
     has_compute: bool
     has_golden: bool
     compute_file_literal: str
@@ -463,7 +483,7 @@ class TestsData:
     twin_unsupported_reason: list[str]
     differentiable: bool
     not_differentiable_reason: list[str]
-    gradcheck: dict[str, Any] | None
+    gradcheck: Gradcheck | None
     gradcheck_missing_reason: list[str]
     npu_enabled: bool
     npu_reason: list[str]
@@ -559,7 +579,7 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         )
 
     combos = combinations(op, options.soc_short_names[0])
-    float_combos = [c for c in combos if c["float"]]
+    float_combos = [c for c in combos if c.float]
     gradcheck = None
     steps = sorted(
         {
@@ -570,11 +590,9 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         }
     )
     if torch.differentiable and not steps:
-        for key, dtype in (("has_float64", "float64"), ("has_float32", "float32")):
-            match = next((c for c in combos if c[key]), None)
-            if match is not None:
-                gradcheck = {"dtype": dtype, "combo": match}
-                break
+        float64 = [Gradcheck("float64", c) for c in combos if c.has_float64]
+        float32 = [Gradcheck("float32", c) for c in combos if c.has_float32]
+        gradcheck = next(iter(float64 + float32), None)
 
     description = []
     for t in op.results:
