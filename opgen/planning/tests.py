@@ -538,50 +538,75 @@ def py_shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
-    package, snake = options.package, op.snake_name
-    compute_file = f"op_kernel/{snake}_compute.h"
-    overrides_file = f"{package}/overrides/{snake}.py"
-    has_golden = bool(op.golden) and all(t.name in op.golden for t in op.results)
+@dataclass(frozen=True)
+class Pending:
+    """Why tests cannot pass yet, as prose ("" when they can)."""
 
-    pending = ""  # why the precision tests xfail (strictly) while the kernel is a placeholder
+    kernel: str  # the precision tests xfail (strictly) while the kernel is a placeholder
+    fake: str  # no fake kernel: the tests that need one xfail (strictly)
+    host: str  # the kernel's shapes may disagree with the fake kernel's (not strict)
+    twin: str  # the CPU kernel refuses to run: the CPU tests are skipped
+
+
+def pending_reasons(op: Op, options: Options, torch: TorchData) -> Pending:
+    """What the op's tests wait for: a compute expression, a golden, a fake kernel, a twin
+    that runs it."""
+    compute_file = compute_file_of(op)
+    overrides_file = f"{options.package}/overrides/{op.snake_name}.py"
+    kernel = ""
     if not op.compute:
-        pending = (
+        kernel = (
             f"the prototype has no compute expression, so {compute_file} is opgen's "
             "placeholder that writes zeros: write the op's computation there"
         )
-        if not has_golden:
-            pending += f", and a golden: define golden() in {overrides_file}"
-        pending += (
+        if not has_golden(op):
+            kernel += f", and a golden: define golden() in {overrides_file}"
+        kernel += (
             f". Once these tests pass (XPASS), delete the PLACEHOLDER banner from {compute_file}"
         )
-    fake_missing = ""
+    fake = ""
     if torch.fake["mode"] == "none":
-        fake_missing = (
+        fake = (
             f"opgen wrote no fake kernel ({op.op_type} has no compute and no golden "
             f"expression to take output shapes from): define fake() in "
             f"{overrides_file}"
         )
-    host_pending = ""  # why tests comparing the kernel's shapes with the fake kernel may fail
+    host = ""
     if not op.compute and torch.fake["mode"] == "golden":
-        host_pending = (
+        host = (
             f"{op.op_type} has no compute expression: while {compute_file} is the "
             "placeholder, its host InferShape and kernel are opgen's elementwise "
             "stand-ins, and its fake kernel takes the output shapes from the golden, "
             "which need not be elementwise"
         )
-    twin_unsupported = ""
+    twin = ""
     if torch.cpu["unsupported"]:  # the CPU kernel is a TORCH_CHECK(false, ...)
-        twin_unsupported = (
+        twin = (
             f"the CPU kernel of {op.op_type} (csrc/ops.cpp) refuses to run: it has "
             "a dynamic (list) input or output, which opgen's CPU kernels do not "
             "hand to the twin yet"
         )
+    return Pending(kernel=kernel, fake=fake, host=host, twin=twin)
 
-    combos = combinations(op, options.soc_short_names[0])
-    float_combos = [c for c in combos if c.float]
-    gradcheck = None
-    steps = sorted(
+
+def compute_file_of(op: Op) -> str:
+    """The op's compute header, where its kernel's computation is written."""
+    return f"op_kernel/{op.snake_name}_compute.h"
+
+
+def has_golden(op: Op) -> bool:
+    """Whether the prototype gives a golden expression for every output."""
+    return bool(op.golden) and all(t.name in op.golden for t in op.results)
+
+
+def has_float_input(op: Op) -> bool:
+    """Whether some dtype combination has a floating-point input (the boundary cases)."""
+    return any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)])
+
+
+def step_functions(op: Op) -> list[str]:
+    """The compute's functions with jumps (STEP_FUNCS), sorted."""
+    return sorted(
         {
             n.func
             for tree in op.compute.values()
@@ -589,17 +614,56 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
             if isinstance(n, expr.Call) and n.func in STEP_FUNCS and n.is_tensor
         }
     )
-    if torch.differentiable and not steps:
-        float64 = [Gradcheck("float64", c) for c in combos if c.has_float64]
-        float32 = [Gradcheck("float32", c) for c in combos if c.has_float32]
-        gradcheck = next(iter(float64 + float32), None)
 
+
+def gradcheck_case(
+    combos: list[Combination], torch: TorchData, steps: list[str]
+) -> Gradcheck | None:
+    """The combination test_gradcheck runs in, float64 before float32; None: no gradcheck (no
+    backward, steps in the compute, or no combination in those dtypes throughout)."""
+    if not torch.differentiable or steps:
+        return None
+    float64 = [Gradcheck("float64", c) for c in combos if c.has_float64]
+    float32 = [Gradcheck("float32", c) for c in combos if c.has_float32]
+    return next(iter(float64 + float32), None)
+
+
+def gradcheck_missing(steps: list[str]) -> str:
+    """Why there is no gradcheck, when there is none."""
+    if steps:
+        why = (
+            f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
+            "are not the gradient; "
+        )
+    else:
+        why = (
+            "no dtype combination of the prototype is float32 or float64 throughout "
+            "(the CPU kernels take only those), and finite differences in 16-bit floats "
+            "measure rounding, not the gradient; "
+        )
+    return why + "test_backward_matches_the_float64_golden_gradient checks the backward"
+
+
+def description_lines(op: Op) -> list[str]:
+    """The file docstring's lines that show the compute and golden expressions."""
     description = []
     for t in op.results:
         if t.name in op.compute:
             description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
         if t.name in op.golden:
             description.append(f"golden: {t.name} = {op.golden[t.name]}")
+    return [line for d in description for line in doc_lines(d, LINE - 4)]
+
+
+def op_testing_imports(
+    op: Op,
+    torch: TorchData,
+    pending: Pending,
+    gradcheck: Gradcheck | None,
+    float_combos: list[Combination],
+) -> list[str]:
+    """What test_<op>.py imports from op_testing, in ruff's isort order: constants, classes,
+    functions."""
     imports = [
         "BOUNDARY_CASES",
         "BEYOND_TILES",
@@ -617,57 +681,89 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         imports.remove("BEYOND_TILES")
     if op.attrs:
         imports.append("AttrArg")
-    if any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)]):
+    if has_float_input(op):
         imports.append("has_float_input")
     else:
         imports.remove("BOUNDARY_CASES")
     if torch.differentiable:
         imports.append("check_backward")
+    imports += mutable_imports(torch, gradcheck, float_combos)
+    if torch.cpu["shape_checks"]:
+        imports.append("check_broadcasting")
+    if pending.kernel or pending.host:
+        imports.append("kernel_is_placeholder")
+    return sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
+
+
+def mutable_imports(
+    torch: TorchData, gradcheck: Gradcheck | None, float_combos: list[Combination]
+) -> list[str]:
+    """The op_testing checks of an op that updates inputs in place."""
     if torch.mutable and torch.differentiable:  # autograd of an in-place update
-        imports += [
+        imports = [
             "check_autograd_registration",
             "check_compile_backward",
             "check_leaf_update_refused",
             "updating_copies",
         ]
-        if gradcheck:
-            imports.append("out_of_place")
-    elif torch.mutable and float_combos:
-        imports.append("check_grad_refused")
-    if torch.cpu["shape_checks"]:
-        imports.append("check_broadcasting")
-    if pending or host_pending:
-        imports.append("kernel_is_placeholder")
-    fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (
-        ["PENDING_HOST"] if host_pending else []
-    )
+        return imports + (["out_of_place"] if gradcheck else [])
+    if torch.mutable and float_combos:
+        return ["check_grad_refused"]
+    return []
+
+
+def literal_pieces(text: str) -> list[str]:
+    """A reason as the string literals of an implicit concatenation (none when it is "")."""
+    return [py_string(p) for p in split_pieces(text)]
+
+
+def title_lines(op: Op, torch: TorchData) -> list[str]:
+    """The first lines of the file docstring: what the file tests."""
     title = (
         f"{op.op_type} ({torch.op_path}): precision on the CPU twin, the PyTorch "
         "registration, the OpDef, the torchair converter, and precision on an NPU where "
         "there is one."
     )
+    return doc_lines(title, LINE - 4)
+
+
+def sums_in_rows(op: Op) -> bool:
+    """A sum() or mean(): float accumulation overflows at float32's extremes."""
+    return any(
+        isinstance(n, expr.Reduce) and n.func in ("sum", "mean")
+        for tree in op.compute.values()
+        for n in expr.walk(tree)
+    )
+
+
+def row_test_shapes(op: Op) -> list[str]:
+    """The prototype's test_shapes of a row op, as literals (a dict of shapes per case)."""
+    if not op.is_row:
+        return []
+    return [py_value({n: list(v) for n, v in case.items()}) for case in op.test_shapes]
+
+
+def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
+    """What the op's test file prints (`op.tests`)."""
+    pending = pending_reasons(op, options, torch)
+    combos = combinations(op, options.soc_short_names[0])
+    float_combos = [c for c in combos if c.float]
+    steps = step_functions(op)
+    gradcheck = gradcheck_case(combos, torch, steps)
+    graph = graph_case(op)
     return TestsData(
-        title=doc_lines(title, LINE - 4),
+        title=title_lines(op, torch),
         row=op.is_row,
-        row_sums=any(
-            isinstance(n, expr.Reduce) and n.func in ("sum", "mean")
-            for tree in op.compute.values()
-            for n in expr.walk(tree)
-        ),
-        row_test_shapes=[py_value({n: list(v) for n, v in case.items()}) for case in op.test_shapes]
-        if op.is_row
-        else [],
-        # from op_testing import (...), in ruff's isort order: constants, classes, functions
-        imports=sorted(
-            imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n)
-        ),
-        file_doc=[line for d in description for line in doc_lines(d, LINE - 4)],
-        package=package,
+        row_sums=sums_in_rows(op),
+        row_test_shapes=row_test_shapes(op),
+        imports=op_testing_imports(op, torch, pending, gradcheck, float_combos),
+        file_doc=description_lines(op),
+        package=options.package,
         op_path=torch.op_path + ".default",
         infer_path=torch.introspection["op_path"],
         golden_path=f"golden.{torch.py_name}",  # from <package> import golden
         # from <package>.overrides import <op> as overrides, when a test looks into it
-        uses_overrides=bool(fake_missing or (pending and not has_golden)),
+        uses_overrides=bool(pending.fake or (pending.kernel and not has_golden(op))),
         user_module="overrides",
         op_type_literal=py_string(op.op_type),
         args=arg_lines(op, options.soc_short_names),
@@ -675,48 +771,30 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         combinations=combos,
         float_combinations=float_combos,
         has_compute=bool(op.compute),
-        has_golden=has_golden,
-        compute_file_literal=py_string(compute_file),
-        pending_reason=[py_string(p) for p in split_pieces(pending)],
-        fake_missing_reason=[py_string(p) for p in split_pieces(fake_missing)],
-        host_pending_reason=[py_string(p) for p in split_pieces(host_pending)],
+        has_golden=has_golden(op),
+        compute_file_literal=py_string(compute_file_of(op)),
+        pending_reason=literal_pieces(pending.kernel),
+        fake_missing_reason=literal_pieces(pending.fake),
+        host_pending_reason=literal_pieces(pending.host),
         # the marks of the tests that compare the kernel's output shapes with the fake kernel's
-        fake_marks=fake_marks,
-        twin_unsupported_reason=[py_string(p) for p in split_pieces(twin_unsupported)],
+        fake_marks=(["NEEDS_FAKE"] if pending.fake else [])
+        + (["PENDING_HOST"] if pending.host else []),
+        twin_unsupported_reason=literal_pieces(pending.twin),
         differentiable=torch.differentiable,
-        not_differentiable_reason=[
-            py_string(p) for p in split_pieces(f"no backward: {torch.not_differentiable_reason}")
-        ],
+        not_differentiable_reason=literal_pieces(f"no backward: {torch.not_differentiable_reason}"),
         gradcheck=gradcheck,
-        gradcheck_missing_reason=[
-            py_string(p)
-            for p in split_pieces(
-                (
-                    f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
-                    "are not the gradient; "
-                    if steps
-                    else "no dtype combination of the prototype is float32 or float64 throughout "
-                    "(the CPU kernels take only those), and finite differences in 16-bit floats "
-                    "measure rounding, not the gradient; "
-                )
-                + "test_backward_matches_the_float64_golden_gradient checks the backward"
-            )
-        ],
+        gradcheck_missing_reason=literal_pieces(gradcheck_missing(steps)),
         benchmark_path=(
             f"golden.{torch.golden['formula']}" if torch.golden["complete"] else "None"
         ),
         precision_level_literal=py_string(op.precision),
-        has_float_input=any(
-            DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)]
-        ),
+        has_float_input=has_float_input(op),
         npu_enabled=torch.npu["enabled"],
-        npu_reason=[
-            py_string(p) for p in split_pieces(f"no NPU kernel: {torch.npu.get('reason', '')}")
-        ],
+        npu_reason=literal_pieces(f"no NPU kernel: {torch.npu.get('reason', '')}"),
         expected_opdef=py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
         ir_def=py_block(ir_def(op), 0, len("IR_DEF = ")),
-        graph_args=py_block(graph_case(op)["args"], 0, len("GRAPH_ARGS = ")),
-        expected_node=py_block(graph_case(op)["node"], 0, len("EXPECTED_NODE = ")),
+        graph_args=py_block(graph["args"], 0, len("GRAPH_ARGS = ")),
+        expected_node=py_block(graph["node"], 0, len("EXPECTED_NODE = ")),
         broadcasts=broadcasts(op),
         shape_cases=shape_case_params(op),
     )
