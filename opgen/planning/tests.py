@@ -450,6 +450,22 @@ def graph_case(op: Op) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class InputShape:
+    """An input's shape in a precision case."""
+
+    name_literal: str  # the input's name as a Python string literal
+    dims: list[int]
+
+
+@dataclass(frozen=True)
+class ShapeCase:
+    """A precision case with a shape per input: a SHAPE_CASES entry, a pytest.param."""
+
+    shapes: list[InputShape]
+    id_literal: str  # the test id as a Python string literal
+
+
+@dataclass(frozen=True)
 class TestsData:
     """Everything `tests/test_<op>.py` renders (`op.tests`); reasons are lists of string literal
     pieces, concatenated implicitly in the generated file."""
@@ -499,13 +515,13 @@ class TestsData:
     broadcasts: bool = False
     # precision cases with a shape per input (pytest.param lines): the prototype's test_shapes
     # of an op with a compute expression, then, for an op that broadcasts, built-in ones
-    shape_cases: list[str] = field(default_factory=list)
+    shape_cases: list[ShapeCase] = field(default_factory=list)
 
 
-def shape_case_params(op: Op) -> list[str]:
-    """pytest.param lines of the precision cases with a shape per input: every test_shapes
-    entry of an op with a compute expression, and for an op that broadcasts, a row broadcast
-    (the others over the first's trailing dim), a one-element last input and a strided one."""
+def shape_case_params(op: Op) -> list[ShapeCase]:
+    """The precision cases with a shape per input: every test_shapes entry of an op with a
+    compute expression, and for an op that broadcasts, a row broadcast (the others over the
+    first's trailing dim), a one-element last input and a strided one."""
     if not op.is_elementwise:
         return []
     cases = [
@@ -527,15 +543,13 @@ def shape_case_params(op: Op) -> list[str]:
         cases.append(({n: (1,) if n == last else (5, 37) for n in names}, "broadcast-one-element"))
         strided = (4, 3, 33) if updated else (4, 1, 33)
         cases.append(({n: strided if n in full else (3, 1) for n in names}, "broadcast-strided"))
-    lines = []
-    for case, case_id in cases:
-        shapes = ", ".join(f"{py_string(n)}: {py_shape(s)}" for n, s in case.items())
-        lines.append(f"pytest.param({{{shapes}}}, id={py_string(case_id)}),")
-    return lines
-
-
-def py_shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+    return [
+        ShapeCase(
+            shapes=[InputShape(py_string(n), list(s)) for n, s in case.items()],
+            id_literal=py_string(case_id),
+        )
+        for case, case_id in cases
+    ]
 
 
 @dataclass(frozen=True)
