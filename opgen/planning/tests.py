@@ -241,8 +241,9 @@ def combination_id(combo: tuple[str, ...]) -> str:
 class Combination:
     """A dtype combination the twin's SoC registers: one COMBINATIONS entry of the tests."""
 
-    param: str  # its pytest.param line (or lines) in a list indented by 4
     id: str  # the test id: as the kernel variant files are named
+    id_literal: str  # the test id as a Python string literal
+    wrap: bool  # its pytest.param is too long for one line (in a list indented by 4)
     inputs: str  # the input dtypes as a tuple literal: (torch.float16,)
     outputs: str  # the dtypes of what the tests check, likewise
     float: bool  # a floating-point input and output: gradients
@@ -271,17 +272,17 @@ def combinations(op: Op, twin_soc: str) -> list[Combination]:
         ins, outs = combo[:n], combo[n:]
         if op.in_place_only:
             outs = tuple(combo[positions[t.name]] for t in op.results)
-        value = f"({py_dtype_tuple(ins)}, {py_dtype_tuple(outs)})"
+        inputs, outputs = py_dtype_tuple(ins), py_dtype_tuple(outs)
         ident = py_string(combination_id(combo))
-        param = f"pytest.param({value}, id={ident}),"
-        if len(param) + 4 > LINE:
-            param = f"pytest.param(\n        {value},\n        id={ident},\n    ),"
+        # the one-line form: 4 spaces, then pytest.param((<inputs>, <outputs>), id=<ident>),
+        one_line = 4 + len("pytest.param((, ), id=),") + len(inputs) + len(outputs) + len(ident)
         out.append(
             Combination(
-                param=param,
                 id=combination_id(combo),
-                inputs=py_dtype_tuple(ins),
-                outputs=py_dtype_tuple(outs),
+                id_literal=ident,
+                wrap=one_line > LINE,
+                inputs=inputs,
+                outputs=outputs,
                 float=any(DTYPES[d].is_float for d in ins)
                 and any(DTYPES[d].is_float for d in outs),
                 has_float32="float32" in ins
@@ -344,22 +345,33 @@ def arg_lines(op: Op, socs: list[str]) -> list[str]:
     return lines
 
 
-def output_lines(op: Op) -> list[str]:
-    lines = []
-    position = 0
+@dataclass(frozen=True)
+class OutputSpec:
+    """An Output of the OpSpec: the op returns it (at `returned`) or writes it into its input
+    `updates`; ir=False: no IR output but an input an op without outputs overwrites."""
+
+    name_literal: str  # the output's name as a Python string literal
+    returned: int | None = None
+    updates: int | None = None
+    ir: bool = True
+
+
+def output_specs(op: Op) -> list[OutputSpec]:
+    """The outputs the tests check, in prototype order."""
     input_names = [t.name for t in op.inputs]
     if op.in_place_only:  # the inputs the op overwrites, which the tests check
         return [
-            f"Output({py_string(t.name)}, updates={input_names.index(t.name)}, ir=False),"
+            OutputSpec(py_string(t.name), updates=input_names.index(t.name), ir=False)
             for t in op.results
         ]
+    specs, position = [], 0
     for t in op.outputs:
         if t.is_ref:
-            lines.append(f"Output({py_string(t.name)}, updates={input_names.index(t.name)}),")
+            specs.append(OutputSpec(py_string(t.name), updates=input_names.index(t.name)))
         else:
-            lines.append(f"Output({py_string(t.name)}, returned={position}),")
+            specs.append(OutputSpec(py_string(t.name), returned=position))
             position += 1
-    return lines
+    return specs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -481,12 +493,12 @@ class TestsData:
     package: str
     op_path: str
     infer_path: str
-    golden_path: str
+    golden_name: str  # <package>.golden's function of the op
     uses_overrides: bool
     user_module: str
     op_type_literal: str
     args: list[str]
-    outputs: list[str]
+    outputs: list[OutputSpec]
     combinations: list[Combination]
     float_combinations: list[Combination]
     has_compute: bool
@@ -503,7 +515,7 @@ class TestsData:
     gradcheck_missing_reason: list[str]
     npu_enabled: bool
     npu_reason: list[str]
-    benchmark_path: str  # golden.<op>_formula, or None: the ratio standard's benchmark
+    benchmark_name: str | None  # <package>.golden's <op>_formula: the ratio standard's benchmark
     precision_level_literal: str
     has_float_input: bool  # some combination has a floating-point input: boundary cases
     expected_opdef: str
@@ -775,13 +787,13 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         package=options.package,
         op_path=torch.op_path + ".default",
         infer_path=torch.introspection["op_path"],
-        golden_path=f"golden.{torch.py_name}",  # from <package> import golden
+        golden_name=torch.py_name,  # from <package> import golden
         # from <package>.overrides import <op> as overrides, when a test looks into it
         uses_overrides=bool(pending.fake or (pending.kernel and not has_golden(op))),
         user_module="overrides",
         op_type_literal=py_string(op.op_type),
         args=arg_lines(op, options.soc_short_names),
-        outputs=output_lines(op),
+        outputs=output_specs(op),
         combinations=combos,
         float_combinations=float_combos,
         has_compute=bool(op.compute),
@@ -798,9 +810,7 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         not_differentiable_reason=literal_pieces(f"no backward: {torch.not_differentiable_reason}"),
         gradcheck=gradcheck,
         gradcheck_missing_reason=literal_pieces(gradcheck_missing(steps)),
-        benchmark_path=(
-            f"golden.{torch.golden['formula']}" if torch.golden["complete"] else "None"
-        ),
+        benchmark_name=torch.golden["formula"] if torch.golden["complete"] else None,
         precision_level_literal=py_string(op.precision),
         has_float_input=has_float_input(op),
         npu_enabled=torch.npu["enabled"],
