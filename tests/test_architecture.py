@@ -238,7 +238,7 @@ PLANNER_FSTRINGS = {
     "kernel.py": 91,
     "layout.py": 16,
     "project.py": 11,
-    "tests.py": 37,
+    "tests.py": 29,
     "torch_ext.py": 155,
     "user_op.py": 25,
 }

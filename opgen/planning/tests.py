@@ -294,9 +294,33 @@ def combinations(op: Op, twin_soc: str) -> list[Combination]:
     return out
 
 
-def arg_lines(op: Op, socs: list[str]) -> list[str]:
-    """The lines of `args=[...]` in the OpSpec: one TensorArg/AttrArg per schema argument, each
-    after a comment that says why its values are what they are."""
+@dataclass(frozen=True)
+class TensorArgSpec:
+    """A TensorArg of the OpSpec, after a comment that says why its values are what they are."""
+
+    comment: list[str]  # the comment's lines, without "# "
+    name_literal: str  # the input's name as a Python string literal
+    low: str  # the range drawn from, as Python literals
+    high: str
+    kind_literal: str  # "optional" or "list" as a Python string literal; "": a tensor
+    positive: bool
+    ties_shown: str  # what the compute compares it with, for the comment; "": nothing
+    ties_literal: str  # the same as a Python tuple literal
+    no_nan: bool  # the boundary cases pass it no NaN (min/max/... on SoCs without NaN rules)
+    lacking: str  # those SoCs, for the comment
+
+
+@dataclass(frozen=True)
+class AttrArgSpec:
+    """An AttrArg of the OpSpec, after a comment that says where its value comes from."""
+
+    comment: list[str]  # the comment's lines, without "# "
+    name_literal: str  # the attr's name as a Python string literal
+    value: str  # its value as a Python literal, wrapped after `AttrArg(<name>, ` at indent 8
+
+
+def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
+    """The OpSpec's TensorArg per input, with the values the tests draw for it."""
     positive: dict[str, str] = {}
     no_nan: set[str] = set()
     for tree in op.compute.values():
@@ -304,9 +328,8 @@ def arg_lines(op: Op, socs: list[str]) -> list[str]:
             positive.setdefault(name, why)
         if not special_values_exact(socs):
             no_nan |= nan_blocked_inputs(tree)
-    lacking = ", ".join(s for s in socs if not special_values_exact([s]))
     ties = comparison_ties(op)
-    lines = []
+    specs = []
     for t in op.inputs:
         low, high, why = value_range(op, t.name, positive)
         kind = {"optional": "optional", "dynamic": "list"}.get(t.param_type, "tensor")
@@ -317,32 +340,40 @@ def arg_lines(op: Op, socs: list[str]) -> list[str]:
             why = "optional: left out (None) in the tests"
         if kind == "list":
             why += f"; a list of {LIST_INSTANCES} tensors"
-        lines += [f"# {line}" for line in doc_lines(f"{t.name}: {why}", LINE - 10)]
-        call = f"TensorArg({py_string(t.name)}, {py_value(low)}, {py_value(high)}"
-        call += "" if kind == "tensor" else f", kind={py_string(kind)}"
-        if t.name in positive:
-            call += ", positive=True"
         tie_values = [v for v in ties.get(t.name, []) if isinstance(v, str) or low <= v <= high]
-        if tie_values:
-            shown = ", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values)
-            lines.append(f"# ties: some elements equal {shown}, which the compute compares it with")
-            call += f", ties={py_value(tuple(tie_values))}"
-        if t.name in no_nan:
-            lines.append(
-                f"# boundary values without NaN: it reaches min/max/relu/clamp/sign/"
-                f"amax/amin, which do not propagate NaN on {lacking}"
+        specs.append(
+            TensorArgSpec(
+                comment=doc_lines(f"{t.name}: {why}", LINE - 10),
+                name_literal=py_string(t.name),
+                low=py_value(low),
+                high=py_value(high),
+                kind_literal="" if kind == "tensor" else py_string(kind),
+                positive=t.name in positive,
+                ties_shown=", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values),
+                ties_literal=py_value(tuple(tie_values)),
+                no_nan=t.name in no_nan,
+                lacking=", ".join(s for s in socs if not special_values_exact([s])),
             )
-            call += ", nan=False"
-        lines.append(call + "),")
+        )
+    return specs
+
+
+def attr_args(op: Op) -> list[AttrArgSpec]:
+    """The OpSpec's AttrArg per attr: its default, or a sample value when it is required."""
+    specs = []
     for a in op.attrs:
-        value = attr_value(a)
         note = f"{a.name}: {a.type} attr, " + (
             "required; the tests pass this sample value" if a.required else "its default"
         )
-        lines += [f"# {line}" for line in doc_lines(note, LINE - 10)]
-        head = f"AttrArg({py_string(a.name)}, "
-        lines.append(head + py_block(value, 8, len(head)) + "),")
-    return lines
+        name = py_string(a.name)
+        specs.append(
+            AttrArgSpec(
+                comment=doc_lines(note, LINE - 10),
+                name_literal=name,
+                value=py_block(attr_value(a), 8, len("AttrArg(, ") + len(name)),
+            )
+        )
+    return specs
 
 
 @dataclass(frozen=True)
@@ -497,7 +528,8 @@ class TestsData:
     uses_overrides: bool
     user_module: str
     op_type_literal: str
-    args: list[str]
+    tensor_args: list[TensorArgSpec]  # the OpSpec's args: these, then the attrs'
+    attr_args: list[AttrArgSpec]
     outputs: list[OutputSpec]
     combinations: list[Combination]
     float_combinations: list[Combination]
@@ -525,7 +557,7 @@ class TestsData:
     # An op that broadcasts its inputs (opgen/frontend/broadcast.py): the different-shapes
     # test checks broadcasting instead of refusal
     broadcasts: bool = False
-    # precision cases with a shape per input (pytest.param lines): the prototype's test_shapes
+    # precision cases with a shape per input: the prototype's test_shapes
     # of an op with a compute expression, then, for an op that broadcasts, built-in ones
     shape_cases: list[ShapeCase] = field(default_factory=list)
 
@@ -792,7 +824,8 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         uses_overrides=bool(pending.fake or (pending.kernel and not has_golden(op))),
         user_module="overrides",
         op_type_literal=py_string(op.op_type),
-        args=arg_lines(op, options.soc_short_names),
+        tensor_args=tensor_args(op, options.soc_short_names),
+        attr_args=attr_args(op),
         outputs=output_specs(op),
         combinations=combos,
         float_combinations=float_combos,
