@@ -121,12 +121,12 @@ def test_new_warns_and_registers_per_soc(tmp_path):
 
 def test_twin_run_tests_take_the_first_socs_combinations():
     op = prototype.load(GELU).ops[0]
-    assert [c["id"] for c in tests_data.combinations(op, "ascend910b")] == [
+    assert [c.id for c in tests_data.combinations(op, "ascend910b")] == [
         "float16",
         "float32",
         "bfloat16",
     ]
-    assert [c["id"] for c in tests_data.combinations(op, "ascend310p")] == ["float16", "float32"]
+    assert [c.id for c in tests_data.combinations(op, "ascend310p")] == ["float16", "float32"]
 
 
 def test_a_dtype_no_soc_can_run_is_reported_with_the_other_problems(tmp_path):

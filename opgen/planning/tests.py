@@ -237,7 +237,29 @@ def combination_id(combo: tuple[str, ...]) -> str:
     return combo[0] if len(set(combo)) == 1 else "_".join(combo)
 
 
-def combinations(op: Op, twin_soc: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Combination:
+    """A dtype combination the twin's SoC registers: one COMBINATIONS entry of the tests."""
+
+    id: str  # the test id: as the kernel variant files are named
+    id_literal: str  # the test id as a Python string literal
+    wrap: bool  # its pytest.param is too long for one line (in a list indented by 4)
+    inputs: str  # the input dtypes as a tuple literal: (torch.float16,)
+    outputs: str  # the dtypes of what the tests check, likewise
+    float: bool  # a floating-point input and output: gradients
+    has_float32: bool  # a float32 input, and no float narrower than float32
+    has_float64: bool  # a float64 input, and no other float
+
+
+@dataclass(frozen=True)
+class Gradcheck:
+    """The combination test_gradcheck runs in: float64, else float32 (coarser steps)."""
+
+    dtype: str  # "float64" or "float32"
+    combo: Combination
+
+
+def combinations(op: Op, twin_soc: str) -> list[Combination]:
     """Per dtype combination the SoC the twin emulates (the project's first) registers: the
     input dtypes and the dtypes of what the tests check (the outputs; for an op without
     outputs, the inputs it overwrites)."""
@@ -250,32 +272,55 @@ def combinations(op: Op, twin_soc: str) -> list[dict[str, Any]]:
         ins, outs = combo[:n], combo[n:]
         if op.in_place_only:
             outs = tuple(combo[positions[t.name]] for t in op.results)
-        value = f"({py_dtype_tuple(ins)}, {py_dtype_tuple(outs)})"
+        inputs, outputs = py_dtype_tuple(ins), py_dtype_tuple(outs)
         ident = py_string(combination_id(combo))
-        param = f"pytest.param({value}, id={ident}),"
-        if len(param) + 4 > LINE:
-            param = f"pytest.param(\n        {value},\n        id={ident},\n    ),"
+        # the one-line form: 4 spaces, then pytest.param((<inputs>, <outputs>), id=<ident>),
+        one_line = 4 + len("pytest.param((, ), id=),") + len(inputs) + len(outputs) + len(ident)
         out.append(
-            {
-                "param": param,  # a line (or lines) of a list indented by 4
-                "id": combination_id(combo),
-                "inputs": py_dtype_tuple(ins),  # (torch.float16,)
-                "outputs": py_dtype_tuple(outs),
-                # gradients: a float input and a float output
-                "float": any(DTYPES[d].is_float for d in ins)
+            Combination(
+                id=combination_id(combo),
+                id_literal=ident,
+                wrap=one_line > LINE,
+                inputs=inputs,
+                outputs=outputs,
+                float=any(DTYPES[d].is_float for d in ins)
                 and any(DTYPES[d].is_float for d in outs),
-                "has_float32": "float32" in ins
+                has_float32="float32" in ins
                 and all(d in ("float32", "float64") or not DTYPES[d].is_float for d in combo),
-                "has_float64": "float64" in ins
+                has_float64="float64" in ins
                 and all(d == "float64" or not DTYPES[d].is_float for d in combo),
-            }
+            )
         )
     return out
 
 
-def arg_lines(op: Op, socs: list[str]) -> list[str]:
-    """The lines of `args=[...]` in the OpSpec: one TensorArg/AttrArg per schema argument, each
-    after a comment that says why its values are what they are."""
+@dataclass(frozen=True)
+class TensorArgSpec:
+    """A TensorArg of the OpSpec, after a comment that says why its values are what they are."""
+
+    comment: list[str]  # the comment's lines, without "# "
+    name_literal: str  # the input's name as a Python string literal
+    low: str  # the range drawn from, as Python literals
+    high: str
+    kind_literal: str  # "optional" or "list" as a Python string literal; "": a tensor
+    positive: bool
+    ties_shown: str  # what the compute compares it with, for the comment; "": nothing
+    ties_literal: str  # the same as a Python tuple literal
+    no_nan: bool  # the boundary cases pass it no NaN (min/max/... on SoCs without NaN rules)
+    lacking: str  # those SoCs, for the comment
+
+
+@dataclass(frozen=True)
+class AttrArgSpec:
+    """An AttrArg of the OpSpec, after a comment that says where its value comes from."""
+
+    comment: list[str]  # the comment's lines, without "# "
+    name_literal: str  # the attr's name as a Python string literal
+    value: str  # its value as a Python literal, wrapped after `AttrArg(<name>, ` at indent 8
+
+
+def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
+    """The OpSpec's TensorArg per input, with the values the tests draw for it."""
     positive: dict[str, str] = {}
     no_nan: set[str] = set()
     for tree in op.compute.values():
@@ -283,9 +328,8 @@ def arg_lines(op: Op, socs: list[str]) -> list[str]:
             positive.setdefault(name, why)
         if not special_values_exact(socs):
             no_nan |= nan_blocked_inputs(tree)
-    lacking = ", ".join(s for s in socs if not special_values_exact([s]))
     ties = comparison_ties(op)
-    lines = []
+    specs = []
     for t in op.inputs:
         low, high, why = value_range(op, t.name, positive)
         kind = {"optional": "optional", "dynamic": "list"}.get(t.param_type, "tensor")
@@ -296,50 +340,69 @@ def arg_lines(op: Op, socs: list[str]) -> list[str]:
             why = "optional: left out (None) in the tests"
         if kind == "list":
             why += f"; a list of {LIST_INSTANCES} tensors"
-        lines += [f"# {line}" for line in doc_lines(f"{t.name}: {why}", LINE - 10)]
-        call = f"TensorArg({py_string(t.name)}, {py_value(low)}, {py_value(high)}"
-        call += "" if kind == "tensor" else f", kind={py_string(kind)}"
-        if t.name in positive:
-            call += ", positive=True"
         tie_values = [v for v in ties.get(t.name, []) if isinstance(v, str) or low <= v <= high]
-        if tie_values:
-            shown = ", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values)
-            lines.append(f"# ties: some elements equal {shown}, which the compute compares it with")
-            call += f", ties={py_value(tuple(tie_values))}"
-        if t.name in no_nan:
-            lines.append(
-                f"# boundary values without NaN: it reaches min/max/relu/clamp/sign/"
-                f"amax/amin, which do not propagate NaN on {lacking}"
+        specs.append(
+            TensorArgSpec(
+                comment=doc_lines(f"{t.name}: {why}", LINE - 10),
+                name_literal=py_string(t.name),
+                low=py_value(low),
+                high=py_value(high),
+                kind_literal="" if kind == "tensor" else py_string(kind),
+                positive=t.name in positive,
+                ties_shown=", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values),
+                ties_literal=py_value(tuple(tie_values)),
+                no_nan=t.name in no_nan,
+                lacking=", ".join(s for s in socs if not special_values_exact([s])),
             )
-            call += ", nan=False"
-        lines.append(call + "),")
+        )
+    return specs
+
+
+def attr_args(op: Op) -> list[AttrArgSpec]:
+    """The OpSpec's AttrArg per attr: its default, or a sample value when it is required."""
+    specs = []
     for a in op.attrs:
-        value = attr_value(a)
         note = f"{a.name}: {a.type} attr, " + (
             "required; the tests pass this sample value" if a.required else "its default"
         )
-        lines += [f"# {line}" for line in doc_lines(note, LINE - 10)]
-        head = f"AttrArg({py_string(a.name)}, "
-        lines.append(head + py_block(value, 8, len(head)) + "),")
-    return lines
+        name = py_string(a.name)
+        specs.append(
+            AttrArgSpec(
+                comment=doc_lines(note, LINE - 10),
+                name_literal=name,
+                value=py_block(attr_value(a), 8, len("AttrArg(, ") + len(name)),
+            )
+        )
+    return specs
 
 
-def output_lines(op: Op) -> list[str]:
-    lines = []
-    position = 0
+@dataclass(frozen=True)
+class OutputSpec:
+    """An Output of the OpSpec: the op returns it (at `returned`) or writes it into its input
+    `updates`; ir=False: no IR output but an input an op without outputs overwrites."""
+
+    name_literal: str  # the output's name as a Python string literal
+    returned: int | None = None
+    updates: int | None = None
+    ir: bool = True
+
+
+def output_specs(op: Op) -> list[OutputSpec]:
+    """The outputs the tests check, in prototype order."""
     input_names = [t.name for t in op.inputs]
     if op.in_place_only:  # the inputs the op overwrites, which the tests check
         return [
-            f"Output({py_string(t.name)}, updates={input_names.index(t.name)}, ir=False),"
+            OutputSpec(py_string(t.name), updates=input_names.index(t.name), ir=False)
             for t in op.results
         ]
+    specs, position = [], 0
     for t in op.outputs:
         if t.is_ref:
-            lines.append(f"Output({py_string(t.name)}, updates={input_names.index(t.name)}),")
+            specs.append(OutputSpec(py_string(t.name), updates=input_names.index(t.name)))
         else:
-            lines.append(f"Output({py_string(t.name)}, returned={position}),")
+            specs.append(OutputSpec(py_string(t.name), returned=position))
             position += 1
-    return lines
+    return specs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,6 +493,22 @@ def graph_case(op: Op) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class InputShape:
+    """An input's shape in a precision case."""
+
+    name_literal: str  # the input's name as a Python string literal
+    dims: list[int]
+
+
+@dataclass(frozen=True)
+class ShapeCase:
+    """A precision case with a shape per input: a SHAPE_CASES entry, a pytest.param."""
+
+    shapes: list[InputShape]
+    id_literal: str  # the test id as a Python string literal
+
+
+@dataclass(frozen=True)
 class TestsData:
     """Everything `tests/test_<op>.py` renders (`op.tests`); reasons are lists of string literal
     pieces, concatenated implicitly in the generated file."""
@@ -445,14 +524,15 @@ class TestsData:
     package: str
     op_path: str
     infer_path: str
-    golden_path: str
+    golden_name: str  # <package>.golden's function of the op
     uses_overrides: bool
     user_module: str
     op_type_literal: str
-    args: list[str]
-    outputs: list[str]
-    combinations: list[dict[str, Any]]
-    float_combinations: list[dict[str, Any]]
+    tensor_args: list[TensorArgSpec]  # the OpSpec's args: these, then the attrs'
+    attr_args: list[AttrArgSpec]
+    outputs: list[OutputSpec]
+    combinations: list[Combination]
+    float_combinations: list[Combination]
     has_compute: bool
     has_golden: bool
     compute_file_literal: str
@@ -463,11 +543,11 @@ class TestsData:
     twin_unsupported_reason: list[str]
     differentiable: bool
     not_differentiable_reason: list[str]
-    gradcheck: dict[str, Any] | None
+    gradcheck: Gradcheck | None
     gradcheck_missing_reason: list[str]
     npu_enabled: bool
     npu_reason: list[str]
-    benchmark_path: str  # golden.<op>_formula, or None: the ratio standard's benchmark
+    benchmark_name: str | None  # <package>.golden's <op>_formula: the ratio standard's benchmark
     precision_level_literal: str
     has_float_input: bool  # some combination has a floating-point input: boundary cases
     expected_opdef: str
@@ -477,15 +557,15 @@ class TestsData:
     # An op that broadcasts its inputs (opgen/frontend/broadcast.py): the different-shapes
     # test checks broadcasting instead of refusal
     broadcasts: bool = False
-    # precision cases with a shape per input (pytest.param lines): the prototype's test_shapes
+    # precision cases with a shape per input: the prototype's test_shapes
     # of an op with a compute expression, then, for an op that broadcasts, built-in ones
-    shape_cases: list[str] = field(default_factory=list)
+    shape_cases: list[ShapeCase] = field(default_factory=list)
 
 
-def shape_case_params(op: Op) -> list[str]:
-    """pytest.param lines of the precision cases with a shape per input: every test_shapes
-    entry of an op with a compute expression, and for an op that broadcasts, a row broadcast
-    (the others over the first's trailing dim), a one-element last input and a strided one."""
+def shape_case_params(op: Op) -> list[ShapeCase]:
+    """The precision cases with a shape per input: every test_shapes entry of an op with a
+    compute expression, and for an op that broadcasts, a row broadcast (the others over the
+    first's trailing dim), a one-element last input and a strided one."""
     if not op.is_elementwise:
         return []
     cases = [
@@ -507,61 +587,84 @@ def shape_case_params(op: Op) -> list[str]:
         cases.append(({n: (1,) if n == last else (5, 37) for n in names}, "broadcast-one-element"))
         strided = (4, 3, 33) if updated else (4, 1, 33)
         cases.append(({n: strided if n in full else (3, 1) for n in names}, "broadcast-strided"))
-    lines = []
-    for case, case_id in cases:
-        shapes = ", ".join(f"{py_string(n)}: {py_shape(s)}" for n, s in case.items())
-        lines.append(f"pytest.param({{{shapes}}}, id={py_string(case_id)}),")
-    return lines
+    return [
+        ShapeCase(
+            shapes=[InputShape(py_string(n), list(s)) for n, s in case.items()],
+            id_literal=py_string(case_id),
+        )
+        for case, case_id in cases
+    ]
 
 
-def py_shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+@dataclass(frozen=True)
+class Pending:
+    """Why tests cannot pass yet, as prose ("" when they can)."""
+
+    kernel: str  # the precision tests xfail (strictly) while the kernel is a placeholder
+    fake: str  # no fake kernel: the tests that need one xfail (strictly)
+    host: str  # the kernel's shapes may disagree with the fake kernel's (not strict)
+    twin: str  # the CPU kernel refuses to run: the CPU tests are skipped
 
 
-def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
-    package, snake = options.package, op.snake_name
-    compute_file = f"op_kernel/{snake}_compute.h"
-    overrides_file = f"{package}/overrides/{snake}.py"
-    has_golden = bool(op.golden) and all(t.name in op.golden for t in op.results)
-
-    pending = ""  # why the precision tests xfail (strictly) while the kernel is a placeholder
+def pending_reasons(op: Op, options: Options, torch: TorchData) -> Pending:
+    """What the op's tests wait for: a compute expression, a golden, a fake kernel, a twin
+    that runs it."""
+    compute_file = compute_file_of(op)
+    overrides_file = f"{options.package}/overrides/{op.snake_name}.py"
+    kernel = ""
     if not op.compute:
-        pending = (
+        kernel = (
             f"the prototype has no compute expression, so {compute_file} is opgen's "
             "placeholder that writes zeros: write the op's computation there"
         )
-        if not has_golden:
-            pending += f", and a golden: define golden() in {overrides_file}"
-        pending += (
+        if not has_golden(op):
+            kernel += f", and a golden: define golden() in {overrides_file}"
+        kernel += (
             f". Once these tests pass (XPASS), delete the PLACEHOLDER banner from {compute_file}"
         )
-    fake_missing = ""
+    fake = ""
     if torch.fake["mode"] == "none":
-        fake_missing = (
+        fake = (
             f"opgen wrote no fake kernel ({op.op_type} has no compute and no golden "
             f"expression to take output shapes from): define fake() in "
             f"{overrides_file}"
         )
-    host_pending = ""  # why tests comparing the kernel's shapes with the fake kernel may fail
+    host = ""
     if not op.compute and torch.fake["mode"] == "golden":
-        host_pending = (
+        host = (
             f"{op.op_type} has no compute expression: while {compute_file} is the "
             "placeholder, its host InferShape and kernel are opgen's elementwise "
             "stand-ins, and its fake kernel takes the output shapes from the golden, "
             "which need not be elementwise"
         )
-    twin_unsupported = ""
+    twin = ""
     if torch.cpu["unsupported"]:  # the CPU kernel is a TORCH_CHECK(false, ...)
-        twin_unsupported = (
+        twin = (
             f"the CPU kernel of {op.op_type} (csrc/ops.cpp) refuses to run: it has "
             "a dynamic (list) input or output, which opgen's CPU kernels do not "
             "hand to the twin yet"
         )
+    return Pending(kernel=kernel, fake=fake, host=host, twin=twin)
 
-    combos = combinations(op, options.soc_short_names[0])
-    float_combos = [c for c in combos if c["float"]]
-    gradcheck = None
-    steps = sorted(
+
+def compute_file_of(op: Op) -> str:
+    """The op's compute header, where its kernel's computation is written."""
+    return f"op_kernel/{op.snake_name}_compute.h"
+
+
+def has_golden(op: Op) -> bool:
+    """Whether the prototype gives a golden expression for every output."""
+    return bool(op.golden) and all(t.name in op.golden for t in op.results)
+
+
+def has_float_input(op: Op) -> bool:
+    """Whether some dtype combination has a floating-point input (the boundary cases)."""
+    return any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)])
+
+
+def step_functions(op: Op) -> list[str]:
+    """The compute's functions with jumps (STEP_FUNCS), sorted."""
+    return sorted(
         {
             n.func
             for tree in op.compute.values()
@@ -569,19 +672,56 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
             if isinstance(n, expr.Call) and n.func in STEP_FUNCS and n.is_tensor
         }
     )
-    if torch.differentiable and not steps:
-        for key, dtype in (("has_float64", "float64"), ("has_float32", "float32")):
-            match = next((c for c in combos if c[key]), None)
-            if match is not None:
-                gradcheck = {"dtype": dtype, "combo": match}
-                break
 
+
+def gradcheck_case(
+    combos: list[Combination], torch: TorchData, steps: list[str]
+) -> Gradcheck | None:
+    """The combination test_gradcheck runs in, float64 before float32; None: no gradcheck (no
+    backward, steps in the compute, or no combination in those dtypes throughout)."""
+    if not torch.differentiable or steps:
+        return None
+    float64 = [Gradcheck("float64", c) for c in combos if c.has_float64]
+    float32 = [Gradcheck("float32", c) for c in combos if c.has_float32]
+    return next(iter(float64 + float32), None)
+
+
+def gradcheck_missing(steps: list[str]) -> str:
+    """Why there is no gradcheck, when there is none."""
+    if steps:
+        why = (
+            f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
+            "are not the gradient; "
+        )
+    else:
+        why = (
+            "no dtype combination of the prototype is float32 or float64 throughout "
+            "(the CPU kernels take only those), and finite differences in 16-bit floats "
+            "measure rounding, not the gradient; "
+        )
+    return why + "test_backward_matches_the_float64_golden_gradient checks the backward"
+
+
+def description_lines(op: Op) -> list[str]:
+    """The file docstring's lines that show the compute and golden expressions."""
     description = []
     for t in op.results:
         if t.name in op.compute:
             description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
         if t.name in op.golden:
             description.append(f"golden: {t.name} = {op.golden[t.name]}")
+    return [line for d in description for line in doc_lines(d, LINE - 4)]
+
+
+def op_testing_imports(
+    op: Op,
+    torch: TorchData,
+    pending: Pending,
+    gradcheck: Gradcheck | None,
+    float_combos: list[Combination],
+) -> list[str]:
+    """What test_<op>.py imports from op_testing, in ruff's isort order: constants, classes,
+    functions."""
     imports = [
         "BOUNDARY_CASES",
         "BEYOND_TILES",
@@ -599,106 +739,119 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         imports.remove("BEYOND_TILES")
     if op.attrs:
         imports.append("AttrArg")
-    if any(DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)]):
+    if has_float_input(op):
         imports.append("has_float_input")
     else:
         imports.remove("BOUNDARY_CASES")
     if torch.differentiable:
         imports.append("check_backward")
+    imports += mutable_imports(torch, gradcheck, float_combos)
+    if torch.cpu["shape_checks"]:
+        imports.append("check_broadcasting")
+    if pending.kernel or pending.host:
+        imports.append("kernel_is_placeholder")
+    return sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
+
+
+def mutable_imports(
+    torch: TorchData, gradcheck: Gradcheck | None, float_combos: list[Combination]
+) -> list[str]:
+    """The op_testing checks of an op that updates inputs in place."""
     if torch.mutable and torch.differentiable:  # autograd of an in-place update
-        imports += [
+        imports = [
             "check_autograd_registration",
             "check_compile_backward",
             "check_leaf_update_refused",
             "updating_copies",
         ]
-        if gradcheck:
-            imports.append("out_of_place")
-    elif torch.mutable and float_combos:
-        imports.append("check_grad_refused")
-    if torch.cpu["shape_checks"]:
-        imports.append("check_broadcasting")
-    if pending or host_pending:
-        imports.append("kernel_is_placeholder")
-    fake_marks = (["NEEDS_FAKE"] if fake_missing else []) + (
-        ["PENDING_HOST"] if host_pending else []
-    )
+        return imports + (["out_of_place"] if gradcheck else [])
+    if torch.mutable and float_combos:
+        return ["check_grad_refused"]
+    return []
+
+
+def literal_pieces(text: str) -> list[str]:
+    """A reason as the string literals of an implicit concatenation (none when it is "")."""
+    return [py_string(p) for p in split_pieces(text)]
+
+
+def title_lines(op: Op, torch: TorchData) -> list[str]:
+    """The first lines of the file docstring: what the file tests."""
     title = (
         f"{op.op_type} ({torch.op_path}): precision on the CPU twin, the PyTorch "
         "registration, the OpDef, the torchair converter, and precision on an NPU where "
         "there is one."
     )
+    return doc_lines(title, LINE - 4)
+
+
+def sums_in_rows(op: Op) -> bool:
+    """A sum() or mean(): float accumulation overflows at float32's extremes."""
+    return any(
+        isinstance(n, expr.Reduce) and n.func in ("sum", "mean")
+        for tree in op.compute.values()
+        for n in expr.walk(tree)
+    )
+
+
+def row_test_shapes(op: Op) -> list[str]:
+    """The prototype's test_shapes of a row op, as literals (a dict of shapes per case)."""
+    if not op.is_row:
+        return []
+    return [py_value({n: list(v) for n, v in case.items()}) for case in op.test_shapes]
+
+
+def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
+    """What the op's test file prints (`op.tests`)."""
+    pending = pending_reasons(op, options, torch)
+    combos = combinations(op, options.soc_short_names[0])
+    float_combos = [c for c in combos if c.float]
+    steps = step_functions(op)
+    gradcheck = gradcheck_case(combos, torch, steps)
+    graph = graph_case(op)
     return TestsData(
-        title=doc_lines(title, LINE - 4),
+        title=title_lines(op, torch),
         row=op.is_row,
-        row_sums=any(
-            isinstance(n, expr.Reduce) and n.func in ("sum", "mean")
-            for tree in op.compute.values()
-            for n in expr.walk(tree)
-        ),
-        row_test_shapes=[py_value({n: list(v) for n, v in case.items()}) for case in op.test_shapes]
-        if op.is_row
-        else [],
-        # from op_testing import (...), in ruff's isort order: constants, classes, functions
-        imports=sorted(
-            imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n)
-        ),
-        file_doc=[line for d in description for line in doc_lines(d, LINE - 4)],
-        package=package,
+        row_sums=sums_in_rows(op),
+        row_test_shapes=row_test_shapes(op),
+        imports=op_testing_imports(op, torch, pending, gradcheck, float_combos),
+        file_doc=description_lines(op),
+        package=options.package,
         op_path=torch.op_path + ".default",
         infer_path=torch.introspection["op_path"],
-        golden_path=f"golden.{torch.py_name}",  # from <package> import golden
+        golden_name=torch.py_name,  # from <package> import golden
         # from <package>.overrides import <op> as overrides, when a test looks into it
-        uses_overrides=bool(fake_missing or (pending and not has_golden)),
+        uses_overrides=bool(pending.fake or (pending.kernel and not has_golden(op))),
         user_module="overrides",
         op_type_literal=py_string(op.op_type),
-        args=arg_lines(op, options.soc_short_names),
-        outputs=output_lines(op),
+        tensor_args=tensor_args(op, options.soc_short_names),
+        attr_args=attr_args(op),
+        outputs=output_specs(op),
         combinations=combos,
         float_combinations=float_combos,
         has_compute=bool(op.compute),
-        has_golden=has_golden,
-        compute_file_literal=py_string(compute_file),
-        pending_reason=[py_string(p) for p in split_pieces(pending)],
-        fake_missing_reason=[py_string(p) for p in split_pieces(fake_missing)],
-        host_pending_reason=[py_string(p) for p in split_pieces(host_pending)],
+        has_golden=has_golden(op),
+        compute_file_literal=py_string(compute_file_of(op)),
+        pending_reason=literal_pieces(pending.kernel),
+        fake_missing_reason=literal_pieces(pending.fake),
+        host_pending_reason=literal_pieces(pending.host),
         # the marks of the tests that compare the kernel's output shapes with the fake kernel's
-        fake_marks=fake_marks,
-        twin_unsupported_reason=[py_string(p) for p in split_pieces(twin_unsupported)],
+        fake_marks=(["NEEDS_FAKE"] if pending.fake else [])
+        + (["PENDING_HOST"] if pending.host else []),
+        twin_unsupported_reason=literal_pieces(pending.twin),
         differentiable=torch.differentiable,
-        not_differentiable_reason=[
-            py_string(p) for p in split_pieces(f"no backward: {torch.not_differentiable_reason}")
-        ],
+        not_differentiable_reason=literal_pieces(f"no backward: {torch.not_differentiable_reason}"),
         gradcheck=gradcheck,
-        gradcheck_missing_reason=[
-            py_string(p)
-            for p in split_pieces(
-                (
-                    f"the compute has steps ({', '.join(steps)}): finite differences across a jump "
-                    "are not the gradient; "
-                    if steps
-                    else "no dtype combination of the prototype is float32 or float64 throughout "
-                    "(the CPU kernels take only those), and finite differences in 16-bit floats "
-                    "measure rounding, not the gradient; "
-                )
-                + "test_backward_matches_the_float64_golden_gradient checks the backward"
-            )
-        ],
-        benchmark_path=(
-            f"golden.{torch.golden['formula']}" if torch.golden["complete"] else "None"
-        ),
+        gradcheck_missing_reason=literal_pieces(gradcheck_missing(steps)),
+        benchmark_name=torch.golden["formula"] if torch.golden["complete"] else None,
         precision_level_literal=py_string(op.precision),
-        has_float_input=any(
-            DTYPES[d].is_float for c in op.dtype_combinations for d in c[: len(op.inputs)]
-        ),
+        has_float_input=has_float_input(op),
         npu_enabled=torch.npu["enabled"],
-        npu_reason=[
-            py_string(p) for p in split_pieces(f"no NPU kernel: {torch.npu.get('reason', '')}")
-        ],
+        npu_reason=literal_pieces(f"no NPU kernel: {torch.npu.get('reason', '')}"),
         expected_opdef=py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
         ir_def=py_block(ir_def(op), 0, len("IR_DEF = ")),
-        graph_args=py_block(graph_case(op)["args"], 0, len("GRAPH_ARGS = ")),
-        expected_node=py_block(graph_case(op)["node"], 0, len("EXPECTED_NODE = ")),
+        graph_args=py_block(graph["args"], 0, len("GRAPH_ARGS = ")),
+        expected_node=py_block(graph["node"], 0, len("EXPECTED_NODE = ")),
         broadcasts=broadcasts(op),
         shape_cases=shape_case_params(op),
     )
