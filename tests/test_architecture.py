@@ -4,6 +4,7 @@ stay short enough to read."""
 from __future__ import annotations
 
 import ast
+import re
 
 from conftest import ROOT
 
@@ -227,34 +228,44 @@ def test_no_template_grows_past_300_lines():
     assert not problems, "\n".join(problems)
 
 
-# f-strings in the planners, per module, when #27 set the limit: nearly all build C++ or Python
-# text that the templates should print from typed data (a few are messages). None may grow, and
-# one that shrinks lowers its count here; #27 wants none outside the compiler's emitter.
+# Text-building f-strings in the planners, per module: C++ or Python text that the templates
+# should print from typed data, and a few messages. An f-string that builds a name (only
+# identifier and path characters around its fields: "{snake}_tiling.h", "Kernel{op_type}") is a
+# decision, not text, and is not counted. None may grow, and one that shrinks lowers its count
+# here; #27 wants none outside the compiler's emitter.
 PLANNER_FSTRINGS = {
-    "host.py": 3,
-    "kernel.py": 91,
-    "layout.py": 16,
-    "project.py": 9,
-    "tests.py": 29,
-    "torch_ext.py": 155,
-    "user_op.py": 25,
+    "kernel.py": 70,
+    "layout.py": 13,
+    "project.py": 8,
+    "tests.py": 22,
+    "torch_ext.py": 123,
+    "user_op.py": 12,
 }
+NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_./-]*")
+
+
+def text_fstrings(path) -> int:
+    """The f-strings in a module that build text rather than a name."""
+    return sum(
+        isinstance(node, ast.JoinedStr)
+        and not NAME_CHARACTERS.fullmatch(
+            "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+        )
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
 
 
 def test_planners_build_no_more_code_text():
-    found = {
-        p.name: sum(isinstance(n, ast.JoinedStr) for n in ast.walk(ast.parse(p.read_text())))
-        for p in sorted((PACKAGE / "planning").glob("*.py"))
-    }
-    found = {name: count for name, count in found.items() if count}
+    found = {p.name: text_fstrings(p) for p in sorted((PACKAGE / "planning").glob("*.py"))}
     problems = [
-        f"planning/{name}: {count} f-strings, up from {PLANNER_FSTRINGS.get(name, 0)}: print "
-        "the text in a template from typed data"
+        f"planning/{name}: {count} text-building f-strings, up from "
+        f"{PLANNER_FSTRINGS.get(name, 0)}: print the text in a template from typed data"
         for name, count in found.items()
         if count > PLANNER_FSTRINGS.get(name, 0)
     ]
     problems += [
-        f"planning/{name}: {found.get(name, 0)} f-strings, down from {count}: lower its entry"
+        f"planning/{name}: {found.get(name, 0)} text-building f-strings, down from {count}: "
+        "lower its entry"
         for name, count in PLANNER_FSTRINGS.items()
         if found.get(name, 0) < count
     ]
