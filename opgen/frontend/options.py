@@ -154,6 +154,8 @@ def check_package(package: str, directory: Path, chosen: bool = False) -> None:
         spec = None
     if spec is None:
         return  # nothing importable by that name: nothing to shadow
+    if _generated_distribution(package):
+        return  # an opgen project of that name, installed (make demo's): generated again
     # Which distributions provide it: a scan of every installed one (~0.1 s), so only now.
     owners = metadata.packages_distributions().get(package, [])
     others = sorted({d for d in owners if metadata.metadata(d)["Summary"] != GENERATED_SUMMARY})
@@ -162,6 +164,16 @@ def check_package(package: str, directory: Path, chosen: bool = False) -> None:
             f"{where}: '{package}' would shadow the installed module of that name "
             f"(from {', '.join(others)}); {fix}"
         )
+
+
+def _generated_distribution(name: str) -> bool:
+    """Whether the installed distribution of that name, if any, is an opgen project."""
+    from importlib import metadata
+
+    try:
+        return metadata.metadata(name)["Summary"] == GENERATED_SUMMARY
+    except metadata.PackageNotFoundError:
+        return False
 
 
 def safe_file_name(name: str) -> str:
