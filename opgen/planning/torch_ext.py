@@ -434,79 +434,117 @@ def device_param(params) -> dict[str, Any] | None:
     return None
 
 
-def npu_context(op: Op, params, outs) -> dict[str, Any]:
-    if op.aclnn is None:
-        return {
-            "enabled": False,
-            "uses_float_array": False,
-            "reason": op.aclnn_missing_reason,
-            "reason_lines": wrap(
-                f"{op.op_type} has no NPU adapter: {op.aclnn_missing_reason}.", LINE - 3
-            ),
-        }
+def _npu_disabled(op: Op, reason: str) -> dict[str, Any]:
+    return {
+        "enabled": False,
+        "uses_float_array": False,
+        "reason": reason,
+        "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3),
+    }
+
+
+def _npu_input_prep(name: str, p: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The statements that make the tensor argument `p` aclnn argument `name`'s local (made
+    contiguous), and those that copy an input updated in place back after the call."""
+    local, src = f"{name}_", p["cpp_name"]
+    if p["kind"] == "ref":
+        return (
+            [f"at::Tensor {local} = {src}.is_contiguous() ? {src} : {src}.contiguous();"],
+            [f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});\n    }}"],
+        )
+    if p["kind"] == "list":
+        return [
+            f"std::vector<at::Tensor> {name}_items_ = opgen_npu::Contiguous({src});",
+            f"at::TensorList {local} = {name}_items_;",
+        ], []
+    if p["kind"] == "optional":
+        return [f"c10::optional<at::Tensor> {local} = opgen_npu::Contiguous({src});"], []
+    return [f"at::Tensor {local} = {src}.contiguous();"], []
+
+
+def _npu_attr_prep(name: str, p: dict[str, Any]) -> list[str]:
+    """The statements that make the attr argument `p` aclnn argument `name`'s local."""
+    local, src = f"{name}_", p["cpp_name"]
+    attr_type = p["attr_type"]
+    if attr_type == "string":
+        return [f"std::string {name}_text_({src});", f"char* {local} = {name}_text_.data();"]
+    if attr_type == "list_float":
+        return [f"opgen_npu::FloatArray {local}({src});"]
+    if attr_type == "list_bool":
+        return [
+            f"c10::SmallVector<bool, 8> {name}_items_ = opgen_npu::ToSmallVector({src});",
+            f"at::ArrayRef<bool> {local}({name}_items_);",
+        ]
+    return [f"{p['cpp_type']} {local} = {src};"]
+
+
+def _npu_args(op: Op, params, outs) -> dict[str, Any]:
+    """The aclnn arguments in aclnn order: the statements before the outputs are allocated
+    (`prep`), after the call (`finish`), the call's arguments and each output's local."""
     by_name = {p["name"]: p for p in params}
-    guard = device_param(params)
-    if guard is None:
-        reason = "it has no tensor input to take the device from"
-        return {
-            "enabled": False,
-            "uses_float_array": False,
-            "reason": reason,
-            "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3),
-        }
-    prep: list[str] = []  # statements before the outputs are allocated
-    finish: list[str] = []  # statements after the aclnn call
+    prep: list[str] = []
+    finish: list[str] = []
     call_args: list[str] = []
-    uses_float_array = False
     out_vars: dict[str, str] = {}  # output name -> its local variable
     for arg in op.aclnn.args:
         local = f"{arg.name}_"
         if arg.role == "output":
             out_vars[arg.source] = local
-            call_args.append(
-                local if not outs_by_name(outs)[arg.source]["is_list"] else f"{arg.name}_list_"
-            )
+            is_list = outs_by_name(outs)[arg.source]["is_list"]
+            call_args.append(f"{arg.name}_list_" if is_list else local)
             continue
         p = by_name[arg.source]
-        src = p["cpp_name"]
         if arg.role == "input":
-            if p["kind"] == "ref":
-                prep.append(
-                    f"at::Tensor {local} = {src}.is_contiguous() ? {src} : {src}.contiguous();"
-                )
-                finish.append(
-                    f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});\n    }}"
-                )
-            elif p["kind"] == "list":
-                prep.append(
-                    f"std::vector<at::Tensor> {arg.name}_items_ = opgen_npu::Contiguous({src});"
-                )
-                prep.append(f"at::TensorList {local} = {arg.name}_items_;")
-            elif p["kind"] == "optional":
-                prep.append(f"c10::optional<at::Tensor> {local} = opgen_npu::Contiguous({src});")
-            else:
-                prep.append(f"at::Tensor {local} = {src}.contiguous();")
+            before, after = _npu_input_prep(arg.name, p)
+            prep += before
+            finish += after
         else:
-            attr_type = p["attr_type"]
-            if attr_type == "string":
-                prep.append(f"std::string {arg.name}_text_({src});")
-                prep.append(f"char* {local} = {arg.name}_text_.data();")
-            elif attr_type == "list_float":
-                uses_float_array = True
-                prep.append(f"opgen_npu::FloatArray {local}({src});")
-            elif attr_type == "list_bool":
-                prep.append(
-                    f"c10::SmallVector<bool, 8> {arg.name}_items_ = "
-                    f"opgen_npu::ToSmallVector({src});"
-                )
-                prep.append(f"at::ArrayRef<bool> {local}({arg.name}_items_);")
-            else:
-                prep.append(f"{p['cpp_type']} {local} = {src};")
+            prep += _npu_attr_prep(arg.name, p)
         call_args.append(local)
+    uses_float_array = any(
+        a.role != "output" and by_name[a.source].get("attr_type") == "list_float"
+        for a in op.aclnn.args
+    )
+    return {
+        "prep": prep,
+        "finish": finish,
+        "call_args": call_args,
+        "out_vars": out_vars,
+        "uses_float_array": uses_float_array,
+    }
 
-    returned = [o for o in outs if not o["is_ref"]]
+
+def _npu_meta(params, returned) -> dict[str, Any]:
+    """The op's fake kernel (ops.py) run on meta copies of the arguments: what tells the shapes
+    of the outputs of an op that is not elementwise."""
+    meta_prep, meta_args = [], []
+    for p in params:
+        copy = f"{p['name']}_meta_"
+        if p["kind"] in ("tensor", "ref"):
+            meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p['cpp_name']});")
+        elif p["kind"] == "optional":
+            meta_prep.append(
+                f"c10::optional<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
+            )
+        elif p["kind"] == "list":
+            meta_prep.append(
+                f"std::vector<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
+            )
+        else:
+            copy = p["cpp_name"]
+        meta_args.append(copy)
+    return {
+        "prep": meta_prep,
+        "args": ", ".join(meta_args),
+        "signature": f"{cpp_return_types(returned)}({', '.join(p['cpp_type'] for p in params)})",
+    }
+
+
+def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], dict | None]:
+    """The statements that allocate the returned outputs, and the meta run that tells their
+    shapes (None for an elementwise op)."""
     alloc: list[str] = []
-    meta: dict[str, Any] | None = None
+    meta = None
     if op.is_elementwise or op.in_place_only:
         # Elementwise: every output has the first input's shape; dtypes by combination. (An op
         # without outputs allocates nothing.)
@@ -520,28 +558,7 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
             )
     else:
         # Otherwise the op's fake kernel (ops.py) tells the output shapes, run on meta tensors.
-        meta_prep, meta_args = [], []
-        for p in params:
-            copy = f"{p['name']}_meta_"
-            if p["kind"] in ("tensor", "ref"):
-                meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p['cpp_name']});")
-            elif p["kind"] == "optional":
-                meta_prep.append(
-                    f"c10::optional<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
-                )
-            elif p["kind"] == "list":
-                meta_prep.append(
-                    f"std::vector<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
-                )
-            else:
-                copy = p["cpp_name"]
-            meta_args.append(copy)
-        meta = {
-            "prep": meta_prep,
-            "args": ", ".join(meta_args),
-            "signature": f"{cpp_return_types(returned)}"
-            f"({', '.join(p['cpp_type'] for p in params)})",
-        }
+        meta = _npu_meta(params, returned)
         for o in returned:
             source = (
                 "meta_outputs_"
@@ -559,8 +576,30 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
                 a.name for a in op.aclnn.args if a.source == o["name"] and a.role == "output"
             )
             alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o['name']]};")
+    return alloc, meta
 
-    values = [out_vars[o["name"]] for o in returned]
+
+def _npu_header(op: Op) -> list[str]:
+    return wrap(
+        f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
+        f"{op.aclnn.name} of the op package this project builds, which torch_npu "
+        "finds at run time (libcust_opapi.so in the vendor directories of "
+        "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:",
+        LINE - 3,
+    )
+
+
+def npu_context(op: Op, params, outs) -> dict[str, Any]:
+    if op.aclnn is None:
+        return _npu_disabled(op, op.aclnn_missing_reason)
+    guard = device_param(params)
+    if guard is None:
+        return _npu_disabled(op, "it has no tensor input to take the device from")
+    by_name = {p["name"]: p for p in params}
+    args = _npu_args(op, params, outs)
+    returned = [o for o in outs if not o["is_ref"]]
+    alloc, meta = _npu_alloc(op, params, returned, args["out_vars"], guard)
+    values = [args["out_vars"][o["name"]] for o in returned]
     refs = [
         f"{a.name}_"
         for a in op.aclnn.args
@@ -574,13 +613,7 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         "reason": "",
         "function": f"{op.snake_name}_npu",
         "aclnn": op.aclnn.name,
-        "header": wrap(
-            f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
-            f"{op.aclnn.name} of the op package this project builds, which torch_npu "
-            "finds at run time (libcust_opapi.so in the vendor directories of "
-            "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:",
-            LINE - 3,
-        ),
+        "header": _npu_header(op),
         "aclnn_prototype": cpp_call(
             f"aclnnStatus {op.aclnn.workspace_fn}",
             [a.declaration() for a in op.aclnn.args]
@@ -590,15 +623,15 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         "guard": f"at::device_of({guard['cpp_name']})",
         "attr_checks": cpp_fixed_attr_checks(op, "opgen_npu"),
         "shape_checks": cpp_shape_checks(op, params, "opgen_npu"),
-        "prep": prep,
+        "prep": args["prep"],
         "needs_dtypes": op.is_elementwise and bool(returned),
         "meta": meta,
         "alloc": alloc,
-        "call_args": ", ".join(call_args),
-        "exec": cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *call_args], 4, ";"),
-        "finish": finish,
+        "call_args": ", ".join(args["call_args"]),
+        "exec": cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
+        "finish": args["finish"],
         "return_statement": return_statement,
-        "uses_float_array": uses_float_array,
+        "uses_float_array": args["uses_float_array"],
         "dtype_inputs": ", ".join(npu_dtype_arg(p) for p in params if p["is_tensor"]),
     }
 
@@ -648,8 +681,9 @@ def _py_broadcast_shape(op: Op, params, indent: int = 0) -> str:
     return py_call("_broadcast_shape", [py_string(op.op_type), *lead, *named], 4, indent)
 
 
-def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
-    returned = [o for o in outs if not o["is_ref"]]
+def _fake_checks(op: Op, params, returned) -> list[str]:
+    """The fake kernel's first lines: the fixed attrs' checks, the dtypes of the outputs (which
+    also checks those of the inputs) and a row op's shape rule."""
     op_type = py_string(op.op_type)
     table = f"_{op.snake_name.upper()}_DTYPES"
     tensor_args = [p["name"] for p in params if p["is_tensor"]]
@@ -667,14 +701,65 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
     if op.is_row:  # the row kernel's shape rule (opgen/frontend/rows.py), before anything runs
         lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))
+    return lines
+
+
+def _fake_golden(op: Op, params, returned) -> tuple[list[str], list[str]]:
+    """The fake kernel's run of the golden on the fake tensors, and its returned values."""
+    lines = ["# The float64 reference run on the fake tensors: only its shapes count."]
+    call = py_call(
+        f"_golden.{py_function_name(op.snake_name)}",
+        [p["name"] for p in params],
+        4,
+        len("results_ = "),
+    )
+    lines.append(f"results_ = {call}")
+    if len(op.outputs) == 1:
+        lines.append("results_ = (results_,)")
+    values = []
+    for o in returned:
+        source = f"results_[{o['index']}]"
+        if o["is_list"]:
+            values.append(
+                f"[t_.new_empty(t_.shape, dtype=dtypes_[{o['index']}]) for t_ in {source}]"
+            )
+        else:
+            values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
+    return lines, values
+
+
+def _fake_unknown(op: Op, options) -> list[str]:
+    """The body of a fake kernel that cannot tell the output shapes: it asks for one."""
+    what = (
+        "has no compute and no golden expression"
+        if op.user_computed
+        else "is not elementwise and has no golden expression"
+    )
+    message = (
+        f"{op.op_type} {what}, so opgen "
+        f"cannot tell its output shapes: define fake() in "
+        f"{options.package}/{options_path(op)}"
+    )
+    pieces = wrap(message, LINE - 12)
+    lines = ["raise NotImplementedError("]
+    lines += [
+        f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
+        for i, piece in enumerate(pieces)
+    ]
+    lines[-1] += ")"
+    return lines
+
+
+def _fake_shapes(op: Op, params, outs) -> tuple[str, list[str], list[str]] | None:
+    """How the fake kernel tells the output shapes: (mode, the lines computing them, the
+    returned values), or None when opgen cannot tell them."""
+    returned = [o for o in outs if not o["is_ref"]]
+    required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
-    if op.in_place_only:
-        # No outputs: the op only writes its inputs, so there is no metadata to compute.
-        if broadcasts(op):  # into the inputs it updates
-            lines.append(_py_broadcast_shape(op, params))
-        lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
-        lines.append("return None")
-        return {"mode": "in_place", "lines": lines}
+    first = required[0] if required else None
+    same_shape = [
+        f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
+    ]
     if (
         not op.is_elementwise
         and not has_golden
@@ -684,74 +769,45 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
     ):
         # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
         # so the two agree until the user changes one; the tests compare them.
-        first = required[0]
-        lines.append(
+        comment = (
             f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape of {first}."
         )
-        values = [
-            f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
-        ]
-        mode = "host"
-    elif broadcasts(op):
-        first = required[0]
-        lines.append("shape_ = " + _py_broadcast_shape(op, params, len("shape_ = ")))
+        return "host", [comment], same_shape
+    if broadcasts(op):
+        line = "shape_ = " + _py_broadcast_shape(op, params, len("shape_ = "))
         values = [f"{first}.new_empty(shape_, dtype=dtypes_[{o['index']}])" for o in returned]
-        mode = "elementwise"
-    elif op.is_elementwise:  # one required input
-        first = required[0]
-        values = [
-            f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
-        ]
-        mode = "elementwise"
-    elif has_golden:
-        lines.append("# The float64 reference run on the fake tensors: only its shapes count.")
-        call = py_call(
-            f"_golden.{py_function_name(op.snake_name)}",
-            [p["name"] for p in params],
-            4,
-            len("results_ = "),
-        )
-        lines.append(f"results_ = {call}")
-        if len(op.outputs) == 1:
-            lines.append("results_ = (results_,)")
-        values = []
-        for o in returned:
-            source = f"results_[{o['index']}]"
-            if o["is_list"]:
-                values.append(
-                    f"[t_.new_empty(t_.shape, dtype=dtypes_[{o['index']}]) for t_ in {source}]"
-                )
-            else:
-                values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
-        mode = "golden"
-    else:
-        what = (
-            "has no compute and no golden expression"
-            if op.user_computed
-            else "is not elementwise and has no golden expression"
-        )
-        message = (
-            f"{op.op_type} {what}, so opgen "
-            f"cannot tell its output shapes: define fake() in "
-            f"{options.package}/{options_path(op)}"
-        )
-        pieces = wrap(message, LINE - 12)
-        lines = ["raise NotImplementedError("]
-        lines += [
-            f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
-            for i, piece in enumerate(pieces)
-        ]
-        lines[-1] += ")"
-        return {"mode": "none", "lines": lines}
-    if not returned:
+        return "elementwise", [line], values
+    if op.is_elementwise:  # one required input
+        return "elementwise", [], same_shape
+    if has_golden:
+        return "golden", *_fake_golden(op, params, returned)
+    return None
+
+
+def _py_return(values: list[str]) -> list[str]:
+    """The fake kernel's return statement of these values."""
+    if not values:
+        return ["return None"]
+    if len(values) == 1:
+        return [f"return {values[0]}"]
+    return ["return (", *(f"    {v}," for v in values), ")"]
+
+
+def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
+    returned = [o for o in outs if not o["is_ref"]]
+    lines = _fake_checks(op, params, returned)
+    if op.in_place_only:
+        # No outputs: the op only writes its inputs, so there is no metadata to compute.
+        if broadcasts(op):  # into the inputs it updates
+            lines.append(_py_broadcast_shape(op, params))
+        lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
-    elif len(returned) == 1:
-        lines.append(f"return {values[0]}")
-    else:
-        lines.append("return (")
-        lines += [f"    {v}," for v in values]
-        lines.append(")")
-    return {"mode": mode, "lines": lines}
+        return {"mode": "in_place", "lines": lines}
+    shapes = _fake_shapes(op, params, outs)
+    if shapes is None:
+        return {"mode": "none", "lines": _fake_unknown(op, options)}
+    mode, computed, values = shapes
+    return {"mode": mode, "lines": lines + computed + _py_return(values)}
 
 
 def options_path(op: Op) -> str:
@@ -985,39 +1041,11 @@ def plan(op: Op, options: Options) -> TorchData:
     params += [attr_param(a, i, kept[a.name]) for i, a in enumerate(op.attrs)]
     outs = output_info(op)
     returned = [o for o in outs if not o["is_ref"]]
-    cpp_return, py_return = return_types(returned)
-    differentiable, not_differentiable = is_differentiable(op)
     py_name = py_function_name(op.snake_name)
-    description = [
-        f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
-    ]
-    annotated = [py_param(p, annotated=True) for p in params]
-    plain = [py_param(p, annotated=False) for p in params]
-    op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
-    call = py_call(
-        f"{op_path}.default", [p["name"] for p in params], 4, len("return ") if returned else 0
-    )
-    fake = fake_context(op, options, params, outs)
-    register_args = [
-        py_string(f"{options.namespace}::{op.snake_name}"),
-        f"_{op.snake_name}_user",
-        f"_{op.snake_name}_fake",
-    ]
-    mutable = any(t.is_ref for t in op.inputs)
-    if mutable:  # the op type, for messages, and what the op computes, in the golden's order
-        register_args[1:1] = [py_string(op.op_type)]
-        register_args.append(mutable_results(op, outs))
-    if differentiable:
-        register_args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
-    elif mutable:
-        register_args.append(mutable_reason(not_differentiable))
-    decls = [f"{p['cpp_type']} {p['cpp_name']}" for p in params]
-    overrides_file = f"{options.package}/{options_path(op)}"
     return TorchData(
         # names
         qualname=f"{options.namespace}::{op.snake_name}",  # ns::op
         qualname_literal=py_string(f"{options.namespace}::{op.snake_name}"),
-        op_path=op_path,  # torch.ops.ns.op
         op_type_literal=py_string(op.op_type),
         name_literal=cpp_string(op.snake_name),
         schema=op.torch_schema,
@@ -1036,49 +1064,99 @@ def plan(op: Op, options: Options) -> TorchData:
         f"{', '.join(t.name for t in op.outputs) or 'in place'}",
         nothing_returned=_nothing_returned(op),
         readme_notes=_readme_notes(op),
-        # Python
-        py_signature=", ".join(annotated),
-        py_params=", ".join(plain),
-        py_args=call_args(params),
-        py_return=py_return,
-        uses_sequence=any("Sequence" in p["py_annotation"] for p in params),
-        uses_golden=differentiable or fake["mode"] == "golden",
-        defs={
-            "function": py_def(py_name, annotated, py_return),
-            "fake": py_def(f"_{op.snake_name}_fake", plain),
-        },
-        op_call=("return " if returned else "") + call,
-        description=description,
-        arg_docs=[line for p in params for line in arg_doc(p)],
-        register_call=py_call("_register_mutable" if mutable else "_register", register_args, 0),
-        mutable=mutable,
-        fake=fake,
-        differentiable=differentiable,
-        not_differentiable_reason=not_differentiable,
-        register_comment=register_comment(op, differentiable, not_differentiable),
-        golden=golden_context(op, options, params),
-        converter=converter_context(op, params, outs),
-        overrides_file=overrides_file,
-        overrides_file_literal=py_string(overrides_file),
-        overrides_module=f"_{op.snake_name}_user",
-        overrides_args=wrap(
-            "Each takes the op's arguments: " + (", ".join(plain) if plain else "none") + ".",
-            LINE - 4,
-        ),
-        overrides_example=overrides_example(op, params, outs),
-        # C++
-        cpp_params=", ".join(decls),
-        cpp_return=cpp_return,
-        cpp_defs={
-            "cpu": cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
-            "npu": cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
-        },
-        cpu={**cpu_context(op, params, outs), "placeholder": cpu_placeholder(op, params, outs)},
-        npu=npu_context(op, params, outs),
+        **_python_fields(op, options, params, outs, py_name),
+        **_cpp_fields(op, params, outs),
         # the underscored introspection op the generated tests call (csrc/ops.cpp)
         introspection=introspection_context(op, options, params),
         warnings=_warnings(op, options, py_name),
     )
+
+
+def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
+    """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
+    returned = [o for o in outs if not o["is_ref"]]
+    py_return = return_types(returned)[1]
+    differentiable, not_differentiable = is_differentiable(op)
+    annotated = [py_param(p, annotated=True) for p in params]
+    plain = [py_param(p, annotated=False) for p in params]
+    op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
+    call = py_call(
+        f"{op_path}.default", [p["name"] for p in params], 4, len("return ") if returned else 0
+    )
+    fake = fake_context(op, options, params, outs)
+    overrides_file = f"{options.package}/{options_path(op)}"
+    return {
+        "op_path": op_path,  # torch.ops.ns.op
+        "py_signature": ", ".join(annotated),
+        "py_params": ", ".join(plain),
+        "py_args": call_args(params),
+        "py_return": py_return,
+        "uses_sequence": any("Sequence" in p["py_annotation"] for p in params),
+        "uses_golden": differentiable or fake["mode"] == "golden",
+        "defs": {
+            "function": py_def(py_name, annotated, py_return),
+            "fake": py_def(f"_{op.snake_name}_fake", plain),
+        },
+        "op_call": ("return " if returned else "") + call,
+        "description": [
+            f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
+        ],
+        "arg_docs": [line for p in params for line in arg_doc(p)],
+        "register_call": register_call(op, options, outs, differentiable, not_differentiable),
+        "mutable": any(t.is_ref for t in op.inputs),
+        "fake": fake,
+        "differentiable": differentiable,
+        "not_differentiable_reason": not_differentiable,
+        "register_comment": register_comment(op, differentiable, not_differentiable),
+        "golden": golden_context(op, options, params),
+        "converter": converter_context(op, params, outs),
+        "overrides_file": overrides_file,
+        "overrides_file_literal": py_string(overrides_file),
+        "overrides_module": f"_{op.snake_name}_user",
+        "overrides_args": wrap(
+            "Each takes the op's arguments: " + (", ".join(plain) if plain else "none") + ".",
+            LINE - 4,
+        ),
+        "overrides_example": overrides_example(op, params, outs),
+    }
+
+
+def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
+    """The TorchData fields of the C++ sources: csrc/ops.cpp and csrc_npu/."""
+    cpp_return = return_types([o for o in outs if not o["is_ref"]])[0]
+    decls = [f"{p['cpp_type']} {p['cpp_name']}" for p in params]
+    return {
+        "cpp_params": ", ".join(decls),
+        "cpp_return": cpp_return,
+        "cpp_defs": {
+            "cpu": cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
+            "npu": cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
+        },
+        "cpu": {
+            **cpu_context(op, params, outs),
+            "placeholder": cpu_placeholder(op, params, outs),
+        },
+        "npu": npu_context(op, params, outs),
+    }
+
+
+def register_call(op: Op, options, outs, differentiable: bool, reason: str) -> str:
+    """ops.py's registration of the op: _support's _register, or _register_mutable for an op
+    that updates inputs in place."""
+    args = [
+        py_string(f"{options.namespace}::{op.snake_name}"),
+        f"_{op.snake_name}_user",
+        f"_{op.snake_name}_fake",
+    ]
+    mutable = any(t.is_ref for t in op.inputs)
+    if mutable:  # the op type, for messages, and what the op computes, in the golden's order
+        args[1:1] = [py_string(op.op_type)]
+        args.append(mutable_results(op, outs))
+    if differentiable:
+        args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
+    elif mutable:
+        args.append(mutable_reason(reason))
+    return py_call("_register_mutable" if mutable else "_register", args, 0)
 
 
 def mutable_results(op: Op, outs) -> str:
