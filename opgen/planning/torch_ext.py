@@ -88,7 +88,27 @@ def schema_defaults(op: Op) -> dict[str, bool]:
     return kept
 
 
-def tensor_param(t: TensorParam, index: int, kept_default: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Param:
+    """A schema argument: an input (kind "tensor", "ref", "list" or "optional") or an attr
+    (kind "attr"), as the C++ adapters and the Python functions declare it."""
+
+    name: str
+    kind: str
+    is_tensor: bool
+    cpp_name: str  # the schema name, or <name>_arg_ when it would hide a namespace
+    cpp_type: str
+    py_annotation: str
+    py_default: str | None  # None: the schema keeps no default
+    doc: str  # its Args: text
+    input_index: int | None = None  # an input's position among the op's inputs
+    attr_index: int | None = None  # an attr's position among the op's attrs
+    attr_type: str | None = None  # an attr's prototype type
+    ge_attr: str | None = None  # an attr's torchair builder: _ge.attr.<ge_attr>(value)
+    twin_value: str | None = None  # an attr's value as the CPU twin takes it
+
+
+def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
     if t.is_ref:
         kind, cpp_type, annotation = "ref", "at::Tensor&", "Tensor"
     elif t.param_type == "dynamic":
@@ -108,48 +128,48 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> dict[str, An
         }[kind]
         + "."
     )
-    return {
-        "name": t.name,
-        "kind": kind,
-        "is_tensor": True,
-        "input_index": index,
-        "cpp_name": cpp_param_name(t.name),
-        "cpp_type": cpp_type,
-        "py_annotation": annotation,
-        "py_default": "None" if kind == "optional" and kept_default else None,
-        "doc": doc,
-    }
+    return Param(
+        name=t.name,
+        kind=kind,
+        is_tensor=True,
+        input_index=index,
+        cpp_name=cpp_param_name(t.name),
+        cpp_type=cpp_type,
+        py_annotation=annotation,
+        py_default="None" if kind == "optional" and kept_default else None,
+        doc=doc,
+    )
 
 
-def attr_param(a: Attr, index: int, kept_default: bool) -> dict[str, Any]:
+def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
     default = py_literal(a.type, a.default) if kept_default else None
     doc = f"{a.type} attr"
     if not a.required:
         doc += f", default {py_literal(a.type, a.default)}"
         if not kept_default:
             doc += " in the kernel; the schema cannot keep it, so pass it"
-    return {
-        "name": a.name,
-        "kind": "attr",
-        "is_tensor": False,
-        "attr_index": index,
-        "attr_type": a.type,
-        "cpp_name": cpp_param_name(a.name),
-        "cpp_type": a.info.cpp_param,
-        "py_annotation": a.info.py_annotation,
-        "py_default": default,
-        "doc": doc_text(doc) + ".",
-        "ge_attr": a.info.ge_builder,
-        "twin_value": a.info.twin_value.format(cpp_param_name(a.name)),
-    }
+    return Param(
+        name=a.name,
+        kind="attr",
+        is_tensor=False,
+        attr_index=index,
+        attr_type=a.type,
+        cpp_name=cpp_param_name(a.name),
+        cpp_type=a.info.cpp_param,
+        py_annotation=a.info.py_annotation,
+        py_default=default,
+        doc=doc_text(doc) + ".",
+        ge_attr=a.info.ge_builder,
+        twin_value=a.info.twin_value.format(cpp_param_name(a.name)),
+    )
 
 
-def py_param(p: dict[str, Any], annotated: bool) -> str:
-    text = p["name"]
+def py_param(p: Param, annotated: bool) -> str:
+    text = p.name
     if annotated:
-        text += f": {p['py_annotation']}"
-    if p["py_default"] is not None:
-        text += f" = {p['py_default']}" if annotated else f"={p['py_default']}"
+        text += f": {p.py_annotation}"
+    if p.py_default is not None:
+        text += f" = {p.py_default}" if annotated else f"={p.py_default}"
     return text
 
 
@@ -158,22 +178,36 @@ def py_param(p: dict[str, Any], annotated: bool) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def output_info(op: Op) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Output:
+    """A prototype output, with where it sits among the op's returns."""
+
+    name: str
+    index: int  # among the prototype's outputs
+    is_ref: bool
+    is_list: bool
+    return_index: int | None  # among the op's returns; None: updated in place
+    dtypes: list[str]
+    # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
+    # passed and returned: a PyTorch op cannot leave out one of its returns.
+    optional: bool
+    doc: list[str]  # its Returns: lines
+
+
+def output_info(op: Op) -> list[Output]:
     """Every prototype output, with where it sits among the op's returns (None: in place)."""
     outs = []
     position = 0
     for i, t in enumerate(op.outputs):
-        info = {
-            "name": t.name,
-            "index": i,
-            "is_ref": t.is_ref,
-            "is_list": t.param_type == "dynamic",
-            "return_index": None if t.is_ref else position,
-            "dtypes": list(dict.fromkeys(t.dtypes)),
-            # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
-            # passed and returned: a PyTorch op cannot leave out one of its returns.
-            "optional": t.param_type == "optional",
-            "doc": wrap(
+        info = Output(
+            name=t.name,
+            index=i,
+            is_ref=t.is_ref,
+            is_list=t.param_type == "dynamic",
+            return_index=None if t.is_ref else position,
+            dtypes=list(dict.fromkeys(t.dtypes)),
+            optional=t.param_type == "optional",
+            doc=wrap(
                 f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
                 + (" tensors (a list)." if t.param_type == "dynamic" else ".")
                 + (
@@ -184,17 +218,17 @@ def output_info(op: Op) -> list[dict[str, Any]]:
                 ),
                 LINE - 12,
             ),
-        }
+        )
         if not t.is_ref:
             position += 1
         outs.append(info)
     return outs
 
 
-def return_types(returned: list[dict[str, Any]]) -> tuple[str, str]:
+def return_types(returned: list[Output]) -> tuple[str, str]:
     """(C++ return type, Python return annotation) of the op."""
-    cpp = ["std::vector<at::Tensor>" if r["is_list"] else "at::Tensor" for r in returned]
-    py = ["list[Tensor]" if r["is_list"] else "Tensor" for r in returned]
+    cpp = ["std::vector<at::Tensor>" if r.is_list else "at::Tensor" for r in returned]
+    py = ["list[Tensor]" if r.is_list else "Tensor" for r in returned]
     if not returned:
         return "void", "None"
     if len(returned) == 1:
@@ -202,11 +236,11 @@ def return_types(returned: list[dict[str, Any]]) -> tuple[str, str]:
     return f"std::tuple<{', '.join(cpp)}>", f"tuple[{', '.join(py)}]"
 
 
-def cpp_return_types(returned: list[dict[str, Any]]) -> str:
+def cpp_return_types(returned: list[Output]) -> str:
     return return_types(returned)[0]
 
 
-def cpp_return_statement(returned: list[dict[str, Any]], values: list[str]) -> str:
+def cpp_return_statement(returned: list[Output], values: list[str]) -> str:
     if not returned:
         return ""
     if len(returned) == 1:
@@ -269,10 +303,10 @@ def py_dtype_tuple(dtypes) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def broadcast_params(op: Op, params) -> list[dict[str, Any]]:
+def broadcast_params(op: Op, params) -> list[Param]:
     """The inputs an op that broadcasts (opgen/frontend/broadcast.py) broadcasts: its required
     ones."""
-    return [p for p in params if p["kind"] in ("tensor", "ref")] if broadcasts(op) else []
+    return [p for p in params if p.kind in ("tensor", "ref")] if broadcasts(op) else []
 
 
 def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
@@ -281,13 +315,13 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
     opgen_torch or opgen_npu. (An op with one required input has nothing to check.)"""
     bparams = broadcast_params(op, params)
     if bparams:
-        names = "{" + ", ".join(cpp_string(p["name"]) for p in bparams) + "}"
-        tensors = "{" + ", ".join(p["cpp_name"] for p in bparams) + "}"
+        names = "{" + ", ".join(cpp_string(p.name) for p in bparams) + "}"
+        tensors = "{" + ", ".join(p.cpp_name for p in bparams) + "}"
         args = [cpp_string(op.op_type), names, tensors]
         updated = {t.name for t in updated_inputs(op)}
         if updated:  # the indices of the inputs updated in place, which cannot grow
             args.append(
-                "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p["name"] in updated) + "}"
+                "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p.name in updated) + "}"
             )
         # the twin's InferShape gives the CPU outputs their shape; the NPU ones are allocated
         # here, if the op returns any
@@ -324,14 +358,14 @@ def cpp_row_checks(op: Op, params) -> list[str]:
     refused with its message before the twin runs op_host and the kernel)."""
     if not op.is_row:
         return []
-    row_params = [p for p in params if p["kind"] in ("tensor", "ref")]
-    names = "{" + ", ".join(cpp_string(p["name"]) for p in row_params) + "}"
-    tensors = "{" + ", ".join(p["cpp_name"] for p in row_params) + "}"
+    row_params = [p for p in params if p.kind in ("tensor", "ref")]
+    names = "{" + ", ".join(cpp_string(p.name) for p in row_params) + "}"
+    tensors = "{" + ", ".join(p.cpp_name for p in row_params) + "}"
     return [cpp_call("opgen_torch::RowShapes", [cpp_string(op.op_type), names, tensors], 4, ";")]
 
 
 def cpu_context(op: Op, params, outs) -> dict[str, Any]:
-    by_name = {p["name"]: p for p in params}
+    by_name = {p.name: p for p in params}
     unsupported = ""
     if any(t.param_type == "dynamic" for t in op.tensors):
         unsupported = (
@@ -342,17 +376,15 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
     for t in op.inputs:
         p = by_name[t.name]
         name_literal = cpp_string(t.name)
-        if p["kind"] == "optional":
-            host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
-        elif p["kind"] != "list":
-            host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
+        if p.kind == "optional":
+            host_inputs.append(f"opgen_torch::ToHost({p.cpp_name}, {name_literal})")
+        elif p.kind != "list":
+            host_inputs.append(f"opgen_torch::ToHost({p.cpp_name}, {name_literal})")
     copy_back = [
-        f"{by_name[o['name']]['cpp_name']}.copy_(outputs_[{o['index']}]);"
-        for o in outs
-        if o["is_ref"]
+        f"{by_name[o.name].cpp_name}.copy_(outputs_[{o.index}]);" for o in outs if o.is_ref
     ]
-    returned = [o for o in outs if not o["is_ref"]]
-    values = [f"outputs_[{o['index']}]" for o in returned]
+    returned = [o for o in outs if not o.is_ref]
+    values = [f"outputs_[{o.index}]" for o in returned]
     run = (
         "const std::vector<at::Tensor> outputs_ =\n        " if returned or copy_back else ""
     ) + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
@@ -366,7 +398,7 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
         )
         copy_back = ["if (!updated_.empty()) {"]
         copy_back += [
-            f"    {by_name[t.name]['cpp_name']}.copy_(updated_[{i}]);"
+            f"    {by_name[t.name].cpp_name}.copy_(updated_[{i}]);"
             for i, t in enumerate(op.inputs)
             if t.is_ref
         ]
@@ -383,7 +415,7 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
         "shape_checks": cpp_shape_checks(op, params, "opgen_torch"),
         "row_checks": cpp_row_checks(op, params),
         "host_inputs": host_inputs,
-        "attr_values": [p["twin_value"] for p in params if p["kind"] == "attr"],
+        "attr_values": [p.twin_value for p in params if p.kind == "attr"],
         "copy_back": copy_back,
         "return_statement": cpp_return_statement(returned, values),
         "run": run,
@@ -397,19 +429,19 @@ def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
     (an input it updates in place is left as it is)."""
     if not op.user_computed:
         return None
-    returned = [o for o in outs if not o["is_ref"]]
+    returned = [o for o in outs if not o.is_ref]
     prep, args = [], []
     for p in params:
-        if p["kind"] in ("tensor", "ref", "optional"):
-            const = "" if p["kind"] == "ref" else "const "  # the schema's Tensor(a!) is at::Tensor&
-            prep.append(f"{const}auto {p['name']}_meta_ = ToMeta({p['cpp_name']});")
-            args.append(f"{p['name']}_meta_")
+        if p.kind in ("tensor", "ref", "optional"):
+            const = "" if p.kind == "ref" else "const "  # the schema's Tensor(a!) is at::Tensor&
+            prep.append(f"{const}auto {p.name}_meta_ = ToMeta({p.cpp_name});")
+            args.append(f"{p.name}_meta_")
         else:
-            args.append(p["cpp_name"])
+            args.append(p.cpp_name)
     return {
         "header": f"{op.snake_name}_infer.h",
         "macro": f"{op.snake_name.upper()}_INFER_SHAPE_NOT_WRITTEN",
-        "signature": f"{cpp_return_types(returned)}({', '.join(p['cpp_type'] for p in params)})",
+        "signature": f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
         "prep": prep,
         "returns": bool(returned),
         "call": (
@@ -425,11 +457,11 @@ def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def device_param(params) -> dict[str, Any] | None:
+def device_param(params) -> Param | None:
     """The tensor argument whose device the NPU adapter guards (a required one if any)."""
     for kinds in (("tensor", "ref"), ("list",), ("optional",)):
         for p in params:
-            if p["kind"] in kinds:
+            if p.kind in kinds:
                 return p
     return None
 
@@ -443,29 +475,29 @@ def _npu_disabled(op: Op, reason: str) -> dict[str, Any]:
     }
 
 
-def _npu_input_prep(name: str, p: dict[str, Any]) -> tuple[list[str], list[str]]:
+def _npu_input_prep(name: str, p: Param) -> tuple[list[str], list[str]]:
     """The statements that make the tensor argument `p` aclnn argument `name`'s local (made
     contiguous), and those that copy an input updated in place back after the call."""
-    local, src = f"{name}_", p["cpp_name"]
-    if p["kind"] == "ref":
+    local, src = f"{name}_", p.cpp_name
+    if p.kind == "ref":
         return (
             [f"at::Tensor {local} = {src}.is_contiguous() ? {src} : {src}.contiguous();"],
             [f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});\n    }}"],
         )
-    if p["kind"] == "list":
+    if p.kind == "list":
         return [
             f"std::vector<at::Tensor> {name}_items_ = opgen_npu::Contiguous({src});",
             f"at::TensorList {local} = {name}_items_;",
         ], []
-    if p["kind"] == "optional":
+    if p.kind == "optional":
         return [f"c10::optional<at::Tensor> {local} = opgen_npu::Contiguous({src});"], []
     return [f"at::Tensor {local} = {src}.contiguous();"], []
 
 
-def _npu_attr_prep(name: str, p: dict[str, Any]) -> list[str]:
+def _npu_attr_prep(name: str, p: Param) -> list[str]:
     """The statements that make the attr argument `p` aclnn argument `name`'s local."""
-    local, src = f"{name}_", p["cpp_name"]
-    attr_type = p["attr_type"]
+    local, src = f"{name}_", p.cpp_name
+    attr_type = p.attr_type
     if attr_type == "string":
         return [f"std::string {name}_text_({src});", f"char* {local} = {name}_text_.data();"]
     if attr_type == "list_float":
@@ -475,13 +507,13 @@ def _npu_attr_prep(name: str, p: dict[str, Any]) -> list[str]:
             f"c10::SmallVector<bool, 8> {name}_items_ = opgen_npu::ToSmallVector({src});",
             f"at::ArrayRef<bool> {local}({name}_items_);",
         ]
-    return [f"{p['cpp_type']} {local} = {src};"]
+    return [f"{p.cpp_type} {local} = {src};"]
 
 
 def _npu_args(op: Op, params, outs) -> dict[str, Any]:
     """The aclnn arguments in aclnn order: the statements before the outputs are allocated
     (`prep`), after the call (`finish`), the call's arguments and each output's local."""
-    by_name = {p["name"]: p for p in params}
+    by_name = {p.name: p for p in params}
     prep: list[str] = []
     finish: list[str] = []
     call_args: list[str] = []
@@ -490,7 +522,7 @@ def _npu_args(op: Op, params, outs) -> dict[str, Any]:
         local = f"{arg.name}_"
         if arg.role == "output":
             out_vars[arg.source] = local
-            is_list = outs_by_name(outs)[arg.source]["is_list"]
+            is_list = outs_by_name(outs)[arg.source].is_list
             call_args.append(f"{arg.name}_list_" if is_list else local)
             continue
         p = by_name[arg.source]
@@ -502,8 +534,7 @@ def _npu_args(op: Op, params, outs) -> dict[str, Any]:
             prep += _npu_attr_prep(arg.name, p)
         call_args.append(local)
     uses_float_array = any(
-        a.role != "output" and by_name[a.source].get("attr_type") == "list_float"
-        for a in op.aclnn.args
+        a.role != "output" and by_name[a.source].attr_type == "list_float" for a in op.aclnn.args
     )
     return {
         "prep": prep,
@@ -519,24 +550,20 @@ def _npu_meta(params, returned) -> dict[str, Any]:
     of the outputs of an op that is not elementwise."""
     meta_prep, meta_args = [], []
     for p in params:
-        copy = f"{p['name']}_meta_"
-        if p["kind"] in ("tensor", "ref"):
-            meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p['cpp_name']});")
-        elif p["kind"] == "optional":
-            meta_prep.append(
-                f"c10::optional<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
-            )
-        elif p["kind"] == "list":
-            meta_prep.append(
-                f"std::vector<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
-            )
+        copy = f"{p.name}_meta_"
+        if p.kind in ("tensor", "ref"):
+            meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p.cpp_name});")
+        elif p.kind == "optional":
+            meta_prep.append(f"c10::optional<at::Tensor> {copy} = opgen_npu::ToMeta({p.cpp_name});")
+        elif p.kind == "list":
+            meta_prep.append(f"std::vector<at::Tensor> {copy} = opgen_npu::ToMeta({p.cpp_name});")
         else:
-            copy = p["cpp_name"]
+            copy = p.cpp_name
         meta_args.append(copy)
     return {
         "prep": meta_prep,
         "args": ", ".join(meta_args),
-        "signature": f"{cpp_return_types(returned)}({', '.join(p['cpp_type'] for p in params)})",
+        "signature": f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
     }
 
 
@@ -548,13 +575,13 @@ def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], di
     if op.is_elementwise or op.in_place_only:
         # Elementwise: every output has the first input's shape; dtypes by combination. (An op
         # without outputs allocates nothing.)
-        first = next(p for p in params if p["kind"] in ("tensor", "ref"))
-        shape = "broadcast_shape_" if broadcasts(op) else f"{first['cpp_name']}.sizes()"
+        first = next(p for p in params if p.kind in ("tensor", "ref"))
+        shape = "broadcast_shape_" if broadcasts(op) else f"{first.cpp_name}.sizes()"
         for o in returned:
-            dtype = f"combination_[{len(op.inputs) + o['index']}]"
+            dtype = f"combination_[{len(op.inputs) + o.index}]"
             alloc.append(
-                f"at::Tensor {out_vars[o['name']]} = at::empty({shape}, "
-                f"{first['cpp_name']}.options().dtype({dtype}));"
+                f"at::Tensor {out_vars[o.name]} = at::empty({shape}, "
+                f"{first.cpp_name}.options().dtype({dtype}));"
             )
     else:
         # Otherwise the op's fake kernel (ops.py) tells the output shapes, run on meta tensors.
@@ -563,19 +590,18 @@ def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], di
             source = (
                 "meta_outputs_"
                 if len(returned) == 1
-                else f"std::get<{o['return_index']}>(meta_outputs_)"
+                else f"std::get<{o.return_index}>(meta_outputs_)"
             )
-            kind = "std::vector<at::Tensor>" if o["is_list"] else "at::Tensor"
+            kind = "std::vector<at::Tensor>" if o.is_list else "at::Tensor"
             alloc.append(
-                f"{kind} {out_vars[o['name']]} = opgen_npu::EmptyLike({source}, "
-                f"{device_expr(guard)});"
+                f"{kind} {out_vars[o.name]} = opgen_npu::EmptyLike({source}, {device_expr(guard)});"
             )
     for o in returned:
-        if o["is_list"]:
+        if o.is_list:
             aclnn_name = next(
-                a.name for a in op.aclnn.args if a.source == o["name"] and a.role == "output"
+                a.name for a in op.aclnn.args if a.source == o.name and a.role == "output"
             )
-            alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o['name']]};")
+            alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o.name]};")
     return alloc, meta
 
 
@@ -595,15 +621,13 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
     guard = device_param(params)
     if guard is None:
         return _npu_disabled(op, "it has no tensor input to take the device from")
-    by_name = {p["name"]: p for p in params}
+    by_name = {p.name: p for p in params}
     args = _npu_args(op, params, outs)
-    returned = [o for o in outs if not o["is_ref"]]
+    returned = [o for o in outs if not o.is_ref]
     alloc, meta = _npu_alloc(op, params, returned, args["out_vars"], guard)
-    values = [args["out_vars"][o["name"]] for o in returned]
+    values = [args["out_vars"][o.name] for o in returned]
     refs = [
-        f"{a.name}_"
-        for a in op.aclnn.args
-        if a.role == "input" and by_name[a.source]["kind"] == "ref"
+        f"{a.name}_" for a in op.aclnn.args if a.role == "input" and by_name[a.source].kind == "ref"
     ]
     return_statement = cpp_return_statement(returned, values)
     return {
@@ -620,7 +644,7 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
             + ["uint64_t *workspaceSize", "aclOpExecutor **executor"],
             5,
         ).replace("\n  ", "\n//"),
-        "guard": f"at::device_of({guard['cpp_name']})",
+        "guard": f"at::device_of({guard.cpp_name})",
         "attr_checks": cpp_fixed_attr_checks(op, "opgen_npu"),
         "shape_checks": cpp_shape_checks(op, params, "opgen_npu"),
         "prep": args["prep"],
@@ -632,27 +656,27 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         "finish": args["finish"],
         "return_statement": return_statement,
         "uses_float_array": args["uses_float_array"],
-        "dtype_inputs": ", ".join(npu_dtype_arg(p) for p in params if p["is_tensor"]),
+        "dtype_inputs": ", ".join(npu_dtype_arg(p) for p in params if p.is_tensor),
     }
 
 
-def outs_by_name(outs) -> dict[str, dict[str, Any]]:
-    return {o["name"]: o for o in outs}
+def outs_by_name(outs) -> dict[str, Output]:
+    return {o.name: o for o in outs}
 
 
-def device_expr(guard: dict[str, Any]) -> str:
+def device_expr(guard: Param) -> str:
     """A C++ expression of the device the adapter runs on."""
-    if guard["kind"] in ("tensor", "ref"):
-        return f"{guard['cpp_name']}.device()"
-    return f"at::device_of({guard['cpp_name']}).value()"
+    if guard.kind in ("tensor", "ref"):
+        return f"{guard.cpp_name}.device()"
+    return f"at::device_of({guard.cpp_name}).value()"
 
 
-def npu_dtype_arg(p: dict[str, Any]) -> str:
+def npu_dtype_arg(p: Param) -> str:
     """The dtype an input contributes to the combination lookup (nullopt: absent, any)."""
-    name = p["cpp_name"]
-    if p["kind"] == "optional":
+    name = p.cpp_name
+    if p.kind == "optional":
         return f"opgen_npu::DtypeOf({name})"
-    if p["kind"] == "list":
+    if p.kind == "list":
         return f"opgen_npu::DtypeOf({name})"
     return f"{name}.scalar_type()"
 
@@ -676,7 +700,7 @@ def _py_broadcast_shape(op: Op, params, indent: int = 0) -> str:
     """The fake kernel's call of _support._broadcast_shape: the broadcast shape of the inputs,
     which must be that of the inputs the op updates in place (named first, if any)."""
     updated = tuple(t.name for t in updated_inputs(op))
-    named = [f"{p['name']}={p['name']}" for p in broadcast_params(op, params)]
+    named = [f"{p.name}={p.name}" for p in broadcast_params(op, params)]
     lead = [py_literal("list_string", list(updated))] if updated else []
     return py_call("_broadcast_shape", [py_string(op.op_type), *lead, *named], 4, indent)
 
@@ -686,7 +710,7 @@ def _fake_checks(op: Op, params, returned) -> list[str]:
     also checks those of the inputs) and a row op's shape rule."""
     op_type = py_string(op.op_type)
     table = f"_{op.snake_name.upper()}_DTYPES"
-    tensor_args = [p["name"] for p in params if p["is_tensor"]]
+    tensor_args = [p.name for p in params if p.is_tensor]
     check = py_call(
         "_output_dtypes", [op_type, table, *tensor_args], 4, len("dtypes_ = ") if returned else 0
     )
@@ -698,7 +722,7 @@ def _fake_checks(op: Op, params, returned) -> list[str]:
         for a in op.fixed_attrs
     ]
     lines.append(f"dtypes_ = {check}" if returned else check)
-    required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
+    required = [p.name for p in params if p.kind in ("tensor", "ref")]
     if op.is_row:  # the row kernel's shape rule (opgen/frontend/rows.py), before anything runs
         lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))
     return lines
@@ -709,7 +733,7 @@ def _fake_golden(op: Op, params, returned) -> tuple[list[str], list[str]]:
     lines = ["# The float64 reference run on the fake tensors: only its shapes count."]
     call = py_call(
         f"_golden.{py_function_name(op.snake_name)}",
-        [p["name"] for p in params],
+        [p.name for p in params],
         4,
         len("results_ = "),
     )
@@ -718,13 +742,11 @@ def _fake_golden(op: Op, params, returned) -> tuple[list[str], list[str]]:
         lines.append("results_ = (results_,)")
     values = []
     for o in returned:
-        source = f"results_[{o['index']}]"
-        if o["is_list"]:
-            values.append(
-                f"[t_.new_empty(t_.shape, dtype=dtypes_[{o['index']}]) for t_ in {source}]"
-            )
+        source = f"results_[{o.index}]"
+        if o.is_list:
+            values.append(f"[t_.new_empty(t_.shape, dtype=dtypes_[{o.index}]) for t_ in {source}]")
         else:
-            values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
+            values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o.index}])")
     return lines, values
 
 
@@ -753,19 +775,17 @@ def _fake_unknown(op: Op, options) -> list[str]:
 def _fake_shapes(op: Op, params, outs) -> tuple[str, list[str], list[str]] | None:
     """How the fake kernel tells the output shapes: (mode, the lines computing them, the
     returned values), or None when opgen cannot tell them."""
-    returned = [o for o in outs if not o["is_ref"]]
-    required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
+    returned = [o for o in outs if not o.is_ref]
+    required = [p.name for p in params if p.kind in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
     first = required[0] if required else None
-    same_shape = [
-        f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
-    ]
+    same_shape = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o.index}])" for o in returned]
     if (
         not op.is_elementwise
         and not has_golden
         and required
         and not op.user_computed
-        and not any(o["is_list"] for o in outs)
+        and not any(o.is_list for o in outs)
     ):
         # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
         # so the two agree until the user changes one; the tests compare them.
@@ -775,7 +795,7 @@ def _fake_shapes(op: Op, params, outs) -> tuple[str, list[str], list[str]] | Non
         return "host", [comment], same_shape
     if broadcasts(op):
         line = "shape_ = " + _py_broadcast_shape(op, params, len("shape_ = "))
-        values = [f"{first}.new_empty(shape_, dtype=dtypes_[{o['index']}])" for o in returned]
+        values = [f"{first}.new_empty(shape_, dtype=dtypes_[{o.index}])" for o in returned]
         return "elementwise", [line], values
     if op.is_elementwise:  # one required input
         return "elementwise", [], same_shape
@@ -794,7 +814,7 @@ def _py_return(values: list[str]) -> list[str]:
 
 
 def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
-    returned = [o for o in outs if not o["is_ref"]]
+    returned = [o for o in outs if not o.is_ref]
     lines = _fake_checks(op, params, returned)
     if op.in_place_only:
         # No outputs: the op only writes its inputs, so there is no metadata to compute.
@@ -815,7 +835,7 @@ def options_path(op: Op) -> str:
 
 
 def call_args(params) -> str:
-    return ", ".join(p["name"] for p in params)
+    return ", ".join(p.name for p in params)
 
 
 def is_differentiable(op: Op) -> tuple[bool, str]:
@@ -887,7 +907,7 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
     function = py_function_name(op.snake_name)
     formula = f"{op.snake_name}_formula"
     plain = [py_param(p, annotated=False) for p in params]
-    converted = [f"_float64({p['name']})" if p["is_tensor"] else p["name"] for p in params]
+    converted = [f"_float64({p.name})" if p.is_tensor else p.name for p in params]
     doc = [
         noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
         for o in results
@@ -938,33 +958,33 @@ def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
 
 def converter_context(op: Op, params, outs) -> dict[str, Any]:
     """The torchair converter: one GE node of the op's IR (the op package registers it)."""
-    by_name = {p["name"]: p for p in params}
+    by_name = {p.name: p for p in params}
     inputs = [{"key": py_string(t.name), "value": t.name} for t in op.inputs]
     attrs = [
-        {"key": py_string(a.name), "value": f"_ge.attr.{by_name[a.name]['ge_attr']}({a.name})"}
+        {"key": py_string(a.name), "value": f"_ge.attr.{by_name[a.name].ge_attr}({a.name})"}
         for a in op.attrs
     ]
-    returned = [o for o in outs if not o["is_ref"]]
-    dynamic = [o for o in outs if o["is_list"]]
+    returned = [o for o in outs if not o.is_ref]
+    dynamic = [o for o in outs if o.is_list]
     outputs = []
     for o in outs:
-        if o["is_list"]:
+        if o.is_list:
             count = (
                 "len(meta_outputs)"
                 if len(returned) == 1
-                else (f"len(meta_outputs[{o['return_index']}])")
+                else (f"len(meta_outputs[{o.return_index}])")
             )
-            outputs.append(f"({py_string(o['name'])}, {count})")
+            outputs.append(f"({py_string(o.name)}, {count})")
         else:
-            outputs.append(py_string(o["name"]))
+            outputs.append(py_string(o.name))
     if not returned:
         result = "None"
     elif len(outs) == 1:
         result = "outputs_"
     elif len(returned) == 1:
-        result = f"outputs_[{returned[0]['index']}]"
+        result = f"outputs_[{returned[0].index}]"
     else:
-        result = "(" + ", ".join(f"outputs_[{o['index']}]" for o in returned) + ")"
+        result = "(" + ", ".join(f"outputs_[{o.index}]" for o in returned) + ")"
     return {
         "function": f"convert_{op.snake_name}",
         "needs_meta_outputs": bool(dynamic),
@@ -994,11 +1014,11 @@ class TorchData:
     py_name: str
     exported: bool
     upper: str
-    params: list[dict[str, Any]]
-    tensor_params: list[dict[str, Any]]
-    attr_params: list[dict[str, Any]]
-    outputs: list[dict[str, Any]]
-    returned: list[dict[str, Any]]
+    params: list[Param]
+    tensor_params: list[Param]
+    attr_params: list[Param]
+    outputs: list[Output]
+    returned: list[Output]
     variants: list[dict[str, Any]]
     dtype_header: str
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
@@ -1040,7 +1060,7 @@ def plan(op: Op, options: Options) -> TorchData:
     params = [tensor_param(t, i, kept[t.name]) for i, t in enumerate(op.inputs)]
     params += [attr_param(a, i, kept[a.name]) for i, a in enumerate(op.attrs)]
     outs = output_info(op)
-    returned = [o for o in outs if not o["is_ref"]]
+    returned = [o for o in outs if not o.is_ref]
     py_name = py_function_name(op.snake_name)
     return TorchData(
         # names
@@ -1055,8 +1075,8 @@ def plan(op: Op, options: Options) -> TorchData:
         upper=op.snake_name.upper(),
         # arguments and results
         params=params,
-        tensor_params=[p for p in params if p["is_tensor"]],
-        attr_params=[p for p in params if not p["is_tensor"]],
+        tensor_params=[p for p in params if p.is_tensor],
+        attr_params=[p for p in params if not p.is_tensor],
         outputs=outs,  # every prototype output; return_index None when updated in place
         returned=returned,  # the outputs the op returns
         variants=variants(op),  # one per dtype combination
@@ -1074,14 +1094,14 @@ def plan(op: Op, options: Options) -> TorchData:
 
 def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
     """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
-    returned = [o for o in outs if not o["is_ref"]]
+    returned = [o for o in outs if not o.is_ref]
     py_return = return_types(returned)[1]
     differentiable, not_differentiable = is_differentiable(op)
     annotated = [py_param(p, annotated=True) for p in params]
     plain = [py_param(p, annotated=False) for p in params]
     op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
     call = py_call(
-        f"{op_path}.default", [p["name"] for p in params], 4, len("return ") if returned else 0
+        f"{op_path}.default", [p.name for p in params], 4, len("return ") if returned else 0
     )
     fake = fake_context(op, options, params, outs)
     overrides_file = f"{options.package}/{options_path(op)}"
@@ -1091,7 +1111,7 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "py_params": ", ".join(plain),
         "py_args": call_args(params),
         "py_return": py_return,
-        "uses_sequence": any("Sequence" in p["py_annotation"] for p in params),
+        "uses_sequence": any("Sequence" in p.py_annotation for p in params),
         "uses_golden": differentiable or fake["mode"] == "golden",
         "defs": {
             "function": py_def(py_name, annotated, py_return),
@@ -1123,8 +1143,8 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
 
 def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
     """The TorchData fields of the C++ sources: csrc/ops.cpp and csrc_npu/."""
-    cpp_return = return_types([o for o in outs if not o["is_ref"]])[0]
-    decls = [f"{p['cpp_type']} {p['cpp_name']}" for p in params]
+    cpp_return = return_types([o for o in outs if not o.is_ref])[0]
+    decls = [f"{p.cpp_type} {p.cpp_name}" for p in params]
     return {
         "cpp_params": ", ".join(decls),
         "cpp_return": cpp_return,
@@ -1165,7 +1185,7 @@ def mutable_results(op: Op, outs) -> str:
     if op.in_place_only:
         items = [py_string(t.name) for t in op.results]
     else:
-        items = [py_string(o["name"]) if o["is_ref"] else str(o["return_index"]) for o in outs]
+        items = [py_string(o.name) if o.is_ref else str(o.return_index) for o in outs]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
@@ -1241,19 +1261,19 @@ def _nothing_returned(op: Op) -> list[str]:
     return wrap(text, LINE - 8)
 
 
-def arg_doc(p: dict[str, Any]) -> list[str]:
+def arg_doc(p: Param) -> list[str]:
     """The Args: entry of a parameter, wrapped for a docstring indented by 8."""
-    lines = wrap(f"{p['name']}: {p['doc']}", LINE - 8)
+    lines = wrap(f"{p.name}: {p.doc}", LINE - 8)
     return lines[:1] + [f"    {line}" for line in lines[1:]]
 
 
 def overrides_example(op: Op, params, outs) -> list[str]:
     """A commented-out fake() for an op whose output shapes opgen cannot tell."""
-    returned = [o for o in outs if not o["is_ref"]]
-    tensors = [p for p in params if p["kind"] in ("tensor", "ref")]
+    returned = [o for o in outs if not o.is_ref]
+    tensors = [p for p in params if p.kind in ("tensor", "ref")]
     if not returned or not tensors:
         return []
-    first = tensors[0]["name"]
+    first = tensors[0].name
     lines = [py_def("fake", [py_param(p, annotated=False) for p in params])]
     values = [f"{first}.new_empty({first}.shape)" for _ in returned]
     if len(values) == 1:
@@ -1290,8 +1310,7 @@ def introspection_context(op: Op, options, params) -> dict[str, Any]:
     schema, _ = build_torch_schema(name, plain, [], op.attrs)
     schema = schema.rsplit(" -> ", 1)[0] + " -> str"
     decls = [
-        f"{'const at::Tensor&' if p['kind'] == 'ref' else p['cpp_type']} {p['cpp_name']}"
-        for p in params
+        f"{'const at::Tensor&' if p.kind == 'ref' else p.cpp_type} {p.cpp_name}" for p in params
     ]
     return {
         "name": name,
