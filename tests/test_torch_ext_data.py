@@ -396,22 +396,22 @@ def test_elementwise_inputs_broadcast_everywhere():
 
 def test_converter():
     conv = context(protos.ALL_ATTRS)["converter"]
-    assert [i["key"] for i in conv["inputs"]] == ['"x"', '"bias"']
-    assert [a["value"] for a in conv["attrs"]] == [
-        "_ge.attr.Float(alpha)",
-        "_ge.attr.Int(count)",
-        "_ge.attr.Bool(flag)",
-        "_ge.attr.Str(mode)",
-        "_ge.attr.ListInt(dims)",
-        "_ge.attr.ListFloat(scales)",
-        "_ge.attr.ListBool(masks)",
+    assert [i["literal"] for i in conv["inputs"]] == ['"x"', '"bias"']
+    assert [(a["builder"], a["name"]) for a in conv["attrs"]] == [
+        ("Float", "alpha"),
+        ("Int", "count"),
+        ("Bool", "flag"),
+        ("Str", "mode"),
+        ("ListInt", "dims"),
+        ("ListFloat", "scales"),
+        ("ListBool", "masks"),
     ]
-    assert conv["outputs"] == ['"y"']
-    assert conv["result"] == "outputs_"
+    assert [o["literal"] for o in conv["outputs"]] == ['"y"']
+    assert conv["returns_node"]
     conv = context(protos.IN_PLACE)["converter"]
-    assert conv["outputs"] == ['"x"', '"z"']
-    assert conv["result"] == "outputs_[1]"
-    assert context(protos.ONLY_IN_PLACE)["converter"]["result"] == "None"
+    assert [o["literal"] for o in conv["outputs"]] == ['"x"', '"z"']
+    assert conv["returned"] == [1] and not conv["returns_node"]
+    assert context(protos.ONLY_IN_PLACE)["converter"]["returned"] == []
 
 
 def test_user_strings_are_escaped_for_cpp():

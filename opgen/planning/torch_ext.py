@@ -253,7 +253,33 @@ def cpp_return_statement(returned: list[Output], values: list[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def variants(op: Op) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Macro:
+    """A #define of a kernel variant's source: the dtype the kernel compiles for."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The CPU twin's compiled kernel for one dtype combination (csrc/<op>_<dtypes>.cpp)."""
+
+    comment: list[str]  # the lines of the comment on top of its source
+    declaration: str  # its extern "C" entry's declaration in csrc/ops.cpp
+    index: int  # of the dtype combination
+    file: str
+    symbol: str  # its entry
+    namespace: str  # the namespace its copy of the kernel compiles in
+    macros: list[Macro]
+    ge_dtypes: str  # the combination as ge:: dtypes (the twin's variant table)
+    at_dtypes: str  # ... as at:: dtypes (the NPU adapter's combination table)
+    py_inputs: str  # the inputs' dtypes as a Python tuple of torch dtypes (ops.py)
+    py_outputs: str  # the outputs' ones
+    label: str  # "float16, float16 -> float16"
+
+
+def variants(op: Op) -> list[Variant]:
     """One compiled kernel per dtype combination (the twin's "Dtype variants" pattern)."""
     out = []
     for k, combo in enumerate(op.dtype_combinations):
@@ -262,12 +288,12 @@ def variants(op: Op) -> list[dict[str, Any]]:
         result_label = dtype_label(combo[len(op.inputs) :]) or "in place"
         macros = []
         for t, dtype in zip(op.tensors, combo, strict=True):
-            macros.append({"name": t.dtype_macro, "value": DTYPES[dtype].c_type})
-            macros.append({"name": "ORIG_" + t.dtype_macro, "value": DTYPES[dtype].ge})
+            macros.append(Macro(t.dtype_macro, DTYPES[dtype].c_type))
+            macros.append(Macro("ORIG_" + t.dtype_macro, DTYPES[dtype].ge))
         symbol = f"opgen_kernel_{op.snake_name}_{suffix}"
         out.append(
-            {
-                "comment": wrap(
+            Variant(
+                comment=wrap(
                     f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "
                     f"CPU twin, with one dtype combination: "
                     f"{dtype_label(combo[: len(op.inputs)])} -> "
@@ -275,20 +301,20 @@ def variants(op: Op) -> list[dict[str, Any]]:
                     "csrc/ops.cpp runs for inputs of these dtypes.",
                     LINE - 3,
                 ),
-                "declaration": cpp_call(
+                declaration=cpp_call(
                     f'extern "C" void {symbol}', ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"
                 ),
-                "index": k,
-                "file": f"{op.snake_name}_{suffix}.cpp",
-                "symbol": symbol,
-                "namespace": f"opgen_variant_{op.snake_name}_{suffix}",
-                "macros": macros,
-                "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
-                "at_dtypes": ", ".join(f"at::{DTYPES[d].at}" for d in combo),
-                "py_inputs": py_dtype_tuple(combo[: len(op.inputs)]),
-                "py_outputs": py_dtype_tuple(combo[len(op.inputs) :]),
-                "label": f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
-            }
+                index=k,
+                file=f"{op.snake_name}_{suffix}.cpp",
+                symbol=symbol,
+                namespace=f"opgen_variant_{op.snake_name}_{suffix}",
+                macros=macros,
+                ge_dtypes=", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
+                at_dtypes=", ".join(f"at::{DTYPES[d].at}" for d in combo),
+                py_inputs=py_dtype_tuple(combo[: len(op.inputs)]),
+                py_outputs=py_dtype_tuple(combo[len(op.inputs) :]),
+                label=f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
+            )
         )
     return out
 
@@ -956,48 +982,83 @@ def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
     ]
 
 
-def converter_context(op: Op, params, outs) -> dict[str, Any]:
+@dataclass(frozen=True)
+class GeInput:
+    """An input of the converter's GE node: the op's argument `name`, under its name."""
+
+    name: str
+    literal: str  # its name as a Python string
+
+
+@dataclass(frozen=True)
+class GeAttr:
+    """An attr of the converter's GE node: `_ge.attr.<builder>(<name>)`."""
+
+    name: str
+    literal: str
+    builder: str
+
+
+@dataclass(frozen=True)
+class GeOutput:
+    """An output of the converter's GE node; a list output with its count, the length of its
+    meta output: `meta_outputs` itself, or the one at `meta_index` when the op returns more."""
+
+    literal: str
+    is_list: bool
+    meta_index: int | None
+
+
+@dataclass(frozen=True)
+class Converter:
+    """The torchair converter (graph.py): one GE node of the op's IR."""
+
+    function: str
+    needs_meta_outputs: bool  # a list output's count is that of its meta output
+    inputs: list[GeInput]
+    attrs: list[GeAttr]
+    outputs: list[GeOutput]
+    returned: list[int]  # the node's outputs the op returns (outputs_[i])
+    returns_node: bool  # the op returns the node's only output: outputs_ itself
+
+
+def converter_context(op: Op, params, outs) -> Converter:
     """The torchair converter: one GE node of the op's IR (the op package registers it)."""
     by_name = {p.name: p for p in params}
-    inputs = [{"key": py_string(t.name), "value": t.name} for t in op.inputs]
-    attrs = [
-        {"key": py_string(a.name), "value": f"_ge.attr.{by_name[a.name].ge_attr}({a.name})"}
-        for a in op.attrs
-    ]
     returned = [o for o in outs if not o.is_ref]
-    dynamic = [o for o in outs if o.is_list]
-    outputs = []
-    for o in outs:
-        if o.is_list:
-            count = (
-                "len(meta_outputs)"
-                if len(returned) == 1
-                else (f"len(meta_outputs[{o.return_index}])")
-            )
-            outputs.append(f"({py_string(o.name)}, {count})")
-        else:
-            outputs.append(py_string(o.name))
-    if not returned:
-        result = "None"
-    elif len(outs) == 1:
-        result = "outputs_"
-    elif len(returned) == 1:
-        result = f"outputs_[{returned[0].index}]"
-    else:
-        result = "(" + ", ".join(f"outputs_[{o.index}]" for o in returned) + ")"
-    return {
-        "function": f"convert_{op.snake_name}",
-        "needs_meta_outputs": bool(dynamic),
-        "inputs": inputs,
-        "attrs": attrs,
-        "outputs": outputs,
-        "result": result,
-    }
+    return Converter(
+        function=f"convert_{op.snake_name}",
+        needs_meta_outputs=any(o.is_list for o in outs),
+        inputs=[GeInput(t.name, py_string(t.name)) for t in op.inputs],
+        attrs=[GeAttr(a.name, py_string(a.name), by_name[a.name].ge_attr) for a in op.attrs],
+        outputs=[
+            GeOutput(py_string(o.name), o.is_list, None if len(returned) == 1 else o.return_index)
+            for o in outs
+        ],
+        returned=[o.index for o in returned],
+        returns_node=bool(returned) and len(outs) == 1,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # the op's torch context
 # ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PyDefs:
+    """The `def` lines of the op's Python functions in ops.py."""
+
+    function: str  # the op's function
+    fake: str  # its fake (meta) kernel
+
+
+@dataclass(frozen=True)
+class CppDefs:
+    """The heads of the op's C++ kernels: the CPU one (csrc/ops.cpp) and the NPU adapter."""
+
+    cpu: str
+    npu: str
 
 
 @dataclass(frozen=True)
@@ -1019,7 +1080,7 @@ class TorchData:
     attr_params: list[Param]
     outputs: list[Output]
     returned: list[Output]
-    variants: list[dict[str, Any]]
+    variants: list[Variant]
     dtype_header: str
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
     readme_notes: list[str]  # what the generated README says about in-place and optional outputs
@@ -1029,7 +1090,7 @@ class TorchData:
     py_return: str
     uses_sequence: bool
     uses_golden: bool
-    defs: dict[str, str]
+    defs: PyDefs
     op_call: str
     description: list[str]
     arg_docs: list[str]
@@ -1040,7 +1101,7 @@ class TorchData:
     not_differentiable_reason: str
     register_comment: list[str]  # above the registration: how autograd sees the op
     golden: dict[str, Any]
-    converter: dict[str, Any]
+    converter: Converter
     overrides_file: str
     overrides_file_literal: str
     overrides_module: str
@@ -1048,7 +1109,7 @@ class TorchData:
     overrides_example: list[str]
     cpp_params: str
     cpp_return: str
-    cpp_defs: dict[str, str]
+    cpp_defs: CppDefs
     cpu: dict[str, Any]
     npu: dict[str, Any]
     introspection: dict[str, Any]
@@ -1113,10 +1174,10 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "py_return": py_return,
         "uses_sequence": any("Sequence" in p.py_annotation for p in params),
         "uses_golden": differentiable or fake["mode"] == "golden",
-        "defs": {
-            "function": py_def(py_name, annotated, py_return),
-            "fake": py_def(f"_{op.snake_name}_fake", plain),
-        },
+        "defs": PyDefs(
+            function=py_def(py_name, annotated, py_return),
+            fake=py_def(f"_{op.snake_name}_fake", plain),
+        ),
         "op_call": ("return " if returned else "") + call,
         "description": [
             f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
@@ -1148,10 +1209,10 @@ def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
     return {
         "cpp_params": ", ".join(decls),
         "cpp_return": cpp_return,
-        "cpp_defs": {
-            "cpu": cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
-            "npu": cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
-        },
+        "cpp_defs": CppDefs(
+            cpu=cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
+            npu=cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
+        ),
         "cpu": {
             **cpu_context(op, params, outs),
             "placeholder": cpu_placeholder(op, params, outs),
