@@ -16,7 +16,7 @@ never end in "_" and never hold "__", see `names.NAME_RE`):
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opgen.compiler.lower import fresh
@@ -53,6 +53,18 @@ CPP_RESERVED = frozenset(
 PY_MODULE_NAMES = frozenset("torch Tensor Sequence annotations".split())
 # Attributes of the generated package that an op function must not replace there.
 PACKAGE_NAMES = frozenset("ops golden graph overrides load_npu npu_loaded".split())
+
+
+class ReadsAsDict:
+    """Item access to a dataclass's fields: opgen.planning.tests and project still read
+    op.torch's fake, cpu, npu, golden and introspection as dicts (`torch.fake["mode"]`,
+    `torch.npu.get("reason", "")`); drop this once they read attributes."""
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+    def get(self, key: str, default=None):
+        return getattr(self, key, default)
 
 
 def cpp_param_name(name: str) -> str:
@@ -390,7 +402,25 @@ def cpp_row_checks(op: Op, params) -> list[str]:
     return [cpp_call("opgen_torch::RowShapes", [cpp_string(op.op_type), names, tensors], 4, ";")]
 
 
-def cpu_context(op: Op, params, outs) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CpuKernel(ReadsAsDict):
+    """The op's CPU kernel (csrc/ops.cpp): the CPU twin runs op_host and the kernel."""
+
+    function: str
+    unsupported: str  # the TORCH_CHECK(false, ...) of an op the twin cannot run, or ""
+    op_type_literal: str
+    attr_checks: list[str]
+    shape_checks: list[str]
+    row_checks: list[str]
+    host_inputs: list[str]  # the inputs as the twin takes them
+    attr_values: list[str]  # the attrs as the twin takes them
+    copy_back: list[str]  # the statements writing the inputs it updates in place
+    return_statement: str
+    run: str  # the twin's run
+    placeholder: CpuPlaceholder | None
+
+
+def cpu_context(op: Op, params, outs) -> CpuKernel:
     by_name = {p.name: p for p in params}
     unsupported = ""
     if any(t.param_type == "dynamic" for t in op.tensors):
@@ -433,22 +463,35 @@ def cpu_context(op: Op, params, outs) -> dict[str, Any]:
     pieces = [
         cpp_string(piece + (" " if i < len(pieces) - 1 else "")) for i, piece in enumerate(pieces)
     ]
-    return {
-        "function": f"{op.snake_name}_cpu",
-        "unsupported": cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
-        "op_type_literal": cpp_string(op.op_type),
-        "attr_checks": cpp_fixed_attr_checks(op, "opgen_torch"),
-        "shape_checks": cpp_shape_checks(op, params, "opgen_torch"),
-        "row_checks": cpp_row_checks(op, params),
-        "host_inputs": host_inputs,
-        "attr_values": [p.twin_value for p in params if p.kind == "attr"],
-        "copy_back": copy_back,
-        "return_statement": cpp_return_statement(returned, values),
-        "run": run,
-    }
+    return CpuKernel(
+        function=f"{op.snake_name}_cpu",
+        unsupported=cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
+        op_type_literal=cpp_string(op.op_type),
+        attr_checks=cpp_fixed_attr_checks(op, "opgen_torch"),
+        shape_checks=cpp_shape_checks(op, params, "opgen_torch"),
+        row_checks=cpp_row_checks(op, params),
+        host_inputs=host_inputs,
+        attr_values=[p.twin_value for p in params if p.kind == "attr"],
+        copy_back=copy_back,
+        return_statement=cpp_return_statement(returned, values),
+        run=run,
+        placeholder=cpu_placeholder(op, params, outs),
+    )
 
 
-def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class CpuPlaceholder:
+    """The CPU kernel of an op the user computes, while its InferShape is not written."""
+
+    header: str  # op_host/<op>_infer.h
+    macro: str  # its "not written" macro
+    signature: str  # the op's C++ function type
+    prep: list[str]  # the meta copies of the arguments
+    returns: bool
+    call: str  # the fake kernel's call on them
+
+
+def cpu_placeholder(op: Op, params, outs) -> CpuPlaceholder | None:
     """For an op the user computes (Op.user_computed): while op_host/<op>_infer.h defines its
     "not written" macro, the CPU kernel runs nothing and returns zeros of the shapes and dtypes
     of the op's fake kernel (the golden on meta tensors), run on meta copies of the arguments
@@ -464,18 +507,18 @@ def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
             args.append(f"{p.name}_meta_")
         else:
             args.append(p.cpp_name)
-    return {
-        "header": f"{op.snake_name}_infer.h",
-        "macro": f"{op.snake_name.upper()}_INFER_SHAPE_NOT_WRITTEN",
-        "signature": f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
-        "prep": prep,
-        "returns": bool(returned),
-        "call": (
+    return CpuPlaceholder(
+        header=f"{op.snake_name}_infer.h",
+        macro=f"{op.snake_name.upper()}_INFER_SHAPE_NOT_WRITTEN",
+        signature=f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
+        prep=prep,
+        returns=bool(returned),
+        call=(
             f"return ZerosLike(meta_op_.call({', '.join(args)}));"
             if returned
             else f"meta_op_.call({', '.join(args)});\n    return;"
         ),
-    }
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -492,13 +535,51 @@ def device_param(params) -> Param | None:
     return None
 
 
-def _npu_disabled(op: Op, reason: str) -> dict[str, Any]:
-    return {
-        "enabled": False,
-        "uses_float_array": False,
-        "reason": reason,
-        "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3),
-    }
+@dataclass(frozen=True)
+class NpuMeta:
+    """The fake kernel run on meta copies of the arguments, which tells the NPU adapter the
+    shapes of the outputs of an op that is not elementwise."""
+
+    prep: list[str]  # the meta copies
+    args: str  # the call's arguments
+    signature: str  # the op's C++ function type
+
+
+@dataclass(frozen=True)
+class NpuAdapter(ReadsAsDict):
+    """The op's NPU adapter (csrc_npu/<op>_npu.cpp): EXEC_NPU_CMD_EXT -> aclnn<Op>; when
+    disabled, only why."""
+
+    enabled: bool
+    reason: str  # why it has none ("" when enabled)
+    reason_lines: list[str] = field(default_factory=list)  # that, for a comment
+    uses_float_array: bool = False
+    all_empty: str = ""
+    early_return: str = ""
+    function: str = ""
+    aclnn: str = ""
+    header: list[str] = field(default_factory=list)
+    aclnn_prototype: str = ""
+    guard: str = ""
+    attr_checks: list[str] = field(default_factory=list)
+    shape_checks: list[str] = field(default_factory=list)
+    prep: list[str] = field(default_factory=list)  # before the outputs are allocated
+    needs_dtypes: bool = False
+    meta: NpuMeta | None = None
+    alloc: list[str] = field(default_factory=list)
+    call_args: str = ""
+    exec: str = ""
+    finish: list[str] = field(default_factory=list)  # after the aclnn call
+    return_statement: str = ""
+    dtype_inputs: str = ""
+
+
+def _npu_disabled(op: Op, reason: str) -> NpuAdapter:
+    return NpuAdapter(
+        enabled=False,
+        reason=reason,
+        reason_lines=wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3),
+    )
 
 
 def _npu_input_prep(name: str, p: Param) -> tuple[list[str], list[str]]:
@@ -571,7 +652,7 @@ def _npu_args(op: Op, params, outs) -> dict[str, Any]:
     }
 
 
-def _npu_meta(params, returned) -> dict[str, Any]:
+def _npu_meta(params, returned) -> NpuMeta:
     """The op's fake kernel (ops.py) run on meta copies of the arguments: what tells the shapes
     of the outputs of an op that is not elementwise."""
     meta_prep, meta_args = [], []
@@ -586,14 +667,14 @@ def _npu_meta(params, returned) -> dict[str, Any]:
         else:
             copy = p.cpp_name
         meta_args.append(copy)
-    return {
-        "prep": meta_prep,
-        "args": ", ".join(meta_args),
-        "signature": f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
-    }
+    return NpuMeta(
+        prep=meta_prep,
+        args=", ".join(meta_args),
+        signature=f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
+    )
 
 
-def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], dict | None]:
+def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], NpuMeta | None]:
     """The statements that allocate the returned outputs, and the meta run that tells their
     shapes (None for an elementwise op)."""
     alloc: list[str] = []
@@ -641,7 +722,7 @@ def _npu_header(op: Op) -> list[str]:
     )
 
 
-def npu_context(op: Op, params, outs) -> dict[str, Any]:
+def npu_context(op: Op, params, outs) -> NpuAdapter:
     if op.aclnn is None:
         return _npu_disabled(op, op.aclnn_missing_reason)
     guard = device_param(params)
@@ -656,34 +737,34 @@ def npu_context(op: Op, params, outs) -> dict[str, Any]:
         f"{a.name}_" for a in op.aclnn.args if a.role == "input" and by_name[a.source].kind == "ref"
     ]
     return_statement = cpp_return_statement(returned, values)
-    return {
-        "enabled": True,
-        "all_empty": f"opgen_npu::AllEmpty({{{', '.join(values + refs)}}})",
-        "early_return": return_statement or "return;",
-        "reason": "",
-        "function": f"{op.snake_name}_npu",
-        "aclnn": op.aclnn.name,
-        "header": _npu_header(op),
-        "aclnn_prototype": cpp_call(
+    return NpuAdapter(
+        enabled=True,
+        all_empty=f"opgen_npu::AllEmpty({{{', '.join(values + refs)}}})",
+        early_return=return_statement or "return;",
+        reason="",
+        function=f"{op.snake_name}_npu",
+        aclnn=op.aclnn.name,
+        header=_npu_header(op),
+        aclnn_prototype=cpp_call(
             f"aclnnStatus {op.aclnn.workspace_fn}",
             [a.declaration() for a in op.aclnn.args]
             + ["uint64_t *workspaceSize", "aclOpExecutor **executor"],
             5,
         ).replace("\n  ", "\n//"),
-        "guard": f"at::device_of({guard.cpp_name})",
-        "attr_checks": cpp_fixed_attr_checks(op, "opgen_npu"),
-        "shape_checks": cpp_shape_checks(op, params, "opgen_npu"),
-        "prep": args["prep"],
-        "needs_dtypes": op.is_elementwise and bool(returned),
-        "meta": meta,
-        "alloc": alloc,
-        "call_args": ", ".join(args["call_args"]),
-        "exec": cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
-        "finish": args["finish"],
-        "return_statement": return_statement,
-        "uses_float_array": args["uses_float_array"],
-        "dtype_inputs": ", ".join(npu_dtype_arg(p) for p in params if p.is_tensor),
-    }
+        guard=f"at::device_of({guard.cpp_name})",
+        attr_checks=cpp_fixed_attr_checks(op, "opgen_npu"),
+        shape_checks=cpp_shape_checks(op, params, "opgen_npu"),
+        prep=args["prep"],
+        needs_dtypes=op.is_elementwise and bool(returned),
+        meta=meta,
+        alloc=alloc,
+        call_args=", ".join(args["call_args"]),
+        exec=cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
+        finish=args["finish"],
+        return_statement=return_statement,
+        uses_float_array=args["uses_float_array"],
+        dtype_inputs=", ".join(npu_dtype_arg(p) for p in params if p.is_tensor),
+    )
 
 
 def outs_by_name(outs) -> dict[str, Output]:
@@ -712,14 +793,31 @@ def npu_dtype_arg(p: Param) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Fake(ReadsAsDict):
+    """The op's fake (meta) kernel in ops.py."""
+
+    # how it tells the output shapes: "host" (as the generated InferShape), "elementwise",
+    # "golden" (the golden run on the fake tensors), "in_place" (no outputs) or "none" (it
+    # cannot: it raises, asking for the user's fake())
+    mode: str
+    lines: list[str]  # its body
+    broadcasts: bool  # it calls _support's _broadcast_shape (ops.py imports it then)
+    row_shapes: bool  # ... _row_shapes
+    fixed_attrs: bool  # ... _fixed_attr
+
+
+def fake_context(op: Op, options, params, outs) -> Fake:
     """How the fake (meta) kernel computes the output metadata: the lines of its body, and
     whether they call _support's _broadcast_shape and _row_shapes (ops.py imports them then)."""
-    fake = _fake_lines(op, options, params, outs)
-    fake["broadcasts"] = any("_broadcast_shape(" in line for line in fake["lines"])
-    fake["row_shapes"] = any("_row_shapes(" in line for line in fake["lines"])
-    fake["fixed_attrs"] = bool(op.fixed_attrs)
-    return fake
+    mode, lines = _fake_lines(op, options, params, outs)
+    return Fake(
+        mode=mode,
+        lines=lines,
+        broadcasts=any("_broadcast_shape(" in line for line in lines),
+        row_shapes=any("_row_shapes(" in line for line in lines),
+        fixed_attrs=bool(op.fixed_attrs),
+    )
 
 
 def _py_broadcast_shape(op: Op, params, indent: int = 0) -> str:
@@ -839,7 +937,7 @@ def _py_return(values: list[str]) -> list[str]:
     return ["return (", *(f"    {v}," for v in values), ")"]
 
 
-def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
+def _fake_lines(op: Op, options, params, outs) -> tuple[str, list[str]]:
     returned = [o for o in outs if not o.is_ref]
     lines = _fake_checks(op, params, returned)
     if op.in_place_only:
@@ -848,12 +946,12 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
             lines.append(_py_broadcast_shape(op, params))
         lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
-        return {"mode": "in_place", "lines": lines}
+        return "in_place", lines
     shapes = _fake_shapes(op, params, outs)
     if shapes is None:
-        return {"mode": "none", "lines": _fake_unknown(op, options)}
+        return "none", _fake_unknown(op, options)
     mode, computed, values = shapes
-    return {"mode": mode, "lines": lines + computed + _py_return(values)}
+    return mode, lines + computed + _py_return(values)
 
 
 def options_path(op: Op) -> str:
@@ -914,7 +1012,25 @@ def golden_calls(text: str) -> list[str]:
     ]
 
 
-def golden_context(op: Op, options, params) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Golden(ReadsAsDict):
+    """The op's golden (golden.py): the float64 reference of what it computes (op.results)."""
+
+    has_golden: bool  # some result has a golden expression
+    complete: bool  # every result has one
+    function: str  # golden.<function>: the reference, or the user's (overrides/)
+    formula: str  # golden.<formula>: the expressions themselves
+    def_golden: str
+    def_formula: str
+    call_formula: str
+    call_user: str
+    user_lookup: str
+    body: list[str]  # the formula's body
+    doc: list[str]  # "<result> = <expression>" lines of its docstring
+    missing: list[str]  # the results without an expression
+
+
+def golden_context(op: Op, options, params) -> Golden:
     """The golden returns what the op computes (op.results): its outputs, or, for an op without
     outputs, the new values of the inputs it overwrites (in input order)."""
     results = op.results
@@ -941,22 +1057,22 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
     ]
     missing = [o.name for o in results if o.name not in op.golden]
     user_file = py_string(f"{options.package}/{options_path(op)}")
-    return {
-        "has_golden": bool(op.golden),
-        "complete": complete,
-        "function": function,
-        "formula": formula,
-        "def_golden": py_def(function, plain),
-        "def_formula": py_def(formula, plain),
-        "call_formula": "return " + py_call(formula, converted, 4, len("return ")),
-        "call_user": "return " + py_call("golden_", converted, 4, len("return ")),
-        "user_lookup": py_call(
+    return Golden(
+        has_golden=bool(op.golden),
+        complete=complete,
+        function=function,
+        formula=formula,
+        def_golden=py_def(function, plain),
+        def_formula=py_def(formula, plain),
+        call_formula="return " + py_call(formula, converted, 4, len("return ")),
+        call_user="return " + py_call("golden_", converted, 4, len("return ")),
+        user_lookup=py_call(
             "_user_golden", [f"_{op.snake_name}_user", user_file], 4, len("golden_ = ")
         ),
-        "body": body,
-        "doc": doc,
-        "missing": missing,
-    }
+        body=body,
+        doc=doc,
+        missing=missing,
+    )
 
 
 def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
@@ -1096,11 +1212,11 @@ class TorchData:
     arg_docs: list[str]
     register_call: str
     mutable: bool  # updates inputs in place: registered by _support._register_mutable
-    fake: dict[str, Any]
+    fake: Fake
     differentiable: bool
     not_differentiable_reason: str
     register_comment: list[str]  # above the registration: how autograd sees the op
-    golden: dict[str, Any]
+    golden: Golden
     converter: Converter
     overrides_file: str
     overrides_file_literal: str
@@ -1110,9 +1226,9 @@ class TorchData:
     cpp_params: str
     cpp_return: str
     cpp_defs: CppDefs
-    cpu: dict[str, Any]
-    npu: dict[str, Any]
-    introspection: dict[str, Any]
+    cpu: CpuKernel
+    npu: NpuAdapter
+    introspection: Introspection
     warnings: list[str]  # for the CLI to show
 
 
@@ -1173,7 +1289,7 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "py_args": call_args(params),
         "py_return": py_return,
         "uses_sequence": any("Sequence" in p.py_annotation for p in params),
-        "uses_golden": differentiable or fake["mode"] == "golden",
+        "uses_golden": differentiable or fake.mode == "golden",
         "defs": PyDefs(
             function=py_def(py_name, annotated, py_return),
             fake=py_def(f"_{op.snake_name}_fake", plain),
@@ -1213,10 +1329,7 @@ def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
             cpu=cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
             npu=cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
         ),
-        "cpu": {
-            **cpu_context(op, params, outs),
-            "placeholder": cpu_placeholder(op, params, outs),
-        },
+        "cpu": cpu_context(op, params, outs),
         "npu": npu_context(op, params, outs),
     }
 
@@ -1357,7 +1470,20 @@ def infer_op_name(op: Op) -> str:
     return f"_opgen_infer_{op.snake_name}"
 
 
-def introspection_context(op: Op, options, params) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Introspection(ReadsAsDict):
+    """The op's introspection op (csrc/ops.cpp) and the project's registry op."""
+
+    name: str
+    schema: str
+    schema_literal: str
+    op_path: str  # torch.ops.<ns>.<name>.default
+    function: str  # its C++ function
+    cpp_def: str  # that function's head
+    registry_schema_literal: str
+
+
+def introspection_context(op: Op, options, params) -> Introspection:
     """`torch.ops.<ns>._opgen_infer_<op>(<the op's arguments>) -> str`: the op's InferShape and
     InferDataType (op_host/) run on the twin for these arguments, as JSON (opgen_torch.h
     InferJson). Its schema is the op's with in-place annotations dropped (it mutates nothing)
@@ -1373,15 +1499,15 @@ def introspection_context(op: Op, options, params) -> dict[str, Any]:
     decls = [
         f"{'const at::Tensor&' if p.kind == 'ref' else p.cpp_type} {p.cpp_name}" for p in params
     ]
-    return {
-        "name": name,
-        "schema": schema,
-        "schema_literal": cpp_string(schema),
-        "op_path": f"torch.ops.{options.namespace}.{name}.default",
-        "function": f"{op.snake_name}_infer",
-        "cpp_def": cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
-        "registry_schema_literal": cpp_string(REGISTRY_SCHEMA),
-    }
+    return Introspection(
+        name=name,
+        schema=schema,
+        schema_literal=cpp_string(schema),
+        op_path=f"torch.ops.{options.namespace}.{name}.default",
+        function=f"{op.snake_name}_infer",
+        cpp_def=cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
+        registry_schema_literal=cpp_string(REGISTRY_SCHEMA),
+    )
 
 
 def _warnings(op: Op, options: Options, py_name: str) -> list[str]:
