@@ -122,20 +122,31 @@ def test_aclnn_call_order_optional_and_attrs():
         "x_, biasOptional_, alpha_, count_, flag_, modeOptional_, "
         "dimsOptional_, scalesOptional_, masksOptional_, out_"
     )
-    prep = "\n".join(npu["prep"])
-    assert "c10::optional<at::Tensor> biasOptional_ = opgen_npu::Contiguous(bias);" in prep
-    assert "std::string modeOptional_text_(mode);" in prep
-    assert "char* modeOptional_ = modeOptional_text_.data();" in prep
-    assert "opgen_npu::FloatArray scalesOptional_(scales);" in prep
-    assert "at::ArrayRef<bool> masksOptional_(masksOptional_items_);" in prep
+    # how the adapter makes each aclnn argument (csrc_npu/<op>_npu.cpp prints the statements)
+    assert [(a["name"], a["kind"], a["source"]) for a in npu["args"]] == [
+        ("x", "tensor", "x"),
+        ("biasOptional", "optional", "bias"),
+        ("alpha", "attr", "alpha"),
+        ("count", "attr", "count"),
+        ("flag", "attr", "flag"),
+        ("modeOptional", "string", "mode"),
+        ("dimsOptional", "attr", "dims"),
+        ("scalesOptional", "list_float", "scales"),
+        ("masksOptional", "list_bool", "masks"),
+    ]
     assert npu["uses_float_array"]
 
 
 def test_aclnn_call_in_place_and_several_outputs():
     npu = context(protos.IN_PLACE)["npu"]
     assert npu["call_args"] == "xRef_, y_, rate_, zOut_"
-    assert "at::Tensor xRef_ = x.is_contiguous() ? x : x.contiguous();" in npu["prep"]
-    assert any("x.copy_(xRef_);" in line for line in npu["finish"])
+    # xRef is made contiguous, and copied back into x after the call
+    assert npu["args"][0] == {
+        "name": "xRef",
+        "kind": "ref",
+        "source": "x",
+        "cpp_type": "at::Tensor&",
+    }
     assert npu["return_statement"] == "return zOut_;"
 
     npu = context(protos.TWO_OUTPUTS)["npu"]
@@ -208,7 +219,7 @@ def test_op_without_outputs():
     assert npu["call_args"] == "var_, updates_, scale_"
     assert npu["meta"] is None and npu["alloc"] == [] and not npu["needs_dtypes"]
     assert npu["early_return"] == "return;"
-    assert npu["finish"][0].startswith("if (!var_.is_same(var)) {")
+    assert [a["kind"] for a in npu["args"]] == ["ref", "tensor", "attr"]
     # fake: updates broadcast into var (which cannot grow), nothing returned
     assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
     assert (

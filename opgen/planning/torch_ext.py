@@ -563,13 +563,12 @@ class NpuAdapter(ReadsAsDict):
     guard: str = ""
     attr_checks: list[str] = field(default_factory=list)
     shape_checks: list[str] = field(default_factory=list)
-    prep: list[str] = field(default_factory=list)  # before the outputs are allocated
+    args: list[NpuArg] = field(default_factory=list)  # the aclnn inputs and attrs, in order
     needs_dtypes: bool = False
     meta: NpuMeta | None = None
     alloc: list[str] = field(default_factory=list)
     call_args: str = ""
     exec: str = ""
-    finish: list[str] = field(default_factory=list)  # after the aclnn call
     return_statement: str = ""
     dtype_inputs: str = ""
 
@@ -582,74 +581,46 @@ def _npu_disabled(op: Op, reason: str) -> NpuAdapter:
     )
 
 
-def _npu_input_prep(name: str, p: Param) -> tuple[list[str], list[str]]:
-    """The statements that make the tensor argument `p` aclnn argument `name`'s local (made
-    contiguous), and those that copy an input updated in place back after the call."""
-    local, src = f"{name}_", p.cpp_name
-    if p.kind == "ref":
-        return (
-            [f"at::Tensor {local} = {src}.is_contiguous() ? {src} : {src}.contiguous();"],
-            [f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});\n    }}"],
-        )
-    if p.kind == "list":
-        return [
-            f"std::vector<at::Tensor> {name}_items_ = opgen_npu::Contiguous({src});",
-            f"at::TensorList {local} = {name}_items_;",
-        ], []
-    if p.kind == "optional":
-        return [f"c10::optional<at::Tensor> {local} = opgen_npu::Contiguous({src});"], []
-    return [f"at::Tensor {local} = {src}.contiguous();"], []
+@dataclass(frozen=True)
+class NpuArg:
+    """An aclnn input or attr argument: the NPU adapter's local `<name>_` made of the op's
+    argument `source`, as its `kind` says: an input's ("tensor", "ref", "list", "optional"),
+    made contiguous (one updated in place, "ref", is copied back after the call), or an attr's
+    ("string", "list_float", "list_bool", or "attr": passed as it is, as a `cpp_type`)."""
+
+    name: str  # the aclnn name
+    kind: str
+    source: str  # the C++ parameter
+    cpp_type: str
 
 
-def _npu_attr_prep(name: str, p: Param) -> list[str]:
-    """The statements that make the attr argument `p` aclnn argument `name`'s local."""
-    local, src = f"{name}_", p.cpp_name
-    attr_type = p.attr_type
-    if attr_type == "string":
-        return [f"std::string {name}_text_({src});", f"char* {local} = {name}_text_.data();"]
-    if attr_type == "list_float":
-        return [f"opgen_npu::FloatArray {local}({src});"]
-    if attr_type == "list_bool":
-        return [
-            f"c10::SmallVector<bool, 8> {name}_items_ = opgen_npu::ToSmallVector({src});",
-            f"at::ArrayRef<bool> {local}({name}_items_);",
-        ]
-    return [f"{p.cpp_type} {local} = {src};"]
+def _npu_arg(name: str, p: Param) -> NpuArg:
+    if p.is_tensor:
+        kind = p.kind
+    elif p.attr_type in ("string", "list_float", "list_bool"):
+        kind = p.attr_type
+    else:
+        kind = "attr"
+    return NpuArg(name=name, kind=kind, source=p.cpp_name, cpp_type=p.cpp_type)
 
 
 def _npu_args(op: Op, params, outs) -> dict[str, Any]:
-    """The aclnn arguments in aclnn order: the statements before the outputs are allocated
-    (`prep`), after the call (`finish`), the call's arguments and each output's local."""
+    """The aclnn arguments in aclnn order: the inputs and attrs, the call's arguments and each
+    output's local."""
     by_name = {p.name: p for p in params}
-    prep: list[str] = []
-    finish: list[str] = []
+    args: list[NpuArg] = []
     call_args: list[str] = []
     out_vars: dict[str, str] = {}  # output name -> its local variable
     for arg in op.aclnn.args:
-        local = f"{arg.name}_"
+        local = arg.name + "_"
         if arg.role == "output":
             out_vars[arg.source] = local
             is_list = outs_by_name(outs)[arg.source].is_list
-            call_args.append(f"{arg.name}_list_" if is_list else local)
+            call_args.append(arg.name + "_list_" if is_list else local)
             continue
-        p = by_name[arg.source]
-        if arg.role == "input":
-            before, after = _npu_input_prep(arg.name, p)
-            prep += before
-            finish += after
-        else:
-            prep += _npu_attr_prep(arg.name, p)
+        args.append(_npu_arg(arg.name, by_name[arg.source]))
         call_args.append(local)
-    uses_float_array = any(
-        a.role != "output" and by_name[a.source].attr_type == "list_float" for a in op.aclnn.args
-    )
-    return {
-        "prep": prep,
-        "finish": finish,
-        "call_args": call_args,
-        "out_vars": out_vars,
-        "uses_float_array": uses_float_array,
-    }
+    return {"args": args, "call_args": call_args, "out_vars": out_vars}
 
 
 def _npu_meta(params, returned) -> NpuMeta:
@@ -754,15 +725,14 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         guard=f"at::device_of({guard.cpp_name})",
         attr_checks=cpp_fixed_attr_checks(op, "opgen_npu"),
         shape_checks=cpp_shape_checks(op, params, "opgen_npu"),
-        prep=args["prep"],
+        args=args["args"],
         needs_dtypes=op.is_elementwise and bool(returned),
         meta=meta,
         alloc=alloc,
         call_args=", ".join(args["call_args"]),
         exec=cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
-        finish=args["finish"],
         return_statement=return_statement,
-        uses_float_array=args["uses_float_array"],
+        uses_float_array=any(a.kind == "list_float" for a in args["args"]),
         dtype_inputs=", ".join(npu_dtype_arg(p) for p in params if p.is_tensor),
     )
 
