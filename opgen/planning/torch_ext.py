@@ -485,10 +485,7 @@ class CpuPlaceholder:
 
     header: str  # op_host/<op>_infer.h
     macro: str  # its "not written" macro
-    signature: str  # the op's C++ function type
-    prep: list[str]  # the meta copies of the arguments
-    returns: bool
-    call: str  # the fake kernel's call on them
+    returns: bool  # the op returns outputs (zeros of the fake kernel's)
 
 
 def cpu_placeholder(op: Op, params, outs) -> CpuPlaceholder | None:
@@ -498,26 +495,10 @@ def cpu_placeholder(op: Op, params, outs) -> CpuPlaceholder | None:
     (an input it updates in place is left as it is)."""
     if not op.user_computed:
         return None
-    returned = [o for o in outs if not o.is_ref]
-    prep, args = [], []
-    for p in params:
-        if p.kind in ("tensor", "ref", "optional"):
-            const = "" if p.kind == "ref" else "const "  # the schema's Tensor(a!) is at::Tensor&
-            prep.append(f"{const}auto {p.name}_meta_ = ToMeta({p.cpp_name});")
-            args.append(f"{p.name}_meta_")
-        else:
-            args.append(p.cpp_name)
     return CpuPlaceholder(
-        header=f"{op.snake_name}_infer.h",
-        macro=f"{op.snake_name.upper()}_INFER_SHAPE_NOT_WRITTEN",
-        signature=f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
-        prep=prep,
-        returns=bool(returned),
-        call=(
-            f"return ZerosLike(meta_op_.call({', '.join(args)}));"
-            if returned
-            else f"meta_op_.call({', '.join(args)});\n    return;"
-        ),
+        header=op.snake_name + "_infer.h",
+        macro=op.snake_name.upper() + "_INFER_SHAPE_NOT_WRITTEN",
+        returns=any(not o.is_ref for o in outs),
     )
 
 
@@ -533,16 +514,6 @@ def device_param(params) -> Param | None:
             if p.kind in kinds:
                 return p
     return None
-
-
-@dataclass(frozen=True)
-class NpuMeta:
-    """The fake kernel run on meta copies of the arguments, which tells the NPU adapter the
-    shapes of the outputs of an op that is not elementwise."""
-
-    prep: list[str]  # the meta copies
-    args: str  # the call's arguments
-    signature: str  # the op's C++ function type
 
 
 @dataclass(frozen=True)
@@ -565,7 +536,9 @@ class NpuAdapter(ReadsAsDict):
     shape_checks: list[str] = field(default_factory=list)
     args: list[NpuArg] = field(default_factory=list)  # the aclnn inputs and attrs, in order
     needs_dtypes: bool = False
-    meta: NpuMeta | None = None
+    # not elementwise: the output shapes are the op's fake kernel's (ops.py), run on meta
+    # copies of the arguments
+    shapes_from_meta: bool = False
     alloc: list[str] = field(default_factory=list)
     call_args: str = ""
     exec: str = ""
@@ -623,33 +596,9 @@ def _npu_args(op: Op, params, outs) -> dict[str, Any]:
     return {"args": args, "call_args": call_args, "out_vars": out_vars}
 
 
-def _npu_meta(params, returned) -> NpuMeta:
-    """The op's fake kernel (ops.py) run on meta copies of the arguments: what tells the shapes
-    of the outputs of an op that is not elementwise."""
-    meta_prep, meta_args = [], []
-    for p in params:
-        copy = f"{p.name}_meta_"
-        if p.kind in ("tensor", "ref"):
-            meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p.cpp_name});")
-        elif p.kind == "optional":
-            meta_prep.append(f"c10::optional<at::Tensor> {copy} = opgen_npu::ToMeta({p.cpp_name});")
-        elif p.kind == "list":
-            meta_prep.append(f"std::vector<at::Tensor> {copy} = opgen_npu::ToMeta({p.cpp_name});")
-        else:
-            copy = p.cpp_name
-        meta_args.append(copy)
-    return NpuMeta(
-        prep=meta_prep,
-        args=", ".join(meta_args),
-        signature=f"{cpp_return_types(returned)}({', '.join(p.cpp_type for p in params)})",
-    )
-
-
-def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], NpuMeta | None]:
-    """The statements that allocate the returned outputs, and the meta run that tells their
-    shapes (None for an elementwise op)."""
+def _npu_alloc(op: Op, params, returned, out_vars, guard) -> list[str]:
+    """The statements that allocate the returned outputs."""
     alloc: list[str] = []
-    meta = None
     if op.is_elementwise or op.in_place_only:
         # Elementwise: every output has the first input's shape; dtypes by combination. (An op
         # without outputs allocates nothing.)
@@ -663,7 +612,6 @@ def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], Np
             )
     else:
         # Otherwise the op's fake kernel (ops.py) tells the output shapes, run on meta tensors.
-        meta = _npu_meta(params, returned)
         for o in returned:
             source = (
                 "meta_outputs_"
@@ -680,7 +628,7 @@ def _npu_alloc(op: Op, params, returned, out_vars, guard) -> tuple[list[str], Np
                 a.name for a in op.aclnn.args if a.source == o.name and a.role == "output"
             )
             alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o.name]};")
-    return alloc, meta
+    return alloc
 
 
 def _npu_header(op: Op) -> list[str]:
@@ -702,7 +650,7 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
     by_name = {p.name: p for p in params}
     args = _npu_args(op, params, outs)
     returned = [o for o in outs if not o.is_ref]
-    alloc, meta = _npu_alloc(op, params, returned, args["out_vars"], guard)
+    alloc = _npu_alloc(op, params, returned, args["out_vars"], guard)
     values = [args["out_vars"][o.name] for o in returned]
     refs = [
         f"{a.name}_" for a in op.aclnn.args if a.role == "input" and by_name[a.source].kind == "ref"
@@ -727,7 +675,7 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         shape_checks=cpp_shape_checks(op, params, "opgen_npu"),
         args=args["args"],
         needs_dtypes=op.is_elementwise and bool(returned),
-        meta=meta,
+        shapes_from_meta=not (op.is_elementwise or op.in_place_only),
         alloc=alloc,
         call_args=", ".join(args["call_args"]),
         exec=cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
