@@ -153,10 +153,8 @@ def test_aclnn_call_in_place_and_several_outputs():
     assert npu["call_args"] == "x_, y_, posOut_, negOut_"
     # Output dtypes come from the matched combination: inputs first, so outputs at 2 and 3;
     # the shape is x's and y's broadcast shape.
-    assert npu["alloc"] == [
-        "at::Tensor posOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[2]));",
-        "at::Tensor negOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[3]));",
-    ]
+    assert [(o["name"], o["dtype_index"]) for o in npu["outputs"]] == [("posOut", 2), ("negOut", 3)]
+    assert npu["broadcasts"] and npu["like"] == "x" and not npu["shapes_from_meta"]
     assert npu["return_statement"] == "return std::make_tuple(posOut_, negOut_);"
 
     npu = context(protos.ONLY_IN_PLACE)["npu"]
@@ -167,10 +165,13 @@ def test_aclnn_call_in_place_and_several_outputs():
 def test_not_elementwise_outputs_come_from_the_fake_kernel():
     npu = context(protos.REDUCE)["npu"]
     assert npu["shapes_from_meta"]
-    assert npu["alloc"] == ["at::Tensor out_ = opgen_npu::EmptyLike(meta_outputs_, x.device());"]
+    assert npu["outputs"] == [
+        {"name": "out", "is_list": False, "dtype_index": 1, "meta_index": None}
+    ]
+    assert npu["guard"] == "x" and npu["guard_required"]
     npu = context(protos.CONCAT)["npu"]
     assert npu["call_args"] == "xs_, out_"
-    assert npu["guard"] == "at::device_of(xs)"
+    assert npu["guard"] == "xs" and not npu["guard_required"]
 
 
 def test_no_aclnn_no_adapter():
@@ -186,7 +187,7 @@ def test_reserved_cpp_names_are_renamed():
     )
     assert ctx["py_params"] == "at, std, result=1.0"  # Python keeps the schema names
     assert ctx["npu"]["call_args"] == "at_, std_, result_, out_"
-    assert ctx["npu"]["guard"] == "at::device_of(at_arg_)"
+    assert ctx["npu"]["guard"] == "at_arg_"
 
 
 def test_cpu_context():
@@ -216,7 +217,7 @@ def test_op_without_outputs():
     # NPU: aclnn takes only the inputs and attrs; contiguous copies are written back
     npu = ctx["npu"]
     assert npu["call_args"] == "var_, updates_, scale_"
-    assert not npu["shapes_from_meta"] and npu["alloc"] == [] and not npu["needs_dtypes"]
+    assert not npu["shapes_from_meta"] and npu["outputs"] == [] and not npu["needs_dtypes"]
     assert npu["early_return"] == "return;"
     assert [a["kind"] for a in npu["args"]] == ["ref", "tensor", "attr"]
     # fake: updates broadcast into var (which cannot grow), nothing returned
@@ -269,7 +270,7 @@ def test_optional_output_is_always_allocated_and_returned():
     assert ctx["returned"][1]["doc"][0].startswith("ratio: float16 or float32. Optional in the")
     npu = ctx["npu"]
     assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
-    assert any(line.startswith("at::Tensor ratioOut_ = at::empty(") for line in npu["alloc"])
+    assert [o["name"] for o in npu["outputs"]] == ["yOut", "ratioOut"]
     assert npu["return_statement"] == "return std::make_tuple(yOut_, ratioOut_);"
     assert ctx["fake"]["lines"][-2:] == ["    x.new_empty(shape_, dtype=dtypes_[1]),", ")"]
     assert "always allocates it" in ctx["readme_notes"][0]

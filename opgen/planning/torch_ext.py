@@ -525,13 +525,13 @@ class NpuAdapter(ReadsAsDict):
     reason: str  # why it has none ("" when enabled)
     reason_lines: list[str] = field(default_factory=list)  # that, for a comment
     uses_float_array: bool = False
-    all_empty: str = ""
     early_return: str = ""
     function: str = ""
     aclnn: str = ""
     header: list[str] = field(default_factory=list)
     aclnn_prototype: str = ""
-    guard: str = ""
+    guard: str = ""  # the argument whose device it runs on
+    guard_required: bool = False  # a required tensor (else a list or an optional one)
     attr_checks: list[str] = field(default_factory=list)
     shape_checks: list[str] = field(default_factory=list)
     args: list[NpuArg] = field(default_factory=list)  # the aclnn inputs and attrs, in order
@@ -539,7 +539,9 @@ class NpuAdapter(ReadsAsDict):
     # not elementwise: the output shapes are the op's fake kernel's (ops.py), run on meta
     # copies of the arguments
     shapes_from_meta: bool = False
-    alloc: list[str] = field(default_factory=list)
+    outputs: list[NpuOutput] = field(default_factory=list)  # the returned ones
+    like: str = ""  # the input an elementwise op's outputs take their shape and options from
+    broadcasts: bool = False  # ... their shape is the inputs' broadcast shape
     call_args: str = ""
     exec: str = ""
     return_statement: str = ""
@@ -596,39 +598,29 @@ def _npu_args(op: Op, params, outs) -> dict[str, Any]:
     return {"args": args, "call_args": call_args, "out_vars": out_vars}
 
 
-def _npu_alloc(op: Op, params, returned, out_vars, guard) -> list[str]:
-    """The statements that allocate the returned outputs."""
-    alloc: list[str] = []
-    if op.is_elementwise or op.in_place_only:
-        # Elementwise: every output has the first input's shape; dtypes by combination. (An op
-        # without outputs allocates nothing.)
-        first = next(p for p in params if p.kind in ("tensor", "ref"))
-        shape = "broadcast_shape_" if broadcasts(op) else f"{first.cpp_name}.sizes()"
-        for o in returned:
-            dtype = f"combination_[{len(op.inputs) + o.index}]"
-            alloc.append(
-                f"at::Tensor {out_vars[o.name]} = at::empty({shape}, "
-                f"{first.cpp_name}.options().dtype({dtype}));"
-            )
-    else:
-        # Otherwise the op's fake kernel (ops.py) tells the output shapes, run on meta tensors.
-        for o in returned:
-            source = (
-                "meta_outputs_"
-                if len(returned) == 1
-                else f"std::get<{o.return_index}>(meta_outputs_)"
-            )
-            kind = "std::vector<at::Tensor>" if o.is_list else "at::Tensor"
-            alloc.append(
-                f"{kind} {out_vars[o.name]} = opgen_npu::EmptyLike({source}, {device_expr(guard)});"
-            )
-    for o in returned:
-        if o.is_list:
-            aclnn_name = next(
-                a.name for a in op.aclnn.args if a.source == o.name and a.role == "output"
-            )
-            alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o.name]};")
-    return alloc
+@dataclass(frozen=True)
+class NpuOutput:
+    """An output the NPU adapter allocates and returns: its local `<name>_` (and, a list one,
+    `<name>_list_`, the TensorList aclnn takes)."""
+
+    name: str  # the aclnn name
+    is_list: bool
+    dtype_index: int  # an elementwise op's: its dtype's place in the matched combination
+    meta_index: int | None  # where the meta run returns it; None: the run's only result
+
+
+def _npu_outputs(op: Op, outs) -> list[NpuOutput]:
+    returned = [o for o in outs if not o.is_ref]
+    names = {a.source: a.name for a in op.aclnn.args if a.role == "output"}
+    return [
+        NpuOutput(
+            name=names[o.name],
+            is_list=o.is_list,
+            dtype_index=len(op.inputs) + o.index,
+            meta_index=None if len(returned) == 1 else o.return_index,
+        )
+        for o in returned
+    ]
 
 
 def _npu_header(op: Op) -> list[str]:
@@ -647,18 +639,14 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
     guard = device_param(params)
     if guard is None:
         return _npu_disabled(op, "it has no tensor input to take the device from")
-    by_name = {p.name: p for p in params}
     args = _npu_args(op, params, outs)
     returned = [o for o in outs if not o.is_ref]
-    alloc = _npu_alloc(op, params, returned, args["out_vars"], guard)
     values = [args["out_vars"][o.name] for o in returned]
-    refs = [
-        f"{a.name}_" for a in op.aclnn.args if a.role == "input" and by_name[a.source].kind == "ref"
-    ]
     return_statement = cpp_return_statement(returned, values)
+    # an elementwise op's outputs have the shape and options of its first required input
+    first = next((p for p in params if p.kind in ("tensor", "ref")), None)
     return NpuAdapter(
         enabled=True,
-        all_empty=f"opgen_npu::AllEmpty({{{', '.join(values + refs)}}})",
         early_return=return_statement or "return;",
         reason="",
         function=f"{op.snake_name}_npu",
@@ -670,13 +658,16 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
             + ["uint64_t *workspaceSize", "aclOpExecutor **executor"],
             5,
         ).replace("\n  ", "\n//"),
-        guard=f"at::device_of({guard.cpp_name})",
+        guard=guard.cpp_name,
+        guard_required=guard.kind in ("tensor", "ref"),
         attr_checks=cpp_fixed_attr_checks(op, "opgen_npu"),
         shape_checks=cpp_shape_checks(op, params, "opgen_npu"),
         args=args["args"],
         needs_dtypes=op.is_elementwise and bool(returned),
         shapes_from_meta=not (op.is_elementwise or op.in_place_only),
-        alloc=alloc,
+        outputs=_npu_outputs(op, outs),
+        like=first.cpp_name if first else "",
+        broadcasts=broadcasts(op),
         call_args=", ".join(args["call_args"]),
         exec=cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
         return_statement=return_statement,
@@ -687,13 +678,6 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
 
 def outs_by_name(outs) -> dict[str, Output]:
     return {o.name: o for o in outs}
-
-
-def device_expr(guard: Param) -> str:
-    """A C++ expression of the device the adapter runs on."""
-    if guard.kind in ("tensor", "ref"):
-        return f"{guard.cpp_name}.device()"
-    return f"at::device_of({guard.cpp_name}).value()"
 
 
 def npu_dtype_arg(p: Param) -> str:
