@@ -192,9 +192,12 @@ def test_reserved_cpp_names_are_renamed():
 
 def test_cpu_context():
     cpu = context(protos.IN_PLACE)["cpu"]
-    assert cpu["host_inputs"] == ['opgen_torch::ToHost(x, "x")', 'opgen_torch::ToHost(y, "y")']
+    assert [(p["cpp_name"], p["cpp_literal"]) for p in cpu["host_inputs"]] == [
+        ("x", '"x"'),
+        ("y", '"y"'),
+    ]
     assert cpu["attr_values"] == ["static_cast<float>(rate)"]
-    assert cpu["copy_back"] == ["x.copy_(outputs_[0]);"]
+    assert cpu["updates"] == [{"target": "x", "index": 0}]  # x.copy_(outputs_[0])
     assert cpu["return_statement"] == "return outputs_[1];"
     assert context(protos.CONCAT)["cpu"]["unsupported"].startswith(
         'TORCH_CHECK(false, "ConcatCustom has a dynamic'
@@ -212,8 +215,8 @@ def test_op_without_outputs():
     assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
     # CPU twin: the kernel writes the inputs' GM; the input it updates is copied back
     cpu = ctx["cpu"]
-    assert "opgen_torch::RunInPlace(" in cpu["run"] and cpu["return_statement"] == ""
-    assert cpu["copy_back"] == ["if (!updated_.empty()) {", "    var.copy_(updated_[0]);", "}"]
+    assert cpu["in_place_only"] and cpu["return_statement"] == ""
+    assert cpu["updates"] == [{"target": "var", "index": 0}]  # var.copy_(updated_[0])
     # NPU: aclnn takes only the inputs and attrs; contiguous copies are written back
     npu = ctx["npu"]
     assert npu["call_args"] == "var_, updates_, scale_"
@@ -253,11 +256,9 @@ def test_op_without_outputs_or_compute_updates_every_input():
     assert ctx["schema"] == (
         "scatter_max_custom(Tensor(a!) var, Tensor(b!) updates, float scale=1.0) -> ()"
     )
-    assert ctx["cpu"]["copy_back"] == [
-        "if (!updated_.empty()) {",
-        "    var.copy_(updated_[0]);",
-        "    updates.copy_(updated_[1]);",
-        "}",
+    assert ctx["cpu"]["updates"] == [
+        {"target": "var", "index": 0},
+        {"target": "updates", "index": 1},
     ]
 
 

@@ -109,6 +109,7 @@ class Param:
     kind: str
     is_tensor: bool
     cpp_name: str  # the schema name, or <name>_arg_ when it would hide a namespace
+    cpp_literal: str  # the schema name as a C++ string
     cpp_type: str
     py_annotation: str
     py_default: str | None  # None: the schema keeps no default
@@ -146,6 +147,7 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
         is_tensor=True,
         input_index=index,
         cpp_name=cpp_param_name(t.name),
+        cpp_literal=cpp_string(t.name),
         cpp_type=cpp_type,
         py_annotation=annotation,
         py_default="None" if kind == "optional" and kept_default else None,
@@ -167,6 +169,7 @@ def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
         attr_index=index,
         attr_type=a.type,
         cpp_name=cpp_param_name(a.name),
+        cpp_literal=cpp_string(a.name),
         cpp_type=a.info.cpp_param,
         py_annotation=a.info.py_annotation,
         py_default=default,
@@ -403,6 +406,15 @@ def cpp_row_checks(op: Op, params) -> list[str]:
 
 
 @dataclass(frozen=True)
+class CopyBack:
+    """An input the op updates in place: the CPU kernel copies the twin's tensor `index` (of
+    its outputs, or of its inputs for an op without outputs) into the argument `target`."""
+
+    target: str
+    index: int
+
+
+@dataclass(frozen=True)
 class CpuKernel(ReadsAsDict):
     """The op's CPU kernel (csrc/ops.cpp): the CPU twin runs op_host and the kernel."""
 
@@ -412,11 +424,11 @@ class CpuKernel(ReadsAsDict):
     attr_checks: list[str]
     shape_checks: list[str]
     row_checks: list[str]
-    host_inputs: list[str]  # the inputs as the twin takes them
+    host_inputs: list[Param]  # the inputs the twin takes (not a list one)
     attr_values: list[str]  # the attrs as the twin takes them
-    copy_back: list[str]  # the statements writing the inputs it updates in place
+    in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
+    updates: list[CopyBack]  # the inputs it updates in place, from the twin's tensors
     return_statement: str
-    run: str  # the twin's run
     placeholder: CpuPlaceholder | None
 
 
@@ -428,37 +440,17 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
             f"{op.op_type} has a dynamic (list) input or output, which the CPU twin "
             "cannot run; use an NPU"
         )
-    host_inputs = []
-    for t in op.inputs:
-        p = by_name[t.name]
-        name_literal = cpp_string(t.name)
-        if p.kind == "optional":
-            host_inputs.append(f"opgen_torch::ToHost({p.cpp_name}, {name_literal})")
-        elif p.kind != "list":
-            host_inputs.append(f"opgen_torch::ToHost({p.cpp_name}, {name_literal})")
-    copy_back = [
-        f"{by_name[o.name].cpp_name}.copy_(outputs_[{o.index}]);" for o in outs if o.is_ref
-    ]
-    returned = [o for o in outs if not o.is_ref]
-    values = [f"outputs_[{o.index}]" for o in returned]
-    run = (
-        "const std::vector<at::Tensor> outputs_ =\n        " if returned or copy_back else ""
-    ) + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
     if op.in_place_only:
         # No outputs: the kernel writes the inputs; the twin hands back every input as the
         # kernel left it (none when they are empty), and those it updates go back into their
         # arguments.
-        run = (
-            "const std::vector<at::Tensor> updated_ =\n        "
-            f"opgen_torch::RunInPlace({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
-        )
-        copy_back = ["if (!updated_.empty()) {"]
-        copy_back += [
-            f"    {by_name[t.name].cpp_name}.copy_(updated_[{i}]);"
-            for i, t in enumerate(op.inputs)
-            if t.is_ref
+        updates = [
+            CopyBack(by_name[t.name].cpp_name, i) for i, t in enumerate(op.inputs) if t.is_ref
         ]
-        copy_back.append("}")
+    else:
+        updates = [CopyBack(by_name[o.name].cpp_name, o.index) for o in outs if o.is_ref]
+    returned = [o for o in outs if not o.is_ref]
+    values = [f"outputs_[{o.index}]" for o in returned]
     pieces = wrap(unsupported, LINE - 30)
     pieces = [
         cpp_string(piece + (" " if i < len(pieces) - 1 else "")) for i, piece in enumerate(pieces)
@@ -470,11 +462,11 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         attr_checks=cpp_fixed_attr_checks(op, "opgen_torch"),
         shape_checks=cpp_shape_checks(op, params, "opgen_torch"),
         row_checks=cpp_row_checks(op, params),
-        host_inputs=host_inputs,
+        host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
         attr_values=[p.twin_value for p in params if p.kind == "attr"],
-        copy_back=copy_back,
+        in_place_only=op.in_place_only,
+        updates=updates,
         return_statement=cpp_return_statement(returned, values),
-        run=run,
         placeholder=cpu_placeholder(op, params, outs),
     )
 
