@@ -54,7 +54,7 @@ def test_gelu_basics():
         {"name": "DTYPE_Y", "value": "bfloat16_t"},
         {"name": "ORIG_DTYPE_Y", "value": "DT_BF16"},
     ]
-    assert ctx["variants"][0]["ge_dtypes"] == "ge::DT_FLOAT16, ge::DT_FLOAT16"
+    assert ctx["variants"][0]["ge_dtypes"] == ["DT_FLOAT16", "DT_FLOAT16"]
     assert ctx["differentiable"]
     assert ctx["fake"]["mode"] == "elementwise"
     assert ctx["npu"]["enabled"]
@@ -140,6 +140,7 @@ def test_aclnn_call_order_optional_and_attrs():
 def test_aclnn_call_in_place_and_several_outputs():
     npu = context(protos.IN_PLACE)["npu"]
     assert npu["call_args"] == "xRef_, y_, rate_, zOut_"
+    assert [o["name"] for o in npu["outputs"]] == ["zOut"]  # returned; xRef is copied back
     # xRef is made contiguous, and copied back into x after the call
     assert npu["args"][0] == {
         "name": "xRef",
@@ -147,7 +148,6 @@ def test_aclnn_call_in_place_and_several_outputs():
         "source": "x",
         "cpp_type": "at::Tensor&",
     }
-    assert npu["return_statement"] == "return zOut_;"
 
     npu = context(protos.TWO_OUTPUTS)["npu"]
     assert npu["call_args"] == "x_, y_, posOut_, negOut_"
@@ -155,11 +155,10 @@ def test_aclnn_call_in_place_and_several_outputs():
     # the shape is x's and y's broadcast shape.
     assert [(o["name"], o["dtype_index"]) for o in npu["outputs"]] == [("posOut", 2), ("negOut", 3)]
     assert npu["broadcasts"] and npu["like"] == "x" and not npu["shapes_from_meta"]
-    assert npu["return_statement"] == "return std::make_tuple(posOut_, negOut_);"
 
     npu = context(protos.ONLY_IN_PLACE)["npu"]
     assert npu["call_args"] == "xRef_, factor_"
-    assert npu["return_statement"] == ""
+    assert npu["outputs"] == []  # returns nothing
 
 
 def test_not_elementwise_outputs_come_from_the_fake_kernel():
@@ -198,7 +197,6 @@ def test_cpu_context():
     ]
     assert cpu["attr_values"] == ["static_cast<float>(rate)"]
     assert cpu["updates"] == [{"target": "x", "index": 0}]  # x.copy_(outputs_[0])
-    assert cpu["return_statement"] == "return outputs_[1];"
     assert context(protos.CONCAT)["cpu"]["unsupported"].startswith(
         'TORCH_CHECK(false, "ConcatCustom has a dynamic'
     )
@@ -215,13 +213,12 @@ def test_op_without_outputs():
     assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
     # CPU twin: the kernel writes the inputs' GM; the input it updates is copied back
     cpu = ctx["cpu"]
-    assert cpu["in_place_only"] and cpu["return_statement"] == ""
+    assert cpu["in_place_only"]
     assert cpu["updates"] == [{"target": "var", "index": 0}]  # var.copy_(updated_[0])
     # NPU: aclnn takes only the inputs and attrs; contiguous copies are written back
     npu = ctx["npu"]
     assert npu["call_args"] == "var_, updates_, scale_"
     assert not npu["shapes_from_meta"] and npu["outputs"] == [] and not npu["needs_dtypes"]
-    assert npu["early_return"] == "return;"
     assert [a["kind"] for a in npu["args"]] == ["ref", "tensor", "attr"]
     # fake: updates broadcast into var (which cannot grow), nothing returned
     assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
@@ -272,7 +269,6 @@ def test_optional_output_is_always_allocated_and_returned():
     npu = ctx["npu"]
     assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
     assert [o["name"] for o in npu["outputs"]] == ["yOut", "ratioOut"]
-    assert npu["return_statement"] == "return std::make_tuple(yOut_, ratioOut_);"
     assert ctx["fake"]["lines"][-2:] == ["    x.new_empty(shape_, dtype=dtypes_[1]),", ")"]
     assert "always allocates it" in ctx["readme_notes"][0]
 

@@ -255,14 +255,6 @@ def cpp_return_types(returned: list[Output]) -> str:
     return return_types(returned)[0]
 
 
-def cpp_return_statement(returned: list[Output], values: list[str]) -> str:
-    if not returned:
-        return ""
-    if len(returned) == 1:
-        return f"return {values[0]};"
-    return f"return std::make_tuple({', '.join(values)});"
-
-
 # ---------------------------------------------------------------------------------------------
 # dtype combinations and kernel variants
 # ---------------------------------------------------------------------------------------------
@@ -287,8 +279,8 @@ class Variant:
     symbol: str  # its entry
     namespace: str  # the namespace its copy of the kernel compiles in
     macros: list[Macro]
-    ge_dtypes: str  # the combination as ge:: dtypes (the twin's variant table)
-    at_dtypes: str  # ... as at:: dtypes (the NPU adapter's combination table)
+    ge_dtypes: list[str]  # the combination's ge:: dtypes (the twin's variant table)
+    at_dtypes: list[str]  # ... its at:: dtypes (the NPU adapter's combination table)
     py_inputs: str  # the inputs' dtypes as a Python tuple of torch dtypes (ops.py)
     py_outputs: str  # the outputs' ones
     label: str  # "float16, float16 -> float16"
@@ -324,8 +316,8 @@ def variants(op: Op) -> list[Variant]:
                 symbol=symbol,
                 namespace=f"opgen_variant_{op.snake_name}_{suffix}",
                 macros=macros,
-                ge_dtypes=", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
-                at_dtypes=", ".join(f"at::{DTYPES[d].at}" for d in combo),
+                ge_dtypes=[DTYPES[d].ge for d in combo],
+                at_dtypes=[DTYPES[d].at for d in combo],
                 py_inputs=py_dtype_tuple(combo[: len(op.inputs)]),
                 py_outputs=py_dtype_tuple(combo[len(op.inputs) :]),
                 label=f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
@@ -428,7 +420,6 @@ class CpuKernel(ReadsAsDict):
     attr_values: list[str]  # the attrs as the twin takes them
     in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
     updates: list[CopyBack]  # the inputs it updates in place, from the twin's tensors
-    return_statement: str
     placeholder: CpuPlaceholder | None
 
 
@@ -449,8 +440,6 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         ]
     else:
         updates = [CopyBack(by_name[o.name].cpp_name, o.index) for o in outs if o.is_ref]
-    returned = [o for o in outs if not o.is_ref]
-    values = [f"outputs_[{o.index}]" for o in returned]
     pieces = wrap(unsupported, LINE - 30)
     pieces = [
         cpp_string(piece + (" " if i < len(pieces) - 1 else "")) for i, piece in enumerate(pieces)
@@ -466,7 +455,6 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         attr_values=[p.twin_value for p in params if p.kind == "attr"],
         in_place_only=op.in_place_only,
         updates=updates,
-        return_statement=cpp_return_statement(returned, values),
         placeholder=cpu_placeholder(op, params, outs),
     )
 
@@ -517,7 +505,6 @@ class NpuAdapter(ReadsAsDict):
     reason: str  # why it has none ("" when enabled)
     reason_lines: list[str] = field(default_factory=list)  # that, for a comment
     uses_float_array: bool = False
-    early_return: str = ""
     function: str = ""
     aclnn: str = ""
     header: list[str] = field(default_factory=list)
@@ -536,8 +523,6 @@ class NpuAdapter(ReadsAsDict):
     broadcasts: bool = False  # ... their shape is the inputs' broadcast shape
     call_args: str = ""
     exec: str = ""
-    return_statement: str = ""
-    dtype_inputs: str = ""
 
 
 def _npu_disabled(op: Op, reason: str) -> NpuAdapter:
@@ -633,13 +618,10 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         return _npu_disabled(op, "it has no tensor input to take the device from")
     args = _npu_args(op, params, outs)
     returned = [o for o in outs if not o.is_ref]
-    values = [args["out_vars"][o.name] for o in returned]
-    return_statement = cpp_return_statement(returned, values)
     # an elementwise op's outputs have the shape and options of its first required input
     first = next((p for p in params if p.kind in ("tensor", "ref")), None)
     return NpuAdapter(
         enabled=True,
-        early_return=return_statement or "return;",
         reason="",
         function=f"{op.snake_name}_npu",
         aclnn=op.aclnn.name,
@@ -662,24 +644,12 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         broadcasts=broadcasts(op),
         call_args=", ".join(args["call_args"]),
         exec=cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
-        return_statement=return_statement,
         uses_float_array=any(a.kind == "list_float" for a in args["args"]),
-        dtype_inputs=", ".join(npu_dtype_arg(p) for p in params if p.is_tensor),
     )
 
 
 def outs_by_name(outs) -> dict[str, Output]:
     return {o.name: o for o in outs}
-
-
-def npu_dtype_arg(p: Param) -> str:
-    """The dtype an input contributes to the combination lookup (nullopt: absent, any)."""
-    name = p.cpp_name
-    if p.kind == "optional":
-        return f"opgen_npu::DtypeOf({name})"
-    if p.kind == "list":
-        return f"opgen_npu::DtypeOf({name})"
-    return f"{name}.scalar_type()"
 
 
 # ---------------------------------------------------------------------------------------------
