@@ -241,7 +241,7 @@ PLANNER_FSTRINGS = {
     "layout.py": 16,
     "project.py": 11,
     "tests.py": 47,
-    "torch_ext.py": 97,
+    "torch_ext.py": 90,
     "user_op.py": 25,
 }
 

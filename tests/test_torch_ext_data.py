@@ -269,7 +269,11 @@ def test_optional_output_is_always_allocated_and_returned():
     npu = ctx["npu"]
     assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
     assert [o["name"] for o in npu["outputs"]] == ["yOut", "ratioOut"]
-    assert ctx["fake"]["lines"][-2:] == ["    x.new_empty(shape_, dtype=dtypes_[1]),", ")"]
+    assert ctx["fake"]["shape_from"] == "broadcast" and ctx["fake"]["like"] == "x"
+    assert ctx["fake"]["returns"] == [
+        {"index": 0, "is_list": False},
+        {"index": 1, "is_list": False},
+    ]
     assert "always allocates it" in ctx["readme_notes"][0]
 
 
@@ -346,24 +350,24 @@ def test_an_op_updating_inputs_without_a_backward_says_why():
 
 
 def test_fake_kernels():
-    assert context(protos.TWO_OUTPUTS)["fake"]["lines"] == [
+    # the body before the return statement, which ops.py prints from shape_from and returns
+    fake = context(protos.TWO_OUTPUTS)["fake"]
+    assert fake["lines"] == [
         'dtypes_ = _output_dtypes("SplitSignCustom", _SPLIT_SIGN_CUSTOM_DTYPES, x, y)',
         'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)',
-        "return (",
-        "    x.new_empty(shape_, dtype=dtypes_[0]),",
-        "    x.new_empty(shape_, dtype=dtypes_[1]),",
-        ")",
     ]
-    assert context(protos.IN_PLACE)["fake"]["lines"][1:] == [
-        'shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)',
-        "return x.new_empty(shape_, dtype=dtypes_[1])",
+    assert fake["shape_from"] == "broadcast" and [r["index"] for r in fake["returns"]] == [0, 1]
+    fake = context(protos.IN_PLACE)["fake"]
+    assert fake["lines"][1:] == ['shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)']
+    assert fake["returns"] == [{"index": 1, "is_list": False}]  # x is updated in place
+    fake = context(protos.ONLY_IN_PLACE)["fake"]
+    assert fake["lines"] == [
+        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)'
     ]
-    assert context(protos.ONLY_IN_PLACE)["fake"]["lines"] == [
-        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)',
-        "return None",
-    ]
-    reduce_lines = context(protos.REDUCE)["fake"]["lines"]
-    assert "results_ = _golden.row_sum_custom(x, dim)" in reduce_lines
+    assert fake["shape_from"] and fake["returns"] == []  # return None
+    reduce = context(protos.REDUCE)["fake"]
+    assert "results_ = _golden.row_sum_custom(x, dim)" in reduce["lines"]
+    assert reduce["shape_from"] == "golden"
     # no compute, no golden: the op is the user's, and nothing tells its output shapes
     opaque = context(protos.OPAQUE)["fake"]
     assert opaque["mode"] == "none"

@@ -658,6 +658,14 @@ def outs_by_name(outs) -> dict[str, Output]:
 
 
 @dataclass(frozen=True)
+class FakeReturn:
+    """An output the fake kernel returns: an empty tensor (or list) of dtype dtypes_[index]."""
+
+    index: int
+    is_list: bool
+
+
+@dataclass(frozen=True)
 class Fake(ReadsAsDict):
     """The op's fake (meta) kernel in ops.py."""
 
@@ -665,7 +673,12 @@ class Fake(ReadsAsDict):
     # "golden" (the golden run on the fake tensors), "in_place" (no outputs) or "none" (it
     # cannot: it raises, asking for the user's fake())
     mode: str
-    lines: list[str]  # its body
+    lines: list[str]  # its body, but for the return statement of a shape_from mode
+    # where the returned outputs' shapes come from: "input" (that of `like`), "broadcast" (the
+    # inputs' broadcast shape, shape_), "golden" (the golden's results'); "": no return to print
+    shape_from: str
+    like: str  # the first required input: the returned outputs are new_empty of it
+    returns: list[FakeReturn]
     broadcasts: bool  # it calls _support's _broadcast_shape (ops.py imports it then)
     row_shapes: bool  # ... _row_shapes
     fixed_attrs: bool  # ... _fixed_attr
@@ -674,10 +687,14 @@ class Fake(ReadsAsDict):
 def fake_context(op: Op, options, params, outs) -> Fake:
     """How the fake (meta) kernel computes the output metadata: the lines of its body, and
     whether they call _support's _broadcast_shape and _row_shapes (ops.py imports them then)."""
-    mode, lines = _fake_lines(op, options, params, outs)
+    mode, shape_from, lines = _fake_lines(op, options, params, outs)
+    required = [p.name for p in params if p.kind in ("tensor", "ref")]
     return Fake(
         mode=mode,
         lines=lines,
+        shape_from=shape_from,
+        like=required[0] if required else "",
+        returns=[FakeReturn(o.index, o.is_list) for o in outs if not o.is_ref],
         broadcasts=any("_broadcast_shape(" in line for line in lines),
         row_shapes=any("_row_shapes(" in line for line in lines),
         fixed_attrs=bool(op.fixed_attrs),
@@ -716,8 +733,8 @@ def _fake_checks(op: Op, params, returned) -> list[str]:
     return lines
 
 
-def _fake_golden(op: Op, params, returned) -> tuple[list[str], list[str]]:
-    """The fake kernel's run of the golden on the fake tensors, and its returned values."""
+def _fake_golden(op: Op, params) -> list[str]:
+    """The fake kernel's run of the golden on the fake tensors."""
     lines = ["# The float64 reference run on the fake tensors: only its shapes count."]
     call = py_call(
         f"_golden.{py_function_name(op.snake_name)}",
@@ -728,14 +745,7 @@ def _fake_golden(op: Op, params, returned) -> tuple[list[str], list[str]]:
     lines.append(f"results_ = {call}")
     if len(op.outputs) == 1:
         lines.append("results_ = (results_,)")
-    values = []
-    for o in returned:
-        source = f"results_[{o.index}]"
-        if o.is_list:
-            values.append(f"[t_.new_empty(t_.shape, dtype=dtypes_[{o.index}]) for t_ in {source}]")
-        else:
-            values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o.index}])")
-    return lines, values
+    return lines
 
 
 def _fake_unknown(op: Op, options) -> list[str]:
@@ -760,14 +770,13 @@ def _fake_unknown(op: Op, options) -> list[str]:
     return lines
 
 
-def _fake_shapes(op: Op, params, outs) -> tuple[str, list[str], list[str]] | None:
-    """How the fake kernel tells the output shapes: (mode, the lines computing them, the
-    returned values), or None when opgen cannot tell them."""
-    returned = [o for o in outs if not o.is_ref]
+def _fake_shapes(op: Op, params, outs) -> tuple[str, str, list[str]] | None:
+    """How the fake kernel tells the output shapes: (mode, what they are, the lines computing
+    them), or None when opgen cannot tell them. They are those of the first required input
+    ("input"), the inputs' broadcast shape ("broadcast"), or the golden's results' ("golden")."""
     required = [p.name for p in params if p.kind in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
     first = required[0] if required else None
-    same_shape = [f"{first}.new_empty({first}.shape, dtype=dtypes_[{o.index}])" for o in returned]
     if (
         not op.is_elementwise
         and not has_golden
@@ -780,28 +789,24 @@ def _fake_shapes(op: Op, params, outs) -> tuple[str, list[str], list[str]] | Non
         comment = (
             f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape of {first}."
         )
-        return "host", [comment], same_shape
+        return "host", "input", [comment]
     if broadcasts(op):
-        line = "shape_ = " + _py_broadcast_shape(op, params, len("shape_ = "))
-        values = [f"{first}.new_empty(shape_, dtype=dtypes_[{o.index}])" for o in returned]
-        return "elementwise", [line], values
+        return (
+            "elementwise",
+            "broadcast",
+            ["shape_ = " + _py_broadcast_shape(op, params, len("shape_ = "))],
+        )
     if op.is_elementwise:  # one required input
-        return "elementwise", [], same_shape
+        return "elementwise", "input", []
     if has_golden:
-        return "golden", *_fake_golden(op, params, returned)
+        return "golden", "golden", _fake_golden(op, params)
     return None
 
 
-def _py_return(values: list[str]) -> list[str]:
-    """The fake kernel's return statement of these values."""
-    if not values:
-        return ["return None"]
-    if len(values) == 1:
-        return [f"return {values[0]}"]
-    return ["return (", *(f"    {v}," for v in values), ")"]
-
-
-def _fake_lines(op: Op, options, params, outs) -> tuple[str, list[str]]:
+def _fake_lines(op: Op, options, params, outs) -> tuple[str, str, list[str]]:
+    """The fake kernel's mode, where its results' shapes come from ("" when it returns
+    nothing: it updates inputs in place or raises) and the lines of its body before its return
+    statement (fake.jinja prints that)."""
     returned = [o for o in outs if not o.is_ref]
     lines = _fake_checks(op, params, returned)
     if op.in_place_only:
@@ -810,12 +815,12 @@ def _fake_lines(op: Op, options, params, outs) -> tuple[str, list[str]]:
             lines.append(_py_broadcast_shape(op, params))
         lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
-        return "in_place", lines
+        return "in_place", "", lines
     shapes = _fake_shapes(op, params, outs)
     if shapes is None:
-        return "none", _fake_unknown(op, options)
-    mode, computed, values = shapes
-    return mode, lines + computed + _py_return(values)
+        return "none", "", _fake_unknown(op, options)
+    mode, shape_from, computed = shapes
+    return mode, shape_from, lines + computed
 
 
 def options_path(op: Op) -> str:
