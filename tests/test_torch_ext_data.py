@@ -54,7 +54,7 @@ def test_gelu_basics():
         {"name": "DTYPE_Y", "value": "bfloat16_t"},
         {"name": "ORIG_DTYPE_Y", "value": "DT_BF16"},
     ]
-    assert ctx["variants"][0]["ge_dtypes"] == "ge::DT_FLOAT16, ge::DT_FLOAT16"
+    assert ctx["variants"][0]["ge_dtypes"] == ["DT_FLOAT16", "DT_FLOAT16"]
     assert ctx["differentiable"]
     assert ctx["fake"]["mode"] == "elementwise"
     assert ctx["npu"]["enabled"]
@@ -122,45 +122,55 @@ def test_aclnn_call_order_optional_and_attrs():
         "x_, biasOptional_, alpha_, count_, flag_, modeOptional_, "
         "dimsOptional_, scalesOptional_, masksOptional_, out_"
     )
-    prep = "\n".join(npu["prep"])
-    assert "c10::optional<at::Tensor> biasOptional_ = opgen_npu::Contiguous(bias);" in prep
-    assert "std::string modeOptional_text_(mode);" in prep
-    assert "char* modeOptional_ = modeOptional_text_.data();" in prep
-    assert "opgen_npu::FloatArray scalesOptional_(scales);" in prep
-    assert "at::ArrayRef<bool> masksOptional_(masksOptional_items_);" in prep
+    # how the adapter makes each aclnn argument (csrc_npu/<op>_npu.cpp prints the statements)
+    assert [(a["name"], a["kind"], a["source"]) for a in npu["args"]] == [
+        ("x", "tensor", "x"),
+        ("biasOptional", "optional", "bias"),
+        ("alpha", "attr", "alpha"),
+        ("count", "attr", "count"),
+        ("flag", "attr", "flag"),
+        ("modeOptional", "string", "mode"),
+        ("dimsOptional", "attr", "dims"),
+        ("scalesOptional", "list_float", "scales"),
+        ("masksOptional", "list_bool", "masks"),
+    ]
     assert npu["uses_float_array"]
 
 
 def test_aclnn_call_in_place_and_several_outputs():
     npu = context(protos.IN_PLACE)["npu"]
     assert npu["call_args"] == "xRef_, y_, rate_, zOut_"
-    assert "at::Tensor xRef_ = x.is_contiguous() ? x : x.contiguous();" in npu["prep"]
-    assert any("x.copy_(xRef_);" in line for line in npu["finish"])
-    assert npu["return_statement"] == "return zOut_;"
+    assert [o["name"] for o in npu["outputs"]] == ["zOut"]  # returned; xRef is copied back
+    # xRef is made contiguous, and copied back into x after the call
+    assert npu["args"][0] == {
+        "name": "xRef",
+        "kind": "ref",
+        "source": "x",
+        "cpp_type": "at::Tensor&",
+    }
 
     npu = context(protos.TWO_OUTPUTS)["npu"]
     assert npu["call_args"] == "x_, y_, posOut_, negOut_"
     # Output dtypes come from the matched combination: inputs first, so outputs at 2 and 3;
     # the shape is x's and y's broadcast shape.
-    assert npu["alloc"] == [
-        "at::Tensor posOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[2]));",
-        "at::Tensor negOut_ = at::empty(broadcast_shape_, x.options().dtype(combination_[3]));",
-    ]
-    assert npu["return_statement"] == "return std::make_tuple(posOut_, negOut_);"
+    assert [(o["name"], o["dtype_index"]) for o in npu["outputs"]] == [("posOut", 2), ("negOut", 3)]
+    assert npu["broadcasts"] and npu["like"] == "x" and not npu["shapes_from_meta"]
 
     npu = context(protos.ONLY_IN_PLACE)["npu"]
     assert npu["call_args"] == "xRef_, factor_"
-    assert npu["return_statement"] == ""
+    assert npu["outputs"] == []  # returns nothing
 
 
 def test_not_elementwise_outputs_come_from_the_fake_kernel():
     npu = context(protos.REDUCE)["npu"]
-    assert npu["meta"]["signature"] == "at::Tensor(const at::Tensor&, int64_t)"
-    assert npu["meta"]["args"] == "x_meta_, dim"
-    assert npu["alloc"] == ["at::Tensor out_ = opgen_npu::EmptyLike(meta_outputs_, x.device());"]
+    assert npu["shapes_from_meta"]
+    assert npu["outputs"] == [
+        {"name": "out", "is_list": False, "dtype_index": 1, "meta_index": None}
+    ]
+    assert npu["guard"] == "x" and npu["guard_required"]
     npu = context(protos.CONCAT)["npu"]
     assert npu["call_args"] == "xs_, out_"
-    assert npu["guard"] == "at::device_of(xs)"
+    assert npu["guard"] == "xs" and not npu["guard_required"]
 
 
 def test_no_aclnn_no_adapter():
@@ -176,15 +186,17 @@ def test_reserved_cpp_names_are_renamed():
     )
     assert ctx["py_params"] == "at, std, result=1.0"  # Python keeps the schema names
     assert ctx["npu"]["call_args"] == "at_, std_, result_, out_"
-    assert ctx["npu"]["guard"] == "at::device_of(at_arg_)"
+    assert ctx["npu"]["guard"] == "at_arg_"
 
 
 def test_cpu_context():
     cpu = context(protos.IN_PLACE)["cpu"]
-    assert cpu["host_inputs"] == ['opgen_torch::ToHost(x, "x")', 'opgen_torch::ToHost(y, "y")']
+    assert [(p["cpp_name"], p["cpp_literal"]) for p in cpu["host_inputs"]] == [
+        ("x", '"x"'),
+        ("y", '"y"'),
+    ]
     assert cpu["attr_values"] == ["static_cast<float>(rate)"]
-    assert cpu["copy_back"] == ["x.copy_(outputs_[0]);"]
-    assert cpu["return_statement"] == "return outputs_[1];"
+    assert cpu["updates"] == [{"target": "x", "index": 0}]  # x.copy_(outputs_[0])
     assert context(protos.CONCAT)["cpu"]["unsupported"].startswith(
         'TORCH_CHECK(false, "ConcatCustom has a dynamic'
     )
@@ -201,14 +213,13 @@ def test_op_without_outputs():
     assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
     # CPU twin: the kernel writes the inputs' GM; the input it updates is copied back
     cpu = ctx["cpu"]
-    assert "opgen_torch::RunInPlace(" in cpu["run"] and cpu["return_statement"] == ""
-    assert cpu["copy_back"] == ["if (!updated_.empty()) {", "    var.copy_(updated_[0]);", "}"]
+    assert cpu["in_place_only"]
+    assert cpu["updates"] == [{"target": "var", "index": 0}]  # var.copy_(updated_[0])
     # NPU: aclnn takes only the inputs and attrs; contiguous copies are written back
     npu = ctx["npu"]
     assert npu["call_args"] == "var_, updates_, scale_"
-    assert npu["meta"] is None and npu["alloc"] == [] and not npu["needs_dtypes"]
-    assert npu["early_return"] == "return;"
-    assert npu["finish"][0].startswith("if (!var_.is_same(var)) {")
+    assert not npu["shapes_from_meta"] and npu["outputs"] == [] and not npu["needs_dtypes"]
+    assert [a["kind"] for a in npu["args"]] == ["ref", "tensor", "attr"]
     # fake: updates broadcast into var (which cannot grow), nothing returned
     assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
     assert (
@@ -242,11 +253,9 @@ def test_op_without_outputs_or_compute_updates_every_input():
     assert ctx["schema"] == (
         "scatter_max_custom(Tensor(a!) var, Tensor(b!) updates, float scale=1.0) -> ()"
     )
-    assert ctx["cpu"]["copy_back"] == [
-        "if (!updated_.empty()) {",
-        "    var.copy_(updated_[0]);",
-        "    updates.copy_(updated_[1]);",
-        "}",
+    assert ctx["cpu"]["updates"] == [
+        {"target": "var", "index": 0},
+        {"target": "updates", "index": 1},
     ]
 
 
@@ -259,9 +268,12 @@ def test_optional_output_is_always_allocated_and_returned():
     assert ctx["returned"][1]["doc"][0].startswith("ratio: float16 or float32. Optional in the")
     npu = ctx["npu"]
     assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
-    assert any(line.startswith("at::Tensor ratioOut_ = at::empty(") for line in npu["alloc"])
-    assert npu["return_statement"] == "return std::make_tuple(yOut_, ratioOut_);"
-    assert ctx["fake"]["lines"][-2:] == ["    x.new_empty(shape_, dtype=dtypes_[1]),", ")"]
+    assert [o["name"] for o in npu["outputs"]] == ["yOut", "ratioOut"]
+    assert ctx["fake"]["shape_from"] == "broadcast" and ctx["fake"]["like"] == "x"
+    assert ctx["fake"]["returns"] == [
+        {"index": 0, "is_list": False},
+        {"index": 1, "is_list": False},
+    ]
     assert "always allocates it" in ctx["readme_notes"][0]
 
 
@@ -338,24 +350,24 @@ def test_an_op_updating_inputs_without_a_backward_says_why():
 
 
 def test_fake_kernels():
-    assert context(protos.TWO_OUTPUTS)["fake"]["lines"] == [
+    # the body before the return statement, which ops.py prints from shape_from and returns
+    fake = context(protos.TWO_OUTPUTS)["fake"]
+    assert fake["lines"] == [
         'dtypes_ = _output_dtypes("SplitSignCustom", _SPLIT_SIGN_CUSTOM_DTYPES, x, y)',
         'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)',
-        "return (",
-        "    x.new_empty(shape_, dtype=dtypes_[0]),",
-        "    x.new_empty(shape_, dtype=dtypes_[1]),",
-        ")",
     ]
-    assert context(protos.IN_PLACE)["fake"]["lines"][1:] == [
-        'shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)',
-        "return x.new_empty(shape_, dtype=dtypes_[1])",
+    assert fake["shape_from"] == "broadcast" and [r["index"] for r in fake["returns"]] == [0, 1]
+    fake = context(protos.IN_PLACE)["fake"]
+    assert fake["lines"][1:] == ['shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)']
+    assert fake["returns"] == [{"index": 1, "is_list": False}]  # x is updated in place
+    fake = context(protos.ONLY_IN_PLACE)["fake"]
+    assert fake["lines"] == [
+        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)'
     ]
-    assert context(protos.ONLY_IN_PLACE)["fake"]["lines"] == [
-        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)',
-        "return None",
-    ]
-    reduce_lines = context(protos.REDUCE)["fake"]["lines"]
-    assert "results_ = _golden.row_sum_custom(x, dim)" in reduce_lines
+    assert fake["shape_from"] and fake["returns"] == []  # return None
+    reduce = context(protos.REDUCE)["fake"]
+    assert "results_ = _golden.row_sum_custom(x, dim)" in reduce["lines"]
+    assert reduce["shape_from"] == "golden"
     # no compute, no golden: the op is the user's, and nothing tells its output shapes
     opaque = context(protos.OPAQUE)["fake"]
     assert opaque["mode"] == "none"
@@ -396,22 +408,22 @@ def test_elementwise_inputs_broadcast_everywhere():
 
 def test_converter():
     conv = context(protos.ALL_ATTRS)["converter"]
-    assert [i["key"] for i in conv["inputs"]] == ['"x"', '"bias"']
-    assert [a["value"] for a in conv["attrs"]] == [
-        "_ge.attr.Float(alpha)",
-        "_ge.attr.Int(count)",
-        "_ge.attr.Bool(flag)",
-        "_ge.attr.Str(mode)",
-        "_ge.attr.ListInt(dims)",
-        "_ge.attr.ListFloat(scales)",
-        "_ge.attr.ListBool(masks)",
+    assert [i["literal"] for i in conv["inputs"]] == ['"x"', '"bias"']
+    assert [(a["builder"], a["name"]) for a in conv["attrs"]] == [
+        ("Float", "alpha"),
+        ("Int", "count"),
+        ("Bool", "flag"),
+        ("Str", "mode"),
+        ("ListInt", "dims"),
+        ("ListFloat", "scales"),
+        ("ListBool", "masks"),
     ]
-    assert conv["outputs"] == ['"y"']
-    assert conv["result"] == "outputs_"
+    assert [o["literal"] for o in conv["outputs"]] == ['"y"']
+    assert conv["returns_node"]
     conv = context(protos.IN_PLACE)["converter"]
-    assert conv["outputs"] == ['"x"', '"z"']
-    assert conv["result"] == "outputs_[1]"
-    assert context(protos.ONLY_IN_PLACE)["converter"]["result"] == "None"
+    assert [o["literal"] for o in conv["outputs"]] == ['"x"', '"z"']
+    assert conv["returned"] == [1] and not conv["returns_node"]
+    assert context(protos.ONLY_IN_PLACE)["converter"]["returned"] == []
 
 
 def test_user_strings_are_escaped_for_cpp():

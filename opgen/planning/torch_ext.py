@@ -16,7 +16,7 @@ never end in "_" and never hold "__", see `names.NAME_RE`):
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opgen.compiler.lower import fresh
@@ -55,6 +55,18 @@ PY_MODULE_NAMES = frozenset("torch Tensor Sequence annotations".split())
 PACKAGE_NAMES = frozenset("ops golden graph overrides load_npu npu_loaded".split())
 
 
+class ReadsAsDict:
+    """Item access to a dataclass's fields: opgen.planning.tests and project still read
+    op.torch's fake, cpu, npu, golden and introspection as dicts (`torch.fake["mode"]`,
+    `torch.npu.get("reason", "")`); drop this once they read attributes."""
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+    def get(self, key: str, default=None):
+        return getattr(self, key, default)
+
+
 def cpp_param_name(name: str) -> str:
     return f"{name}_arg_" if name in CPP_RESERVED else name
 
@@ -88,7 +100,28 @@ def schema_defaults(op: Op) -> dict[str, bool]:
     return kept
 
 
-def tensor_param(t: TensorParam, index: int, kept_default: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Param:
+    """A schema argument: an input (kind "tensor", "ref", "list" or "optional") or an attr
+    (kind "attr"), as the C++ adapters and the Python functions declare it."""
+
+    name: str
+    kind: str
+    is_tensor: bool
+    cpp_name: str  # the schema name, or <name>_arg_ when it would hide a namespace
+    cpp_literal: str  # the schema name as a C++ string
+    cpp_type: str
+    py_annotation: str
+    py_default: str | None  # None: the schema keeps no default
+    doc: str  # its Args: text
+    input_index: int | None = None  # an input's position among the op's inputs
+    attr_index: int | None = None  # an attr's position among the op's attrs
+    attr_type: str | None = None  # an attr's prototype type
+    ge_attr: str | None = None  # an attr's torchair builder: _ge.attr.<ge_attr>(value)
+    twin_value: str | None = None  # an attr's value as the CPU twin takes it
+
+
+def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
     if t.is_ref:
         kind, cpp_type, annotation = "ref", "at::Tensor&", "Tensor"
     elif t.param_type == "dynamic":
@@ -108,48 +141,50 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> dict[str, An
         }[kind]
         + "."
     )
-    return {
-        "name": t.name,
-        "kind": kind,
-        "is_tensor": True,
-        "input_index": index,
-        "cpp_name": cpp_param_name(t.name),
-        "cpp_type": cpp_type,
-        "py_annotation": annotation,
-        "py_default": "None" if kind == "optional" and kept_default else None,
-        "doc": doc,
-    }
+    return Param(
+        name=t.name,
+        kind=kind,
+        is_tensor=True,
+        input_index=index,
+        cpp_name=cpp_param_name(t.name),
+        cpp_literal=cpp_string(t.name),
+        cpp_type=cpp_type,
+        py_annotation=annotation,
+        py_default="None" if kind == "optional" and kept_default else None,
+        doc=doc,
+    )
 
 
-def attr_param(a: Attr, index: int, kept_default: bool) -> dict[str, Any]:
+def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
     default = py_literal(a.type, a.default) if kept_default else None
     doc = f"{a.type} attr"
     if not a.required:
         doc += f", default {py_literal(a.type, a.default)}"
         if not kept_default:
             doc += " in the kernel; the schema cannot keep it, so pass it"
-    return {
-        "name": a.name,
-        "kind": "attr",
-        "is_tensor": False,
-        "attr_index": index,
-        "attr_type": a.type,
-        "cpp_name": cpp_param_name(a.name),
-        "cpp_type": a.info.cpp_param,
-        "py_annotation": a.info.py_annotation,
-        "py_default": default,
-        "doc": doc_text(doc) + ".",
-        "ge_attr": a.info.ge_builder,
-        "twin_value": a.info.twin_value.format(cpp_param_name(a.name)),
-    }
+    return Param(
+        name=a.name,
+        kind="attr",
+        is_tensor=False,
+        attr_index=index,
+        attr_type=a.type,
+        cpp_name=cpp_param_name(a.name),
+        cpp_literal=cpp_string(a.name),
+        cpp_type=a.info.cpp_param,
+        py_annotation=a.info.py_annotation,
+        py_default=default,
+        doc=doc_text(doc) + ".",
+        ge_attr=a.info.ge_builder,
+        twin_value=a.info.twin_value.format(cpp_param_name(a.name)),
+    )
 
 
-def py_param(p: dict[str, Any], annotated: bool) -> str:
-    text = p["name"]
+def py_param(p: Param, annotated: bool) -> str:
+    text = p.name
     if annotated:
-        text += f": {p['py_annotation']}"
-    if p["py_default"] is not None:
-        text += f" = {p['py_default']}" if annotated else f"={p['py_default']}"
+        text += f": {p.py_annotation}"
+    if p.py_default is not None:
+        text += f" = {p.py_default}" if annotated else f"={p.py_default}"
     return text
 
 
@@ -158,22 +193,36 @@ def py_param(p: dict[str, Any], annotated: bool) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def output_info(op: Op) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Output:
+    """A prototype output, with where it sits among the op's returns."""
+
+    name: str
+    index: int  # among the prototype's outputs
+    is_ref: bool
+    is_list: bool
+    return_index: int | None  # among the op's returns; None: updated in place
+    dtypes: list[str]
+    # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
+    # passed and returned: a PyTorch op cannot leave out one of its returns.
+    optional: bool
+    doc: list[str]  # its Returns: lines
+
+
+def output_info(op: Op) -> list[Output]:
     """Every prototype output, with where it sits among the op's returns (None: in place)."""
     outs = []
     position = 0
     for i, t in enumerate(op.outputs):
-        info = {
-            "name": t.name,
-            "index": i,
-            "is_ref": t.is_ref,
-            "is_list": t.param_type == "dynamic",
-            "return_index": None if t.is_ref else position,
-            "dtypes": list(dict.fromkeys(t.dtypes)),
-            # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
-            # passed and returned: a PyTorch op cannot leave out one of its returns.
-            "optional": t.param_type == "optional",
-            "doc": wrap(
+        info = Output(
+            name=t.name,
+            index=i,
+            is_ref=t.is_ref,
+            is_list=t.param_type == "dynamic",
+            return_index=None if t.is_ref else position,
+            dtypes=list(dict.fromkeys(t.dtypes)),
+            optional=t.param_type == "optional",
+            doc=wrap(
                 f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
                 + (" tensors (a list)." if t.param_type == "dynamic" else ".")
                 + (
@@ -184,17 +233,17 @@ def output_info(op: Op) -> list[dict[str, Any]]:
                 ),
                 LINE - 12,
             ),
-        }
+        )
         if not t.is_ref:
             position += 1
         outs.append(info)
     return outs
 
 
-def return_types(returned: list[dict[str, Any]]) -> tuple[str, str]:
+def return_types(returned: list[Output]) -> tuple[str, str]:
     """(C++ return type, Python return annotation) of the op."""
-    cpp = ["std::vector<at::Tensor>" if r["is_list"] else "at::Tensor" for r in returned]
-    py = ["list[Tensor]" if r["is_list"] else "Tensor" for r in returned]
+    cpp = ["std::vector<at::Tensor>" if r.is_list else "at::Tensor" for r in returned]
+    py = ["list[Tensor]" if r.is_list else "Tensor" for r in returned]
     if not returned:
         return "void", "None"
     if len(returned) == 1:
@@ -202,16 +251,8 @@ def return_types(returned: list[dict[str, Any]]) -> tuple[str, str]:
     return f"std::tuple<{', '.join(cpp)}>", f"tuple[{', '.join(py)}]"
 
 
-def cpp_return_types(returned: list[dict[str, Any]]) -> str:
+def cpp_return_types(returned: list[Output]) -> str:
     return return_types(returned)[0]
-
-
-def cpp_return_statement(returned: list[dict[str, Any]], values: list[str]) -> str:
-    if not returned:
-        return ""
-    if len(returned) == 1:
-        return f"return {values[0]};"
-    return f"return std::make_tuple({', '.join(values)});"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,7 +260,33 @@ def cpp_return_statement(returned: list[dict[str, Any]], values: list[str]) -> s
 # ---------------------------------------------------------------------------------------------
 
 
-def variants(op: Op) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Macro:
+    """A #define of a kernel variant's source: the dtype the kernel compiles for."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The CPU twin's compiled kernel for one dtype combination (csrc/<op>_<dtypes>.cpp)."""
+
+    comment: list[str]  # the lines of the comment on top of its source
+    declaration: str  # its extern "C" entry's declaration in csrc/ops.cpp
+    index: int  # of the dtype combination
+    file: str
+    symbol: str  # its entry
+    namespace: str  # the namespace its copy of the kernel compiles in
+    macros: list[Macro]
+    ge_dtypes: list[str]  # the combination's ge:: dtypes (the twin's variant table)
+    at_dtypes: list[str]  # ... its at:: dtypes (the NPU adapter's combination table)
+    py_inputs: str  # the inputs' dtypes as a Python tuple of torch dtypes (ops.py)
+    py_outputs: str  # the outputs' ones
+    label: str  # "float16, float16 -> float16"
+
+
+def variants(op: Op) -> list[Variant]:
     """One compiled kernel per dtype combination (the twin's "Dtype variants" pattern)."""
     out = []
     for k, combo in enumerate(op.dtype_combinations):
@@ -228,12 +295,12 @@ def variants(op: Op) -> list[dict[str, Any]]:
         result_label = dtype_label(combo[len(op.inputs) :]) or "in place"
         macros = []
         for t, dtype in zip(op.tensors, combo, strict=True):
-            macros.append({"name": t.dtype_macro, "value": DTYPES[dtype].c_type})
-            macros.append({"name": "ORIG_" + t.dtype_macro, "value": DTYPES[dtype].ge})
+            macros.append(Macro(t.dtype_macro, DTYPES[dtype].c_type))
+            macros.append(Macro("ORIG_" + t.dtype_macro, DTYPES[dtype].ge))
         symbol = f"opgen_kernel_{op.snake_name}_{suffix}"
         out.append(
-            {
-                "comment": wrap(
+            Variant(
+                comment=wrap(
                     f"The kernel of {op.op_type} (op_kernel/{op.snake_name}.cpp) for the "
                     f"CPU twin, with one dtype combination: "
                     f"{dtype_label(combo[: len(op.inputs)])} -> "
@@ -241,20 +308,20 @@ def variants(op: Op) -> list[dict[str, Any]]:
                     "csrc/ops.cpp runs for inputs of these dtypes.",
                     LINE - 3,
                 ),
-                "declaration": cpp_call(
+                declaration=cpp_call(
                     f'extern "C" void {symbol}', ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"
                 ),
-                "index": k,
-                "file": f"{op.snake_name}_{suffix}.cpp",
-                "symbol": symbol,
-                "namespace": f"opgen_variant_{op.snake_name}_{suffix}",
-                "macros": macros,
-                "ge_dtypes": ", ".join(f"ge::{DTYPES[d].ge}" for d in combo),
-                "at_dtypes": ", ".join(f"at::{DTYPES[d].at}" for d in combo),
-                "py_inputs": py_dtype_tuple(combo[: len(op.inputs)]),
-                "py_outputs": py_dtype_tuple(combo[len(op.inputs) :]),
-                "label": f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
-            }
+                index=k,
+                file=f"{op.snake_name}_{suffix}.cpp",
+                symbol=symbol,
+                namespace=f"opgen_variant_{op.snake_name}_{suffix}",
+                macros=macros,
+                ge_dtypes=[DTYPES[d].ge for d in combo],
+                at_dtypes=[DTYPES[d].at for d in combo],
+                py_inputs=py_dtype_tuple(combo[: len(op.inputs)]),
+                py_outputs=py_dtype_tuple(combo[len(op.inputs) :]),
+                label=f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
+            )
         )
     return out
 
@@ -269,10 +336,10 @@ def py_dtype_tuple(dtypes) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def broadcast_params(op: Op, params) -> list[dict[str, Any]]:
+def broadcast_params(op: Op, params) -> list[Param]:
     """The inputs an op that broadcasts (opgen/frontend/broadcast.py) broadcasts: its required
     ones."""
-    return [p for p in params if p["kind"] in ("tensor", "ref")] if broadcasts(op) else []
+    return [p for p in params if p.kind in ("tensor", "ref")] if broadcasts(op) else []
 
 
 def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
@@ -281,13 +348,13 @@ def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
     opgen_torch or opgen_npu. (An op with one required input has nothing to check.)"""
     bparams = broadcast_params(op, params)
     if bparams:
-        names = "{" + ", ".join(cpp_string(p["name"]) for p in bparams) + "}"
-        tensors = "{" + ", ".join(p["cpp_name"] for p in bparams) + "}"
+        names = "{" + ", ".join(cpp_string(p.name) for p in bparams) + "}"
+        tensors = "{" + ", ".join(p.cpp_name for p in bparams) + "}"
         args = [cpp_string(op.op_type), names, tensors]
         updated = {t.name for t in updated_inputs(op)}
         if updated:  # the indices of the inputs updated in place, which cannot grow
             args.append(
-                "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p["name"] in updated) + "}"
+                "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p.name in updated) + "}"
             )
         # the twin's InferShape gives the CPU outputs their shape; the NPU ones are allocated
         # here, if the op returns any
@@ -324,100 +391,95 @@ def cpp_row_checks(op: Op, params) -> list[str]:
     refused with its message before the twin runs op_host and the kernel)."""
     if not op.is_row:
         return []
-    row_params = [p for p in params if p["kind"] in ("tensor", "ref")]
-    names = "{" + ", ".join(cpp_string(p["name"]) for p in row_params) + "}"
-    tensors = "{" + ", ".join(p["cpp_name"] for p in row_params) + "}"
+    row_params = [p for p in params if p.kind in ("tensor", "ref")]
+    names = "{" + ", ".join(cpp_string(p.name) for p in row_params) + "}"
+    tensors = "{" + ", ".join(p.cpp_name for p in row_params) + "}"
     return [cpp_call("opgen_torch::RowShapes", [cpp_string(op.op_type), names, tensors], 4, ";")]
 
 
-def cpu_context(op: Op, params, outs) -> dict[str, Any]:
-    by_name = {p["name"]: p for p in params}
+@dataclass(frozen=True)
+class CopyBack:
+    """An input the op updates in place: the CPU kernel copies the twin's tensor `index` (of
+    its outputs, or of its inputs for an op without outputs) into the argument `target`."""
+
+    target: str
+    index: int
+
+
+@dataclass(frozen=True)
+class CpuKernel(ReadsAsDict):
+    """The op's CPU kernel (csrc/ops.cpp): the CPU twin runs op_host and the kernel."""
+
+    function: str
+    unsupported: str  # the TORCH_CHECK(false, ...) of an op the twin cannot run, or ""
+    op_type_literal: str
+    attr_checks: list[str]
+    shape_checks: list[str]
+    row_checks: list[str]
+    host_inputs: list[Param]  # the inputs the twin takes (not a list one)
+    attr_values: list[str]  # the attrs as the twin takes them
+    in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
+    updates: list[CopyBack]  # the inputs it updates in place, from the twin's tensors
+    placeholder: CpuPlaceholder | None
+
+
+def cpu_context(op: Op, params, outs) -> CpuKernel:
+    by_name = {p.name: p for p in params}
     unsupported = ""
     if any(t.param_type == "dynamic" for t in op.tensors):
         unsupported = (
             f"{op.op_type} has a dynamic (list) input or output, which the CPU twin "
             "cannot run; use an NPU"
         )
-    host_inputs = []
-    for t in op.inputs:
-        p = by_name[t.name]
-        name_literal = cpp_string(t.name)
-        if p["kind"] == "optional":
-            host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
-        elif p["kind"] != "list":
-            host_inputs.append(f"opgen_torch::ToHost({p['cpp_name']}, {name_literal})")
-    copy_back = [
-        f"{by_name[o['name']]['cpp_name']}.copy_(outputs_[{o['index']}]);"
-        for o in outs
-        if o["is_ref"]
-    ]
-    returned = [o for o in outs if not o["is_ref"]]
-    values = [f"outputs_[{o['index']}]" for o in returned]
-    run = (
-        "const std::vector<at::Tensor> outputs_ =\n        " if returned or copy_back else ""
-    ) + f"opgen_torch::Run({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
     if op.in_place_only:
         # No outputs: the kernel writes the inputs; the twin hands back every input as the
         # kernel left it (none when they are empty), and those it updates go back into their
         # arguments.
-        run = (
-            "const std::vector<at::Tensor> updated_ =\n        "
-            f"opgen_torch::RunInPlace({cpp_string(op.op_type)}, variants_, inputs_, attrs_);"
-        )
-        copy_back = ["if (!updated_.empty()) {"]
-        copy_back += [
-            f"    {by_name[t.name]['cpp_name']}.copy_(updated_[{i}]);"
-            for i, t in enumerate(op.inputs)
-            if t.is_ref
+        updates = [
+            CopyBack(by_name[t.name].cpp_name, i) for i, t in enumerate(op.inputs) if t.is_ref
         ]
-        copy_back.append("}")
+    else:
+        updates = [CopyBack(by_name[o.name].cpp_name, o.index) for o in outs if o.is_ref]
     pieces = wrap(unsupported, LINE - 30)
     pieces = [
         cpp_string(piece + (" " if i < len(pieces) - 1 else "")) for i, piece in enumerate(pieces)
     ]
-    return {
-        "function": f"{op.snake_name}_cpu",
-        "unsupported": cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
-        "op_type_literal": cpp_string(op.op_type),
-        "attr_checks": cpp_fixed_attr_checks(op, "opgen_torch"),
-        "shape_checks": cpp_shape_checks(op, params, "opgen_torch"),
-        "row_checks": cpp_row_checks(op, params),
-        "host_inputs": host_inputs,
-        "attr_values": [p["twin_value"] for p in params if p["kind"] == "attr"],
-        "copy_back": copy_back,
-        "return_statement": cpp_return_statement(returned, values),
-        "run": run,
-    }
+    return CpuKernel(
+        function=f"{op.snake_name}_cpu",
+        unsupported=cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
+        op_type_literal=cpp_string(op.op_type),
+        attr_checks=cpp_fixed_attr_checks(op, "opgen_torch"),
+        shape_checks=cpp_shape_checks(op, params, "opgen_torch"),
+        row_checks=cpp_row_checks(op, params),
+        host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
+        attr_values=[p.twin_value for p in params if p.kind == "attr"],
+        in_place_only=op.in_place_only,
+        updates=updates,
+        placeholder=cpu_placeholder(op, params, outs),
+    )
 
 
-def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class CpuPlaceholder:
+    """The CPU kernel of an op the user computes, while its InferShape is not written."""
+
+    header: str  # op_host/<op>_infer.h
+    macro: str  # its "not written" macro
+    returns: bool  # the op returns outputs (zeros of the fake kernel's)
+
+
+def cpu_placeholder(op: Op, params, outs) -> CpuPlaceholder | None:
     """For an op the user computes (Op.user_computed): while op_host/<op>_infer.h defines its
     "not written" macro, the CPU kernel runs nothing and returns zeros of the shapes and dtypes
     of the op's fake kernel (the golden on meta tensors), run on meta copies of the arguments
     (an input it updates in place is left as it is)."""
     if not op.user_computed:
         return None
-    returned = [o for o in outs if not o["is_ref"]]
-    prep, args = [], []
-    for p in params:
-        if p["kind"] in ("tensor", "ref", "optional"):
-            const = "" if p["kind"] == "ref" else "const "  # the schema's Tensor(a!) is at::Tensor&
-            prep.append(f"{const}auto {p['name']}_meta_ = ToMeta({p['cpp_name']});")
-            args.append(f"{p['name']}_meta_")
-        else:
-            args.append(p["cpp_name"])
-    return {
-        "header": f"{op.snake_name}_infer.h",
-        "macro": f"{op.snake_name.upper()}_INFER_SHAPE_NOT_WRITTEN",
-        "signature": f"{cpp_return_types(returned)}({', '.join(p['cpp_type'] for p in params)})",
-        "prep": prep,
-        "returns": bool(returned),
-        "call": (
-            f"return ZerosLike(meta_op_.call({', '.join(args)}));"
-            if returned
-            else f"meta_op_.call({', '.join(args)});\n    return;"
-        ),
-    }
+    return CpuPlaceholder(
+        header=op.snake_name + "_infer.h",
+        macro=op.snake_name.upper() + "_INFER_SHAPE_NOT_WRITTEN",
+        returns=any(not o.is_ref for o in outs),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,203 +487,169 @@ def cpu_placeholder(op: Op, params, outs) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def device_param(params) -> dict[str, Any] | None:
+def device_param(params) -> Param | None:
     """The tensor argument whose device the NPU adapter guards (a required one if any)."""
     for kinds in (("tensor", "ref"), ("list",), ("optional",)):
         for p in params:
-            if p["kind"] in kinds:
+            if p.kind in kinds:
                 return p
     return None
 
 
-def npu_context(op: Op, params, outs) -> dict[str, Any]:
-    if op.aclnn is None:
-        return {
-            "enabled": False,
-            "uses_float_array": False,
-            "reason": op.aclnn_missing_reason,
-            "reason_lines": wrap(
-                f"{op.op_type} has no NPU adapter: {op.aclnn_missing_reason}.", LINE - 3
-            ),
-        }
-    by_name = {p["name"]: p for p in params}
-    guard = device_param(params)
-    if guard is None:
-        reason = "it has no tensor input to take the device from"
-        return {
-            "enabled": False,
-            "uses_float_array": False,
-            "reason": reason,
-            "reason_lines": wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3),
-        }
-    prep: list[str] = []  # statements before the outputs are allocated
-    finish: list[str] = []  # statements after the aclnn call
+@dataclass(frozen=True)
+class NpuAdapter(ReadsAsDict):
+    """The op's NPU adapter (csrc_npu/<op>_npu.cpp): EXEC_NPU_CMD_EXT -> aclnn<Op>; when
+    disabled, only why."""
+
+    enabled: bool
+    reason: str  # why it has none ("" when enabled)
+    reason_lines: list[str] = field(default_factory=list)  # that, for a comment
+    uses_float_array: bool = False
+    function: str = ""
+    aclnn: str = ""
+    header: list[str] = field(default_factory=list)
+    aclnn_prototype: str = ""
+    guard: str = ""  # the argument whose device it runs on
+    guard_required: bool = False  # a required tensor (else a list or an optional one)
+    attr_checks: list[str] = field(default_factory=list)
+    shape_checks: list[str] = field(default_factory=list)
+    args: list[NpuArg] = field(default_factory=list)  # the aclnn inputs and attrs, in order
+    needs_dtypes: bool = False
+    # not elementwise: the output shapes are the op's fake kernel's (ops.py), run on meta
+    # copies of the arguments
+    shapes_from_meta: bool = False
+    outputs: list[NpuOutput] = field(default_factory=list)  # the returned ones
+    like: str = ""  # the input an elementwise op's outputs take their shape and options from
+    broadcasts: bool = False  # ... their shape is the inputs' broadcast shape
+    call_args: str = ""
+    exec: str = ""
+
+
+def _npu_disabled(op: Op, reason: str) -> NpuAdapter:
+    return NpuAdapter(
+        enabled=False,
+        reason=reason,
+        reason_lines=wrap(f"{op.op_type} has no NPU adapter: {reason}.", LINE - 3),
+    )
+
+
+@dataclass(frozen=True)
+class NpuArg:
+    """An aclnn input or attr argument: the NPU adapter's local `<name>_` made of the op's
+    argument `source`, as its `kind` says: an input's ("tensor", "ref", "list", "optional"),
+    made contiguous (one updated in place, "ref", is copied back after the call), or an attr's
+    ("string", "list_float", "list_bool", or "attr": passed as it is, as a `cpp_type`)."""
+
+    name: str  # the aclnn name
+    kind: str
+    source: str  # the C++ parameter
+    cpp_type: str
+
+
+def _npu_arg(name: str, p: Param) -> NpuArg:
+    if p.is_tensor:
+        kind = p.kind
+    elif p.attr_type in ("string", "list_float", "list_bool"):
+        kind = p.attr_type
+    else:
+        kind = "attr"
+    return NpuArg(name=name, kind=kind, source=p.cpp_name, cpp_type=p.cpp_type)
+
+
+def _npu_args(op: Op, params, outs) -> dict[str, Any]:
+    """The aclnn arguments in aclnn order: the inputs and attrs, the call's arguments and each
+    output's local."""
+    by_name = {p.name: p for p in params}
+    args: list[NpuArg] = []
     call_args: list[str] = []
-    uses_float_array = False
     out_vars: dict[str, str] = {}  # output name -> its local variable
     for arg in op.aclnn.args:
-        local = f"{arg.name}_"
+        local = arg.name + "_"
         if arg.role == "output":
             out_vars[arg.source] = local
-            call_args.append(
-                local if not outs_by_name(outs)[arg.source]["is_list"] else f"{arg.name}_list_"
-            )
+            is_list = outs_by_name(outs)[arg.source].is_list
+            call_args.append(arg.name + "_list_" if is_list else local)
             continue
-        p = by_name[arg.source]
-        src = p["cpp_name"]
-        if arg.role == "input":
-            if p["kind"] == "ref":
-                prep.append(
-                    f"at::Tensor {local} = {src}.is_contiguous() ? {src} : {src}.contiguous();"
-                )
-                finish.append(
-                    f"if (!{local}.is_same({src})) {{\n        {src}.copy_({local});\n    }}"
-                )
-            elif p["kind"] == "list":
-                prep.append(
-                    f"std::vector<at::Tensor> {arg.name}_items_ = opgen_npu::Contiguous({src});"
-                )
-                prep.append(f"at::TensorList {local} = {arg.name}_items_;")
-            elif p["kind"] == "optional":
-                prep.append(f"c10::optional<at::Tensor> {local} = opgen_npu::Contiguous({src});")
-            else:
-                prep.append(f"at::Tensor {local} = {src}.contiguous();")
-        else:
-            attr_type = p["attr_type"]
-            if attr_type == "string":
-                prep.append(f"std::string {arg.name}_text_({src});")
-                prep.append(f"char* {local} = {arg.name}_text_.data();")
-            elif attr_type == "list_float":
-                uses_float_array = True
-                prep.append(f"opgen_npu::FloatArray {local}({src});")
-            elif attr_type == "list_bool":
-                prep.append(
-                    f"c10::SmallVector<bool, 8> {arg.name}_items_ = "
-                    f"opgen_npu::ToSmallVector({src});"
-                )
-                prep.append(f"at::ArrayRef<bool> {local}({arg.name}_items_);")
-            else:
-                prep.append(f"{p['cpp_type']} {local} = {src};")
+        args.append(_npu_arg(arg.name, by_name[arg.source]))
         call_args.append(local)
+    return {"args": args, "call_args": call_args, "out_vars": out_vars}
 
-    returned = [o for o in outs if not o["is_ref"]]
-    alloc: list[str] = []
-    meta: dict[str, Any] | None = None
-    if op.is_elementwise or op.in_place_only:
-        # Elementwise: every output has the first input's shape; dtypes by combination. (An op
-        # without outputs allocates nothing.)
-        first = next(p for p in params if p["kind"] in ("tensor", "ref"))
-        shape = "broadcast_shape_" if broadcasts(op) else f"{first['cpp_name']}.sizes()"
-        for o in returned:
-            dtype = f"combination_[{len(op.inputs) + o['index']}]"
-            alloc.append(
-                f"at::Tensor {out_vars[o['name']]} = at::empty({shape}, "
-                f"{first['cpp_name']}.options().dtype({dtype}));"
-            )
-    else:
-        # Otherwise the op's fake kernel (ops.py) tells the output shapes, run on meta tensors.
-        meta_prep, meta_args = [], []
-        for p in params:
-            copy = f"{p['name']}_meta_"
-            if p["kind"] in ("tensor", "ref"):
-                meta_prep.append(f"at::Tensor {copy} = opgen_npu::ToMeta({p['cpp_name']});")
-            elif p["kind"] == "optional":
-                meta_prep.append(
-                    f"c10::optional<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
-                )
-            elif p["kind"] == "list":
-                meta_prep.append(
-                    f"std::vector<at::Tensor> {copy} = opgen_npu::ToMeta({p['cpp_name']});"
-                )
-            else:
-                copy = p["cpp_name"]
-            meta_args.append(copy)
-        meta = {
-            "prep": meta_prep,
-            "args": ", ".join(meta_args),
-            "signature": f"{cpp_return_types(returned)}"
-            f"({', '.join(p['cpp_type'] for p in params)})",
-        }
-        for o in returned:
-            source = (
-                "meta_outputs_"
-                if len(returned) == 1
-                else f"std::get<{o['return_index']}>(meta_outputs_)"
-            )
-            kind = "std::vector<at::Tensor>" if o["is_list"] else "at::Tensor"
-            alloc.append(
-                f"{kind} {out_vars[o['name']]} = opgen_npu::EmptyLike({source}, "
-                f"{device_expr(guard)});"
-            )
-    for o in returned:
-        if o["is_list"]:
-            aclnn_name = next(
-                a.name for a in op.aclnn.args if a.source == o["name"] and a.role == "output"
-            )
-            alloc.append(f"at::TensorList {aclnn_name}_list_ = {out_vars[o['name']]};")
 
-    values = [out_vars[o["name"]] for o in returned]
-    refs = [
-        f"{a.name}_"
-        for a in op.aclnn.args
-        if a.role == "input" and by_name[a.source]["kind"] == "ref"
+@dataclass(frozen=True)
+class NpuOutput:
+    """An output the NPU adapter allocates and returns: its local `<name>_` (and, a list one,
+    `<name>_list_`, the TensorList aclnn takes)."""
+
+    name: str  # the aclnn name
+    is_list: bool
+    dtype_index: int  # an elementwise op's: its dtype's place in the matched combination
+    meta_index: int | None  # where the meta run returns it; None: the run's only result
+
+
+def _npu_outputs(op: Op, outs) -> list[NpuOutput]:
+    returned = [o for o in outs if not o.is_ref]
+    names = {a.source: a.name for a in op.aclnn.args if a.role == "output"}
+    return [
+        NpuOutput(
+            name=names[o.name],
+            is_list=o.is_list,
+            dtype_index=len(op.inputs) + o.index,
+            meta_index=None if len(returned) == 1 else o.return_index,
+        )
+        for o in returned
     ]
-    return_statement = cpp_return_statement(returned, values)
-    return {
-        "enabled": True,
-        "all_empty": f"opgen_npu::AllEmpty({{{', '.join(values + refs)}}})",
-        "early_return": return_statement or "return;",
-        "reason": "",
-        "function": f"{op.snake_name}_npu",
-        "aclnn": op.aclnn.name,
-        "header": wrap(
-            f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
-            f"{op.aclnn.name} of the op package this project builds, which torch_npu "
-            "finds at run time (libcust_opapi.so in the vendor directories of "
-            "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:",
-            LINE - 3,
-        ),
-        "aclnn_prototype": cpp_call(
+
+
+def _npu_header(op: Op) -> list[str]:
+    return wrap(
+        f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
+        f"{op.aclnn.name} of the op package this project builds, which torch_npu "
+        "finds at run time (libcust_opapi.so in the vendor directories of "
+        "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:",
+        LINE - 3,
+    )
+
+
+def npu_context(op: Op, params, outs) -> NpuAdapter:
+    if op.aclnn is None:
+        return _npu_disabled(op, op.aclnn_missing_reason)
+    guard = device_param(params)
+    if guard is None:
+        return _npu_disabled(op, "it has no tensor input to take the device from")
+    args = _npu_args(op, params, outs)
+    returned = [o for o in outs if not o.is_ref]
+    # an elementwise op's outputs have the shape and options of its first required input
+    first = next((p for p in params if p.kind in ("tensor", "ref")), None)
+    return NpuAdapter(
+        enabled=True,
+        reason="",
+        function=f"{op.snake_name}_npu",
+        aclnn=op.aclnn.name,
+        header=_npu_header(op),
+        aclnn_prototype=cpp_call(
             f"aclnnStatus {op.aclnn.workspace_fn}",
             [a.declaration() for a in op.aclnn.args]
             + ["uint64_t *workspaceSize", "aclOpExecutor **executor"],
             5,
         ).replace("\n  ", "\n//"),
-        "guard": f"at::device_of({guard['cpp_name']})",
-        "attr_checks": cpp_fixed_attr_checks(op, "opgen_npu"),
-        "shape_checks": cpp_shape_checks(op, params, "opgen_npu"),
-        "prep": prep,
-        "needs_dtypes": op.is_elementwise and bool(returned),
-        "meta": meta,
-        "alloc": alloc,
-        "call_args": ", ".join(call_args),
-        "exec": cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *call_args], 4, ";"),
-        "finish": finish,
-        "return_statement": return_statement,
-        "uses_float_array": uses_float_array,
-        "dtype_inputs": ", ".join(npu_dtype_arg(p) for p in params if p["is_tensor"]),
-    }
+        guard=guard.cpp_name,
+        guard_required=guard.kind in ("tensor", "ref"),
+        attr_checks=cpp_fixed_attr_checks(op, "opgen_npu"),
+        shape_checks=cpp_shape_checks(op, params, "opgen_npu"),
+        args=args["args"],
+        needs_dtypes=op.is_elementwise and bool(returned),
+        shapes_from_meta=not (op.is_elementwise or op.in_place_only),
+        outputs=_npu_outputs(op, outs),
+        like=first.cpp_name if first else "",
+        broadcasts=broadcasts(op),
+        call_args=", ".join(args["call_args"]),
+        exec=cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
+        uses_float_array=any(a.kind == "list_float" for a in args["args"]),
+    )
 
 
-def outs_by_name(outs) -> dict[str, dict[str, Any]]:
-    return {o["name"]: o for o in outs}
-
-
-def device_expr(guard: dict[str, Any]) -> str:
-    """A C++ expression of the device the adapter runs on."""
-    if guard["kind"] in ("tensor", "ref"):
-        return f"{guard['cpp_name']}.device()"
-    return f"at::device_of({guard['cpp_name']}).value()"
-
-
-def npu_dtype_arg(p: dict[str, Any]) -> str:
-    """The dtype an input contributes to the combination lookup (nullopt: absent, any)."""
-    name = p["cpp_name"]
-    if p["kind"] == "optional":
-        return f"opgen_npu::DtypeOf({name})"
-    if p["kind"] == "list":
-        return f"opgen_npu::DtypeOf({name})"
-    return f"{name}.scalar_type()"
+def outs_by_name(outs) -> dict[str, Output]:
+    return {o.name: o for o in outs}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -629,30 +657,65 @@ def npu_dtype_arg(p: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def fake_context(op: Op, options, params, outs) -> dict[str, Any]:
+@dataclass(frozen=True)
+class FakeReturn:
+    """An output the fake kernel returns: an empty tensor (or list) of dtype dtypes_[index]."""
+
+    index: int
+    is_list: bool
+
+
+@dataclass(frozen=True)
+class Fake(ReadsAsDict):
+    """The op's fake (meta) kernel in ops.py."""
+
+    # how it tells the output shapes: "host" (as the generated InferShape), "elementwise",
+    # "golden" (the golden run on the fake tensors), "in_place" (no outputs) or "none" (it
+    # cannot: it raises, asking for the user's fake())
+    mode: str
+    lines: list[str]  # its body, but for the return statement of a shape_from mode
+    # where the returned outputs' shapes come from: "input" (that of `like`), "broadcast" (the
+    # inputs' broadcast shape, shape_), "golden" (the golden's results'); "": no return to print
+    shape_from: str
+    like: str  # the first required input: the returned outputs are new_empty of it
+    returns: list[FakeReturn]
+    broadcasts: bool  # it calls _support's _broadcast_shape (ops.py imports it then)
+    row_shapes: bool  # ... _row_shapes
+    fixed_attrs: bool  # ... _fixed_attr
+
+
+def fake_context(op: Op, options, params, outs) -> Fake:
     """How the fake (meta) kernel computes the output metadata: the lines of its body, and
     whether they call _support's _broadcast_shape and _row_shapes (ops.py imports them then)."""
-    fake = _fake_lines(op, options, params, outs)
-    fake["broadcasts"] = any("_broadcast_shape(" in line for line in fake["lines"])
-    fake["row_shapes"] = any("_row_shapes(" in line for line in fake["lines"])
-    fake["fixed_attrs"] = bool(op.fixed_attrs)
-    return fake
+    mode, shape_from, lines = _fake_lines(op, options, params, outs)
+    required = [p.name for p in params if p.kind in ("tensor", "ref")]
+    return Fake(
+        mode=mode,
+        lines=lines,
+        shape_from=shape_from,
+        like=required[0] if required else "",
+        returns=[FakeReturn(o.index, o.is_list) for o in outs if not o.is_ref],
+        broadcasts=any("_broadcast_shape(" in line for line in lines),
+        row_shapes=any("_row_shapes(" in line for line in lines),
+        fixed_attrs=bool(op.fixed_attrs),
+    )
 
 
 def _py_broadcast_shape(op: Op, params, indent: int = 0) -> str:
     """The fake kernel's call of _support._broadcast_shape: the broadcast shape of the inputs,
     which must be that of the inputs the op updates in place (named first, if any)."""
     updated = tuple(t.name for t in updated_inputs(op))
-    named = [f"{p['name']}={p['name']}" for p in broadcast_params(op, params)]
+    named = [f"{p.name}={p.name}" for p in broadcast_params(op, params)]
     lead = [py_literal("list_string", list(updated))] if updated else []
     return py_call("_broadcast_shape", [py_string(op.op_type), *lead, *named], 4, indent)
 
 
-def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
-    returned = [o for o in outs if not o["is_ref"]]
+def _fake_checks(op: Op, params, returned) -> list[str]:
+    """The fake kernel's first lines: the fixed attrs' checks, the dtypes of the outputs (which
+    also checks those of the inputs) and a row op's shape rule."""
     op_type = py_string(op.op_type)
     table = f"_{op.snake_name.upper()}_DTYPES"
-    tensor_args = [p["name"] for p in params if p["is_tensor"]]
+    tensor_args = [p.name for p in params if p.is_tensor]
     check = py_call(
         "_output_dtypes", [op_type, table, *tensor_args], 4, len("dtypes_ = ") if returned else 0
     )
@@ -664,94 +727,100 @@ def _fake_lines(op: Op, options, params, outs) -> dict[str, Any]:
         for a in op.fixed_attrs
     ]
     lines.append(f"dtypes_ = {check}" if returned else check)
-    required = [p["name"] for p in params if p["kind"] in ("tensor", "ref")]
+    required = [p.name for p in params if p.kind in ("tensor", "ref")]
     if op.is_row:  # the row kernel's shape rule (opgen/frontend/rows.py), before anything runs
         lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))
+    return lines
+
+
+def _fake_golden(op: Op, params) -> list[str]:
+    """The fake kernel's run of the golden on the fake tensors."""
+    lines = ["# The float64 reference run on the fake tensors: only its shapes count."]
+    call = py_call(
+        f"_golden.{py_function_name(op.snake_name)}",
+        [p.name for p in params],
+        4,
+        len("results_ = "),
+    )
+    lines.append(f"results_ = {call}")
+    if len(op.outputs) == 1:
+        lines.append("results_ = (results_,)")
+    return lines
+
+
+def _fake_unknown(op: Op, options) -> list[str]:
+    """The body of a fake kernel that cannot tell the output shapes: it asks for one."""
+    what = (
+        "has no compute and no golden expression"
+        if op.user_computed
+        else "is not elementwise and has no golden expression"
+    )
+    message = (
+        f"{op.op_type} {what}, so opgen "
+        f"cannot tell its output shapes: define fake() in "
+        f"{options.package}/{options_path(op)}"
+    )
+    pieces = wrap(message, LINE - 12)
+    lines = ["raise NotImplementedError("]
+    lines += [
+        f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
+        for i, piece in enumerate(pieces)
+    ]
+    lines[-1] += ")"
+    return lines
+
+
+def _fake_shapes(op: Op, params, outs) -> tuple[str, str, list[str]] | None:
+    """How the fake kernel tells the output shapes: (mode, what they are, the lines computing
+    them), or None when opgen cannot tell them. They are those of the first required input
+    ("input"), the inputs' broadcast shape ("broadcast"), or the golden's results' ("golden")."""
+    required = [p.name for p in params if p.kind in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
+    first = required[0] if required else None
+    if (
+        not op.is_elementwise
+        and not has_golden
+        and required
+        and not op.user_computed
+        and not any(o.is_list for o in outs)
+    ):
+        # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
+        # so the two agree until the user changes one; the tests compare them.
+        comment = (
+            f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape of {first}."
+        )
+        return "host", "input", [comment]
+    if broadcasts(op):
+        return (
+            "elementwise",
+            "broadcast",
+            ["shape_ = " + _py_broadcast_shape(op, params, len("shape_ = "))],
+        )
+    if op.is_elementwise:  # one required input
+        return "elementwise", "input", []
+    if has_golden:
+        return "golden", "golden", _fake_golden(op, params)
+    return None
+
+
+def _fake_lines(op: Op, options, params, outs) -> tuple[str, str, list[str]]:
+    """The fake kernel's mode, where its results' shapes come from ("" when it returns
+    nothing: it updates inputs in place or raises) and the lines of its body before its return
+    statement (fake.jinja prints that)."""
+    returned = [o for o in outs if not o.is_ref]
+    lines = _fake_checks(op, params, returned)
     if op.in_place_only:
         # No outputs: the op only writes its inputs, so there is no metadata to compute.
         if broadcasts(op):  # into the inputs it updates
             lines.append(_py_broadcast_shape(op, params))
         lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
         lines.append("return None")
-        return {"mode": "in_place", "lines": lines}
-    if (
-        not op.is_elementwise
-        and not has_golden
-        and required
-        and not op.user_computed
-        and not any(o["is_list"] for o in outs)
-    ):
-        # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
-        # so the two agree until the user changes one; the tests compare them.
-        first = required[0]
-        lines.append(
-            f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape of {first}."
-        )
-        values = [
-            f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
-        ]
-        mode = "host"
-    elif broadcasts(op):
-        first = required[0]
-        lines.append("shape_ = " + _py_broadcast_shape(op, params, len("shape_ = ")))
-        values = [f"{first}.new_empty(shape_, dtype=dtypes_[{o['index']}])" for o in returned]
-        mode = "elementwise"
-    elif op.is_elementwise:  # one required input
-        first = required[0]
-        values = [
-            f"{first}.new_empty({first}.shape, dtype=dtypes_[{o['index']}])" for o in returned
-        ]
-        mode = "elementwise"
-    elif has_golden:
-        lines.append("# The float64 reference run on the fake tensors: only its shapes count.")
-        call = py_call(
-            f"_golden.{py_function_name(op.snake_name)}",
-            [p["name"] for p in params],
-            4,
-            len("results_ = "),
-        )
-        lines.append(f"results_ = {call}")
-        if len(op.outputs) == 1:
-            lines.append("results_ = (results_,)")
-        values = []
-        for o in returned:
-            source = f"results_[{o['index']}]"
-            if o["is_list"]:
-                values.append(
-                    f"[t_.new_empty(t_.shape, dtype=dtypes_[{o['index']}]) for t_ in {source}]"
-                )
-            else:
-                values.append(f"{source}.new_empty({source}.shape, dtype=dtypes_[{o['index']}])")
-        mode = "golden"
-    else:
-        what = (
-            "has no compute and no golden expression"
-            if op.user_computed
-            else "is not elementwise and has no golden expression"
-        )
-        message = (
-            f"{op.op_type} {what}, so opgen "
-            f"cannot tell its output shapes: define fake() in "
-            f"{options.package}/{options_path(op)}"
-        )
-        pieces = wrap(message, LINE - 12)
-        lines = ["raise NotImplementedError("]
-        lines += [
-            f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
-            for i, piece in enumerate(pieces)
-        ]
-        lines[-1] += ")"
-        return {"mode": "none", "lines": lines}
-    if not returned:
-        lines.append("return None")
-    elif len(returned) == 1:
-        lines.append(f"return {values[0]}")
-    else:
-        lines.append("return (")
-        lines += [f"    {v}," for v in values]
-        lines.append(")")
-    return {"mode": mode, "lines": lines}
+        return "in_place", "", lines
+    shapes = _fake_shapes(op, params, outs)
+    if shapes is None:
+        return "none", "", _fake_unknown(op, options)
+    mode, shape_from, computed = shapes
+    return mode, shape_from, lines + computed
 
 
 def options_path(op: Op) -> str:
@@ -759,7 +828,7 @@ def options_path(op: Op) -> str:
 
 
 def call_args(params) -> str:
-    return ", ".join(p["name"] for p in params)
+    return ", ".join(p.name for p in params)
 
 
 def is_differentiable(op: Op) -> tuple[bool, str]:
@@ -812,7 +881,25 @@ def golden_calls(text: str) -> list[str]:
     ]
 
 
-def golden_context(op: Op, options, params) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Golden(ReadsAsDict):
+    """The op's golden (golden.py): the float64 reference of what it computes (op.results)."""
+
+    has_golden: bool  # some result has a golden expression
+    complete: bool  # every result has one
+    function: str  # golden.<function>: the reference, or the user's (overrides/)
+    formula: str  # golden.<formula>: the expressions themselves
+    def_golden: str
+    def_formula: str
+    call_formula: str
+    call_user: str
+    user_lookup: str
+    body: list[str]  # the formula's body
+    doc: list[str]  # "<result> = <expression>" lines of its docstring
+    missing: list[str]  # the results without an expression
+
+
+def golden_context(op: Op, options, params) -> Golden:
     """The golden returns what the op computes (op.results): its outputs, or, for an op without
     outputs, the new values of the inputs it overwrites (in input order)."""
     results = op.results
@@ -831,7 +918,7 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
     function = py_function_name(op.snake_name)
     formula = f"{op.snake_name}_formula"
     plain = [py_param(p, annotated=False) for p in params]
-    converted = [f"_float64({p['name']})" if p["is_tensor"] else p["name"] for p in params]
+    converted = [f"_float64({p.name})" if p.is_tensor else p.name for p in params]
     doc = [
         noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
         for o in results
@@ -839,22 +926,22 @@ def golden_context(op: Op, options, params) -> dict[str, Any]:
     ]
     missing = [o.name for o in results if o.name not in op.golden]
     user_file = py_string(f"{options.package}/{options_path(op)}")
-    return {
-        "has_golden": bool(op.golden),
-        "complete": complete,
-        "function": function,
-        "formula": formula,
-        "def_golden": py_def(function, plain),
-        "def_formula": py_def(formula, plain),
-        "call_formula": "return " + py_call(formula, converted, 4, len("return ")),
-        "call_user": "return " + py_call("golden_", converted, 4, len("return ")),
-        "user_lookup": py_call(
+    return Golden(
+        has_golden=bool(op.golden),
+        complete=complete,
+        function=function,
+        formula=formula,
+        def_golden=py_def(function, plain),
+        def_formula=py_def(formula, plain),
+        call_formula="return " + py_call(formula, converted, 4, len("return ")),
+        call_user="return " + py_call("golden_", converted, 4, len("return ")),
+        user_lookup=py_call(
             "_user_golden", [f"_{op.snake_name}_user", user_file], 4, len("golden_ = ")
         ),
-        "body": body,
-        "doc": doc,
-        "missing": missing,
-    }
+        body=body,
+        doc=doc,
+        missing=missing,
+    )
 
 
 def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
@@ -880,48 +967,83 @@ def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
     ]
 
 
-def converter_context(op: Op, params, outs) -> dict[str, Any]:
+@dataclass(frozen=True)
+class GeInput:
+    """An input of the converter's GE node: the op's argument `name`, under its name."""
+
+    name: str
+    literal: str  # its name as a Python string
+
+
+@dataclass(frozen=True)
+class GeAttr:
+    """An attr of the converter's GE node: `_ge.attr.<builder>(<name>)`."""
+
+    name: str
+    literal: str
+    builder: str
+
+
+@dataclass(frozen=True)
+class GeOutput:
+    """An output of the converter's GE node; a list output with its count, the length of its
+    meta output: `meta_outputs` itself, or the one at `meta_index` when the op returns more."""
+
+    literal: str
+    is_list: bool
+    meta_index: int | None
+
+
+@dataclass(frozen=True)
+class Converter:
+    """The torchair converter (graph.py): one GE node of the op's IR."""
+
+    function: str
+    needs_meta_outputs: bool  # a list output's count is that of its meta output
+    inputs: list[GeInput]
+    attrs: list[GeAttr]
+    outputs: list[GeOutput]
+    returned: list[int]  # the node's outputs the op returns (outputs_[i])
+    returns_node: bool  # the op returns the node's only output: outputs_ itself
+
+
+def converter_context(op: Op, params, outs) -> Converter:
     """The torchair converter: one GE node of the op's IR (the op package registers it)."""
-    by_name = {p["name"]: p for p in params}
-    inputs = [{"key": py_string(t.name), "value": t.name} for t in op.inputs]
-    attrs = [
-        {"key": py_string(a.name), "value": f"_ge.attr.{by_name[a.name]['ge_attr']}({a.name})"}
-        for a in op.attrs
-    ]
-    returned = [o for o in outs if not o["is_ref"]]
-    dynamic = [o for o in outs if o["is_list"]]
-    outputs = []
-    for o in outs:
-        if o["is_list"]:
-            count = (
-                "len(meta_outputs)"
-                if len(returned) == 1
-                else (f"len(meta_outputs[{o['return_index']}])")
-            )
-            outputs.append(f"({py_string(o['name'])}, {count})")
-        else:
-            outputs.append(py_string(o["name"]))
-    if not returned:
-        result = "None"
-    elif len(outs) == 1:
-        result = "outputs_"
-    elif len(returned) == 1:
-        result = f"outputs_[{returned[0]['index']}]"
-    else:
-        result = "(" + ", ".join(f"outputs_[{o['index']}]" for o in returned) + ")"
-    return {
-        "function": f"convert_{op.snake_name}",
-        "needs_meta_outputs": bool(dynamic),
-        "inputs": inputs,
-        "attrs": attrs,
-        "outputs": outputs,
-        "result": result,
-    }
+    by_name = {p.name: p for p in params}
+    returned = [o for o in outs if not o.is_ref]
+    return Converter(
+        function=f"convert_{op.snake_name}",
+        needs_meta_outputs=any(o.is_list for o in outs),
+        inputs=[GeInput(t.name, py_string(t.name)) for t in op.inputs],
+        attrs=[GeAttr(a.name, py_string(a.name), by_name[a.name].ge_attr) for a in op.attrs],
+        outputs=[
+            GeOutput(py_string(o.name), o.is_list, None if len(returned) == 1 else o.return_index)
+            for o in outs
+        ],
+        returned=[o.index for o in returned],
+        returns_node=bool(returned) and len(outs) == 1,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # the op's torch context
 # ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PyDefs:
+    """The `def` lines of the op's Python functions in ops.py."""
+
+    function: str  # the op's function
+    fake: str  # its fake (meta) kernel
+
+
+@dataclass(frozen=True)
+class CppDefs:
+    """The heads of the op's C++ kernels: the CPU one (csrc/ops.cpp) and the NPU adapter."""
+
+    cpu: str
+    npu: str
 
 
 @dataclass(frozen=True)
@@ -938,12 +1060,12 @@ class TorchData:
     py_name: str
     exported: bool
     upper: str
-    params: list[dict[str, Any]]
-    tensor_params: list[dict[str, Any]]
-    attr_params: list[dict[str, Any]]
-    outputs: list[dict[str, Any]]
-    returned: list[dict[str, Any]]
-    variants: list[dict[str, Any]]
+    params: list[Param]
+    tensor_params: list[Param]
+    attr_params: list[Param]
+    outputs: list[Output]
+    returned: list[Output]
+    variants: list[Variant]
     dtype_header: str
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
     readme_notes: list[str]  # what the generated README says about in-place and optional outputs
@@ -953,18 +1075,18 @@ class TorchData:
     py_return: str
     uses_sequence: bool
     uses_golden: bool
-    defs: dict[str, str]
+    defs: PyDefs
     op_call: str
     description: list[str]
     arg_docs: list[str]
     register_call: str
     mutable: bool  # updates inputs in place: registered by _support._register_mutable
-    fake: dict[str, Any]
+    fake: Fake
     differentiable: bool
     not_differentiable_reason: str
     register_comment: list[str]  # above the registration: how autograd sees the op
-    golden: dict[str, Any]
-    converter: dict[str, Any]
+    golden: Golden
+    converter: Converter
     overrides_file: str
     overrides_file_literal: str
     overrides_module: str
@@ -972,10 +1094,10 @@ class TorchData:
     overrides_example: list[str]
     cpp_params: str
     cpp_return: str
-    cpp_defs: dict[str, str]
-    cpu: dict[str, Any]
-    npu: dict[str, Any]
-    introspection: dict[str, Any]
+    cpp_defs: CppDefs
+    cpu: CpuKernel
+    npu: NpuAdapter
+    introspection: Introspection
     warnings: list[str]  # for the CLI to show
 
 
@@ -984,40 +1106,12 @@ def plan(op: Op, options: Options) -> TorchData:
     params = [tensor_param(t, i, kept[t.name]) for i, t in enumerate(op.inputs)]
     params += [attr_param(a, i, kept[a.name]) for i, a in enumerate(op.attrs)]
     outs = output_info(op)
-    returned = [o for o in outs if not o["is_ref"]]
-    cpp_return, py_return = return_types(returned)
-    differentiable, not_differentiable = is_differentiable(op)
+    returned = [o for o in outs if not o.is_ref]
     py_name = py_function_name(op.snake_name)
-    description = [
-        f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
-    ]
-    annotated = [py_param(p, annotated=True) for p in params]
-    plain = [py_param(p, annotated=False) for p in params]
-    op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
-    call = py_call(
-        f"{op_path}.default", [p["name"] for p in params], 4, len("return ") if returned else 0
-    )
-    fake = fake_context(op, options, params, outs)
-    register_args = [
-        py_string(f"{options.namespace}::{op.snake_name}"),
-        f"_{op.snake_name}_user",
-        f"_{op.snake_name}_fake",
-    ]
-    mutable = any(t.is_ref for t in op.inputs)
-    if mutable:  # the op type, for messages, and what the op computes, in the golden's order
-        register_args[1:1] = [py_string(op.op_type)]
-        register_args.append(mutable_results(op, outs))
-    if differentiable:
-        register_args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
-    elif mutable:
-        register_args.append(mutable_reason(not_differentiable))
-    decls = [f"{p['cpp_type']} {p['cpp_name']}" for p in params]
-    overrides_file = f"{options.package}/{options_path(op)}"
     return TorchData(
         # names
         qualname=f"{options.namespace}::{op.snake_name}",  # ns::op
         qualname_literal=py_string(f"{options.namespace}::{op.snake_name}"),
-        op_path=op_path,  # torch.ops.ns.op
         op_type_literal=py_string(op.op_type),
         name_literal=cpp_string(op.snake_name),
         schema=op.torch_schema,
@@ -1027,8 +1121,8 @@ def plan(op: Op, options: Options) -> TorchData:
         upper=op.snake_name.upper(),
         # arguments and results
         params=params,
-        tensor_params=[p for p in params if p["is_tensor"]],
-        attr_params=[p for p in params if not p["is_tensor"]],
+        tensor_params=[p for p in params if p.is_tensor],
+        attr_params=[p for p in params if not p.is_tensor],
         outputs=outs,  # every prototype output; return_index None when updated in place
         returned=returned,  # the outputs the op returns
         variants=variants(op),  # one per dtype combination
@@ -1036,49 +1130,96 @@ def plan(op: Op, options: Options) -> TorchData:
         f"{', '.join(t.name for t in op.outputs) or 'in place'}",
         nothing_returned=_nothing_returned(op),
         readme_notes=_readme_notes(op),
-        # Python
-        py_signature=", ".join(annotated),
-        py_params=", ".join(plain),
-        py_args=call_args(params),
-        py_return=py_return,
-        uses_sequence=any("Sequence" in p["py_annotation"] for p in params),
-        uses_golden=differentiable or fake["mode"] == "golden",
-        defs={
-            "function": py_def(py_name, annotated, py_return),
-            "fake": py_def(f"_{op.snake_name}_fake", plain),
-        },
-        op_call=("return " if returned else "") + call,
-        description=description,
-        arg_docs=[line for p in params for line in arg_doc(p)],
-        register_call=py_call("_register_mutable" if mutable else "_register", register_args, 0),
-        mutable=mutable,
-        fake=fake,
-        differentiable=differentiable,
-        not_differentiable_reason=not_differentiable,
-        register_comment=register_comment(op, differentiable, not_differentiable),
-        golden=golden_context(op, options, params),
-        converter=converter_context(op, params, outs),
-        overrides_file=overrides_file,
-        overrides_file_literal=py_string(overrides_file),
-        overrides_module=f"_{op.snake_name}_user",
-        overrides_args=wrap(
-            "Each takes the op's arguments: " + (", ".join(plain) if plain else "none") + ".",
-            LINE - 4,
-        ),
-        overrides_example=overrides_example(op, params, outs),
-        # C++
-        cpp_params=", ".join(decls),
-        cpp_return=cpp_return,
-        cpp_defs={
-            "cpu": cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
-            "npu": cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
-        },
-        cpu={**cpu_context(op, params, outs), "placeholder": cpu_placeholder(op, params, outs)},
-        npu=npu_context(op, params, outs),
+        **_python_fields(op, options, params, outs, py_name),
+        **_cpp_fields(op, params, outs),
         # the underscored introspection op the generated tests call (csrc/ops.cpp)
         introspection=introspection_context(op, options, params),
         warnings=_warnings(op, options, py_name),
     )
+
+
+def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
+    """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
+    returned = [o for o in outs if not o.is_ref]
+    py_return = return_types(returned)[1]
+    differentiable, not_differentiable = is_differentiable(op)
+    annotated = [py_param(p, annotated=True) for p in params]
+    plain = [py_param(p, annotated=False) for p in params]
+    op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
+    call = py_call(
+        f"{op_path}.default", [p.name for p in params], 4, len("return ") if returned else 0
+    )
+    fake = fake_context(op, options, params, outs)
+    overrides_file = f"{options.package}/{options_path(op)}"
+    return {
+        "op_path": op_path,  # torch.ops.ns.op
+        "py_signature": ", ".join(annotated),
+        "py_params": ", ".join(plain),
+        "py_args": call_args(params),
+        "py_return": py_return,
+        "uses_sequence": any("Sequence" in p.py_annotation for p in params),
+        "uses_golden": differentiable or fake.mode == "golden",
+        "defs": PyDefs(
+            function=py_def(py_name, annotated, py_return),
+            fake=py_def(f"_{op.snake_name}_fake", plain),
+        ),
+        "op_call": ("return " if returned else "") + call,
+        "description": [
+            f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
+        ],
+        "arg_docs": [line for p in params for line in arg_doc(p)],
+        "register_call": register_call(op, options, outs, differentiable, not_differentiable),
+        "mutable": any(t.is_ref for t in op.inputs),
+        "fake": fake,
+        "differentiable": differentiable,
+        "not_differentiable_reason": not_differentiable,
+        "register_comment": register_comment(op, differentiable, not_differentiable),
+        "golden": golden_context(op, options, params),
+        "converter": converter_context(op, params, outs),
+        "overrides_file": overrides_file,
+        "overrides_file_literal": py_string(overrides_file),
+        "overrides_module": f"_{op.snake_name}_user",
+        "overrides_args": wrap(
+            "Each takes the op's arguments: " + (", ".join(plain) if plain else "none") + ".",
+            LINE - 4,
+        ),
+        "overrides_example": overrides_example(op, params, outs),
+    }
+
+
+def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
+    """The TorchData fields of the C++ sources: csrc/ops.cpp and csrc_npu/."""
+    cpp_return = return_types([o for o in outs if not o.is_ref])[0]
+    decls = [f"{p.cpp_type} {p.cpp_name}" for p in params]
+    return {
+        "cpp_params": ", ".join(decls),
+        "cpp_return": cpp_return,
+        "cpp_defs": CppDefs(
+            cpu=cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
+            npu=cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
+        ),
+        "cpu": cpu_context(op, params, outs),
+        "npu": npu_context(op, params, outs),
+    }
+
+
+def register_call(op: Op, options, outs, differentiable: bool, reason: str) -> str:
+    """ops.py's registration of the op: _support's _register, or _register_mutable for an op
+    that updates inputs in place."""
+    args = [
+        py_string(f"{options.namespace}::{op.snake_name}"),
+        f"_{op.snake_name}_user",
+        f"_{op.snake_name}_fake",
+    ]
+    mutable = any(t.is_ref for t in op.inputs)
+    if mutable:  # the op type, for messages, and what the op computes, in the golden's order
+        args[1:1] = [py_string(op.op_type)]
+        args.append(mutable_results(op, outs))
+    if differentiable:
+        args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
+    elif mutable:
+        args.append(mutable_reason(reason))
+    return py_call("_register_mutable" if mutable else "_register", args, 0)
 
 
 def mutable_results(op: Op, outs) -> str:
@@ -1087,7 +1228,7 @@ def mutable_results(op: Op, outs) -> str:
     if op.in_place_only:
         items = [py_string(t.name) for t in op.results]
     else:
-        items = [py_string(o["name"]) if o["is_ref"] else str(o["return_index"]) for o in outs]
+        items = [py_string(o.name) if o.is_ref else str(o.return_index) for o in outs]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
@@ -1163,19 +1304,19 @@ def _nothing_returned(op: Op) -> list[str]:
     return wrap(text, LINE - 8)
 
 
-def arg_doc(p: dict[str, Any]) -> list[str]:
+def arg_doc(p: Param) -> list[str]:
     """The Args: entry of a parameter, wrapped for a docstring indented by 8."""
-    lines = wrap(f"{p['name']}: {p['doc']}", LINE - 8)
+    lines = wrap(f"{p.name}: {p.doc}", LINE - 8)
     return lines[:1] + [f"    {line}" for line in lines[1:]]
 
 
 def overrides_example(op: Op, params, outs) -> list[str]:
     """A commented-out fake() for an op whose output shapes opgen cannot tell."""
-    returned = [o for o in outs if not o["is_ref"]]
-    tensors = [p for p in params if p["kind"] in ("tensor", "ref")]
+    returned = [o for o in outs if not o.is_ref]
+    tensors = [p for p in params if p.kind in ("tensor", "ref")]
     if not returned or not tensors:
         return []
-    first = tensors[0]["name"]
+    first = tensors[0].name
     lines = [py_def("fake", [py_param(p, annotated=False) for p in params])]
     values = [f"{first}.new_empty({first}.shape)" for _ in returned]
     if len(values) == 1:
@@ -1198,7 +1339,20 @@ def infer_op_name(op: Op) -> str:
     return f"_opgen_infer_{op.snake_name}"
 
 
-def introspection_context(op: Op, options, params) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Introspection(ReadsAsDict):
+    """The op's introspection op (csrc/ops.cpp) and the project's registry op."""
+
+    name: str
+    schema: str
+    schema_literal: str
+    op_path: str  # torch.ops.<ns>.<name>.default
+    function: str  # its C++ function
+    cpp_def: str  # that function's head
+    registry_schema_literal: str
+
+
+def introspection_context(op: Op, options, params) -> Introspection:
     """`torch.ops.<ns>._opgen_infer_<op>(<the op's arguments>) -> str`: the op's InferShape and
     InferDataType (op_host/) run on the twin for these arguments, as JSON (opgen_torch.h
     InferJson). Its schema is the op's with in-place annotations dropped (it mutates nothing)
@@ -1212,18 +1366,17 @@ def introspection_context(op: Op, options, params) -> dict[str, Any]:
     schema, _ = build_torch_schema(name, plain, [], op.attrs)
     schema = schema.rsplit(" -> ", 1)[0] + " -> str"
     decls = [
-        f"{'const at::Tensor&' if p['kind'] == 'ref' else p['cpp_type']} {p['cpp_name']}"
-        for p in params
+        f"{'const at::Tensor&' if p.kind == 'ref' else p.cpp_type} {p.cpp_name}" for p in params
     ]
-    return {
-        "name": name,
-        "schema": schema,
-        "schema_literal": cpp_string(schema),
-        "op_path": f"torch.ops.{options.namespace}.{name}.default",
-        "function": f"{op.snake_name}_infer",
-        "cpp_def": cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
-        "registry_schema_literal": cpp_string(REGISTRY_SCHEMA),
-    }
+    return Introspection(
+        name=name,
+        schema=schema,
+        schema_literal=cpp_string(schema),
+        op_path=f"torch.ops.{options.namespace}.{name}.default",
+        function=f"{op.snake_name}_infer",
+        cpp_def=cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
+        registry_schema_literal=cpp_string(REGISTRY_SCHEMA),
+    )
 
 
 def _warnings(op: Op, options: Options, py_name: str) -> list[str]:
