@@ -209,7 +209,7 @@ class ProjectData:
     @property
     def fixed_attrs(self) -> bool:
         """Does an op have attrs its compute never reads (the adapters check their defaults)?"""
-        return any(op.torch.fake.get("fixed_attrs") for op in self.ops)
+        return any(op.torch.fake.fixed_attrs for op in self.ops)
 
     @property
     def has_row_ops(self) -> bool:

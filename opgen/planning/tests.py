@@ -623,14 +623,14 @@ def pending_reasons(op: Op, options: Options, torch: TorchData) -> Pending:
             f". Once these tests pass (XPASS), delete the PLACEHOLDER banner from {compute_file}"
         )
     fake = ""
-    if torch.fake["mode"] == "none":
+    if torch.fake.mode == "none":
         fake = (
             f"opgen wrote no fake kernel ({op.op_type} has no compute and no golden "
             f"expression to take output shapes from): define fake() in "
             f"{overrides_file}"
         )
     host = ""
-    if not op.compute and torch.fake["mode"] == "golden":
+    if not op.compute and torch.fake.mode == "golden":
         host = (
             f"{op.op_type} has no compute expression: while {compute_file} is the "
             "placeholder, its host InferShape and kernel are opgen's elementwise "
@@ -638,7 +638,7 @@ def pending_reasons(op: Op, options: Options, torch: TorchData) -> Pending:
             "which need not be elementwise"
         )
     twin = ""
-    if torch.cpu["unsupported"]:  # the CPU kernel is a TORCH_CHECK(false, ...)
+    if torch.cpu.unsupported:  # the CPU kernel is a TORCH_CHECK(false, ...)
         twin = (
             f"the CPU kernel of {op.op_type} (csrc/ops.cpp) refuses to run: it has "
             "a dynamic (list) input or output, which opgen's CPU kernels do not "
@@ -746,7 +746,7 @@ def op_testing_imports(
     if torch.differentiable:
         imports.append("check_backward")
     imports += mutable_imports(torch, gradcheck, float_combos)
-    if torch.cpu["shape_checks"]:
+    if torch.cpu.shape_checks:
         imports.append("check_broadcasting")
     if pending.kernel or pending.host:
         imports.append("kernel_is_placeholder")
@@ -818,7 +818,7 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         file_doc=description_lines(op),
         package=options.package,
         op_path=torch.op_path + ".default",
-        infer_path=torch.introspection["op_path"],
+        infer_path=torch.introspection.op_path,
         golden_name=torch.py_name,  # from <package> import golden
         # from <package>.overrides import <op> as overrides, when a test looks into it
         uses_overrides=bool(pending.fake or (pending.kernel and not has_golden(op))),
@@ -843,11 +843,11 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         not_differentiable_reason=literal_pieces(f"no backward: {torch.not_differentiable_reason}"),
         gradcheck=gradcheck,
         gradcheck_missing_reason=literal_pieces(gradcheck_missing(steps)),
-        benchmark_name=torch.golden["formula"] if torch.golden["complete"] else None,
+        benchmark_name=torch.golden.formula if torch.golden.complete else None,
         precision_level_literal=py_string(op.precision),
         has_float_input=has_float_input(op),
-        npu_enabled=torch.npu["enabled"],
-        npu_reason=literal_pieces(f"no NPU kernel: {torch.npu.get('reason', '')}"),
+        npu_enabled=torch.npu.enabled,
+        npu_reason=literal_pieces(f"no NPU kernel: {torch.npu.reason}"),
         expected_opdef=py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
         ir_def=py_block(ir_def(op), 0, len("IR_DEF = ")),
         graph_args=py_block(graph["args"], 0, len("GRAPH_ARGS = ")),

@@ -55,18 +55,6 @@ PY_MODULE_NAMES = frozenset("torch Tensor Sequence annotations".split())
 PACKAGE_NAMES = frozenset("ops golden graph overrides load_npu npu_loaded".split())
 
 
-class ReadsAsDict:
-    """Item access to a dataclass's fields: opgen.planning.tests and project still read
-    op.torch's fake, cpu, npu, golden and introspection as dicts (`torch.fake["mode"]`,
-    `torch.npu.get("reason", "")`); drop this once they read attributes."""
-
-    def __getitem__(self, key: str):
-        return getattr(self, key)
-
-    def get(self, key: str, default=None):
-        return getattr(self, key, default)
-
-
 def cpp_param_name(name: str) -> str:
     return f"{name}_arg_" if name in CPP_RESERVED else name
 
@@ -407,7 +395,7 @@ class CopyBack:
 
 
 @dataclass(frozen=True)
-class CpuKernel(ReadsAsDict):
+class CpuKernel:
     """The op's CPU kernel (csrc/ops.cpp): the CPU twin runs op_host and the kernel."""
 
     function: str
@@ -497,7 +485,7 @@ def device_param(params) -> Param | None:
 
 
 @dataclass(frozen=True)
-class NpuAdapter(ReadsAsDict):
+class NpuAdapter:
     """The op's NPU adapter (csrc_npu/<op>_npu.cpp): EXEC_NPU_CMD_EXT -> aclnn<Op>; when
     disabled, only why."""
 
@@ -666,7 +654,7 @@ class FakeReturn:
 
 
 @dataclass(frozen=True)
-class Fake(ReadsAsDict):
+class Fake:
     """The op's fake (meta) kernel in ops.py."""
 
     # how it tells the output shapes: "host" (as the generated InferShape), "elementwise",
@@ -882,7 +870,7 @@ def golden_calls(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Golden(ReadsAsDict):
+class Golden:
     """The op's golden (golden.py): the float64 reference of what it computes (op.results)."""
 
     has_golden: bool  # some result has a golden expression
@@ -1340,7 +1328,7 @@ def infer_op_name(op: Op) -> str:
 
 
 @dataclass(frozen=True)
-class Introspection(ReadsAsDict):
+class Introspection:
     """The op's introspection op (csrc/ops.cpp) and the project's registry op."""
 
     name: str
