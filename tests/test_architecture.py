@@ -104,11 +104,9 @@ def test_the_compiler_knows_nothing_of_templates():
 # join, and one brought within both limits leaves this list. #27 wants the list empty.
 MAX_LINES, MAX_COMPLEXITY = 60, 15
 OVERSIZED = {  # "module:function": (lines, complexity)
-    "opgen.planning.kernel:_compute": (295, 28),
     "opgen.planning.tests:plan": (184, 21),
     "opgen.planning.torch_ext:npu_context": (167, 21),
     "opgen.frontend.prototype:check_op": (162, 20),
-    "opgen.planning.kernel:plan": (149, 15),
     "opgen.planning.torch_ext:_fake_lines": (104, 15),
     "opgen.planning.torch_ext:plan": (100, 15),
     "opgen.cli:new": (81, 15),
@@ -240,7 +238,7 @@ def test_no_template_grows_past_300_lines():
 # one that shrinks lowers its count here; #27 wants none outside the compiler's emitter.
 PLANNER_FSTRINGS = {
     "host.py": 25,
-    "kernel.py": 91,
+    "kernel.py": 87,
     "layout.py": 16,
     "project.py": 11,
     "tests.py": 47,

@@ -259,8 +259,25 @@ def attr_field_names(op: Op) -> dict[str, str]:
     }
 
 
-def plan(op: Op, options: Options) -> KernelData:
-    socs = options.soc_short_names
+@dataclass(frozen=True)
+class _Streams:
+    """The op's tensors as the kernel sees them."""
+
+    tensors: list[_Tensor]  # the IR tensors, inputs then outputs
+    writebacks: list[_Tensor]  # an op without outputs: the inputs it writes back
+    streamed: list[_Tensor]  # through UB: the required tensors, then the write-backs
+    tags: dict[str, str]  # camelCase identifier per kernel parameter
+
+    @property
+    def ins(self) -> list[_Tensor]:
+        return [t for t in self.streamed if t.role == "input"]
+
+    @property
+    def outs(self) -> list[_Tensor]:
+        return [t for t in self.streamed if t.role == "output"]
+
+
+def _streams(op: Op) -> _Streams:
     tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + [
         _Tensor(t, i) for i, t in enumerate(op.outputs)
     ]
@@ -273,14 +290,68 @@ def plan(op: Op, options: Options) -> KernelData:
     streamed = [t for t in tensors if t.streamed] + writebacks
     for t in streamed:
         t.through_half = bool(op.compute) and any(d in BYTE_DTYPES for d in t.param.dtypes)
-    ins = [t for t in streamed if t.role == "input"]
-    outs = [t for t in streamed if t.role == "output"]
-    tags = _tags(tensors + writebacks)
-    struct = f"{op.op_type}TilingData"
-    elements, aliases = _element_types(streamed, tags, op.snake_name)
-    storage_notes = _storage_notes(streamed, aliases)
+    return _Streams(tensors, writebacks, streamed, _tags(tensors + writebacks))
 
-    # compute types per dtype combination (streamed tensors only)
+
+def plan(op: Op, options: Options) -> KernelData:
+    socs = options.soc_short_names
+    s = _streams(op)
+    struct = f"{op.op_type}TilingData"
+    elements, aliases = _element_types(s.streamed, s.tags, op.snake_name)
+    storage_notes = _storage_notes(s.streamed, aliases)
+    combos = _combinations(op, s.streamed)
+    if op.is_row:
+        _check_row_op(op, socs)
+    field_names = attr_field_names(op)
+    tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
+    row = _row(op, socs, s, tiling_names) if op.is_row else None
+    if row is not None:
+        tiling_names |= set(row["strides"].values())
+    attr_fields = _attr_fields(op, field_names)
+    compute = _compute(
+        op, socs, s.streamed, s.ins, s.outs, combos, tiling_names, field_names, struct
+    )
+    upper = op.snake_name.upper()
+    bcast = _broadcast_fields(op, s.ins, s.tags, tiling_names) if broadcasts(op) else None
+    fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
+    if bcast is not None:
+        fields = _with_broadcast_fields(fields, bcast)
+    return KernelData(
+        class_name=f"Kernel{op.op_type}",
+        compute_fn=compute.fn,
+        compute_header=f"{op.snake_name}_compute.h",
+        compute_guard=f"{upper}_COMPUTE_H",
+        tiling_header=f"{op.snake_name}_tiling.h",
+        guard=f"{upper}_TILING_H",
+        buffer_num_const=f"{upper}_BUFFER_NUM",
+        any_widen=any(_can_widen(t) for t in s.streamed),
+        **_kernel_code(op, s, struct, compute.fn),
+        streamed=[_tensor_ctx(t, s.tags, elements) for t in s.streamed],
+        streamed_inputs=[_tensor_ctx(t, s.tags, elements) for t in s.ins],
+        streamed_outputs=[_tensor_ctx(t, s.tags, elements) for t in s.outs],
+        other_tensors=[
+            {"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
+            for t in s.tensors
+            if not t.streamed
+        ],
+        tiling_fields=fields,
+        attr_fields=attr_fields,
+        combinations=combos,
+        compute=compute,
+        writeback_note=_writeback_note(op, s.writebacks),
+        storage_note=storage_notes[0],
+        storage_tile_note=storage_notes[1],
+        storage_aliases=aliases,
+        warnings=compute.warnings,
+        row=row,
+        tensors=s.tensors,
+        streams=s.streamed,
+        broadcast=bcast,
+    )
+
+
+def _combinations(op: Op, streamed: list[_Tensor]) -> list[dict[str, Any]]:
+    """The compute type per dtype combination (of the streamed tensors only)."""
     combos = []
     for combo in op.dtype_combinations:
         dtypes = [
@@ -294,28 +365,26 @@ def plan(op: Op, options: Options) -> KernelData:
                 "streamed_dtypes": dtypes,
             }
         )
+    return combos
 
-    if op.is_row:
-        _check_row_op(op, socs)
-    field_names = attr_field_names(op)
-    tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
-    row = None
-    if op.is_row:
-        strides = {
-            t.param.name: fresh(f"{tags[t.kernel_param]}RowStride", tiling_names) for t in ins
-        }
-        tiling_names |= set(strides.values())
-        row = {
-            "strides": strides,
-            "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in outs},
-            "keepdim": op.keepdim,
-            # a row longer than a tile: the reductions each pass accumulates, then the outputs
-            "passes": row_passes([kernel_tree(op, socs, t.param.name) for t in outs]),
-        }
+
+def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> dict[str, Any]:
+    """The row kernel's data: per input its row stride field, per output whether it is reduced,
+    the passes of a row longer than a tile and their lines in the compute header."""
+    strides = {
+        t.param.name: fresh(f"{s.tags[t.kernel_param]}RowStride", tiling_names) for t in s.ins
+    }
+    # a row longer than a tile: the reductions each pass accumulates, then the outputs
+    passes = row_passes([kernel_tree(op, socs, t.param.name) for t in s.outs])
+    return {
+        "strides": strides,
+        "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in s.outs},
+        "keepdim": op.keepdim,
+        "passes": passes,
         # the compute header's list of them, within 120 columns after "//   "
-        row["pass_lines"] = [
+        "pass_lines": [
             line
-            for i, p in enumerate(row["passes"])
+            for i, p in enumerate(passes)
             for line in textwrap.wrap(
                 f"{i}: {', '.join(p) if p else 'the outputs'}",
                 115,
@@ -323,91 +392,64 @@ def plan(op: Op, options: Options) -> KernelData:
                 break_long_words=False,
                 break_on_hyphens=False,
             )
-        ]
+        ],
+    }
+
+
+def _attr_fields(op: Op, field_names: dict[str, str]) -> list[dict[str, Any]]:
+    """The int/float/bool attrs and how TilingFunc reads them into the tiling struct."""
     attr_fields = []
     for i, a in enumerate(op.attrs):
         if not a.info.is_scalar:
             continue
-        c_type = {"int": "int64_t", "float": "float", "bool": "bool"}[a.type]
-        getter = {"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type]
         attr_fields.append(
             {
                 "name": a.name,
                 "index": i,
                 "field": field_names[a.name],
-                "c_type": c_type,
-                "getter": getter,
+                "c_type": {"int": "int64_t", "float": "float", "bool": "bool"}[a.type],
+                "getter": {"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type],
                 "var": aclnn_name(a.name) + "Attr",
                 "required": a.required,
                 "default": None if a.required else cpp_literal(a.type, a.default),
                 "name_literal": cpp_string(a.name),
             }
         )
+    return attr_fields
 
-    compute = _compute(op, socs, streamed, ins, outs, combos, tiling_names, field_names, struct)
 
-    params = {t.kernel_param for t in tensors + writebacks}
+def _kernel_code(op: Op, s: _Streams, struct: str, compute_fn: str) -> dict[str, Any]:
+    """The kernel class's Init, its call of the compute step and the kernel entry: signatures
+    and argument lists, and the names their locals take."""
+    params = {t.kernel_param for t in s.tensors + s.writebacks}
     entry_tiling = fresh("tilingData", params)
-    entry_kernel = fresh("op", params | {entry_tiling})
     init_locals = {base: fresh(base, params) for base in ("offset", "rest", "scratchBytes")}
-    views = [tags[t.kernel_param] + ("View" if _can_widen(t) else "Tile") for t in outs + ins]
-    gm_params = list(dict.fromkeys(t.gm_param for t in streamed))  # a write-back shares its input's
+    views = [s.tags[t.kernel_param] + ("View" if _can_widen(t) else "Tile") for t in s.outs + s.ins]
+    gm_params = list(dict.fromkeys(t.gm_param for t in s.streamed))  # a write-back: its input's
     init_params = [f"GM_ADDR {p}" for p in gm_params] + [f"const {struct}& tiling"]
     entry_params = [
-        f"GM_ADDR {p}" for p in [t.kernel_param for t in tensors] + ["workspace", "tiling"]
+        f"GM_ADDR {p}" for p in [t.kernel_param for t in s.tensors] + ["workspace", "tiling"]
     ]
-    upper = op.snake_name.upper()
-    bcast = _broadcast_fields(op, ins, tags, tiling_names) if broadcasts(op) else None
-    fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
-    if bcast is not None:
-        fields = _with_broadcast_fields(fields, bcast)
-    return KernelData(
-        class_name=f"Kernel{op.op_type}",
-        compute_fn=compute.fn,
-        compute_header=f"{op.snake_name}_compute.h",
-        compute_guard=f"{upper}_COMPUTE_H",
-        tiling_header=f"{op.snake_name}_tiling.h",
-        guard=f"{upper}_TILING_H",
-        buffer_num_const=f"{upper}_BUFFER_NUM",
-        any_widen=any(_can_widen(t) for t in streamed),
-        init_signature=cpp_wrap("__aicore__ inline void Init(", init_params, ")", indent=" " * 4),
-        init_args=gm_params + [entry_tiling],
-        init_offset=init_locals["offset"],
-        init_rest=init_locals["rest"],
-        init_scratch_bytes=init_locals["scratchBytes"],
-        compute_call=cpp_wrap(
-            compute.fn + "(",
+    return {
+        "init_signature": cpp_wrap(
+            "__aicore__ inline void Init(", init_params, ")", indent=" " * 4
+        ),
+        "init_args": gm_params + [entry_tiling],
+        "init_offset": init_locals["offset"],
+        "init_rest": init_locals["rest"],
+        "init_scratch_bytes": init_locals["scratchBytes"],
+        "compute_call": cpp_wrap(
+            compute_fn + "(",
             views + ["scratch_", "count", "tiling_"] + (["rows_"] if op.is_row else []),
             ");",
             indent=" " * 8,
         ),
-        entry_signature=cpp_wrap(
+        "entry_signature": cpp_wrap(
             f'extern "C" __global__ __aicore__ void {op.snake_name}(', entry_params, ")"
         ),
-        entry_tiling_var=entry_tiling,
-        entry_kernel_var=entry_kernel,
-        streamed=[_tensor_ctx(t, tags, elements) for t in streamed],
-        streamed_inputs=[_tensor_ctx(t, tags, elements) for t in ins],
-        streamed_outputs=[_tensor_ctx(t, tags, elements) for t in outs],
-        other_tensors=[
-            {"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
-            for t in tensors
-            if not t.streamed
-        ],
-        tiling_fields=fields,
-        attr_fields=attr_fields,
-        combinations=combos,
-        compute=compute,
-        writeback_note=_writeback_note(op, writebacks),
-        storage_note=storage_notes[0],
-        storage_tile_note=storage_notes[1],
-        storage_aliases=aliases,
-        warnings=compute.warnings,
-        row=row,
-        tensors=tensors,
-        streams=streamed,
-        broadcast=bcast,
-    )
+        "entry_tiling_var": entry_tiling,
+        "entry_kernel_var": fresh("op", params | {entry_tiling}),
+    }
 
 
 def _broadcast_fields(
@@ -612,6 +654,81 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> d
     }
 
 
+@dataclass(frozen=True)
+class _StepNames:
+    """The compute function's name, and the names of its parameters beside the tiles."""
+
+    fn: str
+    count: str
+    scratch: str
+    rows: str  # the row kernel's RowPass, "" for an elementwise op
+    reserved: frozenset[str]  # names the step's locals must not take
+
+
+def _step_names(op: Op, streamed: list[_Tensor]) -> _StepNames:
+    fn = f"{op.op_type}Compute"
+    taken = {t.kernel_param for t in streamed} | {fn}
+    count = fresh("count", taken)
+    scratch = fresh("scratch", taken | {count})
+    rows = fresh("rows", taken | {count, scratch}) if op.is_row else ""
+    return _StepNames(
+        fn, count, scratch, rows, frozenset(taken | {count, scratch, rows, "tiling", "T"})
+    )
+
+
+@dataclass(frozen=True)
+class _Variant:
+    """One lowering of the compute step: all of it, or one `#if __NPU_ARCH__` branch."""
+
+    cond: str | None  # the #if condition; None: the #else branch, or no branches
+    note: str  # the SoCs that lack an API the branch computes another way
+    api_ok: dict[str, bool]  # per function of MISSABLE_APIS: whether its API is there
+
+
+@dataclass(frozen=True)
+class _Lowering:
+    """The lowered compute step: each variant's program and allocation, and what they share."""
+
+    mode: str  # float | int | template
+    ctype: str  # the compute type (T for a template)
+    variants: list[_Variant]
+    lowered: list[tuple[Any, Any]]  # per variant: (lower.Program, lower.Allocation)
+    host_scalars: dict[expr.Node, str]  # attr math the host computes, by tiling field
+    used_funcs: set[str]
+    short_missing: dict[str, list[str]]  # per function, the target SoCs without its API
+    warnings: list[str]
+
+    @property
+    def instrs(self) -> list[Any]:
+        return [i for p, _ in self.lowered for i in p.instrs]
+
+    @property
+    def temps(self) -> int:
+        return max(a.temps for _, a in self.lowered)
+
+    @property
+    def shared_apis(self) -> list[str]:
+        """The high-level APIs that take the sharedTmpBuffer."""
+        return sorted({i.op for i in self.instrs if i.shared_tmp})
+
+    @property
+    def compares(self) -> bool:
+        return any(i.op in MASK_OPS for i in self.instrs)
+
+    @property
+    def selects(self) -> bool:
+        return any(i.op in SELECT_OPS for i in self.instrs)
+
+    @property
+    def exp_fallbacks(self) -> list[str]:
+        """APIs computed through Exp on the SoCs that lack them."""
+        return sorted(
+            _api_name(f)
+            for f in MISSABLE_APIS
+            if "Exp" in FALLBACK_VIA[f] and f in self.used_funcs and self.short_missing[f]
+        )
+
+
 def _compute(
     op: Op,
     socs: list[str],
@@ -623,58 +740,137 @@ def _compute(
     attr_fields: dict[str, str],
     struct: str,
 ) -> Compute:
-    fn = f"{op.op_type}Compute"
-    taken = {t.kernel_param for t in streamed} | {fn}
-    count = fresh("count", taken)
-    scratch = fresh("scratch", taken | {count})
-    rows = fresh("rows", taken | {count, scratch}) if op.is_row else ""
-    reserved = taken | {count, scratch, rows, "tiling", "T"}
-    types = {c["compute_type"] for c in combos}
-    warnings: list[str] = []
-    host_scalars: dict[expr.Node, str] = {}
-
+    names = _step_names(op, streamed)
     if not op.compute:
-        return _stub(streamed, outs, combos, fn, count, scratch, struct)
+        return _stub(streamed, outs, combos, names, struct)
+    low = _lower(op, socs, streamed, combos, tiling_names, attr_fields)
+    read_only = tuple(
+        t.param.name for t in ins if all(f"in:{t.param.name}" not in a.dst for _, a in low.lowered)
+    )
+    apis = low.shared_apis
+    live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
+    min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
+    ty = low.ctype if low.mode != "template" else "T"
+    return Compute(
+        fn=names.fn,
+        has_expression=True,
+        expressions=_expressions(op, [t.param.name for t in outs]),
+        mode=low.mode,
+        type=ty,
+        template="template <typename T>" if low.mode == "template" else "",
+        signature=_step_signature(names, [(ty, x.kernel_param) for x in outs + ins], struct),
+        body=indent_lines(_step_body(low, names, ins, outs, ty)),
+        temps=low.temps,
+        shared_tmp=any(a.shared_tmp for _, a in low.lowered),
+        shared_tmp_apis=apis,
+        shared_tmp_live_nodes=live_nodes,
+        shared_tmp_min_bytes=min_bytes,
+        exp_fallbacks=low.exp_fallbacks,
+        soc_variants=len(low.variants) > 1,
+        scratch_note=cpp_comment(_scratch_note(low, live_nodes, min_bytes) + "."),
+        host_scalars=_host_scalars(low, attr_fields),
+        warnings=low.warnings,
+        align_elems=CMP_BLOCK_ELEMS if low.compares else 0,
+        reserved_ub=SELECT_RESERVED_UB if low.selects else 0,
+        read_only_inputs=read_only,
+        tile_note=_tile_note(op, read_only),
+    )
 
-    # per combination, every streamed tensor computes in one type
-    for c in combos:
-        if c["compute_type"] is None:
-            bad = [d for d in c["streamed_dtypes"] if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
-            out = outs[0].param.name if outs else "?"
-            if bad:
-                why = (
-                    f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
-                    "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
-                    "compute in float with the float dtypes)"
-                )
-            else:
-                pairs = ", ".join(
-                    f"{t.param.name}={d}"
-                    for t, d in zip(streamed, c["streamed_dtypes"], strict=True)
-                )
-                why = (
-                    f"the dtype combination ({pairs}) mixes types that do not compute in one "
-                    "type; give every tensor of a combination float types, or one integer type"
-                )
-            raise LoweringError(
-                f"compute expression of output '{out}': {why}. Drop the compute "
-                "expression to write the compute step by hand.",
-                out,
-            )
-    if len(types) == 1:
-        mode = "float" if types == {"float"} else "int"
-        ctype = types.pop()
-    else:
-        mode, ctype = "template", "T"
 
+def _lower(
+    op: Op,
+    socs: list[str],
+    streamed: list[_Tensor],
+    combos: list[dict],
+    tiling_names: set[str],
+    attr_fields: dict[str, str],
+) -> _Lowering:
+    """Check the compute expressions against the combinations and the targets, and lower them:
+    once, or once per `#if __NPU_ARCH__` branch when only some targets lack an API."""
+    ins = [t for t in streamed if t.role == "input"]
+    outs = [t for t in streamed if t.role == "output"]
+    _check_combinations(combos, streamed, outs)
+    mode, ctype = _compute_mode(combos)
     short_missing = {
         f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
         for f in MISSABLE_APIS + UNAVOIDABLE_APIS
     }
     trees = {o: kernel_tree(op, socs, o, mode) for o in op.compute}
-    if mode == "float":
-        warnings += special_values_warning(op, socs)
+    warnings = special_values_warning(op, socs) if mode == "float" else []
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
+    _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
+    _check_compare(op, socs, outs)
+    _check_byte_outputs(op, outs)
+    variants = _variants(short_missing, used_funcs, len(socs))
+    host_scalars: dict[expr.Node, str] = {}
+    ctypes = frozenset(c["compute_type"] for c in combos)
+    lowered = []
+    for v in variants:
+        lw = Lowerer(
+            op,
+            mode,
+            ctype,
+            v.api_ok,
+            host_scalars,
+            tiling_names,
+            attr_fields,
+            ctypes,
+            special_values=special_values_exact(socs),
+            floor_domain=floor_domain(socs),
+        )
+        prog = lw.lower([t.param.name for t in ins], [t.param.name for t in outs])
+        lowered.append((prog, allocate(prog)))
+    low = _Lowering(
+        mode, ctype, variants, lowered, host_scalars, used_funcs, short_missing, warnings
+    )
+    _check_reductions(op, outs, low)
+    return low
+
+
+def _check_combinations(combos: list[dict], streamed: list[_Tensor], outs: list[_Tensor]) -> None:
+    """Per combination, every streamed tensor computes in one type."""
+    for c in combos:
+        if c["compute_type"] is not None:
+            continue
+        bad = [d for d in c["streamed_dtypes"] if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
+        out = outs[0].param.name if outs else "?"
+        if bad:
+            why = (
+                f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
+                "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
+                "compute in float with the float dtypes)"
+            )
+        else:
+            pairs = ", ".join(
+                f"{t.param.name}={d}" for t, d in zip(streamed, c["streamed_dtypes"], strict=True)
+            )
+            why = (
+                f"the dtype combination ({pairs}) mixes types that do not compute in one "
+                "type; give every tensor of a combination float types, or one integer type"
+            )
+        raise LoweringError(
+            f"compute expression of output '{out}': {why}. Drop the compute "
+            "expression to write the compute step by hand.",
+            out,
+        )
+
+
+def _compute_mode(combos: list[dict]) -> tuple[str, str]:
+    """float or int with its one compute type, or a template over T when the combinations
+    compute in several."""
+    types = {c["compute_type"] for c in combos}
+    if len(types) == 1:
+        return "float" if types == {"float"} else "int", types.pop()
+    return "template", "T"
+
+
+def _check_unavoidable_apis(
+    trees: dict[str, expr.Node],
+    mode: str,
+    used_funcs: set[str],
+    short_missing: dict[str, list[str]],
+) -> None:
+    """floor, ceil and erf have no fallback: a target without their API is an error."""
     for f in UNAVOIDABLE_APIS:
         if f in used_funcs and short_missing[f]:
             out = next(o for o, tree in trees.items() if f in api_funcs(tree, mode))
@@ -686,66 +882,36 @@ def _compute(
                 "compute step by hand",
                 out,
             )
-    _check_compare(op, socs, outs)
-    _check_byte_outputs(op, outs)
-    need_variants = any(
-        short_missing[f] and len(short_missing[f]) < len(socs)
-        for f in MISSABLE_APIS
-        if f in used_funcs
-    )
-    in_names = [t.param.name for t in ins]
-    out_names = [t.param.name for t in outs]
 
-    ctypes = frozenset(c["compute_type"] for c in combos)
 
-    def lower_variant(api_ok: dict[str, bool]):
-        lw = Lowerer(
-            op,
-            mode,
-            ctype,
-            api_ok,
-            host_scalars,
-            tiling_names,
-            attr_fields,
-            ctypes,
-            special_values=special_values_exact(socs),
-            floor_domain=floor_domain(socs),
-        )
-        prog = lw.lower(in_names, out_names)
-        return prog, allocate(prog)
+def _variants(
+    short_missing: dict[str, list[str]], used_funcs: set[str], soc_count: int
+) -> list[_Variant]:
+    """One lowering, or two chosen by __NPU_ARCH__ when only some targets lack an API."""
+    used_missing = [f for f in MISSABLE_APIS if f in used_funcs and short_missing[f]]
+    if not any(len(short_missing[f]) < soc_count for f in used_missing):
+        return [
+            _Variant(
+                None,
+                _missing_note(short_missing, used_funcs),
+                {f: not short_missing[f] for f in MISSABLE_APIS},
+            )
+        ]
+    arches = sorted({SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]})
+    cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
+    return [
+        _Variant(
+            f"defined(__NPU_ARCH__) && ({cond})",
+            _missing_note(short_missing, used_funcs),
+            {f: not short_missing[f] for f in MISSABLE_APIS},
+        ),
+        _Variant(None, "", {f: True for f in MISSABLE_APIS}),
+    ]
 
-    variants = []
-    if need_variants:
-        # Some targets lack an API: emit both sequences, chosen by __NPU_ARCH__.
-        fallback = {f: not short_missing[f] for f in MISSABLE_APIS}
-        arches = sorted(
-            {
-                SOC_FAMILIES[s].npu_arch
-                for f in MISSABLE_APIS
-                if f in used_funcs
-                for s in short_missing[f]
-            }
-        )
-        cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
-        variants.append(
-            {
-                "cond": f"defined(__NPU_ARCH__) && ({cond})",
-                "note": _missing_note(short_missing, used_funcs),
-                "api_ok": fallback,
-            }
-        )
-        variants.append({"cond": None, "note": "", "api_ok": {f: True for f in MISSABLE_APIS}})
-    else:
-        variants.append(
-            {
-                "cond": None,
-                "note": _missing_note(short_missing, used_funcs),
-                "api_ok": {f: not short_missing[f] for f in MISSABLE_APIS},
-            }
-        )
-    lowered = [lower_variant(v["api_ok"]) for v in variants]
-    read_only = tuple(n for n in in_names if all(f"in:{n}" not in a.dst for _, a in lowered))
-    reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in lowered)
+
+def _check_reductions(op: Op, outs: list[_Tensor], low: _Lowering) -> None:
+    """A row kernel keeps at most MAX_ROW_REDUCTIONS reductions."""
+    reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in low.lowered)
     if reductions > MAX_ROW_REDUCTIONS:
         out = outs[0].param.name if outs else "?"
         raise LoweringError(
@@ -754,95 +920,103 @@ def _compute(
             "keeps (opgen_kernel.h's RowPass)",
             out,
         )
-    temps = max(a.temps for _, a in lowered)
-    shared = any(a.shared_tmp for _, a in lowered)
-    apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
-    live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
-    min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
-    exp_fallbacks = sorted(
-        _api_name(f)
-        for f in MISSABLE_APIS
-        if "Exp" in FALLBACK_VIA[f] and f in used_funcs and short_missing[f]
-    )
 
-    # C++ names of the tiles
-    names = {f"in:{t.param.name}": t.kernel_param for t in ins}
-    names.update({f"out:{t.param.name}": t.kernel_param for t in outs})
+
+def _step_signature(names: _StepNames, tiles: list[tuple[str, str]], struct: str) -> str:
+    """The compute step's signature: the tiles (element type, name), outputs first, then the
+    scratch, the element count, the tiling struct and the row kernel's RowPass."""
+    params = [f"const AscendC::LocalTensor<{ty}>& {name}" for ty, name in tiles]
+    params += [
+        f"const AscendC::LocalTensor<uint8_t>& {names.scratch}",
+        f"uint32_t {names.count}",
+        f"const {struct}& tiling",
+    ]
+    if names.rows:
+        params.append(f"opgen_kernel::RowPass& {names.rows}")
+    return cpp_wrap("__aicore__ inline void " + names.fn + "(", params, ")")
+
+
+def _step_body(
+    low: _Lowering, names: _StepNames, ins: list[_Tensor], outs: list[_Tensor], t: str
+) -> list[str]:
+    """The compute step's statements: per variant its scratch views and the lowered calls."""
+    temps = low.temps
+    tiles = {f"in:{x.param.name}": x.kernel_param for x in ins}
+    tiles.update({f"out:{x.param.name}": x.kernel_param for x in outs})
     tmp_names = []
     for i in range(temps):
-        tmp_names.append(fresh(f"tmp{i}", reserved))
-        names[f"tmp:{i}"] = tmp_names[-1]
-    shared_name = fresh("sharedTmp", reserved | set(tmp_names))
-    t = ctype if mode != "template" else "T"
-    lit = _literal_fn(mode, ctype)
+        tmp_names.append(fresh(f"tmp{i}", names.reserved))
+        tiles[f"tmp:{i}"] = tmp_names[-1]
+    shared_name = fresh("sharedTmp", names.reserved | set(tmp_names))
+    lit = _literal_fn(low.mode, low.ctype)
     ectx = {
-        "count": count,
+        "count": names.count,
         "shared": shared_name,
         "one": lit(1),
         "minus_one": lit(-1),
-        "rows": rows,
+        "rows": names.rows,
     }
-    compares = any(i.op in MASK_OPS for p, _ in lowered for i in p.instrs)
-    selects = any(i.op in SELECT_OPS for p, _ in lowered for i in p.instrs)
-    if compares:
-        ectx["cmp_count"] = fresh("cmpCount", reserved | {shared_name} | set(tmp_names))
-
-    def offset(i: int) -> str:  # of scratch slot i: the temporaries, then the sharedTmpBuffer
-        return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")
-
     body: list[str] = []
-    if compares:
-        body += [
-            f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
-            "the tile (its length is",
-            "// whole blocks) is compared up to the next block; Select takes the mask bits "
-            "it needs.",
-            f"const uint32_t {ectx['cmp_count']} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
-            f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};",
-        ]
-    for v, (prog, alloc) in zip(variants, lowered, strict=True):
-        if len(variants) > 1:
-            body.append(f"#if {v['cond']}" if v["cond"] else "#else")
-        if v["note"]:
-            body += [f"// {line}" for line in textwrap.wrap(v["note"], 93)]  # indented 4
+    if low.compares:
+        ectx["cmp_count"] = fresh("cmpCount", names.reserved | {shared_name} | set(tmp_names))
+        body += _compare_count(ectx["cmp_count"], names.count)
+    branching = len(low.variants) > 1
+    for v, (prog, alloc) in zip(low.variants, low.lowered, strict=True):
+        if branching:
+            body.append(f"#if {v.cond}" if v.cond else "#else")
+        if v.note:
+            body += [f"// {line}" for line in textwrap.wrap(v.note, 93)]  # indented 4
         for i in range(alloc.temps):  # declared per branch: each uses what it needs
             body.append(
                 f"const AscendC::LocalTensor<{t}> {tmp_names[i]} = "
-                f"{scratch}{offset(i)}.ReinterpretCast<{t}>();"
+                f"{names.scratch}{_scratch_offset(i)}.ReinterpretCast<{t}>();"
             )
         if alloc.shared_tmp:
             body.append(
-                f"const AscendC::LocalTensor<uint8_t> {shared_name} = {scratch}{offset(temps)};"
+                f"const AscendC::LocalTensor<uint8_t> {shared_name} = "
+                f"{names.scratch}{_scratch_offset(temps)};"
             )
-        body += emit_body(prog, alloc, names, ectx)
-    if len(variants) > 1:
+        body += emit_body(prog, alloc, tiles, ectx)
+    if branching:
         body.append("#endif")
+    return body
 
-    params = [f"const AscendC::LocalTensor<{t}>& {x.kernel_param}" for x in outs + ins]
-    params += [
-        f"const AscendC::LocalTensor<uint8_t>& {scratch}",
-        f"uint32_t {count}",
-        f"const {struct}& tiling",
+
+def _scratch_offset(i: int) -> str:
+    """The index of scratch slot i: the temporaries, then the sharedTmpBuffer."""
+    return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")
+
+
+def _compare_count(var: str, count: str) -> list[str]:
+    """The statements of `var`: `count` rounded up to Compare's whole blocks."""
+    return [
+        f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
+        "the tile (its length is",
+        "// whole blocks) is compared up to the next block; Select takes the mask bits it needs.",
+        f"const uint32_t {var} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
+        f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};",
     ]
-    if op.is_row:
-        params.append(f"opgen_kernel::RowPass& {rows}")
-    head = "__aicore__ inline void " + fn + "("
-    signature = cpp_wrap(head, params, ")")
-    template = "template <typename T>" if mode == "template" else ""
 
-    host = [
+
+def _host_scalars(low: _Lowering, attr_fields: dict[str, str]) -> list[dict[str, str]]:
+    return [
         {
             "field": name,
             "text": show(node),
-            "expr": host_expr(node, attr_fields, mode != "float"),
-            "c_type": "float" if mode == "float" else "int64_t",
+            "expr": host_expr(node, attr_fields, low.mode != "float"),
+            "c_type": "float" if low.mode == "float" else "int64_t",
         }
-        for node, name in host_scalars.items()
+        for node, name in low.host_scalars.items()
     ]
+
+
+def _scratch_note(low: _Lowering, live_nodes: int, min_bytes: int) -> str:
+    """What the scratch holds: the temporaries, the sharedTmpBuffer and what uses it."""
+    temps = low.temps
     plural = "temporary" if temps == 1 else "temporaries"
     note = f"opgen's lowering of the compute expression uses {temps} {plural}"
-    row_apis = [a for a in apis if a in REDUCE_APIS]
-    other_apis = [a for a in apis if a not in REDUCE_APIS]
+    row_apis = [a for a in low.shared_apis if a in REDUCE_APIS]
+    other_apis = [a for a in low.shared_apis if a not in REDUCE_APIS]
     if other_apis:
         floats = "float" if live_nodes == 1 else "floats"
         note += (
@@ -857,56 +1031,37 @@ def _compute(
             "(opgen_kernel.h's RowPass; a float per element, at least "
             "256 bytes: more than ReduceSum.md's minimum)"
         )
-    if exp_fallbacks:
-        note += f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API"
-    if compares:
+    if low.exp_fallbacks:
+        note += f"; {' and '.join(low.exp_fallbacks)} through Exp where the SoC lacks the API"
+    if low.compares:
         note += (
             "; Compare masks live in temporaries' first bytes (1 bit per element), and "
             f"Compare reads whole blocks of {CMP_BLOCK_ELEMS} floats: tiles are whole blocks"
         )
-    if selects:
+    if low.selects:
         note += (
             f"; Select's tensor modes need {SELECT_RESERVED_UB // 1024} KB of UB left free "
             "(asc-devkit Select.md)"
         )
-    return Compute(
-        fn=fn,
-        has_expression=True,
-        expressions=[
-            {
-                "output": o,
-                "text": show(op.compute[o]),
-                # within 120 columns after "//   ", continued 4 columns in
-                "lines": textwrap.wrap(
-                    f"{o} = {show(op.compute[o])}",
-                    115,
-                    subsequent_indent="    ",
-                    break_long_words=False,
-                    break_on_hyphens=False,
-                ),
-            }
-            for o in out_names
-        ],
-        mode=mode,
-        type=t,
-        template=template,
-        signature=signature,
-        body=indent_lines(body),
-        temps=temps,
-        shared_tmp=shared,
-        shared_tmp_apis=apis,
-        shared_tmp_live_nodes=live_nodes,
-        shared_tmp_min_bytes=min_bytes,
-        exp_fallbacks=exp_fallbacks,
-        soc_variants=len(variants) > 1,
-        scratch_note=cpp_comment(note + "."),
-        host_scalars=host,
-        warnings=warnings,
-        align_elems=CMP_BLOCK_ELEMS if compares else 0,
-        reserved_ub=SELECT_RESERVED_UB if selects else 0,
-        read_only_inputs=read_only,
-        tile_note=_tile_note(op, read_only),
-    )
+    return note
+
+
+def _expressions(op: Op, out_names: list[str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "output": o,
+            "text": show(op.compute[o]),
+            # within 120 columns after "//   ", continued 4 columns in
+            "lines": textwrap.wrap(
+                f"{o} = {show(op.compute[o])}",
+                115,
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            ),
+        }
+        for o in out_names
+    ]
 
 
 TILE_NOTE = (
@@ -1135,37 +1290,28 @@ def _stub(
     streamed: list[_Tensor],
     outs: list[_Tensor],
     combos: list[dict],
-    fn: str,
-    count: str,
-    scratch: str,
+    names: _StepNames,
     struct: str,
 ) -> Compute:
     """No compute expression: a compiling placeholder that writes zeros, loudly marked."""
     template, ptype = _stub_types(streamed, outs, combos)
-    taken = {x.kernel_param for x in streamed} | {fn, count, scratch, "tiling"}
+    count = names.count
+    taken = {x.kernel_param for x in streamed} | {names.fn, count, names.scratch, "tiling"}
     body = [
         "// TODO(opgen): the prototype has no compute expression, so this step only writes",
         "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...).",
         *_zeroing(outs, ptype, count, taken),
     ]
     ins = [s for s in streamed if s.role == "input"]
-    params = [
-        f"const AscendC::LocalTensor<{ptype[x.kernel_param]}>& {x.kernel_param}" for x in outs + ins
-    ]
-    params += [
-        f"const AscendC::LocalTensor<uint8_t>& {scratch}",
-        f"uint32_t {count}",
-        f"const {struct}& tiling",
-    ]
-    signature = cpp_wrap("__aicore__ inline void " + fn + "(", params, ")")
+    tiles = [(ptype[x.kernel_param], x.kernel_param) for x in outs + ins]
     return Compute(
-        fn=fn,
+        fn=names.fn,
         has_expression=False,
         expressions=[],
         mode="stub",
         type="",
         template=template,
-        signature=signature,
+        signature=_step_signature(names, tiles, struct),
         body=indent_lines(body),
         temps=0,
         shared_tmp=False,
