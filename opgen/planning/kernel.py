@@ -8,8 +8,9 @@ loop and print. Raises LoweringError when the compute expression cannot be lower
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from opgen.compiler.lower import (
@@ -101,13 +102,125 @@ ROW_SOC_LIMITS = {
 }
 
 
+class _ByKey:
+    """`x["field"]` as well as `x.field`: the readers written against the dicts these dataclasses
+    replaced (host.py's data, tests/test_lower.py, tests/test_reduce.py) keep working."""
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def items(self) -> Any:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}.items()
+
+
+@dataclass(frozen=True)
+class Expression:
+    """One output's compute expression, as the compute header's comment shows it."""
+
+    output: str
+    text: str  # the expression in the prototype's syntax
+    lines: list[str]  # "<output> = <text>", wrapped within 120 columns after "//   "
+
+
+@dataclass(frozen=True)
+class HostScalar(_ByKey):
+    """Attr math TilingFunc computes once (the kernel has no libm) into a tiling field."""
+
+    field: str
+    text: str  # the subexpression in the prototype's syntax
+    expr: str  # C++ over the attrs' variables
+    c_type: str  # float | int64_t
+
+
+@dataclass(frozen=True)
+class AttrField:
+    """An int/float/bool attr, its tiling field and how TilingFunc reads it."""
+
+    name: str
+    index: int  # among the op's attrs (GetAttrs()'s index)
+    field: str
+    c_type: str  # int64_t | float | bool
+    getter: str  # GetInt | GetFloat | GetBool
+    var: str  # TilingFunc's pointer to the value
+    required: bool
+    default: str | None  # C++ literal of an optional attr's default
+    name_literal: str  # the attr name as a C++ string literal
+
+
+@dataclass(frozen=True)
+class TilingField(_ByKey):
+    """A field of the tiling struct."""
+
+    type: str
+    name: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class Stream(_ByKey):
+    """A tensor the kernel streams through UB, and the C++ names of its pieces."""
+
+    name: str
+    param: str  # the compute step's parameter
+    gm_param: str  # the kernel entry's GM_ADDR parameter it reads or writes
+    writeback: bool
+    index: int
+    role: str  # input | output
+    macro: str  # DTYPE_<...>
+    element: str  # the C type the stream moves: the DTYPE_ macro, or a storage type (complex64)
+    tag: str  # camelCase identifier the names below start with
+    gm: str
+    queue: str
+    cast: str
+    tile: str
+    view: str
+    compute_alias: str
+    position: str  # VECIN | VECOUT
+    dtypes: list[str]
+    can_widen: bool
+    through_half: bool
+
+
+@dataclass(frozen=True)
+class UnstreamedTensor:
+    """An optional or dynamic tensor the elementwise kernel passes but does not stream."""
+
+    name: str
+    role: str
+    param_type: str
+
+
+@dataclass(frozen=True)
+class Combination:
+    """A dtype combination and the type its streamed tensors compute in (None: none)."""
+
+    dtypes: list[str]  # the combination, inputs then outputs
+    compute_type: str | None
+    streamed_dtypes: list[str]  # of the streamed tensors, in their order
+
+
+@dataclass(frozen=True)
+class StorageCase:
+    test: str  # #if condition on the ORIG_DTYPE_ macro
+    type: str  # the storage type under it
+
+
+@dataclass(frozen=True)
+class StorageAlias:
+    """A `using` alias of the element type of a stream stored as words for some dtypes."""
+
+    name: str
+    fallback: str  # the DTYPE_ macro, for the other dtypes
+    cases: list[StorageCase]
+
+
 @dataclass(frozen=True)
 class Compute:
     """The compute step (`op_kernel/<op>_compute.h`): the lowered expression, or a placeholder."""
 
     fn: str  # its function name
     has_expression: bool
-    expressions: list[dict[str, Any]]  # per output: {"output", "text", "lines"} (header comment)
+    expressions: list[Expression]  # per output, for the header comment
     mode: str  # float | int | template | stub
     type: str  # the compute type (float, int32_t, T)
     template: str  # "template <...>" line, or ""
@@ -121,7 +234,7 @@ class Compute:
     exp_fallbacks: list[str]  # APIs computed through Exp on SoCs that lack them
     soc_variants: bool  # the body has #if __NPU_ARCH__ branches
     scratch_note: str  # // comment lines
-    host_scalars: list[dict[str, str]]  # attr math done on the host: field, text, expr, c_type
+    host_scalars: list[HostScalar]  # attr math done on the host
     warnings: list[str]
     # Compare/Select: the tile length in whole blocks of this many elements (0: any), and UB
     # bytes the tiles leave to the Select API
@@ -157,21 +270,21 @@ class KernelData:
     entry_tiling_var: str
     entry_kernel_var: str
     # tensors the kernel streams through UB (required ones), and the others
-    streamed: list[dict[str, Any]]
-    streamed_inputs: list[dict[str, Any]]
-    streamed_outputs: list[dict[str, Any]]
-    other_tensors: list[dict[str, str]]
+    streamed: list[Stream]
+    streamed_inputs: list[Stream]
+    streamed_outputs: list[Stream]
+    other_tensors: list[UnstreamedTensor]
     # the tiling struct, widest fields first
-    tiling_fields: list[dict[str, str]]
-    attr_fields: list[dict[str, Any]]  # int/float/bool attrs and how TilingFunc reads them
-    combinations: list[dict[str, Any]]  # compute type per dtype combination
+    tiling_fields: list[TilingField]
+    attr_fields: list[AttrField]  # int/float/bool attrs and how TilingFunc reads them
+    combinations: list[Combination]  # compute type per dtype combination
     compute: Compute
     writeback_note: str  # // lines for an op without outputs, else ""
     # streamed tensors stored as words of another C type (complex64): the // note, and the
     # `using` lines choosing the element type of those that also have other dtypes
     storage_note: str
     storage_tile_note: str  # // lines for the compute step
-    storage_aliases: list[dict[str, Any]]
+    storage_aliases: list[StorageAlias]
     warnings: list[str]  # for the CLI to show
     # the row kernel (op.is_row): per streamed input its row stride field, per output whether
     # it is reduced (one value per row), the passes of a long row (lower.row_passes) and their
@@ -330,7 +443,7 @@ def plan(op: Op, options: Options) -> KernelData:
         streamed_inputs=[_tensor_ctx(t, s.tags, elements) for t in s.ins],
         streamed_outputs=[_tensor_ctx(t, s.tags, elements) for t in s.outs],
         other_tensors=[
-            {"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
+            UnstreamedTensor(t.param.name, t.role, t.param.param_type)
             for t in s.tensors
             if not t.streamed
         ],
@@ -350,7 +463,7 @@ def plan(op: Op, options: Options) -> KernelData:
     )
 
 
-def _combinations(op: Op, streamed: list[_Tensor]) -> list[dict[str, Any]]:
+def _combinations(op: Op, streamed: list[_Tensor]) -> list[Combination]:
     """The compute type per dtype combination (of the streamed tensors only)."""
     combos = []
     for combo in op.dtype_combinations:
@@ -359,11 +472,7 @@ def _combinations(op: Op, streamed: list[_Tensor]) -> list[dict[str, Any]]:
             for t in streamed
         ]
         combos.append(
-            {
-                "dtypes": list(combo),
-                "compute_type": compute_type(dtypes, through_half=bool(op.compute)),
-                "streamed_dtypes": dtypes,
-            }
+            Combination(list(combo), compute_type(dtypes, through_half=bool(op.compute)), dtypes)
         )
     return combos
 
@@ -396,24 +505,24 @@ def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> dict[s
     }
 
 
-def _attr_fields(op: Op, field_names: dict[str, str]) -> list[dict[str, Any]]:
+def _attr_fields(op: Op, field_names: dict[str, str]) -> list[AttrField]:
     """The int/float/bool attrs and how TilingFunc reads them into the tiling struct."""
     attr_fields = []
     for i, a in enumerate(op.attrs):
         if not a.info.is_scalar:
             continue
         attr_fields.append(
-            {
-                "name": a.name,
-                "index": i,
-                "field": field_names[a.name],
-                "c_type": {"int": "int64_t", "float": "float", "bool": "bool"}[a.type],
-                "getter": {"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type],
-                "var": aclnn_name(a.name) + "Attr",
-                "required": a.required,
-                "default": None if a.required else cpp_literal(a.type, a.default),
-                "name_literal": cpp_string(a.name),
-            }
+            AttrField(
+                name=a.name,
+                index=i,
+                field=field_names[a.name],
+                c_type={"int": "int64_t", "float": "float", "bool": "bool"}[a.type],
+                getter={"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type],
+                var=aclnn_name(a.name) + "Attr",
+                required=a.required,
+                default=None if a.required else cpp_literal(a.type, a.default),
+                name_literal=cpp_string(a.name),
+            )
         )
     return attr_fields
 
@@ -467,28 +576,23 @@ def _broadcast_fields(
     return {"shape": shape, "reads": reads}
 
 
-def _with_broadcast_fields(
-    fields: list[dict[str, str]], bcast: dict[str, Any]
-) -> list[dict[str, str]]:
-    """`fields` and, after them, the broadcast fields, all aligned again."""
-    fields = [dict(f) for f in fields]
-    for f in fields:
-        if f["name"] == "totalLength":
-            f["comment"] = "elements of the output, which the inputs broadcast to"
+def _with_broadcast_fields(fields: list[TilingField], bcast: dict[str, Any]) -> list[TilingField]:
+    """`fields` and, after them, the broadcast fields."""
+    fields = [
+        replace(f, comment="elements of the output, which the inputs broadcast to")
+        if f.name == "totalLength"
+        else f
+        for f in fields
+    ]
     fields.append(
-        {
-            "type": "OpgenBroadcastShape",
-            "name": bcast["shape"],
-            "comment": "the output shape, which the inputs broadcast to",
-        }
+        TilingField(
+            "OpgenBroadcastShape", bcast["shape"], "the output shape, which the inputs broadcast to"
+        )
     )
     fields += [
-        {"type": "OpgenBroadcastInput", "name": field, "comment": f"how the kernel reads {name}"}
+        TilingField("OpgenBroadcastInput", field, f"how the kernel reads {name}")
         for name, field in bcast["reads"].items()
     ]
-    width = max(len(f"{f['type']} {f['name']};") for f in fields)
-    for f in fields:
-        f["decl"] = f"{f['type']} {f['name']};".ljust(width)
     return fields
 
 
@@ -529,13 +633,13 @@ def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:
 
 def _element_types(
     streamed: list[_Tensor], tags: dict[str, str], snake: str
-) -> tuple[dict[str, str], list[dict[str, Any]]]:
+) -> tuple[dict[str, str], list[StorageAlias]]:
     """The element type of each stream, by DTYPE_ macro: the macro itself; the storage type
     when every dtype of the tensor is stored as words (complex64 -> uint64_t); otherwise a
     `using` alias chosen by `#if ORIG_DTYPE_<...> == DT_...`, the documented way to branch on a
     tensor's dtype (asc-devkit's guide to aclnn op projects, the kernel side)."""
     elements: dict[str, str] = {}
-    aliases: list[dict[str, Any]] = []
+    aliases: list[StorageAlias] = []
     taken = {t.kernel_param for t in streamed} | {snake}
     for t in streamed:
         key = t.macro  # a write-back stream shares its input's
@@ -551,20 +655,13 @@ def _element_types(
             tag = tags[t.kernel_param]
             name = fresh(tag[:1].upper() + tag[1:] + "Element", taken)
             taken.add(name)
-            aliases.append(
-                {
-                    "name": name,
-                    "fallback": t.macro,
-                    "cases": [
-                        {"test": f"{t.orig_macro} == {d.ge}", "type": d.storage} for d in stored
-                    ],
-                }
-            )
+            cases = [StorageCase(f"{t.orig_macro} == {d.ge}", d.storage) for d in stored]
+            aliases.append(StorageAlias(name, t.macro, cases))
             elements[key] = name
     return elements, aliases
 
 
-def _storage_notes(streamed: list[_Tensor], aliases: list[dict[str, Any]]) -> tuple[str, str]:
+def _storage_notes(streamed: list[_Tensor], aliases: list[StorageAlias]) -> tuple[str, str]:
     """// comments on tensors stored as words of another type: for the kernel, for the compute
     step."""
     stored = sorted({d for t in streamed for d in t.param.dtypes if DTYPES[d].storage})
@@ -596,62 +693,53 @@ def _can_widen(t: _Tensor) -> bool:
 
 
 def _tiling_fields(
-    attr_fields: list[dict],
-    host_scalars: list[dict],
+    attr_fields: list[AttrField],
+    host_scalars: list[HostScalar],
     base: tuple[tuple[str, str, str], ...] = BASE_TILING_FIELDS,
     row: dict[str, Any] | None = None,
-) -> list[dict[str, str]]:
+) -> list[TilingField]:
     """The tiling struct's fields, widest first so host and device agree on the layout."""
-    fields = [{"type": t, "name": n, "comment": c} for t, n, c in base]
+    fields = [TilingField(t, n, c) for t, n, c in base]
     for name, field in row["strides"].items() if row else ():
         fields.append(
-            {
-                "type": "uint32_t",
-                "name": field,
-                "comment": f"elements between rows of {name}: rowLength, or 0 when it is one row",
-            }
+            TilingField(
+                "uint32_t",
+                field,
+                f"elements between rows of {name}: rowLength, or 0 when it is one row",
+            )
         )
-    extra = [
-        {"type": f["c_type"], "name": f["field"], "comment": f"attr {f['name']}"}
-        for f in attr_fields
-    ]
+    extra = [TilingField(f.c_type, f.field, f"attr {f.name}") for f in attr_fields]
     extra += [
-        {"type": h["c_type"], "name": h["field"], "comment": f"{h['text']}, computed on the host"}
-        for h in host_scalars
+        TilingField(h.c_type, h.field, f"{h.text}, computed on the host") for h in host_scalars
     ]
     size = {"int64_t": 8, "float": 4, "bool": 1}
-    fields += sorted(extra, key=lambda f: -size[f["type"]])
-    width = max(len(f"{f['type']} {f['name']};") for f in fields)
-    for f in fields:
-        f["decl"] = f"{f['type']} {f['name']};".ljust(width)
-    return fields
+    return fields + sorted(extra, key=lambda f: -size[f.type])
 
 
-def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> dict[str, Any]:
+def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> Stream:
     tag = tags[t.kernel_param]
     up = tag[:1].upper() + tag[1:]
-    return {
-        "name": t.param.name,
-        "param": t.kernel_param,
-        "gm_param": t.gm_param,
-        "writeback": t.writeback,
-        "index": t.index,
-        "role": t.role,
-        "macro": t.macro,
-        # the C type the stream moves: the DTYPE_ macro, or a storage type (complex64)
-        "element": elements[t.macro],
-        "tag": tag,
-        "gm": f"{tag}Gm_",
-        "queue": f"{tag}Queue_",
-        "cast": f"{tag}Cast_",
-        "tile": f"{tag}Tile",
-        "view": f"{tag}View",
-        "compute_alias": f"Compute{up}",
-        "position": "VECIN" if t.role == "input" else "VECOUT",
-        "dtypes": list(t.param.dtypes),
-        "can_widen": _can_widen(t),
-        "through_half": t.through_half,
-    }
+    return Stream(
+        name=t.param.name,
+        param=t.kernel_param,
+        gm_param=t.gm_param,
+        writeback=t.writeback,
+        index=t.index,
+        role=t.role,
+        macro=t.macro,
+        element=elements[t.macro],
+        tag=tag,
+        gm=f"{tag}Gm_",
+        queue=f"{tag}Queue_",
+        cast=f"{tag}Cast_",
+        tile=f"{tag}Tile",
+        view=f"{tag}View",
+        compute_alias=f"Compute{up}",
+        position="VECIN" if t.role == "input" else "VECOUT",
+        dtypes=list(t.param.dtypes),
+        can_widen=_can_widen(t),
+        through_half=t.through_half,
+    )
 
 
 @dataclass(frozen=True)
@@ -735,7 +823,7 @@ def _compute(
     streamed: list[_Tensor],
     ins: list[_Tensor],
     outs: list[_Tensor],
-    combos: list[dict],
+    combos: list[Combination],
     tiling_names: set[str],
     attr_fields: dict[str, str],
     struct: str,
@@ -781,7 +869,7 @@ def _lower(
     op: Op,
     socs: list[str],
     streamed: list[_Tensor],
-    combos: list[dict],
+    combos: list[Combination],
     tiling_names: set[str],
     attr_fields: dict[str, str],
 ) -> _Lowering:
@@ -803,7 +891,7 @@ def _lower(
     _check_byte_outputs(op, outs)
     variants = _variants(short_missing, used_funcs, len(socs))
     host_scalars: dict[expr.Node, str] = {}
-    ctypes = frozenset(c["compute_type"] for c in combos)
+    ctypes = frozenset(c.compute_type for c in combos)
     lowered = []
     for v in variants:
         lw = Lowerer(
@@ -827,12 +915,14 @@ def _lower(
     return low
 
 
-def _check_combinations(combos: list[dict], streamed: list[_Tensor], outs: list[_Tensor]) -> None:
+def _check_combinations(
+    combos: list[Combination], streamed: list[_Tensor], outs: list[_Tensor]
+) -> None:
     """Per combination, every streamed tensor computes in one type."""
     for c in combos:
-        if c["compute_type"] is not None:
+        if c.compute_type is not None:
             continue
-        bad = [d for d in c["streamed_dtypes"] if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
+        bad = [d for d in c.streamed_dtypes if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
         out = outs[0].param.name if outs else "?"
         if bad:
             why = (
@@ -842,7 +932,7 @@ def _check_combinations(combos: list[dict], streamed: list[_Tensor], outs: list[
             )
         else:
             pairs = ", ".join(
-                f"{t.param.name}={d}" for t, d in zip(streamed, c["streamed_dtypes"], strict=True)
+                f"{t.param.name}={d}" for t, d in zip(streamed, c.streamed_dtypes, strict=True)
             )
             why = (
                 f"the dtype combination ({pairs}) mixes types that do not compute in one "
@@ -855,10 +945,10 @@ def _check_combinations(combos: list[dict], streamed: list[_Tensor], outs: list[
         )
 
 
-def _compute_mode(combos: list[dict]) -> tuple[str, str]:
+def _compute_mode(combos: list[Combination]) -> tuple[str, str]:
     """float or int with its one compute type, or a template over T when the combinations
     compute in several."""
-    types = {c["compute_type"] for c in combos}
+    types = {c.compute_type for c in combos}
     if len(types) == 1:
         return "float" if types == {"float"} else "int", types.pop()
     return "template", "T"
@@ -998,14 +1088,14 @@ def _compare_count(var: str, count: str) -> list[str]:
     ]
 
 
-def _host_scalars(low: _Lowering, attr_fields: dict[str, str]) -> list[dict[str, str]]:
+def _host_scalars(low: _Lowering, attr_fields: dict[str, str]) -> list[HostScalar]:
     return [
-        {
-            "field": name,
-            "text": show(node),
-            "expr": host_expr(node, attr_fields, low.mode != "float"),
-            "c_type": "float" if low.mode == "float" else "int64_t",
-        }
+        HostScalar(
+            field=name,
+            text=show(node),
+            expr=host_expr(node, attr_fields, low.mode != "float"),
+            c_type="float" if low.mode == "float" else "int64_t",
+        )
         for node, name in low.host_scalars.items()
     ]
 
@@ -1046,20 +1136,20 @@ def _scratch_note(low: _Lowering, live_nodes: int, min_bytes: int) -> str:
     return note
 
 
-def _expressions(op: Op, out_names: list[str]) -> list[dict[str, Any]]:
+def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
     return [
-        {
-            "output": o,
-            "text": show(op.compute[o]),
+        Expression(
+            output=o,
+            text=show(op.compute[o]),
             # within 120 columns after "//   ", continued 4 columns in
-            "lines": textwrap.wrap(
+            lines=textwrap.wrap(
                 f"{o} = {show(op.compute[o])}",
                 115,
                 subsequent_indent="    ",
                 break_long_words=False,
                 break_on_hyphens=False,
             ),
-        }
+        )
         for o in out_names
     ]
 
@@ -1239,11 +1329,11 @@ def _literal_fn(mode: str, ctype: str):
 
 
 def _stub_types(
-    streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict]
+    streamed: list[_Tensor], outs: list[_Tensor], combos: list[Combination]
 ) -> tuple[str, dict[str, str]]:
     """The placeholder's template line and each tensor's element type: one type, one template
     parameter T, or one per tensor when the combinations share no compute type."""
-    types = {c["compute_type"] for c in combos}
+    types = {c.compute_type for c in combos}
     if None in types:
         tparams = {x.kernel_param: "T" + pascal_name(aclnn_name(x.kernel_param)) for x in streamed}
         if len(set(tparams.values())) < len(tparams):
@@ -1289,7 +1379,7 @@ def _zeroing(outs: list[_Tensor], ptype: dict[str, str], count: str, taken: set[
 def _stub(
     streamed: list[_Tensor],
     outs: list[_Tensor],
-    combos: list[dict],
+    combos: list[Combination],
     names: _StepNames,
     struct: str,
 ) -> Compute:
