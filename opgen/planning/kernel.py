@@ -168,13 +168,9 @@ class Stream(_ByKey):
     role: str  # input | output
     macro: str  # DTYPE_<...>
     element: str  # the C type the stream moves: the DTYPE_ macro, or a storage type (complex64)
-    tag: str  # camelCase identifier the names below start with
-    gm: str
-    queue: str
-    cast: str
-    tile: str
-    view: str
-    compute_alias: str
+    tag: str  # camelCase identifier the kernel's names of the stream start with
+    tile: str  # the compute step's argument: the tile in the tensor's own type
+    view: str  # the compute step's argument: the tile widened to its compute type
     position: str  # VECIN | VECOUT
     dtypes: list[str]
     can_widen: bool
@@ -201,8 +197,11 @@ class Combination:
 
 @dataclass(frozen=True)
 class StorageCase:
-    test: str  # #if condition on the ORIG_DTYPE_ macro
-    type: str  # the storage type under it
+    """`#if <macro> == <ge>`: the tensor has that dtype, stored as `type`."""
+
+    macro: str  # ORIG_DTYPE_<...>
+    ge: str  # the dtype's DT_ value
+    type: str  # the storage type
 
 
 @dataclass(frozen=True)
@@ -259,13 +258,12 @@ class KernelData:
     guard: str  # of the tiling header
     buffer_num_const: str
     any_widen: bool  # some tensor computes in float while stored as fp16/bf16
+    gm_params: list[str]  # Init()'s GM addresses: the streamed tensors' (a write-back: its input's)
     # code fragments, already wrapped and indented
-    init_signature: str
     init_args: list[str]
     init_offset: str
     init_rest: str
     init_scratch_bytes: str
-    compute_call: str
     entry_signature: str
     entry_tiling_var: str
     entry_kernel_var: str
@@ -438,7 +436,7 @@ def plan(op: Op, options: Options) -> KernelData:
         guard=f"{upper}_TILING_H",
         buffer_num_const=f"{upper}_BUFFER_NUM",
         any_widen=any(_can_widen(t) for t in s.streamed),
-        **_kernel_code(op, s, struct, compute.fn),
+        **_kernel_code(op, s),
         streamed=[_tensor_ctx(t, s.tags, elements) for t in s.streamed],
         streamed_inputs=[_tensor_ctx(t, s.tags, elements) for t in s.ins],
         streamed_outputs=[_tensor_ctx(t, s.tags, elements) for t in s.outs],
@@ -527,32 +525,22 @@ def _attr_fields(op: Op, field_names: dict[str, str]) -> list[AttrField]:
     return attr_fields
 
 
-def _kernel_code(op: Op, s: _Streams, struct: str, compute_fn: str) -> dict[str, Any]:
-    """The kernel class's Init, its call of the compute step and the kernel entry: signatures
-    and argument lists, and the names their locals take."""
+def _kernel_code(op: Op, s: _Streams) -> dict[str, Any]:
+    """The kernel class's Init and the kernel entry: their parameters and arguments, and the
+    names their locals take."""
     params = {t.kernel_param for t in s.tensors + s.writebacks}
     entry_tiling = fresh("tilingData", params)
     init_locals = {base: fresh(base, params) for base in ("offset", "rest", "scratchBytes")}
-    views = [s.tags[t.kernel_param] + ("View" if _can_widen(t) else "Tile") for t in s.outs + s.ins]
     gm_params = list(dict.fromkeys(t.gm_param for t in s.streamed))  # a write-back: its input's
-    init_params = [f"GM_ADDR {p}" for p in gm_params] + [f"const {struct}& tiling"]
     entry_params = [
         f"GM_ADDR {p}" for p in [t.kernel_param for t in s.tensors] + ["workspace", "tiling"]
     ]
     return {
-        "init_signature": cpp_wrap(
-            "__aicore__ inline void Init(", init_params, ")", indent=" " * 4
-        ),
+        "gm_params": gm_params,
         "init_args": gm_params + [entry_tiling],
         "init_offset": init_locals["offset"],
         "init_rest": init_locals["rest"],
         "init_scratch_bytes": init_locals["scratchBytes"],
-        "compute_call": cpp_wrap(
-            compute_fn + "(",
-            views + ["scratch_", "count", "tiling_"] + (["rows_"] if op.is_row else []),
-            ");",
-            indent=" " * 8,
-        ),
         "entry_signature": cpp_wrap(
             f'extern "C" __global__ __aicore__ void {op.snake_name}(', entry_params, ")"
         ),
@@ -655,7 +643,7 @@ def _element_types(
             tag = tags[t.kernel_param]
             name = fresh(tag[:1].upper() + tag[1:] + "Element", taken)
             taken.add(name)
-            cases = [StorageCase(f"{t.orig_macro} == {d.ge}", d.storage) for d in stored]
+            cases = [StorageCase(t.orig_macro, d.ge, d.storage) for d in stored]
             aliases.append(StorageAlias(name, t.macro, cases))
             elements[key] = name
     return elements, aliases
@@ -718,7 +706,6 @@ def _tiling_fields(
 
 def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> Stream:
     tag = tags[t.kernel_param]
-    up = tag[:1].upper() + tag[1:]
     return Stream(
         name=t.param.name,
         param=t.kernel_param,
@@ -729,12 +716,8 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> S
         macro=t.macro,
         element=elements[t.macro],
         tag=tag,
-        gm=f"{tag}Gm_",
-        queue=f"{tag}Queue_",
-        cast=f"{tag}Cast_",
         tile=f"{tag}Tile",
         view=f"{tag}View",
-        compute_alias=f"Compute{up}",
         position="VECIN" if t.role == "input" else "VECOUT",
         dtypes=list(t.param.dtypes),
         can_widen=_can_widen(t),
