@@ -175,6 +175,10 @@ class Stream(_ByKey):
     dtypes: list[str]
     can_widen: bool
     through_half: bool
+    row_stride: str = ""  # the row kernel's input: its tiling field of elements between rows
+    reduced: bool = False  # the row kernel's output: one value per row
+    broadcast_read: str = ""  # a broadcasting op's input: its tiling field of how it is read
+    read_only: bool = False  # an input whose tiles the compute step never writes
 
 
 @dataclass(frozen=True)
@@ -427,6 +431,10 @@ def plan(op: Op, options: Options) -> KernelData:
     fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
     if bcast is not None:
         fields = _with_broadcast_fields(fields, bcast)
+
+    def stream(t: _Tensor) -> Stream:
+        return _tensor_ctx(t, s.tags, elements, row, bcast, compute.read_only_inputs)
+
     return KernelData(
         class_name=f"Kernel{op.op_type}",
         compute_fn=compute.fn,
@@ -437,9 +445,9 @@ def plan(op: Op, options: Options) -> KernelData:
         buffer_num_const=f"{upper}_BUFFER_NUM",
         any_widen=any(_can_widen(t) for t in s.streamed),
         **_kernel_code(op, s),
-        streamed=[_tensor_ctx(t, s.tags, elements) for t in s.streamed],
-        streamed_inputs=[_tensor_ctx(t, s.tags, elements) for t in s.ins],
-        streamed_outputs=[_tensor_ctx(t, s.tags, elements) for t in s.outs],
+        streamed=[stream(t) for t in s.streamed],
+        streamed_inputs=[stream(t) for t in s.ins],
+        streamed_outputs=[stream(t) for t in s.outs],
         other_tensors=[
             UnstreamedTensor(t.param.name, t.role, t.param.param_type)
             for t in s.tensors
@@ -704,10 +712,18 @@ def _tiling_fields(
     return fields + sorted(extra, key=lambda f: -size[f.type])
 
 
-def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> Stream:
+def _tensor_ctx(
+    t: _Tensor,
+    tags: dict[str, str],
+    elements: dict[str, str],
+    row: dict[str, Any] | None,
+    bcast: dict[str, Any] | None,
+    read_only: tuple[str, ...],
+) -> Stream:
     tag = tags[t.kernel_param]
+    name = t.param.name
     return Stream(
-        name=t.param.name,
+        name=name,
         param=t.kernel_param,
         gm_param=t.gm_param,
         writeback=t.writeback,
@@ -722,6 +738,10 @@ def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> S
         dtypes=list(t.param.dtypes),
         can_widen=_can_widen(t),
         through_half=t.through_half,
+        row_stride=row["strides"].get(name, "") if row else "",
+        reduced=bool(row and row["reduced"].get(name)),
+        broadcast_read=bcast["reads"].get(name, "") if bcast else "",
+        read_only=t.role == "input" and name in read_only,
     )
 
 
