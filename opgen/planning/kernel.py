@@ -244,10 +244,9 @@ class Compute:
     align_elems: int = 0
     reserved_ub: int = 0
     # inputs whose tiles the lowered step never writes (none for a hand-written step): a
-    # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY)
+    # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY; the
+    # compute header's note on the tiles names them)
     read_only_inputs: tuple[str, ...] = ()
-    # // lines on the tiles (_tile_note: which must stay unwritten, when some are read-only)
-    tile_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -864,7 +863,6 @@ def _compute(
         align_elems=CMP_BLOCK_ELEMS if low.compares else 0,
         reserved_ub=SELECT_RESERVED_UB if low.selects else 0,
         read_only_inputs=read_only,
-        tile_note=_tile_note(op, read_only),
     )
 
 
@@ -1157,28 +1155,6 @@ def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
     ]
 
 
-TILE_NOTE = (
-    "Every tensor is a UB tile of `count` elements in its compute type: float for "
-    "float16, bfloat16 and float32 tensors (the kernel widens them before this step and "
-    "rounds the outputs back after it), the dtype itself otherwise. Outputs come first, "
-    "then inputs; an input tile may be overwritten once its value is no longer needed"
-)
-
-
-def _tile_note(op: Op | None = None, read_only: tuple[str, ...] = ()) -> str:
-    """The compute header's paragraph on the tiles; for a broadcasting op whose step leaves some
-    inputs' tiles unwritten (the kernel's READ_ONLY streams), it names them."""
-    if op is None or not read_only or not broadcasts(op):
-        return cpp_comment(TILE_NOTE + ".")
-    names = [f"{n}'s" for n in read_only]
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return cpp_comment(
-        f"{TILE_NOTE}, except {listed}: the kernel hands every tile of a row-broadcast input the "
-        f"same repeated row (READ_ONLY in {op.snake_name}.cpp; the CPU twin fails a step that "
-        "writes there)."
-    )
-
-
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
 # VSEL_TENSOR_TENSOR_MODE, and Compares (asc-devkit Select.md, Compares.md: Atlas 训练系列产品
 # has Select mode 0 only, whose mask repeats every 256 bytes, and no Compares).
@@ -1416,5 +1392,4 @@ def _stub(
         scratch_note="// The placeholder compute step uses none; reserve what your code needs.",
         host_scalars=[],
         warnings=[],
-        tile_note=_tile_note(),
     )
