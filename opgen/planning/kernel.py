@@ -200,6 +200,15 @@ class Combination:
 
 
 @dataclass(frozen=True)
+class StoredDtype:
+    """A dtype the kernel moves as words of another C type (complex64: uint64_t)."""
+
+    name: str
+    c_type: str  # what the CANN build defines its DTYPE_ macro as
+    storage: str  # the C type of the words
+
+
+@dataclass(frozen=True)
 class StorageCase:
     """`#if <macro> == <ge>`: the tensor has that dtype, stored as `type`."""
 
@@ -280,11 +289,11 @@ class KernelData:
     attr_fields: list[AttrField]  # int/float/bool attrs and how TilingFunc reads them
     combinations: list[Combination]  # compute type per dtype combination
     compute: Compute
-    writeback_note: str  # // lines for an op without outputs, else ""
-    # streamed tensors stored as words of another C type (complex64): the // note, and the
-    # `using` lines choosing the element type of those that also have other dtypes
-    storage_note: str
-    storage_tile_note: str  # // lines for the compute step
+    writebacks: list[str]  # an op without outputs: the inputs it writes back, else []
+    # streamed tensors stored as words of another C type (complex64): those dtypes (the kernel's
+    # and the compute header's notes), and the `using` lines choosing the element type of the
+    # tensors that also have other dtypes
+    stored_dtypes: list[StoredDtype]
     storage_aliases: list[StorageAlias]
     warnings: list[str]  # for the CLI to show
     # the row kernel (op.is_row): per streamed input its row stride field, per output whether
@@ -412,7 +421,6 @@ def plan(op: Op, options: Options) -> KernelData:
     s = _streams(op)
     struct = f"{op.op_type}TilingData"
     elements, aliases = _element_types(s.streamed, s.tags, op.snake_name)
-    storage_notes = _storage_notes(s.streamed, aliases)
     combos = _combinations(op, s.streamed)
     if op.is_row:
         _check_row_op(op, socs)
@@ -456,9 +464,11 @@ def plan(op: Op, options: Options) -> KernelData:
         attr_fields=attr_fields,
         combinations=combos,
         compute=compute,
-        writeback_note=_writeback_note(op, s.writebacks),
-        storage_note=storage_notes[0],
-        storage_tile_note=storage_notes[1],
+        writebacks=[t.param.name for t in s.writebacks],
+        stored_dtypes=[
+            StoredDtype(d, DTYPES[d].c_type, DTYPES[d].storage)
+            for d in sorted({d for t in s.streamed for d in t.param.dtypes if DTYPES[d].storage})
+        ],
         storage_aliases=aliases,
         warnings=compute.warnings,
         row=row,
@@ -615,17 +625,6 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
         raise LoweringError(f"compute expression of output '{out}': {why}", out)
 
 
-def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:
-    if not writebacks:
-        return ""
-    names = ", ".join(t.param.name for t in writebacks)
-    return cpp_comment(
-        f"{op.op_type} has no outputs: it updates its inputs in place. The compute step writes "
-        f"the new value of {names} into <name>_ref, which the kernel copies back to the "
-        "input's own GM address, tile by tile after reading it."
-    )
-
-
 def _element_types(
     streamed: list[_Tensor], tags: dict[str, str], snake: str
 ) -> tuple[dict[str, str], list[StorageAlias]]:
@@ -654,32 +653,6 @@ def _element_types(
             aliases.append(StorageAlias(name, t.macro, cases))
             elements[key] = name
     return elements, aliases
-
-
-def _storage_notes(streamed: list[_Tensor], aliases: list[StorageAlias]) -> tuple[str, str]:
-    """// comments on tensors stored as words of another type: for the kernel, for the compute
-    step."""
-    stored = sorted({d for t in streamed for d in t.param.dtypes if DTYPES[d].storage})
-    if not stored:
-        return "", ""
-    kernel = " ".join(
-        f"A {d} tensor: the CANN build defines its DTYPE_ macro as {DTYPES[d].c_type}, a C type "
-        f"only Ascend950's Ascend C has, so the kernel moves each element as one "
-        f"{DTYPES[d].storage} word (the real and imaginary float side by side)."
-        for d in stored
-    )
-    if aliases:
-        kernel += (
-            " For a tensor that also takes other dtypes, its ORIG_DTYPE_ macro picks the "
-            "type (the *Element aliases below)."
-        )
-    step = " ".join(
-        f"A {d} tile holds {DTYPES[d].storage} words, one element each: "
-        f"ReinterpretCast<float>() views it as 2*count floats, real and imaginary parts "
-        "alternating."
-        for d in stored
-    )
-    return cpp_comment(kernel), cpp_comment(step)
 
 
 def _can_widen(t: _Tensor) -> bool:
