@@ -238,7 +238,7 @@ def test_no_template_grows_past_300_lines():
 # one that shrinks lowers its count here; #27 wants none outside the compiler's emitter.
 PLANNER_FSTRINGS = {
     "host.py": 25,
-    "kernel.py": 71,
+    "kernel.py": 69,
     "layout.py": 16,
     "project.py": 11,
     "tests.py": 47,

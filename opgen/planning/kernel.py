@@ -265,9 +265,7 @@ class KernelData:
     class_name: str
     compute_fn: str
     compute_header: str
-    compute_guard: str
     tiling_header: str
-    guard: str  # of the tiling header
     buffer_num_const: str
     any_widen: bool  # some tensor computes in float while stored as fp16/bf16
     gm_params: list[str]  # Init()'s GM addresses: the streamed tensors' (a write-back: its input's)
@@ -446,9 +444,7 @@ def plan(op: Op, options: Options) -> KernelData:
         class_name=f"Kernel{op.op_type}",
         compute_fn=compute.fn,
         compute_header=f"{op.snake_name}_compute.h",
-        compute_guard=f"{upper}_COMPUTE_H",
         tiling_header=f"{op.snake_name}_tiling.h",
-        guard=f"{upper}_TILING_H",
         buffer_num_const=f"{upper}_BUFFER_NUM",
         any_widen=any(_can_widen(t) for t in s.streamed),
         **_kernel_code(op, s),
