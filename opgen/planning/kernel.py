@@ -269,13 +269,9 @@ class KernelData:
     buffer_num_const: str
     any_widen: bool  # some tensor computes in float while stored as fp16/bf16
     gm_params: list[str]  # Init()'s GM addresses: the streamed tensors' (a write-back: its input's)
-    # code fragments, already wrapped and indented
-    init_args: list[str]
-    init_offset: str
-    init_rest: str
-    init_scratch_bytes: str
-    entry_signature: str
-    entry_tiling_var: str
+    init_args: list[str]  # what the kernel entry passes Init()
+    entry_signature: str  # the kernel entry's, wrapped
+    entry_tiling_var: str  # the kernel entry's locals: the tiling data, the kernel object
     entry_kernel_var: str
     # tensors the kernel streams through UB (required ones), and the others
     streamed: list[Stream]
@@ -543,7 +539,6 @@ def _kernel_code(op: Op, s: _Streams) -> dict[str, Any]:
     names their locals take."""
     params = {t.kernel_param for t in s.tensors + s.writebacks}
     entry_tiling = fresh("tilingData", params)
-    init_locals = {base: fresh(base, params) for base in ("offset", "rest", "scratchBytes")}
     gm_params = list(dict.fromkeys(t.gm_param for t in s.streamed))  # a write-back: its input's
     entry_params = [
         f"GM_ADDR {p}" for p in [t.kernel_param for t in s.tensors] + ["workspace", "tiling"]
@@ -551,9 +546,6 @@ def _kernel_code(op: Op, s: _Streams) -> dict[str, Any]:
     return {
         "gm_params": gm_params,
         "init_args": gm_params + [entry_tiling],
-        "init_offset": init_locals["offset"],
-        "init_rest": init_locals["rest"],
-        "init_scratch_bytes": init_locals["scratchBytes"],
         "entry_signature": cpp_wrap(
             f'extern "C" __global__ __aicore__ void {op.snake_name}(', entry_params, ")"
         ),
