@@ -23,8 +23,11 @@ from opgen.compiler.lower import (
     SHARED_TMP_NEEDS,
     SMALL_DOMAIN_FLOOR_SOCS,
     SPECIAL_VALUE_FUNCS,
+    Allocation,
+    Instr,
     Lowerer,
     LoweringError,
+    Program,
     allocate,
     api_funcs,
     computed_tree,
@@ -743,14 +746,14 @@ class _Lowering:
     mode: str  # float | int | template
     ctype: str  # the compute type (T for a template)
     variants: list[_Variant]
-    lowered: list[tuple[Any, Any]]  # per variant: (lower.Program, lower.Allocation)
-    host_scalars: dict[expr.Node, str]  # attr math the host computes, by tiling field
+    lowered: list[tuple[Program, Allocation]]  # per variant
+    host_scalars: dict[expr.Node, str]  # attr math the host computes: its tiling field
     used_funcs: set[str]
     short_missing: dict[str, list[str]]  # per function, the target SoCs without its API
     warnings: list[str]
 
     @property
-    def instrs(self) -> list[Any]:
+    def instrs(self) -> list[Instr]:
         return [i for p, _ in self.lowered for i in p.instrs]
 
     @property
