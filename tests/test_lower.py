@@ -137,7 +137,7 @@ def tiling_values(op, ctx) -> dict:
         **{a.name: float(a.default) for a in op.attrs},
     }
     for h in ctx.host_scalars:  # `text` is the scalar subexpression in Python syntax
-        values[h["field"]] = eval(h["text"], {"__builtins__": {}}, scope)
+        values[h.field] = eval(h.text, {"__builtins__": {}}, scope)
     values["tmpBytes"] = 0
     return values
 
@@ -281,11 +281,9 @@ def test_math_of_attrs_runs_on_the_host():
     op = make_op({"z": "x * exp(a) + y * sqrt(k)"})
     ctx = context(op)
     host = ctx.compute.host_scalars
-    assert [h["text"] for h in host] == ["exp(a)", "sqrt(k)"]
-    assert "std::exp(static_cast<double>(tiling->a))" in host[0]["expr"]
-    assert {"type": "float", "name": "scalar0"}.items() <= next(
-        f for f in ctx.tiling_fields if f["name"] == "scalar0"
-    ).items()
+    assert [h.text for h in host] == ["exp(a)", "sqrt(k)"]
+    assert "std::exp(static_cast<double>(tiling->a))" in host[0].expr
+    assert next(f for f in ctx.tiling_fields if f.name == "scalar0").type == "float"
     assert "tiling.scalar0" in ctx.compute.body
     check_meaning(op)
 
@@ -298,7 +296,7 @@ def test_new_functions_of_attrs_run_on_the_host():
         }
     )
     ctx = context(op)
-    exprs = " ".join(h["expr"] for h in ctx.compute.host_scalars)
+    exprs = " ".join(h.expr for h in ctx.compute.host_scalars)
     for fn in ("std::erf", "std::pow", "std::floor", "std::log1p", "std::expm1", "std::ceil"):
         assert fn in exprs
     check_meaning(op)
@@ -781,7 +779,7 @@ def test_a_bool_output_takes_a_comparison():
         context(bool_output_op("x + 1"))
     ctx = context(bool_output_op("x > y"))
     assert calls(ctx.compute) == ["Compare", "Duplicate", "Select"]
-    assert [t["through_half"] for t in ctx.streamed] == [False, False, True]
+    assert [t.through_half for t in ctx.streamed] == [False, False, True]
 
 
 def test_byte_dtypes_compute_in_float_through_half():
@@ -802,7 +800,7 @@ def test_byte_dtypes_compute_in_float_through_half():
     ).ops[0]
     ctx = context(op)
     assert ctx.compute.mode == "float"
-    assert [t["through_half"] for t in ctx.streamed] == [True, True, False]
+    assert [t.through_half for t in ctx.streamed] == [True, True, False]
     assert "const AscendC::LocalTensor<float>& q" in ctx.compute.signature
 
 

@@ -16,6 +16,10 @@ from opgen.compiler.lower import LoweringError
 from opgen.frontend import expr, prototype
 from opgen.frontend.options import Options
 from opgen.planning import kernel, plan_project
+from opgen.planning.host import RowOutput
+from opgen.planning.kernel import RowPlan, TensorField
+from opgen.rendering.render import render
+from opgen.resources import templates_dir
 
 RMS = "x * rsqrt(mean(x * x) + epsilon) * gamma"
 
@@ -122,7 +126,7 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
     body = k.compute.body
     assert "rows.Mean(0, tmp0, y, sharedTmp.ReinterpretCast<float>(), count);" in body
     assert "opgen_kernel::RowPass& rows)" in k.compute.signature
-    names = [f["name"] for f in k.tiling_fields]
+    names = [f.name for f in k.tiling_fields]
     assert names[:7] == [
         "rowCount",
         "rowsPerCore",
@@ -133,20 +137,20 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
         "sharedTmpBytes",
     ]
     assert {"xRowStride", "gammaRowStride", "epsilon"} <= set(names)
-    assert k.row == {
-        "strides": {"x": "xRowStride", "gamma": "gammaRowStride"},
-        "reduced": {"y": False},
-        "keepdim": False,
-        "passes": [["mean(x * x)"], []],
-        "pass_lines": ["0: mean(x * x)", "1: the outputs"],
-    }
+    assert k.row == RowPlan(
+        strides=[TensorField("x", "xRowStride"), TensorField("gamma", "gammaRowStride")],
+        reduced=[],
+        keepdim=False,
+        passes=[["mean(x * x)"], []],
+        pass_lines=["0: mean(x * x)", "1: the outputs"],
+    )
 
 
 @pytest.mark.parametrize("func, api", [("amax", "Max"), ("amin", "Min"), ("sum", "Sum")])
 def test_each_reduction_calls_its_api_and_a_reduced_output_is_marked(func, api):
     k = kernel_data(make_op({"y": f"{func}(x)"}, inputs=("x",)))
     assert f"rows.{api}(0, y, x, sharedTmp.ReinterpretCast<float>(), count);" in k.compute.body
-    assert k.row["reduced"] == {"y": True}
+    assert k.row.reduced == ["y"]
 
 
 @pytest.mark.parametrize(
@@ -216,26 +220,30 @@ def test_unsupported_target_exits_2_naming_the_op(tmp_path):
 
 def test_row_templates_render_only_for_row_ops():
     """opgen_kernel.h and opgen_tiling.h gain the row kernel only in projects with a row op."""
-    row = plan_project(
-        prototype.loads(
-            json.dumps(
-                [
-                    {
-                        "op": "RowSumCustom",
-                        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
-                        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
-                        "opgen": {"compute": {"y": "sum(x)"}},
-                    }
-                ]
-            )
-        ),
-        Options("p", "p", "p"),
+    proto = prototype.loads(
+        json.dumps(
+            [
+                {
+                    "op": "RowSumCustom",
+                    "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+                    "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+                    "opgen": {"compute": {"y": "sum(x)"}},
+                }
+            ]
+        )
     )
+    row = plan_project(proto, Options("p", "p", "p"))
     assert row.has_row_ops
     host = row.ops[0].host
     assert host.like_input is None
-    assert host.row_outputs == [{"index": 0, "reduced": "true", "keepdim": "false"}]
-    assert host.row_shape_note == "y has x's shape without its last axis."
+    assert host.row_outputs == [RowOutput(0, "y", reduced="true", keepdim="false")]
+    files = {
+        f.path: f.content.decode() for f in render(proto, Options("p", "p", "p"), templates_dir())
+    }
+    assert (
+        "    // By rows: y has x's shape without its last axis.\n"
+        in files["op_host/row_sum_custom.cpp"]
+    )
 
 
 def test_a_row_op_that_compares_gets_whole_compare_blocks_and_selects_ub(tmp_path):
@@ -300,7 +308,7 @@ def test_a_long_row_takes_a_pass_per_reduction_level_then_one_for_the_outputs(co
     """A reduction accumulates in the pass after the deepest reduction its argument holds; the
     last pass writes the outputs. The kernel's PASSES and every call's level follow."""
     k = kernel_data(make_op(compute))
-    assert k.row["passes"] == passes
+    assert k.row.passes == passes
     levels = [int(m) for m in re.findall(r"rows\.\w+\((\d+), ", k.compute.body)]
     assert sorted(set(levels)) == list(range(len(passes) - 1))
     assert len(levels) == sum(len(p) for p in passes)  # each distinct reduction computed once

@@ -14,7 +14,7 @@ from opgen.frontend.model import Op
 from opgen.frontend.names import aclnn_name
 from opgen.frontend.options import Options
 from opgen.literals import cpp_string
-from opgen.planning.kernel import KernelData, _Tensor
+from opgen.planning.kernel import AttrField, HostScalar, KernelData, _Tensor
 
 
 @dataclass(frozen=True)
@@ -143,8 +143,8 @@ class HostData:
     # per SoC short name: its AddConfig literal, and the OpAICoreConfig listing its own dtype
     # combinations when it cannot run them all (None: the OpDef's lists hold for it)
     socs: list[SocConfig]
-    attr_fields: list[dict[str, Any]]  # int/float/bool attrs TilingFunc copies into the struct
-    scalars: list[dict[str, str]]  # attr math TilingFunc computes (the kernel has no libm)
+    attr_fields: list[AttrField]  # int/float/bool attrs TilingFunc copies into the struct
+    scalars: list[HostScalar]  # attr math TilingFunc computes (the kernel has no libm)
     shape_ref: ShapeRef
     descs: list[StreamDesc]
     dtype_rules: list[DtypeRule]  # InferDataType, per output
@@ -195,8 +195,8 @@ def _broadcast(op: Op, kernel: KernelData) -> HostBroadcast | None:
         names=", ".join(t.param.name for t in ins[:-1]) + " and " + ins[-1].param.name,
         updated=[t.index for t in updated],
         updated_names=[t.param.name for t in updated],
-        reads=[kernel.broadcast["reads"][t.param.name] for t in ins],
-        shape=kernel.broadcast["shape"],
+        reads=[kernel.broadcast.read_of(t.param.name) for t in ins],
+        shape=kernel.broadcast.shape,
     )
 
 
@@ -206,13 +206,12 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
         return {"row_strides": [], "row_outputs": []}
     ins = [t for t in kernel.tensors if t.role == "input"]
     outs = [t for t in kernel.tensors if t.role == "output"]
-    strides = [RowStride(t.index, kernel.row["strides"][t.param.name], t is ins[0]) for t in ins]
-    reduced = kernel.row["reduced"]
+    strides = [RowStride(t.index, kernel.row.stride_of(t.param.name), t is ins[0]) for t in ins]
     outputs = [
         RowOutput(
             t.index,
             t.param.name,
-            reduced="true" if reduced[t.param.name] else "false",
+            reduced="true" if t.param.name in kernel.row.reduced else "false",
             keepdim="true" if op.keepdim else "false",
         )
         for t in outs

@@ -9,7 +9,7 @@ loop and print. Raises LoweringError when the compute expression cannot be lower
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from opgen.compiler.lower import (
@@ -22,8 +22,11 @@ from opgen.compiler.lower import (
     SHARED_TMP_NEEDS,
     SMALL_DOMAIN_FLOOR_SOCS,
     SPECIAL_VALUE_FUNCS,
+    Allocation,
+    Instr,
     Lowerer,
     LoweringError,
+    Program,
     allocate,
     api_funcs,
     computed_tree,
@@ -102,12 +105,158 @@ ROW_SOC_LIMITS = {
 
 
 @dataclass(frozen=True)
+class TensorField:
+    """A tiling field that belongs to one tensor."""
+
+    tensor: str
+    field: str
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """The row kernel's data (op.is_row)."""
+
+    strides: list[TensorField]  # per streamed input, its row stride field
+    reduced: list[str]  # the outputs with one value per row
+    keepdim: bool
+    passes: list[list[str]]  # the passes of a long row (lower.row_passes)
+    pass_lines: list[str]  # those, for the compute header's comment
+
+    def stride_of(self, tensor: str) -> str:
+        return next((s.field for s in self.strides if s.tensor == tensor), "")
+
+
+@dataclass(frozen=True)
+class BroadcastPlan:
+    """The tiling fields of an op that broadcasts its inputs (opgen/frontend/broadcast.py)."""
+
+    shape: str  # the output shape's
+    reads: list[TensorField]  # per streamed input, how the kernel reads it
+
+    def read_of(self, tensor: str) -> str:
+        return next((r.field for r in self.reads if r.tensor == tensor), "")
+
+
+@dataclass(frozen=True)
+class Expression:
+    """One output's compute expression, as the compute header's comment shows it."""
+
+    output: str
+    text: str  # the expression in the prototype's syntax
+    lines: list[str]  # "<output> = <text>", wrapped within 120 columns after "//   "
+
+
+@dataclass(frozen=True)
+class HostScalar:
+    """Attr math TilingFunc computes once (the kernel has no libm) into a tiling field."""
+
+    field: str
+    text: str  # the subexpression in the prototype's syntax
+    expr: str  # C++ over the attrs' variables
+    c_type: str  # float | int64_t
+
+
+@dataclass(frozen=True)
+class AttrField:
+    """An int/float/bool attr, its tiling field and how TilingFunc reads it."""
+
+    name: str
+    index: int  # among the op's attrs (GetAttrs()'s index)
+    field: str
+    c_type: str  # int64_t | float | bool
+    getter: str  # GetInt | GetFloat | GetBool
+    var: str  # TilingFunc's pointer to the value
+    required: bool
+    default: str | None  # C++ literal of an optional attr's default
+    name_literal: str  # the attr name as a C++ string literal
+
+
+@dataclass(frozen=True)
+class TilingField:
+    """A field of the tiling struct."""
+
+    type: str
+    name: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A tensor the kernel streams through UB, and the C++ names of its pieces."""
+
+    name: str
+    param: str  # the compute step's parameter
+    gm_param: str  # the kernel entry's GM_ADDR parameter it reads or writes
+    writeback: bool
+    index: int
+    role: str  # input | output
+    macro: str  # DTYPE_<...>
+    element: str  # the C type the stream moves: the DTYPE_ macro, or a storage type (complex64)
+    tag: str  # camelCase identifier the kernel's names of the stream start with
+    tile: str  # the compute step's argument: the tile in the tensor's own type
+    view: str  # the compute step's argument: the tile widened to its compute type
+    position: str  # VECIN | VECOUT
+    dtypes: list[str]
+    can_widen: bool
+    through_half: bool
+    row_stride: str = ""  # the row kernel's input: its tiling field of elements between rows
+    reduced: bool = False  # the row kernel's output: one value per row
+    broadcast_read: str = ""  # a broadcasting op's input: its tiling field of how it is read
+    read_only: bool = False  # an input whose tiles the compute step never writes
+
+
+@dataclass(frozen=True)
+class UnstreamedTensor:
+    """An optional or dynamic tensor the elementwise kernel passes but does not stream."""
+
+    name: str
+    role: str
+    param_type: str
+
+
+@dataclass(frozen=True)
+class Combination:
+    """A dtype combination and the type its streamed tensors compute in (None: none)."""
+
+    dtypes: list[str]  # the combination, inputs then outputs
+    compute_type: str | None
+    streamed_dtypes: list[str]  # of the streamed tensors, in their order
+
+
+@dataclass(frozen=True)
+class StoredDtype:
+    """A dtype the kernel moves as words of another C type (complex64: uint64_t)."""
+
+    name: str
+    c_type: str  # what the CANN build defines its DTYPE_ macro as
+    storage: str  # the C type of the words
+
+
+@dataclass(frozen=True)
+class StorageCase:
+    """`#if <macro> == <ge>`: the tensor has that dtype, stored as `type`."""
+
+    macro: str  # ORIG_DTYPE_<...>
+    ge: str  # the dtype's DT_ value
+    type: str  # the storage type
+
+
+@dataclass(frozen=True)
+class StorageAlias:
+    """A `using` alias of the element type of a stream stored as words for some dtypes."""
+
+    name: str
+    fallback: str  # the DTYPE_ macro, for the other dtypes
+    cases: list[StorageCase]
+
+
+@dataclass(frozen=True)
 class Compute:
     """The compute step (`op_kernel/<op>_compute.h`): the lowered expression, or a placeholder."""
 
     fn: str  # its function name
     has_expression: bool
-    expressions: list[dict[str, Any]]  # per output: {"output", "text", "lines"} (header comment)
+    expressions: list[Expression]  # per output, for the header comment
     mode: str  # float | int | template | stub
     type: str  # the compute type (float, int32_t, T)
     template: str  # "template <...>" line, or ""
@@ -121,17 +270,16 @@ class Compute:
     exp_fallbacks: list[str]  # APIs computed through Exp on SoCs that lack them
     soc_variants: bool  # the body has #if __NPU_ARCH__ branches
     scratch_note: str  # // comment lines
-    host_scalars: list[dict[str, str]]  # attr math done on the host: field, text, expr, c_type
+    host_scalars: list[HostScalar]  # attr math done on the host
     warnings: list[str]
     # Compare/Select: the tile length in whole blocks of this many elements (0: any), and UB
     # bytes the tiles leave to the Select API
     align_elems: int = 0
     reserved_ub: int = 0
     # inputs whose tiles the lowered step never writes (none for a hand-written step): a
-    # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY)
+    # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY; the
+    # compute header's note on the tiles names them)
     read_only_inputs: tuple[str, ...] = ()
-    # // lines on the tiles (_tile_note: which must stay unwritten, when some are read-only)
-    tile_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -141,48 +289,35 @@ class KernelData:
     class_name: str
     compute_fn: str
     compute_header: str
-    compute_guard: str
     tiling_header: str
-    guard: str  # of the tiling header
     buffer_num_const: str
     any_widen: bool  # some tensor computes in float while stored as fp16/bf16
-    # code fragments, already wrapped and indented
-    init_signature: str
-    init_args: list[str]
-    init_offset: str
-    init_rest: str
-    init_scratch_bytes: str
-    compute_call: str
-    entry_signature: str
-    entry_tiling_var: str
+    gm_params: list[str]  # Init()'s GM addresses: the streamed tensors' (a write-back: its input's)
+    init_args: list[str]  # what the kernel entry passes Init()
+    entry_signature: str  # the kernel entry's, wrapped
+    entry_tiling_var: str  # the kernel entry's locals: the tiling data, the kernel object
     entry_kernel_var: str
     # tensors the kernel streams through UB (required ones), and the others
-    streamed: list[dict[str, Any]]
-    streamed_inputs: list[dict[str, Any]]
-    streamed_outputs: list[dict[str, Any]]
-    other_tensors: list[dict[str, str]]
+    streamed: list[Stream]
+    streamed_inputs: list[Stream]
+    streamed_outputs: list[Stream]
+    other_tensors: list[UnstreamedTensor]
     # the tiling struct, widest fields first
-    tiling_fields: list[dict[str, str]]
-    attr_fields: list[dict[str, Any]]  # int/float/bool attrs and how TilingFunc reads them
-    combinations: list[dict[str, Any]]  # compute type per dtype combination
+    tiling_fields: list[TilingField]
+    attr_fields: list[AttrField]  # int/float/bool attrs and how TilingFunc reads them
+    combinations: list[Combination]  # compute type per dtype combination
     compute: Compute
-    writeback_note: str  # // lines for an op without outputs, else ""
-    # streamed tensors stored as words of another C type (complex64): the // note, and the
-    # `using` lines choosing the element type of those that also have other dtypes
-    storage_note: str
-    storage_tile_note: str  # // lines for the compute step
-    storage_aliases: list[dict[str, Any]]
+    writebacks: list[str]  # an op without outputs: the inputs it writes back, else []
+    # streamed tensors stored as words of another C type (complex64): those dtypes (the kernel's
+    # and the compute header's notes), and the `using` lines choosing the element type of the
+    # tensors that also have other dtypes
+    stored_dtypes: list[StoredDtype]
+    storage_aliases: list[StorageAlias]
     warnings: list[str]  # for the CLI to show
-    # the row kernel (op.is_row): per streamed input its row stride field, per output whether
-    # it is reduced (one value per row), the passes of a long row (lower.row_passes) and their
-    # comment lines; None for an elementwise op
-    row: dict[str, Any] | None
+    row: RowPlan | None  # None for an elementwise op
     tensors: list[_Tensor]  # the op's IR tensors, for the host data (not rendered)
     streams: list[_Tensor]  # every stream, write-backs included, for the host data
-    # An op that broadcasts its inputs (opgen/frontend/broadcast.py): the tiling field of the output
-    # shape ("shape") and, per streamed input by name, of how the kernel reads it ("reads").
-    # None: the inputs share one shape.
-    broadcast: dict[str, Any] | None = None
+    broadcast: BroadcastPlan | None = None  # None: the inputs share one shape
 
 
 @dataclass
@@ -259,8 +394,25 @@ def attr_field_names(op: Op) -> dict[str, str]:
     }
 
 
-def plan(op: Op, options: Options) -> KernelData:
-    socs = options.soc_short_names
+@dataclass(frozen=True)
+class _Streams:
+    """The op's tensors as the kernel sees them."""
+
+    tensors: list[_Tensor]  # the IR tensors, inputs then outputs
+    writebacks: list[_Tensor]  # an op without outputs: the inputs it writes back
+    streamed: list[_Tensor]  # through UB: the required tensors, then the write-backs
+    tags: dict[str, str]  # camelCase identifier per kernel parameter
+
+    @property
+    def ins(self) -> list[_Tensor]:
+        return [t for t in self.streamed if t.role == "input"]
+
+    @property
+    def outs(self) -> list[_Tensor]:
+        return [t for t in self.streamed if t.role == "output"]
+
+
+def _streams(op: Op) -> _Streams:
     tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + [
         _Tensor(t, i) for i, t in enumerate(op.outputs)
     ]
@@ -273,14 +425,71 @@ def plan(op: Op, options: Options) -> KernelData:
     streamed = [t for t in tensors if t.streamed] + writebacks
     for t in streamed:
         t.through_half = bool(op.compute) and any(d in BYTE_DTYPES for d in t.param.dtypes)
-    ins = [t for t in streamed if t.role == "input"]
-    outs = [t for t in streamed if t.role == "output"]
-    tags = _tags(tensors + writebacks)
-    struct = f"{op.op_type}TilingData"
-    elements, aliases = _element_types(streamed, tags, op.snake_name)
-    storage_notes = _storage_notes(streamed, aliases)
+    return _Streams(tensors, writebacks, streamed, _tags(tensors + writebacks))
 
-    # compute types per dtype combination (streamed tensors only)
+
+def plan(op: Op, options: Options) -> KernelData:
+    socs = options.soc_short_names
+    s = _streams(op)
+    struct = f"{op.op_type}TilingData"
+    elements, aliases = _element_types(s.streamed, s.tags, op.snake_name)
+    combos = _combinations(op, s.streamed)
+    if op.is_row:
+        _check_row_op(op, socs)
+    field_names = attr_field_names(op)
+    tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
+    row = _row(op, socs, s, tiling_names) if op.is_row else None
+    if row is not None:
+        tiling_names |= {s.field for s in row.strides}
+    attr_fields = _attr_fields(op, field_names)
+    compute = _compute(
+        op, socs, s.streamed, s.ins, s.outs, combos, tiling_names, field_names, struct
+    )
+    upper = op.snake_name.upper()
+    bcast = _broadcast_fields(op, s.ins, s.tags, tiling_names) if broadcasts(op) else None
+    fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
+    if bcast is not None:
+        fields = _with_broadcast_fields(fields, bcast)
+
+    def stream(t: _Tensor) -> Stream:
+        return _tensor_ctx(t, s.tags, elements, row, bcast, compute.read_only_inputs)
+
+    return KernelData(
+        class_name=f"Kernel{op.op_type}",
+        compute_fn=compute.fn,
+        compute_header=f"{op.snake_name}_compute.h",
+        tiling_header=f"{op.snake_name}_tiling.h",
+        buffer_num_const=f"{upper}_BUFFER_NUM",
+        any_widen=any(_can_widen(t) for t in s.streamed),
+        **_kernel_code(op, s),
+        streamed=[stream(t) for t in s.streamed],
+        streamed_inputs=[stream(t) for t in s.ins],
+        streamed_outputs=[stream(t) for t in s.outs],
+        other_tensors=[
+            UnstreamedTensor(t.param.name, t.role, t.param.param_type)
+            for t in s.tensors
+            if not t.streamed
+        ],
+        tiling_fields=fields,
+        attr_fields=attr_fields,
+        combinations=combos,
+        compute=compute,
+        writebacks=[t.param.name for t in s.writebacks],
+        stored_dtypes=[
+            StoredDtype(d, DTYPES[d].c_type, DTYPES[d].storage)
+            for d in sorted({d for t in s.streamed for d in t.param.dtypes if DTYPES[d].storage})
+        ],
+        storage_aliases=aliases,
+        warnings=compute.warnings,
+        row=row,
+        tensors=s.tensors,
+        streams=s.streamed,
+        broadcast=bcast,
+    )
+
+
+def _combinations(op: Op, streamed: list[_Tensor]) -> list[Combination]:
+    """The compute type per dtype combination (of the streamed tensors only)."""
     combos = []
     for combo in op.dtype_combinations:
         dtypes = [
@@ -288,34 +497,29 @@ def plan(op: Op, options: Options) -> KernelData:
             for t in streamed
         ]
         combos.append(
-            {
-                "dtypes": list(combo),
-                "compute_type": compute_type(dtypes, through_half=bool(op.compute)),
-                "streamed_dtypes": dtypes,
-            }
+            Combination(list(combo), compute_type(dtypes, through_half=bool(op.compute)), dtypes)
         )
+    return combos
 
-    if op.is_row:
-        _check_row_op(op, socs)
-    field_names = attr_field_names(op)
-    tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
-    row = None
-    if op.is_row:
-        strides = {
-            t.param.name: fresh(f"{tags[t.kernel_param]}RowStride", tiling_names) for t in ins
-        }
-        tiling_names |= set(strides.values())
-        row = {
-            "strides": strides,
-            "reduced": {t.param.name: op.is_reduced_output(t.param.name) for t in outs},
-            "keepdim": op.keepdim,
-            # a row longer than a tile: the reductions each pass accumulates, then the outputs
-            "passes": row_passes([kernel_tree(op, socs, t.param.name) for t in outs]),
-        }
+
+def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPlan:
+    """The row kernel's data: per input its row stride field, per output whether it is reduced,
+    the passes of a row longer than a tile and their lines in the compute header."""
+    strides = [
+        TensorField(t.param.name, fresh(f"{s.tags[t.kernel_param]}RowStride", tiling_names))
+        for t in s.ins
+    ]
+    # a row longer than a tile: the reductions each pass accumulates, then the outputs
+    passes = row_passes([kernel_tree(op, socs, t.param.name) for t in s.outs])
+    return RowPlan(
+        strides=strides,
+        reduced=[t.param.name for t in s.outs if op.is_reduced_output(t.param.name)],
+        keepdim=op.keepdim,
+        passes=passes,
         # the compute header's list of them, within 120 columns after "//   "
-        row["pass_lines"] = [
+        pass_lines=[
             line
-            for i, p in enumerate(row["passes"])
+            for i, p in enumerate(passes)
             for line in textwrap.wrap(
                 f"{i}: {', '.join(p) if p else 'the outputs'}",
                 115,
@@ -323,130 +527,84 @@ def plan(op: Op, options: Options) -> KernelData:
                 break_long_words=False,
                 break_on_hyphens=False,
             )
-        ]
+        ],
+    )
+
+
+def _attr_fields(op: Op, field_names: dict[str, str]) -> list[AttrField]:
+    """The int/float/bool attrs and how TilingFunc reads them into the tiling struct."""
     attr_fields = []
     for i, a in enumerate(op.attrs):
         if not a.info.is_scalar:
             continue
-        c_type = {"int": "int64_t", "float": "float", "bool": "bool"}[a.type]
-        getter = {"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type]
         attr_fields.append(
-            {
-                "name": a.name,
-                "index": i,
-                "field": field_names[a.name],
-                "c_type": c_type,
-                "getter": getter,
-                "var": aclnn_name(a.name) + "Attr",
-                "required": a.required,
-                "default": None if a.required else cpp_literal(a.type, a.default),
-                "name_literal": cpp_string(a.name),
-            }
+            AttrField(
+                name=a.name,
+                index=i,
+                field=field_names[a.name],
+                c_type={"int": "int64_t", "float": "float", "bool": "bool"}[a.type],
+                getter={"int": "GetInt", "float": "GetFloat", "bool": "GetBool"}[a.type],
+                var=aclnn_name(a.name) + "Attr",
+                required=a.required,
+                default=None if a.required else cpp_literal(a.type, a.default),
+                name_literal=cpp_string(a.name),
+            )
         )
+    return attr_fields
 
-    compute = _compute(op, socs, streamed, ins, outs, combos, tiling_names, field_names, struct)
 
-    params = {t.kernel_param for t in tensors + writebacks}
+def _kernel_code(op: Op, s: _Streams) -> dict[str, Any]:
+    """The kernel class's Init and the kernel entry: their parameters and arguments, and the
+    names their locals take."""
+    params = {t.kernel_param for t in s.tensors + s.writebacks}
     entry_tiling = fresh("tilingData", params)
-    entry_kernel = fresh("op", params | {entry_tiling})
-    init_locals = {base: fresh(base, params) for base in ("offset", "rest", "scratchBytes")}
-    views = [tags[t.kernel_param] + ("View" if _can_widen(t) else "Tile") for t in outs + ins]
-    gm_params = list(dict.fromkeys(t.gm_param for t in streamed))  # a write-back shares its input's
-    init_params = [f"GM_ADDR {p}" for p in gm_params] + [f"const {struct}& tiling"]
+    gm_params = list(dict.fromkeys(t.gm_param for t in s.streamed))  # a write-back: its input's
     entry_params = [
-        f"GM_ADDR {p}" for p in [t.kernel_param for t in tensors] + ["workspace", "tiling"]
+        f"GM_ADDR {p}" for p in [t.kernel_param for t in s.tensors] + ["workspace", "tiling"]
     ]
-    upper = op.snake_name.upper()
-    bcast = _broadcast_fields(op, ins, tags, tiling_names) if broadcasts(op) else None
-    fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
-    if bcast is not None:
-        fields = _with_broadcast_fields(fields, bcast)
-    return KernelData(
-        class_name=f"Kernel{op.op_type}",
-        compute_fn=compute.fn,
-        compute_header=f"{op.snake_name}_compute.h",
-        compute_guard=f"{upper}_COMPUTE_H",
-        tiling_header=f"{op.snake_name}_tiling.h",
-        guard=f"{upper}_TILING_H",
-        buffer_num_const=f"{upper}_BUFFER_NUM",
-        any_widen=any(_can_widen(t) for t in streamed),
-        init_signature=cpp_wrap("__aicore__ inline void Init(", init_params, ")", indent=" " * 4),
-        init_args=gm_params + [entry_tiling],
-        init_offset=init_locals["offset"],
-        init_rest=init_locals["rest"],
-        init_scratch_bytes=init_locals["scratchBytes"],
-        compute_call=cpp_wrap(
-            compute.fn + "(",
-            views + ["scratch_", "count", "tiling_"] + (["rows_"] if op.is_row else []),
-            ");",
-            indent=" " * 8,
-        ),
-        entry_signature=cpp_wrap(
+    return {
+        "gm_params": gm_params,
+        "init_args": gm_params + [entry_tiling],
+        "entry_signature": cpp_wrap(
             f'extern "C" __global__ __aicore__ void {op.snake_name}(', entry_params, ")"
         ),
-        entry_tiling_var=entry_tiling,
-        entry_kernel_var=entry_kernel,
-        streamed=[_tensor_ctx(t, tags, elements) for t in streamed],
-        streamed_inputs=[_tensor_ctx(t, tags, elements) for t in ins],
-        streamed_outputs=[_tensor_ctx(t, tags, elements) for t in outs],
-        other_tensors=[
-            {"name": t.param.name, "role": t.role, "param_type": t.param.param_type}
-            for t in tensors
-            if not t.streamed
-        ],
-        tiling_fields=fields,
-        attr_fields=attr_fields,
-        combinations=combos,
-        compute=compute,
-        writeback_note=_writeback_note(op, writebacks),
-        storage_note=storage_notes[0],
-        storage_tile_note=storage_notes[1],
-        storage_aliases=aliases,
-        warnings=compute.warnings,
-        row=row,
-        tensors=tensors,
-        streams=streamed,
-        broadcast=bcast,
-    )
+        "entry_tiling_var": entry_tiling,
+        "entry_kernel_var": fresh("op", params | {entry_tiling}),
+    }
 
 
 def _broadcast_fields(
     op: Op, ins: list[_Tensor], tags: dict[str, str], taken: set[str]
-) -> dict[str, Any]:
+) -> BroadcastPlan:
     """The tiling fields of a broadcasting op: the output shape, and how the kernel reads each
     streamed input (OpgenBroadcastShape / OpgenBroadcastInput in the tiling header)."""
     taken = set(taken)
     shape = fresh("outShape", taken)
     taken.add(shape)
-    reads = {}
+    reads = []
     for t in ins:
-        reads[t.param.name] = fresh(tags[t.kernel_param] + "Read", taken)
-        taken.add(reads[t.param.name])
-    return {"shape": shape, "reads": reads}
+        reads.append(TensorField(t.param.name, fresh(tags[t.kernel_param] + "Read", taken)))
+        taken.add(reads[-1].field)
+    return BroadcastPlan(shape, reads)
 
 
-def _with_broadcast_fields(
-    fields: list[dict[str, str]], bcast: dict[str, Any]
-) -> list[dict[str, str]]:
-    """`fields` and, after them, the broadcast fields, all aligned again."""
-    fields = [dict(f) for f in fields]
-    for f in fields:
-        if f["name"] == "totalLength":
-            f["comment"] = "elements of the output, which the inputs broadcast to"
+def _with_broadcast_fields(fields: list[TilingField], bcast: BroadcastPlan) -> list[TilingField]:
+    """`fields` and, after them, the broadcast fields."""
+    fields = [
+        replace(f, comment="elements of the output, which the inputs broadcast to")
+        if f.name == "totalLength"
+        else f
+        for f in fields
+    ]
     fields.append(
-        {
-            "type": "OpgenBroadcastShape",
-            "name": bcast["shape"],
-            "comment": "the output shape, which the inputs broadcast to",
-        }
+        TilingField(
+            "OpgenBroadcastShape", bcast.shape, "the output shape, which the inputs broadcast to"
+        )
     )
     fields += [
-        {"type": "OpgenBroadcastInput", "name": field, "comment": f"how the kernel reads {name}"}
-        for name, field in bcast["reads"].items()
+        TilingField("OpgenBroadcastInput", r.field, f"how the kernel reads {r.tensor}")
+        for r in bcast.reads
     ]
-    width = max(len(f"{f['type']} {f['name']};") for f in fields)
-    for f in fields:
-        f["decl"] = f"{f['type']} {f['name']};".ljust(width)
     return fields
 
 
@@ -474,26 +632,15 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
         raise LoweringError(f"compute expression of output '{out}': {why}", out)
 
 
-def _writeback_note(op: Op, writebacks: list[_Tensor]) -> str:
-    if not writebacks:
-        return ""
-    names = ", ".join(t.param.name for t in writebacks)
-    return cpp_comment(
-        f"{op.op_type} has no outputs: it updates its inputs in place. The compute step writes "
-        f"the new value of {names} into <name>_ref, which the kernel copies back to the "
-        "input's own GM address, tile by tile after reading it."
-    )
-
-
 def _element_types(
     streamed: list[_Tensor], tags: dict[str, str], snake: str
-) -> tuple[dict[str, str], list[dict[str, Any]]]:
+) -> tuple[dict[str, str], list[StorageAlias]]:
     """The element type of each stream, by DTYPE_ macro: the macro itself; the storage type
     when every dtype of the tensor is stored as words (complex64 -> uint64_t); otherwise a
     `using` alias chosen by `#if ORIG_DTYPE_<...> == DT_...`, the documented way to branch on a
     tensor's dtype (asc-devkit's guide to aclnn op projects, the kernel side)."""
     elements: dict[str, str] = {}
-    aliases: list[dict[str, Any]] = []
+    aliases: list[StorageAlias] = []
     taken = {t.kernel_param for t in streamed} | {snake}
     for t in streamed:
         key = t.macro  # a write-back stream shares its input's
@@ -509,43 +656,10 @@ def _element_types(
             tag = tags[t.kernel_param]
             name = fresh(tag[:1].upper() + tag[1:] + "Element", taken)
             taken.add(name)
-            aliases.append(
-                {
-                    "name": name,
-                    "fallback": t.macro,
-                    "cases": [
-                        {"test": f"{t.orig_macro} == {d.ge}", "type": d.storage} for d in stored
-                    ],
-                }
-            )
+            cases = [StorageCase(t.orig_macro, d.ge, d.storage) for d in stored]
+            aliases.append(StorageAlias(name, t.macro, cases))
             elements[key] = name
     return elements, aliases
-
-
-def _storage_notes(streamed: list[_Tensor], aliases: list[dict[str, Any]]) -> tuple[str, str]:
-    """// comments on tensors stored as words of another type: for the kernel, for the compute
-    step."""
-    stored = sorted({d for t in streamed for d in t.param.dtypes if DTYPES[d].storage})
-    if not stored:
-        return "", ""
-    kernel = " ".join(
-        f"A {d} tensor: the CANN build defines its DTYPE_ macro as {DTYPES[d].c_type}, a C type "
-        f"only Ascend950's Ascend C has, so the kernel moves each element as one "
-        f"{DTYPES[d].storage} word (the real and imaginary float side by side)."
-        for d in stored
-    )
-    if aliases:
-        kernel += (
-            " For a tensor that also takes other dtypes, its ORIG_DTYPE_ macro picks the "
-            "type (the *Element aliases below)."
-        )
-    step = " ".join(
-        f"A {d} tile holds {DTYPES[d].storage} words, one element each: "
-        f"ReinterpretCast<float>() views it as 2*count floats, real and imaginary parts "
-        "alternating."
-        for d in stored
-    )
-    return cpp_comment(kernel), cpp_comment(step)
 
 
 def _can_widen(t: _Tensor) -> bool:
@@ -554,62 +668,135 @@ def _can_widen(t: _Tensor) -> bool:
 
 
 def _tiling_fields(
-    attr_fields: list[dict],
-    host_scalars: list[dict],
+    attr_fields: list[AttrField],
+    host_scalars: list[HostScalar],
     base: tuple[tuple[str, str, str], ...] = BASE_TILING_FIELDS,
-    row: dict[str, Any] | None = None,
-) -> list[dict[str, str]]:
+    row: RowPlan | None = None,
+) -> list[TilingField]:
     """The tiling struct's fields, widest first so host and device agree on the layout."""
-    fields = [{"type": t, "name": n, "comment": c} for t, n, c in base]
-    for name, field in row["strides"].items() if row else ():
+    fields = [TilingField(t, n, c) for t, n, c in base]
+    for stride in row.strides if row else ():
         fields.append(
-            {
-                "type": "uint32_t",
-                "name": field,
-                "comment": f"elements between rows of {name}: rowLength, or 0 when it is one row",
-            }
+            TilingField(
+                "uint32_t",
+                stride.field,
+                f"elements between rows of {stride.tensor}: rowLength, or 0 when it is one row",
+            )
         )
-    extra = [
-        {"type": f["c_type"], "name": f["field"], "comment": f"attr {f['name']}"}
-        for f in attr_fields
-    ]
+    extra = [TilingField(f.c_type, f.field, f"attr {f.name}") for f in attr_fields]
     extra += [
-        {"type": h["c_type"], "name": h["field"], "comment": f"{h['text']}, computed on the host"}
-        for h in host_scalars
+        TilingField(h.c_type, h.field, f"{h.text}, computed on the host") for h in host_scalars
     ]
     size = {"int64_t": 8, "float": 4, "bool": 1}
-    fields += sorted(extra, key=lambda f: -size[f["type"]])
-    width = max(len(f"{f['type']} {f['name']};") for f in fields)
-    for f in fields:
-        f["decl"] = f"{f['type']} {f['name']};".ljust(width)
-    return fields
+    return fields + sorted(extra, key=lambda f: -size[f.type])
 
 
-def _tensor_ctx(t: _Tensor, tags: dict[str, str], elements: dict[str, str]) -> dict[str, Any]:
+def _tensor_ctx(
+    t: _Tensor,
+    tags: dict[str, str],
+    elements: dict[str, str],
+    row: RowPlan | None,
+    bcast: BroadcastPlan | None,
+    read_only: tuple[str, ...],
+) -> Stream:
     tag = tags[t.kernel_param]
-    up = tag[:1].upper() + tag[1:]
-    return {
-        "name": t.param.name,
-        "param": t.kernel_param,
-        "gm_param": t.gm_param,
-        "writeback": t.writeback,
-        "index": t.index,
-        "role": t.role,
-        "macro": t.macro,
-        # the C type the stream moves: the DTYPE_ macro, or a storage type (complex64)
-        "element": elements[t.macro],
-        "tag": tag,
-        "gm": f"{tag}Gm_",
-        "queue": f"{tag}Queue_",
-        "cast": f"{tag}Cast_",
-        "tile": f"{tag}Tile",
-        "view": f"{tag}View",
-        "compute_alias": f"Compute{up}",
-        "position": "VECIN" if t.role == "input" else "VECOUT",
-        "dtypes": list(t.param.dtypes),
-        "can_widen": _can_widen(t),
-        "through_half": t.through_half,
-    }
+    name = t.param.name
+    return Stream(
+        name=name,
+        param=t.kernel_param,
+        gm_param=t.gm_param,
+        writeback=t.writeback,
+        index=t.index,
+        role=t.role,
+        macro=t.macro,
+        element=elements[t.macro],
+        tag=tag,
+        tile=f"{tag}Tile",
+        view=f"{tag}View",
+        position="VECIN" if t.role == "input" else "VECOUT",
+        dtypes=list(t.param.dtypes),
+        can_widen=_can_widen(t),
+        through_half=t.through_half,
+        row_stride=row.stride_of(name) if row else "",
+        reduced=bool(row and name in row.reduced),
+        broadcast_read=bcast.read_of(name) if bcast else "",
+        read_only=t.role == "input" and name in read_only,
+    )
+
+
+@dataclass(frozen=True)
+class _StepNames:
+    """The compute function's name, and the names of its parameters beside the tiles."""
+
+    fn: str
+    count: str
+    scratch: str
+    rows: str  # the row kernel's RowPass, "" for an elementwise op
+    reserved: frozenset[str]  # names the step's locals must not take
+
+
+def _step_names(op: Op, streamed: list[_Tensor]) -> _StepNames:
+    fn = f"{op.op_type}Compute"
+    taken = {t.kernel_param for t in streamed} | {fn}
+    count = fresh("count", taken)
+    scratch = fresh("scratch", taken | {count})
+    rows = fresh("rows", taken | {count, scratch}) if op.is_row else ""
+    return _StepNames(
+        fn, count, scratch, rows, frozenset(taken | {count, scratch, rows, "tiling", "T"})
+    )
+
+
+@dataclass(frozen=True)
+class _Variant:
+    """One lowering of the compute step: all of it, or one `#if __NPU_ARCH__` branch."""
+
+    cond: str | None  # the #if condition; None: the #else branch, or no branches
+    note: str  # the SoCs that lack an API the branch computes another way
+    api_ok: dict[str, bool]  # per function of MISSABLE_APIS: whether its API is there
+
+
+@dataclass(frozen=True)
+class _Lowering:
+    """The lowered compute step: each variant's program and allocation, and what they share."""
+
+    mode: str  # float | int | template
+    ctype: str  # the compute type (T for a template)
+    variants: list[_Variant]
+    lowered: list[tuple[Program, Allocation]]  # per variant
+    host_scalars: dict[expr.Node, str]  # attr math the host computes: its tiling field
+    used_funcs: set[str]
+    short_missing: dict[str, list[str]]  # per function, the target SoCs without its API
+    warnings: list[str]
+
+    @property
+    def instrs(self) -> list[Instr]:
+        return [i for p, _ in self.lowered for i in p.instrs]
+
+    @property
+    def temps(self) -> int:
+        return max(a.temps for _, a in self.lowered)
+
+    @property
+    def shared_apis(self) -> list[str]:
+        """The high-level APIs that take the sharedTmpBuffer."""
+        return sorted({i.op for i in self.instrs if i.shared_tmp})
+
+    @property
+    def compares(self) -> bool:
+        return any(i.op in MASK_OPS for i in self.instrs)
+
+    @property
+    def selects(self) -> bool:
+        return any(i.op in SELECT_OPS for i in self.instrs)
+
+    @property
+    def exp_fallbacks(self) -> list[str]:
+        """APIs computed through Exp on the SoCs that lack them."""
+        return sorted(
+            _api_name(f)
+            for f in MISSABLE_APIS
+            if "Exp" in FALLBACK_VIA[f] and f in self.used_funcs and self.short_missing[f]
+        )
 
 
 def _compute(
@@ -618,63 +805,143 @@ def _compute(
     streamed: list[_Tensor],
     ins: list[_Tensor],
     outs: list[_Tensor],
-    combos: list[dict],
+    combos: list[Combination],
     tiling_names: set[str],
     attr_fields: dict[str, str],
     struct: str,
 ) -> Compute:
-    fn = f"{op.op_type}Compute"
-    taken = {t.kernel_param for t in streamed} | {fn}
-    count = fresh("count", taken)
-    scratch = fresh("scratch", taken | {count})
-    rows = fresh("rows", taken | {count, scratch}) if op.is_row else ""
-    reserved = taken | {count, scratch, rows, "tiling", "T"}
-    types = {c["compute_type"] for c in combos}
-    warnings: list[str] = []
-    host_scalars: dict[expr.Node, str] = {}
-
+    names = _step_names(op, streamed)
     if not op.compute:
-        return _stub(streamed, outs, combos, fn, count, scratch, struct)
+        return _stub(streamed, outs, combos, names, struct)
+    low = _lower(op, socs, streamed, combos, tiling_names, attr_fields)
+    read_only = tuple(
+        t.param.name for t in ins if all(f"in:{t.param.name}" not in a.dst for _, a in low.lowered)
+    )
+    apis = low.shared_apis
+    live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
+    min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
+    ty = low.ctype if low.mode != "template" else "T"
+    return Compute(
+        fn=names.fn,
+        has_expression=True,
+        expressions=_expressions(op, [t.param.name for t in outs]),
+        mode=low.mode,
+        type=ty,
+        template="template <typename T>" if low.mode == "template" else "",
+        signature=_step_signature(names, [(ty, x.kernel_param) for x in outs + ins], struct),
+        body=indent_lines(_step_body(low, names, ins, outs, ty)),
+        temps=low.temps,
+        shared_tmp=any(a.shared_tmp for _, a in low.lowered),
+        shared_tmp_apis=apis,
+        shared_tmp_live_nodes=live_nodes,
+        shared_tmp_min_bytes=min_bytes,
+        exp_fallbacks=low.exp_fallbacks,
+        soc_variants=len(low.variants) > 1,
+        scratch_note=cpp_comment(_scratch_note(low, live_nodes, min_bytes) + "."),
+        host_scalars=_host_scalars(low, attr_fields),
+        warnings=low.warnings,
+        align_elems=CMP_BLOCK_ELEMS if low.compares else 0,
+        reserved_ub=SELECT_RESERVED_UB if low.selects else 0,
+        read_only_inputs=read_only,
+    )
 
-    # per combination, every streamed tensor computes in one type
-    for c in combos:
-        if c["compute_type"] is None:
-            bad = [d for d in c["streamed_dtypes"] if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
-            out = outs[0].param.name if outs else "?"
-            if bad:
-                why = (
-                    f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
-                    "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
-                    "compute in float with the float dtypes)"
-                )
-            else:
-                pairs = ", ".join(
-                    f"{t.param.name}={d}"
-                    for t, d in zip(streamed, c["streamed_dtypes"], strict=True)
-                )
-                why = (
-                    f"the dtype combination ({pairs}) mixes types that do not compute in one "
-                    "type; give every tensor of a combination float types, or one integer type"
-                )
-            raise LoweringError(
-                f"compute expression of output '{out}': {why}. Drop the compute "
-                "expression to write the compute step by hand.",
-                out,
-            )
-    if len(types) == 1:
-        mode = "float" if types == {"float"} else "int"
-        ctype = types.pop()
-    else:
-        mode, ctype = "template", "T"
 
+def _lower(
+    op: Op,
+    socs: list[str],
+    streamed: list[_Tensor],
+    combos: list[Combination],
+    tiling_names: set[str],
+    attr_fields: dict[str, str],
+) -> _Lowering:
+    """Check the compute expressions against the combinations and the targets, and lower them:
+    once, or once per `#if __NPU_ARCH__` branch when only some targets lack an API."""
+    ins = [t for t in streamed if t.role == "input"]
+    outs = [t for t in streamed if t.role == "output"]
+    _check_combinations(combos, streamed, outs)
+    mode, ctype = _compute_mode(combos)
     short_missing = {
         f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
         for f in MISSABLE_APIS + UNAVOIDABLE_APIS
     }
     trees = {o: kernel_tree(op, socs, o, mode) for o in op.compute}
-    if mode == "float":
-        warnings += special_values_warning(op, socs)
+    warnings = special_values_warning(op, socs) if mode == "float" else []
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
+    _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
+    _check_compare(op, socs, outs)
+    _check_byte_outputs(op, outs)
+    variants = _variants(short_missing, used_funcs, len(socs))
+    host_scalars: dict[expr.Node, str] = {}
+    ctypes = frozenset(c.compute_type for c in combos)
+    lowered = []
+    for v in variants:
+        lw = Lowerer(
+            op,
+            mode,
+            ctype,
+            v.api_ok,
+            host_scalars,
+            tiling_names,
+            attr_fields,
+            ctypes,
+            special_values=special_values_exact(socs),
+            floor_domain=floor_domain(socs),
+        )
+        prog = lw.lower([t.param.name for t in ins], [t.param.name for t in outs])
+        lowered.append((prog, allocate(prog)))
+    low = _Lowering(
+        mode, ctype, variants, lowered, host_scalars, used_funcs, short_missing, warnings
+    )
+    _check_reductions(op, outs, low)
+    return low
+
+
+def _check_combinations(
+    combos: list[Combination], streamed: list[_Tensor], outs: list[_Tensor]
+) -> None:
+    """Per combination, every streamed tensor computes in one type."""
+    for c in combos:
+        if c.compute_type is not None:
+            continue
+        bad = [d for d in c.streamed_dtypes if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
+        out = outs[0].param.name if outs else "?"
+        if bad:
+            why = (
+                f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
+                "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
+                "compute in float with the float dtypes)"
+            )
+        else:
+            pairs = ", ".join(
+                f"{t.param.name}={d}" for t, d in zip(streamed, c.streamed_dtypes, strict=True)
+            )
+            why = (
+                f"the dtype combination ({pairs}) mixes types that do not compute in one "
+                "type; give every tensor of a combination float types, or one integer type"
+            )
+        raise LoweringError(
+            f"compute expression of output '{out}': {why}. Drop the compute "
+            "expression to write the compute step by hand.",
+            out,
+        )
+
+
+def _compute_mode(combos: list[Combination]) -> tuple[str, str]:
+    """float or int with its one compute type, or a template over T when the combinations
+    compute in several."""
+    types = {c.compute_type for c in combos}
+    if len(types) == 1:
+        return "float" if types == {"float"} else "int", types.pop()
+    return "template", "T"
+
+
+def _check_unavoidable_apis(
+    trees: dict[str, expr.Node],
+    mode: str,
+    used_funcs: set[str],
+    short_missing: dict[str, list[str]],
+) -> None:
+    """floor, ceil and erf have no fallback: a target without their API is an error."""
     for f in UNAVOIDABLE_APIS:
         if f in used_funcs and short_missing[f]:
             out = next(o for o, tree in trees.items() if f in api_funcs(tree, mode))
@@ -686,66 +953,36 @@ def _compute(
                 "compute step by hand",
                 out,
             )
-    _check_compare(op, socs, outs)
-    _check_byte_outputs(op, outs)
-    need_variants = any(
-        short_missing[f] and len(short_missing[f]) < len(socs)
-        for f in MISSABLE_APIS
-        if f in used_funcs
-    )
-    in_names = [t.param.name for t in ins]
-    out_names = [t.param.name for t in outs]
 
-    ctypes = frozenset(c["compute_type"] for c in combos)
 
-    def lower_variant(api_ok: dict[str, bool]):
-        lw = Lowerer(
-            op,
-            mode,
-            ctype,
-            api_ok,
-            host_scalars,
-            tiling_names,
-            attr_fields,
-            ctypes,
-            special_values=special_values_exact(socs),
-            floor_domain=floor_domain(socs),
-        )
-        prog = lw.lower(in_names, out_names)
-        return prog, allocate(prog)
+def _variants(
+    short_missing: dict[str, list[str]], used_funcs: set[str], soc_count: int
+) -> list[_Variant]:
+    """One lowering, or two chosen by __NPU_ARCH__ when only some targets lack an API."""
+    used_missing = [f for f in MISSABLE_APIS if f in used_funcs and short_missing[f]]
+    if not any(len(short_missing[f]) < soc_count for f in used_missing):
+        return [
+            _Variant(
+                None,
+                _missing_note(short_missing, used_funcs),
+                {f: not short_missing[f] for f in MISSABLE_APIS},
+            )
+        ]
+    arches = sorted({SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]})
+    cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
+    return [
+        _Variant(
+            f"defined(__NPU_ARCH__) && ({cond})",
+            _missing_note(short_missing, used_funcs),
+            {f: not short_missing[f] for f in MISSABLE_APIS},
+        ),
+        _Variant(None, "", {f: True for f in MISSABLE_APIS}),
+    ]
 
-    variants = []
-    if need_variants:
-        # Some targets lack an API: emit both sequences, chosen by __NPU_ARCH__.
-        fallback = {f: not short_missing[f] for f in MISSABLE_APIS}
-        arches = sorted(
-            {
-                SOC_FAMILIES[s].npu_arch
-                for f in MISSABLE_APIS
-                if f in used_funcs
-                for s in short_missing[f]
-            }
-        )
-        cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
-        variants.append(
-            {
-                "cond": f"defined(__NPU_ARCH__) && ({cond})",
-                "note": _missing_note(short_missing, used_funcs),
-                "api_ok": fallback,
-            }
-        )
-        variants.append({"cond": None, "note": "", "api_ok": {f: True for f in MISSABLE_APIS}})
-    else:
-        variants.append(
-            {
-                "cond": None,
-                "note": _missing_note(short_missing, used_funcs),
-                "api_ok": {f: not short_missing[f] for f in MISSABLE_APIS},
-            }
-        )
-    lowered = [lower_variant(v["api_ok"]) for v in variants]
-    read_only = tuple(n for n in in_names if all(f"in:{n}" not in a.dst for _, a in lowered))
-    reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in lowered)
+
+def _check_reductions(op: Op, outs: list[_Tensor], low: _Lowering) -> None:
+    """A row kernel keeps at most MAX_ROW_REDUCTIONS reductions."""
+    reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in low.lowered)
     if reductions > MAX_ROW_REDUCTIONS:
         out = outs[0].param.name if outs else "?"
         raise LoweringError(
@@ -754,95 +991,103 @@ def _compute(
             "keeps (opgen_kernel.h's RowPass)",
             out,
         )
-    temps = max(a.temps for _, a in lowered)
-    shared = any(a.shared_tmp for _, a in lowered)
-    apis = sorted({ins_.op for p, _ in lowered for ins_ in p.instrs if ins_.shared_tmp})
-    live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
-    min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
-    exp_fallbacks = sorted(
-        _api_name(f)
-        for f in MISSABLE_APIS
-        if "Exp" in FALLBACK_VIA[f] and f in used_funcs and short_missing[f]
-    )
 
-    # C++ names of the tiles
-    names = {f"in:{t.param.name}": t.kernel_param for t in ins}
-    names.update({f"out:{t.param.name}": t.kernel_param for t in outs})
+
+def _step_signature(names: _StepNames, tiles: list[tuple[str, str]], struct: str) -> str:
+    """The compute step's signature: the tiles (element type, name), outputs first, then the
+    scratch, the element count, the tiling struct and the row kernel's RowPass."""
+    params = [f"const AscendC::LocalTensor<{ty}>& {name}" for ty, name in tiles]
+    params += [
+        f"const AscendC::LocalTensor<uint8_t>& {names.scratch}",
+        f"uint32_t {names.count}",
+        f"const {struct}& tiling",
+    ]
+    if names.rows:
+        params.append(f"opgen_kernel::RowPass& {names.rows}")
+    return cpp_wrap("__aicore__ inline void " + names.fn + "(", params, ")")
+
+
+def _step_body(
+    low: _Lowering, names: _StepNames, ins: list[_Tensor], outs: list[_Tensor], t: str
+) -> list[str]:
+    """The compute step's statements: per variant its scratch views and the lowered calls."""
+    temps = low.temps
+    tiles = {f"in:{x.param.name}": x.kernel_param for x in ins}
+    tiles.update({f"out:{x.param.name}": x.kernel_param for x in outs})
     tmp_names = []
     for i in range(temps):
-        tmp_names.append(fresh(f"tmp{i}", reserved))
-        names[f"tmp:{i}"] = tmp_names[-1]
-    shared_name = fresh("sharedTmp", reserved | set(tmp_names))
-    t = ctype if mode != "template" else "T"
-    lit = _literal_fn(mode, ctype)
+        tmp_names.append(fresh(f"tmp{i}", names.reserved))
+        tiles[f"tmp:{i}"] = tmp_names[-1]
+    shared_name = fresh("sharedTmp", names.reserved | set(tmp_names))
+    lit = _literal_fn(low.mode, low.ctype)
     ectx = {
-        "count": count,
+        "count": names.count,
         "shared": shared_name,
         "one": lit(1),
         "minus_one": lit(-1),
-        "rows": rows,
+        "rows": names.rows,
     }
-    compares = any(i.op in MASK_OPS for p, _ in lowered for i in p.instrs)
-    selects = any(i.op in SELECT_OPS for p, _ in lowered for i in p.instrs)
-    if compares:
-        ectx["cmp_count"] = fresh("cmpCount", reserved | {shared_name} | set(tmp_names))
-
-    def offset(i: int) -> str:  # of scratch slot i: the temporaries, then the sharedTmpBuffer
-        return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")
-
     body: list[str] = []
-    if compares:
-        body += [
-            f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
-            "the tile (its length is",
-            "// whole blocks) is compared up to the next block; Select takes the mask bits "
-            "it needs.",
-            f"const uint32_t {ectx['cmp_count']} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
-            f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};",
-        ]
-    for v, (prog, alloc) in zip(variants, lowered, strict=True):
-        if len(variants) > 1:
-            body.append(f"#if {v['cond']}" if v["cond"] else "#else")
-        if v["note"]:
-            body += [f"// {line}" for line in textwrap.wrap(v["note"], 93)]  # indented 4
+    if low.compares:
+        ectx["cmp_count"] = fresh("cmpCount", names.reserved | {shared_name} | set(tmp_names))
+        body += _compare_count(ectx["cmp_count"], names.count)
+    branching = len(low.variants) > 1
+    for v, (prog, alloc) in zip(low.variants, low.lowered, strict=True):
+        if branching:
+            body.append(f"#if {v.cond}" if v.cond else "#else")
+        if v.note:
+            body += [f"// {line}" for line in textwrap.wrap(v.note, 93)]  # indented 4
         for i in range(alloc.temps):  # declared per branch: each uses what it needs
             body.append(
                 f"const AscendC::LocalTensor<{t}> {tmp_names[i]} = "
-                f"{scratch}{offset(i)}.ReinterpretCast<{t}>();"
+                f"{names.scratch}{_scratch_offset(i)}.ReinterpretCast<{t}>();"
             )
         if alloc.shared_tmp:
             body.append(
-                f"const AscendC::LocalTensor<uint8_t> {shared_name} = {scratch}{offset(temps)};"
+                f"const AscendC::LocalTensor<uint8_t> {shared_name} = "
+                f"{names.scratch}{_scratch_offset(temps)};"
             )
-        body += emit_body(prog, alloc, names, ectx)
-    if len(variants) > 1:
+        body += emit_body(prog, alloc, tiles, ectx)
+    if branching:
         body.append("#endif")
+    return body
 
-    params = [f"const AscendC::LocalTensor<{t}>& {x.kernel_param}" for x in outs + ins]
-    params += [
-        f"const AscendC::LocalTensor<uint8_t>& {scratch}",
-        f"uint32_t {count}",
-        f"const {struct}& tiling",
-    ]
-    if op.is_row:
-        params.append(f"opgen_kernel::RowPass& {rows}")
-    head = "__aicore__ inline void " + fn + "("
-    signature = cpp_wrap(head, params, ")")
-    template = "template <typename T>" if mode == "template" else ""
 
-    host = [
-        {
-            "field": name,
-            "text": show(node),
-            "expr": host_expr(node, attr_fields, mode != "float"),
-            "c_type": "float" if mode == "float" else "int64_t",
-        }
-        for node, name in host_scalars.items()
+def _scratch_offset(i: int) -> str:
+    """The index of scratch slot i: the temporaries, then the sharedTmpBuffer."""
+    return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")
+
+
+def _compare_count(var: str, count: str) -> list[str]:
+    """The statements of `var`: `count` rounded up to Compare's whole blocks."""
+    return [
+        f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
+        "the tile (its length is",
+        "// whole blocks) is compared up to the next block; Select takes the mask bits it needs.",
+        f"const uint32_t {var} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
+        f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};",
     ]
+
+
+def _host_scalars(low: _Lowering, attr_fields: dict[str, str]) -> list[HostScalar]:
+    return [
+        HostScalar(
+            field=name,
+            text=show(node),
+            expr=host_expr(node, attr_fields, low.mode != "float"),
+            c_type="float" if low.mode == "float" else "int64_t",
+        )
+        for node, name in low.host_scalars.items()
+    ]
+
+
+def _scratch_note(low: _Lowering, live_nodes: int, min_bytes: int) -> str:
+    """What the scratch holds: the temporaries, the sharedTmpBuffer and what uses it."""
+    temps = low.temps
     plural = "temporary" if temps == 1 else "temporaries"
     note = f"opgen's lowering of the compute expression uses {temps} {plural}"
-    row_apis = [a for a in apis if a in REDUCE_APIS]
-    other_apis = [a for a in apis if a not in REDUCE_APIS]
+    row_apis = [a for a in low.shared_apis if a in REDUCE_APIS]
+    other_apis = [a for a in low.shared_apis if a not in REDUCE_APIS]
     if other_apis:
         floats = "float" if live_nodes == 1 else "floats"
         note += (
@@ -857,78 +1102,37 @@ def _compute(
             "(opgen_kernel.h's RowPass; a float per element, at least "
             "256 bytes: more than ReduceSum.md's minimum)"
         )
-    if exp_fallbacks:
-        note += f"; {' and '.join(exp_fallbacks)} through Exp where the SoC lacks the API"
-    if compares:
+    if low.exp_fallbacks:
+        note += f"; {' and '.join(low.exp_fallbacks)} through Exp where the SoC lacks the API"
+    if low.compares:
         note += (
             "; Compare masks live in temporaries' first bytes (1 bit per element), and "
             f"Compare reads whole blocks of {CMP_BLOCK_ELEMS} floats: tiles are whole blocks"
         )
-    if selects:
+    if low.selects:
         note += (
             f"; Select's tensor modes need {SELECT_RESERVED_UB // 1024} KB of UB left free "
             "(asc-devkit Select.md)"
         )
-    return Compute(
-        fn=fn,
-        has_expression=True,
-        expressions=[
-            {
-                "output": o,
-                "text": show(op.compute[o]),
-                # within 120 columns after "//   ", continued 4 columns in
-                "lines": textwrap.wrap(
-                    f"{o} = {show(op.compute[o])}",
-                    115,
-                    subsequent_indent="    ",
-                    break_long_words=False,
-                    break_on_hyphens=False,
-                ),
-            }
-            for o in out_names
-        ],
-        mode=mode,
-        type=t,
-        template=template,
-        signature=signature,
-        body=indent_lines(body),
-        temps=temps,
-        shared_tmp=shared,
-        shared_tmp_apis=apis,
-        shared_tmp_live_nodes=live_nodes,
-        shared_tmp_min_bytes=min_bytes,
-        exp_fallbacks=exp_fallbacks,
-        soc_variants=len(variants) > 1,
-        scratch_note=cpp_comment(note + "."),
-        host_scalars=host,
-        warnings=warnings,
-        align_elems=CMP_BLOCK_ELEMS if compares else 0,
-        reserved_ub=SELECT_RESERVED_UB if selects else 0,
-        read_only_inputs=read_only,
-        tile_note=_tile_note(op, read_only),
-    )
+    return note
 
 
-TILE_NOTE = (
-    "Every tensor is a UB tile of `count` elements in its compute type: float for "
-    "float16, bfloat16 and float32 tensors (the kernel widens them before this step and "
-    "rounds the outputs back after it), the dtype itself otherwise. Outputs come first, "
-    "then inputs; an input tile may be overwritten once its value is no longer needed"
-)
-
-
-def _tile_note(op: Op | None = None, read_only: tuple[str, ...] = ()) -> str:
-    """The compute header's paragraph on the tiles; for a broadcasting op whose step leaves some
-    inputs' tiles unwritten (the kernel's READ_ONLY streams), it names them."""
-    if op is None or not read_only or not broadcasts(op):
-        return cpp_comment(TILE_NOTE + ".")
-    names = [f"{n}'s" for n in read_only]
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return cpp_comment(
-        f"{TILE_NOTE}, except {listed}: the kernel hands every tile of a row-broadcast input the "
-        f"same repeated row (READ_ONLY in {op.snake_name}.cpp; the CPU twin fails a step that "
-        "writes there)."
-    )
+def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
+    return [
+        Expression(
+            output=o,
+            text=show(op.compute[o]),
+            # within 120 columns after "//   ", continued 4 columns in
+            lines=textwrap.wrap(
+                f"{o} = {show(op.compute[o])}",
+                115,
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            ),
+        )
+        for o in out_names
+    ]
 
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
@@ -1084,11 +1288,11 @@ def _literal_fn(mode: str, ctype: str):
 
 
 def _stub_types(
-    streamed: list[_Tensor], outs: list[_Tensor], combos: list[dict]
+    streamed: list[_Tensor], outs: list[_Tensor], combos: list[Combination]
 ) -> tuple[str, dict[str, str]]:
     """The placeholder's template line and each tensor's element type: one type, one template
     parameter T, or one per tensor when the combinations share no compute type."""
-    types = {c["compute_type"] for c in combos}
+    types = {c.compute_type for c in combos}
     if None in types:
         tparams = {x.kernel_param: "T" + pascal_name(aclnn_name(x.kernel_param)) for x in streamed}
         if len(set(tparams.values())) < len(tparams):
@@ -1134,38 +1338,29 @@ def _zeroing(outs: list[_Tensor], ptype: dict[str, str], count: str, taken: set[
 def _stub(
     streamed: list[_Tensor],
     outs: list[_Tensor],
-    combos: list[dict],
-    fn: str,
-    count: str,
-    scratch: str,
+    combos: list[Combination],
+    names: _StepNames,
     struct: str,
 ) -> Compute:
     """No compute expression: a compiling placeholder that writes zeros, loudly marked."""
     template, ptype = _stub_types(streamed, outs, combos)
-    taken = {x.kernel_param for x in streamed} | {fn, count, scratch, "tiling"}
+    count = names.count
+    taken = {x.kernel_param for x in streamed} | {names.fn, count, names.scratch, "tiling"}
     body = [
         "// TODO(opgen): the prototype has no compute expression, so this step only writes",
         "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...).",
         *_zeroing(outs, ptype, count, taken),
     ]
     ins = [s for s in streamed if s.role == "input"]
-    params = [
-        f"const AscendC::LocalTensor<{ptype[x.kernel_param]}>& {x.kernel_param}" for x in outs + ins
-    ]
-    params += [
-        f"const AscendC::LocalTensor<uint8_t>& {scratch}",
-        f"uint32_t {count}",
-        f"const {struct}& tiling",
-    ]
-    signature = cpp_wrap("__aicore__ inline void " + fn + "(", params, ")")
+    tiles = [(ptype[x.kernel_param], x.kernel_param) for x in outs + ins]
     return Compute(
-        fn=fn,
+        fn=names.fn,
         has_expression=False,
         expressions=[],
         mode="stub",
         type="",
         template=template,
-        signature=signature,
+        signature=_step_signature(names, tiles, struct),
         body=indent_lines(body),
         temps=0,
         shared_tmp=False,
@@ -1177,5 +1372,4 @@ def _stub(
         scratch_note="// The placeholder compute step uses none; reserve what your code needs.",
         host_scalars=[],
         warnings=[],
-        tile_note=_tile_note(),
     )
