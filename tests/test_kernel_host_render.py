@@ -22,6 +22,7 @@ from kernel_host import protos, twin
 from opgen.compiler.lower import SELECT_RESERVED_UB, LoweringError
 from opgen.frontend import prototype
 from opgen.frontend.catalog import SOC_SHORT_NAMES
+from opgen.planning.layout import cpp_comment
 from opgen.planning.project import OpDataErrors
 from opgen.rendering import render
 from opgen.resources import templates_dir
@@ -1157,49 +1158,29 @@ def test_twin_grammar_numerics(grammar_ops, case, kernel_set):
         )
 
 
-def _macros() -> object:
-    """templates/macros/cpp.jinja, loaded as copier loads the templates (templates/copier.yml's
-    _envops)."""
-    import jinja2
-    from jinja2.sandbox import SandboxedEnvironment
-
-    env = SandboxedEnvironment(
-        loader=jinja2.FileSystemLoader(templates_dir()),
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    return env.get_template("macros/cpp.jinja").module
-
-
 @pytest.mark.parametrize("count", [0, 1, 3, 8])
-@pytest.mark.parametrize("indent", ["", "    ", "        "])
-def test_the_wrapped_macro_wraps_as_cpp_wrap_does(count, indent):
-    """cpp.wrapped, which the kernel template prints signatures and calls with, is
-    layout.cpp_wrap: on one line within 110 columns, else wrapped after commas under the first
-    item."""
+@pytest.mark.parametrize("indent", [0, 4, 8])
+def test_the_cpp_list_filter_wraps_as_cpp_wrap_does(count, indent):
+    """`items | cpp_list(head, tail, indent, each)`, which the templates print signatures, calls
+    and list declarations with, is layout.cpp_wrap of the items formatted by `each`."""
     from opgen.planning.layout import cpp_wrap
+    from opgen.rendering.template_context import cpp_list
 
-    wrapped = _macros().wrapped
     for width in (7, 19, 31, 45):
-        items = [f"GM_ADDR {'x' * (width - k)}{k}" for k in range(count)]
+        names = [f"{'x' * (width - k)}{k}" for k in range(count)]
         for head, tail in [("__aicore__ inline void Init(", ")"), ("ReluCompute(", ");")]:
-            expected = cpp_wrap(head, items, tail, indent=indent)
-            assert str(wrapped(head, items, tail, indent=indent)) == expected
+            expected = cpp_wrap(head, [f"GM_ADDR {n}" for n in names], tail, indent=" " * indent)
+            assert cpp_list(names, head, tail, indent, "GM_ADDR {}") == expected
 
 
-def test_the_comment_macro_wraps_as_cpp_comment_does():
-    """cpp.comment, which the kernel templates print their notes with, is layout.cpp_comment."""
-    from opgen.planning.layout import cpp_comment
+def test_the_templates_see_opgens_filters():
+    """copier's environment, through opgen's extension, has the filters the templates use."""
+    import jinja2
 
-    comment = _macros().comment
-    text = (
-        "Every tensor is a UB tile of `count` elements in its compute type: float for float16, "
-        "bfloat16 and float32 tensors (the kernel widens them before this step and rounds the "
-        "outputs back after it), the dtype itself otherwise; a-very-long-hyphenated-word-here "
-        + "x"
-        * 120
-    )
-    for cut in (10, 60, 97, 98, 200, len(text)):
-        assert str(comment(text[:cut])) == cpp_comment(text[:cut])
+    from opgen.rendering.template_context import ProjectContext
+
+    env = jinja2.Environment(extensions=[ProjectContext])
+    text = "Every tensor is a UB tile of `count` elements in its compute type " * 3
+    assert env.from_string("{{ t | cpp_comment }}").render(t=text) == cpp_comment(text)
+    rendered = env.from_string('{{ [1, 2] | cpp_list("int a[] = {", "};", 4) }}').render()
+    assert rendered == "    int a[] = {1, 2};"

@@ -1,5 +1,5 @@
 """The Jinja extension through which copier's rendering of opgen's templates sees `project` (and
-the filters opgen's templates use to lay out lists).
+the filters opgen's templates lay out lists and comments with).
 
 templates/copier.yml lists `ProjectContext` in `_jinja_extensions`. Copier renders each file and
 file name with the answers (the prototype's text and the options); the extension adds
@@ -85,6 +85,7 @@ class ProjectContext(Extension):
 
         environment.context_class = _Context
         environment.filters["cpp_list"] = cpp_list
+        environment.filters["cpp_comment"] = cpp_comment
         if environment.bytecode_cache is None:
             environment.bytecode_cache = _bytecode_cache()
         environment.from_string = _reusing_compiled_strings(environment)
@@ -96,6 +97,13 @@ def cpp_list(items, head: str, tail: str, indent: int = 0, each: str = "{}") -> 
     from opgen.planning.layout import cpp_wrap
 
     return cpp_wrap(head, [each.format(i) for i in items], tail, indent=" " * indent)
+
+
+def cpp_comment(text: str, width: int = 100) -> str:
+    """The filter `text | cpp_comment`: // comment lines within `width` columns."""
+    from opgen.planning.layout import cpp_comment as comment
+
+    return comment(text, width)
 
 
 def _reusing_compiled_strings(environment):
