@@ -1,0 +1,92 @@
+"""The catalog's SoC table (SOC_FAMILIES) is the one the C++ reads: opgen_soc.h, generated from it,
+is checked in for the kernel library and for the CPU twin, and its macros say what the catalog
+says for every __NPU_ARCH__."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+from conftest import ROOT
+
+from opgen.frontend import soc_header
+from opgen.frontend.catalog import SOC_CAPABILITIES, SOC_FAMILIES
+
+REGENERATE = "regenerate it with `python -m opgen.frontend.soc_header`"
+
+
+@pytest.mark.parametrize("path", soc_header.PATHS)
+def test_the_checked_in_header_is_the_catalogs(path):
+    assert (ROOT / path).read_text() == soc_header.header(), f"{path} is stale: {REGENERATE}"
+
+
+def test_the_library_and_the_twin_name_no_arch():
+    """What differs per SoC is read from opgen_soc.h, not from __NPU_ARCH__ numbers."""
+    kernel = (ROOT / soc_header.PATHS[0]).with_name("opgen_kernel.h").read_text()
+    assert not re.search(r"__NPU_ARCH__ [=!]=", kernel)
+    assert '#include "opgen_soc.h"' in kernel
+    twin_soc = (ROOT / soc_header.PATHS[1]).with_name("soc.h").read_text()
+    assert not re.search(r'arch == \d+ \?|"ascend', twin_soc)
+
+
+def test_every_capability_is_a_socfamily_flag():
+    fields = set(type(next(iter(SOC_FAMILIES.values()))).__dataclass_fields__)
+    flags = {f for f in fields if f.startswith("has_")}
+    assert {c.field for c in SOC_CAPABILITIES} == flags
+    assert len({c.macro for c in SOC_CAPABILITIES}) == len(SOC_CAPABILITIES)
+
+
+def test_the_host_library_pads_where_the_catalog_has_datacopypad():
+    """op_host/opgen_tiling.h, compiled for the host (no __NPU_ARCH__), names the SoCs without
+    DataCopyPad by their platform_ascendc::SocVersion."""
+    text = (ROOT / "templates/host/project/op_host/opgen_tiling.h").read_text()
+    named = re.search(r"if \((soc != .*)\) \{\n        return true;", text)
+    assert named is not None
+    versions = re.findall(r"soc != platform_ascendc::SocVersion::(\w+)", named.group(1))
+    lacking = [f.short_name.upper() for f in SOC_FAMILIES.values() if not f.has_datacopypad]
+    assert versions == lacking
+
+
+def test_the_macros_say_what_the_catalog_says(tmp_path):
+    """The preprocessor's reading of each macro, for every documented __NPU_ARCH__ and one the
+    catalog does not list (every capability)."""
+    cxx = os.environ.get("CXX", "g++")
+    if shutil.which(cxx) is None:
+        pytest.skip(f"{cxx} is not installed")
+    arches = sorted({f.npu_arch for f in SOC_FAMILIES.values() if f.npu_arch is not None})
+    unit = ['#include "opgen_soc.h"']
+    for arch in [*arches, 9999]:
+        for cap in SOC_CAPABILITIES:
+            unit += [
+                f"#if OPGEN_SOC_HAS_{cap.macro}({arch})",
+                f"{cap.field} {arch} 1",
+                "#else",
+                f"{cap.field} {arch} 0",
+                "#endif",
+            ]
+        unit.append(f"name {arch} OPGEN_SOC_NAME({arch})")
+    (tmp_path / "opgen_soc.h").write_text(soc_header.header())
+    (tmp_path / "unit.cpp").write_text("\n".join(unit) + "\n")
+    out = subprocess.run(
+        [cxx, "-E", "-P", str(tmp_path / "unit.cpp")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    got = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in out.split("\n") if line}
+    for family in SOC_FAMILIES.values():
+        if family.npu_arch is None:
+            continue
+        for cap in SOC_CAPABILITIES:
+            expected = str(int(getattr(family, cap.field)))
+            assert got[(cap.field, str(family.npu_arch))] == expected, (family, cap.field)
+    assert all(got[(cap.field, "9999")] == "1" for cap in SOC_CAPABILITIES)
+    names = {arch: got[("name", str(arch))] for arch in arches}
+    first = {}
+    for family in SOC_FAMILIES.values():
+        first.setdefault(family.npu_arch, family.short_name)
+    assert all(f'"{first[arch]}"' in names[arch] for arch in arches), names
+    assert '"an unknown SoC"' in got[("name", "9999")]
