@@ -16,6 +16,7 @@ from opgen.frontend import soc_header
 from opgen.frontend.catalog import SOC_CAPABILITIES, SOC_FAMILIES
 
 REGENERATE = "regenerate it with `python -m opgen.frontend.soc_header`"
+APIS = sorted({api for f in SOC_FAMILIES.values() for api in f.missing_apis})
 
 
 @pytest.mark.parametrize("path", soc_header.PATHS)
@@ -67,6 +68,14 @@ def test_the_macros_say_what_the_catalog_says(tmp_path):
                 f"{cap.field} {arch} 0",
                 "#endif",
             ]
+        for api in APIS:
+            unit += [
+                f"#if OPGEN_SOC_HAS_API_{api.upper()}({arch})",
+                f"{api} {arch} 1",
+                "#else",
+                f"{api} {arch} 0",
+                "#endif",
+            ]
         unit.append(f"name {arch} OPGEN_SOC_NAME({arch})")
     (tmp_path / "opgen_soc.h").write_text(soc_header.header())
     (tmp_path / "unit.cpp").write_text("\n".join(unit) + "\n")
@@ -83,7 +92,11 @@ def test_the_macros_say_what_the_catalog_says(tmp_path):
         for cap in SOC_CAPABILITIES:
             expected = str(int(getattr(family, cap.field)))
             assert got[(cap.field, str(family.npu_arch))] == expected, (family, cap.field)
+        for api in APIS:
+            expected = str(int(api not in family.missing_apis))
+            assert got[(api, str(family.npu_arch))] == expected, (family, api)
     assert all(got[(cap.field, "9999")] == "1" for cap in SOC_CAPABILITIES)
+    assert all(got[(api, "9999")] == "1" for api in APIS)
     names = {arch: got[("name", str(arch))] for arch in arches}
     first = {}
     for family in SOC_FAMILIES.values():

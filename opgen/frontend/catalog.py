@@ -347,6 +347,10 @@ class SocFamily:
     has_dcci: bool = True  # DataCacheCleanAndInvalid, to flush the scalar unit's GM writes
     has_dcci_dst: bool = True  # its form with a DcciDst template argument
     has_ub_copy: bool = True  # DataCopy UB -> UB
+    has_compare_select: bool = True  # Compares and Select's tensor modes
+    has_wide_floor: bool = True  # Floor and Ceil over every float, not |x| <= 2147483647 only
+    has_reduce: bool = True  # the level-2 ReduceSum, ReduceMax and ReduceMin
+    has_float_reduce: bool = True  # those in float, not half only
 
 
 @dataclass(frozen=True)
@@ -400,6 +404,33 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         'DataCopy UB -> UB (asc-devkit "DataCopy（UBToUB连续数据搬运）": not Atlas 200I/500 A2, '
         "ascend310b). The kernel library copies there through the vector unit instead.",
     ),
+    SocCapability(
+        "has_compare_select",
+        "COMPARE_SELECT",
+        "Compares, and Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE, which "
+        "comparisons and where() lower to (asc-devkit Select.md: Atlas 训练系列产品 has mode 0 "
+        "only, whose mask repeats every 256 bytes; Compares.md). opgen refuses comparisons for the "
+        "SoCs without them, and there min/max/relu/clamp/sign do not propagate NaN as torch does.",
+    ),
+    SocCapability(
+        "has_wide_floor",
+        "WIDE_FLOOR",
+        "Floor and Ceil over every float. Without it they take |x| <= 2147483647 only (asc-devkit "
+        "Floor.md, Ceil.md: 310P AI Core); the kernels select x itself where |x| >= 2^23.",
+    ),
+    SocCapability(
+        "has_reduce",
+        "REDUCE",
+        "The level-2 ReduceSum, ReduceMax and ReduceMin (asc-devkit ReduceSum.md, ReduceMax.md, "
+        "ReduceMin.md: Atlas A2/A3, 310P, 200I/500 A2 and the training series), which the row "
+        "kernel reduces with.",
+    ),
+    SocCapability(
+        "has_float_reduce",
+        "FLOAT_REDUCE",
+        "Those reductions in float, not half only (the training series takes half only). The row "
+        "kernel reduces in float: it runs where both exist.",
+    ),
 )
 
 
@@ -410,8 +441,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
         SocFamily("ascend910b", 2201, True),
         SocFamily("ascend910_93", 2201, True),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
-        # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Tanh, Sign, Floor, Ceil, Erf,
-        # Power.
+        # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
+        # only, ReduceSum/Max/Min in half only, no Tanh, Sign, Floor, Ceil, Erf, Power.
         SocFamily(
             "ascend910",
             1001,
@@ -421,9 +452,12 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_half_cast_modes=False,
             has_dcci=False,
             has_dcci_dst=False,
+            has_compare_select=False,
+            has_float_reduce=False,
         ),
         # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast (float -> half only with
-        # CAST_NONE or CAST_ODD), DataCacheCleanAndInvalid only without DcciDst.
+        # CAST_NONE or CAST_ODD), DataCacheCleanAndInvalid only without DcciDst, Floor and Ceil
+        # over |x| <= 2147483647 only.
         SocFamily(
             "ascend310p",
             2002,
@@ -432,6 +466,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci_dst=False,
+            has_wide_floor=False,
         ),
         # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists), no
         # UB-to-UB DataCopy.
@@ -442,8 +477,18 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma"}),
             has_ub_copy=False,
         ),
-        SocFamily("ascend950", 3510, True, frozenset({"fma"})),
-        SocFamily("bs9sx1a", None, True, frozenset({"fma"})),
+        # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
+        SocFamily(
+            "ascend950",
+            3510,
+            True,
+            frozenset({"fma"}),
+            has_reduce=False,
+            has_float_reduce=False,
+        ),
+        SocFamily(
+            "bs9sx1a", None, True, frozenset({"fma"}), has_reduce=False, has_float_reduce=False
+        ),
     )
 }
 

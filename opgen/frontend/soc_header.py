@@ -16,7 +16,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from opgen.frontend.catalog import SOC_CAPABILITIES, SOC_FAMILIES, SocCapability
+from opgen.frontend.catalog import SOC_CAPABILITIES, SOC_FAMILIES, SocCapability, SocFamily
 
 # Where the header is checked in, from the repository's root.
 PATHS = (
@@ -84,20 +84,43 @@ def quoted(text: str) -> str:
     return f'"{text}"'
 
 
+def has(lacking: list[SocFamily]) -> str:
+    """The condition on `arch` that it is none of `lacking`'s __NPU_ARCH__."""
+    arches = sorted({f.npu_arch for f in lacking if f.npu_arch is not None})
+    return "(" + (" && ".join(f"(arch) != {a}" for a in arches) if arches else "1") + ")"
+
+
 def capability_macro(cap: SocCapability) -> list[str]:
     lacking = [f for f in SOC_FAMILIES.values() if not getattr(f, cap.field)]
-    arches = sorted({f.npu_arch for f in lacking if f.npu_arch is not None})
-    socs = ", ".join(f"{f.short_name}{NO_BREAK}({f.npu_arch})" for f in lacking)
-    condition = " && ".join(f"(arch) != {a}" for a in arches) if arches else "1"
+    socs = ", ".join(
+        f"{f.short_name}{NO_BREAK}({f.npu_arch or 'no' + NO_BREAK + '__NPU_ARCH__'})"
+        for f in lacking
+    )
     return [
         *comment(f"{cap.doc} Lacking: {socs or 'none'}."),
-        f"#define OPGEN_SOC_HAS_{cap.macro}(arch) ({condition})",
+        f"#define OPGEN_SOC_HAS_{cap.macro}(arch) {has(lacking)}",
+    ]
+
+
+def api_macros() -> list[str]:
+    apis = sorted({api for f in SOC_FAMILIES.values() for api in f.missing_apis})
+    return [
+        *comment(
+            "The API of each compute function some SoC lacks (the catalog's missing_apis, from "
+            "asc-devkit's 产品支持情况 of each API; fma is FusedMulAdd, pow Power). opgen's "
+            "kernels compute such a function another way there, or refuse it."
+        ),
+        *(
+            f"#define OPGEN_SOC_HAS_API_{api.upper()}(arch) "
+            + has([f for f in SOC_FAMILIES.values() if api in f.missing_apis])
+            for api in apis
+        ),
     ]
 
 
 def header() -> str:
     """opgen_soc.h's text."""
-    blocks = [name_macro(), *(capability_macro(c) for c in SOC_CAPABILITIES)]
+    blocks = [name_macro(), *(capability_macro(c) for c in SOC_CAPABILITIES), api_macros()]
     body = "\n\n".join("\n".join(block) for block in blocks)
     return f"{PREAMBLE}\n{body}\n\n#endif  // OPGEN_SOC_H\n"
 

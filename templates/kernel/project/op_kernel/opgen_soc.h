@@ -46,4 +46,37 @@
 // kernel library copies there through the vector unit instead. Lacking: ascend310b (3002).
 #define OPGEN_SOC_HAS_UB_COPY(arch) ((arch) != 3002)
 
+// Compares, and Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE, which comparisons and
+// where() lower to (asc-devkit Select.md: Atlas 训练系列产品 has mode 0 only, whose mask repeats every
+// 256 bytes; Compares.md). opgen refuses comparisons for the SoCs without them, and there
+// min/max/relu/clamp/sign do not propagate NaN as torch does. Lacking: ascend910 (1001).
+#define OPGEN_SOC_HAS_COMPARE_SELECT(arch) ((arch) != 1001)
+
+// Floor and Ceil over every float. Without it they take |x| <= 2147483647 only (asc-devkit
+// Floor.md, Ceil.md: 310P AI Core); the kernels select x itself where |x| >= 2^23. Lacking:
+// ascend310p (2002).
+#define OPGEN_SOC_HAS_WIDE_FLOOR(arch) ((arch) != 2002)
+
+// The level-2 ReduceSum, ReduceMax and ReduceMin (asc-devkit ReduceSum.md, ReduceMax.md,
+// ReduceMin.md: Atlas A2/A3, 310P, 200I/500 A2 and the training series), which the row kernel
+// reduces with. Lacking: ascend950 (3510), bs9sx1a (no __NPU_ARCH__).
+#define OPGEN_SOC_HAS_REDUCE(arch) ((arch) != 3510)
+
+// Those reductions in float, not half only (the training series takes half only). The row kernel
+// reduces in float: it runs where both exist. Lacking: ascend910 (1001), ascend950 (3510),
+// bs9sx1a (no __NPU_ARCH__).
+#define OPGEN_SOC_HAS_FLOAT_REDUCE(arch) ((arch) != 1001 && (arch) != 3510)
+
+// The API of each compute function some SoC lacks (the catalog's missing_apis, from asc-devkit's
+// 产品支持情况 of each API; fma is FusedMulAdd, pow Power). opgen's kernels compute such a function
+// another way there, or refuse it.
+#define OPGEN_SOC_HAS_API_CEIL(arch) ((arch) != 1001 && (arch) != 3002)
+#define OPGEN_SOC_HAS_API_ERF(arch) ((arch) != 1001 && (arch) != 3002)
+#define OPGEN_SOC_HAS_API_FLOOR(arch) ((arch) != 1001)
+#define OPGEN_SOC_HAS_API_FMA(arch) ((arch) != 1001 && (arch) != 2002 && (arch) != 3002 && (arch) != 3510)
+#define OPGEN_SOC_HAS_API_POW(arch) ((arch) != 1001 && (arch) != 3002)
+#define OPGEN_SOC_HAS_API_SIGMOID(arch) ((arch) != 3002)
+#define OPGEN_SOC_HAS_API_SIGN(arch) ((arch) != 1001 && (arch) != 3002)
+#define OPGEN_SOC_HAS_API_TANH(arch) ((arch) != 1001 && (arch) != 3002)
+
 #endif  // OPGEN_SOC_H
