@@ -24,13 +24,33 @@ def test_the_checked_in_header_is_the_catalogs(path):
     assert (ROOT / path).read_text() == soc_header.header(), f"{path} is stale: {REGENERATE}"
 
 
-def test_the_library_and_the_twin_name_no_arch():
+# The __NPU_ARCH__ numbers the kernel library and the twin still compare with, outside
+# opgen_soc.h: each a fact the catalog does not hold. None may join; #27 wants the list empty.
+ARCH_LITERALS = {
+    # which of the two messages of a missing DataCopyPad (does not compile / copies nothing)
+    "opgen_twin/detail/soc.h": ["Arch == 2002"],
+    # Select's modes 1 and 2 keep 8 KB of UB on Atlas A2/A3 and 310P (Select.md, 约束说明)
+    "opgen_twin/detail/kernel_cmpsel.h": ["Arch == 2201", "Arch == 2002"],
+}
+
+
+def test_the_library_and_the_twin_read_the_table():
     """What differs per SoC is read from opgen_soc.h, not from __NPU_ARCH__ numbers."""
-    kernel = (ROOT / soc_header.PATHS[0]).with_name("opgen_kernel.h").read_text()
-    assert not re.search(r"__NPU_ARCH__ [=!]=", kernel)
-    assert '#include "opgen_soc.h"' in kernel
+    kernel = (ROOT / soc_header.PATHS[0]).with_name("opgen_kernel.h")
+    twin = (ROOT / soc_header.PATHS[1]).parents[1]
+    assert '#include "opgen_soc.h"' in kernel.read_text()
+    found = {}
+    for path in [kernel, *sorted(twin.rglob("*.h"))]:
+        if path.name == "soc_table.h":
+            continue
+        text = path.read_text()
+        literals = re.findall(r"(?:Arch|__NPU_ARCH__|arch) *[=!]= *\d{4}", text)
+        if literals:
+            under = path.is_relative_to(twin.parent)
+            found[path.relative_to(twin.parent if under else ROOT).as_posix()] = literals
+    assert found == ARCH_LITERALS
     twin_soc = (ROOT / soc_header.PATHS[1]).with_name("soc.h").read_text()
-    assert not re.search(r'arch == \d+ \?|"ascend', twin_soc)
+    assert not re.search(r'"ascend', twin_soc)
 
 
 def test_every_capability_is_a_socfamily_flag():
