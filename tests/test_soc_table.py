@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 
 from opgen.frontend import soc_header
-from opgen.frontend.catalog import SOC_CAPABILITIES, SOC_FAMILIES
+from opgen.frontend.catalog import SOC_CAPABILITIES, SOC_FAMILIES, SocFamily
 
 REGENERATE = "regenerate it with `python -m opgen.frontend.soc_header`"
 APIS = sorted({api for f in SOC_FAMILIES.values() for api in f.missing_apis})
@@ -29,8 +29,6 @@ def test_the_checked_in_header_is_the_catalogs(path):
 ARCH_LITERALS = {
     # which of the two messages of a missing DataCopyPad (does not compile / copies nothing)
     "opgen_twin/detail/soc.h": ["Arch == 2002"],
-    # Select's modes 1 and 2 keep 8 KB of UB on Atlas A2/A3 and 310P (Select.md, 约束说明)
-    "opgen_twin/detail/kernel_cmpsel.h": ["Arch == 2201", "Arch == 2002"],
 }
 
 
@@ -54,8 +52,8 @@ def test_the_library_and_the_twin_read_the_table():
 
 
 def test_every_capability_is_a_socfamily_flag():
-    fields = set(type(next(iter(SOC_FAMILIES.values()))).__dataclass_fields__)
-    flags = {f for f in fields if f.startswith("has_")}
+    fields = SocFamily.__dataclass_fields__
+    flags = {name for name, f in fields.items() if f.type in (bool, "bool")}
     assert {c.field for c in SOC_CAPABILITIES} == flags
     assert len({c.macro for c in SOC_CAPABILITIES}) == len(SOC_CAPABILITIES)
 
@@ -73,7 +71,7 @@ def test_the_host_library_pads_where_the_catalog_has_datacopypad():
 
 def test_the_macros_say_what_the_catalog_says(tmp_path):
     """The preprocessor's reading of each macro, for every documented __NPU_ARCH__ and one the
-    catalog does not list (every capability)."""
+    catalog does not list (every flag's default: every capability)."""
     cxx = os.environ.get("CXX", "g++")
     if shutil.which(cxx) is None:
         pytest.skip(f"{cxx} is not installed")
@@ -82,7 +80,7 @@ def test_the_macros_say_what_the_catalog_says(tmp_path):
     for arch in [*arches, 9999]:
         for cap in SOC_CAPABILITIES:
             unit += [
-                f"#if OPGEN_SOC_HAS_{cap.macro}({arch})",
+                f"#if OPGEN_SOC_{cap.macro}({arch})",
                 f"{cap.field} {arch} 1",
                 "#else",
                 f"{cap.field} {arch} 0",
@@ -115,7 +113,8 @@ def test_the_macros_say_what_the_catalog_says(tmp_path):
         for api in APIS:
             expected = str(int(api not in family.missing_apis))
             assert got[(api, str(family.npu_arch))] == expected, (family, api)
-    assert all(got[(cap.field, "9999")] == "1" for cap in SOC_CAPABILITIES)
+    for cap in SOC_CAPABILITIES:
+        assert got[(cap.field, "9999")] == str(int(soc_header.flag_default(cap.field))), cap.field
     assert all(got[(api, "9999")] == "1" for api in APIS)
     names = {arch: got[("name", str(arch))] for arch in arches}
     first = {}

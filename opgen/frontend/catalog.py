@@ -351,22 +351,24 @@ class SocFamily:
     has_wide_floor: bool = True  # Floor and Ceil over every float, not |x| <= 2147483647 only
     has_reduce: bool = True  # the level-2 ReduceSum, ReduceMax and ReduceMin
     has_float_reduce: bool = True  # those in float, not half only
+    select_reserves_ub: bool = False  # Select's modes 1 and 2 keep 8 KB of UB
 
 
 @dataclass(frozen=True)
 class SocCapability:
-    """A SocFamily flag, as opgen_soc.h's OPGEN_SOC_HAS_<macro>(arch) (opgen/frontend/soc_header.py
-    writes it from SOC_FAMILIES)."""
+    """A SocFamily flag, as opgen_soc.h's OPGEN_SOC_<macro>(arch) (opgen/frontend/soc_header.py
+    writes it from SOC_FAMILIES; an __NPU_ARCH__ the catalog does not list takes the flag's
+    default)."""
 
     field: str  # the SocFamily flag
-    macro: str  # OPGEN_SOC_HAS_<macro>
-    doc: str  # what the SoCs without it lack, and where that was seen
+    macro: str  # OPGEN_SOC_<macro>
+    doc: str  # what it is, and where that was seen
 
 
 SOC_CAPABILITIES: tuple[SocCapability, ...] = (
     SocCapability(
         "has_datacopypad",
-        "DATACOPYPAD",
+        "HAS_DATACOPYPAD",
         "DataCopyPad (GM <-> UB) for tails that are not whole 32-byte blocks. ascend910 has no "
         "DataCopyPad with DataCopyPadExtParams (only an overload without them in its "
         "implementation); on ascend310p it is deprecated with an empty body and copies nothing. "
@@ -374,39 +376,39 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
     ),
     SocCapability(
         "has_bf16_cast",
-        "BF16_CAST",
+        "HAS_BF16_CAST",
         "Cast between float and bfloat16_t (asc-devkit's Cast table; no bfloat16 "
         "CastIntrinsicsImpl in the dav_c100/dav_m200 vconv). opgen registers no bfloat16 dtype "
         "combination for the SoCs without it.",
     ),
     SocCapability(
         "has_half_cast_modes",
-        "HALF_CAST_MODES",
+        "HAS_HALF_CAST_MODES",
         "Cast float -> half in every RoundMode. Without it only CAST_NONE (round to nearest even "
         "where inexact) and CAST_ODD: CAST_RINT and the directed modes assert and convert nothing "
         "(asc-devkit's Cast table and the dav_c100/dav_m200 Cast implementations).",
     ),
     SocCapability(
         "has_dcci",
-        "DCCI",
+        "HAS_DCCI",
         "DataCacheCleanAndInvalid, which writes the scalar unit's data cache back to GM; "
         "ascend910 has none. The kernel library leaves its scalar GM writes unflushed there.",
     ),
     SocCapability(
         "has_dcci_dst",
-        "DCCI_DST",
+        "HAS_DCCI_DST",
         "DataCacheCleanAndInvalid's form with a DcciDst template argument (ascend310p has only "
         "the form without it).",
     ),
     SocCapability(
         "has_ub_copy",
-        "UB_COPY",
+        "HAS_UB_COPY",
         'DataCopy UB -> UB (asc-devkit "DataCopy（UBToUB连续数据搬运）": not Atlas 200I/500 A2, '
         "ascend310b). The kernel library copies there through the vector unit instead.",
     ),
     SocCapability(
         "has_compare_select",
-        "COMPARE_SELECT",
+        "HAS_COMPARE_SELECT",
         "Compares, and Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE, which "
         "comparisons and where() lower to (asc-devkit Select.md: Atlas 训练系列产品 has mode 0 "
         "only, whose mask repeats every 256 bytes; Compares.md). opgen refuses comparisons for the "
@@ -414,22 +416,29 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
     ),
     SocCapability(
         "has_wide_floor",
-        "WIDE_FLOOR",
+        "HAS_WIDE_FLOOR",
         "Floor and Ceil over every float. Without it they take |x| <= 2147483647 only (asc-devkit "
         "Floor.md, Ceil.md: 310P AI Core); the kernels select x itself where |x| >= 2^23.",
     ),
     SocCapability(
         "has_reduce",
-        "REDUCE",
+        "HAS_REDUCE",
         "The level-2 ReduceSum, ReduceMax and ReduceMin (asc-devkit ReduceSum.md, ReduceMax.md, "
         "ReduceMin.md: Atlas A2/A3, 310P, 200I/500 A2 and the training series), which the row "
         "kernel reduces with.",
     ),
     SocCapability(
         "has_float_reduce",
-        "FLOAT_REDUCE",
+        "HAS_FLOAT_REDUCE",
         "Those reductions in float, not half only (the training series takes half only). The row "
         "kernel reduces in float: it runs where both exist.",
+    ),
+    SocCapability(
+        "select_reserves_ub",
+        "SELECT_RESERVES_UB",
+        "Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE keep 8 KB of UB for "
+        "themselves (asc-devkit Select.md, 约束说明: Atlas A2/A3 and 310P). opgen's tiling "
+        "leaves them out of the tiles on every SoC.",
     ),
 )
 
@@ -438,8 +447,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
         # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") is documented for them only.
-        SocFamily("ascend910b", 2201, True),
-        SocFamily("ascend910_93", 2201, True),
+        SocFamily("ascend910b", 2201, True, select_reserves_ub=True),
+        SocFamily("ascend910_93", 2201, True, select_reserves_ub=True),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
         # only, ReduceSum/Max/Min in half only, no Tanh, Sign, Floor, Ceil, Erf, Power.
@@ -467,6 +476,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_half_cast_modes=False,
             has_dcci_dst=False,
             has_wide_floor=False,
+            select_reserves_ub=True,
         ),
         # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists), no
         # UB-to-UB DataCopy.

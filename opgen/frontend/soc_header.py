@@ -41,7 +41,9 @@ PREAMBLE = """\
 
 def comment(text: str) -> list[str]:
     """`text` as // lines; a NO_BREAK in it is a space the lines do not break at."""
-    lines = textwrap.wrap(text, WIDTH, initial_indent="// ", subsequent_indent="// ")
+    lines = textwrap.wrap(
+        text, WIDTH, initial_indent="// ", subsequent_indent="// ", break_on_hyphens=False
+    )
     return [line.replace(NO_BREAK, " ") for line in lines]
 
 
@@ -90,15 +92,31 @@ def has(lacking: list[SocFamily]) -> str:
     return "(" + (" && ".join(f"(arch) != {a}" for a in arches) if arches else "1") + ")"
 
 
+def one_of(families: list[SocFamily]) -> str:
+    """The condition on `arch` that it is one of `families`' __NPU_ARCH__."""
+    arches = sorted({f.npu_arch for f in families if f.npu_arch is not None})
+    return "(" + (" || ".join(f"(arch) == {a}" for a in arches) if arches else "0") + ")"
+
+
+def flag_default(field: str) -> bool:
+    """A SocFamily flag's value for an __NPU_ARCH__ the catalog does not list: its default, or
+    True (every capability) for one without a default."""
+    value = SocFamily.__dataclass_fields__[field].default
+    return value if isinstance(value, bool) else True
+
+
 def capability_macro(cap: SocCapability) -> list[str]:
-    lacking = [f for f in SOC_FAMILIES.values() if not getattr(f, cap.field)]
+    """OPGEN_SOC_<macro>(arch): the SoCs whose flag is not its default are listed by arch."""
+    default = flag_default(cap.field)
+    differ = [f for f in SOC_FAMILIES.values() if getattr(f, cap.field) != default]
     socs = ", ".join(
         f"{f.short_name}{NO_BREAK}({f.npu_arch or 'no' + NO_BREAK + '__NPU_ARCH__'})"
-        for f in lacking
+        for f in differ
     )
+    condition = has(differ) if default else one_of(differ)
     return [
-        *comment(f"{cap.doc} Lacking: {socs or 'none'}."),
-        f"#define OPGEN_SOC_HAS_{cap.macro}(arch) {has(lacking)}",
+        *comment(f"{cap.doc} {'Lacking' if default else 'On'}: {socs or 'none'}."),
+        f"#define OPGEN_SOC_{cap.macro}(arch) {condition}",
     ]
 
 

@@ -103,7 +103,7 @@ inline void CheckSelectMode(AscendC::SELMODE mode, bool scalarSrc1)
                                  : "Select: a tensor src1 takes SELMODE::VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE");
     }
     // Modes 1 and 2 keep 8 KB of UB for themselves on Atlas A2/A3 and 310P (Select.md, 约束说明).
-    const bool reserves = (Arch == 2201 || Arch == 2002) && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR;
+    const bool reserves = OPGEN_SOC_SELECT_RESERVES_UB(Arch) && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR;
     const AscendC::TPipe* pipe = AscendC::GetTPipePtr();
     if (reserves && pipe != nullptr && pipe->TwinUsedBytes() + 8192 > pipe->TwinCapacity()) {
         ThrowHardware(Format("Select: %s (__NPU_ARCH__ %d) needs 8192 bytes of UB free for SELMODE 1 and 2, but the "

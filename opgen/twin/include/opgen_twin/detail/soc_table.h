@@ -67,6 +67,11 @@
 // bs9sx1a (no __NPU_ARCH__).
 #define OPGEN_SOC_HAS_FLOAT_REDUCE(arch) ((arch) != 1001 && (arch) != 3510)
 
+// Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE keep 8 KB of UB for themselves
+// (asc-devkit Select.md, 约束说明: Atlas A2/A3 and 310P). opgen's tiling leaves them out of the tiles
+// on every SoC. On: ascend910b (2201), ascend910_93 (2201), ascend310p (2002).
+#define OPGEN_SOC_SELECT_RESERVES_UB(arch) ((arch) == 2002 || (arch) == 2201)
+
 // The API of each compute function some SoC lacks (the catalog's missing_apis, from asc-devkit's
 // 产品支持情况 of each API; fma is FusedMulAdd, pow Power). opgen's kernels compute such a function
 // another way there, or refuse it.
