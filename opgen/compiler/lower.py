@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 from opgen.frontend import expr
+from opgen.frontend.catalog import SOC_FAMILIES
 from opgen.frontend.expr import show
 from opgen.frontend.model import Op
 from opgen.literals import cpp_float
@@ -245,10 +246,11 @@ def torch_special_values(node: expr.Node) -> expr.Node:
     return node
 
 
-# Floor and Ceil on ascend310p take |x| <= 2147483647 only (asc-devkit Floor.md, Ceil.md); a float
-# with |x| >= 2^23 is integral already, so x itself is the answer there.
+# Floor and Ceil on ascend310p take |x| <= 2147483647 only (asc-devkit Floor.md, Ceil.md; the
+# catalog's has_wide_floor); a float with |x| >= 2^23 is integral already, so x itself is the
+# answer there.
 INTEGRAL_FROM = 2.0**23
-SMALL_DOMAIN_FLOOR_SOCS = ("ascend310p",)
+SMALL_DOMAIN_FLOOR_SOCS = tuple(s for s, f in SOC_FAMILIES.items() if not f.has_wide_floor)
 
 
 def guard_floor_domain(node: expr.Node) -> expr.Node:

@@ -333,7 +333,8 @@ SOC_SHORT_NAMES: dict[str, str] = {
 @dataclass(frozen=True)
 class SocFamily:
     """What a generation of SoCs (one msopgen short name) can run, from the asc-devkit docs
-    ("产品支持情况" of each API; __NPU_ARCH__ from SIMD-BuiltIn关键字.md)."""
+    ("产品支持情况" of each API; __NPU_ARCH__ from SIMD-BuiltIn关键字.md). The flags are
+    SOC_CAPABILITIES: opgen_soc.h gives the kernel library and the CPU twin each as a macro."""
 
     short_name: str
     npu_arch: int | None  # __NPU_ARCH__; None: not documented
@@ -341,34 +342,163 @@ class SocFamily:
     missing_apis: frozenset[str] = frozenset()  # compute functions without their API
     # float <-> bfloat16 Cast (no bfloat16 CastIntrinsicsImpl in dav_c100/dav_m200 vconv)
     has_bf16_cast: bool = True
+    # float -> half Cast in every RoundMode, not only CAST_NONE and CAST_ODD
+    has_half_cast_modes: bool = True
+    has_dcci: bool = True  # DataCacheCleanAndInvalid, to flush the scalar unit's GM writes
+    has_dcci_dst: bool = True  # its form with a DcciDst template argument
+    has_ub_copy: bool = True  # DataCopy UB -> UB
+    has_compare_select: bool = True  # Compares and Select's tensor modes
+    has_wide_floor: bool = True  # Floor and Ceil over every float, not |x| <= 2147483647 only
+    has_reduce: bool = True  # the level-2 ReduceSum, ReduceMax and ReduceMin
+    has_float_reduce: bool = True  # those in float, not half only
+    select_reserves_ub: bool = False  # Select's modes 1 and 2 keep 8 KB of UB
+
+
+@dataclass(frozen=True)
+class SocCapability:
+    """A SocFamily flag, as opgen_soc.h's OPGEN_SOC_<macro>(arch) (opgen/frontend/soc_header.py
+    writes it from SOC_FAMILIES; an __NPU_ARCH__ the catalog does not list takes the flag's
+    default)."""
+
+    field: str  # the SocFamily flag
+    macro: str  # OPGEN_SOC_<macro>
+    doc: str  # what it is, and where that was seen
+
+
+SOC_CAPABILITIES: tuple[SocCapability, ...] = (
+    SocCapability(
+        "has_datacopypad",
+        "HAS_DATACOPYPAD",
+        "DataCopyPad (GM <-> UB) for tails that are not whole 32-byte blocks. ascend910 has no "
+        "DataCopyPad with DataCopyPadExtParams (only an overload without them in its "
+        "implementation); on ascend310p it is deprecated with an empty body and copies nothing. "
+        "The kernel library copies their tails in whole 32-byte blocks (OPGEN_BLOCK_TAILS).",
+    ),
+    SocCapability(
+        "has_bf16_cast",
+        "HAS_BF16_CAST",
+        "Cast between float and bfloat16_t (asc-devkit's Cast table; no bfloat16 "
+        "CastIntrinsicsImpl in the dav_c100/dav_m200 vconv). opgen registers no bfloat16 dtype "
+        "combination for the SoCs without it.",
+    ),
+    SocCapability(
+        "has_half_cast_modes",
+        "HAS_HALF_CAST_MODES",
+        "Cast float -> half in every RoundMode. Without it only CAST_NONE (round to nearest even "
+        "where inexact) and CAST_ODD: CAST_RINT and the directed modes assert and convert nothing "
+        "(asc-devkit's Cast table and the dav_c100/dav_m200 Cast implementations).",
+    ),
+    SocCapability(
+        "has_dcci",
+        "HAS_DCCI",
+        "DataCacheCleanAndInvalid, which writes the scalar unit's data cache back to GM; "
+        "ascend910 has none. The kernel library leaves its scalar GM writes unflushed there.",
+    ),
+    SocCapability(
+        "has_dcci_dst",
+        "HAS_DCCI_DST",
+        "DataCacheCleanAndInvalid's form with a DcciDst template argument (ascend310p has only "
+        "the form without it).",
+    ),
+    SocCapability(
+        "has_ub_copy",
+        "HAS_UB_COPY",
+        'DataCopy UB -> UB (asc-devkit "DataCopy（UBToUB连续数据搬运）": not Atlas 200I/500 A2, '
+        "ascend310b). The kernel library copies there through the vector unit instead.",
+    ),
+    SocCapability(
+        "has_compare_select",
+        "HAS_COMPARE_SELECT",
+        "Compares, and Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE, which "
+        "comparisons and where() lower to (asc-devkit Select.md: Atlas 训练系列产品 has mode 0 "
+        "only, whose mask repeats every 256 bytes; Compares.md). opgen refuses comparisons for the "
+        "SoCs without them, and there min/max/relu/clamp/sign do not propagate NaN as torch does.",
+    ),
+    SocCapability(
+        "has_wide_floor",
+        "HAS_WIDE_FLOOR",
+        "Floor and Ceil over every float. Without it they take |x| <= 2147483647 only (asc-devkit "
+        "Floor.md, Ceil.md: 310P AI Core); the kernels select x itself where |x| >= 2^23.",
+    ),
+    SocCapability(
+        "has_reduce",
+        "HAS_REDUCE",
+        "The level-2 ReduceSum, ReduceMax and ReduceMin (asc-devkit ReduceSum.md, ReduceMax.md, "
+        "ReduceMin.md: Atlas A2/A3, 310P, 200I/500 A2 and the training series), which the row "
+        "kernel reduces with.",
+    ),
+    SocCapability(
+        "has_float_reduce",
+        "HAS_FLOAT_REDUCE",
+        "Those reductions in float, not half only (the training series takes half only). The row "
+        "kernel reduces in float: it runs where both exist.",
+    ),
+    SocCapability(
+        "select_reserves_ub",
+        "SELECT_RESERVES_UB",
+        "Select's VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE keep 8 KB of UB for "
+        "themselves (asc-devkit Select.md, 约束说明: Atlas A2/A3 and 310P). opgen's tiling "
+        "leaves them out of the tiles on every SoC.",
+    ),
+)
 
 
 SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
         # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") is documented for them only.
-        SocFamily("ascend910b", 2201, True),
-        SocFamily("ascend910_93", 2201, True),
-        # Atlas training (910A): no DataCopyPad, no bfloat16 Cast, no Tanh, Sign, Floor, Ceil,
-        # Erf, Power.
+        SocFamily("ascend910b", 2201, True, select_reserves_ub=True),
+        SocFamily("ascend910_93", 2201, True, select_reserves_ub=True),
+        # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
+        # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
+        # only, ReduceSum/Max/Min in half only, no Tanh, Sign, Floor, Ceil, Erf, Power.
         SocFamily(
             "ascend910",
             1001,
             False,
             frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma"}),
             has_bf16_cast=False,
+            has_half_cast_modes=False,
+            has_dcci=False,
+            has_dcci_dst=False,
+            has_compare_select=False,
+            has_float_reduce=False,
         ),
-        # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast.
-        SocFamily("ascend310p", 2002, False, frozenset({"fma"}), has_bf16_cast=False),
-        # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists).
+        # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast (float -> half only with
+        # CAST_NONE or CAST_ODD), DataCacheCleanAndInvalid only without DcciDst, Floor and Ceil
+        # over |x| <= 2147483647 only.
+        SocFamily(
+            "ascend310p",
+            2002,
+            False,
+            frozenset({"fma"}),
+            has_bf16_cast=False,
+            has_half_cast_modes=False,
+            has_dcci_dst=False,
+            has_wide_floor=False,
+            select_reserves_ub=True,
+        ),
+        # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists), no
+        # UB-to-UB DataCopy.
         SocFamily(
             "ascend310b",
             3002,
             True,
             frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma"}),
+            has_ub_copy=False,
         ),
-        SocFamily("ascend950", 3510, True, frozenset({"fma"})),
-        SocFamily("bs9sx1a", None, True, frozenset({"fma"})),
+        # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
+        SocFamily(
+            "ascend950",
+            3510,
+            True,
+            frozenset({"fma"}),
+            has_reduce=False,
+            has_float_reduce=False,
+        ),
+        SocFamily(
+            "bs9sx1a", None, True, frozenset({"fma"}), has_reduce=False, has_float_reduce=False
+        ),
     )
 }
 

@@ -97,7 +97,8 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "tmpBytes", "bytes of one temporary"),
     ("uint32_t", "sharedTmpBytes", "bytes of the APIs' sharedTmpBuffer (the reductions' too)"),
 )
-ROW_SOCS = ("ascend910b", "ascend910_93", "ascend310p", "ascend310b")
+# The SoCs the row kernel runs on: the catalog's with ReduceSum/Max/Min in float.
+ROW_SOCS = tuple(s for s, f in SOC_FAMILIES.items() if f.has_reduce and f.has_float_reduce)
 ROW_SOC_LIMITS = {
     "ascend910": "ReduceSum/ReduceMax/ReduceMin take half only there (ReduceSum.md) and the row "
     "kernel reduces in float",
@@ -1137,8 +1138,9 @@ def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
 # VSEL_TENSOR_TENSOR_MODE, and Compares (asc-devkit Select.md, Compares.md: Atlas 训练系列产品
-# has Select mode 0 only, whose mask repeats every 256 bytes, and no Compares).
-NO_COMPARE_SELECT = ("ascend910",)
+# has Select mode 0 only, whose mask repeats every 256 bytes, and no Compares): the catalog's
+# without has_compare_select.
+NO_COMPARE_SELECT = tuple(s for s, f in SOC_FAMILIES.items() if not f.has_compare_select)
 
 
 def special_values_exact(socs: list[str]) -> bool:

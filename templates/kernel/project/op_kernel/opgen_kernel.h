@@ -3,7 +3,8 @@
 // the casts to and from the compute type, one stream per input and output tensor (broadcasting
 // ones too), and the skeletons of the elementwise and row kernel classes (this core's share of
 // the elements or rows, the scratch, the tile loop). Each op_kernel/<op>.cpp includes it and
-// keeps only its tensors and its compute call. What differs per SoC is chosen by __NPU_ARCH__.
+// keeps only its tensors and its compute call. What differs per SoC is chosen by __NPU_ARCH__,
+// with the capability macros of opgen_soc.h (opgen's SoC catalog).
 #ifndef OPGEN_KERNEL_H
 #define OPGEN_KERNEL_H
 
@@ -11,15 +12,16 @@
 
 #include "kernel_operator.h"
 #include "opgen_broadcast.h"
+#include "opgen_soc.h"
 
 #ifdef OPGEN_TWIN  // opgen's CPU twin: what BroadcastInStream checks there
 #include <cstring>
 #include <vector>
 #endif
 
-// The SoCs without DataCopyPad (ascend910: __NPU_ARCH__ 1001, ascend310p: 2002; opgen's
-// SOC_FAMILIES) copy a tail in whole 32-byte blocks that overlap the tile; the others pad it.
-#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
+// The SoCs without DataCopyPad (opgen_soc.h: ascend910, ascend310p) copy a tail in whole 32-byte
+// blocks that overlap the tile; the others pad it.
+#if defined(__NPU_ARCH__) && !OPGEN_SOC_HAS_DATACOPYPAD(__NPU_ARCH__)
 #define OPGEN_BLOCK_TAILS 1
 #else
 #define OPGEN_BLOCK_TAILS 0
@@ -134,7 +136,7 @@ __aicore__ inline void CopyUbToGm(const AscendC::GlobalTensor<T>& dst, const Asc
         for (uint32_t i = 0; i < count; ++i) {
             out.SetValue(i, src.GetValue(i));
         }
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ != 1001  // ascend910 has no DataCacheCleanAndInvalid
+#if !defined(__NPU_ARCH__) || OPGEN_SOC_HAS_DCCI(__NPU_ARCH__)  // DataCacheCleanAndInvalid
         // Scalar writes stay in the core's data cache until flushed.
         AscendC::DataCacheCleanAndInvalid<T, AscendC::CacheLine::ENTIRE_DATA_CACHE>(out);
 #endif
@@ -432,7 +434,7 @@ template <typename T>
 __aicore__ inline void CopyUbToUb(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
                                   uint32_t count)
 {
-#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3002
+#if defined(__NPU_ARCH__) && !OPGEN_SOC_HAS_UB_COPY(__NPU_ARCH__)
     const int32_t lanes = static_cast<int32_t>(count * sizeof(T) / sizeof(int16_t));
     AscendC::Adds(dst.template ReinterpretCast<int16_t>(), src.template ReinterpretCast<int16_t>(),
                   static_cast<int16_t>(0), lanes);

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "opgen_twin/detail/kernel_adv.h"
+#include "opgen_twin/detail/soc_table.h"
 
 namespace opgen_twin {
 namespace detail {
@@ -30,7 +31,7 @@ inline uint32_t PowerMinTmpBytes(uint32_t typeSize)
 template <int Arch>
 inline double RoundThroughInt32(double v, double rounded)
 {
-    if (Arch != 2002 || std::fabs(v) <= 2147483647.0) return rounded;
+    if (OPGEN_SOC_HAS_WIDE_FLOOR(Arch) || std::fabs(v) <= 2147483647.0) return rounded;
     return v != v ? 0.0 : (v > 0 ? 2147483647.0 : -2147483648.0);
 }
 

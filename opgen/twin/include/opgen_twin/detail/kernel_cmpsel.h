@@ -93,7 +93,7 @@ inline bool MaskBit(const void* mask, uint32_t i)
 template <int Arch>
 inline void CheckSelectMode(AscendC::SELMODE mode, bool scalarSrc1)
 {
-    if (Arch == 1001 && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR) {
+    if (!OPGEN_SOC_HAS_COMPARE_SELECT(Arch) && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR) {
         ThrowHardware(Format("Select: %s (__NPU_ARCH__ %d) has only SELMODE::VSEL_CMPMASK_SPR (asc-devkit Select.md: "
                              "Atlas training products support mode 0 only)",
                              SocName(Arch), Arch));
@@ -103,7 +103,7 @@ inline void CheckSelectMode(AscendC::SELMODE mode, bool scalarSrc1)
                                  : "Select: a tensor src1 takes SELMODE::VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE");
     }
     // Modes 1 and 2 keep 8 KB of UB for themselves on Atlas A2/A3 and 310P (Select.md, 约束说明).
-    const bool reserves = (Arch == 2201 || Arch == 2002) && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR;
+    const bool reserves = OPGEN_SOC_SELECT_RESERVES_UB(Arch) && mode != AscendC::SELMODE::VSEL_CMPMASK_SPR;
     const AscendC::TPipe* pipe = AscendC::GetTPipePtr();
     if (reserves && pipe != nullptr && pipe->TwinUsedBytes() + 8192 > pipe->TwinCapacity()) {
         ThrowHardware(Format("Select: %s (__NPU_ARCH__ %d) needs 8192 bytes of UB free for SELMODE 1 and 2, but the "
@@ -156,7 +156,7 @@ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, cons
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Compares", "half, float");
     static_assert(std::is_same<U, uint8_t>::value, "opgen twin: AscendC::Compares writes uint8_t");
     const char* api = "Compares";
-    if (Arch == 1001) {
+    if (!OPGEN_SOC_HAS_COMPARE_SELECT(Arch)) {
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
             "Compares: %s (__NPU_ARCH__ %d) has no Compares (asc-devkit Compares.md); Duplicate the scalar and "
             "use Compare",

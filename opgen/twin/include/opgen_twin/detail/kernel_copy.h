@@ -219,7 +219,7 @@ template <typename T, int Arch = opgen_twin::detail::kNpuArch>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count)
 {
     const char* api = "DataCopy(UB->UB)";
-    if (Arch == 3002) {  // asc-devkit "DataCopy（UBToUB连续数据搬运）.md": not Atlas 200I/500 A2
+    if (!OPGEN_SOC_HAS_UB_COPY(Arch)) {  // asc-devkit "DataCopy（UBToUB连续数据搬运）.md": not Atlas 200I/500 A2
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
             "%s: %s (__NPU_ARCH__ %d, Atlas 200I/500 A2) has no UB-to-UB DataCopy; copy through the vector "
             "unit (e.g. Adds of 0 over the bytes as int16_t)",

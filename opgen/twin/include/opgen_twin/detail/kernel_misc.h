@@ -9,6 +9,7 @@
 
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/kernel_pipe.h"
+#include "opgen_twin/detail/soc_table.h"
 
 // ---- qualifiers: meaningless on the CPU ----
 #ifndef __aicore__
@@ -154,12 +155,12 @@ inline GM_ADDR GetSysWorkSpacePtr() { return nullptr; }
 inline void SetSysWorkspace(GM_ADDR) {}
 
 // The data cache: the twin's scalar GM accesses go straight to memory, so flushing is a no-op.
-// As on the NPU, ascend910 (1001) has no DataCacheCleanAndInvalid and ascend310p (2002) only the
-// form without DcciDst.
+// As on the NPU, ascend910 has no DataCacheCleanAndInvalid and ascend310p only the form without
+// DcciDst (OPGEN_SOC_HAS_DCCI, OPGEN_SOC_HAS_DCCI_DST).
 enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ != 1001
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ != 2002
+#if !defined(__NPU_ARCH__) || OPGEN_SOC_HAS_DCCI(__NPU_ARCH__)
+#if !defined(__NPU_ARCH__) || OPGEN_SOC_HAS_DCCI_DST(__NPU_ARCH__)
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
 template <typename T, CacheLine entireType, DcciDst dcciDst>

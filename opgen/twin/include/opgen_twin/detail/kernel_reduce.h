@@ -25,13 +25,12 @@ namespace detail {
 template <int Arch, class T>
 inline void CheckReduceExists(const char* api)
 {
-    const bool documented = Arch == 2201 || Arch == 2002 || Arch == 3002 || Arch == 1001;
-    if (!documented) {
+    if (!OPGEN_SOC_HAS_REDUCE(Arch)) {
         ThrowHardware(Format("%s: asc-devkit documents the level-2 %s for Atlas A2/A3, 310P and 310B "
                              "(and ascend910 in half), not %s (__NPU_ARCH__ %d)",
                              api, api, SocName(Arch), Arch));
     }
-    if (Arch == 1001 && !std::is_same<T, half>::value) {
+    if (!OPGEN_SOC_HAS_FLOAT_REDUCE(Arch) && !std::is_same<T, half>::value) {
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) takes half only (%s.md)", api, SocName(Arch), Arch, api));
     }
 }

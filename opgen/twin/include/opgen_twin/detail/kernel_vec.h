@@ -205,7 +205,7 @@ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, c
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "FusedMulAdd", "half, float");
     const char* api = "FusedMulAdd";
-    if (Arch != 2201) {
+    if (!OPGEN_SOC_HAS_API_FMA(Arch)) {
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
             "%s: %s (__NPU_ARCH__ %d) has no FusedMulAdd (asc-devkit: Atlas A2/A3 only); multiply and add",
             api, opgen_twin::detail::SocName(Arch), Arch));
