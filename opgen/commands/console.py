@@ -246,8 +246,9 @@ def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:
             "kept (rendering changed)": "yellow",
             "orphaned": "yellow",
         }.get(c.action, "")
-        label = f"[{style}]{c.action}[/{style}]" if style else c.action
-        out.print(f"{label:>12}  {escape(c.path)}  [dim]({c.owner})[/dim]", soft_wrap=True)
+        label = f"{c.action:>12}"  # padded before the markup, which takes no columns
+        label = f"[{style}]{label}[/{style}]" if style else label
+        out.print(f"{label}  {escape(c.path)}  [dim]({c.owner})[/dim]", soft_wrap=True)
         if diff and c.new_content is not None or diff and c.action == "removed":
             out.print(escape(c.diff()), soft_wrap=True, highlight=False)
     counts = Counter(c.action for c in the_plan.changes)
