@@ -194,43 +194,47 @@ def test_no_template_over_300_lines():
     assert not problems, "\n".join(problems)
 
 
-# Text-building f-strings in the planners, per module: C++ or Python text that the templates
-# should print from typed data, and a few messages. An f-string that builds a name (only
-# identifier and path characters around its fields: "{snake}_tiling.h", "Kernel{op_type}") is a
-# decision, not text, and is not counted. None may grow, and one that shrinks lowers its count
-# here; #27 wants none outside the compiler's emitter.
+# Code-building f-strings in the planners, per module: C++ or Python text that the templates
+# should print from typed data (#27 wants none outside the compiler's emitter). Not counted: an
+# f-string that builds a name or key (only identifier, path and `:` characters around its fields:
+# "{snake}_tiling.h", "{namespace}::{snake}", "in:{name}"), and a message (prose: two words in a
+# row, "{op} has no golden"), unless it is a comment for the generated code ("// {text}").
+# None may grow, and one that shrinks lowers its count here.
 PLANNER_FSTRINGS = {
-    "kernel.py": 54,
+    "kernel.py": 28,
     "layout.py": 13,
-    "project.py": 8,
-    "tests.py": 22,
-    "torch_ext.py": 65,
-    "user_op.py": 12,
+    "project.py": 7,
+    "tests.py": 4,
+    "torch_ext.py": 44,
+    "user_op.py": 2,
 }
-NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_./-]*")
+NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_./:-]*")
+PROSE = re.compile(r"(?<![\w:])[A-Za-z]+,? [a-z]+\b")
+COMMENT = re.compile(r"\s*(//|#|<!--)")
 
 
-def text_fstrings(path) -> int:
-    """The f-strings in a module that build text rather than a name."""
-    return sum(
-        isinstance(node, ast.JoinedStr)
-        and not NAME_CHARACTERS.fullmatch(
-            "".join(v.value for v in node.values if isinstance(v, ast.Constant))
-        )
-        for node in ast.walk(ast.parse(path.read_text()))
-    )
+def code_fstrings(path) -> int:
+    """The f-strings in a module that build code text: not a name, not a message."""
+    count = 0
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+            name = NAME_CHARACTERS.fullmatch(text)
+            message = PROSE.search(text) and not COMMENT.match(text)
+            count += not name and not message
+    return count
 
 
 def test_planners_build_no_more_code_text():
-    found = {p.name: text_fstrings(p) for p in sorted((PACKAGE / "planning").glob("*.py"))}
+    found = {p.name: code_fstrings(p) for p in sorted((PACKAGE / "planning").glob("*.py"))}
     problems = [
-        f"planning/{name}: {count} text-building f-strings, up from "
+        f"planning/{name}: {count} code-building f-strings, up from "
         f"{PLANNER_FSTRINGS.get(name, 0)}: print the text in a template from typed data"
         for name, count in found.items()
         if count > PLANNER_FSTRINGS.get(name, 0)
     ]
     problems += [
-        f"planning/{name}: {found.get(name, 0)} text-building f-strings, down from {count}: "
+        f"planning/{name}: {found.get(name, 0)} code-building f-strings, down from {count}: "
         "lower its entry"
         for name, count in PLANNER_FSTRINGS.items()
         if found.get(name, 0) < count

@@ -84,8 +84,7 @@ class ProjectContext(Extension):
                 super().__init__(env, parent, *args, **kwargs)
 
         environment.context_class = _Context
-        environment.filters["cpp_list"] = cpp_list
-        environment.filters["cpp_comment"] = cpp_comment
+        environment.filters.update(FILTERS)
         if environment.bytecode_cache is None:
             environment.bytecode_cache = _bytecode_cache()
         environment.from_string = _reusing_compiled_strings(environment)
@@ -99,11 +98,43 @@ def cpp_list(items, head: str, tail: str, indent: int = 0, each: str = "{}") -> 
     return cpp_wrap(head, [each.format(i) for i in items], tail, indent=" " * indent)
 
 
-def cpp_comment(text: str, width: int = 100) -> str:
-    """The filter `text | cpp_comment`: // comment lines within `width` columns."""
-    from opgen.planning.layout import cpp_comment as comment
+def _lazy(module: str, name: str):
+    """A filter that imports its function on first use (opgen's own rendering has the modules
+    loaded; `copier recopy` in a project pays only for what its templates use)."""
 
-    return comment(text, width)
+    def call(*args, **kwargs):
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+# The filters opgen's templates lay out code with: planning.layout's line layout (a call's
+# arguments, a signature, a long literal, comments and docstrings wrapped at the project's line
+# length) and opgen.literals' spellings of values in C++ and Python.
+FILTERS = {
+    "cpp_list": cpp_list,
+    **{
+        name: _lazy("opgen.planning.layout", name)
+        for name in (
+            "cpp_call",
+            "cpp_comment",
+            "doc_lines",
+            "noqa_long",
+            "py_block",
+            "py_call",
+            "py_def",
+            "split_pieces",
+            "wrap",
+        )
+    },
+    **{
+        name: _lazy("opgen.literals", name)
+        for name in ("cpp_literal", "cpp_string", "doc_text", "py_literal", "py_string", "py_value")
+    },
+}
 
 
 def _reusing_compiled_strings(environment):
