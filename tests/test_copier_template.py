@@ -132,3 +132,32 @@ def test_a_git_template_without_opgens_context_names_the_cause(tmp_path):
         in result.stderr
     )
     assert not (tmp_path / "p").exists()
+
+
+def test_rendering_starts_no_git_process_per_file(tmp_path, monkeypatch):
+    """opgen renders into a scratch directory outside any git repository, where copier's sync of
+    executable bits into a git index has nothing to do: rendering.render skips it (a git process
+    per file was half of a render). The method it overrides must still exist in copier."""
+    from copier._main import Worker
+
+    from opgen.frontend import prototype
+    from opgen.frontend.options import Options
+    from opgen.rendering import render
+
+    assert hasattr(Worker, "_sync_git_index_executable_bit"), (
+        "copier renamed the method rendering.render._scratch_worker overrides"
+    )
+    calls = []
+    real_run = subprocess.Popen.__init__
+
+    def counting(self, args, *rest, **kwargs):
+        calls.append(args)
+        real_run(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", counting)
+    files = render.render(
+        prototype.load(EXAMPLES / "gelu_custom.json"), Options("g", "g", "g"), templates_dir()
+    )
+    assert len(files) > 40
+    assert len(calls) < 5, calls  # copier's probes of the template source, not one per file
+    assert next(f for f in files if f.path == "build.sh").executable

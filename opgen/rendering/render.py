@@ -87,8 +87,6 @@ def render(
     `source` is a template directory or a TemplateSource; `data` is the prototype's template
     data when the caller built it already (building it raises
     planning.project.OpDataErrors)."""
-    import copier
-
     if isinstance(source, Path):
         source = TemplateSource(str(source))
     project = data if data is not None else plan_project(proto, options)
@@ -96,9 +94,9 @@ def render(
     template_context.remember(answers, project)
     with tempfile.TemporaryDirectory(prefix="opgen-render-") as scratch:
         try:
-            copier.run_copy(
-                source.path,
-                scratch,
+            with _scratch_worker()(
+                src_path=source.path,
+                dst_path=Path(scratch),
                 data=answers,
                 vcs_ref=source.ref,
                 defaults=True,
@@ -106,7 +104,8 @@ def render(
                 quiet=True,
                 unsafe=True,
                 skip_tasks=True,
-            )
+            ) as worker:
+                worker.run_copy()
         except RenderError:
             raise
         except Exception as exc:  # jinja, copier and the file system raise many kinds
@@ -120,6 +119,23 @@ def render(
     for f in _twin_files():
         files[f.path] = f
     return [files[path] for path in sorted(files)]
+
+
+@lru_cache(maxsize=1)
+def _scratch_worker() -> type:
+    """copier's Worker (what copier.run_copy runs), rendering into opgen's scratch directory.
+    That directory is never in a git repository, so copier's sync of each file's executable bit
+    into the destination's git index has nothing to do there; it would still start a git
+    process per file, half of a render's time. (copier is imported here, when rendering. The
+    Worker class is copier's internal API, stable within the major version pyproject pins;
+    tests/test_copier_template.py checks the method still exists.)"""
+    from copier._main import Worker
+
+    class ScratchWorker(Worker):
+        def _sync_git_index_executable_bit(self, dst_relpath: Path, src_mode: int) -> None:
+            return None
+
+    return ScratchWorker
 
 
 @lru_cache(maxsize=8)
