@@ -512,7 +512,11 @@ def test_compute_covers_every_output_or_none():
         ("x.__class__", "is not allowed here"),
         ("torch._C._foo(x)", "may be called"),
         ("(lambda: 1)()", "may be called"),
-        ("x[0]", "is not allowed"),
+        ("x.add_(y)", "'x.add_' is not allowed: a golden may call these tensor methods"),
+        ("x.numpy()", "'x.numpy' is not allowed"),
+        ("x.shape.__len__()", "'x.shape.__len__' is not allowed"),
+        ("x.grad", "is not allowed here"),
+        ("torch.linalg.inv.__call__(x)", "may be called"),
         ("torch.ops.aten.add(x, y)", "may be called"),
         ("open('f')", "may be called"),
         ("torch.tanh(q)", "unknown name 'q'"),
@@ -533,14 +537,29 @@ def test_golden_accepts_torch_and_functional_calls_and_is_normalized():
             }
         }
     )
-    with pytest.raises(PrototypeError):  # subscripts are not allowed
-        prototype.loads(json.dumps(data))
-    data["opgen"]["golden"]["z"] = "torch.nn.functional.gelu(x, approximate='tanh') + y.dtype"
-    with pytest.raises(PrototypeError):  # attribute access on tensors is not allowed
+    (model,) = prototype.loads(json.dumps(data)).ops  # a list attr's item
+    assert model.golden["z"].endswith("0.0 * dims[0])")
+    data["opgen"]["golden"]["z"] = "torch.nn.functional.gelu(x, approximate='tanh') + y.grad"
+    with pytest.raises(PrototypeError):  # a tensor attribute outside TENSOR_ATTRS
         prototype.loads(json.dumps(data))
     data["opgen"]["golden"]["z"] = "torch.nn.functional.gelu(x,approximate='tanh')+y*alpha"
     (model,) = prototype.loads(json.dumps(data)).ops
     assert model.golden["z"] == "torch.nn.functional.gelu(x, approximate='tanh') + y * alpha"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        # LayerNorm's golden through torch's own layer_norm (issue #28)
+        "torch.nn.functional.layer_norm(x, x.shape[-1:], y, y, alpha)",
+        "x.to(torch.float32).sum(-1, keepdim=True) * y",
+        "torch.linalg.vector_norm(x, ord=alpha, dim=-1, keepdim=True) + y[..., :1]",
+        "x.float().amax(dim=(0, 1)) + y.shape[0]",
+    ],
+)
+def test_golden_reads_shapes_and_calls_pure_tensor_methods_and_linalg(expression):
+    (model,) = prototype.loads(json.dumps(with_block({"golden": {"z": expression}}))).ops
+    assert model.golden["z"] == expression
 
 
 def test_golden_defaults_to_the_compute_expression():

@@ -542,7 +542,7 @@ def _torch_call(node: Call) -> str:
 # ---------------------------------------------------------------------------------------------
 
 # Module paths a golden may call into, and torch names it may use as values.
-GOLDEN_NAMESPACES = ("torch", "torch.nn.functional", "torch.special")
+GOLDEN_NAMESPACES = ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft")
 TORCH_VALUES = frozenset(
     "float16 bfloat16 float32 float64 half float double int8 int16 int32 int64 uint8 bool "
     "pi e inf nan".split()
@@ -553,6 +553,18 @@ GOLDEN_BLOCKED = frozenset(
     "use_deterministic_algorithms set_num_threads set_grad_enabled compile export hub ops jit "
     "classes library cuda npu backends distributed utils autograd multiprocessing "
     "set_rng_state get_rng_state initial_seed".split()
+)
+# What a golden may read of a tensor (`x.shape[-1]`, `x.dtype`) and the tensor methods it may
+# call (`x.to(torch.float32)`, `x.float().sum(-1)`): each returns a new value and changes
+# nothing. An in-place method (`add_`) or one that leaves torch (`numpy`, `tolist`) is refused.
+TENSOR_ATTRS = frozenset("shape ndim dtype T mT real imag".split())
+TENSOR_METHODS = frozenset(
+    "to type_as float double half bfloat16 int long short bool size dim numel "
+    "reshape view view_as expand expand_as broadcast_to unsqueeze squeeze flatten unflatten "
+    "transpose permute movedim contiguous clone flip roll narrow select gather index_select "
+    "masked_fill where clamp clip abs neg reciprocal sqrt rsqrt exp log log1p pow square "
+    "sigmoid tanh sin cos sum mean amax amin max min prod var std norm cumsum logsumexp "
+    "softmax log_softmax matmul mul add sub div".split()
 )
 _GOLDEN_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.FloorDiv, ast.Mod)
 _GOLDEN_CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
@@ -578,50 +590,75 @@ def parse_golden(text: str, names: set[str]) -> str:
 
 def _check_golden(node: ast.AST, names: set[str]) -> None:
     if isinstance(node, ast.Constant):
-        if not isinstance(node.value, (int, float, bool, str, type(None))):
+        if not isinstance(node.value, (int, float, bool, str, type(None), type(...))):
             raise ExprError(f"literal {_snippet(node)} is not allowed")
-        return
-    if isinstance(node, ast.Name):
+    elif isinstance(node, ast.Name):
         if node.id not in names:
             raise ExprError(f"unknown name '{node.id}': use an input, an attr, or torch.*")
-        return
-    if isinstance(node, ast.Attribute):
-        path = _dotted(node)
-        namespace, _, attr = (path or "").rpartition(".")
-        if namespace in GOLDEN_NAMESPACES and attr in TORCH_VALUES:
-            return
-        raise ExprError(
-            f"'{_snippet(node)}' is not allowed here: call torch.* or "
-            "torch.nn.functional.* functions"
-        )
-    if isinstance(node, ast.Call):
+    elif isinstance(node, ast.Attribute):
+        _check_golden_attribute(node, names)
+    elif isinstance(node, ast.Call):
         _check_golden_call(node, names)
-        return
-    if isinstance(node, ast.BinOp) and isinstance(node.op, _GOLDEN_BINOPS):
-        _check_golden(node.left, names)
-        _check_golden(node.right, names)
-        return
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        _check_golden(node.operand, names)
-        return
-    if isinstance(node, ast.Compare) and all(isinstance(o, _GOLDEN_CMPOPS) for o in node.ops):
-        for part in (node.left, *node.comparators):
+    else:
+        for part in _golden_operands(node):
             _check_golden(part, names)
+
+
+def _check_golden_attribute(node: ast.Attribute, names: set[str]) -> None:
+    """torch.float32 and the like, or a tensor's shape, ndim or dtype."""
+    namespace, _, attr = (_dotted(node) or "").rpartition(".")
+    if namespace in GOLDEN_NAMESPACES and attr in TORCH_VALUES:
         return
+    if attr in TENSOR_ATTRS and not _torch_path(node.value):
+        _check_golden(node.value, names)
+        return
+    raise ExprError(
+        f"'{_snippet(node)}' is not allowed here: call torch.* or torch.nn.functional.* functions"
+    )
+
+
+def _golden_operands(node: ast.AST) -> list[ast.AST]:
+    """The parts of an operator, tuple, list, subscript or slice in a golden, each to check;
+    anything else is refused."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _GOLDEN_BINOPS):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return [node.operand]
+    if isinstance(node, ast.Compare) and all(isinstance(o, _GOLDEN_CMPOPS) for o in node.ops):
+        return [node.left, *node.comparators]
     if isinstance(node, (ast.Tuple, ast.List)):
-        for elt in node.elts:
-            _check_golden(elt, names)
-        return
+        return list(node.elts)
+    if isinstance(node, ast.Subscript):  # x.shape[-1], x[..., :1]
+        return [node.value, node.slice]
+    if isinstance(node, ast.Slice):
+        return [p for p in (node.lower, node.upper, node.step) if p is not None]
     raise ExprError(f"'{_snippet(node)}' is not allowed in a golden expression")
+
+
+def _torch_path(node: ast.AST) -> bool:
+    """`torch`, `torch.nn.functional` and the like: a module, not a value."""
+    path = _dotted(node)
+    return path is not None and (path == "torch" or path.startswith("torch."))
 
 
 def _check_golden_call(node: ast.Call, names: set[str]) -> None:
     """A call in a golden: a torch function (not a private or blocked one) with checked args."""
     path = _dotted(node.func)
     namespace, _, func = (path or "").rpartition(".")
-    if namespace not in GOLDEN_NAMESPACES or not func:
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    method = receiver is not None and not _torch_path(receiver)
+    if method and isinstance(receiver, ast.Name) and receiver.id not in names:
+        method = False  # os.system(...): not a value's method, a module's function
+    if method and node.func.attr in TENSOR_METHODS:  # x.to(torch.float32)
+        _check_golden(node.func.value, names)
+    elif method:
         raise ExprError(
-            f"only torch.*, torch.nn.functional.* and torch.special.* functions "
+            f"'{_snippet(node.func)}' is not allowed: a golden may call these tensor methods: "
+            + ", ".join(sorted(TENSOR_METHODS))
+        )
+    elif namespace not in GOLDEN_NAMESPACES or not func:
+        raise ExprError(
+            f"only {', '.join(n + '.*' for n in GOLDEN_NAMESPACES)} functions "
             f"may be called, not {_snippet(node.func)}"
         )
     if func.startswith("_") or func in GOLDEN_BLOCKED:
