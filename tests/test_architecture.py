@@ -203,8 +203,6 @@ def test_no_template_over_300_lines():
 PLANNER_FSTRINGS = {
     "kernel.py": 28,
     "layout.py": 13,
-    "project.py": 7,
-    "tests.py": 4,
     "torch_ext.py": 44,
     "user_op.py": 2,
 }

@@ -291,7 +291,10 @@ def test_deleted_file_stays_deleted(tmp_path):
 def test_files_no_longer_produced_are_removed_only_if_unmodified(tmp_path):
     v1, v2 = template_copy(tmp_path, "v1"), template_copy(tmp_path, "v2")
     for name in ("gone.txt", "kept.txt"):
-        (v1 / "layout" / f"{name}.jinja").write_text("{{ project.header.sh }}\nold file\n")
+        (v1 / "layout" / f"{name}.jinja").write_text(
+            '{% import "macros/header.jinja" as header %}\n'
+            "{{ header.sh(project.header) }}\nold file\n"
+        )
     project = new_project(tmp_path, templates=v1)
     (project / "kept.txt").write_text((project / "kept.txt").read_text() + "user line\n")
     result = cli("update", project, "--templates", v2, "--json")

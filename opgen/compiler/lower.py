@@ -33,6 +33,13 @@ class LoweringError(ValueError):
         super().__init__(message)
         self.output = output  # the output whose expression failed, when known
 
+    def naming(self, op: Op) -> LoweringError:
+        """This error about `op`: its message after the op's name, as a SocDtypeError's;
+        `.op` is the op, for the JSON path of the message."""
+        error = LoweringError(f"{op.op_type}: {self}", self.output)
+        error.op = op
+        return error
+
 
 # ---------------------------------------------------------------------------------------------
 # the high-level APIs' scratch (the types a kernel computes in are catalog's)

@@ -22,27 +22,14 @@ FOLLOWS_COMPUTE_MARK = "opgen update merges a changed compute expression into it
 
 
 @dataclass(frozen=True)
-class Headers:
-    """The "DO NOT EDIT" first line of a generated file, per comment syntax."""
+class Header:
+    """What the "DO NOT EDIT" first line of a generated file says, which macros/header.jinja
+    prints in the file's comment syntax; render.owner_of knows a generated file by `mark` and
+    "DO NOT EDIT" in its first lines."""
 
-    text: str
-    cpp: str
-    py: str
-    cmake: str
-    sh: str
-    md: str
-
-    @classmethod
-    def for_source(cls, source: str) -> Headers:
-        text = f"{GENERATED_MARK} {__version__} from {source}. DO NOT EDIT."
-        return cls(
-            text=text,
-            cpp=f"// {text}",
-            py=f"# {text}",
-            cmake=f"# {text}",
-            sh=f"# {text}",
-            md=f"<!-- {text} -->",
-        )
+    mark: str  # GENERATED_MARK
+    version: str  # opgen's
+    source: str  # the prototype file it is generated from
 
 
 @dataclass(frozen=True)
@@ -174,7 +161,7 @@ class ProjectData:
     soc_short_names: list[str]
     compute_unit: str  # ASCEND_COMPUTE_UNIT, as msopgen writes it
     prototype_file: str
-    header: Headers
+    header: Header
     ops: list[OpData]
     # The __NPU_ARCH__ the CPU twin compiles the kernels for: the first SoC's; None for the twin's
     # default (2201, ascend910b) and for a SoC without a documented one.
@@ -284,7 +271,7 @@ def plan_project(proto: Prototype, options: Options) -> ProjectData:
         soc_short_names=shorts,
         compute_unit=";".join(shorts),
         prototype_file=options.prototype_file,
-        header=Headers.for_source(options.prototype_file),
+        header=Header(GENERATED_MARK, __version__, options.prototype_file),
         ops=ops,
         twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch
         if SOC_FAMILIES[shorts[0]].npu_arch != 2201
@@ -300,9 +287,7 @@ def build_ops(ops, options: Options) -> tuple[list[OpData], list[LoweringError |
         try:
             built.append(build_op(op, options))
         except LoweringError as exc:
-            error = LoweringError(f"{op.op_type}: {exc}", exc.output)
-            error.op = op
-            errors.append(error)
+            errors.append(exc.naming(op))
         except SocDtypeError as exc:
             errors.append(exc)
     return built, errors

@@ -298,7 +298,8 @@ def combinations(op: Op, twin_soc: str) -> list[Combination]:
 class TensorArgSpec:
     """A TensorArg of the OpSpec, after a comment that says why its values are what they are."""
 
-    comment: list[str]  # the comment's lines, without "# "
+    name: str
+    why: str  # the comment's text after the name: why the values are what they are
     name_literal: str  # the input's name as a Python string literal
     low: str  # the range drawn from, as Python literals
     high: str
@@ -312,9 +313,12 @@ class TensorArgSpec:
 
 @dataclass(frozen=True)
 class AttrArgSpec:
-    """An AttrArg of the OpSpec, after a comment that says where its value comes from."""
+    """An AttrArg of the OpSpec, after a comment that says where its value comes from: its
+    default, or (`required`) a sample value."""
 
-    comment: list[str]  # the comment's lines, without "# "
+    name: str
+    type: str  # the attr's prototype type, for the comment
+    required: bool
     name_literal: str  # the attr's name as a Python string literal
     value: str  # its value as a Python literal, wrapped after `AttrArg(<name>, ` at indent 8
 
@@ -343,7 +347,8 @@ def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
         tie_values = [v for v in ties.get(t.name, []) if isinstance(v, str) or low <= v <= high]
         specs.append(
             TensorArgSpec(
-                comment=doc_lines(f"{t.name}: {why}", LINE - 10),
+                name=t.name,
+                why=why,
                 name_literal=py_string(t.name),
                 low=py_value(low),
                 high=py_value(high),
@@ -362,13 +367,12 @@ def attr_args(op: Op) -> list[AttrArgSpec]:
     """The OpSpec's AttrArg per attr: its default, or a sample value when it is required."""
     specs = []
     for a in op.attrs:
-        note = f"{a.name}: {a.type} attr, " + (
-            "required; the tests pass this sample value" if a.required else "its default"
-        )
         name = py_string(a.name)
         specs.append(
             AttrArgSpec(
-                comment=doc_lines(note, LINE - 10),
+                name=a.name,
+                type=a.type,
+                required=a.required,
                 name_literal=name,
                 value=py_block(attr_value(a), 8, len("AttrArg(, ") + len(name)),
             )
@@ -520,7 +524,7 @@ class TestsData:
     row: bool
     row_test_shapes: list[str]
     row_sums: bool  # a sum() or mean(): float accumulation overflows at float32's extremes
-    file_doc: list[str]
+    expressions: list[ShownExpression]  # what the file docstring shows
     package: str
     op_path: str
     infer_path: str
@@ -702,15 +706,24 @@ def gradcheck_missing(steps: list[str]) -> str:
     return why + "test_backward_matches_the_float64_golden_gradient checks the backward"
 
 
-def description_lines(op: Op) -> list[str]:
-    """The file docstring's lines that show the compute and golden expressions."""
-    description = []
+@dataclass(frozen=True)
+class ShownExpression:
+    """An output's compute or golden expression, as the file docstring shows it."""
+
+    kind: str  # compute | golden
+    output: str
+    text: str  # the expression as the prototype spells it (compute: normalized by expr.show)
+
+
+def shown_expressions(op: Op) -> list[ShownExpression]:
+    """The compute and golden expressions the file docstring shows, output by output."""
+    shown = []
     for t in op.results:
         if t.name in op.compute:
-            description.append(f"compute: {t.name} = {expr.show(op.compute[t.name])}")
+            shown.append(ShownExpression("compute", t.name, expr.show(op.compute[t.name])))
         if t.name in op.golden:
-            description.append(f"golden: {t.name} = {op.golden[t.name]}")
-    return [line for d in description for line in doc_lines(d, LINE - 4)]
+            shown.append(ShownExpression("golden", t.name, op.golden[t.name]))
+    return shown
 
 
 def op_testing_imports(
@@ -815,7 +828,7 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         row_sums=sums_in_rows(op),
         row_test_shapes=row_test_shapes(op),
         imports=op_testing_imports(op, torch, pending, gradcheck, float_combos),
-        file_doc=description_lines(op),
+        expressions=shown_expressions(op),
         package=options.package,
         op_path=torch.op_path + ".default",
         infer_path=torch.introspection.op_path,
