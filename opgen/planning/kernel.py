@@ -8,7 +8,6 @@ loop and print. Raises LoweringError when the compute expression cannot be lower
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -121,7 +120,6 @@ class RowPlan:
     reduced: list[str]  # the outputs with one value per row
     keepdim: bool
     passes: list[list[str]]  # the passes of a long row (lower.row_passes)
-    pass_lines: list[str]  # those, for the compute header's comment
 
     def stride_of(self, tensor: str) -> str:
         return next((s.field for s in self.strides if s.tensor == tensor), "")
@@ -144,7 +142,6 @@ class Expression:
 
     output: str
     text: str  # the expression in the prototype's syntax
-    lines: list[str]  # "<output> = <text>", wrapped within 120 columns after "//   "
 
 
 @dataclass(frozen=True)
@@ -553,24 +550,11 @@ def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPla
         for t in s.ins
     ]
     # a row longer than a tile: the reductions each pass accumulates, then the outputs
-    passes = row_passes([kernel_tree(op, socs, t.param.name) for t in s.outs])
     return RowPlan(
         strides=strides,
         reduced=[t.param.name for t in s.outs if op.is_reduced_output(t.param.name)],
         keepdim=op.keepdim,
-        passes=passes,
-        # the compute header's list of them, within 120 columns after "//   "
-        pass_lines=[
-            line
-            for i, p in enumerate(passes)
-            for line in textwrap.wrap(
-                f"{i}: {', '.join(p) if p else 'the outputs'}",
-                115,
-                subsequent_indent="   ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        ],
+        passes=row_passes([kernel_tree(op, socs, t.param.name) for t in s.outs]),
     )
 
 
@@ -1125,21 +1109,7 @@ def _scratch_note(low: _Lowering, live_nodes: int, min_bytes: int) -> str:
 
 
 def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
-    return [
-        Expression(
-            output=o,
-            text=show(op.compute[o]),
-            # within 120 columns after "//   ", continued 4 columns in
-            lines=textwrap.wrap(
-                f"{o} = {show(op.compute[o])}",
-                115,
-                subsequent_indent="    ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            ),
-        )
-        for o in out_names
-    ]
+    return [Expression(output=o, text=show(op.compute[o])) for o in out_names]
 
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
