@@ -49,7 +49,7 @@ from opgen.frontend.expr import show
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.names import aclnn_name, pascal_name
 from opgen.frontend.options import Options
-from opgen.literals import cpp_float, cpp_literal, cpp_string
+from opgen.literals import cpp_literal, cpp_string
 from opgen.planning.layout import cpp_comment, indent_lines
 
 # Compute functions whose API some SoCs lack, and what the kernel computes them through there
@@ -790,6 +790,8 @@ class _Lowering:
     used_funcs: set[str]
     short_missing: dict[str, list[str]]  # per function, the target SoCs without its API
     warnings: list[str]
+    one: str  # 1 and -1 in the compute type, as the Lowerer spells them (the emitter's too)
+    minus_one: str
 
     @property
     def instrs(self) -> list[Instr]:
@@ -920,7 +922,16 @@ def _lower(
         prog = lw.lower([t.param.name for t in ins], [t.param.name for t in outs])
         lowered.append((prog, allocate(prog)))
     low = _Lowering(
-        mode, ctype, variants, lowered, host_scalars, used_funcs, short_missing, warnings
+        mode,
+        ctype,
+        variants,
+        lowered,
+        host_scalars,
+        used_funcs,
+        short_missing,
+        warnings,
+        lw.literal(1.0, expr.Const(1.0)),
+        lw.literal(-1.0, expr.Const(-1.0)),
     )
     _check_reductions(op, outs, low)
     return low
@@ -1035,12 +1046,11 @@ def _step_body(
         tmp_names.append(fresh(f"tmp{i}", names.reserved))
         tiles[f"tmp:{i}"] = tmp_names[-1]
     shared_name = fresh("sharedTmp", names.reserved | set(tmp_names))
-    lit = _literal_fn(low.mode, low.ctype)
     ectx = {
         "count": names.count,
         "shared": shared_name,
-        "one": lit(1),
-        "minus_one": lit(-1),
+        "one": low.one,
+        "minus_one": low.minus_one,
         "rows": names.rows,
     }
     cmp_count = ""
@@ -1252,17 +1262,6 @@ def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
         + ": "
         + how
     )
-
-
-def _literal_fn(mode: str, ctype: str):
-    def lit(v: int) -> str:
-        if mode == "float":
-            return cpp_float(float(v))
-        if ctype == "int32_t":
-            return str(v)
-        return f"static_cast<{ctype}>({v})"
-
-    return lit
 
 
 def _stub_types(
