@@ -176,6 +176,7 @@ class TilingField:
     type: str
     name: str
     comment: str
+    attr: str = ""  # the attr the field holds (its comment: "attr <name>")
 
 
 @dataclass(frozen=True)
@@ -706,7 +707,7 @@ def _tiling_fields(
                 f"elements between rows of {stride.tensor}: rowLength, or 0 when it is one row",
             )
         )
-    extra = [TilingField(f.c_type, f.field, f"attr {f.name}") for f in attr_fields]
+    extra = [TilingField(f.c_type, f.field, "", attr=f.name) for f in attr_fields]
     extra += [
         TilingField(h.c_type, h.field, f"{h.text}, computed on the host") for h in host_scalars
     ]
