@@ -201,10 +201,10 @@ def test_no_template_over_300_lines():
 # row, "{op} has no golden"), unless it is a comment for the generated code ("// {text}").
 # None may grow, and one that shrinks lowers its count here.
 PLANNER_FSTRINGS = {
-    "kernel.py": 28,
+    "kernel.py": 2,
     "layout.py": 13,
     "torch_ext.py": 44,
-    "user_op.py": 2,
+    "user_op.py": 0,
 }
 NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_./:-]*")
 PROSE = re.compile(r"(?<![\w:])[A-Za-z]+,? [a-z]+\b")

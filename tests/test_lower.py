@@ -18,6 +18,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernel_host import interp
+from kernel_host.step import step_body, step_signature
 
 from opgen.compiler.lower import LoweringError
 from opgen.frontend import expr, prototype
@@ -59,7 +60,7 @@ def compute(text: str, socs=("ascend910b1",), **kw) -> dict:
 
 
 def calls(c: dict) -> list[str]:
-    return re.findall(r"AscendC::(\w+)\(", c.body)
+    return re.findall(r"AscendC::(\w+)\(", step_body(c))
 
 
 def evaluate(node: expr.Node, env: dict[str, np.ndarray | float]) -> np.ndarray | float:
@@ -152,7 +153,7 @@ def check_meaning(op, socs=("ascend910b1",), arch=None, seed=0, lo=0.5, hi=2.0):
     tiles = dict(inputs)
     for t in op.outputs:
         tiles[f"{t.name}_ref" if t.is_ref else t.name] = np.full(64, np.nan)
-    out = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute), arch)
+    out = interp.run(step_body(ctx.compute), tiles, tiling_values(op, ctx.compute), arch)
     env = {**inputs, **{a.name: float(a.default) for a in op.attrs}}
     for t in op.outputs:
         got = out[f"{t.name}_ref" if t.is_ref else t.name]
@@ -266,15 +267,15 @@ def test_fast_math_warns_with_the_precision_consequence():
 
 
 def test_scalar_operands_are_folded_constants_or_tiling_fields():
-    assert "AscendC::Muls(z, x, 0.25f, count);" in compute("x / 4").body
-    assert "AscendC::Adds(z, x, -2.0f, count);" in compute("x - 2").body
-    assert "AscendC::Muls(z, x, 6.0f, count);" in compute("x * (2 * 3)").body
-    assert "AscendC::Muls(z, x, 1.0f, count);" in compute("x * exp(0)").body
-    assert "tiling.a * 2.0f" in compute("x * (a * 2)").body
-    assert "1.0f / tiling.a" in compute("x / a").body
+    assert "AscendC::Muls(z, x, 0.25f, count);" in step_body(compute("x / 4"))
+    assert "AscendC::Adds(z, x, -2.0f, count);" in step_body(compute("x - 2"))
+    assert "AscendC::Muls(z, x, 6.0f, count);" in step_body(compute("x * (2 * 3)"))
+    assert "AscendC::Muls(z, x, 1.0f, count);" in step_body(compute("x * exp(0)"))
+    assert "tiling.a * 2.0f" in step_body(compute("x * (a * 2)"))
+    assert "1.0f / tiling.a" in step_body(compute("x / a"))
     # an int attr and a bool attr become floats for a float op
-    assert "static_cast<float>(tiling.k)" in compute("x * k").body
-    assert "static_cast<float>(tiling.flag)" in compute("x * flag").body
+    assert "static_cast<float>(tiling.k)" in step_body(compute("x * k"))
+    assert "static_cast<float>(tiling.flag)" in step_body(compute("x * flag"))
 
 
 def test_math_of_attrs_runs_on_the_host():
@@ -284,7 +285,7 @@ def test_math_of_attrs_runs_on_the_host():
     assert [h.text for h in host] == ["exp(a)", "sqrt(k)"]
     assert "std::exp(static_cast<double>(tiling->a))" in host[0].expr
     assert next(f for f in ctx.tiling_fields if f.name == "scalar0").type == "float"
-    assert "tiling.scalar0" in ctx.compute.body
+    assert "tiling.scalar0" in step_body(ctx.compute)
     check_meaning(op)
 
 
@@ -303,10 +304,10 @@ def test_new_functions_of_attrs_run_on_the_host():
 
 
 def test_constant_operands_of_new_functions_fold():
-    assert "AscendC::Muls(z, x, -1.0f, count);" in compute("x * sign(-3)").body
-    assert "AscendC::Adds(z, x, 2.0f, count);" in compute("x + clamp(5, 0, 2)").body
-    assert "AscendC::Muls(z, x, 8.0f, count);" in compute("x * 4 ** 1.5").body
-    assert "AscendC::Adds(z, x, 3.0f, count);" in compute("x + floor(3.7)").body
+    assert "AscendC::Muls(z, x, -1.0f, count);" in step_body(compute("x * sign(-3)"))
+    assert "AscendC::Adds(z, x, 2.0f, count);" in step_body(compute("x + clamp(5, 0, 2)"))
+    assert "AscendC::Muls(z, x, 8.0f, count);" in step_body(compute("x * 4 ** 1.5"))
+    assert "AscendC::Adds(z, x, 3.0f, count);" in step_body(compute("x + floor(3.7)"))
 
 
 @pytest.mark.parametrize(
@@ -336,14 +337,14 @@ def test_sign_falls_back_to_exact_basic_apis():
     op = make_op({"z": "sign(x)"})
     c = context(op, ("ascend910a",)).compute
     assert calls(c) == ["Muls", "Muls", "Maxs", "Mins"] and not c.shared_tmp
-    assert "ascend910 has no Sign API: Sign computed through Muls, Maxs and Mins" in c.body
+    assert "ascend910 has no Sign API: Sign computed through Muls, Maxs and Mins" in step_body(c)
     ctx = context(op, ("ascend910a",))
     tiles = {
         "x": np.array([-3e38, -1.5, -1e-38, -1e-45, 0.0, 1e-45, 2e-30, 7.0, 3e38]),
         "z": np.full(9, np.nan),
     }
     with np.errstate(over="ignore"):
-        out = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute))
+        out = interp.run(step_body(ctx.compute), tiles, tiling_values(op, ctx.compute))
     np.testing.assert_array_equal(out["z"], np.sign(tiles["x"]))
 
 
@@ -355,8 +356,8 @@ def test_integer_sign_and_clamp_use_maxs_and_mins():
 
 def test_power_without_the_api_goes_through_ln_and_exp():
     c = compute("x ** 3.7", socs=("ascend910b1", "ascend310b1"))
-    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3002)" in c.body
-    assert "ascend310b has no Power API: Power computed through Ln and Exp" in c.body
+    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3002)" in step_body(c)
+    assert "ascend310b has no Power API: Power computed through Ln and Exp" in step_body(c)
     assert c.shared_tmp_live_nodes == 6 and c.shared_tmp_min_bytes == 1792
 
 
@@ -402,10 +403,10 @@ def test_a_multiply_add_is_one_fused_multiply_add_where_the_soc_has_it(text, ope
     one, factor, addend = operands
     c = compute(text)
     assert calls(c) == ["Muls", "FusedMulAdd"]
-    assert f"AscendC::Muls(z, x, {one}, count);" in c.body
-    assert f"AscendC::FusedMulAdd(z, {factor}, {addend}, count);" in c.body
+    assert f"AscendC::Muls(z, x, {one}, count);" in step_body(c)
+    assert f"AscendC::FusedMulAdd(z, {factor}, {addend}, count);" in step_body(c)
     assert calls(compute(text, socs=("ascend310p1",)))[-2:] in (["Mul", "Add"], ["Mul", "Sub"])
-    both = compute(text, socs=("ascend910b1", "ascend310p1")).body
+    both = step_body(compute(text, socs=("ascend910b1", "ascend310p1")))
     assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 2002)" in both
     assert "ascend310p has no FusedMulAdd API: FusedMulAdd computed through Mul and Add" in both
     op = make_op({"z": text})
@@ -414,8 +415,8 @@ def test_a_multiply_add_is_one_fused_multiply_add_where_the_soc_has_it(text, ope
 
 
 def test_products_of_scalars_and_integer_sums_are_not_fused():
-    assert "FusedMulAdd" not in compute("x + 2 * y").body  # Muls, then Add
-    assert "FusedMulAdd" not in compute("x + y * y", types=("int32",)).body
+    assert "FusedMulAdd" not in step_body(compute("x + 2 * y"))  # Muls, then Add
+    assert "FusedMulAdd" not in step_body(compute("x + y * y", types=("int32",)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,7 +459,7 @@ def test_an_output_equal_to_an_input_or_another_output_is_copied():
 
 def test_scratch_declarations_follow_the_tiling_layout():
     c = compute("(x * y + x) * (y * x - y) + (x - y) * (x + y) * tanh(x)")
-    body = c.body
+    body = step_body(c)
     assert "const AscendC::LocalTensor<float> tmp0 = scratch.ReinterpretCast<float>();" in body
     assert (
         f"= scratch[{c.temps} * tiling.tmpBytes];" in body or "= scratch[tiling.tmpBytes];" in body
@@ -476,7 +477,7 @@ def test_tanh_on_a_soc_without_the_api_goes_through_exp():
     text = "tanh(x) * 2"
     c = compute(text, socs=("ascend910a",))
     assert "Tanh" not in calls(c) and "Exp" in calls(c)
-    assert "#if" not in c.body and not c.shared_tmp
+    assert "#if" not in step_body(c) and not c.shared_tmp
     check_meaning(make_op({"z": text}), socs=("ascend910a",), lo=-3, hi=3)
     assert "Tanh" not in calls(compute(text, socs=("ascend310b1",)))
     assert "Tanh" in calls(compute(text, socs=("ascend910b2", "ascend910_9391", "ascend310p3")))
@@ -506,12 +507,12 @@ def test_one_plus_tanh_without_the_api_does_not_cancel(text, note):
     nears -1 (GELU's 1 + tanh for x < -3 misses the float32 standard on 910A); it is computed
     as 2 / (exp(-2v) + 1), one Exp and one Div, no Add of 1 after the Div."""
     c = compute(text, socs=("ascend910a",))
-    assert note in c.body and calls(c).count("Exp") == 1 and calls(c).count("Div") == 1
-    div = c.body.index("AscendC::Div(")
-    assert "AscendC::Adds(" not in c.body[div:]
+    assert note in step_body(c) and calls(c).count("Exp") == 1 and calls(c).count("Div") == 1
+    div = step_body(c).index("AscendC::Div(")
+    assert "AscendC::Adds(" not in step_body(c)[div:]
     with np.errstate(over="ignore"):
         check_meaning(make_op({"z": text}), socs=("ascend910a",), lo=-8, hi=8)
-    assert note not in compute(text).body  # with the Tanh API, Tanh
+    assert note not in step_body(compute(text))  # with the Tanh API, Tanh
 
 
 def test_sigmoid_is_missing_only_on_310b():
@@ -522,7 +523,10 @@ def test_sigmoid_is_missing_only_on_310b():
 def test_mixed_socs_get_both_sequences_under_npu_arch():
     text = "tanh(x) * sigmoid(y)"
     c = compute(text, socs=("ascend910b1", "ascend910a", "ascend310b1"))
-    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 3002)" in c.body
+    assert (
+        "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 3002)"
+        in step_body(c)
+    )
     assert c.soc_variants and c.shared_tmp  # the API branch still needs its scratch
     op = make_op({"z": text})
     socs = ("ascend910b1", "ascend910a", "ascend310b1")
@@ -542,27 +546,27 @@ def test_integer_ops_use_only_integer_instructions():
         {"z": "relu(x - y) * 3 + max(x, 2) - abs(y) * k + x ** 2"}, types=("int16", "int32")
     )
     c = context(op).compute
-    assert c.template == "template <typename T>"
+    assert c.template_params == ["T"]
     assert "Relu" not in calls(c)  # no int16 Relu: Maxs(0) instead
     assert "Abs" not in calls(c)  # |y| = max(y, -y)
-    assert "static_cast<T>(tiling.k)" in c.body
-    assert "static_cast<T>(3)" in c.body
+    assert "static_cast<T>(tiling.k)" in step_body(c)
+    assert "static_cast<T>(3)" in step_body(c)
     out = check_meaning(op, lo=-50, hi=50)
     assert not {"Cast", "Exp", "Div"} & set(out["__calls__"])
 
 
 def test_one_integer_type_is_spelled_out():
     c = compute("x * 3 + y", types=("int32",))
-    assert c.template == "" and "const AscendC::LocalTensor<int32_t>& z" in c.signature
-    assert "AscendC::Muls(" in c.body and ", 3, count);" in c.body
+    assert c.template_params == [] and "const AscendC::LocalTensor<int32_t>& z" in step_signature(c)
+    assert "AscendC::Muls(" in step_body(c) and ", 3, count);" in step_body(c)
     c16 = compute("x * 3 + y", types=("int16",))
-    assert "static_cast<int16_t>(3)" in c16.body  # Muls(const T&) deduces T from both
+    assert "static_cast<int16_t>(3)" in step_body(c16)  # Muls(const T&) deduces T from both
 
 
 def test_float_and_int_combinations_share_a_template():
     c = compute("x + y", types=("fp16", "int32", "float", "bf16"))
-    assert c.template == "template <typename T>"
-    assert "AscendC::Add(z, x, y, count);" in c.body
+    assert c.template_params == ["T"]
+    assert "AscendC::Add(z, x, y, count);" in step_body(c)
 
 
 @pytest.mark.parametrize(
@@ -619,8 +623,8 @@ def test_parameter_names_avoid_tensor_names():
         attrs=(),
     )
     c = context(op).compute
-    assert "uint32_t count1" in c.signature and "& scratch1" in c.signature
-    assert "count1);" in c.body
+    assert "uint32_t count1" in step_signature(c) and "& scratch1" in step_signature(c)
+    assert "count1);" in step_body(c)
     check_meaning(op, lo=-1, hi=1)
 
 
@@ -633,9 +637,9 @@ def test_no_compute_expression_gives_a_loud_placeholder():
     ctx = context(prototype.loads(json.dumps(data)).ops[0])
     c = ctx.compute
     assert not c.has_expression and c.temps == 0
-    assert "TODO(opgen)" in c.body and "zeros" in c.body
-    assert c.template == "template <typename TY, typename TX>"  # float vs int8 per combination
-    assert "AscendC::Duplicate(y.template ReinterpretCast<uint16_t>()" in c.body
+    assert "TODO(opgen)" in step_body(c) and "zeros" in step_body(c)
+    assert c.template_params == ["TY", "TX"]  # float vs int8 per combination
+    assert "AscendC::Duplicate(y.template ReinterpretCast<uint16_t>()" in step_body(c)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -737,13 +741,13 @@ def test_one_mask_per_condition():
 
 def test_compare_counts_whole_blocks_and_the_tiling_follows():
     c = compute("where(x > y, x, y)")
-    assert "const uint32_t cmpCount = (count + 63) / 64 * 64;" in c.body
-    assert "AscendC::CMPMODE::GT, cmpCount);" in c.body
-    assert "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, count);" in c.body
+    assert "const uint32_t cmpCount = (count + 63) / 64 * 64;" in step_body(c)
+    assert "AscendC::CMPMODE::GT, cmpCount);" in step_body(c)
+    assert "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, count);" in step_body(c)
     assert (c.align_elems, c.reserved_ub) == (64, 8192)
     plain = compute("x + y")
     assert (plain.align_elems, plain.reserved_ub) == (0, 0)
-    assert "cmpCount" not in plain.body
+    assert "cmpCount" not in step_body(plain)
 
 
 def test_comparisons_are_refused_on_ascend910_naming_it():
@@ -801,7 +805,7 @@ def test_byte_dtypes_compute_in_float_through_half():
     ctx = context(op)
     assert ctx.compute.mode == "float"
     assert [t.through_half for t in ctx.streamed] == [True, True, False]
-    assert "const AscendC::LocalTensor<float>& q" in ctx.compute.signature
+    assert "const AscendC::LocalTensor<float>& q" in step_signature(ctx.compute)
 
 
 def byte_output_op(text: str):
@@ -867,7 +871,7 @@ def test_nan_inf_and_signed_zero_come_out_as_torchs(text, torch_op):
     ctx = context(op, ("ascend910b1",))
     tiles = {"x": np.array(SPECIAL_X), "y": np.array(SPECIAL_Y), "z": np.full(10, np.nan)}
     with np.errstate(invalid="ignore"):
-        got = interp.run(ctx.compute.body, tiles, tiling_values(op, ctx.compute))["z"]
+        got = interp.run(step_body(ctx.compute), tiles, tiling_values(op, ctx.compute))["z"]
     # float32, the compute type (torch's float64 kernels keep the other zero of a tie)
     want = (
         torch_op(
@@ -906,9 +910,11 @@ def test_floor_and_ceil_stay_exact_beyond_the_310p_domain(func):
     }
     want = getattr(torch, func)(torch.tensor(FLOOR_EDGES, dtype=torch.float64)).numpy()
     guarded = context(op, ("ascend310p3",))
-    got = interp.run(guarded.compute.body, tiles, tiling_values(op, guarded.compute), 2002)["z"]
+    got = interp.run(step_body(guarded.compute), tiles, tiling_values(op, guarded.compute), 2002)[
+        "z"
+    ]
     np.testing.assert_array_equal(got, want)
     bare = context(op, ("ascend910b1",))  # no guard: wrong on 310P
     assert calls(bare.compute) == [func.capitalize()]
-    got = interp.run(bare.compute.body, tiles, tiling_values(op, bare.compute), 2002)["z"]
+    got = interp.run(step_body(bare.compute), tiles, tiling_values(op, bare.compute), 2002)["z"]
     assert not np.array_equal(got, want)

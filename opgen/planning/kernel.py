@@ -8,7 +8,6 @@ loop and print. Raises LoweringError when the compute expression cannot be lower
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -50,8 +49,8 @@ from opgen.frontend.expr import show
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.names import aclnn_name, pascal_name
 from opgen.frontend.options import Options
-from opgen.literals import cpp_float, cpp_literal, cpp_string
-from opgen.planning.layout import cpp_comment, cpp_wrap, indent_lines
+from opgen.literals import cpp_literal, cpp_string
+from opgen.planning.layout import cpp_comment, indent_lines
 
 # Compute functions whose API some SoCs lack, and what the kernel computes them through there
 # ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
@@ -121,7 +120,6 @@ class RowPlan:
     reduced: list[str]  # the outputs with one value per row
     keepdim: bool
     passes: list[list[str]]  # the passes of a long row (lower.row_passes)
-    pass_lines: list[str]  # those, for the compute header's comment
 
     def stride_of(self, tensor: str) -> str:
         return next((s.field for s in self.strides if s.tensor == tensor), "")
@@ -144,7 +142,6 @@ class Expression:
 
     output: str
     text: str  # the expression in the prototype's syntax
-    lines: list[str]  # "<output> = <text>", wrapped within 120 columns after "//   "
 
 
 @dataclass(frozen=True)
@@ -179,6 +176,7 @@ class TilingField:
     type: str
     name: str
     comment: str
+    attr: str = ""  # the attr the field holds (its comment: "attr <name>")
 
 
 @dataclass(frozen=True)
@@ -252,6 +250,36 @@ class StorageAlias:
 
 
 @dataclass(frozen=True)
+class Tile:
+    """A tile parameter of the compute step: a LocalTensor of `type` elements."""
+
+    type: str
+    name: str
+
+
+@dataclass(frozen=True)
+class StepVariant:
+    """The statements of one lowering of the compute step: all of it, or one `#if __NPU_ARCH__`
+    branch."""
+
+    arches: list[int]  # the branch's __NPU_ARCH__ values; []: the #else branch, or no branches
+    note: str  # the SoCs that lack an API the branch computes another way
+    temps: list[str]  # the temporaries the branch declares, scratch slot 0, 1, ...
+    shared: str  # the sharedTmpBuffer's view, declared after them; "": the branch needs none
+    code: str  # the lowered calls (opgen.compiler.lower.emit_body), indented
+
+
+@dataclass(frozen=True)
+class Zeroing:
+    """The placeholder's zeros in an output tile: Duplicate in the tile's type, or (a 1- or 8-byte
+    dtype, which Duplicate has no form of) in uint16_t words counted into `words`."""
+
+    tile: str
+    type: str
+    words: str  # the local holding the word count; "": Duplicate in the tile's own type
+
+
+@dataclass(frozen=True)
 class Compute:
     """The compute step (`op_kernel/<op>_compute.h`): the lowered expression, or a placeholder."""
 
@@ -260,9 +288,19 @@ class Compute:
     expressions: list[Expression]  # per output, for the header comment
     mode: str  # float | int | template | stub
     type: str  # the compute type (float, int32_t, T)
-    template: str  # "template <...>" line, or ""
-    signature: str  # wrapped
-    body: str  # indented statements
+    template_params: list[str]  # the function template's type parameters; []: not a template
+    # the parameters: the tiles (outputs first), the scratch, the element count, the tiling
+    # struct and, for the row kernel, its RowPass ("" for an elementwise op)
+    tiles: list[Tile]
+    scratch: str
+    count: str
+    struct: str
+    rows: str
+    # the statements: Compare's block-rounded count ("": no Compare), each lowering, or the
+    # placeholder's zeros
+    cmp_count: str
+    variants: list[StepVariant]
+    zeroing: list[Zeroing]
     temps: int  # scratch temporaries, one tile each
     shared_tmp: bool  # uses the high-level APIs' sharedTmpBuffer
     shared_tmp_apis: list[str]
@@ -295,7 +333,9 @@ class KernelData:
     any_widen: bool  # some tensor computes in float while stored as fp16/bf16
     gm_params: list[str]  # Init()'s GM addresses: the streamed tensors' (a write-back: its input's)
     init_args: list[str]  # what the kernel entry passes Init()
-    entry_signature: str  # the kernel entry's, wrapped
+    # the kernel entry: its function name and GM_ADDR parameters (the tensors', workspace, tiling)
+    entry_fn: str
+    entry_params: list[str]
     entry_tiling_var: str  # the kernel entry's locals: the tiling data, the kernel object
     entry_kernel_var: str
     # tensors the kernel streams through UB (required ones), and the others
@@ -511,24 +551,11 @@ def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPla
         for t in s.ins
     ]
     # a row longer than a tile: the reductions each pass accumulates, then the outputs
-    passes = row_passes([kernel_tree(op, socs, t.param.name) for t in s.outs])
     return RowPlan(
         strides=strides,
         reduced=[t.param.name for t in s.outs if op.is_reduced_output(t.param.name)],
         keepdim=op.keepdim,
-        passes=passes,
-        # the compute header's list of them, within 120 columns after "//   "
-        pass_lines=[
-            line
-            for i, p in enumerate(passes)
-            for line in textwrap.wrap(
-                f"{i}: {', '.join(p) if p else 'the outputs'}",
-                115,
-                subsequent_indent="   ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        ],
+        passes=row_passes([kernel_tree(op, socs, t.param.name) for t in s.outs]),
     )
 
 
@@ -560,15 +587,11 @@ def _kernel_code(op: Op, s: _Streams) -> dict[str, Any]:
     params = {t.kernel_param for t in s.tensors + s.writebacks}
     entry_tiling = fresh("tilingData", params)
     gm_params = list(dict.fromkeys(t.gm_param for t in s.streamed))  # a write-back: its input's
-    entry_params = [
-        f"GM_ADDR {p}" for p in [t.kernel_param for t in s.tensors] + ["workspace", "tiling"]
-    ]
     return {
         "gm_params": gm_params,
         "init_args": gm_params + [entry_tiling],
-        "entry_signature": cpp_wrap(
-            f'extern "C" __global__ __aicore__ void {op.snake_name}(', entry_params, ")"
-        ),
+        "entry_fn": op.snake_name,
+        "entry_params": [t.kernel_param for t in s.tensors] + ["workspace", "tiling"],
         "entry_tiling_var": entry_tiling,
         "entry_kernel_var": fresh("op", params | {entry_tiling}),
     }
@@ -684,7 +707,7 @@ def _tiling_fields(
                 f"elements between rows of {stride.tensor}: rowLength, or 0 when it is one row",
             )
         )
-    extra = [TilingField(f.c_type, f.field, f"attr {f.name}") for f in attr_fields]
+    extra = [TilingField(f.c_type, f.field, "", attr=f.name) for f in attr_fields]
     extra += [
         TilingField(h.c_type, h.field, f"{h.text}, computed on the host") for h in host_scalars
     ]
@@ -751,7 +774,7 @@ def _step_names(op: Op, streamed: list[_Tensor]) -> _StepNames:
 class _Variant:
     """One lowering of the compute step: all of it, or one `#if __NPU_ARCH__` branch."""
 
-    cond: str | None  # the #if condition; None: the #else branch, or no branches
+    arches: list[int]  # the #if branch's __NPU_ARCH__ values; []: the #else branch, or none
     note: str  # the SoCs that lack an API the branch computes another way
     api_ok: dict[str, bool]  # per function of MISSABLE_APIS: whether its API is there
 
@@ -768,6 +791,8 @@ class _Lowering:
     used_funcs: set[str]
     short_missing: dict[str, list[str]]  # per function, the target SoCs without its API
     warnings: list[str]
+    one: str  # 1 and -1 in the compute type, as the Lowerer spells them (the emitter's too)
+    minus_one: str
 
     @property
     def instrs(self) -> list[Instr]:
@@ -822,15 +847,22 @@ def _compute(
     live_nodes = max((SHARED_TMP_NEEDS[a][0] for a in apis), default=0)
     min_bytes = max((SHARED_TMP_NEEDS[a][1] for a in apis), default=0)
     ty = low.ctype if low.mode != "template" else "T"
+    cmp_count, variants = _step_body(low, names, ins, outs)
     return Compute(
         fn=names.fn,
         has_expression=True,
         expressions=_expressions(op, [t.param.name for t in outs]),
         mode=low.mode,
         type=ty,
-        template="template <typename T>" if low.mode == "template" else "",
-        signature=_step_signature(names, [(ty, x.kernel_param) for x in outs + ins], struct),
-        body=indent_lines(_step_body(low, names, ins, outs, ty)),
+        template_params=["T"] if low.mode == "template" else [],
+        tiles=[Tile(ty, x.kernel_param) for x in outs + ins],
+        scratch=names.scratch,
+        count=names.count,
+        struct=struct,
+        rows=names.rows,
+        cmp_count=cmp_count,
+        variants=variants,
+        zeroing=[],
         temps=low.temps,
         shared_tmp=any(a.shared_tmp for _, a in low.lowered),
         shared_tmp_apis=apis,
@@ -891,7 +923,16 @@ def _lower(
         prog = lw.lower([t.param.name for t in ins], [t.param.name for t in outs])
         lowered.append((prog, allocate(prog)))
     low = _Lowering(
-        mode, ctype, variants, lowered, host_scalars, used_funcs, short_missing, warnings
+        mode,
+        ctype,
+        variants,
+        lowered,
+        host_scalars,
+        used_funcs,
+        short_missing,
+        warnings,
+        lw.literal(1.0, expr.Const(1.0)),
+        lw.literal(-1.0, expr.Const(-1.0)),
     )
     _check_reductions(op, outs, low)
     return low
@@ -964,20 +1005,19 @@ def _variants(
     if not any(len(short_missing[f]) < soc_count for f in used_missing):
         return [
             _Variant(
-                None,
+                [],
                 _missing_note(short_missing, used_funcs),
                 {f: not short_missing[f] for f in MISSABLE_APIS},
             )
         ]
     arches = sorted({SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]})
-    cond = " || ".join(f"__NPU_ARCH__ == {a}" for a in arches)
     return [
         _Variant(
-            f"defined(__NPU_ARCH__) && ({cond})",
+            arches,
             _missing_note(short_missing, used_funcs),
             {f: not short_missing[f] for f in MISSABLE_APIS},
         ),
-        _Variant(None, "", {f: True for f in MISSABLE_APIS}),
+        _Variant([], "", {f: True for f in MISSABLE_APIS}),
     ]
 
 
@@ -994,24 +1034,11 @@ def _check_reductions(op: Op, outs: list[_Tensor], low: _Lowering) -> None:
         )
 
 
-def _step_signature(names: _StepNames, tiles: list[tuple[str, str]], struct: str) -> str:
-    """The compute step's signature: the tiles (element type, name), outputs first, then the
-    scratch, the element count, the tiling struct and the row kernel's RowPass."""
-    params = [f"const AscendC::LocalTensor<{ty}>& {name}" for ty, name in tiles]
-    params += [
-        f"const AscendC::LocalTensor<uint8_t>& {names.scratch}",
-        f"uint32_t {names.count}",
-        f"const {struct}& tiling",
-    ]
-    if names.rows:
-        params.append(f"opgen_kernel::RowPass& {names.rows}")
-    return cpp_wrap("__aicore__ inline void " + names.fn + "(", params, ")")
-
-
 def _step_body(
-    low: _Lowering, names: _StepNames, ins: list[_Tensor], outs: list[_Tensor], t: str
-) -> list[str]:
-    """The compute step's statements: per variant its scratch views and the lowered calls."""
+    low: _Lowering, names: _StepNames, ins: list[_Tensor], outs: list[_Tensor]
+) -> tuple[str, list[StepVariant]]:
+    """The compute step's statements: the name of Compare's block-rounded count ("": no
+    Compare), and per variant its scratch views and the lowered calls."""
     temps = low.temps
     tiles = {f"in:{x.param.name}": x.kernel_param for x in ins}
     tiles.update({f"out:{x.param.name}": x.kernel_param for x in outs})
@@ -1020,54 +1047,28 @@ def _step_body(
         tmp_names.append(fresh(f"tmp{i}", names.reserved))
         tiles[f"tmp:{i}"] = tmp_names[-1]
     shared_name = fresh("sharedTmp", names.reserved | set(tmp_names))
-    lit = _literal_fn(low.mode, low.ctype)
     ectx = {
         "count": names.count,
         "shared": shared_name,
-        "one": lit(1),
-        "minus_one": lit(-1),
+        "one": low.one,
+        "minus_one": low.minus_one,
         "rows": names.rows,
     }
-    body: list[str] = []
+    cmp_count = ""
     if low.compares:
-        ectx["cmp_count"] = fresh("cmpCount", names.reserved | {shared_name} | set(tmp_names))
-        body += _compare_count(ectx["cmp_count"], names.count)
-    branching = len(low.variants) > 1
-    for v, (prog, alloc) in zip(low.variants, low.lowered, strict=True):
-        if branching:
-            body.append(f"#if {v.cond}" if v.cond else "#else")
-        if v.note:
-            body += [f"// {line}" for line in textwrap.wrap(v.note, 93)]  # indented 4
-        for i in range(alloc.temps):  # declared per branch: each uses what it needs
-            body.append(
-                f"const AscendC::LocalTensor<{t}> {tmp_names[i]} = "
-                f"{names.scratch}{_scratch_offset(i)}.ReinterpretCast<{t}>();"
-            )
-        if alloc.shared_tmp:
-            body.append(
-                f"const AscendC::LocalTensor<uint8_t> {shared_name} = "
-                f"{names.scratch}{_scratch_offset(temps)};"
-            )
-        body += emit_body(prog, alloc, tiles, ectx)
-    if branching:
-        body.append("#endif")
-    return body
-
-
-def _scratch_offset(i: int) -> str:
-    """The index of scratch slot i: the temporaries, then the sharedTmpBuffer."""
-    return "" if i == 0 else ("[tiling.tmpBytes]" if i == 1 else f"[{i} * tiling.tmpBytes]")
-
-
-def _compare_count(var: str, count: str) -> list[str]:
-    """The statements of `var`: `count` rounded up to Compare's whole blocks."""
-    return [
-        f"// Compare and Compares take whole 256-byte blocks ({CMP_BLOCK_ELEMS} floats): "
-        "the tile (its length is",
-        "// whole blocks) is compared up to the next block; Select takes the mask bits it needs.",
-        f"const uint32_t {var} = ({count} + {CMP_BLOCK_ELEMS - 1}) / "
-        f"{CMP_BLOCK_ELEMS} * {CMP_BLOCK_ELEMS};",
+        cmp_count = fresh("cmpCount", names.reserved | {shared_name} | set(tmp_names))
+        ectx["cmp_count"] = cmp_count
+    variants = [
+        StepVariant(
+            arches=v.arches,
+            note=v.note,
+            temps=tmp_names[: alloc.temps],  # declared per branch: each uses what it needs
+            shared=shared_name if alloc.shared_tmp else "",
+            code=indent_lines(emit_body(prog, alloc, tiles, ectx)),
+        )
+        for v, (prog, alloc) in zip(low.variants, low.lowered, strict=True)
     ]
+    return cmp_count, variants
 
 
 def _host_scalars(low: _Lowering, attr_fields: dict[str, str]) -> list[HostScalar]:
@@ -1119,21 +1120,7 @@ def _scratch_note(low: _Lowering, live_nodes: int, min_bytes: int) -> str:
 
 
 def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
-    return [
-        Expression(
-            output=o,
-            text=show(op.compute[o]),
-            # within 120 columns after "//   ", continued 4 columns in
-            lines=textwrap.wrap(
-                f"{o} = {show(op.compute[o])}",
-                115,
-                subsequent_indent="    ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            ),
-        )
-        for o in out_names
-    ]
+    return [Expression(output=o, text=show(op.compute[o])) for o in out_names]
 
 
 # SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
@@ -1278,63 +1265,37 @@ def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
     )
 
 
-def _literal_fn(mode: str, ctype: str):
-    def lit(v: int) -> str:
-        if mode == "float":
-            return cpp_float(float(v))
-        if ctype == "int32_t":
-            return str(v)
-        return f"static_cast<{ctype}>({v})"
-
-    return lit
-
-
 def _stub_types(
     streamed: list[_Tensor], outs: list[_Tensor], combos: list[Combination]
-) -> tuple[str, dict[str, str]]:
-    """The placeholder's template line and each tensor's element type: one type, one template
-    parameter T, or one per tensor when the combinations share no compute type."""
+) -> tuple[list[str], dict[str, str]]:
+    """The placeholder's template parameters and each tensor's element type: one type, one
+    template parameter T, or one per tensor when the combinations share no compute type."""
     types = {c.compute_type for c in combos}
     if None in types:
         tparams = {x.kernel_param: "T" + pascal_name(aclnn_name(x.kernel_param)) for x in streamed}
         if len(set(tparams.values())) < len(tparams):
             tparams = {x.kernel_param: f"T{i}" for i, x in enumerate(streamed)}
-        template = (
-            "template <"
-            + ", ".join(
-                f"typename {tparams[x.kernel_param]}"
-                for x in outs + [s for s in streamed if s.role == "input"]
-            )
-            + ">"
-        )
-        return template, tparams
+        order = outs + [s for s in streamed if s.role == "input"]
+        return [tparams[x.kernel_param] for x in order], tparams
     if len(types) == 1:
         only = types.pop()
-        return "", {x.kernel_param: only for x in streamed}
-    return "template <typename T>", {x.kernel_param: "T" for x in streamed}
+        return [], {x.kernel_param: only for x in streamed}
+    return ["T"], {x.kernel_param: "T" for x in streamed}
 
 
-def _zeroing(outs: list[_Tensor], ptype: dict[str, str], count: str, taken: set[str]) -> list[str]:
+def _zeroing(outs: list[_Tensor], ptype: dict[str, str], taken: set[str]) -> list[Zeroing]:
     """The placeholder's statements: every output tile set to zeros."""
-    body = []
+    zeroing = []
     for x in outs:
-        ty = ptype[x.kernel_param]
         duplicable = all(tensor_compute_bytes(d) in (2, 4) and d != "bool" for d in x.param.dtypes)
-        if duplicable:
-            zero = "0.0f" if ty == "float" else f"static_cast<{ty}>(0)"
-            body.append(f"AscendC::Duplicate({x.kernel_param}, {zero}, {count});")
-        else:
+        words = ""
+        if not duplicable:
             # Duplicate has no 1- or 8-byte form: zero the tile's bytes as uint16_t, rounded up
             # to whole 32-byte blocks (the tile holds them).
-            words = fresh(f"{aclnn_name(x.kernel_param)}Words", taken)
+            words = fresh(aclnn_name(x.kernel_param) + "Words", taken)
             taken.add(words)
-            body.append(
-                f"const int32_t {words} = static_cast<int32_t>(({count} * sizeof({ty}) "
-                "+ 31) / 32 * 16);"
-            )
-            view = f"{x.kernel_param}.template ReinterpretCast<uint16_t>()"
-            body.append(f"AscendC::Duplicate({view}, static_cast<uint16_t>(0), {words});")
-    return body
+        zeroing.append(Zeroing(x.kernel_param, ptype[x.kernel_param], words))
+    return zeroing
 
 
 def _stub(
@@ -1345,25 +1306,25 @@ def _stub(
     struct: str,
 ) -> Compute:
     """No compute expression: a compiling placeholder that writes zeros, loudly marked."""
-    template, ptype = _stub_types(streamed, outs, combos)
+    template_params, ptype = _stub_types(streamed, outs, combos)
     count = names.count
     taken = {x.kernel_param for x in streamed} | {names.fn, count, names.scratch, "tiling"}
-    body = [
-        "// TODO(opgen): the prototype has no compute expression, so this step only writes",
-        "// zeros. Replace it with the op's computation (AscendC::Add, Muls, Exp, ...).",
-        *_zeroing(outs, ptype, count, taken),
-    ]
     ins = [s for s in streamed if s.role == "input"]
-    tiles = [(ptype[x.kernel_param], x.kernel_param) for x in outs + ins]
     return Compute(
         fn=names.fn,
         has_expression=False,
         expressions=[],
         mode="stub",
         type="",
-        template=template,
-        signature=_step_signature(names, tiles, struct),
-        body=indent_lines(body),
+        template_params=template_params,
+        tiles=[Tile(ptype[x.kernel_param], x.kernel_param) for x in outs + ins],
+        scratch=names.scratch,
+        count=count,
+        struct=struct,
+        rows=names.rows,
+        cmp_count="",
+        variants=[],
+        zeroing=_zeroing(outs, ptype, taken),
         temps=0,
         shared_tmp=False,
         shared_tmp_apis=[],

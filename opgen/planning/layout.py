@@ -50,8 +50,12 @@ def cpp_call(head: str, args: list[str], indent: int, tail: str = "") -> str:
     return "\n".join(lines)
 
 
-def wrap(text: str, width: int = LINE - 8) -> list[str]:
-    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+def wrap(text: str, width: int = LINE - 8, indent: str = "") -> list[str]:
+    """`text` in lines of at most `width` columns, the ones after the first indented by `indent`
+    (a word longer than a line is not cut)."""
+    return textwrap.wrap(
+        text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
 
 
 def noqa_long(line: str, indent: int) -> str:

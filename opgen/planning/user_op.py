@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from opgen.frontend.model import Op
 from opgen.literals import py_string
 from opgen.planning.kernel import KernelData
-from opgen.planning.layout import LINE, cpp_wrap, doc_lines, split_pieces
+from opgen.planning.layout import LINE, doc_lines, split_pieces
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class UserOpData:
     kernel_guard: str
     kernel_class: str
     tiling_guard: str
-    init_signature: str  # the kernel class's Init(), which takes every GM address
+    gm_addresses: list[str]  # the kernel class's Init() takes them all, then the tiling data
     init_args: list[str]  # what the entry passes it
     gm_tensors: list[GmTensor]
     files: list[str]  # every file the user writes, relative to the project
@@ -92,12 +92,7 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         kernel_guard=f"{upper}_KERNEL_H",
         kernel_class=f"Kernel{op.op_type}",
         tiling_guard=f"{upper}_TILING_H",
-        init_signature=cpp_wrap(
-            "__aicore__ inline void Init(",
-            [f"GM_ADDR {a}" for a in addresses] + [f"const {op.op_type}TilingData& tiling"],
-            ")",
-            indent=" " * 4,
-        ),
+        gm_addresses=addresses,
         init_args=addresses + [kernel_data.entry_tiling_var],
         gm_tensors=_gm_tensors(op),
         files=files,
