@@ -84,6 +84,7 @@ class ProjectContext(Extension):
                 super().__init__(env, parent, *args, **kwargs)
 
         environment.context_class = _Context
+        environment.template_class = _formatting_python(environment.template_class)
         environment.filters.update(FILTERS)
         if environment.bytecode_cache is None:
             environment.bytecode_cache = _bytecode_cache()
@@ -135,6 +136,43 @@ FILTERS = {
         for name in ("cpp_literal", "cpp_string", "doc_text", "py_literal", "py_string", "py_value")
     },
 }
+
+
+# The generated project's ruff settings (templates/layout/pyproject.toml.jinja): generated Python
+# leaves opgen as `ruff format` would leave it there.
+RUFF_FORMAT = ["format", "--isolated", "--line-length", "100", "--target-version", "py310"]
+
+
+def _formatting_python(base: type) -> type:
+    """Jinja's template class, with what a `.py.jinja` file renders passed through `ruff format`
+    (included parts and macros are formatted as part of the file that includes them)."""
+
+    class PythonFormattingTemplate(base):
+        def render(self, *args, **kwargs) -> str:
+            text = super().render(*args, **kwargs)
+            if self.name and self.name.endswith(".py.jinja"):
+                return ruff_format(text, self.name)
+            return text
+
+    return PythonFormattingTemplate
+
+
+def ruff_format(source: str, template: str) -> str:
+    """`source`, the Python text `template` rendered, as `ruff format` lays it out."""
+    import subprocess
+
+    from ruff.__main__ import find_ruff_bin
+
+    result = subprocess.run(
+        [find_ruff_bin(), *RUFF_FORMAT, "--stdin-filename", template.removesuffix(".jinja"), "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise ValueError(f"the Python it rendered does not parse: {result.stderr.strip()}")
+    return result.stdout
 
 
 def _reusing_compiled_strings(environment):
