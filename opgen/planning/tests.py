@@ -243,7 +243,6 @@ class Combination:
 
     id: str  # the test id: as the kernel variant files are named
     id_literal: str  # the test id as a Python string literal
-    wrap: bool  # its pytest.param is too long for one line (in a list indented by 4)
     inputs: str  # the input dtypes as a tuple literal: (torch.float16,)
     outputs: str  # the dtypes of what the tests check, likewise
     float: bool  # a floating-point input and output: gradients
@@ -274,13 +273,10 @@ def combinations(op: Op, twin_soc: str) -> list[Combination]:
             outs = tuple(combo[positions[t.name]] for t in op.results)
         inputs, outputs = py_dtype_tuple(ins), py_dtype_tuple(outs)
         ident = py_string(combination_id(combo))
-        # the one-line form: 4 spaces, then pytest.param((<inputs>, <outputs>), id=<ident>),
-        one_line = 4 + len("pytest.param((, ), id=),") + len(inputs) + len(outputs) + len(ident)
         out.append(
             Combination(
                 id=combination_id(combo),
                 id_literal=ident,
-                wrap=one_line > LINE,
                 inputs=inputs,
                 outputs=outputs,
                 float=any(DTYPES[d].is_float for d in ins)
