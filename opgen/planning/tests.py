@@ -22,7 +22,7 @@ from opgen.frontend.model import Attr, Op
 from opgen.frontend.options import Options
 from opgen.literals import py_string, py_value
 from opgen.planning.kernel import special_values_exact
-from opgen.planning.layout import LINE, doc_lines, py_block, split_pieces
+from opgen.planning.layout import LINE, doc_lines, split_pieces
 from opgen.planning.torch_ext import TorchData, py_dtype_tuple
 
 # Value ranges the tests draw inputs from (uniform; integers inclusive).
@@ -370,7 +370,7 @@ def attr_args(op: Op) -> list[AttrArgSpec]:
                 type=a.type,
                 required=a.required,
                 name_literal=name,
-                value=py_block(attr_value(a), 8, len("AttrArg(, ") + len(name)),
+                value=py_value(attr_value(a)),
             )
         )
     return specs
@@ -857,10 +857,10 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         has_float_input=has_float_input(op),
         npu_enabled=torch.npu.enabled,
         npu_reason=literal_pieces(f"no NPU kernel: {torch.npu.reason}"),
-        expected_opdef=py_block(expected_opdef(op, options), 0, len("EXPECTED_OPDEF = ")),
-        ir_def=py_block(ir_def(op), 0, len("IR_DEF = ")),
-        graph_args=py_block(graph["args"], 0, len("GRAPH_ARGS = ")),
-        expected_node=py_block(graph["node"], 0, len("EXPECTED_NODE = ")),
+        expected_opdef=py_value(expected_opdef(op, options)),
+        ir_def=py_value(ir_def(op)),
+        graph_args=py_value(graph["args"]),
+        expected_node=py_value(graph["node"]),
         broadcasts=broadcasts(op),
         shape_cases=shape_case_params(op),
     )
