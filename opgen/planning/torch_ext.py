@@ -261,7 +261,6 @@ class Variant:
     """The CPU twin's compiled kernel for one dtype combination (csrc/<op>_<dtypes>.cpp)."""
 
     comment: list[str]  # the lines of the comment on top of its source
-    declaration: str  # its extern "C" entry's declaration in csrc/ops.cpp
     index: int  # of the dtype combination
     file: str
     symbol: str  # its entry
@@ -295,9 +294,6 @@ def variants(op: Op) -> list[Variant]:
                     f"{result_label}. Its entry {symbol} is what "
                     "csrc/ops.cpp runs for inputs of these dtypes.",
                     LINE - 3,
-                ),
-                declaration=cpp_call(
-                    f'extern "C" void {symbol}', ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"
                 ),
                 index=k,
                 file=f"{op.snake_name}_{suffix}.cpp",
@@ -496,7 +492,6 @@ class NpuAdapter:
     function: str = ""
     aclnn: str = ""
     header: list[str] = field(default_factory=list)
-    aclnn_prototype: str = ""
     guard: str = ""  # the argument whose device it runs on
     guard_required: bool = False  # a required tensor (else a list or an optional one)
     attr_checks: list[str] = field(default_factory=list)
@@ -614,12 +609,6 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         function=f"{op.snake_name}_npu",
         aclnn=op.aclnn.name,
         header=_npu_header(op),
-        aclnn_prototype=cpp_call(
-            f"aclnnStatus {op.aclnn.workspace_fn}",
-            [a.declaration() for a in op.aclnn.args]
-            + ["uint64_t *workspaceSize", "aclOpExecutor **executor"],
-            5,
-        ).replace("\n  ", "\n//"),
         guard=guard.cpp_name,
         guard_required=guard.kind in ("tensor", "ref"),
         attr_checks=cpp_fixed_attr_checks(op, "opgen_npu"),
@@ -1066,7 +1055,6 @@ class TorchData:
     defs: PyDefs
     op_call: str
     description: list[str]
-    arg_docs: list[str]
     register_call: str
     mutable: bool  # updates inputs in place: registered by _support._register_mutable
     fake: Fake
@@ -1079,7 +1067,7 @@ class TorchData:
     overrides_file_literal: str
     overrides_module: str
     overrides_args: list[str]
-    overrides_example: list[str]
+    overrides_example: OverridesExample | None
     cpp_params: str
     cpp_return: str
     cpp_defs: CppDefs
@@ -1155,7 +1143,6 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "description": [
             f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
         ],
-        "arg_docs": [line for p in params for line in arg_doc(p)],
         "register_call": register_call(op, options, outs, differentiable, not_differentiable),
         "mutable": any(t.is_ref for t in op.inputs),
         "fake": fake,
@@ -1292,35 +1279,29 @@ def _nothing_returned(op: Op) -> list[str]:
     return wrap(text, LINE - 8)
 
 
-def arg_doc(p: Param) -> list[str]:
-    """The Args: entry of a parameter, wrapped for a docstring indented by 8."""
-    lines = wrap(f"{p.name}: {p.doc}", LINE - 8)
-    return lines[:1] + [f"    {line}" for line in lines[1:]]
+@dataclass(frozen=True)
+class OverridesExample:
+    """The commented-out fake() of an op whose output shapes opgen cannot tell: its returns are
+    empty tensors like its first required input."""
+
+    head: str  # its def line(s)
+    like: str
 
 
-def overrides_example(op: Op, params, outs) -> list[str]:
+def overrides_example(op: Op, params, outs) -> OverridesExample | None:
     """A commented-out fake() for an op whose output shapes opgen cannot tell."""
     returned = [o for o in outs if not o.is_ref]
     tensors = [p for p in params if p.kind in ("tensor", "ref")]
     if not returned or not tensors:
-        return []
-    first = tensors[0].name
-    lines = [py_def("fake", [py_param(p, annotated=False) for p in params])]
-    values = [f"{first}.new_empty({first}.shape)" for _ in returned]
-    if len(values) == 1:
-        lines.append(f"    return {values[0]}")
-    else:
-        lines.append(f"    return ({', '.join(values)})")
-    return "\n".join(lines).split("\n")
+        return None
+    return OverridesExample(
+        head=py_def("fake", [py_param(p, annotated=False) for p in params]), like=tensors[0].name
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # introspection ops for the generated tests (csrc/ops.cpp)
 # ---------------------------------------------------------------------------------------------
-
-# The project-wide one: the twin's OP_ADD registry (every OpDef of op_host/) as JSON.
-REGISTRY_OP = "_opgen_registry"
-REGISTRY_SCHEMA = f"{REGISTRY_OP}() -> str"
 
 
 def infer_op_name(op: Op) -> str:
@@ -1337,7 +1318,6 @@ class Introspection:
     op_path: str  # torch.ops.<ns>.<name>.default
     function: str  # its C++ function
     cpp_def: str  # that function's head
-    registry_schema_literal: str
 
 
 def introspection_context(op: Op, options, params) -> Introspection:
@@ -1363,7 +1343,6 @@ def introspection_context(op: Op, options, params) -> Introspection:
         op_path=f"torch.ops.{options.namespace}.{name}.default",
         function=f"{op.snake_name}_infer",
         cpp_def=cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
-        registry_schema_literal=cpp_string(REGISTRY_SCHEMA),
     )
 
 
