@@ -9,9 +9,11 @@ import json
 import pytest
 from torch_ext import protos
 
+from opgen import resources
 from opgen.frontend import prototype
 from opgen.frontend.options import Options
 from opgen.planning import layout, torch_ext
+from opgen.rendering import render
 
 OPTIONS = Options(package="my_ops", namespace="myns", vendor="my_ops")
 
@@ -23,6 +25,18 @@ def context(op_data):
 
 def param(ctx, name):
     return next(p for p in ctx["params"] if p["name"] == name)
+
+
+def cpp_params(ctx) -> str:
+    """The C++ kernels' parameters, as the templates declare them."""
+    return ", ".join(f"{p['cpp_type']} {p['cpp_name']}" for p in ctx["params"])
+
+
+def rendered(op_data, path: str) -> str:
+    """The text of one file of the project rendered for the op."""
+    proto = prototype.loads(json.dumps(op_data))
+    files = render.render(proto, OPTIONS, resources.templates_dir())
+    return next(f.content.decode() for f in files if f.path == path)
 
 
 def test_gelu_basics():
@@ -37,8 +51,7 @@ def test_gelu_basics():
     assert ctx["qualname"] == "myns::gelu_custom"
     assert ctx["op_path"] == "torch.ops.myns.gelu_custom"
     assert ctx["schema_literal"] == '"gelu_custom(Tensor x) -> Tensor"'
-    assert ctx["cpp_params"] == "const at::Tensor& x"
-    assert ctx["cpp_return"] == "at::Tensor"
+    assert cpp_params(ctx) == "const at::Tensor& x"
     assert ctx["py_signature"] == "x: Tensor"
     assert ctx["py_return"] == "Tensor"
     assert ctx["defs"]["function"] == "def gelu_custom(x: Tensor) -> Tensor:"
@@ -100,7 +113,7 @@ def test_python_defaults_evaluate_to_the_prototype_values():
 
 def test_cpp_types_of_every_argument_kind():
     ctx = context(protos.ALL_ATTRS)
-    assert ctx["cpp_params"] == (
+    assert cpp_params(ctx) == (
         "const at::Tensor& x, const c10::optional<at::Tensor>& bias, double alpha, "
         "int64_t count, bool flag, c10::string_view mode, at::IntArrayRef dims, "
         "at::ArrayRef<double> scales, const c10::List<bool>& masks"
@@ -109,8 +122,8 @@ def test_cpp_types_of_every_argument_kind():
     assert param(ctx, "scales")["twin_value"] == (
         "std::vector<float>(scales.begin(), scales.end())"
     )
-    assert context(protos.CONCAT)["cpp_params"] == "at::TensorList xs"
-    assert context(protos.IN_PLACE)["cpp_params"] == (
+    assert cpp_params(context(protos.CONCAT)) == "at::TensorList xs"
+    assert cpp_params(context(protos.IN_PLACE)) == (
         "at::Tensor& x, const at::Tensor& y, double rate"
     )
 
@@ -181,7 +194,7 @@ def test_no_aclnn_no_adapter():
 
 def test_reserved_cpp_names_are_renamed():
     ctx = context(protos.SHADOWING)
-    assert ctx["cpp_params"] == (
+    assert cpp_params(ctx) == (
         "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double result"
     )
     assert ctx["py_params"] == "at, std, result=1.0"  # Python keeps the schema names
@@ -208,8 +221,15 @@ def test_op_without_outputs():
     assert ctx["schema"] == (
         "scatter_max_custom(Tensor(a!) var, Tensor updates, float scale=1.0) -> ()"
     )
-    assert ctx["cpp_params"] == "at::Tensor& var, const at::Tensor& updates, double scale"
-    assert ctx["cpp_return"] == "void" and ctx["py_return"] == "None"
+    assert cpp_params(ctx) == "at::Tensor& var, const at::Tensor& updates, double scale"
+    assert ctx["py_return"] == "None"
+    # the kernels' heads (the introspection op's mutates nothing: its var is const)
+    ops_cpp = rendered(protos.NO_OUTPUTS, "my_ops/csrc/ops.cpp")
+    npu_cpp = rendered(protos.NO_OUTPUTS, "my_ops/csrc_npu/scatter_max_custom_npu.cpp")
+    params = "at::Tensor& var, const at::Tensor& updates, double scale"
+    assert f"\nvoid scatter_max_custom_cpu({params})\n" in ops_cpp
+    assert f"\nvoid scatter_max_custom_npu({params})\n" in npu_cpp
+    assert f"\nstd::string scatter_max_custom_infer(const {params})\n" in ops_cpp
     assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
     # CPU twin: the kernel writes the inputs' GM; the input it updates is copied back
     cpu = ctx["cpu"]
@@ -241,7 +261,8 @@ def test_op_without_outputs():
         ")"
     )
     assert ctx["register_comment"][0].startswith("ScatterMaxCustom updates var in place.")
-    assert ctx["variants"][0]["label"] == "float16, float16 -> in place"
+    assert ctx["variants"][0]["outputs"] == []
+    assert "        float16, float16 -> in place\n" in rendered(protos.NO_OUTPUTS, "my_ops/ops.py")
     assert ctx["nothing_returned"][0].startswith("Nothing: ScatterMaxCustom has no outputs")
 
 
@@ -265,7 +286,8 @@ def test_optional_output_is_always_allocated_and_returned():
         "addcdiv_custom(Tensor x, Tensor t1, Tensor t2, float value=0.5) -> (Tensor, Tensor)"
     )
     assert [o["optional"] for o in ctx["returned"]] == [False, True]
-    assert ctx["returned"][1]["doc"][0].startswith("ratio: float16 or float32. Optional in the")
+    ops_py = rendered(protos.OPTIONAL_OUTPUT, "my_ops/ops.py")
+    assert "        ratio: float16 or float32. Optional in the" in ops_py
     npu = ctx["npu"]
     assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
     assert [o["name"] for o in npu["outputs"]] == ["yOut", "ratioOut"]

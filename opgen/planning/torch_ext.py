@@ -194,7 +194,6 @@ class Output:
     # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
     # passed and returned: a PyTorch op cannot leave out one of its returns.
     optional: bool
-    doc: list[str]  # its Returns: lines
 
 
 def output_info(op: Op) -> list[Output]:
@@ -210,17 +209,6 @@ def output_info(op: Op) -> list[Output]:
             return_index=None if t.is_ref else position,
             dtypes=list(dict.fromkeys(t.dtypes)),
             optional=t.param_type == "optional",
-            doc=wrap(
-                f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
-                + (" tensors (a list)." if t.param_type == "dynamic" else ".")
-                + (
-                    " Optional in the OpDef (the aclnn API takes it as a nullable "
-                    "argument); this op always computes and returns it."
-                    if t.param_type == "optional"
-                    else ""
-                ),
-                LINE - 12,
-            ),
         )
         if not t.is_ref:
             position += 1
@@ -228,19 +216,14 @@ def output_info(op: Op) -> list[Output]:
     return outs
 
 
-def return_types(returned: list[Output]) -> tuple[str, str]:
-    """(C++ return type, Python return annotation) of the op."""
-    cpp = ["std::vector<at::Tensor>" if r.is_list else "at::Tensor" for r in returned]
+def py_return_type(returned: list[Output]) -> str:
+    """The Python return annotation of the op."""
     py = ["list[Tensor]" if r.is_list else "Tensor" for r in returned]
     if not returned:
-        return "void", "None"
+        return "None"
     if len(returned) == 1:
-        return cpp[0], py[0]
-    return f"std::tuple<{', '.join(cpp)}>", f"tuple[{', '.join(py)}]"
-
-
-def cpp_return_types(returned: list[Output]) -> str:
-    return return_types(returned)[0]
+        return py[0]
+    return f"tuple[{', '.join(py)}]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,7 +253,8 @@ class Variant:
     at_dtypes: list[str]  # ... its at:: dtypes (the NPU adapter's combination table)
     py_inputs: str  # the inputs' dtypes as a Python tuple of torch dtypes (ops.py)
     py_outputs: str  # the outputs' ones
-    label: str  # "float16, float16 -> float16"
+    inputs: list[str]  # the inputs' dtypes (the Dtypes: line of ops.py's docstring)
+    outputs: list[str]  # the outputs' ones (none: the op updates its inputs in place)
 
 
 def variants(op: Op) -> list[Variant]:
@@ -304,7 +288,8 @@ def variants(op: Op) -> list[Variant]:
                 at_dtypes=[DTYPES[d].at for d in combo],
                 py_inputs=py_dtype_tuple(combo[: len(op.inputs)]),
                 py_outputs=py_dtype_tuple(combo[len(op.inputs) :]),
-                label=f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
+                inputs=list(combo[: len(op.inputs)]),
+                outputs=list(combo[len(op.inputs) :]),
             )
         )
     return out
@@ -1016,14 +1001,6 @@ class PyDefs:
 
 
 @dataclass(frozen=True)
-class CppDefs:
-    """The heads of the op's C++ kernels: the CPU one (csrc/ops.cpp) and the NPU adapter."""
-
-    cpu: str
-    npu: str
-
-
-@dataclass(frozen=True)
 class TorchData:
     """Everything the torch_ext templates render for one op (`op.torch`)."""
 
@@ -1043,7 +1020,6 @@ class TorchData:
     outputs: list[Output]
     returned: list[Output]
     variants: list[Variant]
-    dtype_header: str
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
     readme_notes: list[str]  # what the generated README says about in-place and optional outputs
     py_signature: str
@@ -1068,9 +1044,6 @@ class TorchData:
     overrides_module: str
     overrides_args: list[str]
     overrides_example: OverridesExample | None
-    cpp_params: str
-    cpp_return: str
-    cpp_defs: CppDefs
     cpu: CpuKernel
     npu: NpuAdapter
     introspection: Introspection
@@ -1102,8 +1075,6 @@ def plan(op: Op, options: Options) -> TorchData:
         outputs=outs,  # every prototype output; return_index None when updated in place
         returned=returned,  # the outputs the op returns
         variants=variants(op),  # one per dtype combination
-        dtype_header=f"{', '.join(t.name for t in op.inputs)} -> "
-        f"{', '.join(t.name for t in op.outputs) or 'in place'}",
         nothing_returned=_nothing_returned(op),
         readme_notes=_readme_notes(op),
         **_python_fields(op, options, params, outs, py_name),
@@ -1117,7 +1088,7 @@ def plan(op: Op, options: Options) -> TorchData:
 def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
     """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
     returned = [o for o in outs if not o.is_ref]
-    py_return = return_types(returned)[1]
+    py_return = py_return_type(returned)
     differentiable, not_differentiable = is_differentiable(op)
     annotated = [py_param(p, annotated=True) for p in params]
     plain = [py_param(p, annotated=False) for p in params]
@@ -1164,15 +1135,7 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
 
 def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
     """The TorchData fields of the C++ sources: csrc/ops.cpp and csrc_npu/."""
-    cpp_return = return_types([o for o in outs if not o.is_ref])[0]
-    decls = [f"{p.cpp_type} {p.cpp_name}" for p in params]
     return {
-        "cpp_params": ", ".join(decls),
-        "cpp_return": cpp_return,
-        "cpp_defs": CppDefs(
-            cpu=cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
-            npu=cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
-        ),
         "cpu": cpu_context(op, params, outs),
         "npu": npu_context(op, params, outs),
     }
@@ -1316,8 +1279,7 @@ class Introspection:
     schema: str
     schema_literal: str
     op_path: str  # torch.ops.<ns>.<name>.default
-    function: str  # its C++ function
-    cpp_def: str  # that function's head
+    function: str  # its C++ function (its parameters: the op's, an in-place one made const)
 
 
 def introspection_context(op: Op, options, params) -> Introspection:
@@ -1333,16 +1295,12 @@ def introspection_context(op: Op, options, params) -> Introspection:
     plain = [dataclasses.replace(t, is_ref=False) for t in op.inputs]
     schema, _ = build_torch_schema(name, plain, [], op.attrs)
     schema = schema.rsplit(" -> ", 1)[0] + " -> str"
-    decls = [
-        f"{'const at::Tensor&' if p.kind == 'ref' else p.cpp_type} {p.cpp_name}" for p in params
-    ]
     return Introspection(
         name=name,
         schema=schema,
         schema_literal=cpp_string(schema),
         op_path=f"torch.ops.{options.namespace}.{name}.default",
         function=f"{op.snake_name}_infer",
-        cpp_def=cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
     )
 
 
