@@ -39,22 +39,39 @@ def rendered(op_data, path: str) -> str:
     return next(f.content.decode() for f in files if f.path == path)
 
 
+def signature(source: str, function: str) -> str:
+    """The parameters of a function of a rendered module, as its source writes each."""
+    tree = ast.parse(source)
+    (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function]
+    args = fn.args.args
+    defaults = [None] * (len(args) - len(fn.args.defaults)) + fn.args.defaults
+    params = []
+    for arg, default in zip(args, defaults, strict=True):
+        text = arg.arg
+        if arg.annotation is not None:
+            text += ": " + ast.get_source_segment(source, arg.annotation)
+        if default is not None:
+            sep = "=" if arg.annotation is None else " = "
+            text += sep + ast.get_source_segment(source, default)
+        params.append(text)
+    return ", ".join(params)
+
+
+GELU = {
+    "op": "GeluCustom",
+    "input_desc": [protos.t("x", ("fp16", "float", "bf16"))],
+    "output_desc": [protos.t("y", ("fp16", "float", "bf16"))],
+    "opgen": {"compute": {"y": "x * sigmoid(x)"}},
+}
+
+
 def test_gelu_basics():
-    ctx = context(
-        {
-            "op": "GeluCustom",
-            "input_desc": [protos.t("x", ("fp16", "float", "bf16"))],
-            "output_desc": [protos.t("y", ("fp16", "float", "bf16"))],
-            "opgen": {"compute": {"y": "x * sigmoid(x)"}},
-        }
-    )
+    ctx = context(GELU)
     assert ctx["qualname"] == "myns::gelu_custom"
     assert ctx["op_path"] == "torch.ops.myns.gelu_custom"
     assert ctx["schema_literal"] == '"gelu_custom(Tensor x) -> Tensor"'
     assert cpp_params(ctx) == "const at::Tensor& x"
-    assert ctx["py_signature"] == "x: Tensor"
-    assert ctx["py_return"] == "Tensor"
-    assert ctx["defs"]["function"] == "def gelu_custom(x: Tensor) -> Tensor:"
+    assert "\ndef gelu_custom(x: Tensor) -> Tensor:\n" in rendered(GELU, "my_ops/ops.py")
     assert ctx["op_call"] == "return torch.ops.myns.gelu_custom.default(x)"
     assert [v["file"] for v in ctx["variants"]] == [
         "gelu_custom_float16.cpp",
@@ -75,8 +92,7 @@ def test_gelu_basics():
 
 
 def test_signature_defaults_follow_the_schema():
-    ctx = context(protos.ALL_ATTRS)
-    assert ctx["py_signature"] == (
+    assert signature(rendered(protos.ALL_ATTRS, "my_ops/ops.py"), "all_attrs_custom") == (
         "x: Tensor, bias: Tensor | None = None, alpha: float = 0.5, count: int = -3, "
         'flag: bool = True, mode: str = "say \\"hi\\"\\\\ \\u00e9\\n", '
         "dims: Sequence[int] = (1, 2), scales: Sequence[float] = (0.25,), "
@@ -84,12 +100,13 @@ def test_signature_defaults_follow_the_schema():
     )
     # A default the schema had to drop (a later argument has none) is dropped in Python too.
     ctx = context(protos.NO_ACLNN)
-    assert ctx["py_params"] == "x, scale, pads, level"
+    ops_py = rendered(protos.NO_ACLNN, "my_ops/ops.py")
+    assert signature(ops_py, "_pads_custom_fake") == "x, scale, pads, level"
     assert "the schema cannot keep it" in param(ctx, "scale")["doc"]
-    assert ctx["defs"]["function"] == (
-        "def pads_custom(x: Tensor, scale: float, pads: Sequence[Sequence[int]], level: int) "
-        "-> Tensor:"
-    )
+    assert (
+        "\ndef pads_custom(x: Tensor, scale: float, pads: Sequence[Sequence[int]], level: int) "
+        "-> Tensor:\n"
+    ) in ops_py
 
 
 def test_python_defaults_evaluate_to_the_prototype_values():
@@ -197,7 +214,9 @@ def test_reserved_cpp_names_are_renamed():
     assert cpp_params(ctx) == (
         "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double result"
     )
-    assert ctx["py_params"] == "at, std, result=1.0"  # Python keeps the schema names
+    # Python keeps the schema names
+    ops_py = rendered(protos.SHADOWING, "my_ops/ops.py")
+    assert signature(ops_py, f"_{ctx['py_name']}_fake") == "at, std, result=1.0"
     assert ctx["npu"]["call_args"] == "at_, std_, result_, out_"
     assert ctx["npu"]["guard"] == "at_arg_"
 
@@ -222,7 +241,8 @@ def test_op_without_outputs():
         "scatter_max_custom(Tensor(a!) var, Tensor updates, float scale=1.0) -> ()"
     )
     assert cpp_params(ctx) == "at::Tensor& var, const at::Tensor& updates, double scale"
-    assert ctx["py_return"] == "None"
+    ops_py = rendered(protos.NO_OUTPUTS, "my_ops/ops.py")
+    assert ") -> None:\n" in ops_py.split("def scatter_max_custom(", 1)[1]
     # the kernels' heads (the introspection op's mutates nothing: its var is const)
     ops_cpp = rendered(protos.NO_OUTPUTS, "my_ops/csrc/ops.cpp")
     npu_cpp = rendered(protos.NO_OUTPUTS, "my_ops/csrc_npu/scatter_max_custom_npu.cpp")
@@ -456,10 +476,10 @@ def test_user_strings_are_escaped_for_cpp():
 
 
 def test_long_signatures_are_wrapped():
-    ctx = context(protos.ALL_ATTRS)
-    lines = ctx["defs"]["function"].split("\n")
-    assert lines[0] == "def all_attrs_custom("
-    assert lines[-1] == ") -> Tensor:"
+    ops_py = rendered(protos.ALL_ATTRS, "my_ops/ops.py")
+    lines = ops_py.split("\ndef all_attrs_custom(", 1)[1].split(":\n    ", 1)[0].split("\n")
+    assert lines[0] == ""  # one parameter a line
+    assert lines[-1] == ") -> Tensor"
     assert all(len(line) <= layout.LINE for line in lines)
 
 

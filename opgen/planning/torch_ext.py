@@ -38,7 +38,6 @@ from opgen.planning.layout import (
     cpp_call,
     noqa_long,
     py_call,
-    py_def,
     split_pieces,
     wrap,
 )
@@ -167,15 +166,6 @@ def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
     )
 
 
-def py_param(p: Param, annotated: bool) -> str:
-    text = p.name
-    if annotated:
-        text += f": {p.py_annotation}"
-    if p.py_default is not None:
-        text += f" = {p.py_default}" if annotated else f"={p.py_default}"
-    return text
-
-
 # ---------------------------------------------------------------------------------------------
 # outputs
 # ---------------------------------------------------------------------------------------------
@@ -214,16 +204,6 @@ def output_info(op: Op) -> list[Output]:
             position += 1
         outs.append(info)
     return outs
-
-
-def py_return_type(returned: list[Output]) -> str:
-    """The Python return annotation of the op."""
-    py = ["list[Tensor]" if r.is_list else "Tensor" for r in returned]
-    if not returned:
-        return "None"
-    if len(returned) == 1:
-        return py[0]
-    return f"tuple[{', '.join(py)}]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -851,8 +831,6 @@ class Golden:
     complete: bool  # every result has one
     function: str  # golden.<function>: the reference, or the user's (overrides/)
     formula: str  # golden.<formula>: the expressions themselves
-    def_golden: str
-    def_formula: str
     call_formula: str
     call_user: str
     user_lookup: str
@@ -879,7 +857,6 @@ def golden_context(op: Op, options, params) -> Golden:
     body = shape_line + body
     function = py_function_name(op.snake_name)
     formula = f"{op.snake_name}_formula"
-    plain = [py_param(p, annotated=False) for p in params]
     converted = [f"_float64({p.name})" if p.is_tensor else p.name for p in params]
     doc = [
         noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
@@ -893,8 +870,6 @@ def golden_context(op: Op, options, params) -> Golden:
         complete=complete,
         function=function,
         formula=formula,
-        def_golden=py_def(function, plain),
-        def_formula=py_def(formula, plain),
         call_formula="return " + py_call(formula, converted, 4, len("return ")),
         call_user="return " + py_call("golden_", converted, 4, len("return ")),
         user_lookup=py_call(
@@ -993,14 +968,6 @@ def converter_context(op: Op, params, outs) -> Converter:
 
 
 @dataclass(frozen=True)
-class PyDefs:
-    """The `def` lines of the op's Python functions in ops.py."""
-
-    function: str  # the op's function
-    fake: str  # its fake (meta) kernel
-
-
-@dataclass(frozen=True)
 class TorchData:
     """Everything the torch_ext templates render for one op (`op.torch`)."""
 
@@ -1022,13 +989,9 @@ class TorchData:
     variants: list[Variant]
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
     readme_notes: list[str]  # what the generated README says about in-place and optional outputs
-    py_signature: str
-    py_params: str
     py_args: str
-    py_return: str
     uses_sequence: bool
     uses_golden: bool
-    defs: PyDefs
     op_call: str
     description: list[str]
     register_call: str
@@ -1042,8 +1005,7 @@ class TorchData:
     overrides_file: str
     overrides_file_literal: str
     overrides_module: str
-    overrides_args: list[str]
-    overrides_example: OverridesExample | None
+    overrides_example: str  # the input a commented-out fake() returns empty tensors like
     cpu: CpuKernel
     npu: NpuAdapter
     introspection: Introspection
@@ -1088,10 +1050,7 @@ def plan(op: Op, options: Options) -> TorchData:
 def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
     """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
     returned = [o for o in outs if not o.is_ref]
-    py_return = py_return_type(returned)
     differentiable, not_differentiable = is_differentiable(op)
-    annotated = [py_param(p, annotated=True) for p in params]
-    plain = [py_param(p, annotated=False) for p in params]
     op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
     call = py_call(
         f"{op_path}.default", [p.name for p in params], 4, len("return ") if returned else 0
@@ -1100,16 +1059,9 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
     overrides_file = f"{options.package}/{options_path(op)}"
     return {
         "op_path": op_path,  # torch.ops.ns.op
-        "py_signature": ", ".join(annotated),
-        "py_params": ", ".join(plain),
         "py_args": call_args(params),
-        "py_return": py_return,
         "uses_sequence": any("Sequence" in p.py_annotation for p in params),
         "uses_golden": differentiable or fake.mode == "golden",
-        "defs": PyDefs(
-            function=py_def(py_name, annotated, py_return),
-            fake=py_def(f"_{op.snake_name}_fake", plain),
-        ),
         "op_call": ("return " if returned else "") + call,
         "description": [
             f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
@@ -1125,11 +1077,7 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "overrides_file": overrides_file,
         "overrides_file_literal": py_string(overrides_file),
         "overrides_module": f"_{op.snake_name}_user",
-        "overrides_args": wrap(
-            "Each takes the op's arguments: " + (", ".join(plain) if plain else "none") + ".",
-            LINE - 4,
-        ),
-        "overrides_example": overrides_example(op, params, outs),
+        "overrides_example": overrides_example(params, outs),
     }
 
 
@@ -1242,24 +1190,13 @@ def _nothing_returned(op: Op) -> list[str]:
     return wrap(text, LINE - 8)
 
 
-@dataclass(frozen=True)
-class OverridesExample:
-    """The commented-out fake() of an op whose output shapes opgen cannot tell: its returns are
-    empty tensors like its first required input."""
-
-    head: str  # its def line(s)
-    like: str
-
-
-def overrides_example(op: Op, params, outs) -> OverridesExample | None:
-    """A commented-out fake() for an op whose output shapes opgen cannot tell."""
-    returned = [o for o in outs if not o.is_ref]
-    tensors = [p for p in params if p.kind in ("tensor", "ref")]
-    if not returned or not tensors:
-        return None
-    return OverridesExample(
-        head=py_def("fake", [py_param(p, annotated=False) for p in params]), like=tensors[0].name
-    )
+def overrides_example(params, outs) -> str:
+    """The input whose like a commented-out fake() returns, for an op whose output shapes opgen
+    cannot tell: its first required one ("": no example, the op has none or returns nothing)."""
+    tensors = [p.name for p in params if p.kind in ("tensor", "ref")]
+    if not tensors or all(o.is_ref for o in outs):
+        return ""
+    return tensors[0]
 
 
 # ---------------------------------------------------------------------------------------------
