@@ -39,6 +39,11 @@ def rendered(op_data, path: str) -> str:
     return next(f.content.decode() for f in files if f.path == path)
 
 
+def registration(op_data) -> str:
+    """The statement that registers the op, at the end of its rendered ops.py."""
+    return "_register" + rendered(op_data, "my_ops/ops.py").rsplit("\n_register", 1)[1].rstrip()
+
+
 def signature(source: str, function: str) -> str:
     """The parameters of a function of a rendered module, as its source writes each."""
     tree = ast.parse(source)
@@ -270,7 +275,7 @@ def test_op_without_outputs():
     assert ctx["golden"]["body"] == ["return torch.maximum(var, (updates * scale))"]
     # autograd: the golden's, through the Autograd kernel of an op updating var in place
     assert ctx["differentiable"] and ctx["mutable"]
-    assert ctx["register_call"] == (
+    assert registration(protos.NO_OUTPUTS) == (
         "_register_mutable(\n"
         '    "myns::scatter_max_custom",\n'
         '    "ScatterMaxCustom",\n'
@@ -368,7 +373,7 @@ def test_only_ops_updating_inputs_get_the_mutable_registration(proto, mutable, r
     others by _register, as before."""
     ctx = context(proto)
     assert ctx["mutable"] is mutable
-    call = ctx["register_call"]
+    call = registration(proto)
     if mutable:
         assert call.startswith("_register_mutable(") and results in call
         assert f'"{proto["op"]}"' in call  # the op type, for its messages
@@ -382,13 +387,28 @@ def test_an_op_updating_inputs_without_a_backward_says_why():
     data = {**protos.ONLY_IN_PLACE, "opgen": {}}
     ctx = context(data)
     assert ctx["mutable"] and not ctx["differentiable"]
-    assert "_golden_backward" not in ctx["register_call"]
-    assert (
-        'reason="it has no golden expression for every output to differentiate"'
-        in ctx["register_call"]
-    )
+    call = registration(data)
+    assert "_golden_backward" not in call
+    assert 'reason="it has no golden expression for every output to differentiate"' in call
     assert ctx["register_comment"][0].startswith("No backward from opgen: it has no golden")
     assert "refuses inputs that require grad" in " ".join(ctx["register_comment"])
+
+
+def test_a_long_reason_is_split_into_string_pieces():
+    long = "a_very_long_name_for_the_accumulated_running_value"
+    data = {
+        **protos.IN_PLACE,
+        "input_desc": [protos.t(long), protos.t("y")],
+        "output_desc": [protos.t(long), protos.t("z")],
+        "opgen": {"golden": {long: f"torch.heaviside({long}, y)", "z": f"{long} * y"}},
+    }
+    assert registration(data).endswith(
+        "    reason=(\n"
+        f'        "the golden of output {long} calls "\n'
+        '        "torch.heaviside, which torch has no derivative for"\n'
+        "    ),\n"
+        ")"
+    )
 
 
 def test_fake_kernels():

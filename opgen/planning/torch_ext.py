@@ -38,7 +38,6 @@ from opgen.planning.layout import (
     cpp_call,
     noqa_long,
     py_call,
-    split_pieces,
     wrap,
 )
 
@@ -994,7 +993,7 @@ class TorchData:
     uses_golden: bool
     op_call: str
     description: list[str]
-    register_call: str
+    mutable_results: str  # _register_mutable's `results` ("" for an op that updates no input)
     mutable: bool  # updates inputs in place: registered by _support._register_mutable
     fake: Fake
     differentiable: bool
@@ -1066,7 +1065,7 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "description": [
             f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
         ],
-        "register_call": register_call(op, options, outs, differentiable, not_differentiable),
+        "mutable_results": mutable_results(op, outs) if any(t.is_ref for t in op.inputs) else "",
         "mutable": any(t.is_ref for t in op.inputs),
         "fake": fake,
         "differentiable": differentiable,
@@ -1089,25 +1088,6 @@ def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
     }
 
 
-def register_call(op: Op, options, outs, differentiable: bool, reason: str) -> str:
-    """ops.py's registration of the op: _support's _register, or _register_mutable for an op
-    that updates inputs in place."""
-    args = [
-        py_string(f"{options.namespace}::{op.snake_name}"),
-        f"_{op.snake_name}_user",
-        f"_{op.snake_name}_fake",
-    ]
-    mutable = any(t.is_ref for t in op.inputs)
-    if mutable:  # the op type, for messages, and what the op computes, in the golden's order
-        args[1:1] = [py_string(op.op_type)]
-        args.append(mutable_results(op, outs))
-    if differentiable:
-        args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
-    elif mutable:
-        args.append(mutable_reason(reason))
-    return py_call("_register_mutable" if mutable else "_register", args, 0)
-
-
 def mutable_results(op: Op, outs) -> str:
     """_register_mutable's `results`: per result of the op (op.results, the golden's order), the
     name of the input it is the new value of, or its position among the op's returns."""
@@ -1116,14 +1096,6 @@ def mutable_results(op: Op, outs) -> str:
     else:
         items = [py_string(o.name) if o.is_ref else str(o.return_index) for o in outs]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-
-
-def mutable_reason(reason: str) -> str:
-    """_register_mutable's `reason` argument: why the op has no backward."""
-    pieces = split_pieces(reason, LINE - 12)
-    if len(pieces) == 1:
-        return f"reason={py_string(reason)}"
-    return "reason=(\n" + "".join(f"        {py_string(p)}\n" for p in pieces) + "    )"
 
 
 def register_comment(op: Op, differentiable: bool, reason: str) -> list[str]:
