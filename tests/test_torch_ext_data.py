@@ -445,24 +445,26 @@ def test_elementwise_inputs_broadcast_everywhere():
     # the fake kernel, the CPU kernel and the NPU adapter broadcast the inputs of an op with a
     # compute expression, refusing shapes that do not broadcast with the same message
     ctx = context(protos.TWO_OUTPUTS)
-    assert ctx["cpu"]["shape_checks"] == [
-        'opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});'
-    ]
-    assert ctx["npu"]["shape_checks"] == [
-        "const std::vector<int64_t> broadcast_shape_ =\n"
-        '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});'
-    ]
+    assert (
+        rendered(protos.TWO_OUTPUTS, "my_ops/csrc/ops.cpp").count(
+            '\n    opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});\n'
+        )
+        == 1
+    )
+    assert (
+        "\n    const std::vector<int64_t> broadcast_shape_ =\n"
+        '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});\n'
+    ) in rendered(protos.TWO_OUTPUTS, "my_ops/csrc_npu/split_sign_custom_npu.cpp")
     assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in ctx["fake"]["lines"]
     # an op that updates x in place: y broadcasts into x, which cannot grow (input 0 of the
     # broadcast, checked after it)
-    ctx = context(protos.IN_PLACE)
-    assert ctx["cpu"]["shape_checks"] == [
-        'opgen_torch::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});'
+    assert context(protos.IN_PLACE)["cpu"]["shape_checks"] == [
+        {"args": ['"AccumulateCustom"', '{"x", "y"}', "{x, y}", "{0}"]}
     ]
-    assert ctx["npu"]["shape_checks"] == [
-        "const std::vector<int64_t> broadcast_shape_ =\n"
-        '        opgen_npu::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});'
-    ]
+    assert (
+        "\n    const std::vector<int64_t> broadcast_shape_ =\n"
+        '        opgen_npu::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});\n'
+    ) in rendered(protos.IN_PLACE, "my_ops/csrc_npu/accumulate_custom_npu.cpp")
     # one input, or no compute (the user's kernel decides): nothing to check
     for proto in (protos.ONLY_IN_PLACE, protos.OPAQUE, protos.REDUCE):
         assert context(proto)["cpu"]["shape_checks"] == []

@@ -290,45 +290,51 @@ def broadcast_params(op: Op, params) -> list[Param]:
     return [p for p in params if p.kind in ("tensor", "ref")] if broadcasts(op) else []
 
 
-def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
-    """The C++ statements of an op that broadcasts: the broadcast shape of its inputs, refused
-    when they do not broadcast or would grow an input the op updates in place; `helpers` is
-    opgen_torch or opgen_npu. (An op with one required input has nothing to check.)"""
+@dataclass(frozen=True)
+class BroadcastCheck:
+    """An adapter's call of <helpers>::BroadcastShape (macros/cpp.jinja `checks`): the broadcast
+    shape of the inputs, refused when they do not broadcast or would grow an input the op
+    updates in place."""
+
+    args: list[str]  # the op type, the inputs' names and tensors, the indices of updated ones
+
+
+@dataclass(frozen=True)
+class FixedAttrCheck:
+    """An adapter's call of <helpers>::FixedAttr<cpp_type> (macros/cpp.jinja `checks`): an attr
+    no compute expression reads keeps its default (Op.fixed_attrs), as the kernel computes."""
+
+    cpp_type: str
+    args: list[str]  # the op type, the attr's name, its parameter and its default
+
+
+def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
+    """The check of an op that broadcasts (an op with one required input has nothing to check;
+    an op that does not broadcast, none)."""
     bparams = broadcast_params(op, params)
-    if bparams:
-        names = "{" + ", ".join(cpp_string(p.name) for p in bparams) + "}"
-        tensors = "{" + ", ".join(p.cpp_name for p in bparams) + "}"
-        args = [cpp_string(op.op_type), names, tensors]
-        updated = {t.name for t in updated_inputs(op)}
-        if updated:  # the indices of the inputs updated in place, which cannot grow
-            args.append(
-                "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p.name in updated) + "}"
-            )
-        # the twin's InferShape gives the CPU outputs their shape; the NPU ones are allocated
-        # here, if the op returns any
-        if helpers == "opgen_torch" or all(t.is_ref for t in op.outputs):
-            return [cpp_call(f"{helpers}::BroadcastShape", args, 4, ";")]
-        head = "const std::vector<int64_t> broadcast_shape_ ="
-        call = cpp_call(f"{helpers}::BroadcastShape", args, 4 + len(head) + 1, ";")
-        if "\n" not in call:
-            return [f"{head} {call}"]
-        return [f"{head}\n        " + cpp_call(f"{helpers}::BroadcastShape", args, 8, ";")]
-    return []
+    if not bparams:
+        return []
+    names = "{" + ", ".join(cpp_string(p.name) for p in bparams) + "}"
+    tensors = "{" + ", ".join(p.cpp_name for p in bparams) + "}"
+    args = [cpp_string(op.op_type), names, tensors]
+    updated = {t.name for t in updated_inputs(op)}
+    if updated:  # the indices of the inputs updated in place, which cannot grow
+        args.append(
+            "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p.name in updated) + "}"
+        )
+    return [BroadcastCheck(args)]
 
 
-def cpp_fixed_attr_checks(op: Op, helpers: str) -> list[str]:
-    """The adapter's check that each attr no compute expression reads keeps its default
-    (Op.fixed_attrs): the kernel computes as for it; `helpers` is opgen_torch or opgen_npu."""
+def cpp_fixed_attr_checks(op: Op) -> list[FixedAttrCheck]:
+    """The adapters' checks that each attr no compute expression reads keeps its default."""
 
     def value(a: Attr) -> str:  # the schema's default as the adapter receives it (a double)
         return cpp_double(a.default) if a.type == "float" else cpp_literal(a.type, a.default)
 
     return [
-        cpp_call(
-            f"{helpers}::FixedAttr<{a.info.cpp_param}>",
+        FixedAttrCheck(
+            a.info.cpp_param,
             [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name), value(a)],
-            4,
-            ";",
         )
         for a in op.fixed_attrs
     ]
@@ -361,8 +367,8 @@ class CpuKernel:
     function: str
     unsupported: str  # the TORCH_CHECK(false, ...) of an op the twin cannot run, or ""
     op_type_literal: str
-    attr_checks: list[str]
-    shape_checks: list[str]
+    attr_checks: list[FixedAttrCheck]
+    shape_checks: list[BroadcastCheck]
     row_checks: list[str]
     host_inputs: list[Param]  # the inputs the twin takes (not a list one)
     attr_values: list[str]  # the attrs as the twin takes them
@@ -396,8 +402,8 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         function=f"{op.snake_name}_cpu",
         unsupported=cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
         op_type_literal=cpp_string(op.op_type),
-        attr_checks=cpp_fixed_attr_checks(op, "opgen_torch"),
-        shape_checks=cpp_shape_checks(op, params, "opgen_torch"),
+        attr_checks=cpp_fixed_attr_checks(op),
+        shape_checks=cpp_shape_checks(op, params),
         row_checks=cpp_row_checks(op, params),
         host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
         attr_values=[p.twin_value for p in params if p.kind == "attr"],
@@ -458,8 +464,9 @@ class NpuAdapter:
     header: list[str] = field(default_factory=list)
     guard: str = ""  # the argument whose device it runs on
     guard_required: bool = False  # a required tensor (else a list or an optional one)
-    attr_checks: list[str] = field(default_factory=list)
-    shape_checks: list[str] = field(default_factory=list)
+    attr_checks: list[FixedAttrCheck] = field(default_factory=list)
+    # its BroadcastShape keeps the shape (broadcast_shape_) for the outputs it allocates
+    shape_checks: list[BroadcastCheck] = field(default_factory=list)
     args: list[NpuArg] = field(default_factory=list)  # the aclnn inputs and attrs, in order
     needs_dtypes: bool = False
     # not elementwise: the output shapes are the op's fake kernel's (ops.py), run on meta
@@ -575,8 +582,8 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         header=_npu_header(op),
         guard=guard.cpp_name,
         guard_required=guard.kind in ("tensor", "ref"),
-        attr_checks=cpp_fixed_attr_checks(op, "opgen_npu"),
-        shape_checks=cpp_shape_checks(op, params, "opgen_npu"),
+        attr_checks=cpp_fixed_attr_checks(op),
+        shape_checks=cpp_shape_checks(op, params),
         args=args["args"],
         needs_dtypes=op.is_elementwise and bool(returned),
         shapes_from_meta=not (op.is_elementwise or op.in_place_only),
