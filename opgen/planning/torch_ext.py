@@ -36,7 +36,6 @@ from opgen.literals import (
 from opgen.planning.layout import (
     LINE,
     cpp_call,
-    noqa_long,
     py_call,
     wrap,
 )
@@ -830,6 +829,17 @@ def golden_calls(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
+class GoldenResult:
+    """A result of the op (op.results, the golden's order) as its golden computes it."""
+
+    name: str
+    expr: str | None  # its golden expression as the prototype writes it; None: it has none
+    # A broadcasting op gives every output the inputs' broadcast shape, also an output whose
+    # expression reads only some of them: that one is expanded to it (torch.broadcast_to).
+    broadcast_to: bool
+
+
+@dataclass(frozen=True)
 class Golden:
     """The op's golden (golden.py): the float64 reference of what it computes (op.results)."""
 
@@ -837,11 +847,11 @@ class Golden:
     complete: bool  # every result has one
     function: str  # golden.<function>: the reference, or the user's (overrides/)
     formula: str  # golden.<formula>: the expressions themselves
-    call_formula: str
-    call_user: str
     user_lookup: str
-    body: list[str]  # the formula's body
-    doc: list[str]  # "<result> = <expression>" lines of its docstring
+    results: list[GoldenResult]
+    shape: str  # the local holding the broadcast shape of shape_inputs ("": none needed)
+    shape_inputs: list[str]
+    uses_torch: bool  # its formula calls torch (golden.py imports it then)
     missing: list[str]  # the results without an expression
 
 
@@ -850,48 +860,31 @@ def golden_context(op: Op, options, params) -> Golden:
     outputs, the new values of the inputs it overwrites (in input order)."""
     results = op.results
     complete = bool(op.golden) and all(o.name in op.golden for o in results)
-    exprs = [op.golden.get(o.name) or "None" for o in results]
-    # A broadcasting op gives every output the inputs' broadcast shape, also an output whose
-    # expression reads only some of them.
-    shape_line, exprs = _broadcast_goldens(op, exprs)
-    if len(exprs) == 1:
-        body = [noqa_long(f"return {exprs[0]}", 4)]
-    elif len(" ".join(exprs)) + 14 <= LINE:
-        body = [f"return ({', '.join(exprs)})"]
-    else:
-        body = ["return ("] + [noqa_long(f"    {e},", 4) for e in exprs] + [")"]
-    body = shape_line + body
-    function = py_function_name(op.snake_name)
-    formula = f"{op.snake_name}_formula"
-    converted = [f"_float64({p.name})" if p.is_tensor else p.name for p in params]
-    doc = [
-        noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
-        for o in results
-        if o.name in op.golden
-    ]
-    missing = [o.name for o in results if o.name not in op.golden]
+    exprs = [op.golden.get(o.name) for o in results]
+    shape_inputs, short = _broadcast_goldens(op, [e or "None" for e in exprs])
+    shape = fresh("shape", {t.name for t in op.inputs} | {a.name for a in op.attrs})
     user_file = py_string(f"{options.package}/{options_path(op)}")
     return Golden(
         has_golden=bool(op.golden),
         complete=complete,
-        function=function,
-        formula=formula,
-        call_formula="return " + py_call(formula, converted, 4, len("return ")),
-        call_user="return " + py_call("golden_", converted, 4, len("return ")),
+        function=py_function_name(op.snake_name),
+        formula=f"{op.snake_name}_formula",
         user_lookup=py_call(
             "_user_golden", [f"_{op.snake_name}_user", user_file], 4, len("golden_ = ")
         ),
-        body=body,
-        doc=doc,
-        missing=missing,
+        results=[GoldenResult(o.name, e, s) for o, e, s in zip(results, exprs, short, strict=True)],
+        shape=shape if shape_inputs else "",
+        shape_inputs=shape_inputs,
+        uses_torch=bool(shape_inputs) or any("torch." in e for e in exprs if e),
+        missing=[o.name for o in results if o.name not in op.golden],
     )
 
 
-def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
-    """For a broadcasting op, each golden that does not read every broadcast input, expanded
-    to their broadcast shape (torch.broadcast_to), and the line computing that shape."""
+def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[bool]]:
+    """For a broadcasting op, the inputs it broadcasts, when some golden does not read them all,
+    and per golden whether it is expanded to their broadcast shape (it does not)."""
     if not broadcasts(op):
-        return [], exprs
+        return [], [False for _ in exprs]
     names = [t.name for t in broadcast_inputs(op)]
     short = [
         e != "None"
@@ -900,14 +893,8 @@ def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
         for e in exprs
     ]
     if not any(short):
-        return [], exprs
-    shape = fresh("shape", {t.name for t in op.inputs} | {a.name for a in op.attrs})
-    line = noqa_long(
-        f"{shape} = torch.broadcast_shapes({', '.join(n + '.shape' for n in names)})", 4
-    )
-    return [line], [
-        f"torch.broadcast_to({e}, {shape})" if s else e for e, s in zip(exprs, short, strict=True)
-    ]
+        return [], short
+    return names, short
 
 
 @dataclass(frozen=True)
@@ -999,7 +986,6 @@ class TorchData:
     uses_sequence: bool
     uses_golden: bool
     op_call: str
-    description: list[str]
     mutable_results: str  # _register_mutable's `results` ("" for an op that updates no input)
     mutable: bool  # updates inputs in place: registered by _support._register_mutable
     fake: Fake
@@ -1069,9 +1055,6 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "uses_sequence": any("Sequence" in p.py_annotation for p in params),
         "uses_golden": differentiable or fake.mode == "golden",
         "op_call": ("return " if returned else "") + call,
-        "description": [
-            f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
-        ],
         "mutable_results": mutable_results(op, outs) if any(t.is_ref for t in op.inputs) else "",
         "mutable": any(t.is_ref for t in op.inputs),
         "fake": fake,
