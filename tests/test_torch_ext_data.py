@@ -44,6 +44,14 @@ def registration(op_data) -> str:
     return "_register" + rendered(op_data, "my_ops/ops.py").rsplit("\n_register", 1)[1].rstrip()
 
 
+def fake_body(op_data) -> list[str]:
+    """The statements of the op's fake kernel, in its rendered ops.py."""
+    source = rendered(op_data, "my_ops/ops.py")
+    tree = ast.parse(source)
+    (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.endswith("_fake")]
+    return [ast.get_source_segment(source, n) for n in fn.body]
+
+
 def signature(source: str, function: str) -> str:
     """The parameters of a function of a rendered module, as its source writes each."""
     tree = ast.parse(source)
@@ -266,10 +274,10 @@ def test_op_without_outputs():
     assert not npu["shapes_from_meta"] and npu["outputs"] == [] and not npu["needs_dtypes"]
     assert [a["kind"] for a in npu["args"]] == ["ref", "tensor", "attr"]
     # fake: updates broadcast into var (which cannot grow), nothing returned
-    assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
+    body = fake_body(protos.NO_OUTPUTS)
+    assert ctx["fake"]["mode"] == "in_place" and body[-1] == "return None"
     assert (
-        '_broadcast_shape("ScatterMaxCustom", ("var",), var=var, updates=updates)'
-        in ctx["fake"]["lines"]
+        '_broadcast_shape("ScatterMaxCustom", ("var",), var=var, updates=updates)' in body
     ) and ctx["fake"]["broadcasts"]
     # golden: the new value of the overwritten input
     golden_py = rendered(protos.NO_OUTPUTS, "my_ops/golden.py")
@@ -415,37 +423,39 @@ def test_a_long_reason_is_split_into_string_pieces():
 def test_fake_kernels():
     # the body before the return statement, which ops.py prints from shape_from and returns
     fake = context(protos.TWO_OUTPUTS)["fake"]
-    assert fake["lines"] == [
+    assert fake_body(protos.TWO_OUTPUTS)[:2] == [
         'dtypes_ = _output_dtypes("SplitSignCustom", _SPLIT_SIGN_CUSTOM_DTYPES, x, y)',
         'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)',
     ]
     assert fake["shape_from"] == "broadcast" and [r["index"] for r in fake["returns"]] == [0, 1]
     fake = context(protos.IN_PLACE)["fake"]
-    assert fake["lines"][1:] == ['shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)']
+    body = fake_body(protos.IN_PLACE)
+    assert body[1] == 'shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)'
     assert fake["returns"] == [{"index": 1, "is_list": False}]  # x is updated in place
     fake = context(protos.ONLY_IN_PLACE)["fake"]
-    assert fake["lines"] == [
-        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)'
+    assert fake_body(protos.ONLY_IN_PLACE) == [
+        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)',
+        "return None",
     ]
     assert fake["shape_from"] and fake["returns"] == []  # return None
     reduce = context(protos.REDUCE)["fake"]
-    assert "results_ = _golden.row_sum_custom(x, dim)" in reduce["lines"]
+    assert "results_ = _golden.row_sum_custom(x, dim)" in fake_body(protos.REDUCE)
     assert reduce["shape_from"] == "golden"
     # no compute, no golden: the op is the user's, and nothing tells its output shapes
     opaque = context(protos.OPAQUE)["fake"]
     assert opaque["mode"] == "none"
-    assert "OpaqueCustom has no compute and no golden expression" in "".join(opaque["lines"])
+    assert "OpaqueCustom has no compute and no golden expression" in fake_body(protos.OPAQUE)[0]
     # ... unless it has a list output, whose length nothing tells
     chunks_no_golden = {**protos.CHUNKS, "opgen": {}}
     unknown = context(chunks_no_golden)["fake"]
     assert unknown["mode"] == "none"
-    assert "my_ops/overrides/chunk_custom.py" in "".join(unknown["lines"]).replace('" "', "")
+    (raised,) = fake_body(chunks_no_golden)
+    assert "my_ops/overrides/chunk_custom.py" in raised.replace('"\n        "', "")
 
 
 def test_elementwise_inputs_broadcast_everywhere():
     # the fake kernel, the CPU kernel and the NPU adapter broadcast the inputs of an op with a
     # compute expression, refusing shapes that do not broadcast with the same message
-    ctx = context(protos.TWO_OUTPUTS)
     assert (
         rendered(protos.TWO_OUTPUTS, "my_ops/csrc/ops.cpp").count(
             '\n    opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});\n'
@@ -456,7 +466,7 @@ def test_elementwise_inputs_broadcast_everywhere():
         "\n    const std::vector<int64_t> broadcast_shape_ =\n"
         '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});\n'
     ) in rendered(protos.TWO_OUTPUTS, "my_ops/csrc_npu/split_sign_custom_npu.cpp")
-    assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in ctx["fake"]["lines"]
+    assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in fake_body(protos.TWO_OUTPUTS)
     # an op that updates x in place: y broadcasts into x, which cannot grow (input 0 of the
     # broadcast, checked after it)
     assert context(protos.IN_PLACE)["cpu"]["shape_checks"] == [

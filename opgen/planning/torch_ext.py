@@ -613,117 +613,77 @@ class FakeReturn:
 
 
 @dataclass(frozen=True)
+class PyFixedAttr:
+    """An attr the fake kernel checks keeps its default (Op.fixed_attrs): _fixed_attr."""
+
+    name: str
+    default: str  # as Python source
+
+
+@dataclass(frozen=True)
 class Fake:
-    """The op's fake (meta) kernel in ops.py."""
+    """The op's fake (meta) kernel in ops.py (macros/py.jinja fake_lines prints its body)."""
 
     # how it tells the output shapes: "host" (as the generated InferShape), "elementwise",
     # "golden" (the golden run on the fake tensors), "in_place" (no outputs) or "none" (it
     # cannot: it raises, asking for the user's fake())
     mode: str
-    lines: list[str]  # its body, but for the return statement of a shape_from mode
     # where the returned outputs' shapes come from: "input" (that of `like`), "broadcast" (the
     # inputs' broadcast shape, shape_), "golden" (the golden's results'); "": no return to print
     shape_from: str
     like: str  # the first required input: the returned outputs are new_empty of it
     returns: list[FakeReturn]
     broadcasts: bool  # it calls _support's _broadcast_shape (ops.py imports it then)
-    row_shapes: bool  # ... _row_shapes
-    fixed_attrs: bool  # ... _fixed_attr
+    updated: str  # the inputs updated in place, which the broadcast shape must be of ("": none)
+    row_shapes: bool  # it calls _row_shapes (a row op's shape rule)
+    fixed_attrs: list[PyFixedAttr]  # it checks them with _fixed_attr (but in mode "none")
+    message: str  # mode "none": what it raises NotImplementedError with
 
 
 def fake_context(op: Op, options, params, outs) -> Fake:
-    """How the fake (meta) kernel computes the output metadata: the lines of its body, and
-    whether they call _support's _broadcast_shape and _row_shapes (ops.py imports them then)."""
-    mode, shape_from, lines = _fake_lines(op, options, params, outs)
+    """How the fake (meta) kernel computes the output metadata, and which of _support's helpers
+    it calls (ops.py imports them then)."""
     required = [p.name for p in params if p.kind in ("tensor", "ref")]
+    mode, shape_from = _fake_mode(op, params, outs)
+    updated = [t.name for t in updated_inputs(op)]
     return Fake(
         mode=mode,
-        lines=lines,
         shape_from=shape_from,
         like=required[0] if required else "",
         returns=[FakeReturn(o.index, o.is_list) for o in outs if not o.is_ref],
-        broadcasts=any("_broadcast_shape(" in line for line in lines),
-        row_shapes=any("_row_shapes(" in line for line in lines),
-        fixed_attrs=bool(op.fixed_attrs),
+        broadcasts=shape_from == "broadcast" or (mode == "in_place" and broadcasts(op)),
+        updated=py_literal("list_string", updated) if updated else "",
+        row_shapes=op.is_row and mode != "none",
+        fixed_attrs=[PyFixedAttr(a.name, py_literal(a.type, a.default)) for a in op.fixed_attrs],
+        message=_fake_unknown(op, options) if mode == "none" else "",
     )
 
 
-def _py_broadcast_shape(op: Op, params, indent: int = 0) -> str:
-    """The fake kernel's call of _support._broadcast_shape: the broadcast shape of the inputs,
-    which must be that of the inputs the op updates in place (named first, if any)."""
-    updated = tuple(t.name for t in updated_inputs(op))
-    named = [f"{p.name}={p.name}" for p in broadcast_params(op, params)]
-    lead = [py_literal("list_string", list(updated))] if updated else []
-    return py_call("_broadcast_shape", [py_string(op.op_type), *lead, *named], 4, indent)
-
-
-def _fake_checks(op: Op, params, returned) -> list[str]:
-    """The fake kernel's first lines: the fixed attrs' checks, the dtypes of the outputs (which
-    also checks those of the inputs) and a row op's shape rule."""
-    op_type = py_string(op.op_type)
-    table = f"_{op.snake_name.upper()}_DTYPES"
-    tensor_args = [p.name for p in params if p.is_tensor]
-    check = py_call(
-        "_output_dtypes", [op_type, table, *tensor_args], 4, len("dtypes_ = ") if returned else 0
-    )
-    # the attrs no compute expression reads keep their defaults (Op.fixed_attrs)
-    lines = [
-        py_call(
-            "_fixed_attr", [op_type, py_string(a.name), a.name, py_literal(a.type, a.default)], 4
-        )
-        for a in op.fixed_attrs
-    ]
-    lines.append(f"dtypes_ = {check}" if returned else check)
-    required = [p.name for p in params if p.kind in ("tensor", "ref")]
-    if op.is_row:  # the row kernel's shape rule (opgen/frontend/rows.py), before anything runs
-        lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))
-    return lines
-
-
-def _fake_golden(op: Op, params) -> list[str]:
-    """The fake kernel's run of the golden on the fake tensors."""
-    lines = ["# The float64 reference run on the fake tensors: only its shapes count."]
-    call = py_call(
-        f"_golden.{py_function_name(op.snake_name)}",
-        [p.name for p in params],
-        4,
-        len("results_ = "),
-    )
-    lines.append(f"results_ = {call}")
-    if len(op.outputs) == 1:
-        lines.append("results_ = (results_,)")
-    return lines
-
-
-def _fake_unknown(op: Op, options) -> list[str]:
-    """The body of a fake kernel that cannot tell the output shapes: it asks for one."""
+def _fake_unknown(op: Op, options) -> str:
+    """What a fake kernel that cannot tell the output shapes raises with: it asks for one."""
     what = (
         "has no compute and no golden expression"
         if op.user_computed
         else "is not elementwise and has no golden expression"
     )
-    message = (
+    return (
         f"{op.op_type} {what}, so opgen "
         f"cannot tell its output shapes: define fake() in "
         f"{options.package}/{options_path(op)}"
     )
-    pieces = wrap(message, LINE - 12)
-    lines = ["raise NotImplementedError("]
-    lines += [
-        f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
-        for i, piece in enumerate(pieces)
-    ]
-    lines[-1] += ")"
-    return lines
 
 
-def _fake_shapes(op: Op, params, outs) -> tuple[str, str, list[str]] | None:
-    """How the fake kernel tells the output shapes: (mode, what they are, the lines computing
-    them), or None when opgen cannot tell them. They are those of the first required input
-    ("input"), the inputs' broadcast shape ("broadcast"), or the golden's results' ("golden")."""
+def _fake_mode(op: Op, params, outs) -> tuple[str, str]:
+    """How the fake kernel tells the output shapes (its mode) and where the returned ones come
+    from: an op without outputs returns nothing ("in_place"); one that neither computes nor has
+    a golden mirrors what the generated InferShape does (op_host/<op>.cpp), so the two agree
+    until the user changes one (the tests compare them); else the shapes are those of the first
+    required input ("input"), the inputs' broadcast shape ("broadcast"), or the golden's results'
+    ("golden"); "none" when opgen cannot tell them."""
+    if op.in_place_only:
+        return "in_place", ""
     required = [p.name for p in params if p.kind in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
-    first = required[0] if required else None
     if (
         not op.is_elementwise
         and not has_golden
@@ -731,43 +691,14 @@ def _fake_shapes(op: Op, params, outs) -> tuple[str, str, list[str]] | None:
         and not op.user_computed
         and not any(o.is_list for o in outs)
     ):
-        # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
-        # so the two agree until the user changes one; the tests compare them.
-        comment = (
-            f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape of {first}."
-        )
-        return "host", "input", [comment]
+        return "host", "input"
     if broadcasts(op):
-        return (
-            "elementwise",
-            "broadcast",
-            ["shape_ = " + _py_broadcast_shape(op, params, len("shape_ = "))],
-        )
+        return "elementwise", "broadcast"
     if op.is_elementwise:  # one required input
-        return "elementwise", "input", []
+        return "elementwise", "input"
     if has_golden:
-        return "golden", "golden", _fake_golden(op, params)
-    return None
-
-
-def _fake_lines(op: Op, options, params, outs) -> tuple[str, str, list[str]]:
-    """The fake kernel's mode, where its results' shapes come from ("" when it returns
-    nothing: it updates inputs in place or raises) and the lines of its body before its return
-    statement (fake.jinja prints that)."""
-    returned = [o for o in outs if not o.is_ref]
-    lines = _fake_checks(op, params, returned)
-    if op.in_place_only:
-        # No outputs: the op only writes its inputs, so there is no metadata to compute.
-        if broadcasts(op):  # into the inputs it updates
-            lines.append(_py_broadcast_shape(op, params))
-        lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
-        lines.append("return None")
-        return "in_place", "", lines
-    shapes = _fake_shapes(op, params, outs)
-    if shapes is None:
-        return "none", "", _fake_unknown(op, options)
-    mode, shape_from, computed = shapes
-    return mode, shape_from, lines + computed
+        return "golden", "golden"
+    return "none", ""
 
 
 def options_path(op: Op) -> str:
