@@ -205,7 +205,7 @@ PLANNER_FSTRINGS = {
     "layout.py": 13,
     "project.py": 7,
     "tests.py": 4,
-    "torch_ext.py": 2,
+    "torch_ext.py": 0,
     "user_op.py": 2,
 }
 NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_./:-]*")

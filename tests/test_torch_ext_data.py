@@ -112,10 +112,12 @@ def test_signature_defaults_follow_the_schema():
         "masks: Sequence[bool] = (True, False)"
     )
     # A default the schema had to drop (a later argument has none) is dropped in Python too.
-    ctx = context(protos.NO_ACLNN)
+    assert param(context(protos.NO_ACLNN), "scale")["py_default"] is None
     ops_py = rendered(protos.NO_ACLNN, "my_ops/ops.py")
     assert signature(ops_py, "_pads_custom_fake") == "x, scale, pads, level"
-    assert "the schema cannot keep it" in param(ctx, "scale")["doc"]
+    assert (
+        "        scale: float attr, default 2.0 in the kernel; the schema cannot keep it" in ops_py
+    )
     assert (
         "\ndef pads_custom(x: Tensor, scale: float, pads: Sequence[Sequence[int]], level: int) "
         "-> Tensor:\n"

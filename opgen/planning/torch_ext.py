@@ -28,7 +28,6 @@ from opgen.literals import (
     cpp_double,
     cpp_literal,
     cpp_string,
-    doc_text,
     py_literal,
     py_string,
     torch_literal,
@@ -98,7 +97,9 @@ class Param:
     cpp_type: str
     py_annotation: str
     py_default: str | None  # None: the schema keeps no default
-    doc: str  # its Args: text
+    dtypes: list[str] = field(default_factory=list)  # an input's dtypes (its Args: entry)
+    # an optional attr's prototype default as Python (its Args: entry), kept or not by the schema
+    default: str | None = None
     input_index: int | None = None  # an input's position among the op's inputs
     attr_index: int | None = None  # an attr's position among the op's attrs
     attr_type: str | None = None  # an attr's prototype type
@@ -115,17 +116,6 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
         kind, cpp_type, annotation = "optional", "const c10::optional<at::Tensor>&", "Tensor | None"
     else:
         kind, cpp_type, annotation = "tensor", "const at::Tensor&", "Tensor"
-    dtypes = list(dict.fromkeys(t.dtypes))
-    doc = (
-        " or ".join(dtypes)
-        + {
-            "ref": " tensor, updated in place",
-            "list": " tensors (a list)",
-            "optional": " tensor, or None",
-            "tensor": " tensor",
-        }[kind]
-        + "."
-    )
     return Param(
         name=t.name,
         kind=kind,
@@ -136,17 +126,12 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
         cpp_type=cpp_type,
         py_annotation=annotation,
         py_default="None" if kind == "optional" and kept_default else None,
-        doc=doc,
+        dtypes=list(dict.fromkeys(t.dtypes)),
     )
 
 
 def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
-    default = py_literal(a.type, a.default) if kept_default else None
-    doc = f"{a.type} attr"
-    if not a.required:
-        doc += f", default {py_literal(a.type, a.default)}"
-        if not kept_default:
-            doc += " in the kernel; the schema cannot keep it, so pass it"
+    default = None if a.required else py_literal(a.type, a.default)
     return Param(
         name=a.name,
         kind="attr",
@@ -157,8 +142,8 @@ def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
         cpp_literal=cpp_string(a.name),
         cpp_type=a.info.cpp_param,
         py_annotation=a.info.py_annotation,
-        py_default=default,
-        doc=doc_text(doc) + ".",
+        py_default=default if kept_default else None,
+        default=default,
         ge_attr=a.info.ge_builder,
         twin_value=a.info.twin_value.format(cpp_param_name(a.name)),
     )
