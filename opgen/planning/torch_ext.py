@@ -1,9 +1,11 @@
 """The PyTorch package of a generated project, as template data (`op.torch`).
 
-`plan(op, options)` turns one op of the model into everything the `templates/torch_ext`
-templates print: the C++ types of the schema arguments, the CPU kernel's twin call, the NPU
-adapter's `EXEC_NPU_CMD_EXT` arguments in aclnn order, the Python signatures, the fake kernel,
-the golden-based backward and the torchair converter. Templates only loop and print.
+`plan(op, options)` turns one op of the model into what the `templates/torch_ext` templates
+need to print it: the C++ types of the schema arguments, the CPU kernel's twin call, the NPU
+adapter's `EXEC_NPU_CMD_EXT` arguments in aclnn order, the Python parameters, how the fake
+kernel tells the output shapes, the goldens, the backward and the torchair converter. These are
+decisions (names, types, kinds, flags); the templates and their macros (`macros/py.jinja`,
+`macros/cpp.jinja`) print the code, laid out with planning.layout's filters.
 
 Naming rules that keep generated code free of collisions (prototype names are identifiers that
 never end in "_" and never hold "__", see `names.NAME_RE`):
