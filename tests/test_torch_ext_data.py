@@ -9,9 +9,11 @@ import json
 import pytest
 from torch_ext import protos
 
+from opgen import resources
 from opgen.frontend import prototype
 from opgen.frontend.options import Options
 from opgen.planning import layout, torch_ext
+from opgen.rendering import render
 
 OPTIONS = Options(package="my_ops", namespace="myns", vendor="my_ops")
 
@@ -25,23 +27,64 @@ def param(ctx, name):
     return next(p for p in ctx["params"] if p["name"] == name)
 
 
+def cpp_params(ctx) -> str:
+    """The C++ kernels' parameters, as the templates declare them."""
+    return ", ".join(f"{p['cpp_type']} {p['cpp_name']}" for p in ctx["params"])
+
+
+def rendered(op_data, path: str) -> str:
+    """The text of one file of the project rendered for the op."""
+    proto = prototype.loads(json.dumps(op_data))
+    files = render.render(proto, OPTIONS, resources.templates_dir())
+    return next(f.content.decode() for f in files if f.path == path)
+
+
+def registration(op_data) -> str:
+    """The statement that registers the op, at the end of its rendered ops.py."""
+    return "_register" + rendered(op_data, "my_ops/ops.py").rsplit("\n_register", 1)[1].rstrip()
+
+
+def fake_body(op_data) -> list[str]:
+    """The statements of the op's fake kernel, in its rendered ops.py."""
+    source = rendered(op_data, "my_ops/ops.py")
+    tree = ast.parse(source)
+    (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.endswith("_fake")]
+    return [ast.get_source_segment(source, n) for n in fn.body]
+
+
+def signature(source: str, function: str) -> str:
+    """The parameters of a function of a rendered module, as its source writes each."""
+    tree = ast.parse(source)
+    (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function]
+    args = fn.args.args
+    defaults = [None] * (len(args) - len(fn.args.defaults)) + fn.args.defaults
+    params = []
+    for arg, default in zip(args, defaults, strict=True):
+        text = arg.arg
+        if arg.annotation is not None:
+            text += ": " + ast.get_source_segment(source, arg.annotation)
+        if default is not None:
+            sep = "=" if arg.annotation is None else " = "
+            text += sep + ast.get_source_segment(source, default)
+        params.append(text)
+    return ", ".join(params)
+
+
+GELU = {
+    "op": "GeluCustom",
+    "input_desc": [protos.t("x", ("fp16", "float", "bf16"))],
+    "output_desc": [protos.t("y", ("fp16", "float", "bf16"))],
+    "opgen": {"compute": {"y": "x * sigmoid(x)"}},
+}
+
+
 def test_gelu_basics():
-    ctx = context(
-        {
-            "op": "GeluCustom",
-            "input_desc": [protos.t("x", ("fp16", "float", "bf16"))],
-            "output_desc": [protos.t("y", ("fp16", "float", "bf16"))],
-            "opgen": {"compute": {"y": "x * sigmoid(x)"}},
-        }
-    )
+    ctx = context(GELU)
     assert ctx["qualname"] == "myns::gelu_custom"
     assert ctx["op_path"] == "torch.ops.myns.gelu_custom"
     assert ctx["schema_literal"] == '"gelu_custom(Tensor x) -> Tensor"'
-    assert ctx["cpp_params"] == "const at::Tensor& x"
-    assert ctx["cpp_return"] == "at::Tensor"
-    assert ctx["py_signature"] == "x: Tensor"
-    assert ctx["py_return"] == "Tensor"
-    assert ctx["defs"]["function"] == "def gelu_custom(x: Tensor) -> Tensor:"
+    assert cpp_params(ctx) == "const at::Tensor& x"
+    assert "\ndef gelu_custom(x: Tensor) -> Tensor:\n" in rendered(GELU, "my_ops/ops.py")
     assert ctx["op_call"] == "return torch.ops.myns.gelu_custom.default(x)"
     assert [v["file"] for v in ctx["variants"]] == [
         "gelu_custom_float16.cpp",
@@ -62,21 +105,23 @@ def test_gelu_basics():
 
 
 def test_signature_defaults_follow_the_schema():
-    ctx = context(protos.ALL_ATTRS)
-    assert ctx["py_signature"] == (
+    assert signature(rendered(protos.ALL_ATTRS, "my_ops/ops.py"), "all_attrs_custom") == (
         "x: Tensor, bias: Tensor | None = None, alpha: float = 0.5, count: int = -3, "
         'flag: bool = True, mode: str = "say \\"hi\\"\\\\ \\u00e9\\n", '
         "dims: Sequence[int] = (1, 2), scales: Sequence[float] = (0.25,), "
         "masks: Sequence[bool] = (True, False)"
     )
     # A default the schema had to drop (a later argument has none) is dropped in Python too.
-    ctx = context(protos.NO_ACLNN)
-    assert ctx["py_params"] == "x, scale, pads, level"
-    assert "the schema cannot keep it" in param(ctx, "scale")["doc"]
-    assert ctx["defs"]["function"] == (
-        "def pads_custom(x: Tensor, scale: float, pads: Sequence[Sequence[int]], level: int) "
-        "-> Tensor:"
+    assert param(context(protos.NO_ACLNN), "scale")["py_default"] is None
+    ops_py = rendered(protos.NO_ACLNN, "my_ops/ops.py")
+    assert signature(ops_py, "_pads_custom_fake") == "x, scale, pads, level"
+    assert (
+        "        scale: float attr, default 2.0 in the kernel; the schema cannot keep it" in ops_py
     )
+    assert (
+        "\ndef pads_custom(x: Tensor, scale: float, pads: Sequence[Sequence[int]], level: int) "
+        "-> Tensor:\n"
+    ) in ops_py
 
 
 def test_python_defaults_evaluate_to_the_prototype_values():
@@ -100,7 +145,7 @@ def test_python_defaults_evaluate_to_the_prototype_values():
 
 def test_cpp_types_of_every_argument_kind():
     ctx = context(protos.ALL_ATTRS)
-    assert ctx["cpp_params"] == (
+    assert cpp_params(ctx) == (
         "const at::Tensor& x, const c10::optional<at::Tensor>& bias, double alpha, "
         "int64_t count, bool flag, c10::string_view mode, at::IntArrayRef dims, "
         "at::ArrayRef<double> scales, const c10::List<bool>& masks"
@@ -109,8 +154,8 @@ def test_cpp_types_of_every_argument_kind():
     assert param(ctx, "scales")["twin_value"] == (
         "std::vector<float>(scales.begin(), scales.end())"
     )
-    assert context(protos.CONCAT)["cpp_params"] == "at::TensorList xs"
-    assert context(protos.IN_PLACE)["cpp_params"] == (
+    assert cpp_params(context(protos.CONCAT)) == "at::TensorList xs"
+    assert cpp_params(context(protos.IN_PLACE)) == (
         "at::Tensor& x, const at::Tensor& y, double rate"
     )
 
@@ -181,10 +226,12 @@ def test_no_aclnn_no_adapter():
 
 def test_reserved_cpp_names_are_renamed():
     ctx = context(protos.SHADOWING)
-    assert ctx["cpp_params"] == (
+    assert cpp_params(ctx) == (
         "const at::Tensor& at_arg_, const at::Tensor& std_arg_, double result"
     )
-    assert ctx["py_params"] == "at, std, result=1.0"  # Python keeps the schema names
+    # Python keeps the schema names
+    ops_py = rendered(protos.SHADOWING, "my_ops/ops.py")
+    assert signature(ops_py, f"_{ctx['py_name']}_fake") == "at, std, result=1.0"
     assert ctx["npu"]["call_args"] == "at_, std_, result_, out_"
     assert ctx["npu"]["guard"] == "at_arg_"
 
@@ -208,8 +255,16 @@ def test_op_without_outputs():
     assert ctx["schema"] == (
         "scatter_max_custom(Tensor(a!) var, Tensor updates, float scale=1.0) -> ()"
     )
-    assert ctx["cpp_params"] == "at::Tensor& var, const at::Tensor& updates, double scale"
-    assert ctx["cpp_return"] == "void" and ctx["py_return"] == "None"
+    assert cpp_params(ctx) == "at::Tensor& var, const at::Tensor& updates, double scale"
+    ops_py = rendered(protos.NO_OUTPUTS, "my_ops/ops.py")
+    assert ") -> None:\n" in ops_py.split("def scatter_max_custom(", 1)[1]
+    # the kernels' heads (the introspection op's mutates nothing: its var is const)
+    ops_cpp = rendered(protos.NO_OUTPUTS, "my_ops/csrc/ops.cpp")
+    npu_cpp = rendered(protos.NO_OUTPUTS, "my_ops/csrc_npu/scatter_max_custom_npu.cpp")
+    params = "at::Tensor& var, const at::Tensor& updates, double scale"
+    assert f"\nvoid scatter_max_custom_cpu({params})\n" in ops_cpp
+    assert f"\nvoid scatter_max_custom_npu({params})\n" in npu_cpp
+    assert f"\nstd::string scatter_max_custom_infer(const {params})\n" in ops_cpp
     assert ctx["op_call"] == "torch.ops.myns.scatter_max_custom.default(var, updates, scale)"
     # CPU twin: the kernel writes the inputs' GM; the input it updates is copied back
     cpu = ctx["cpu"]
@@ -221,16 +276,17 @@ def test_op_without_outputs():
     assert not npu["shapes_from_meta"] and npu["outputs"] == [] and not npu["needs_dtypes"]
     assert [a["kind"] for a in npu["args"]] == ["ref", "tensor", "attr"]
     # fake: updates broadcast into var (which cannot grow), nothing returned
-    assert ctx["fake"]["mode"] == "in_place" and ctx["fake"]["lines"][-1] == "return None"
+    body = fake_body(protos.NO_OUTPUTS)
+    assert ctx["fake"]["mode"] == "in_place" and body[-1] == "return None"
     assert (
-        '_broadcast_shape("ScatterMaxCustom", ("var",), var=var, updates=updates)'
-        in ctx["fake"]["lines"]
+        '_broadcast_shape("ScatterMaxCustom", ("var",), var=var, updates=updates)' in body
     ) and ctx["fake"]["broadcasts"]
     # golden: the new value of the overwritten input
-    assert ctx["golden"]["body"] == ["return torch.maximum(var, (updates * scale))"]
+    golden_py = rendered(protos.NO_OUTPUTS, "my_ops/golden.py")
+    assert golden_py.endswith('"""\n    return torch.maximum(var, (updates * scale))\n')
     # autograd: the golden's, through the Autograd kernel of an op updating var in place
     assert ctx["differentiable"] and ctx["mutable"]
-    assert ctx["register_call"] == (
+    assert registration(protos.NO_OUTPUTS) == (
         "_register_mutable(\n"
         '    "myns::scatter_max_custom",\n'
         '    "ScatterMaxCustom",\n'
@@ -241,7 +297,8 @@ def test_op_without_outputs():
         ")"
     )
     assert ctx["register_comment"][0].startswith("ScatterMaxCustom updates var in place.")
-    assert ctx["variants"][0]["label"] == "float16, float16 -> in place"
+    assert ctx["variants"][0]["outputs"] == []
+    assert "        float16, float16 -> in place\n" in rendered(protos.NO_OUTPUTS, "my_ops/ops.py")
     assert ctx["nothing_returned"][0].startswith("Nothing: ScatterMaxCustom has no outputs")
 
 
@@ -265,7 +322,8 @@ def test_optional_output_is_always_allocated_and_returned():
         "addcdiv_custom(Tensor x, Tensor t1, Tensor t2, float value=0.5) -> (Tensor, Tensor)"
     )
     assert [o["optional"] for o in ctx["returned"]] == [False, True]
-    assert ctx["returned"][1]["doc"][0].startswith("ratio: float16 or float32. Optional in the")
+    ops_py = rendered(protos.OPTIONAL_OUTPUT, "my_ops/ops.py")
+    assert "        ratio: float16 or float32. Optional in the" in ops_py
     npu = ctx["npu"]
     assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
     assert [o["name"] for o in npu["outputs"]] == ["yOut", "ratioOut"]
@@ -326,7 +384,7 @@ def test_only_ops_updating_inputs_get_the_mutable_registration(proto, mutable, r
     others by _register, as before."""
     ctx = context(proto)
     assert ctx["mutable"] is mutable
-    call = ctx["register_call"]
+    call = registration(proto)
     if mutable:
         assert call.startswith("_register_mutable(") and results in call
         assert f'"{proto["op"]}"' in call  # the op type, for its messages
@@ -340,67 +398,86 @@ def test_an_op_updating_inputs_without_a_backward_says_why():
     data = {**protos.ONLY_IN_PLACE, "opgen": {}}
     ctx = context(data)
     assert ctx["mutable"] and not ctx["differentiable"]
-    assert "_golden_backward" not in ctx["register_call"]
-    assert (
-        'reason="it has no golden expression for every output to differentiate"'
-        in ctx["register_call"]
-    )
+    call = registration(data)
+    assert "_golden_backward" not in call
+    assert 'reason="it has no golden expression for every output to differentiate"' in call
     assert ctx["register_comment"][0].startswith("No backward from opgen: it has no golden")
     assert "refuses inputs that require grad" in " ".join(ctx["register_comment"])
+
+
+def test_a_long_reason_is_split_into_string_pieces():
+    long = "a_very_long_name_for_the_accumulated_running_value"
+    data = {
+        **protos.IN_PLACE,
+        "input_desc": [protos.t(long), protos.t("y")],
+        "output_desc": [protos.t(long), protos.t("z")],
+        "opgen": {"golden": {long: f"torch.heaviside({long}, y)", "z": f"{long} * y"}},
+    }
+    assert registration(data).endswith(
+        "    reason=(\n"
+        f'        "the golden of output {long} calls "\n'
+        '        "torch.heaviside, which torch has no derivative for"\n'
+        "    ),\n"
+        ")"
+    )
 
 
 def test_fake_kernels():
     # the body before the return statement, which ops.py prints from shape_from and returns
     fake = context(protos.TWO_OUTPUTS)["fake"]
-    assert fake["lines"] == [
+    assert fake_body(protos.TWO_OUTPUTS)[:2] == [
         'dtypes_ = _output_dtypes("SplitSignCustom", _SPLIT_SIGN_CUSTOM_DTYPES, x, y)',
         'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)',
     ]
     assert fake["shape_from"] == "broadcast" and [r["index"] for r in fake["returns"]] == [0, 1]
     fake = context(protos.IN_PLACE)["fake"]
-    assert fake["lines"][1:] == ['shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)']
+    body = fake_body(protos.IN_PLACE)
+    assert body[1] == 'shape_ = _broadcast_shape("AccumulateCustom", ("x",), x=x, y=y)'
     assert fake["returns"] == [{"index": 1, "is_list": False}]  # x is updated in place
     fake = context(protos.ONLY_IN_PLACE)["fake"]
-    assert fake["lines"] == [
-        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)'
+    assert fake_body(protos.ONLY_IN_PLACE) == [
+        '_output_dtypes("ScaleInplaceCustom", _SCALE_INPLACE_CUSTOM_DTYPES, x)',
+        "return None",
     ]
     assert fake["shape_from"] and fake["returns"] == []  # return None
     reduce = context(protos.REDUCE)["fake"]
-    assert "results_ = _golden.row_sum_custom(x, dim)" in reduce["lines"]
+    assert "results_ = _golden.row_sum_custom(x, dim)" in fake_body(protos.REDUCE)
     assert reduce["shape_from"] == "golden"
     # no compute, no golden: the op is the user's, and nothing tells its output shapes
     opaque = context(protos.OPAQUE)["fake"]
     assert opaque["mode"] == "none"
-    assert "OpaqueCustom has no compute and no golden expression" in "".join(opaque["lines"])
+    assert "OpaqueCustom has no compute and no golden expression" in fake_body(protos.OPAQUE)[0]
     # ... unless it has a list output, whose length nothing tells
     chunks_no_golden = {**protos.CHUNKS, "opgen": {}}
     unknown = context(chunks_no_golden)["fake"]
     assert unknown["mode"] == "none"
-    assert "my_ops/overrides/chunk_custom.py" in "".join(unknown["lines"]).replace('" "', "")
+    (raised,) = fake_body(chunks_no_golden)
+    assert "my_ops/overrides/chunk_custom.py" in raised.replace('"\n        "', "")
 
 
 def test_elementwise_inputs_broadcast_everywhere():
     # the fake kernel, the CPU kernel and the NPU adapter broadcast the inputs of an op with a
     # compute expression, refusing shapes that do not broadcast with the same message
-    ctx = context(protos.TWO_OUTPUTS)
-    assert ctx["cpu"]["shape_checks"] == [
-        'opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});'
-    ]
-    assert ctx["npu"]["shape_checks"] == [
-        "const std::vector<int64_t> broadcast_shape_ =\n"
-        '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});'
-    ]
-    assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in ctx["fake"]["lines"]
+    assert (
+        rendered(protos.TWO_OUTPUTS, "my_ops/csrc/ops.cpp").count(
+            '\n    opgen_torch::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});\n'
+        )
+        == 1
+    )
+    assert (
+        "\n    const std::vector<int64_t> broadcast_shape_ =\n"
+        '        opgen_npu::BroadcastShape("SplitSignCustom", {"x", "y"}, {x, y});\n'
+    ) in rendered(protos.TWO_OUTPUTS, "my_ops/csrc_npu/split_sign_custom_npu.cpp")
+    assert 'shape_ = _broadcast_shape("SplitSignCustom", x=x, y=y)' in fake_body(protos.TWO_OUTPUTS)
     # an op that updates x in place: y broadcasts into x, which cannot grow (input 0 of the
     # broadcast, checked after it)
-    ctx = context(protos.IN_PLACE)
-    assert ctx["cpu"]["shape_checks"] == [
-        'opgen_torch::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});'
+    assert context(protos.IN_PLACE)["cpu"]["shape_checks"] == [
+        {"args": ['"AccumulateCustom"', '{"x", "y"}', "{x, y}", "{0}"]}
     ]
-    assert ctx["npu"]["shape_checks"] == [
-        "const std::vector<int64_t> broadcast_shape_ =\n"
-        '        opgen_npu::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});'
-    ]
+    assert (
+        "\n    const std::vector<int64_t> broadcast_shape_ =\n"
+        '        opgen_npu::BroadcastShape("AccumulateCustom", {"x", "y"}, {x, y}, {0});\n'
+    ) in rendered(protos.IN_PLACE, "my_ops/csrc_npu/accumulate_custom_npu.cpp")
     # one input, or no compute (the user's kernel decides): nothing to check
     for proto in (protos.ONLY_IN_PLACE, protos.OPAQUE, protos.REDUCE):
         assert context(proto)["cpu"]["shape_checks"] == []
@@ -434,10 +511,10 @@ def test_user_strings_are_escaped_for_cpp():
 
 
 def test_long_signatures_are_wrapped():
-    ctx = context(protos.ALL_ATTRS)
-    lines = ctx["defs"]["function"].split("\n")
-    assert lines[0] == "def all_attrs_custom("
-    assert lines[-1] == ") -> Tensor:"
+    ops_py = rendered(protos.ALL_ATTRS, "my_ops/ops.py")
+    lines = ops_py.split("\ndef all_attrs_custom(", 1)[1].split(":\n    ", 1)[0].split("\n")
+    assert lines[0] == ""  # one parameter a line
+    assert lines[-1] == ") -> Tensor"
     assert all(len(line) <= layout.LINE for line in lines)
 
 

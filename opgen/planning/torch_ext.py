@@ -1,9 +1,11 @@
 """The PyTorch package of a generated project, as template data (`op.torch`).
 
-`plan(op, options)` turns one op of the model into everything the `templates/torch_ext`
-templates print: the C++ types of the schema arguments, the CPU kernel's twin call, the NPU
-adapter's `EXEC_NPU_CMD_EXT` arguments in aclnn order, the Python signatures, the fake kernel,
-the golden-based backward and the torchair converter. Templates only loop and print.
+`plan(op, options)` turns one op of the model into what the `templates/torch_ext` templates
+need to print it: the C++ types of the schema arguments, the CPU kernel's twin call, the NPU
+adapter's `EXEC_NPU_CMD_EXT` arguments in aclnn order, the Python parameters, how the fake
+kernel tells the output shapes, the goldens, the backward and the torchair converter. These are
+decisions (names, types, kinds, flags); the templates and their macros (`macros/py.jinja`,
+`macros/cpp.jinja`) print the code, laid out with planning.layout's filters.
 
 Naming rules that keep generated code free of collisions (prototype names are identifiers that
 never end in "_" and never hold "__", see `names.NAME_RE`):
@@ -28,7 +30,6 @@ from opgen.literals import (
     cpp_double,
     cpp_literal,
     cpp_string,
-    doc_text,
     py_literal,
     py_string,
     torch_literal,
@@ -36,10 +37,7 @@ from opgen.literals import (
 from opgen.planning.layout import (
     LINE,
     cpp_call,
-    noqa_long,
     py_call,
-    py_def,
-    split_pieces,
     wrap,
 )
 
@@ -101,7 +99,9 @@ class Param:
     cpp_type: str
     py_annotation: str
     py_default: str | None  # None: the schema keeps no default
-    doc: str  # its Args: text
+    dtypes: list[str] = field(default_factory=list)  # an input's dtypes (its Args: entry)
+    # an optional attr's prototype default as Python (its Args: entry), kept or not by the schema
+    default: str | None = None
     input_index: int | None = None  # an input's position among the op's inputs
     attr_index: int | None = None  # an attr's position among the op's attrs
     attr_type: str | None = None  # an attr's prototype type
@@ -118,17 +118,6 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
         kind, cpp_type, annotation = "optional", "const c10::optional<at::Tensor>&", "Tensor | None"
     else:
         kind, cpp_type, annotation = "tensor", "const at::Tensor&", "Tensor"
-    dtypes = list(dict.fromkeys(t.dtypes))
-    doc = (
-        " or ".join(dtypes)
-        + {
-            "ref": " tensor, updated in place",
-            "list": " tensors (a list)",
-            "optional": " tensor, or None",
-            "tensor": " tensor",
-        }[kind]
-        + "."
-    )
     return Param(
         name=t.name,
         kind=kind,
@@ -139,17 +128,12 @@ def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
         cpp_type=cpp_type,
         py_annotation=annotation,
         py_default="None" if kind == "optional" and kept_default else None,
-        doc=doc,
+        dtypes=list(dict.fromkeys(t.dtypes)),
     )
 
 
 def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
-    default = py_literal(a.type, a.default) if kept_default else None
-    doc = f"{a.type} attr"
-    if not a.required:
-        doc += f", default {py_literal(a.type, a.default)}"
-        if not kept_default:
-            doc += " in the kernel; the schema cannot keep it, so pass it"
+    default = None if a.required else py_literal(a.type, a.default)
     return Param(
         name=a.name,
         kind="attr",
@@ -160,20 +144,11 @@ def attr_param(a: Attr, index: int, kept_default: bool) -> Param:
         cpp_literal=cpp_string(a.name),
         cpp_type=a.info.cpp_param,
         py_annotation=a.info.py_annotation,
-        py_default=default,
-        doc=doc_text(doc) + ".",
+        py_default=default if kept_default else None,
+        default=default,
         ge_attr=a.info.ge_builder,
         twin_value=a.info.twin_value.format(cpp_param_name(a.name)),
     )
-
-
-def py_param(p: Param, annotated: bool) -> str:
-    text = p.name
-    if annotated:
-        text += f": {p.py_annotation}"
-    if p.py_default is not None:
-        text += f" = {p.py_default}" if annotated else f"={p.py_default}"
-    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +169,6 @@ class Output:
     # An optional output (OpDef OPTIONAL, a nullable aclnn argument) is always allocated,
     # passed and returned: a PyTorch op cannot leave out one of its returns.
     optional: bool
-    doc: list[str]  # its Returns: lines
 
 
 def output_info(op: Op) -> list[Output]:
@@ -210,37 +184,11 @@ def output_info(op: Op) -> list[Output]:
             return_index=None if t.is_ref else position,
             dtypes=list(dict.fromkeys(t.dtypes)),
             optional=t.param_type == "optional",
-            doc=wrap(
-                f"{t.name}: {' or '.join(dict.fromkeys(t.dtypes))}"
-                + (" tensors (a list)." if t.param_type == "dynamic" else ".")
-                + (
-                    " Optional in the OpDef (the aclnn API takes it as a nullable "
-                    "argument); this op always computes and returns it."
-                    if t.param_type == "optional"
-                    else ""
-                ),
-                LINE - 12,
-            ),
         )
         if not t.is_ref:
             position += 1
         outs.append(info)
     return outs
-
-
-def return_types(returned: list[Output]) -> tuple[str, str]:
-    """(C++ return type, Python return annotation) of the op."""
-    cpp = ["std::vector<at::Tensor>" if r.is_list else "at::Tensor" for r in returned]
-    py = ["list[Tensor]" if r.is_list else "Tensor" for r in returned]
-    if not returned:
-        return "void", "None"
-    if len(returned) == 1:
-        return cpp[0], py[0]
-    return f"std::tuple<{', '.join(cpp)}>", f"tuple[{', '.join(py)}]"
-
-
-def cpp_return_types(returned: list[Output]) -> str:
-    return return_types(returned)[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,7 +209,6 @@ class Variant:
     """The CPU twin's compiled kernel for one dtype combination (csrc/<op>_<dtypes>.cpp)."""
 
     comment: list[str]  # the lines of the comment on top of its source
-    declaration: str  # its extern "C" entry's declaration in csrc/ops.cpp
     index: int  # of the dtype combination
     file: str
     symbol: str  # its entry
@@ -271,7 +218,8 @@ class Variant:
     at_dtypes: list[str]  # ... its at:: dtypes (the NPU adapter's combination table)
     py_inputs: str  # the inputs' dtypes as a Python tuple of torch dtypes (ops.py)
     py_outputs: str  # the outputs' ones
-    label: str  # "float16, float16 -> float16"
+    inputs: list[str]  # the inputs' dtypes (the Dtypes: line of ops.py's docstring)
+    outputs: list[str]  # the outputs' ones (none: the op updates its inputs in place)
 
 
 def variants(op: Op) -> list[Variant]:
@@ -296,9 +244,6 @@ def variants(op: Op) -> list[Variant]:
                     "csrc/ops.cpp runs for inputs of these dtypes.",
                     LINE - 3,
                 ),
-                declaration=cpp_call(
-                    f'extern "C" void {symbol}', ["GM_ADDR"] * (len(op.tensors) + 2), 0, ";"
-                ),
                 index=k,
                 file=f"{op.snake_name}_{suffix}.cpp",
                 symbol=symbol,
@@ -308,7 +253,8 @@ def variants(op: Op) -> list[Variant]:
                 at_dtypes=[DTYPES[d].at for d in combo],
                 py_inputs=py_dtype_tuple(combo[: len(op.inputs)]),
                 py_outputs=py_dtype_tuple(combo[len(op.inputs) :]),
-                label=f"{dtype_label(combo[: len(op.inputs)])} -> {result_label}",
+                inputs=list(combo[: len(op.inputs)]),
+                outputs=list(combo[len(op.inputs) :]),
             )
         )
     return out
@@ -330,45 +276,51 @@ def broadcast_params(op: Op, params) -> list[Param]:
     return [p for p in params if p.kind in ("tensor", "ref")] if broadcasts(op) else []
 
 
-def cpp_shape_checks(op: Op, params, helpers: str) -> list[str]:
-    """The C++ statements of an op that broadcasts: the broadcast shape of its inputs, refused
-    when they do not broadcast or would grow an input the op updates in place; `helpers` is
-    opgen_torch or opgen_npu. (An op with one required input has nothing to check.)"""
+@dataclass(frozen=True)
+class BroadcastCheck:
+    """An adapter's call of <helpers>::BroadcastShape (macros/cpp.jinja `checks`): the broadcast
+    shape of the inputs, refused when they do not broadcast or would grow an input the op
+    updates in place."""
+
+    args: list[str]  # the op type, the inputs' names and tensors, the indices of updated ones
+
+
+@dataclass(frozen=True)
+class FixedAttrCheck:
+    """An adapter's call of <helpers>::FixedAttr<cpp_type> (macros/cpp.jinja `checks`): an attr
+    no compute expression reads keeps its default (Op.fixed_attrs), as the kernel computes."""
+
+    cpp_type: str
+    args: list[str]  # the op type, the attr's name, its parameter and its default
+
+
+def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
+    """The check of an op that broadcasts (an op with one required input has nothing to check;
+    an op that does not broadcast, none)."""
     bparams = broadcast_params(op, params)
-    if bparams:
-        names = "{" + ", ".join(cpp_string(p.name) for p in bparams) + "}"
-        tensors = "{" + ", ".join(p.cpp_name for p in bparams) + "}"
-        args = [cpp_string(op.op_type), names, tensors]
-        updated = {t.name for t in updated_inputs(op)}
-        if updated:  # the indices of the inputs updated in place, which cannot grow
-            args.append(
-                "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p.name in updated) + "}"
-            )
-        # the twin's InferShape gives the CPU outputs their shape; the NPU ones are allocated
-        # here, if the op returns any
-        if helpers == "opgen_torch" or all(t.is_ref for t in op.outputs):
-            return [cpp_call(f"{helpers}::BroadcastShape", args, 4, ";")]
-        head = "const std::vector<int64_t> broadcast_shape_ ="
-        call = cpp_call(f"{helpers}::BroadcastShape", args, 4 + len(head) + 1, ";")
-        if "\n" not in call:
-            return [f"{head} {call}"]
-        return [f"{head}\n        " + cpp_call(f"{helpers}::BroadcastShape", args, 8, ";")]
-    return []
+    if not bparams:
+        return []
+    names = "{" + ", ".join(cpp_string(p.name) for p in bparams) + "}"
+    tensors = "{" + ", ".join(p.cpp_name for p in bparams) + "}"
+    args = [cpp_string(op.op_type), names, tensors]
+    updated = {t.name for t in updated_inputs(op)}
+    if updated:  # the indices of the inputs updated in place, which cannot grow
+        args.append(
+            "{" + ", ".join(str(i) for i, p in enumerate(bparams) if p.name in updated) + "}"
+        )
+    return [BroadcastCheck(args)]
 
 
-def cpp_fixed_attr_checks(op: Op, helpers: str) -> list[str]:
-    """The adapter's check that each attr no compute expression reads keeps its default
-    (Op.fixed_attrs): the kernel computes as for it; `helpers` is opgen_torch or opgen_npu."""
+def cpp_fixed_attr_checks(op: Op) -> list[FixedAttrCheck]:
+    """The adapters' checks that each attr no compute expression reads keeps its default."""
 
     def value(a: Attr) -> str:  # the schema's default as the adapter receives it (a double)
         return cpp_double(a.default) if a.type == "float" else cpp_literal(a.type, a.default)
 
     return [
-        cpp_call(
-            f"{helpers}::FixedAttr<{a.info.cpp_param}>",
+        FixedAttrCheck(
+            a.info.cpp_param,
             [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name), value(a)],
-            4,
-            ";",
         )
         for a in op.fixed_attrs
     ]
@@ -401,8 +353,8 @@ class CpuKernel:
     function: str
     unsupported: str  # the TORCH_CHECK(false, ...) of an op the twin cannot run, or ""
     op_type_literal: str
-    attr_checks: list[str]
-    shape_checks: list[str]
+    attr_checks: list[FixedAttrCheck]
+    shape_checks: list[BroadcastCheck]
     row_checks: list[str]
     host_inputs: list[Param]  # the inputs the twin takes (not a list one)
     attr_values: list[str]  # the attrs as the twin takes them
@@ -436,8 +388,8 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         function=f"{op.snake_name}_cpu",
         unsupported=cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
         op_type_literal=cpp_string(op.op_type),
-        attr_checks=cpp_fixed_attr_checks(op, "opgen_torch"),
-        shape_checks=cpp_shape_checks(op, params, "opgen_torch"),
+        attr_checks=cpp_fixed_attr_checks(op),
+        shape_checks=cpp_shape_checks(op, params),
         row_checks=cpp_row_checks(op, params),
         host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
         attr_values=[p.twin_value for p in params if p.kind == "attr"],
@@ -496,11 +448,11 @@ class NpuAdapter:
     function: str = ""
     aclnn: str = ""
     header: list[str] = field(default_factory=list)
-    aclnn_prototype: str = ""
     guard: str = ""  # the argument whose device it runs on
     guard_required: bool = False  # a required tensor (else a list or an optional one)
-    attr_checks: list[str] = field(default_factory=list)
-    shape_checks: list[str] = field(default_factory=list)
+    attr_checks: list[FixedAttrCheck] = field(default_factory=list)
+    # its BroadcastShape keeps the shape (broadcast_shape_) for the outputs it allocates
+    shape_checks: list[BroadcastCheck] = field(default_factory=list)
     args: list[NpuArg] = field(default_factory=list)  # the aclnn inputs and attrs, in order
     needs_dtypes: bool = False
     # not elementwise: the output shapes are the op's fake kernel's (ops.py), run on meta
@@ -614,16 +566,10 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         function=f"{op.snake_name}_npu",
         aclnn=op.aclnn.name,
         header=_npu_header(op),
-        aclnn_prototype=cpp_call(
-            f"aclnnStatus {op.aclnn.workspace_fn}",
-            [a.declaration() for a in op.aclnn.args]
-            + ["uint64_t *workspaceSize", "aclOpExecutor **executor"],
-            5,
-        ).replace("\n  ", "\n//"),
         guard=guard.cpp_name,
         guard_required=guard.kind in ("tensor", "ref"),
-        attr_checks=cpp_fixed_attr_checks(op, "opgen_npu"),
-        shape_checks=cpp_shape_checks(op, params, "opgen_npu"),
+        attr_checks=cpp_fixed_attr_checks(op),
+        shape_checks=cpp_shape_checks(op, params),
         args=args["args"],
         needs_dtypes=op.is_elementwise and bool(returned),
         shapes_from_meta=not (op.is_elementwise or op.in_place_only),
@@ -654,117 +600,77 @@ class FakeReturn:
 
 
 @dataclass(frozen=True)
+class PyFixedAttr:
+    """An attr the fake kernel checks keeps its default (Op.fixed_attrs): _fixed_attr."""
+
+    name: str
+    default: str  # as Python source
+
+
+@dataclass(frozen=True)
 class Fake:
-    """The op's fake (meta) kernel in ops.py."""
+    """The op's fake (meta) kernel in ops.py (macros/py.jinja fake_lines prints its body)."""
 
     # how it tells the output shapes: "host" (as the generated InferShape), "elementwise",
     # "golden" (the golden run on the fake tensors), "in_place" (no outputs) or "none" (it
     # cannot: it raises, asking for the user's fake())
     mode: str
-    lines: list[str]  # its body, but for the return statement of a shape_from mode
     # where the returned outputs' shapes come from: "input" (that of `like`), "broadcast" (the
     # inputs' broadcast shape, shape_), "golden" (the golden's results'); "": no return to print
     shape_from: str
     like: str  # the first required input: the returned outputs are new_empty of it
     returns: list[FakeReturn]
     broadcasts: bool  # it calls _support's _broadcast_shape (ops.py imports it then)
-    row_shapes: bool  # ... _row_shapes
-    fixed_attrs: bool  # ... _fixed_attr
+    updated: str  # the inputs updated in place, which the broadcast shape must be of ("": none)
+    row_shapes: bool  # it calls _row_shapes (a row op's shape rule)
+    fixed_attrs: list[PyFixedAttr]  # it checks them with _fixed_attr (but in mode "none")
+    message: str  # mode "none": what it raises NotImplementedError with
 
 
 def fake_context(op: Op, options, params, outs) -> Fake:
-    """How the fake (meta) kernel computes the output metadata: the lines of its body, and
-    whether they call _support's _broadcast_shape and _row_shapes (ops.py imports them then)."""
-    mode, shape_from, lines = _fake_lines(op, options, params, outs)
+    """How the fake (meta) kernel computes the output metadata, and which of _support's helpers
+    it calls (ops.py imports them then)."""
     required = [p.name for p in params if p.kind in ("tensor", "ref")]
+    mode, shape_from = _fake_mode(op, params, outs)
+    updated = [t.name for t in updated_inputs(op)]
     return Fake(
         mode=mode,
-        lines=lines,
         shape_from=shape_from,
         like=required[0] if required else "",
         returns=[FakeReturn(o.index, o.is_list) for o in outs if not o.is_ref],
-        broadcasts=any("_broadcast_shape(" in line for line in lines),
-        row_shapes=any("_row_shapes(" in line for line in lines),
-        fixed_attrs=bool(op.fixed_attrs),
+        broadcasts=shape_from == "broadcast" or (mode == "in_place" and broadcasts(op)),
+        updated=py_literal("list_string", updated) if updated else "",
+        row_shapes=op.is_row and mode != "none",
+        fixed_attrs=[PyFixedAttr(a.name, py_literal(a.type, a.default)) for a in op.fixed_attrs],
+        message=_fake_unknown(op, options) if mode == "none" else "",
     )
 
 
-def _py_broadcast_shape(op: Op, params, indent: int = 0) -> str:
-    """The fake kernel's call of _support._broadcast_shape: the broadcast shape of the inputs,
-    which must be that of the inputs the op updates in place (named first, if any)."""
-    updated = tuple(t.name for t in updated_inputs(op))
-    named = [f"{p.name}={p.name}" for p in broadcast_params(op, params)]
-    lead = [py_literal("list_string", list(updated))] if updated else []
-    return py_call("_broadcast_shape", [py_string(op.op_type), *lead, *named], 4, indent)
-
-
-def _fake_checks(op: Op, params, returned) -> list[str]:
-    """The fake kernel's first lines: the fixed attrs' checks, the dtypes of the outputs (which
-    also checks those of the inputs) and a row op's shape rule."""
-    op_type = py_string(op.op_type)
-    table = f"_{op.snake_name.upper()}_DTYPES"
-    tensor_args = [p.name for p in params if p.is_tensor]
-    check = py_call(
-        "_output_dtypes", [op_type, table, *tensor_args], 4, len("dtypes_ = ") if returned else 0
-    )
-    # the attrs no compute expression reads keep their defaults (Op.fixed_attrs)
-    lines = [
-        py_call(
-            "_fixed_attr", [op_type, py_string(a.name), a.name, py_literal(a.type, a.default)], 4
-        )
-        for a in op.fixed_attrs
-    ]
-    lines.append(f"dtypes_ = {check}" if returned else check)
-    required = [p.name for p in params if p.kind in ("tensor", "ref")]
-    if op.is_row:  # the row kernel's shape rule (opgen/frontend/rows.py), before anything runs
-        lines.append(py_call("_row_shapes", [op_type, *(f"{n}={n}" for n in required)], 4))
-    return lines
-
-
-def _fake_golden(op: Op, params) -> list[str]:
-    """The fake kernel's run of the golden on the fake tensors."""
-    lines = ["# The float64 reference run on the fake tensors: only its shapes count."]
-    call = py_call(
-        f"_golden.{py_function_name(op.snake_name)}",
-        [p.name for p in params],
-        4,
-        len("results_ = "),
-    )
-    lines.append(f"results_ = {call}")
-    if len(op.outputs) == 1:
-        lines.append("results_ = (results_,)")
-    return lines
-
-
-def _fake_unknown(op: Op, options) -> list[str]:
-    """The body of a fake kernel that cannot tell the output shapes: it asks for one."""
+def _fake_unknown(op: Op, options) -> str:
+    """What a fake kernel that cannot tell the output shapes raises with: it asks for one."""
     what = (
         "has no compute and no golden expression"
         if op.user_computed
         else "is not elementwise and has no golden expression"
     )
-    message = (
+    return (
         f"{op.op_type} {what}, so opgen "
         f"cannot tell its output shapes: define fake() in "
         f"{options.package}/{options_path(op)}"
     )
-    pieces = wrap(message, LINE - 12)
-    lines = ["raise NotImplementedError("]
-    lines += [
-        f"    {py_string(piece + (' ' if i < len(pieces) - 1 else ''))}"
-        for i, piece in enumerate(pieces)
-    ]
-    lines[-1] += ")"
-    return lines
 
 
-def _fake_shapes(op: Op, params, outs) -> tuple[str, str, list[str]] | None:
-    """How the fake kernel tells the output shapes: (mode, what they are, the lines computing
-    them), or None when opgen cannot tell them. They are those of the first required input
-    ("input"), the inputs' broadcast shape ("broadcast"), or the golden's results' ("golden")."""
+def _fake_mode(op: Op, params, outs) -> tuple[str, str]:
+    """How the fake kernel tells the output shapes (its mode) and where the returned ones come
+    from: an op without outputs returns nothing ("in_place"); one that neither computes nor has
+    a golden mirrors what the generated InferShape does (op_host/<op>.cpp), so the two agree
+    until the user changes one (the tests compare them); else the shapes are those of the first
+    required input ("input"), the inputs' broadcast shape ("broadcast"), or the golden's results'
+    ("golden"); "none" when opgen cannot tell them."""
+    if op.in_place_only:
+        return "in_place", ""
     required = [p.name for p in params if p.kind in ("tensor", "ref")]
     has_golden = bool(op.golden) and all(o.name in op.golden for o in op.outputs)
-    first = required[0] if required else None
     if (
         not op.is_elementwise
         and not has_golden
@@ -772,43 +678,14 @@ def _fake_shapes(op: Op, params, outs) -> tuple[str, str, list[str]] | None:
         and not op.user_computed
         and not any(o.is_list for o in outs)
     ):
-        # No compute and no golden: mirror what the generated InferShape does (op_host/<op>.cpp),
-        # so the two agree until the user changes one; the tests compare them.
-        comment = (
-            f"# As op_host/{op.snake_name}.cpp's InferShape: every output has the shape of {first}."
-        )
-        return "host", "input", [comment]
+        return "host", "input"
     if broadcasts(op):
-        return (
-            "elementwise",
-            "broadcast",
-            ["shape_ = " + _py_broadcast_shape(op, params, len("shape_ = "))],
-        )
+        return "elementwise", "broadcast"
     if op.is_elementwise:  # one required input
-        return "elementwise", "input", []
+        return "elementwise", "input"
     if has_golden:
-        return "golden", "golden", _fake_golden(op, params)
-    return None
-
-
-def _fake_lines(op: Op, options, params, outs) -> tuple[str, str, list[str]]:
-    """The fake kernel's mode, where its results' shapes come from ("" when it returns
-    nothing: it updates inputs in place or raises) and the lines of its body before its return
-    statement (fake.jinja prints that)."""
-    returned = [o for o in outs if not o.is_ref]
-    lines = _fake_checks(op, params, returned)
-    if op.in_place_only:
-        # No outputs: the op only writes its inputs, so there is no metadata to compute.
-        if broadcasts(op):  # into the inputs it updates
-            lines.append(_py_broadcast_shape(op, params))
-        lines.append(f"# {op.op_type} has no outputs: it updates its inputs in place.")
-        lines.append("return None")
-        return "in_place", "", lines
-    shapes = _fake_shapes(op, params, outs)
-    if shapes is None:
-        return "none", "", _fake_unknown(op, options)
-    mode, shape_from, computed = shapes
-    return mode, shape_from, lines + computed
+        return "golden", "golden"
+    return "none", ""
 
 
 def options_path(op: Op) -> str:
@@ -870,6 +747,17 @@ def golden_calls(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
+class GoldenResult:
+    """A result of the op (op.results, the golden's order) as its golden computes it."""
+
+    name: str
+    expr: str | None  # its golden expression as the prototype writes it; None: it has none
+    # A broadcasting op gives every output the inputs' broadcast shape, also an output whose
+    # expression reads only some of them: that one is expanded to it (torch.broadcast_to).
+    broadcast_to: bool
+
+
+@dataclass(frozen=True)
 class Golden:
     """The op's golden (golden.py): the float64 reference of what it computes (op.results)."""
 
@@ -877,13 +765,11 @@ class Golden:
     complete: bool  # every result has one
     function: str  # golden.<function>: the reference, or the user's (overrides/)
     formula: str  # golden.<formula>: the expressions themselves
-    def_golden: str
-    def_formula: str
-    call_formula: str
-    call_user: str
     user_lookup: str
-    body: list[str]  # the formula's body
-    doc: list[str]  # "<result> = <expression>" lines of its docstring
+    results: list[GoldenResult]
+    shape: str  # the local holding the broadcast shape of shape_inputs ("": none needed)
+    shape_inputs: list[str]
+    uses_torch: bool  # its formula calls torch (golden.py imports it then)
     missing: list[str]  # the results without an expression
 
 
@@ -892,51 +778,31 @@ def golden_context(op: Op, options, params) -> Golden:
     outputs, the new values of the inputs it overwrites (in input order)."""
     results = op.results
     complete = bool(op.golden) and all(o.name in op.golden for o in results)
-    exprs = [op.golden.get(o.name) or "None" for o in results]
-    # A broadcasting op gives every output the inputs' broadcast shape, also an output whose
-    # expression reads only some of them.
-    shape_line, exprs = _broadcast_goldens(op, exprs)
-    if len(exprs) == 1:
-        body = [noqa_long(f"return {exprs[0]}", 4)]
-    elif len(" ".join(exprs)) + 14 <= LINE:
-        body = [f"return ({', '.join(exprs)})"]
-    else:
-        body = ["return ("] + [noqa_long(f"    {e},", 4) for e in exprs] + [")"]
-    body = shape_line + body
-    function = py_function_name(op.snake_name)
-    formula = f"{op.snake_name}_formula"
-    plain = [py_param(p, annotated=False) for p in params]
-    converted = [f"_float64({p.name})" if p.is_tensor else p.name for p in params]
-    doc = [
-        noqa_long(f"{o.name} = {doc_text(op.golden[o.name])}", 4)
-        for o in results
-        if o.name in op.golden
-    ]
-    missing = [o.name for o in results if o.name not in op.golden]
+    exprs = [op.golden.get(o.name) for o in results]
+    shape_inputs, short = _broadcast_goldens(op, [e or "None" for e in exprs])
+    shape = fresh("shape", {t.name for t in op.inputs} | {a.name for a in op.attrs})
     user_file = py_string(f"{options.package}/{options_path(op)}")
     return Golden(
         has_golden=bool(op.golden),
         complete=complete,
-        function=function,
-        formula=formula,
-        def_golden=py_def(function, plain),
-        def_formula=py_def(formula, plain),
-        call_formula="return " + py_call(formula, converted, 4, len("return ")),
-        call_user="return " + py_call("golden_", converted, 4, len("return ")),
+        function=py_function_name(op.snake_name),
+        formula=f"{op.snake_name}_formula",
         user_lookup=py_call(
             "_user_golden", [f"_{op.snake_name}_user", user_file], 4, len("golden_ = ")
         ),
-        body=body,
-        doc=doc,
-        missing=missing,
+        results=[GoldenResult(o.name, e, s) for o, e, s in zip(results, exprs, short, strict=True)],
+        shape=shape if shape_inputs else "",
+        shape_inputs=shape_inputs,
+        uses_torch=bool(shape_inputs) or any("torch." in e for e in exprs if e),
+        missing=[o.name for o in results if o.name not in op.golden],
     )
 
 
-def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
-    """For a broadcasting op, each golden that does not read every broadcast input, expanded
-    to their broadcast shape (torch.broadcast_to), and the line computing that shape."""
+def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[bool]]:
+    """For a broadcasting op, the inputs it broadcasts, when some golden does not read them all,
+    and per golden whether it is expanded to their broadcast shape (it does not)."""
     if not broadcasts(op):
-        return [], exprs
+        return [], [False for _ in exprs]
     names = [t.name for t in broadcast_inputs(op)]
     short = [
         e != "None"
@@ -945,14 +811,8 @@ def _broadcast_goldens(op: Op, exprs: list[str]) -> tuple[list[str], list[str]]:
         for e in exprs
     ]
     if not any(short):
-        return [], exprs
-    shape = fresh("shape", {t.name for t in op.inputs} | {a.name for a in op.attrs})
-    line = noqa_long(
-        f"{shape} = torch.broadcast_shapes({', '.join(n + '.shape' for n in names)})", 4
-    )
-    return [line], [
-        f"torch.broadcast_to({e}, {shape})" if s else e for e, s in zip(exprs, short, strict=True)
-    ]
+        return [], short
+    return names, short
 
 
 @dataclass(frozen=True)
@@ -1019,22 +879,6 @@ def converter_context(op: Op, params, outs) -> Converter:
 
 
 @dataclass(frozen=True)
-class PyDefs:
-    """The `def` lines of the op's Python functions in ops.py."""
-
-    function: str  # the op's function
-    fake: str  # its fake (meta) kernel
-
-
-@dataclass(frozen=True)
-class CppDefs:
-    """The heads of the op's C++ kernels: the CPU one (csrc/ops.cpp) and the NPU adapter."""
-
-    cpu: str
-    npu: str
-
-
-@dataclass(frozen=True)
 class TorchData:
     """Everything the torch_ext templates render for one op (`op.torch`)."""
 
@@ -1054,20 +898,13 @@ class TorchData:
     outputs: list[Output]
     returned: list[Output]
     variants: list[Variant]
-    dtype_header: str
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
     readme_notes: list[str]  # what the generated README says about in-place and optional outputs
-    py_signature: str
-    py_params: str
     py_args: str
-    py_return: str
     uses_sequence: bool
     uses_golden: bool
-    defs: PyDefs
     op_call: str
-    description: list[str]
-    arg_docs: list[str]
-    register_call: str
+    mutable_results: str  # _register_mutable's `results` ("" for an op that updates no input)
     mutable: bool  # updates inputs in place: registered by _support._register_mutable
     fake: Fake
     differentiable: bool
@@ -1078,11 +915,7 @@ class TorchData:
     overrides_file: str
     overrides_file_literal: str
     overrides_module: str
-    overrides_args: list[str]
-    overrides_example: list[str]
-    cpp_params: str
-    cpp_return: str
-    cpp_defs: CppDefs
+    overrides_example: str  # the input a commented-out fake() returns empty tensors like
     cpu: CpuKernel
     npu: NpuAdapter
     introspection: Introspection
@@ -1114,8 +947,6 @@ def plan(op: Op, options: Options) -> TorchData:
         outputs=outs,  # every prototype output; return_index None when updated in place
         returned=returned,  # the outputs the op returns
         variants=variants(op),  # one per dtype combination
-        dtype_header=f"{', '.join(t.name for t in op.inputs)} -> "
-        f"{', '.join(t.name for t in op.outputs) or 'in place'}",
         nothing_returned=_nothing_returned(op),
         readme_notes=_readme_notes(op),
         **_python_fields(op, options, params, outs, py_name),
@@ -1129,10 +960,7 @@ def plan(op: Op, options: Options) -> TorchData:
 def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
     """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
     returned = [o for o in outs if not o.is_ref]
-    py_return = return_types(returned)[1]
     differentiable, not_differentiable = is_differentiable(op)
-    annotated = [py_param(p, annotated=True) for p in params]
-    plain = [py_param(p, annotated=False) for p in params]
     op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
     call = py_call(
         f"{op_path}.default", [p.name for p in params], 4, len("return ") if returned else 0
@@ -1141,22 +969,11 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
     overrides_file = f"{options.package}/{options_path(op)}"
     return {
         "op_path": op_path,  # torch.ops.ns.op
-        "py_signature": ", ".join(annotated),
-        "py_params": ", ".join(plain),
         "py_args": call_args(params),
-        "py_return": py_return,
         "uses_sequence": any("Sequence" in p.py_annotation for p in params),
         "uses_golden": differentiable or fake.mode == "golden",
-        "defs": PyDefs(
-            function=py_def(py_name, annotated, py_return),
-            fake=py_def(f"_{op.snake_name}_fake", plain),
-        ),
         "op_call": ("return " if returned else "") + call,
-        "description": [
-            f"{o.name} = {doc_text(op.golden[o.name])}" for o in op.results if o.name in op.golden
-        ],
-        "arg_docs": [line for p in params for line in arg_doc(p)],
-        "register_call": register_call(op, options, outs, differentiable, not_differentiable),
+        "mutable_results": mutable_results(op, outs) if any(t.is_ref for t in op.inputs) else "",
         "mutable": any(t.is_ref for t in op.inputs),
         "fake": fake,
         "differentiable": differentiable,
@@ -1167,47 +984,16 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
         "overrides_file": overrides_file,
         "overrides_file_literal": py_string(overrides_file),
         "overrides_module": f"_{op.snake_name}_user",
-        "overrides_args": wrap(
-            "Each takes the op's arguments: " + (", ".join(plain) if plain else "none") + ".",
-            LINE - 4,
-        ),
-        "overrides_example": overrides_example(op, params, outs),
+        "overrides_example": overrides_example(params, outs),
     }
 
 
 def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
     """The TorchData fields of the C++ sources: csrc/ops.cpp and csrc_npu/."""
-    cpp_return = return_types([o for o in outs if not o.is_ref])[0]
-    decls = [f"{p.cpp_type} {p.cpp_name}" for p in params]
     return {
-        "cpp_params": ", ".join(decls),
-        "cpp_return": cpp_return,
-        "cpp_defs": CppDefs(
-            cpu=cpp_call(f"{cpp_return} {op.snake_name}_cpu", decls, 0),
-            npu=cpp_call(f"{cpp_return} {op.snake_name}_npu", decls, 0),
-        ),
         "cpu": cpu_context(op, params, outs),
         "npu": npu_context(op, params, outs),
     }
-
-
-def register_call(op: Op, options, outs, differentiable: bool, reason: str) -> str:
-    """ops.py's registration of the op: _support's _register, or _register_mutable for an op
-    that updates inputs in place."""
-    args = [
-        py_string(f"{options.namespace}::{op.snake_name}"),
-        f"_{op.snake_name}_user",
-        f"_{op.snake_name}_fake",
-    ]
-    mutable = any(t.is_ref for t in op.inputs)
-    if mutable:  # the op type, for messages, and what the op computes, in the golden's order
-        args[1:1] = [py_string(op.op_type)]
-        args.append(mutable_results(op, outs))
-    if differentiable:
-        args.append(f"_golden_backward(_golden.{op.snake_name}_formula)")
-    elif mutable:
-        args.append(mutable_reason(reason))
-    return py_call("_register_mutable" if mutable else "_register", args, 0)
 
 
 def mutable_results(op: Op, outs) -> str:
@@ -1218,14 +1004,6 @@ def mutable_results(op: Op, outs) -> str:
     else:
         items = [py_string(o.name) if o.is_ref else str(o.return_index) for o in outs]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-
-
-def mutable_reason(reason: str) -> str:
-    """_register_mutable's `reason` argument: why the op has no backward."""
-    pieces = split_pieces(reason, LINE - 12)
-    if len(pieces) == 1:
-        return f"reason={py_string(reason)}"
-    return "reason=(\n" + "".join(f"        {py_string(p)}\n" for p in pieces) + "    )"
 
 
 def register_comment(op: Op, differentiable: bool, reason: str) -> list[str]:
@@ -1292,35 +1070,18 @@ def _nothing_returned(op: Op) -> list[str]:
     return wrap(text, LINE - 8)
 
 
-def arg_doc(p: Param) -> list[str]:
-    """The Args: entry of a parameter, wrapped for a docstring indented by 8."""
-    lines = wrap(f"{p.name}: {p.doc}", LINE - 8)
-    return lines[:1] + [f"    {line}" for line in lines[1:]]
-
-
-def overrides_example(op: Op, params, outs) -> list[str]:
-    """A commented-out fake() for an op whose output shapes opgen cannot tell."""
-    returned = [o for o in outs if not o.is_ref]
-    tensors = [p for p in params if p.kind in ("tensor", "ref")]
-    if not returned or not tensors:
-        return []
-    first = tensors[0].name
-    lines = [py_def("fake", [py_param(p, annotated=False) for p in params])]
-    values = [f"{first}.new_empty({first}.shape)" for _ in returned]
-    if len(values) == 1:
-        lines.append(f"    return {values[0]}")
-    else:
-        lines.append(f"    return ({', '.join(values)})")
-    return "\n".join(lines).split("\n")
+def overrides_example(params, outs) -> str:
+    """The input whose like a commented-out fake() returns, for an op whose output shapes opgen
+    cannot tell: its first required one ("": no example, the op has none or returns nothing)."""
+    tensors = [p.name for p in params if p.kind in ("tensor", "ref")]
+    if not tensors or all(o.is_ref for o in outs):
+        return ""
+    return tensors[0]
 
 
 # ---------------------------------------------------------------------------------------------
 # introspection ops for the generated tests (csrc/ops.cpp)
 # ---------------------------------------------------------------------------------------------
-
-# The project-wide one: the twin's OP_ADD registry (every OpDef of op_host/) as JSON.
-REGISTRY_OP = "_opgen_registry"
-REGISTRY_SCHEMA = f"{REGISTRY_OP}() -> str"
 
 
 def infer_op_name(op: Op) -> str:
@@ -1335,9 +1096,7 @@ class Introspection:
     schema: str
     schema_literal: str
     op_path: str  # torch.ops.<ns>.<name>.default
-    function: str  # its C++ function
-    cpp_def: str  # that function's head
-    registry_schema_literal: str
+    function: str  # its C++ function (its parameters: the op's, an in-place one made const)
 
 
 def introspection_context(op: Op, options, params) -> Introspection:
@@ -1353,17 +1112,12 @@ def introspection_context(op: Op, options, params) -> Introspection:
     plain = [dataclasses.replace(t, is_ref=False) for t in op.inputs]
     schema, _ = build_torch_schema(name, plain, [], op.attrs)
     schema = schema.rsplit(" -> ", 1)[0] + " -> str"
-    decls = [
-        f"{'const at::Tensor&' if p.kind == 'ref' else p.cpp_type} {p.cpp_name}" for p in params
-    ]
     return Introspection(
         name=name,
         schema=schema,
         schema_literal=cpp_string(schema),
         op_path=f"torch.ops.{options.namespace}.{name}.default",
         function=f"{op.snake_name}_infer",
-        cpp_def=cpp_call(f"std::string {op.snake_name}_infer", decls, 0),
-        registry_schema_literal=cpp_string(REGISTRY_SCHEMA),
     )
 
 
