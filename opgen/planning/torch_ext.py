@@ -37,7 +37,6 @@ from opgen.literals import (
 from opgen.planning.layout import (
     LINE,
     cpp_call,
-    py_call,
     wrap,
 )
 
@@ -692,10 +691,6 @@ def options_path(op: Op) -> str:
     return f"overrides/{op.snake_name}.py"
 
 
-def call_args(params) -> str:
-    return ", ".join(p.name for p in params)
-
-
 def is_differentiable(op: Op) -> tuple[bool, str]:
     """Whether opgen registers a backward (autograd of the golden); else the reason. An op that
     updates inputs in place differentiates its results (op.results: the new values of those
@@ -765,7 +760,6 @@ class Golden:
     complete: bool  # every result has one
     function: str  # golden.<function>: the reference, or the user's (overrides/)
     formula: str  # golden.<formula>: the expressions themselves
-    user_lookup: str
     results: list[GoldenResult]
     shape: str  # the local holding the broadcast shape of shape_inputs ("": none needed)
     shape_inputs: list[str]
@@ -781,15 +775,11 @@ def golden_context(op: Op, options, params) -> Golden:
     exprs = [op.golden.get(o.name) for o in results]
     shape_inputs, short = _broadcast_goldens(op, [e or "None" for e in exprs])
     shape = fresh("shape", {t.name for t in op.inputs} | {a.name for a in op.attrs})
-    user_file = py_string(f"{options.package}/{options_path(op)}")
     return Golden(
         has_golden=bool(op.golden),
         complete=complete,
         function=py_function_name(op.snake_name),
         formula=f"{op.snake_name}_formula",
-        user_lookup=py_call(
-            "_user_golden", [f"_{op.snake_name}_user", user_file], 4, len("golden_ = ")
-        ),
         results=[GoldenResult(o.name, e, s) for o, e, s in zip(results, exprs, short, strict=True)],
         shape=shape if shape_inputs else "",
         shape_inputs=shape_inputs,
@@ -900,10 +890,8 @@ class TorchData:
     variants: list[Variant]
     nothing_returned: list[str]  # the Returns: text of an op that returns nothing
     readme_notes: list[str]  # what the generated README says about in-place and optional outputs
-    py_args: str
     uses_sequence: bool
     uses_golden: bool
-    op_call: str
     mutable_results: str  # _register_mutable's `results` ("" for an op that updates no input)
     mutable: bool  # updates inputs in place: registered by _support._register_mutable
     fake: Fake
@@ -959,20 +947,14 @@ def plan(op: Op, options: Options) -> TorchData:
 
 def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
     """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
-    returned = [o for o in outs if not o.is_ref]
     differentiable, not_differentiable = is_differentiable(op)
     op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
-    call = py_call(
-        f"{op_path}.default", [p.name for p in params], 4, len("return ") if returned else 0
-    )
     fake = fake_context(op, options, params, outs)
     overrides_file = f"{options.package}/{options_path(op)}"
     return {
         "op_path": op_path,  # torch.ops.ns.op
-        "py_args": call_args(params),
         "uses_sequence": any("Sequence" in p.py_annotation for p in params),
         "uses_golden": differentiable or fake.mode == "golden",
-        "op_call": ("return " if returned else "") + call,
         "mutable_results": mutable_results(op, outs) if any(t.is_ref for t in op.inputs) else "",
         "mutable": any(t.is_ref for t in op.inputs),
         "fake": fake,
