@@ -34,7 +34,6 @@ from torch_ext import protos
 from opgen import resources
 from opgen.frontend import expr, prototype
 from opgen.frontend.options import Options
-from opgen.planning import layout
 from opgen.planning import tests as tests_data
 from opgen.rendering import render as render_mod
 
@@ -191,34 +190,6 @@ def test_boundary_value_domains_follow_the_compute(tmp_path):
 def test_inputs_drawn_positive_where_the_compute_needs_it(compute, positive):
     tree = expr.parse_compute(compute, {"x", "y", "z"}, {"alpha"})
     assert tests_data.positive_inputs(tree) == positive
-
-
-@pytest.mark.parametrize(
-    "value",
-    [
-        None,
-        True,
-        3,
-        -0.25,
-        float("inf"),
-        float("nan"),
-        'a "quoted"\\ \u00e9\n\t\x01 text',
-        [1, [2.5, "x"], (True,)],
-        {"k": [{"nested": ["x" * 150]}], "j": ()},
-        "y" * 300,
-    ],
-)
-def test_py_block_prints_python_literals(value):
-    import math
-
-    text = layout.py_block(value, 4, 20)
-    lines = text.splitlines()
-    assert 4 + 20 + len(lines[0]) <= 100 and all(len(line) <= 100 for line in lines), text
-    back = eval(text)  # our own literal
-    if isinstance(value, float) and math.isnan(value):
-        assert math.isnan(back)
-    else:
-        assert back == value
 
 
 def test_expected_opdef_follows_the_prototype():

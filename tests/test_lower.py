@@ -603,7 +603,7 @@ def test_mixed_dtype_combination_is_rejected():
         "opgen": {"compute": {"z": "x + i"}},
     }
     op = prototype.loads(json.dumps(data)).ops[0]
-    with pytest.raises(LoweringError, match="x=float16, i=int32.*mixes types"):
+    with pytest.raises(LoweringError, match="x is float16, i is int32.*mixes types"):
         context(op)
 
 

@@ -99,8 +99,8 @@ ROW_TILING_FIELDS = (
 # The SoCs the row kernel runs on: the catalog's with ReduceSum/Max/Min in float.
 ROW_SOCS = tuple(s for s, f in SOC_FAMILIES.items() if f.has_reduce and f.has_float_reduce)
 ROW_SOC_LIMITS = {
-    "ascend910": "ReduceSum/ReduceMax/ReduceMin take half only there (ReduceSum.md) and the row "
-    "kernel reduces in float",
+    "ascend910": "ascend910's ReduceSum/ReduceMax/ReduceMin take half only (ReduceSum.md), and "
+    "the row kernel reduces in float",
 }
 
 
@@ -638,7 +638,7 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
     lacking = [s for s in socs if s not in ROW_SOCS]
     why = ""
     if lacking:
-        reasons = "; ".join(f"{s}: {ROW_SOC_LIMITS.get(s, 'not among them')}" for s in lacking)
+        reasons = "; ".join(ROW_SOC_LIMITS.get(s, f"{s} is not among them") for s in lacking)
         why = (
             f"the row kernel runs on {', '.join(ROW_SOCS)} only ({reasons}); drop "
             f"{', '.join(lacking)} from the targets"
@@ -955,7 +955,7 @@ def _check_combinations(
             )
         else:
             pairs = ", ".join(
-                f"{t.param.name}={d}" for t, d in zip(streamed, c.streamed_dtypes, strict=True)
+                f"{t.param.name} is {d}" for t, d in zip(streamed, c.streamed_dtypes, strict=True)
             )
             why = (
                 f"the dtype combination ({pairs}) mixes types that do not compute in one "

@@ -1,34 +1,15 @@
-"""Line layout of the statements opgen prints into generated code: calls, signatures and
-conditions wrapped at the project's line length, comments and docstrings wrapped, long Python
-literals split. (No formatter runs on generated files, so they leave opgen already tidy.)"""
+"""Line layout that no formatter does for opgen: C++ calls, signatures and lists wrapped at
+the line length (the templates lay out the rest of the C++), and text wrapped: comments,
+docstrings, long string literals cut into pieces. Generated Python's statements are laid out by
+ruff format (rendering.template_context), which wraps code but not text."""
 
 from __future__ import annotations
 
 import textwrap
-from typing import Any
 
-from opgen.literals import py_string, py_value
+from opgen.literals import py_string
 
 LINE = 100  # line length of the generated Python (the project's ruff setting)
-
-
-def py_def(name: str, params: list[str], returns: str | None = None) -> str:
-    """A top-level `def` line, one parameter per line when it would be too long."""
-    tail = ")" + (f" -> {returns}" if returns else "") + ":"
-    line = f"def {name}(" + ", ".join(params) + tail
-    if len(line) <= LINE or not params:
-        return line
-    return f"def {name}(\n" + "".join(f"    {p},\n" for p in params) + tail
-
-
-def py_call(head: str, args: list[str], indent: int, lead: int = 0) -> str:
-    """`head(args)` in a statement at `indent` columns whose text before the call takes `lead`
-    columns; one argument per line when too long."""
-    line = f"{head}(" + ", ".join(args) + ")"
-    if indent + lead + len(line) <= LINE or not args:
-        return line
-    pad = " " * (indent + 4)
-    return f"{head}(\n" + "".join(f"{pad}{a},\n" for a in args) + " " * indent + ")"
 
 
 def cpp_call(head: str, args: list[str], indent: int, tail: str = "") -> str:
@@ -92,44 +73,6 @@ def cpp_comment(text: str, width: int = 100) -> str:
 
 def indent_lines(lines: list[str]) -> str:
     return "\n".join(line if line.startswith("#") else "    " + line for line in lines)
-
-
-def py_block(value: Any, indent: int = 0, lead: int = 0) -> str:
-    """`value` as a Python literal that starts after `lead` columns of a line indented by
-    `indent`: on one line when it fits, else one item per line (recursively); strings too long
-    for a line become concatenated pieces."""
-    flat = py_value(value)
-    if indent + lead + len(flat) + 1 <= LINE:
-        return flat
-    pad = " " * (indent + 4)
-    if isinstance(value, str):
-        pieces = split_text(value, LINE - indent - 4)
-        return "(\n" + "".join(f"{pad}{p}\n" for p in pieces) + " " * indent + ")"
-    if isinstance(value, dict):
-        items = [
-            f"{py_value(k)}: " + py_block(v, indent + 4, len(py_value(k)) + 3)
-            for k, v in value.items()
-        ]
-        opening, closing = "{", "}"
-    elif isinstance(value, (list, tuple)):
-        items = [py_block(v, indent + 4, 1) for v in value]
-        opening, closing = ("[", "]") if isinstance(value, list) else ("(", ")")
-    else:
-        return flat  # a number: cannot be split
-    return opening + "\n" + "".join(f"{pad}{item},\n" for item in items) + " " * indent + closing
-
-
-def split_text(text: str, width: int) -> list[str]:
-    """String literals, each at most `width` columns (when a character allows), that
-    concatenate to `text`."""
-    pieces, current = [], ""
-    for ch in text:
-        if current and len(py_string(current + ch)) > width:
-            pieces.append(py_string(current))
-            current = ""
-        current += ch
-    pieces.append(py_string(current))
-    return pieces
 
 
 def doc_lines(text: str, width: int) -> list[str]:

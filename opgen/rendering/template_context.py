@@ -124,9 +124,6 @@ FILTERS = {
             "cpp_comment",
             "doc_lines",
             "noqa_long",
-            "py_block",
-            "py_call",
-            "py_def",
             "split_pieces",
             "wrap",
         )
