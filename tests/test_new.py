@@ -287,6 +287,16 @@ def test_broken_custom_template_fails_and_leaves_nothing(tmp_path):
     assert not [p for p in tmp_path.iterdir() if "opgen-new" in p.name]
 
 
+def test_a_custom_template_rendering_python_that_does_not_parse_is_named(tmp_path):
+    custom = tmp_path / "tpl"
+    shutil.copytree(ROOT / "templates", custom, symlinks=True)
+    (custom / "layout" / "broken.py.jinja").write_text("def {{ project.package }}(:\n")
+    result = invoke(GELU, "-o", tmp_path / "p", "--templates", custom)
+    assert result.exit_code == 1, result.stderr
+    assert "layout/broken.py.jinja renders Python that does not parse" in result.stderr
+    assert not (tmp_path / "p").exists()
+
+
 def test_a_template_without_opgens_context_is_refused(tmp_path):
     custom = tmp_path / "tpl"
     shutil.copytree(ROOT / "templates", custom, symlinks=True)

@@ -168,7 +168,8 @@ def ruff_format(source: str, template: str) -> str:
         check=False,
     )
     if result.returncode != 0:
-        raise ValueError(f"the Python it rendered does not parse: {result.stderr.strip()}")
+        error = result.stderr.strip().removeprefix("error: ")
+        raise ValueError(f"{template} renders Python that does not parse ({error})")
     return result.stdout
 
 
