@@ -101,7 +101,7 @@ def test_gelu_basics():
     assert ctx["differentiable"]
     assert ctx["fake"]["mode"] == "elementwise"
     assert ctx["npu"]["enabled"]
-    assert ctx["npu"]["call_args"] == "x_, out_"
+    assert ", ".join(ctx["npu"]["call_args"]) == "x_, out_"
 
 
 def test_signature_defaults_follow_the_schema():
@@ -163,7 +163,7 @@ def test_cpp_types_of_every_argument_kind():
 def test_aclnn_call_order_optional_and_attrs():
     npu = context(protos.ALL_ATTRS)["npu"]
     # aclnn order: inputs (optional ones as <name>Optional), attrs, then the output.
-    assert npu["call_args"] == (
+    assert ", ".join(npu["call_args"]) == (
         "x_, biasOptional_, alpha_, count_, flag_, modeOptional_, "
         "dimsOptional_, scalesOptional_, masksOptional_, out_"
     )
@@ -184,7 +184,7 @@ def test_aclnn_call_order_optional_and_attrs():
 
 def test_aclnn_call_in_place_and_several_outputs():
     npu = context(protos.IN_PLACE)["npu"]
-    assert npu["call_args"] == "xRef_, y_, rate_, zOut_"
+    assert ", ".join(npu["call_args"]) == "xRef_, y_, rate_, zOut_"
     assert [o["name"] for o in npu["outputs"]] == ["zOut"]  # returned; xRef is copied back
     # xRef is made contiguous, and copied back into x after the call
     assert npu["args"][0] == {
@@ -195,14 +195,14 @@ def test_aclnn_call_in_place_and_several_outputs():
     }
 
     npu = context(protos.TWO_OUTPUTS)["npu"]
-    assert npu["call_args"] == "x_, y_, posOut_, negOut_"
+    assert ", ".join(npu["call_args"]) == "x_, y_, posOut_, negOut_"
     # Output dtypes come from the matched combination: inputs first, so outputs at 2 and 3;
     # the shape is x's and y's broadcast shape.
     assert [(o["name"], o["dtype_index"]) for o in npu["outputs"]] == [("posOut", 2), ("negOut", 3)]
     assert npu["broadcasts"] and npu["like"] == "x" and not npu["shapes_from_meta"]
 
     npu = context(protos.ONLY_IN_PLACE)["npu"]
-    assert npu["call_args"] == "xRef_, factor_"
+    assert ", ".join(npu["call_args"]) == "xRef_, factor_"
     assert npu["outputs"] == []  # returns nothing
 
 
@@ -214,7 +214,7 @@ def test_not_elementwise_outputs_come_from_the_fake_kernel():
     ]
     assert npu["guard"] == "x" and npu["guard_required"]
     npu = context(protos.CONCAT)["npu"]
-    assert npu["call_args"] == "xs_, out_"
+    assert ", ".join(npu["call_args"]) == "xs_, out_"
     assert npu["guard"] == "xs" and not npu["guard_required"]
 
 
@@ -232,7 +232,7 @@ def test_reserved_cpp_names_are_renamed():
     # Python keeps the schema names
     ops_py = rendered(protos.SHADOWING, "my_ops/ops.py")
     assert signature(ops_py, f"_{ctx['py_name']}_fake") == "at, std, result=1.0"
-    assert ctx["npu"]["call_args"] == "at_, std_, result_, out_"
+    assert ", ".join(ctx["npu"]["call_args"]) == "at_, std_, result_, out_"
     assert ctx["npu"]["guard"] == "at_arg_"
 
 
@@ -244,8 +244,9 @@ def test_cpu_context():
     ]
     assert cpu["attr_values"] == ["static_cast<float>(rate)"]
     assert cpu["updates"] == [{"target": "x", "index": 0}]  # x.copy_(outputs_[0])
-    assert context(protos.CONCAT)["cpu"]["unsupported"].startswith(
-        'TORCH_CHECK(false, "ConcatCustom has a dynamic'
+    assert context(protos.CONCAT)["cpu"]["unsupported"][0].startswith('"ConcatCustom has a dynamic')
+    assert 'TORCH_CHECK(false, "ConcatCustom has a dynamic' in rendered(
+        protos.CONCAT, "my_ops/csrc/ops.cpp"
     )
 
 
@@ -272,7 +273,7 @@ def test_op_without_outputs():
     assert cpu["updates"] == [{"target": "var", "index": 0}]  # var.copy_(updated_[0])
     # NPU: aclnn takes only the inputs and attrs; contiguous copies are written back
     npu = ctx["npu"]
-    assert npu["call_args"] == "var_, updates_, scale_"
+    assert ", ".join(npu["call_args"]) == "var_, updates_, scale_"
     assert not npu["shapes_from_meta"] and npu["outputs"] == [] and not npu["needs_dtypes"]
     assert [a["kind"] for a in npu["args"]] == ["ref", "tensor", "attr"]
     # fake: updates broadcast into var (which cannot grow), nothing returned
@@ -325,7 +326,7 @@ def test_optional_output_is_always_allocated_and_returned():
     ops_py = rendered(protos.OPTIONAL_OUTPUT, "my_ops/ops.py")
     assert "        ratio: float16 or float32. Optional in the" in ops_py
     npu = ctx["npu"]
-    assert npu["call_args"] == "x_, t1_, t2_, value_, yOut_, ratioOut_"
+    assert ", ".join(npu["call_args"]) == "x_, t1_, t2_, value_, yOut_, ratioOut_"
     assert [o["name"] for o in npu["outputs"]] == ["yOut", "ratioOut"]
     assert ctx["fake"]["shape_from"] == "broadcast" and ctx["fake"]["like"] == "x"
     assert ctx["fake"]["returns"] == [

@@ -36,7 +36,6 @@ from opgen.literals import (
 )
 from opgen.planning.layout import (
     LINE,
-    cpp_call,
     wrap,
 )
 
@@ -325,15 +324,11 @@ def cpp_fixed_attr_checks(op: Op) -> list[FixedAttrCheck]:
     ]
 
 
-def cpp_row_checks(op: Op, params) -> list[str]:
-    """The CPU adapter's check of a row op's input shapes (opgen/frontend/rows.py's rule,
-    refused with its message before the twin runs op_host and the kernel)."""
-    if not op.is_row:
-        return []
-    row_params = [p for p in params if p.kind in ("tensor", "ref")]
-    names = "{" + ", ".join(cpp_string(p.name) for p in row_params) + "}"
-    tensors = "{" + ", ".join(p.cpp_name for p in row_params) + "}"
-    return [cpp_call("opgen_torch::RowShapes", [cpp_string(op.op_type), names, tensors], 4, ";")]
+def row_check_params(op: Op, params) -> list[Param]:
+    """The tensors of the CPU adapter's check of a row op's input shapes (opgen_torch::RowShapes:
+    opgen/frontend/rows.py's rule, refused with its message before the twin runs op_host and
+    the kernel); none for another op."""
+    return [p for p in params if p.kind in ("tensor", "ref")] if op.is_row else []
 
 
 @dataclass(frozen=True)
@@ -350,11 +345,11 @@ class CpuKernel:
     """The op's CPU kernel (csrc/ops.cpp): the CPU twin runs op_host and the kernel."""
 
     function: str
-    unsupported: str  # the TORCH_CHECK(false, ...) of an op the twin cannot run, or ""
+    unsupported: list[str]  # why the twin cannot run the op (TORCH_CHECK's string pieces), or []
     op_type_literal: str
     attr_checks: list[FixedAttrCheck]
     shape_checks: list[BroadcastCheck]
-    row_checks: list[str]
+    row_checks: list[Param]  # the tensors opgen_torch::RowShapes checks (a row op)
     host_inputs: list[Param]  # the inputs the twin takes (not a list one)
     attr_values: list[str]  # the attrs as the twin takes them
     in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
@@ -380,16 +375,16 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
     else:
         updates = [CopyBack(by_name[o.name].cpp_name, o.index) for o in outs if o.is_ref]
     pieces = wrap(unsupported, LINE - 30)
-    pieces = [
-        cpp_string(piece + (" " if i < len(pieces) - 1 else "")) for i, piece in enumerate(pieces)
-    ]
     return CpuKernel(
         function=f"{op.snake_name}_cpu",
-        unsupported=cpp_call("TORCH_CHECK", ["false", *pieces], 4, ";") if pieces else "",
+        unsupported=[
+            cpp_string(piece + (" " if i < len(pieces) - 1 else ""))
+            for i, piece in enumerate(pieces)
+        ],
         op_type_literal=cpp_string(op.op_type),
         attr_checks=cpp_fixed_attr_checks(op),
         shape_checks=cpp_shape_checks(op, params),
-        row_checks=cpp_row_checks(op, params),
+        row_checks=row_check_params(op, params),
         host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
         attr_values=[p.twin_value for p in params if p.kind == "attr"],
         in_place_only=op.in_place_only,
@@ -460,8 +455,7 @@ class NpuAdapter:
     outputs: list[NpuOutput] = field(default_factory=list)  # the returned ones
     like: str = ""  # the input an elementwise op's outputs take their shape and options from
     broadcasts: bool = False  # ... their shape is the inputs' broadcast shape
-    call_args: str = ""
-    exec: str = ""
+    call_args: list[str] = field(default_factory=list)  # EXEC_NPU_CMD_EXT's, after the aclnn name
 
 
 def _npu_disabled(op: Op, reason: str) -> NpuAdapter:
@@ -575,8 +569,7 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         outputs=_npu_outputs(op, outs),
         like=first.cpp_name if first else "",
         broadcasts=broadcasts(op),
-        call_args=", ".join(args["call_args"]),
-        exec=cpp_call("EXEC_NPU_CMD_EXT", [op.aclnn.name, *args["call_args"]], 4, ";"),
+        call_args=args["call_args"],
         uses_float_array=any(a.kind == "list_float" for a in args["args"]),
     )
 
