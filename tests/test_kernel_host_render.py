@@ -22,9 +22,9 @@ from kernel_host import protos, twin
 from opgen.compiler.lower import SELECT_RESERVED_UB, LoweringError
 from opgen.frontend import prototype
 from opgen.frontend.catalog import SOC_SHORT_NAMES
-from opgen.planning.layout import cpp_comment
 from opgen.planning.project import OpDataErrors
 from opgen.rendering import render
+from opgen.rendering.cpp_layout import cpp_comment
 from opgen.resources import templates_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1162,8 +1162,8 @@ def test_twin_grammar_numerics(grammar_ops, case, kernel_set):
 @pytest.mark.parametrize("indent", [0, 4, 8])
 def test_the_cpp_list_filter_wraps_as_cpp_wrap_does(count, indent):
     """`items | cpp_list(head, tail, indent, each)`, which the templates print signatures, calls
-    and list declarations with, is layout.cpp_wrap of the items formatted by `each`."""
-    from opgen.planning.layout import cpp_wrap
+    and list declarations with, is cpp_layout.cpp_wrap of the items formatted by `each`."""
+    from opgen.rendering.cpp_layout import cpp_wrap
     from opgen.rendering.template_context import cpp_list
 
     for width in (7, 19, 31, 45):

@@ -50,7 +50,7 @@ from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.names import aclnn_name, pascal_name
 from opgen.frontend.options import Options
 from opgen.literals import cpp_literal, cpp_string
-from opgen.planning.layout import cpp_comment, indent_lines
+from opgen.planning.layout import indent_lines
 
 # Compute functions whose API some SoCs lack, and what the kernel computes them through there
 # ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
@@ -308,7 +308,7 @@ class Compute:
     shared_tmp_min_bytes: int
     exp_fallbacks: list[str]  # APIs computed through Exp on SoCs that lack them
     soc_variants: bool  # the body has #if __NPU_ARCH__ branches
-    scratch_note: str  # // comment lines
+    scratch_note: str  # what the scratch holds (the host's tiling policy prints it as a comment)
     host_scalars: list[HostScalar]  # attr math done on the host
     warnings: list[str]
     # Compare/Select: the tile length in whole blocks of this many elements (0: any), and UB
@@ -870,7 +870,7 @@ def _compute(
         shared_tmp_min_bytes=min_bytes,
         exp_fallbacks=low.exp_fallbacks,
         soc_variants=len(low.variants) > 1,
-        scratch_note=cpp_comment(_scratch_note(low, live_nodes, min_bytes) + "."),
+        scratch_note=_scratch_note(low, live_nodes, min_bytes) + ".",
         host_scalars=_host_scalars(low, attr_fields),
         warnings=low.warnings,
         align_elems=CMP_BLOCK_ELEMS if low.compares else 0,
@@ -1332,7 +1332,7 @@ def _stub(
         shared_tmp_min_bytes=0,
         exp_fallbacks=[],
         soc_variants=False,
-        scratch_note="// The placeholder compute step uses none; reserve what your code needs.",
+        scratch_note="The placeholder compute step uses none; reserve what your code needs.",
         host_scalars=[],
         warnings=[],
     )

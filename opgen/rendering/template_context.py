@@ -94,7 +94,7 @@ class ProjectContext(Extension):
 def cpp_list(items, head: str, tail: str, indent: int = 0, each: str = "{}") -> str:
     """The filter `items | cpp_list("int a[] = {", "};", 4, "&{}")`: the items, each formatted by
     `each`, between head and tail, wrapped after commas and aligned under the first item."""
-    from opgen.planning.layout import cpp_wrap
+    from opgen.rendering.cpp_layout import cpp_wrap
 
     return cpp_wrap(head, [each.format(i) for i in items], tail, indent=" " * indent)
 
@@ -112,16 +112,15 @@ def _lazy(module: str, name: str):
     return call
 
 
-# The filters opgen's templates lay out code with: planning.layout's line layout (a call's
-# arguments, a signature, a long literal, comments and docstrings wrapped at the project's line
-# length) and opgen.literals' spellings of values in C++ and Python.
+# The filters opgen's templates lay out code with: cpp_layout's (C++ calls and lists wrapped,
+# comments), planning.layout's text wrapping (comments, docstrings, long strings) and
+# opgen.literals' spellings of values in C++ and Python.
 FILTERS = {
     "cpp_list": cpp_list,
+    **{name: _lazy("opgen.rendering.cpp_layout", name) for name in ("cpp_call", "cpp_comment")},
     **{
         name: _lazy("opgen.planning.layout", name)
         for name in (
-            "cpp_call",
-            "cpp_comment",
             "doc_lines",
             "noqa_long",
             "split_pieces",
