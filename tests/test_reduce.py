@@ -158,7 +158,7 @@ def test_each_reduction_calls_its_api_and_a_reduced_output_is_marked(func, api):
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        ({"socs": ("ascend910a",)}, "half only there, not ascend910"),
+        ({"socs": ("ascend910a",)}, "ReduceMin take half only, not ascend910"),
         ({"types": ("int32",)}, "needs a float type"),
     ],
 )
