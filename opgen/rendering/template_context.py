@@ -1,5 +1,6 @@
-"""The Jinja extension through which copier's rendering of opgen's templates sees `project` (and
-the filters opgen's templates lay out lists and comments with).
+"""The Jinja extension through which copier's rendering of opgen's templates sees `project`, the
+filters opgen's templates lay out C++ and text with, and through which every `.py.jinja` file's
+text leaves as `ruff format` lays it out.
 
 templates/copier.yml lists `ProjectContext` in `_jinja_extensions`. Copier renders each file and
 file name with the answers (the prototype's text and the options); the extension adds
