@@ -61,8 +61,9 @@ def test_template_update_then_build_and_test(tmp_path, uninstall):
         compute.read_text().replace("#endif", "// user: reviewed this compute step\n#endif")
     )
     kernel_tpl = v2 / "kernel" / "op" / "op_kernel" / "{{ op.snake }}.cpp.jinja"
-    entry = "{{ k.entry_signature }}"
-    head, _, tail = kernel_tpl.read_text().rpartition(entry)  # the elementwise kernel's entry
+    entry = "{{ cpp.kernel_entry(k) }}"
+    head, found, tail = kernel_tpl.read_text().rpartition(entry)  # the elementwise kernel's entry
+    assert found, f"{kernel_tpl.name} no longer prints {entry}"
     kernel_tpl.write_text(head + "// v2: a note from the new templates\n" + entry + tail)
     result = cli("update", project, "--templates", v2, "--json")
     assert result.exit_code == 0, result.output
