@@ -298,9 +298,7 @@ def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
     bparams = broadcast_params(op, params)
     if not bparams:
         return []
-    names = "{" + ", ".join(cpp_string(p.name) for p in bparams) + "}"
-    tensors = "{" + ", ".join(p.cpp_name for p in bparams) + "}"
-    args = [cpp_string(op.op_type), names, tensors]
+    args = _shape_check_args(op, bparams)
     updated = {t.name for t in updated_inputs(op)}
     if updated:  # the indices of the inputs updated in place, which cannot grow
         args.append(
@@ -324,11 +322,21 @@ def cpp_fixed_attr_checks(op: Op) -> list[FixedAttrCheck]:
     ]
 
 
-def row_check_params(op: Op, params) -> list[Param]:
-    """The tensors of the CPU adapter's check of a row op's input shapes (opgen_torch::RowShapes:
-    opgen/frontend/rows.py's rule, refused with its message before the twin runs op_host and
-    the kernel); none for another op."""
-    return [p for p in params if p.kind in ("tensor", "ref")] if op.is_row else []
+def _shape_check_args(op: Op, checked: list[Param]) -> list[str]:
+    """The arguments opgen's shape checks (BroadcastShape, RowShapes) start with: the op type,
+    the checked inputs' names and their tensors."""
+    names = "{" + ", ".join(cpp_string(p.name) for p in checked) + "}"
+    tensors = "{" + ", ".join(p.cpp_name for p in checked) + "}"
+    return [cpp_string(op.op_type), names, tensors]
+
+
+def row_shapes_args(op: Op, params) -> list[str]:
+    """The arguments of the CPU adapter's check of a row op's input shapes
+    (opgen_torch::RowShapes: opgen/frontend/rows.py's rule, refused with its message before the
+    twin runs op_host and the kernel); none for another op."""
+    if not op.is_row:
+        return []
+    return _shape_check_args(op, [p for p in params if p.kind in ("tensor", "ref")])
 
 
 @dataclass(frozen=True)
@@ -349,7 +357,7 @@ class CpuKernel:
     op_type_literal: str
     attr_checks: list[FixedAttrCheck]
     shape_checks: list[BroadcastCheck]
-    row_checks: list[Param]  # the tensors opgen_torch::RowShapes checks (a row op)
+    row_shapes_args: list[str]  # opgen_torch::RowShapes's, for a row op; []: no such check
     host_inputs: list[Param]  # the inputs the twin takes (not a list one)
     attr_values: list[str]  # the attrs as the twin takes them
     in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
@@ -384,7 +392,7 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         op_type_literal=cpp_string(op.op_type),
         attr_checks=cpp_fixed_attr_checks(op),
         shape_checks=cpp_shape_checks(op, params),
-        row_checks=row_check_params(op, params),
+        row_shapes_args=row_shapes_args(op, params),
         host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
         attr_values=[p.twin_value for p in params if p.kind == "attr"],
         in_place_only=op.in_place_only,
