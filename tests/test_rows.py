@@ -144,7 +144,7 @@ def test_the_fake_kernel_the_cpu_adapter_and_infer_shape_apply_the_rule():
     host = files["op_host/rms_norm_custom.cpp"]
     assert "!opgen::RowsHaveElements(rows) ||" in host
     tiling = files["op_host/opgen_tiling.h"]
-    assert "if (dims > 0 && shape->GetDimNum() == 1 && shape->GetDim(0) == rowLength)" in tiling
+    assert "bool isRow = rank > 0 && shape->GetDimNum() == rank - first;" in tiling
     assert "    return rows.rowLength > 0;\n" in tiling
 
 

@@ -270,15 +270,17 @@ def call_example(op, namespace: str) -> str:
     every attr by name (its default, or a sample value when it has none)."""
     from opgen.frontend.catalog import DTYPES
     from opgen.literals import py_literal
+    from opgen.planning.tests import attr_value, fit_rows, row_layout
 
+    layout = row_layout(op)  # an op reducing named axes: 8 elements on the last of them
+    shape = ", ".join(map(str, fit_rows((8,), layout) if layout else (8,)))
     args = []
     for t in op.inputs:
         random = DTYPES[t.dtypes[0]].is_float or DTYPES[t.dtypes[0]].is_complex
-        tensor = f"torch.{'randn' if random else 'ones'}(8, dtype=torch.{t.dtypes[0]})"
+        tensor = f"torch.{'randn' if random else 'ones'}({shape}, dtype=torch.{t.dtypes[0]})"
         args.append(f"[{tensor}]" if t.param_type == "dynamic" else tensor)
     for a in op.attrs:
-        value = a.info.test_sample if a.required else a.default
-        args.append(f"{a.name}={py_literal(a.type, value)}")
+        args.append(f"{a.name}={py_literal(a.type, attr_value(a, op))}")
     return f"torch.ops.{namespace}.{op.snake_name}({', '.join(args)})"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 class ExprError(ValueError):
@@ -43,8 +43,8 @@ UNARY_FUNCS = (
 )
 BINARY_FUNCS = ("min", "max")
 TERNARY_FUNCS = ("clamp", "where")  # clamp(x, lo, hi): lo and hi numbers or attrs
-# Reductions over the last axis (the row); inside a larger expression the result broadcasts
-# back over the row (keepdim).
+# Reductions: over the last axis (the row) without dim=, inside a larger expression broadcast back
+# over the row (keepdim); with torch's dim= and keepdim= over the axes they name.
 REDUCE_FUNCS = ("sum", "mean", "amax", "amin")
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMP_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
@@ -130,11 +130,38 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Axes:
+    """The axes a reduction reduces, torch's `dim`: literal `dims` (a negative one counts from the
+    end; () is every axis, as torch's dim=None and dim=[]) or, when `attr` is set, the value of
+    that int or list_int attr."""
+
+    dims: tuple[int, ...] = (-1,)
+    attr: str = ""
+
+    def show(self) -> str:
+        """The axes as the prototype writes them."""
+        if self.attr:
+            return self.attr
+        if not self.dims:
+            return "None"
+        return str(self.dims[0]) if len(self.dims) == 1 else str(self.dims)
+
+
+LAST_AXIS = Axes()
+
+
+@dataclass(frozen=True)
 class Reduce:
-    """sum/mean/amax/amin of a tensor expression over the last axis: one value per row."""
+    """sum/mean/amax/amin of a tensor expression over `axes`: one value per row (the kernel's
+    row is those axes). `dim_given`: written with torch's dim= (else the last axis, and the row
+    value broadcasts back over the row: today's row ops); `keepdim` then is torch's keepdim, a
+    literal or the name of a bool attr."""
 
     func: str  # one of REDUCE_FUNCS
     arg: Node
+    axes: Axes = LAST_AXIS
+    keepdim: bool | str = False
+    dim_given: bool = False
     is_tensor = True
 
 
@@ -218,22 +245,33 @@ def _snippet(node: ast.AST) -> str:
 
 
 def parse_compute(
-    text: str, tensors: set[str], scalars: set[str], others: dict[str, str] | None = None
+    text: str,
+    tensors: set[str],
+    scalars: set[str],
+    others: dict[str, str] | None = None,
+    attr_types: dict[str, str] | None = None,
 ) -> Node:
     """Parse a compute expression over `tensors` (input names) and `scalars` (attr names).
 
     `others` maps names that exist but may not be used (an optional input, a list attr) to the
-    reason, for a precise message.
+    reason, for a precise message; `attr_types` every attr's type (a reduction's dim= may name
+    an int or list_int attr, its keepdim= a bool one).
     """
-    node = _to_node(_parse(text), tensors, scalars, others or {})
+    node = _to_node(_parse(text), tensors, scalars, others or {}, attr_types or {})
     if not node.is_tensor:
         raise ExprError("uses no input tensor; an elementwise output needs at least one")
     return node
 
 
-def _to_node(node: ast.AST, tensors: set[str], scalars: set[str], others: dict[str, str]) -> Node:
+def _to_node(
+    node: ast.AST,
+    tensors: set[str],
+    scalars: set[str],
+    others: dict[str, str],
+    attr_types: dict[str, str],
+) -> Node:
     def conv(n: ast.AST) -> Node:
-        return _to_node(n, tensors, scalars, others)
+        return _to_node(n, tensors, scalars, others, attr_types)
 
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
@@ -257,7 +295,7 @@ def _to_node(node: ast.AST, tensors: set[str], scalars: set[str], others: dict[s
             raise ExprError(f"'{_snippet(node)}': compute compares with < <= > >= == != only")
         return Compare(CMP_OPS[type(node.ops[0])], conv(node.left), conv(node.comparators[0]))
     if isinstance(node, ast.Call):
-        return _call_node(node, conv)
+        return _call_node(node, conv, attr_types)
     raise ExprError(
         f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
         "** with a constant exponent, comparisons (< <= > >= == !=), numbers, names "
@@ -278,24 +316,15 @@ def _name_node(name: str, tensors: set[str], scalars: set[str], others: dict[str
     raise ExprError(f"unknown name '{name}': use an input or an int, float or bool attr")
 
 
-def _call_node(node: ast.Call, conv) -> Node:
+def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
     """A call in a compute expression: a reduction or a listed function with its arity."""
     if not isinstance(node.func, ast.Name):
         raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
     func = node.func.id
+    if func in REDUCE_FUNCS:
+        return _reduce_node(node, conv, attr_types)
     if node.keywords:
         raise ExprError(f"{func}() takes no keyword arguments")
-    if func in REDUCE_FUNCS:
-        if len(node.args) != 1:
-            raise ExprError(
-                f"{func}() takes 1 argument (it reduces over the last axis), got {len(node.args)}"
-            )
-        arg = conv(node.args[0])
-        if not arg.is_tensor:
-            raise ExprError(
-                f"{func}() reduces a tensor over its last axis, not the scalar '{show(arg)}'"
-            )
-        return Reduce(func, arg)
     arity = _ARITY.get(func)
     if arity is None:
         allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS)
@@ -316,6 +345,74 @@ def _call_node(node: ast.Call, conv) -> Node:
                     "min(max(x, lo), hi) for tensor bounds"
                 )
     return call
+
+
+def _reduce_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Reduce:
+    """sum/mean/amax/amin(e) over the last axis, or with torch's dim (positional or dim=) and
+    keepdim= over the axes dim names."""
+    func = node.func.id
+    keywords = {k.arg: k.value for k in node.keywords}
+    unknown = sorted(k for k in keywords if k not in ("dim", "keepdim"))
+    if unknown or None in keywords:
+        raise ExprError(f"{func}() takes the keywords dim= and keepdim=, not {unknown or '**'}")
+    positional = list(node.args[1:])
+    if not node.args or len(node.args) > 3 or (len(positional) == 2 and "keepdim" in keywords):
+        raise ExprError(f"{func}() takes a tensor, then dim= and keepdim= ({func}(x, dim=-1))")
+    if positional:
+        if "dim" in keywords:
+            raise ExprError(f"{func}() got dim twice")
+        keywords["dim"] = positional[0]
+    if len(positional) == 2:
+        keywords["keepdim"] = positional[1]
+    arg = conv(node.args[0])
+    if not arg.is_tensor:
+        raise ExprError(f"{func}() reduces a tensor, not the scalar '{show(arg)}'")
+    if "dim" not in keywords:
+        if "keepdim" in keywords:
+            raise ExprError(f"{func}(): keepdim= goes with dim= ({func}(x, dim=-1, keepdim=True))")
+        return Reduce(func, arg)
+    keepdim = _keepdim(func, keywords.get("keepdim"), attr_types)
+    return Reduce(func, arg, _axes(func, keywords["dim"], attr_types), keepdim, dim_given=True)
+
+
+def _axes(func: str, node: ast.AST, attr_types: dict[str, str]) -> Axes:
+    """dim=: an int, a tuple or list of ints, None (every axis) or an int or list_int attr."""
+    if isinstance(node, ast.Name) and attr_types.get(node.id) in ("int", "list_int"):
+        return Axes(attr=node.id)
+    if isinstance(node, ast.Name):
+        what = f"a {attr_types[node.id]} attr" if node.id in attr_types else "no attr"
+        raise ExprError(
+            f"{func}(dim={node.id}): '{node.id}' is {what}; dim= takes an int or list_int attr"
+        )
+    if isinstance(node, ast.Constant) and node.value is None:
+        return Axes(())
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+    dims = tuple(_int_literal(func, item) for item in items)
+    if len(set(dims)) != len(dims):
+        raise ExprError(f"{func}(dim={_snippet(node)}) names an axis twice")
+    return Axes(dims)
+
+
+def _int_literal(func: str, node: ast.AST) -> int:
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if negative else node
+    if not (isinstance(value, ast.Constant) and type(value.value) is int) or value.value > 64:
+        raise ExprError(
+            f"{func}(): dim= takes ints (up to 64), a tuple or list of them, None or an attr; "
+            f"not '{_snippet(node)}'"
+        )
+    return -value.value if negative else value.value
+
+
+def _keepdim(func: str, node: ast.AST | None, attr_types: dict[str, str]) -> bool | str:
+    """keepdim=: True, False (torch's default) or a bool attr."""
+    if node is None:
+        return False
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "bool":
+        return node.id
+    raise ExprError(f"{func}(): keepdim= takes True, False or a bool attr, not '{_snippet(node)}'")
 
 
 def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
@@ -383,7 +480,7 @@ def with_children(node: Node, new: tuple[Node, ...]) -> Node:
     if isinstance(node, Call):
         return Call(node.func, new)
     if isinstance(node, Reduce):
-        return Reduce(node.func, new[0])
+        return replace(node, arg=new[0])
     return node
 
 
@@ -411,6 +508,28 @@ def is_row_valued(node: Node) -> bool:
     return any(isinstance(n, Reduce) for n in walk(node)) and all(
         is_row_valued(k) or not k.is_tensor for k in kids
     )
+
+
+def reductions(node: Node) -> list[Reduce]:
+    """Every reduction in a compute tree, in walk() order."""
+    return [n for n in walk(node) if isinstance(n, Reduce)]
+
+
+def broadcast_reductions(node: Node) -> list[Reduce]:
+    """The reductions whose value broadcasts back over the elements beside it: those inside an
+    expression that also reads inputs outside reductions, and those inside another reduction's
+    argument. The others give the value of a row-valued output (its shape is theirs)."""
+    found: list[Reduce] = []
+
+    def visit(n: Node, broadcast: bool) -> None:
+        if isinstance(n, Reduce) and broadcast:
+            found.append(n)
+        inner = broadcast or isinstance(n, Reduce) or not is_row_valued(n)
+        for child in children(n):
+            visit(child, inner)
+
+    visit(node, False)
+    return found
 
 
 def names_in(node: Node) -> set[str]:
@@ -450,7 +569,10 @@ def _show(node: Node, outer: int) -> str:
     if isinstance(node, Call):
         return f"{node.func}({', '.join(_show(a, 0) for a in node.args)})"
     if isinstance(node, Reduce):
-        return f"{node.func}({_show(node.arg, 0)})"
+        if not node.dim_given:
+            return f"{node.func}({_show(node.arg, 0)})"
+        keepdim = f", keepdim={node.keepdim}" if node.keepdim is not False else ""
+        return f"{node.func}({_show(node.arg, 0)}, dim={node.axes.show()}{keepdim})"
     raise TypeError(node)
 
 
@@ -492,6 +614,10 @@ def to_torch(node: Node) -> str:
 
 
 def _torch(node: Node) -> str:
+    if isinstance(node, Reduce) and node.dim_given:
+        dims = node.axes.attr or (str(list(node.axes.dims)) if node.axes.dims else "None")
+        keepdim = f", keepdim={node.keepdim}" if node.keepdim is not False else ""
+        return f"{_TORCH_REDUCE[node.func]}({_torch(node.arg)}, dim={dims}{keepdim})"
     if isinstance(node, Reduce):
         return f"{_TORCH_REDUCE[node.func]}({_torch(node.arg)}, -1, keepdim=True)"
     if isinstance(node, (Tensor, Scalar)):

@@ -143,6 +143,9 @@ class Op:
             for n in expr.walk(tree)
             if isinstance(n, expr.Scalar)
         }
+        for tree in self.compute.values():  # a reduction's dim= and keepdim= attrs
+            for n in expr.reductions(tree):
+                read |= {n.axes.attr} | ({n.keepdim} if isinstance(n.keepdim, str) else set())
         return tuple(a for a in self.attrs if a.name not in read)
 
     @property
@@ -152,6 +155,34 @@ class Op:
         return tuple(
             a for a in self.unread_attrs if not a.required and a.type in ("int", "float", "bool")
         )
+
+    @property
+    def row_axes(self) -> expr.Axes:
+        """The axes the op's reductions reduce (every reduction reduces the same ones; the
+        prototype check sees to it): the kernel's row."""
+        for tree in self.compute.values():
+            for node in expr.reductions(tree):
+                return node.axes
+        return expr.LAST_AXIS
+
+    @property
+    def dims_given(self) -> bool:
+        """Do the op's reductions name their axes (torch's dim=; then none of them is a plain
+        last-axis sum(e), the prototype check sees to it)?"""
+        return any(n.dim_given for tree in self.compute.values() for n in expr.reductions(tree))
+
+    def output_keepdim(self, name: str) -> bool | str:
+        """Does reduced output `name` keep the reduced axes as 1: its reductions' keepdim (a
+        literal or a bool attr's name), or the opgen block's keepdim for reductions without
+        dim=."""
+        tree = self.compute.get(name)
+        if tree is None or not self.dims_given:
+            return self.keepdim
+        broadcast = expr.broadcast_reductions(tree)
+        for node in expr.reductions(tree):
+            if not any(node is b for b in broadcast):
+                return node.keepdim
+        return self.keepdim
 
     def is_reduced_output(self, name: str) -> bool:
         """Has output `name` one value per row (the reduced shape)?"""

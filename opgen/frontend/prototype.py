@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NoReturn
 
-from opgen.frontend import broadcast, expr, names, rows, spelling
+from opgen.frontend import broadcast, expr, names, reductions, rows, spelling
 from opgen.frontend.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
@@ -982,7 +982,9 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                 continue
             try:
                 if section == "compute":
-                    compute[out_name] = expr.parse_compute(text, tensors, scalars, others)
+                    compute[out_name] = expr.parse_compute(
+                        text, tensors, scalars, others, {a.name: a.type for a in attrs}
+                    )
                 else:
                     golden[out_name] = expr.parse_golden(
                         text, {t.name for t in inputs} | {a.name for a in attrs}
@@ -992,9 +994,13 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
             else:
                 problems += _numbers_read_as_zero(path, section, text)
     problems += _coverage_problems(block_path, compute, golden, outputs, output_names)
+    problems += reductions.reduction_problems(
+        block_path, compute, bool(block.get("keepdim", False))
+    )
     for out_name, tree in compute.items():
         text = expr.to_torch(tree)
-        if expr.is_row_valued(tree) and not block.get("keepdim", False):
+        plain = not any(n.dim_given for n in expr.reductions(tree))
+        if plain and expr.is_row_valued(tree) and not block.get("keepdim", False):
             text = f"torch.squeeze({text}, -1)"  # the reduced shape x.shape[:-1]
         golden.setdefault(out_name, text)
     return compute, golden, problems

@@ -15,19 +15,56 @@ TilingFunc (RowStride, ReadRows); `opgen validate` checks the prototype's test_s
 
 from __future__ import annotations
 
+import math
+
 from opgen.frontend.model import Op
 from opgen.frontend.problems import Problem, key_path
 
 
-def row_shape_problem(op_type: str, shapes: dict[str, tuple[int, ...]]) -> str | None:
+def row_first_axis(shape: tuple[int, ...], dims: tuple[int, ...]) -> int | str:
+    """The first axis of `shape`'s row when a row op reduces `dims` (torch's dim: negative ones
+    count from the end, () every axis): rows are shape[:first], the row shape[first:]. Or why
+    the row kernel cannot reduce them: a dim out of range or named twice (torch refuses both),
+    or dims that are not the last axes (the row kernel reduces only those)."""
+    rank = len(shape)
+    span = max(rank, 1)  # a 0-d tensor takes dim 0 and -1, as torch's sum does
+    normal = []
+    for d in dims:
+        if not -span <= d < span:
+            return f"dim={_dims_text(dims)} names axis {d}, and {{ref}} {list(shape)} has {rank}"
+        normal.append(d % span)
+    if len(set(normal)) != len(normal):
+        return f"dim={_dims_text(dims)} names an axis of {{ref}} {list(shape)} twice"
+    if not dims or rank == 0:
+        return 0
+    first = rank - len(normal)
+    if sorted(normal) != list(range(first, rank)):
+        return (
+            f"dim={_dims_text(dims)} are not the last axes of {{ref}} {list(shape)}; opgen's "
+            "row kernel reduces the last axes only"
+        )
+    return first
+
+
+def _dims_text(dims: tuple[int, ...]) -> str:
+    return "None" if not dims else str(dims[0]) if len(dims) == 1 else str(list(dims))
+
+
+def row_shape_problem(
+    op_type: str, shapes: dict[str, tuple[int, ...]], dims: tuple[int, ...] = (-1,)
+) -> str | None:
     """Why the row kernel of `op_type` refuses these input shapes (`shapes`: by input name, in
-    input order, x first), or None when it takes them."""
+    input order, x first) when it reduces `dims`, or None when it takes them."""
     (ref, rows), *others = shapes.items()
-    accepted = f"{ref}'s shape {list(rows)}" + (f" or its row [{rows[-1]}]" if rows else "")
+    first = row_first_axis(tuple(rows), dims)
+    if isinstance(first, str):
+        return f"{op_type}: " + first.format(ref=ref)
+    row = list(rows[first:])
+    accepted = f"{ref}'s shape {list(rows)}" + (f" or its row {row}" if rows else "")
     for name, shape in others:
-        if tuple(shape) != tuple(rows) and not (rows and tuple(shape) == tuple(rows[-1:])):
+        if tuple(shape) != tuple(rows) and not (rows and list(shape) == row):
             return f"{op_type}: {name} has shape {list(shape)}; a row op's inputs take {accepted}"
-    if rows and rows[-1] == 0:
+    if rows and math.prod(row) == 0:
         return (
             f"{op_type}: {ref} has shape {list(rows)}: rows of 0 elements, which the row "
             "kernel does not reduce (torch: sum 0, mean nan, amax/amin an error)"
@@ -35,10 +72,23 @@ def row_shape_problem(op_type: str, shapes: dict[str, tuple[int, ...]]) -> str |
     return None
 
 
+def default_dims(op: Op) -> tuple[int, ...] | None:
+    """The axes the op reduces with its attrs' defaults (None: a required attr names them)."""
+    axes = op.row_axes
+    if not axes.attr:
+        return axes.dims
+    attr = next(a for a in op.attrs if a.name == axes.attr)
+    if attr.required:
+        return None
+    value = attr.default
+    return tuple(value) if isinstance(value, list) else (value,)
+
+
 def test_shapes_problems(op: Op) -> list[Problem]:
     """Each test_shapes case of a row op that gives its first input's shape follows the rule
     (an input the case leaves out takes that shape)."""
-    if not op.is_row or not op.inputs:
+    dims = default_dims(op)
+    if not op.is_row or not op.inputs or dims is None:
         return []
     problems = []
     ref = op.inputs[0].name
@@ -46,7 +96,7 @@ def test_shapes_problems(op: Op) -> list[Problem]:
         if ref not in case:
             continue
         shapes = {t.name: tuple(case.get(t.name, case[ref])) for t in op.inputs}
-        message = row_shape_problem(op.op_type, shapes)
+        message = row_shape_problem(op.op_type, shapes, dims)
         if message is not None:
             path = key_path(key_path(key_path(op.json_path, "opgen"), "test_shapes"), k)
             problems.append(Problem(path, message))

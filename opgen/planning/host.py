@@ -109,12 +109,35 @@ class RowStride:
 
 @dataclass(frozen=True)
 class RowOutput:
-    """A row-op output: reduced (last axis dropped or kept as 1) or with the input's shape."""
+    """A row-op output: reduced (the row's axes dropped or kept as 1) or with the input's shape."""
 
     index: int
     name: str
-    reduced: str  # C++ bool literals
-    keepdim: str
+    reduced: str  # a C++ bool literal
+    keepdim: str  # a C++ bool literal, or the variable holding a bool attr's value
+    keepdim_text: str  # keepdim as the prototype gives it: "true", "false" or the attr's name
+
+
+@dataclass(frozen=True)
+class KeepdimAttr:
+    """A bool attr a reduced output's keepdim reads: InferShape's variable holding its value."""
+
+    index: int  # among the op's attrs
+    var: str
+    default: str  # C++ bool literal (false for a required attr, which is always set)
+
+
+@dataclass(frozen=True)
+class RowDims:
+    """The axes a row op reduces, when its reductions name them (torch's dim=): TilingFunc's and
+    InferShape's opgen::RowDims `dims`, from literal dims or an int or list_int attr."""
+
+    text: str  # dim= as the prototype writes it
+    literal: list[str]  # the literal dims, or an optional attr's default (C++ ints)
+    attr_index: int | None  # the attr holding them, else None
+    attr_is_list: bool
+    attr_required: bool  # a required attr: no default to fall back on
+    keepdim_attrs: list[KeepdimAttr]
 
 
 @dataclass(frozen=True)
@@ -157,6 +180,7 @@ class HostData:
     # the row kernel: per input its row stride field; per output its reduced shape
     row_strides: list[RowStride]
     row_outputs: list[RowOutput]
+    row_dims: RowDims | None  # None: the last axis (the row functions' default)
     warnings: list[str]  # the SoCs that leave dtype combinations out
     # An op that broadcasts its required inputs: their indexes and names for InferShapeBroadcast,
     # and the tiling fields PlanBroadcast fills. None: the inputs share one shape.
@@ -203,20 +227,45 @@ def _broadcast(op: Op, kernel: KernelData) -> HostBroadcast | None:
 def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
     """The row kernel's host data (empty lists for an elementwise op)."""
     if kernel.row is None:
-        return {"row_strides": [], "row_outputs": []}
+        return {"row_strides": [], "row_outputs": [], "row_dims": None}
     ins = [t for t in kernel.tensors if t.role == "input"]
     outs = [t for t in kernel.tensors if t.role == "output"]
     strides = [RowStride(t.index, kernel.row.stride_of(t.param.name), t is ins[0]) for t in ins]
-    outputs = [
-        RowOutput(
-            t.index,
-            t.param.name,
-            reduced="true" if t.param.name in kernel.row.reduced else "false",
-            keepdim="true" if op.keepdim else "false",
+    keepdim_attrs = {
+        a.name: KeepdimAttr(i, aclnn_name(a.name) + "Attr", cpp_bool(a.default))
+        for i, a in enumerate(op.attrs)
+        if any(op.output_keepdim(t.param.name) == a.name for t in outs)
+    }
+    outputs = []
+    for t in outs:
+        keepdim = op.output_keepdim(t.param.name)
+        attr = keepdim_attrs.get(keepdim) if isinstance(keepdim, str) else None
+        outputs.append(
+            RowOutput(
+                t.index,
+                t.param.name,
+                reduced=cpp_bool(t.param.name in kernel.row.reduced),
+                keepdim=attr.var if attr else cpp_bool(keepdim),
+                keepdim_text=keepdim if attr else cpp_bool(keepdim),
+            )
         )
-        for t in outs
-    ]
-    return {"row_strides": strides, "row_outputs": outputs}
+    dims = _row_dims(op, list(keepdim_attrs.values())) if op.dims_given else None
+    return {"row_strides": strides, "row_outputs": outputs, "row_dims": dims}
+
+
+def cpp_bool(value: Any) -> str:
+    return "true" if value else "false"
+
+
+def _row_dims(op: Op, keepdim_attrs: list[KeepdimAttr]) -> RowDims:
+    """How TilingFunc and InferShape tell the axes the op reduces."""
+    axes = op.row_axes
+    if not axes.attr:
+        return RowDims(axes.show(), [str(d) for d in axes.dims], None, False, False, keepdim_attrs)
+    index, attr = next((i, a) for i, a in enumerate(op.attrs) if a.name == axes.attr)
+    default = [] if attr.required else attr.default
+    literal = [str(d) for d in (default if isinstance(default, list) else [default])]
+    return RowDims(axes.attr, literal, index, attr.type == "list_int", attr.required, keepdim_attrs)
 
 
 def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> SocConfig:

@@ -199,6 +199,11 @@ class ProjectData:
         return any(op.torch.fake.fixed_attrs for op in self.ops)
 
     @property
+    def fits_rows(self) -> bool:
+        """Does an op's tests lay their shapes out on the axes its reductions name (OpSpec.rows)?"""
+        return any(op.tests.row_layout for op in self.ops)
+
+    @property
     def has_row_ops(self) -> bool:
         """Does an op reduce over the last axis (opgen_kernel.h then has the row kernel)?"""
         return any(op.kernel.row for op in self.ops)

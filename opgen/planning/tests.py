@@ -20,6 +20,7 @@ from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_input
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op
 from opgen.frontend.options import Options
+from opgen.frontend.rows import row_first_axis
 from opgen.literals import py_string, py_value
 from opgen.planning.kernel import special_values_exact
 from opgen.planning.layout import LINE, doc_lines, split_pieces
@@ -182,8 +183,11 @@ def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, 
 # ---------------------------------------------------------------------------------------------
 
 
-def attr_value(a: Attr) -> Any:
-    """The value the tests pass for an attr: its default, or a sample when it is required."""
+def attr_value(a: Attr, op: Op | None = None) -> Any:
+    """The value the tests pass for an attr: its default, or a sample when it is required (the
+    last axis for the attr naming the axes a row op reduces)."""
+    if a.required and op is not None and op.is_row and op.row_axes.attr == a.name:
+        return [-1] if a.type == "list_int" else -1
     if a.required:
         return a.info.test_sample
     return a.default
@@ -370,7 +374,7 @@ def attr_args(op: Op) -> list[AttrArgSpec]:
                 type=a.type,
                 required=a.required,
                 name_literal=name,
-                value=py_value(attr_value(a)),
+                value=py_value(attr_value(a, op)),
             )
         )
     return specs
@@ -519,6 +523,8 @@ class TestsData:
     # and the prototype's test_shapes (per input, as literals) run too
     row: bool
     row_test_shapes: list[str]
+    row_shapes: list[RowShape]
+    row_layout: str  # the OpSpec's rows, as Python source ("": it needs none)
     row_sums: bool  # a sum() or mean(): float accumulation overflows at float32's extremes
     expressions: list[ShownExpression]  # what the file docstring shows
     package: str
@@ -803,6 +809,82 @@ def sums_in_rows(op: Op) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class RowShape:
+    """A precision shape of a row op (SHAPES' pytest.param)."""
+
+    literal: str  # the shape as a Python tuple
+    id: str
+    comment: str = ""
+
+
+def tested_row_dims(op: Op) -> tuple[int, ...]:
+    """The axes the row op reduces in its tests: its dim=, or the value the tests pass for the
+    attr that names them."""
+    axes = op.row_axes
+    if not axes.attr:
+        return axes.dims
+    value = attr_value(next(a for a in op.attrs if a.name == axes.attr), op)
+    return tuple(value) if isinstance(value, list) else (value,)
+
+
+def row_layout(op: Op) -> tuple[int, int] | None:
+    """How many axes of rows, then of a row (those its reductions' dim= names, the last ones),
+    the inputs of the row op's tests have, when the tests' usual shapes (rows, then a row on
+    the last axis) do not fit its dims as they are: the fewest dims that have a row and, if
+    they can, rows. None: they fit (the last axis, or every axis)."""
+    if not op.is_row:
+        return None
+    dims = tested_row_dims(op)
+    if dims in ((-1,), ()):
+        return None
+    firsts = [(r, row_first_axis((2,) * r, dims)) for r in range(1, 9)]
+    valid = [(r, f) for r, f in firsts if isinstance(f, int)]
+    rank, first = next(((r, f) for r, f in valid if f >= 1), valid[0])
+    return first, rank - first
+
+
+def fit_rows(shape: tuple[int, ...], layout: tuple[int, int]) -> tuple[int, ...]:
+    """`shape` (rows, then a row on its last axis) laid out on `layout`'s axes of rows and of a
+    row: the generated op_testing.fit_rows, which the tests' shapes go through."""
+    lead, row = layout
+    *rows, last = shape or (1,)
+    if lead == 0:
+        return (*(1,) * (row - 1), math.prod(rows) * last)
+    if len(rows) < lead:
+        rows = [1] * (lead - len(rows)) + rows
+    cut = len(rows) - lead + 1
+    return (math.prod(rows[:cut]), *rows[cut:], *(1,) * (row - 1), last)
+
+
+# A row op's precision shapes: (rows, row length, id, comment).
+ROW_CASES = [
+    (1, 1, "row-of-1", ""),
+    (1, 37, "row-of-37", "no multiple of 32 bytes in any dtype"),
+    (1, 4096, "row-of-4096", ""),
+    (2, 40000, "rows-longer-than-ub", "in chunks, over several passes"),
+    (300, 37, "many-short-rows", ""),
+]
+
+
+def row_shapes(op: Op) -> list[RowShape]:
+    """The shapes of the precision sweep of a row op: rows of several lengths, many short rows
+    and an input of several dims, each side (x [rows, row] for the last axis; laid out on
+    row_layout's axes where that is not the row)."""
+    shapes = [(r, n) if r > 1 else (n,) for r, n, _, _ in ROW_CASES]
+    cases = [(case[2], case[3]) for case in ROW_CASES]
+    layout = row_layout(op)
+    if layout is None:
+        shapes.append((3, 5, 17))
+        cases.append(("3d", ""))
+    else:
+        shapes = [fit_rows(shape, layout) for shape in shapes]
+        lead, row = layout
+        shapes.append(tuple([3, 5, 2, 2][:lead] + [17, 4, 3, 2][:row]))
+        cases.append((f"{lead + row}d", ""))
+    return [RowShape(py_value(s), c[0], c[1]) for s, c in zip(shapes, cases, strict=True)]
+
+
 def row_test_shapes(op: Op) -> list[str]:
     """The prototype's test_shapes of a row op, as literals (a dict of shapes per case)."""
     if not op.is_row:
@@ -823,6 +905,8 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         row=op.is_row,
         row_sums=sums_in_rows(op),
         row_test_shapes=row_test_shapes(op),
+        row_shapes=row_shapes(op) if op.is_row else [],
+        row_layout=py_value(row_layout(op)) if row_layout(op) else "",
         imports=op_testing_imports(op, torch, pending, gradcheck, float_combos),
         expressions=shown_expressions(op),
         package=options.package,

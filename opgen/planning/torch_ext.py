@@ -336,7 +336,15 @@ def row_shapes_args(op: Op, params) -> list[str]:
     twin runs op_host and the kernel); none for another op."""
     if not op.is_row:
         return []
-    return _shape_check_args(op, [p for p in params if p.kind in ("tensor", "ref")])
+    args = _shape_check_args(op, [p for p in params if p.kind in ("tensor", "ref")])
+    if not op.dims_given:
+        return args  # RowShapes' default: the last axis
+    axes = op.row_axes
+    if not axes.attr:
+        return args + ["{" + ", ".join(str(d) for d in axes.dims) + "}"]
+    attr = next(p for p in params if p.name == axes.attr)
+    kind = next(a.type for a in op.attrs if a.name == axes.attr)
+    return args + [attr.cpp_name if kind == "list_int" else "{" + attr.cpp_name + "}"]
 
 
 @dataclass(frozen=True)
@@ -623,6 +631,9 @@ class Fake:
     broadcasts: bool  # it calls _support's _broadcast_shape (ops.py imports it then)
     updated: str  # the inputs updated in place, which the broadcast shape must be of ("": none)
     row_shapes: bool  # it calls _row_shapes (a row op's shape rule)
+    # _row_shapes' dims as Python source, when the reductions name them (torch's dim=; else its
+    # default, the last axis): a literal tuple or the attr's name
+    row_dims: str
     fixed_attrs: list[PyFixedAttr]  # it checks them with _fixed_attr (but in mode "none")
     message: str  # mode "none": what it raises NotImplementedError with
 
@@ -641,9 +652,16 @@ def fake_context(op: Op, options, params, outs) -> Fake:
         broadcasts=shape_from == "broadcast" or (mode == "in_place" and broadcasts(op)),
         updated=py_literal("list_string", updated) if updated else "",
         row_shapes=op.is_row and mode != "none",
+        row_dims=_py_row_dims(op) if op.is_row and op.dims_given else "",
         fixed_attrs=[PyFixedAttr(a.name, py_literal(a.type, a.default)) for a in op.fixed_attrs],
         message=_fake_unknown(op, options) if mode == "none" else "",
     )
+
+
+def _py_row_dims(op: Op) -> str:
+    """The axes the op's reductions name, as _row_shapes takes them."""
+    axes = op.row_axes
+    return axes.attr or py_literal("list_int", list(axes.dims))
 
 
 def _fake_unknown(op: Op, options) -> str:

@@ -380,6 +380,81 @@ struct RowFacts {
     uint64_t coreRowsUnit = 1;  // each core takes a multiple of this many rows (AddRowOutput)
 };
 
+// The axes a row op reduces (torch's dim): `count` dims at `dims`, a negative one counting from the
+// end; none: every axis (torch's dim=None).
+struct RowDims {
+    const int64_t* dims = nullptr;
+    size_t count = 0;
+};
+
+// The last axis: the row of an op whose reductions name no dim.
+inline const RowDims& LastAxis()
+{
+    static const int64_t last[] = {-1};
+    static const RowDims dims{last, 1};
+    return dims;
+}
+
+// The dims in attr `index` (a list_int attr when `list`, else an int attr), or `*fallback` when the
+// attr is unset. False when it is unset and has no fallback (a required attr).
+inline bool AttrRowDims(const gert::RuntimeAttrs* attrs, size_t index, bool list, const RowDims* fallback,
+                        RowDims& dims)
+{
+    const gert::TypedContinuousVector<int64_t>* values = nullptr;
+    const int64_t* value = nullptr;
+    if (attrs != nullptr && list) {
+        values = attrs->GetListInt(index);
+    } else if (attrs != nullptr) {
+        value = attrs->GetInt(index);
+    }
+    if (values != nullptr) {
+        dims = RowDims{values->GetData(), values->GetSize()};
+    } else if (value != nullptr) {
+        dims = RowDims{value, 1};
+    } else if (fallback != nullptr) {
+        dims = *fallback;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// The value of bool attr `index`, or `fallback` when it is unset.
+inline bool AttrBool(const gert::RuntimeAttrs* attrs, size_t index, bool fallback)
+{
+    const bool* value = attrs == nullptr ? nullptr : attrs->GetBool(index);
+    return value != nullptr ? *value : fallback;
+}
+
+// The first axis of `shape`'s row when the op reduces `dims`: rows are its axes [0, first), the row
+// [first, rank). False for a dim out of range or named twice (torch refuses both) and for dims that
+// are not the last axes (the row kernel reduces those only): opgen's rule of row ops
+// (frontend/rows.py).
+inline bool RowFirstAxis(const gert::Shape& shape, const RowDims& dims, size_t& first)
+{
+    const size_t rank = shape.GetDimNum();
+    const int64_t span = rank > 0 ? static_cast<int64_t>(rank) : 1;
+    uint64_t named = 0;  // a bit per axis named
+    for (size_t i = 0; i < dims.count; ++i) {
+        const int64_t dim = dims.dims[i];
+        if (dim < -span || dim >= span || span > 64) {
+            return false;
+        }
+        const uint64_t bit = uint64_t{1} << (dim < 0 ? dim + span : dim);
+        if ((named & bit) != 0) {
+            return false;
+        }
+        named |= bit;
+    }
+    first = rank == 0 || dims.count == 0 ? 0 : rank - dims.count;
+    for (size_t axis = first; axis < rank && dims.count > 0; ++axis) {
+        if ((named & (uint64_t{1} << axis)) == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // Bytes of the scalar unit's data-cache lines (asc-devkit DataCacheCleanAndInvalid).
 constexpr uint64_t CACHE_LINE_BYTES = 64;
 
@@ -418,48 +493,65 @@ struct RowPlan {
     uint32_t sharedTmpBytes = 0;  // bytes of sharedTmpBuffer
 };
 
-// The rows of `shape`. False for rows of no elements (a reduction over them would have to write
-// values the kernel never computes: torch's sum 0, mean nan, amax/amin an error), also when there
-// are no rows (x [0, 0]): opgen's rule of row ops (frontend/rows.py), as RowsHaveElements.
-inline bool ReadRows(const gert::StorageShape* shape, RowFacts& rows)
+// The rows of `shape` when the op reduces `dims`. False when RowFirstAxis is, and for rows of no
+// elements (a reduction over them would have to write values the kernel never computes: torch's sum
+// 0, mean nan, amax/amin an error), also when there are no rows (x [0, 0]): opgen's rule of row ops
+// (frontend/rows.py), as RowsHaveElements.
+inline bool ReadRows(const gert::StorageShape* shape, RowFacts& rows, const RowDims& dims = LastAxis())
 {
-    if (shape == nullptr) {
+    size_t first = 0;
+    if (shape == nullptr || !RowFirstAxis(shape->GetStorageShape(), dims, first)) {
         return false;
     }
     const gert::Shape& s = shape->GetStorageShape();
-    const size_t dims = s.GetDimNum();
-    rows.rowLength = dims == 0 ? 1 : static_cast<uint64_t>(s.GetDim(dims - 1));
+    rows.rowLength = 1;
     rows.rowCount = 1;
-    for (size_t i = 0; i + 1 < dims; ++i) {
-        rows.rowCount *= static_cast<uint64_t>(s.GetDim(i));
+    for (size_t i = 0; i < s.GetDimNum(); ++i) {
+        (i < first ? rows.rowCount : rows.rowLength) *= static_cast<uint64_t>(s.GetDim(i));
     }
     return rows.rowLength > 0;
 }
 
-// InferShape's side of ReadRows: `rows` (the first input's shape) has rows of at least one
-// element (a shape of no dims is one row of one).
-inline bool RowsHaveElements(const gert::Shape* rows)
+// InferShape's side of ReadRows: `rows` (the first input's shape) has rows of at least one element
+// (a shape of no dims is one row of one).
+inline bool RowsHaveElements(const gert::Shape* rows, const RowDims& dims = LastAxis())
 {
-    return rows != nullptr && (rows->GetDimNum() == 0 || rows->GetDim(rows->GetDimNum() - 1) > 0);
+    size_t first = 0;
+    if (rows == nullptr || !RowFirstAxis(*rows, dims, first)) {
+        return false;
+    }
+    for (size_t i = first; i < rows->GetDimNum(); ++i) {
+        if (rows->GetDim(i) == 0) {
+            return false;
+        }
+    }
+    return true;
 }
 
 // Is `shape` one the row kernel reads beside `rows` (the first input's), and how: with the same
-// shape (a row per row: stride rowLength) or, when `rows` has dims, as one row [rowLength] read
-// for every row (0)? Nothing else: opgen's rule of row ops (frontend/rows.py), which the PyTorch
-// adapters and the fake kernel check first with its message ("<op>: gamma has shape [4, 1]; a
-// row op's inputs take x's shape [4, 37] or its row [37]").
-inline bool RowStride(const gert::Shape* shape, const gert::Shape* rows, uint32_t& stride)
+// shape (a row per row: stride rowLength) or, when `rows` has dims, as one row (its axes from the
+// first one `dims` reduce) read for every row (0)? Nothing else: opgen's rule of row ops
+// (frontend/rows.py), which the PyTorch adapters and the fake kernel check first with its message
+// ("<op>: gamma has shape [4, 1]; a row op's inputs take x's shape [4, 37] or its row [37]").
+inline bool RowStride(const gert::Shape* shape, const gert::Shape* rows, uint32_t& stride,
+                      const RowDims& dims = LastAxis())
 {
-    if (shape == nullptr || rows == nullptr) {
+    size_t first = 0;
+    if (shape == nullptr || rows == nullptr || !RowFirstAxis(*rows, dims, first)) {
         return false;
     }
-    const size_t dims = rows->GetDimNum();
-    const int64_t rowLength = dims == 0 ? 1 : rows->GetDim(dims - 1);
+    const size_t rank = rows->GetDimNum();
+    int64_t rowLength = 1;
+    bool isRow = rank > 0 && shape->GetDimNum() == rank - first;
+    for (size_t i = first; i < rank; ++i) {
+        rowLength *= rows->GetDim(i);
+        isRow = isRow && shape->GetDim(i - first) == rows->GetDim(i);
+    }
     if (*shape == *rows) {
         stride = static_cast<uint32_t>(rowLength);
         return true;
     }
-    if (dims > 0 && shape->GetDimNum() == 1 && shape->GetDim(0) == rowLength) {
+    if (isRow) {
         stride = 0;
         return true;
     }
@@ -467,10 +559,11 @@ inline bool RowStride(const gert::Shape* shape, const gert::Shape* rows, uint32_
 }
 
 // The same for TilingFunc's storage shapes.
-inline bool RowStride(const gert::StorageShape* shape, const gert::StorageShape* rows, uint32_t& stride)
+inline bool RowStride(const gert::StorageShape* shape, const gert::StorageShape* rows, uint32_t& stride,
+                      const RowDims& dims = LastAxis())
 {
     return shape != nullptr && rows != nullptr &&
-           RowStride(&shape->GetStorageShape(), &rows->GetStorageShape(), stride);
+           RowStride(&shape->GetStorageShape(), &rows->GetStorageShape(), stride, dims);
 }
 
 // The default row plan: a row in one UB tile with its scratch (the kernel's single pass), or,
@@ -533,21 +626,23 @@ inline ge::graphStatus ApplyRowPlan(gert::TilingContext* context, const TilingFa
     return ge::GRAPH_SUCCESS;
 }
 
-// Sets output `index` of a row op: `rows` (the first input's shape) without its last axis when
-// the output has one value per row (`reduced`), with it as 1 when `keepdim`, else `rows`.
+// Sets output `index` of a row op: `rows` (the first input's shape) without the axes `dims` reduces
+// when the output has one value per row (`reduced`), with them as 1 when `keepdim`, else `rows`.
 inline ge::graphStatus SetRowOutputShape(gert::InferShapeContext* context, size_t index, const gert::Shape& rows,
-                                         bool reduced, bool keepdim)
+                                         bool reduced, bool keepdim, const RowDims& dims = LastAxis())
 {
     gert::Shape* out = context->GetOutputShape(index);
-    if (out == nullptr) {
+    size_t first = 0;
+    if (out == nullptr || !RowFirstAxis(rows, dims, first)) {
         return ge::GRAPH_FAILED;
     }
     *out = rows;
-    if (reduced && rows.GetDimNum() > 0) {
-        if (keepdim) {
-            out->SetDim(rows.GetDimNum() - 1, 1);
-        } else {
-            out->SetDimNum(rows.GetDimNum() - 1);
+    if (reduced) {
+        for (size_t i = first; i < rows.GetDimNum() && keepdim; ++i) {
+            out->SetDim(i, 1);
+        }
+        if (!keepdim) {
+            out->SetDimNum(first);
         }
     }
     return ge::GRAPH_SUCCESS;
