@@ -37,6 +37,9 @@ CASES = {
     "norms": ROOT / "tests" / "data" / "e2e" / "norms.json",
     # max/min/relu/clamp/sign and a row's amax/amin with NaN, +-inf and +-0 (torch's results)
     "special_values": ROOT / "tests" / "data" / "e2e" / "special_values.json",
+    # reductions over named axes (dim=, keepdim=): ReduceSum's axes and keep_dims attrs,
+    # GlobalAvgPool, a 0-d MseLoss, LayerNorm over two axes, LogSumExp over dim 0 (column mode)
+    "reductions": ROOT / "tests" / "data" / "e2e" / "reductions.json",
 }
 
 
@@ -97,6 +100,42 @@ x64 = x.double()
 golden = x64 * torch.rsqrt((x64 * x64).mean(-1, keepdim=True) + 1e-6) * gamma.double()
 torch.testing.assert_close(y.double(), golden, rtol=1e-4, atol=1e-5)
 print("row shapes alike")
+"""
+
+
+# Reductions over named axes against torch, on the twin (cpu) and in shape (meta): ReduceSum
+# over every adjacent axis set of [4, 37, 5], with and without keep_dims; [0, 2] refused.
+REDUCTIONS_CHECK = """
+import itertools
+import torch
+import reductions
+ops = torch.ops.reductions
+x = torch.randn(4, 37, 5)
+for axes, keep in itertools.product(
+    ([0], [1], [2], [-1], [0, 1], [1, 2], [2, 1], [], [0, 1, 2]), (False, True)
+):
+    expected = torch.sum(x.double(), dim=axes, keepdim=keep)
+    y = ops.reduce_sum_custom(x, axes, keep_dims=keep)
+    torch.testing.assert_close(y.double(), expected, rtol=1e-5, atol=1e-4)
+    meta = ops.reduce_sum_custom(x.to("meta"), axes, keep_dims=keep)
+    assert meta.shape == expected.shape, (axes, keep, meta.shape, expected.shape)
+for device in ("cpu", "meta"):
+    try:
+        ops.reduce_sum_custom(x.to(device), [0, 2])
+    except RuntimeError as exc:
+        assert "ReduceSumCustom: dim=[0, 2] of x [4, 37, 5] are not adjacent axes" in str(exc), exc
+    else:
+        raise AssertionError(f"axes [0, 2] not refused on {device}")
+p, t = torch.randn(3, 5, 7), torch.randn(3, 5, 7)
+loss = ops.mse_loss_custom(p, t)
+assert loss.shape == () and ops.mse_loss_custom(p.to("meta"), t.to("meta")).shape == ()
+torch.testing.assert_close(loss.double(), torch.nn.functional.mse_loss(p.double(), t.double()))
+g = ops.global_avg_pool_custom(torch.randn(2, 3, 7, 5))
+assert g.shape == (2, 3, 1, 1)
+for shape in ((5, 37), (3, 4, 5), (6,)):
+    v = torch.randn(shape) * 4
+    torch.testing.assert_close(ops.log_sum_exp_custom(v).double(), torch.logsumexp(v.double(), 0))
+print("reductions as torch")
 """
 
 
@@ -256,6 +295,17 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             )
             assert check.returncode == 0, check.stderr[-4000:]
             assert "special values as torch" in check.stdout
+        if name == "reductions":  # every axis set of [4, 37, 5], 0-d and column outputs
+            check = subprocess.run(
+                [sys.executable, "-c", REDUCTIONS_CHECK],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+            )
+            assert check.returncode == 0, check.stderr[-4000:]
+            assert "reductions as torch" in check.stdout
         if name == "norms":  # RMSNorm against torch's own, by the precision standard
             check = subprocess.run(
                 [sys.executable, "-c", RMS_NORM_CHECK],

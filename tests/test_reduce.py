@@ -128,7 +128,7 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
     assert "rows.Mean(0, tmp0, y, sharedTmp.ReinterpretCast<float>(), count);" in body
     assert "opgen_kernel::RowPass& rows)" in step_signature(k.compute)
     names = [f.name for f in k.tiling_fields]
-    assert names[:7] == [
+    assert names[:9] == [
         "rowCount",
         "rowsPerCore",
         "rowLength",
@@ -136,6 +136,8 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
         "tmpCount",
         "tmpBytes",
         "sharedTmpBytes",
+        "reduceLength",
+        "columnBlocks",
     ]
     assert {"xRowStride", "gammaRowStride", "epsilon"} <= set(names)
     assert k.row == RowPlan(
@@ -143,6 +145,7 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
         reduced=[],
         keepdim=False,
         passes=[["mean(x * x)"], []],
+        reductions=1,
     )
 
 

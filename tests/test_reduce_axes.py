@@ -17,7 +17,7 @@ from kernel_host import twin
 
 from opgen.frontend import expr, prototype
 from opgen.frontend.problems import PrototypeError
-from opgen.frontend.rows import row_first_axis, row_shape_problem
+from opgen.frontend.rows import row_first_axis, row_shape_problem, row_split
 from opgen.planning import tests as tests_planner
 
 
@@ -150,9 +150,10 @@ def test_the_opgen_keepdim_goes_with_plain_reductions_only():
     assert any("$.opgen.keepdim: is for reductions without dim=" in p for p in found), found
 
 
-def test_dims_that_are_the_last_axes_of_no_shape_are_refused():
+def test_dims_that_are_adjacent_in_no_shape_are_refused():
     found = problems(proto({"y": "sum(x, dim=(0, 2))"}))
-    assert any("dim=(0, 2) are the last axes of no shape" in p for p in found), found
+    assert any("dim=(0, 2) are adjacent axes of no shape" in p for p in found), found
+    load(proto({"y": "sum(x, dim=(0, 1))"}))
 
 
 def test_dim_and_keepdim_attrs_count_as_read():
@@ -165,20 +166,24 @@ def test_dim_and_keepdim_attrs_count_as_read():
 
 
 @pytest.mark.parametrize(
-    "shape, dims, first",
+    "shape, dims, split, first",
     [
-        ((4, 37, 5), (-1,), 2),
-        ((4, 37, 5), (1, 2), 1),
-        ((4, 37, 5), (2, -2), 1),
-        ((4, 37, 5), (), 0),
-        ((4, 37, 5), (0, 1, 2), 0),
-        ((), (), 0),
-        ((), (0,), 0),
-        ((), (-1,), 0),
-        ((7,), (0,), 0),
+        ((4, 37, 5), (-1,), (148, 5, 1), 2),
+        ((4, 37, 5), (1, 2), (4, 185, 1), 1),
+        ((4, 37, 5), (2, -2), (4, 185, 1), 1),
+        ((4, 37, 5), (), (1, 740, 1), 0),
+        ((4, 37, 5), (1,), (4, 37, 5), None),  # ARA: the kernel's column mode
+        ((4, 37, 5), (0,), (1, 4, 185), None),  # RA
+        ((4, 1, 5), (0, 2), (1, 20, 1), None),  # adjacent once the axis of 1 is left out
+        ((4, 37, 1), (1,), (4, 37, 1), None),
+        ((), (), (1, 1, 1), 0),
+        ((), (0,), (1, 1, 1), 0),
+        ((), (-1,), (1, 1, 1), 0),
+        ((7,), (0,), (1, 7, 1), 0),
     ],
 )
-def test_the_row_is_the_last_axes_the_dims_name(shape, dims, first):
+def test_the_dims_split_the_input_into_lead_reduce_and_trail(shape, dims, split, first):
+    assert row_split(shape, dims) == split
     assert row_first_axis(shape, dims) == first
 
 
@@ -188,9 +193,9 @@ def test_the_row_is_the_last_axes_the_dims_name(shape, dims, first):
         ((3,), "ReduceCustom: dim=3 names axis 3, and x [4, 37, 5] has 3"),
         ((1, -2), "ReduceCustom: dim=[1, -2] names an axis of x [4, 37, 5] twice"),
         (
-            (1,),
-            "ReduceCustom: dim=1 are not the last axes of x [4, 37, 5]; opgen's row kernel "
-            "reduces the last axes only",
+            (0, 2),
+            "ReduceCustom: dim=[0, 2] of x [4, 37, 5] are not adjacent axes; opgen's row kernel "
+            "reduces one run of them",
         ),
     ],
 )
@@ -206,6 +211,10 @@ def test_the_row_of_several_axes_broadcasts_as_one():
         "row [4, 5]"
     )
     assert "rows of 0 elements" in row_shape_problem("ReduceCustom", {"x": (2, 0, 3)}, (1, 2))
+    # reduced axes with more after them: another input has x's shape
+    assert row_shape_problem("ReduceCustom", {"x": (4, 37, 5), "w": (37, 5)}, (1,)) == (
+        "ReduceCustom: w has shape [37, 5]; a row op's inputs take x's shape [4, 37, 5]"
+    )
 
 
 @functools.cache
@@ -227,6 +236,9 @@ def support() -> types.ModuleType:
         ((4, 37, 5), (37, 5), (1, 2)),
         ((4, 37, 5), (5,), (1, 2)),
         ((4, 37, 5), (4, 37, 5), (1,)),
+        ((4, 37, 5), (37, 5), (1,)),
+        ((4, 37, 5), (4, 37, 5), (0, 2)),
+        ((4, 1, 5), (4, 1, 5), (0, 2)),
         ((4, 37, 5), (4, 37, 5), (3,)),
         ((4, 37, 5), (4, 37, 5), (0, -3)),
         ((4, 37, 5), (4, 37, 5), ()),
@@ -298,6 +310,9 @@ def test_the_tests_shapes_fit_the_dims():
         "rows-longer-than-ub": "(1, 2, 1, 40000)",
         "many-short-rows": "(1, 300, 1, 37)",
         "4d": "(3, 5, 17, 4)",
+        # dim=(2, 3) of 5 dims: ARA, the kernel's column mode, on shapes as they are
+        "columns": '{"x": (3, 5, 17, 4, 37)}',
+        "columns-wider-than-ub": '{"x": (2, 2, 2, 2, 20000)}',
     }
     files = rendered(proto({"y": "mean(x, dim=(2, 3), keepdim=True)"}))
     assert "    rows=(2, 2),\n" in files["tests/test_reduce_custom.py"]
@@ -306,7 +321,7 @@ def test_the_tests_shapes_fit_the_dims():
     for compute in ("sum(x, dim=None)", "sum(x, dim=-1)", "sum(x)"):
         assert tests_planner.row_layout(load(proto({"y": compute}))) is None
     assert tests_planner.row_layout(load(proto({"y": "sum(x, dim=(-2, -1))"}))) == (1, 2)
-    assert tests_planner.row_layout(load(proto({"y": "sum(x, dim=0)"}))) == (0, 1)
+    assert tests_planner.row_layout(load(proto({"y": "sum(x, dim=0)"}))) is None  # RA at 2 dims
     assert "fit_rows" not in rendered(proto({"y": "sum(x)"}))["tests/op_testing.py"]
 
 

@@ -144,8 +144,11 @@ def test_the_fake_kernel_the_cpu_adapter_and_infer_shape_apply_the_rule():
     host = files["op_host/rms_norm_custom.cpp"]
     assert "!opgen::RowsHaveElements(rows) ||" in host
     tiling = files["op_host/opgen_tiling.h"]
-    assert "bool isRow = rank > 0 && shape->GetDimNum() == rank - first;" in tiling
-    assert "    return rows.rowLength > 0;\n" in tiling
+    assert (
+        "if (rank == 0 || !RowFirstAxis(*rows, dims, first) || "
+        "shape->GetDimNum() != rank - first) {" in tiling
+    )
+    assert "    return reduce > 0;\n" in tiling
 
 
 def test_an_elementwise_project_has_no_row_check():

@@ -44,10 +44,10 @@ def reduction_problems(
     return problems
 
 
-def never_last_axes(axes: expr.Axes) -> bool:
-    """Are literal dims the last axes of no shape (dim=(0, 2)): the row kernel could never run?"""
+def never_reducible(axes: expr.Axes) -> bool:
+    """Are literal dims adjacent in no shape (dim=(0, 2)): the row kernel could never run?"""
     return not axes.attr and not any(
-        isinstance(rows.row_first_axis((2,) * rank, axes.dims), int) for rank in range(9)
+        isinstance(rows.row_split((2,) * rank, axes.dims), tuple) for rank in range(9)
     )
 
 
@@ -58,13 +58,13 @@ def _at(block_path: str, out: str, message: str) -> Problem:
 def _axes_problems(block_path: str, given: list[tuple[str, expr.Reduce]]) -> list[Problem]:
     """Every reduction names the same axes: the kernel's row."""
     first = given[0][1]
-    if never_last_axes(first.axes):
+    if never_reducible(first.axes):
         return [
             _at(
                 block_path,
                 given[0][0],
-                f"'{expr.show(first)}': dim={first.axes.show()} are the last axes of no shape, "
-                "and opgen's row kernel reduces the last axes only",
+                f"'{expr.show(first)}': dim={first.axes.show()} are adjacent axes of no shape, "
+                "and opgen's row kernel reduces one run of adjacent axes",
             )
         ]
     for out, node in given[1:]:

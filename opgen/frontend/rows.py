@@ -15,17 +15,13 @@ TilingFunc (RowStride, ReadRows); `opgen validate` checks the prototype's test_s
 
 from __future__ import annotations
 
-import math
-
 from opgen.frontend.model import Op
 from opgen.frontend.problems import Problem, key_path
 
 
-def row_first_axis(shape: tuple[int, ...], dims: tuple[int, ...]) -> int | str:
-    """The first axis of `shape`'s row when a row op reduces `dims` (torch's dim: negative ones
-    count from the end, () every axis): rows are shape[:first], the row shape[first:]. Or why
-    the row kernel cannot reduce them: a dim out of range or named twice (torch refuses both),
-    or dims that are not the last axes (the row kernel reduces only those)."""
+def named_axes(shape: tuple[int, ...], dims: tuple[int, ...]) -> set[int] | str:
+    """The axes of `shape` that `dims` names (torch's dim: negative ones count from the end, ()
+    every axis), or why torch refuses them: a dim out of range or named twice."""
     rank = len(shape)
     span = max(rank, 1)  # a 0-d tensor takes dim 0 and -1, as torch's sum does
     normal = []
@@ -35,15 +31,43 @@ def row_first_axis(shape: tuple[int, ...], dims: tuple[int, ...]) -> int | str:
         normal.append(d % span)
     if len(set(normal)) != len(normal):
         return f"dim={_dims_text(dims)} names an axis of {{ref}} {list(shape)} twice"
-    if not dims or rank == 0:
-        return 0
-    first = rank - len(normal)
-    if sorted(normal) != list(range(first, rank)):
-        return (
-            f"dim={_dims_text(dims)} are not the last axes of {{ref}} {list(shape)}; opgen's "
-            "row kernel reduces the last axes only"
-        )
-    return first
+    return set(normal) if dims else set(range(rank))
+
+
+def row_split(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, int, int] | str:
+    """`shape` under `dims` as (lead, reduce, trail): the elements before the reduced axes, those
+    reduced and those after them (1: the reduced axes are the last ones, the row kernel's rows;
+    more: its column mode, CANN's RA and ARA patterns). Axes of one element count neither way.
+    Or why the row kernel cannot reduce them: named_axes' reasons, or reduced axes (of more than
+    one element) that are not adjacent."""
+    named = named_axes(shape, dims)
+    if isinstance(named, str):
+        return named
+    parts = [1, 1, 1]
+    part = 0  # before the reduced axes, among them, after them
+    for axis, size in enumerate(shape):
+        if size == 1:
+            continue
+        if axis in named and part == 2:
+            return (
+                f"dim={_dims_text(dims)} of {{ref}} {list(shape)} are not adjacent axes; opgen's "
+                "row kernel reduces one run of them"
+            )
+        part = 1 if axis in named else 0 if part == 0 else 2
+        parts[part] *= size
+    return parts[0], parts[1], parts[2]
+
+
+def row_first_axis(shape: tuple[int, ...], dims: tuple[int, ...]) -> int | None:
+    """The first axis of `shape`'s row when `dims` names its last axes (the row, which another
+    input may be, read for every row), else None."""
+    named = named_axes(shape, dims)
+    if isinstance(named, str):
+        return None
+    first = len(shape)
+    while first - 1 in named:
+        first -= 1
+    return first if all(a >= first for a in named) else None
 
 
 def _dims_text(dims: tuple[int, ...]) -> str:
@@ -56,15 +80,16 @@ def row_shape_problem(
     """Why the row kernel of `op_type` refuses these input shapes (`shapes`: by input name, in
     input order, x first) when it reduces `dims`, or None when it takes them."""
     (ref, rows), *others = shapes.items()
+    split = row_split(tuple(rows), dims)
+    if isinstance(split, str):
+        return f"{op_type}: " + split.format(ref=ref)
     first = row_first_axis(tuple(rows), dims)
-    if isinstance(first, str):
-        return f"{op_type}: " + first.format(ref=ref)
-    row = list(rows[first:])
-    accepted = f"{ref}'s shape {list(rows)}" + (f" or its row {row}" if rows else "")
+    row = None if first is None or not rows else list(rows[first:])
+    accepted = f"{ref}'s shape {list(rows)}" + (f" or its row {row}" if row is not None else "")
     for name, shape in others:
-        if tuple(shape) != tuple(rows) and not (rows and list(shape) == row):
+        if tuple(shape) != tuple(rows) and list(shape) != row:
             return f"{op_type}: {name} has shape {list(shape)}; a row op's inputs take {accepted}"
-    if rows and math.prod(row) == 0:
+    if split[1] == 0:
         return (
             f"{op_type}: {ref} has shape {list(rows)}: rows of 0 elements, which the row "
             "kernel does not reduce (torch: sum 0, mean nan, amax/amin an error)"

@@ -95,6 +95,8 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "tmpCount", "scratch temporaries of the compute step, one tile each"),
     ("uint32_t", "tmpBytes", "bytes of one temporary"),
     ("uint32_t", "sharedTmpBytes", "bytes of the APIs' sharedTmpBuffer (the reductions' too)"),
+    ("uint32_t", "reduceLength", "column mode: lines reduced into each row's values; else 0"),
+    ("uint32_t", "columnBlocks", "column mode: tiles across a row's rowLength values"),
 )
 # The SoCs the row kernel runs on: the catalog's with ReduceSum/Max/Min in float.
 ROW_SOCS = tuple(s for s, f in SOC_FAMILIES.items() if f.has_reduce and f.has_float_reduce)
@@ -120,6 +122,7 @@ class RowPlan:
     reduced: list[str]  # the outputs with one value per row
     keepdim: bool
     passes: list[list[str]]  # the passes of a long row (lower.row_passes)
+    reductions: int  # distinct reductions: the running values column mode keeps
 
     def stride_of(self, tensor: str) -> str:
         return next((s.field for s in self.strides if s.tensor == tensor), "")
@@ -551,11 +554,13 @@ def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPla
         for t in s.ins
     ]
     # a row longer than a tile: the reductions each pass accumulates, then the outputs
+    trees = [kernel_tree(op, socs, t.param.name) for t in s.outs]
     return RowPlan(
         strides=strides,
         reduced=[t.param.name for t in s.outs if op.is_reduced_output(t.param.name)],
         keepdim=op.keepdim,
-        passes=row_passes([kernel_tree(op, socs, t.param.name) for t in s.outs]),
+        passes=row_passes(trees),
+        reductions=len({n for tree in trees for n in expr.reductions(tree)}),
     )
 
 

@@ -20,7 +20,7 @@ from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_input
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op
 from opgen.frontend.options import Options
-from opgen.frontend.rows import row_first_axis
+from opgen.frontend.rows import named_axes, row_first_axis, row_split
 from opgen.literals import py_string, py_value
 from opgen.planning.kernel import special_values_exact
 from opgen.planning.layout import LINE, doc_lines, split_pieces
@@ -525,6 +525,7 @@ class TestsData:
     row_test_shapes: list[str]
     row_shapes: list[RowShape]
     row_layout: str  # the OpSpec's rows, as Python source ("": it needs none)
+    empty_shape: str  # the fake kernel's and InferShape's case of no elements ("": none)
     row_sums: bool  # a sum() or mean(): float accumulation overflows at float32's extremes
     expressions: list[ShownExpression]  # what the file docstring shows
     package: str
@@ -831,17 +832,53 @@ def tested_row_dims(op: Op) -> tuple[int, ...]:
 def row_layout(op: Op) -> tuple[int, int] | None:
     """How many axes of rows, then of a row (those its reductions' dim= names, the last ones),
     the inputs of the row op's tests have, when the tests' usual shapes (rows, then a row on
-    the last axis) do not fit its dims as they are: the fewest dims that have a row and, if
-    they can, rows. None: they fit (the last axis, or every axis)."""
+    the last axis) are not all of a rank its dims take: the fewest dims where they are the last
+    ones and, if they can be, after an axis of rows. None: they fit as they are."""
     if not op.is_row:
         return None
     dims = tested_row_dims(op)
-    if dims in ((-1,), ()):
+    if all(isinstance(row_split((2,) * r, dims), tuple) for r in range(1, 9)):
         return None
     firsts = [(r, row_first_axis((2,) * r, dims)) for r in range(1, 9)]
-    valid = [(r, f) for r, f in firsts if isinstance(f, int)]
+    valid = [(r, f) for r, f in firsts if f is not None]
     rank, first = next(((r, f) for r, f in valid if f >= 1), valid[0])
     return first, rank - first
+
+
+def empty_shape(op: Op) -> str:
+    """A shape of no elements for the tests that compare the fake kernel with InferShape: no
+    rows, rather than rows of no elements, which the row kernel refuses ("": there is none, the
+    op reduces every axis)."""
+    if not op.is_row or not op.dims_given or row_layout(op) is not None:
+        return "(0, 4)"  # fit_rows keeps its rows
+    dims = tested_row_dims(op)
+    if not dims:
+        return ""
+    for shape in ((0, 4), (4, 0), (4, 3, 0), (0, 4, 3)):
+        split = row_split(shape, dims)
+        if isinstance(split, tuple) and split[1] > 0:
+            return py_value(shape)
+    return "(0, 4)"
+
+
+def column_shapes(op: Op) -> list[RowShape]:
+    """Shapes where the reduced axes have more after them (the kernel's column mode), when the
+    dims the tests reduce are such axes of some rank: lines of 37 values, and lines wider than
+    the UB holds (in tiles across them)."""
+    dims = tested_row_dims(op)
+    for rank in range(2, 9):
+        shape = (3, 5, 17, 4, 3, 2, 2, 2)[:rank]
+        split = row_split(shape, dims)
+        if isinstance(split, tuple) and split[2] > 1:
+            last = [a for a in range(rank) if a not in named_axes(shape, dims)][-1]
+            narrow = tuple(37 if a == last else n for a, n in enumerate(shape))
+            wide = tuple(20000 if a == last else 2 for a in range(rank))
+            names = [t.name for t in op.inputs]  # every input that shape (as it is, unfitted)
+            return [
+                RowShape(py_value(dict.fromkeys(names, narrow)), "columns", "the column mode"),
+                RowShape(py_value(dict.fromkeys(names, wide)), "columns-wider-than-ub", ""),
+            ]
+    return []
 
 
 def fit_rows(shape: tuple[int, ...], layout: tuple[int, int]) -> tuple[int, ...]:
@@ -882,7 +919,8 @@ def row_shapes(op: Op) -> list[RowShape]:
         lead, row = layout
         shapes.append(tuple([3, 5, 2, 2][:lead] + [17, 4, 3, 2][:row]))
         cases.append((f"{lead + row}d", ""))
-    return [RowShape(py_value(s), c[0], c[1]) for s, c in zip(shapes, cases, strict=True)]
+    rows = [RowShape(py_value(s), c[0], c[1]) for s, c in zip(shapes, cases, strict=True)]
+    return rows + column_shapes(op) if op.dims_given else rows
 
 
 def row_test_shapes(op: Op) -> list[str]:
@@ -907,6 +945,7 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         row_test_shapes=row_test_shapes(op),
         row_shapes=row_shapes(op) if op.is_row else [],
         row_layout=py_value(row_layout(op)) if row_layout(op) else "",
+        empty_shape=empty_shape(op),
         imports=op_testing_imports(op, torch, pending, gradcheck, float_combos),
         expressions=shown_expressions(op),
         package=options.package,

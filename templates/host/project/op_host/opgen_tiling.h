@@ -374,10 +374,17 @@ inline ge::graphStatus InferDataTypeLikeInput(gert::InferDataTypeContext* contex
 // ---- row ops (a compute that reduces over the last axis) ----
 
 // The rows of a launch: the first input's last axis is the row; every other axis counts rows.
+// The rows of a row op's first input. Reduced over its last axes (CANN's AR pattern): rowCount rows
+// of rowLength elements, reduceLength 0. Over axes with more after them (RA, ARA: x read as
+// [rowCount, reduceLength, rowLength]): for each of rowCount, reduceLength lines of rowLength
+// elements, reduced line by line into rowLength values (the kernel's column mode).
 struct RowFacts {
     uint64_t rowLength = 0;
     uint64_t rowCount = 0;
-    uint64_t coreRowsUnit = 1;  // each core takes a multiple of this many rows (AddRowOutput)
+    uint64_t reduceLength = 0;
+    uint64_t coreRowsUnit = 1;       // each core takes a multiple of this many rows (AddRowOutput)
+    bool wholeRowsPerCore = false;  // column mode: no row's tiles on two cores (AddRowOutput)
+    uint32_t accumulators = 0;  // column mode: the reductions' running values, a float tile each
 };
 
 // The axes a row op reduces (torch's dim): `count` dims at `dims`, a negative one counting from the
@@ -426,15 +433,13 @@ inline bool AttrBool(const gert::RuntimeAttrs* attrs, size_t index, bool fallbac
     return value != nullptr ? *value : fallback;
 }
 
-// The first axis of `shape`'s row when the op reduces `dims`: rows are its axes [0, first), the row
-// [first, rank). False for a dim out of range or named twice (torch refuses both) and for dims that
-// are not the last axes (the row kernel reduces those only): opgen's rule of row ops
-// (frontend/rows.py).
-inline bool RowFirstAxis(const gert::Shape& shape, const RowDims& dims, size_t& first)
+// The axes of `shape` that `dims` names, a bit each. False for a dim out of range or named twice,
+// as torch refuses them (a 0-d shape takes dim 0 and -1, as torch's sum does).
+inline bool NamedAxes(const gert::Shape& shape, const RowDims& dims, uint64_t& named)
 {
     const size_t rank = shape.GetDimNum();
     const int64_t span = rank > 0 ? static_cast<int64_t>(rank) : 1;
-    uint64_t named = 0;  // a bit per axis named
+    named = 0;
     for (size_t i = 0; i < dims.count; ++i) {
         const int64_t dim = dims.dims[i];
         if (dim < -span || dim >= span || span > 64) {
@@ -446,10 +451,58 @@ inline bool RowFirstAxis(const gert::Shape& shape, const RowDims& dims, size_t& 
         }
         named |= bit;
     }
-    first = rank == 0 || dims.count == 0 ? 0 : rank - dims.count;
-    for (size_t axis = first; axis < rank && dims.count > 0; ++axis) {
-        if ((named & (uint64_t{1} << axis)) == 0) {
-            return false;
+    if (dims.count == 0) {  // every axis
+        named = rank >= 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1;
+    }
+    return true;
+}
+
+// The first axis of `shape`'s row when `dims` names its last axes: the row is its axes
+// [first, rank), one an input of the op may have to be read for every row. False otherwise.
+inline bool RowFirstAxis(const gert::Shape& shape, const RowDims& dims, size_t& first)
+{
+    uint64_t named = 0;
+    if (!NamedAxes(shape, dims, named)) {
+        return false;
+    }
+    const size_t rank = shape.GetDimNum();
+    first = rank;
+    while (first > 0 && (named & (uint64_t{1} << (first - 1))) != 0) {
+        --first;
+    }
+    return (named & ((uint64_t{1} << first) - 1)) == 0;  // no named axis before the last ones
+}
+
+// `shape` under `dims` as [lead, reduce, trail]: the elements before the reduced axes, those
+// reduced, those after (1: the reduced axes are the last ones). Axes of one element count neither
+// way. False for dims NamedAxes refuses and when the reduced axes of more than one element are not
+// adjacent (CANN's ARAR patterns, which the row kernel does not reduce): opgen's rule of row ops
+// (frontend/rows.py).
+inline bool RowSplit(const gert::Shape& shape, const RowDims& dims, uint64_t& lead, uint64_t& reduce,
+                     uint64_t& trail)
+{
+    uint64_t named = 0;
+    if (!NamedAxes(shape, dims, named)) {
+        return false;
+    }
+    lead = reduce = trail = 1;
+    int part = 0;  // 0 before the reduced axes, 1 among them, 2 after
+    for (size_t axis = 0; axis < shape.GetDimNum(); ++axis) {
+        const uint64_t size = static_cast<uint64_t>(shape.GetDim(axis));
+        if (size == 1) {
+            continue;
+        }
+        if ((named & (uint64_t{1} << axis)) != 0) {
+            if (part == 2) {
+                return false;
+            }
+            part = 1;
+            reduce *= size;
+        } else if (part == 0) {
+            lead *= size;
+        } else {
+            part = 2;
+            trail *= size;
         }
     }
     return true;
@@ -474,7 +527,11 @@ inline bool AddRowOutput(gert::TilingContext* context, RowFacts& rows, const ger
     if (soc != platform_ascendc::SocVersion::ASCEND910 && soc != platform_ascendc::SocVersion::ASCEND310P) {
         return true;
     }
-    const uint64_t rowBytes = (reduced ? 1 : rows.rowLength) * static_cast<uint64_t>(dtypeSize);
+    rows.wholeRowsPerCore = true;
+    // A row's bytes in the output (column mode: a row is rowLength values, or its reduceLength lines)
+    const uint64_t column = rows.reduceLength > 0 ? rows.rowLength : 1;
+    const uint64_t perRow = rows.reduceLength > 0 ? rows.reduceLength * rows.rowLength : rows.rowLength;
+    const uint64_t rowBytes = (reduced ? column : perRow) * static_cast<uint64_t>(dtypeSize);
     uint64_t unit = 1;  // the fewest rows of whole lines: a power of two, as the line's bytes
     while (unit * rowBytes % CACHE_LINE_BYTES != 0) {
         unit *= 2;
@@ -491,71 +548,68 @@ struct RowPlan {
     uint32_t tmpCount = 0;        // scratch temporaries
     uint32_t tmpBytes = 0;        // bytes per temporary
     uint32_t sharedTmpBytes = 0;  // bytes of sharedTmpBuffer
+    uint32_t columnBlocks = 0;    // column mode: tiles across a row's rowLength values
 };
 
-// The rows of `shape` when the op reduces `dims`. False when RowFirstAxis is, and for rows of no
-// elements (a reduction over them would have to write values the kernel never computes: torch's sum
-// 0, mean nan, amax/amin an error), also when there are no rows (x [0, 0]): opgen's rule of row ops
-// (frontend/rows.py), as RowsHaveElements.
+// The rows of `shape` when the op reduces `dims` (RowFacts: by its last axes, or in column mode).
+// False when RowSplit is, and for rows of no elements (a reduction over them would have to write
+// values the kernel never computes: torch's sum 0, mean nan, amax/amin an error), also when there
+// are no rows (x [0, 0]): opgen's rule of row ops (frontend/rows.py), as RowsHaveElements.
 inline bool ReadRows(const gert::StorageShape* shape, RowFacts& rows, const RowDims& dims = LastAxis())
 {
-    size_t first = 0;
-    if (shape == nullptr || !RowFirstAxis(shape->GetStorageShape(), dims, first)) {
+    uint64_t lead = 1;
+    uint64_t reduce = 1;
+    uint64_t trail = 1;
+    if (shape == nullptr || !RowSplit(shape->GetStorageShape(), dims, lead, reduce, trail)) {
         return false;
     }
-    const gert::Shape& s = shape->GetStorageShape();
-    rows.rowLength = 1;
-    rows.rowCount = 1;
-    for (size_t i = 0; i < s.GetDimNum(); ++i) {
-        (i < first ? rows.rowCount : rows.rowLength) *= static_cast<uint64_t>(s.GetDim(i));
-    }
-    return rows.rowLength > 0;
+    rows.rowCount = lead;
+    rows.rowLength = trail > 1 ? trail : reduce;
+    rows.reduceLength = trail > 1 ? reduce : 0;
+    return reduce > 0;
 }
 
 // InferShape's side of ReadRows: `rows` (the first input's shape) has rows of at least one element
 // (a shape of no dims is one row of one).
 inline bool RowsHaveElements(const gert::Shape* rows, const RowDims& dims = LastAxis())
 {
-    size_t first = 0;
-    if (rows == nullptr || !RowFirstAxis(*rows, dims, first)) {
-        return false;
-    }
-    for (size_t i = first; i < rows->GetDimNum(); ++i) {
-        if (rows->GetDim(i) == 0) {
-            return false;
-        }
-    }
-    return true;
+    uint64_t lead = 1;
+    uint64_t reduce = 1;
+    uint64_t trail = 1;
+    return rows != nullptr && RowSplit(*rows, dims, lead, reduce, trail) && reduce > 0;
 }
 
 // Is `shape` one the row kernel reads beside `rows` (the first input's), and how: with the same
-// shape (a row per row: stride rowLength) or, when `rows` has dims, as one row (its axes from the
-// first one `dims` reduce) read for every row (0)? Nothing else: opgen's rule of row ops
-// (frontend/rows.py), which the PyTorch adapters and the fake kernel check first with its message
-// ("<op>: gamma has shape [4, 1]; a row op's inputs take x's shape [4, 37] or its row [37]").
+// shape (stride: the elements between its rows, or lines in column mode) or, when `dims` names the
+// last axes of `rows` and it has dims, as one row (those axes) read for every row (0)? Nothing
+// else: opgen's rule of row ops (frontend/rows.py), which the PyTorch adapters and the fake kernel
+// check first with its message ("<op>: gamma has shape [4, 1]; a row op's inputs take x's shape
+// [4, 37] or its row [37]").
 inline bool RowStride(const gert::Shape* shape, const gert::Shape* rows, uint32_t& stride,
                       const RowDims& dims = LastAxis())
 {
-    size_t first = 0;
-    if (shape == nullptr || rows == nullptr || !RowFirstAxis(*rows, dims, first)) {
+    uint64_t lead = 1;
+    uint64_t reduce = 1;
+    uint64_t trail = 1;
+    if (shape == nullptr || rows == nullptr || !RowSplit(*rows, dims, lead, reduce, trail)) {
         return false;
     }
-    const size_t rank = rows->GetDimNum();
-    int64_t rowLength = 1;
-    bool isRow = rank > 0 && shape->GetDimNum() == rank - first;
-    for (size_t i = first; i < rank; ++i) {
-        rowLength *= rows->GetDim(i);
-        isRow = isRow && shape->GetDim(i - first) == rows->GetDim(i);
-    }
     if (*shape == *rows) {
-        stride = static_cast<uint32_t>(rowLength);
+        stride = static_cast<uint32_t>(trail > 1 ? trail : reduce);
         return true;
     }
-    if (isRow) {
-        stride = 0;
-        return true;
+    size_t first = 0;
+    const size_t rank = rows->GetDimNum();
+    if (rank == 0 || !RowFirstAxis(*rows, dims, first) || shape->GetDimNum() != rank - first) {
+        return false;
     }
-    return false;
+    for (size_t i = first; i < rank; ++i) {
+        if (shape->GetDim(i - first) != rows->GetDim(i)) {
+            return false;
+        }
+    }
+    stride = 0;
+    return true;
 }
 
 // The same for TilingFunc's storage shapes.
@@ -579,7 +633,9 @@ inline RowPlan DefaultRowPlan(const TilingFacts& facts, const ScratchNeeds& scra
         return plan;
     }
     uint64_t tile = CeilDiv(rows.rowLength > 0 ? rows.rowLength : 1, align) * align;
-    const uint64_t scratchPerElem = uint64_t{scratch.tmpCount + scratch.sharedLiveNodes} * facts.computeBytes;
+    const uint64_t accumulators = rows.reduceLength > 0 ? rows.accumulators : 0;  // column mode: floats
+    const uint64_t scratchPerElem =
+        uint64_t{scratch.tmpCount + scratch.sharedLiveNodes} * facts.computeBytes + accumulators * sizeof(float);
     const uint64_t fixed = 32 * uint64_t{facts.buffers + 1} + scratch.sharedMinBytes;
     if (fixed + tile * (facts.bytesPerElem + scratchPerElem) > facts.ubSize) {
         const uint64_t perElem = facts.bytesPerElem + scratchPerElem;
@@ -588,10 +644,18 @@ inline RowPlan DefaultRowPlan(const TilingFacts& facts, const ScratchNeeds& scra
             return plan;
         }
     }
-    const uint64_t cores = rows.rowCount < facts.coreNum ? rows.rowCount : facts.coreNum;
-    const uint64_t unit = rows.coreRowsUnit > 0 ? rows.coreRowsUnit : 1;
-    plan.rowsPerCore = CeilDiv(CeilDiv(rows.rowCount, cores > 0 ? cores : 1), unit) * unit;
-    plan.blockDim = static_cast<uint32_t>(plan.rowsPerCore > 0 ? CeilDiv(rows.rowCount, plan.rowsPerCore) : 1);
+    // Column mode: a row's rowLength values go through UB in columnBlocks tiles; the cores split the
+    // rows' tiles (whole rows where outputs are written a line at a time, AddRowOutput).
+    const uint64_t blocks = rows.reduceLength > 0 ? CeilDiv(rows.rowLength > 0 ? rows.rowLength : 1, tile) : 1;
+    if (rows.reduceLength > 0 && rows.wholeRowsPerCore && blocks > 1) {
+        return plan;  // a row wider than the UB, where cores must not share its lines
+    }
+    const uint64_t units = rows.rowCount * blocks;
+    const uint64_t cores = units < facts.coreNum ? units : facts.coreNum;
+    const uint64_t unit = (rows.coreRowsUnit > 0 ? rows.coreRowsUnit : 1) * (rows.wholeRowsPerCore ? blocks : 1);
+    plan.rowsPerCore = CeilDiv(CeilDiv(units, cores > 0 ? cores : 1), unit) * unit;
+    plan.blockDim = static_cast<uint32_t>(plan.rowsPerCore > 0 ? CeilDiv(units, plan.rowsPerCore) : 1);
+    plan.columnBlocks = static_cast<uint32_t>(rows.reduceLength > 0 ? blocks : 0);
     plan.tileLength = static_cast<uint32_t>(tile);
     plan.tmpCount = scratch.tmpCount;
     plan.tmpBytes = static_cast<uint32_t>(tile * facts.computeBytes);
@@ -619,6 +683,8 @@ inline ge::graphStatus ApplyRowPlan(gert::TilingContext* context, const TilingFa
     tiling.tmpCount = plan.tmpCount;
     tiling.tmpBytes = plan.tmpBytes;
     tiling.sharedTmpBytes = plan.sharedTmpBytes;
+    tiling.reduceLength = static_cast<uint32_t>(rows.reduceLength);
+    tiling.columnBlocks = plan.columnBlocks;
     context->SetBlockDim(plan.blockDim);
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     size_t* workspaces = context->GetWorkspaceSizes(1);
@@ -632,18 +698,20 @@ inline ge::graphStatus SetRowOutputShape(gert::InferShapeContext* context, size_
                                          bool reduced, bool keepdim, const RowDims& dims = LastAxis())
 {
     gert::Shape* out = context->GetOutputShape(index);
-    size_t first = 0;
-    if (out == nullptr || !RowFirstAxis(rows, dims, first)) {
+    uint64_t named = 0;
+    if (out == nullptr || !NamedAxes(rows, dims, named)) {
         return ge::GRAPH_FAILED;
     }
     *out = rows;
     if (reduced) {
-        for (size_t i = first; i < rows.GetDimNum() && keepdim; ++i) {
-            out->SetDim(i, 1);
+        size_t kept = 0;
+        for (size_t i = 0; i < rows.GetDimNum(); ++i) {
+            const bool isNamed = (named & (uint64_t{1} << i)) != 0;
+            if (keepdim || !isNamed) {
+                out->SetDim(kept++, isNamed ? 1 : rows.GetDim(i));
+            }
         }
-        if (!keepdim) {
-            out->SetDimNum(first);
-        }
+        out->SetDimNum(kept);
     }
     return ge::GRAPH_SUCCESS;
 }

@@ -865,10 +865,25 @@ public:
         next_ = 0;
     }
 
+    // Column mode: before each call of the compute step on line `line` of `reduceLength` (a
+    // tile of values, each reduced down its column), in pass `pass`. `accumulators` holds a
+    // float tile per reduction, `tileLength` elements apart: their running values.
+    __aicore__ inline void BeginColumns(const AscendC::LocalTensor<float>& accumulators, uint32_t tileLength,
+                                        uint32_t pass, uint32_t line, uint32_t reduceLength)
+    {
+        Begin(false, pass, line == 0, reduceLength);
+        columns_ = true;
+        accumulators_ = accumulators;
+        tileLength_ = tileLength;
+    }
+
     __aicore__ inline void Sum(uint32_t level, const AscendC::LocalTensor<float>& dst,
                                const AscendC::LocalTensor<float>& src, const AscendC::LocalTensor<float>& work,
                                uint32_t count)
     {
+        if (columns_) {
+            return Column(SUM, level, dst, src, count);
+        }
         const uint32_t i = next_++;
         if (single_) {
             AscendC::Duplicate(dst, RowSumValue(dst, src, work, count), count);
@@ -884,6 +899,9 @@ public:
                                 const AscendC::LocalTensor<float>& src, const AscendC::LocalTensor<float>& work,
                                 uint32_t count)
     {
+        if (columns_) {
+            return Column(MEAN, level, dst, src, count);
+        }
         const uint32_t i = next_++;
         const float n = static_cast<float>(single_ ? count : rowLength_);
         if (single_) {
@@ -915,6 +933,9 @@ private:
                                    const AscendC::LocalTensor<float>& src, const AscendC::LocalTensor<float>& work,
                                    uint32_t count)
     {
+        if (columns_) {
+            return Column(isMax ? MAX : MIN, level, dst, src, count);
+        }
         const uint32_t i = next_++;
         if (single_ || level == pass_) {
             if (isMax) {
@@ -934,7 +955,35 @@ private:
         }
     }
 
+    enum Kind { SUM, MEAN, MAX, MIN };
+
+    // Column mode: the reduction of level `level` accumulates line after line in its pass (the
+    // first line copied: x * 1 keeps -0 and NaN), gives its running value in a later pass (a
+    // mean divided by the lines), and 0 before (what follows from it is not used).
+    __aicore__ inline void Column(Kind kind, uint32_t level, const AscendC::LocalTensor<float>& dst,
+                                  const AscendC::LocalTensor<float>& src, uint32_t count)
+    {
+        const AscendC::LocalTensor<float> acc = accumulators_[next_++ * tileLength_];
+        if (level == pass_ && first_) {
+            AscendC::Muls(acc, src, 1.0f, count);
+        } else if (level == pass_ && (kind == SUM || kind == MEAN)) {
+            AscendC::Add(acc, acc, src, count);
+        } else if (level == pass_ && kind == MAX) {
+            AscendC::Max(acc, acc, src, count);
+        } else if (level == pass_) {
+            AscendC::Min(acc, acc, src, count);
+        }
+        if (level < pass_) {
+            AscendC::Muls(dst, acc, kind == MEAN ? 1.0f / static_cast<float>(rowLength_) : 1.0f, count);
+        } else {
+            AscendC::Duplicate(dst, 0.0f, count);
+        }
+    }
+
     float acc_[MAX_REDUCTIONS] = {};
+    AscendC::LocalTensor<float> accumulators_;  // column mode
+    uint32_t tileLength_ = 0;
+    bool columns_ = false;
     uint32_t next_ = 0;
     uint32_t pass_ = 0;
     uint32_t rowLength_ = 0;
@@ -956,6 +1005,9 @@ public:
 
     __aicore__ inline void Process()
     {
+        if (tiling_.reduceLength > 0) {
+            return ProcessColumns();
+        }
         Derived& kernel = *static_cast<Derived*>(this);
         const uint32_t length = tiling_.rowLength;
         const bool single = tiling_.tileLength >= length;
@@ -974,14 +1026,41 @@ public:
         }
     }
 
+    // Column mode (the reduced axes have more after them: x read as [rowCount, reduceLength,
+    // rowLength]): this core's tiles of the rows' values, each through PASSES passes over the
+    // row's reduceLength lines; the Derived's row and offset are the line (of the whole tensor's
+    // rowCount * reduceLength) and the tile's first value in it.
+    __aicore__ inline void ProcessColumns()
+    {
+        Derived& kernel = *static_cast<Derived*>(this);
+        const uint32_t blocks = tiling_.columnBlocks;
+        const uint32_t lines = tiling_.reduceLength;
+        for (uint64_t unit = firstRow_; unit < endRow_; ++unit) {
+            const uint64_t row = unit / blocks;
+            const uint32_t offset = static_cast<uint32_t>(unit % blocks) * tiling_.tileLength;
+            const uint32_t rest = tiling_.rowLength - offset;
+            const uint32_t count = rest < tiling_.tileLength ? rest : tiling_.tileLength;
+            for (uint32_t pass = 0; pass < Derived::PASSES; ++pass) {
+                for (uint32_t line = 0; line < lines; ++line) {
+                    rows_.BeginColumns(accumulators_, tiling_.tileLength, pass, line, lines);
+                    kernel.CopyIn(row * lines + line, offset, count);
+                    kernel.Compute(count);
+                    kernel.CopyOut(row * lines + line, offset, count);
+                }
+            }
+        }
+    }
+
 protected:
-    // Takes this core's rows and sets up the scratch. False when the core has none.
+    // Takes this core's rows (column mode: tiles of rows) and sets up the scratch and, in column
+    // mode, the reductions' running values. False when the core has none.
     __aicore__ inline bool InitRows(const Tiling& tiling)
     {
         tiling_ = tiling;
+        const uint64_t units = tiling.reduceLength > 0 ? tiling.rowCount * tiling.columnBlocks : tiling.rowCount;
         firstRow_ = static_cast<uint64_t>(AscendC::GetBlockIdx()) * tiling.rowsPerCore;
         const uint64_t end = firstRow_ + tiling.rowsPerCore;
-        endRow_ = end < tiling.rowCount ? end : tiling.rowCount;
+        endRow_ = end < units ? end : units;
         if (firstRow_ >= endRow_ || tiling.rowLength == 0) {
             return false;
         }
@@ -990,15 +1069,43 @@ protected:
             pipe_.InitBuffer(scratchBuf_, scratchBytes);
             scratch_ = scratchBuf_.Get<uint8_t>();
         }
+        if (tiling.reduceLength > 0) {
+            pipe_.InitBuffer(accumulatorBuf_, Derived::REDUCTIONS * tiling.tileLength * sizeof(float));
+            accumulators_ = accumulatorBuf_.Get<float>();
+        }
         return true;
     }
 
-    // A stream over a whole tensor whose rows are `stride` elements apart (0: one row, read for
-    // every row; 1: one value per row): rows are addressed from its start.
+    // A stream over a whole tensor whose rows (column mode: lines) are `stride` elements apart (0:
+    // one row, read for every row): rows are addressed from its start.
     __aicore__ inline CoreShare RowsShare(uint32_t stride) const
     {
+        const uint64_t rows = tiling_.reduceLength > 0 ? tiling_.rowCount * tiling_.reduceLength : tiling_.rowCount;
+        return Share(stride == 0 ? tiling_.rowLength : rows * stride);
+    }
+
+    // The stream of an output with a value per row (column mode: rowLength values per row).
+    __aicore__ inline CoreShare ReducedShare() const
+    {
+        return Share(tiling_.reduceLength > 0 ? tiling_.rowCount * tiling_.rowLength : tiling_.rowCount);
+    }
+
+    // Where a reduced output's values of the call on (row, offset) go, and how many there are: the
+    // row's one value, or in column mode the tile's values of the line's row.
+    __aicore__ inline uint64_t ReducedIndex(uint64_t row, uint32_t offset) const
+    {
+        return tiling_.reduceLength > 0 ? row / tiling_.reduceLength * tiling_.rowLength + offset : row;
+    }
+
+    __aicore__ inline uint32_t ReducedCount(uint32_t count) const
+    {
+        return tiling_.reduceLength > 0 ? count : 1;
+    }
+
+    __aicore__ inline CoreShare Share(uint64_t length) const
+    {
         CoreShare share;
-        share.length = stride == 0 ? tiling_.rowLength : tiling_.rowCount * stride;
+        share.length = length;
 #if OPGEN_BLOCK_TAILS
         share.block = TailBlock(tiling_.tileLength);
         share.packed = true;
@@ -1012,7 +1119,9 @@ protected:
     uint64_t endRow_ = 0;
     CalcBuf scratchBuf_;
     AscendC::LocalTensor<uint8_t> scratch_;  // the compute step's temporaries and API scratch
-    RowPass rows_;                           // the reductions' state over a row's passes
+    CalcBuf accumulatorBuf_;
+    AscendC::LocalTensor<float> accumulators_;  // column mode: a tile per reduction
+    RowPass rows_;                              // the reductions' state over a row's passes
 };
 
 }  // namespace opgen_kernel

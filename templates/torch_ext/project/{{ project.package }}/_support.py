@@ -100,28 +100,41 @@ def _fixed_attr(op_type: str, name: str, value, default) -> None:
 
 def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
     """The row kernel's shape rule (opgen's frontend/rows.py; csrc's opgen_torch::RowShapes says
-    the same): the first input x is read as rows, the axes `dims` names (torch's dim: an int or
-    a list of them, negative ones from the end; none: every axis) its row, which must be its
-    last ones; every other input has x's shape or, when x has dims, is x's row (nothing else
-    broadcasts); rows of 0 elements are refused (torch's sum over them is 0, its mean nan, its
-    amax/amin an error, which the kernel does not compute). Zero rows are fine: the outputs are
-    empty."""
+    the same): the first input x is reduced over the axes `dims` names (torch's dim: an int or a
+    list of them, negative ones from the end; none: every axis), which must be adjacent (axes of
+    one element aside); every other input has x's shape or, when they are x's last axes and x
+    has dims, is x's row, those axes (nothing else broadcasts); rows of 0 elements are refused
+    (torch's sum over them is 0, its mean nan, its amax/amin an error, which the kernel does not
+    compute). Zero rows are fine: the outputs are empty."""
     (ref, x), *others = inputs.items()
     rows = list(x.shape)
-    first = _row_first_axis(rows, [dims] if isinstance(dims, int) else list(dims))
-    torch._check(not isinstance(first, str), lambda: f"{op_type}: {first}".format(ref=ref))
-    row = rows[first:]
-    accepted = f"{ref}'s shape {rows}" + (f" or its row {row}" if rows else "")
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    named = _named_axes(rows, dims)
+    torch._check(not isinstance(named, str), lambda: f"{op_type}: {named}".format(ref=ref))
+    sizes = [(a in named, n) for a, n in enumerate(rows) if n != 1]
+    runs = [k for k, (r, _) in enumerate(sizes) if r and (k == 0 or not sizes[k - 1][0])]
+    torch._check(
+        len(runs) <= 1,
+        lambda: (
+            f"{op_type}: dim={_dims_text(dims)} of {ref} {rows} are not adjacent axes; opgen's row "
+            "kernel reduces one run of them"
+        ),
+    )
+    first = len(rows)
+    while first - 1 in named:
+        first -= 1
+    row = rows[first:] if rows and all(a >= first for a in named) else None
+    accepted = f"{ref}'s shape {rows}" + (f" or its row {row}" if row is not None else "")
     for name, t in others:
         shape = list(t.shape)
         torch._check(
-            shape == rows or (bool(rows) and shape == row),
+            shape == rows or shape == row,
             lambda name=name, shape=shape: (
                 f"{op_type}: {name} has shape {shape}; a row op's inputs take {accepted}"
             ),
         )
     torch._check(
-        not rows or math.prod(row) != 0,
+        math.prod(n for a, n in enumerate(rows) if a in named) != 0,
         lambda: (
             f"{op_type}: {ref} has shape {rows}: rows "
             "of 0 elements, which the row kernel does not reduce (torch: sum 0, mean nan, "
@@ -130,25 +143,22 @@ def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
     )
 
 
-def _row_first_axis(shape: list[int], dims: list[int]) -> int | str:
-    """The first axis of the row of `shape` when the op reduces `dims`, or why the row kernel
-    cannot reduce them (with {ref} for the input's name): opgen's frontend/rows.py."""
-    rank, shown = len(shape), "None" if not dims else dims[0] if len(dims) == 1 else dims
+def _named_axes(shape: list[int], dims: list[int]) -> set[int] | str:
+    """The axes of `shape` that `dims` names, or why torch refuses them (with {ref} for the
+    input's name): opgen's frontend/rows.py."""
+    rank = len(shape)
     span = max(rank, 1)  # a 0-d tensor takes dim 0 and -1, as torch's sum does
-    if any(not -span <= d < span for d in dims):
-        bad = next(d for d in dims if not -span <= d < span)
-        return f"dim={shown} names axis {bad}, and {{ref}} {shape} has {rank}"
+    for d in dims:
+        if not -span <= d < span:
+            return f"dim={_dims_text(dims)} names axis {d}, and {{ref}} {shape} has {rank}"
     normal = [d % span for d in dims]
     if len(set(normal)) != len(normal):
-        return f"dim={shown} names an axis of {{ref}} {shape} twice"
-    if not dims or rank == 0:
-        return 0
-    if sorted(normal) != list(range(rank - len(dims), rank)):
-        return (
-            f"dim={shown} are not the last axes of {{ref}} {shape}; opgen's row kernel "
-            "reduces the last axes only"
-        )
-    return rank - len(dims)
+        return f"dim={_dims_text(dims)} names an axis of {{ref}} {shape} twice"
+    return set(normal) if dims else set(range(rank))
+
+
+def _dims_text(dims: list[int]) -> str:
+    return "None" if not dims else str(dims[0]) if len(dims) == 1 else str(dims)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -76,83 +76,95 @@ inline void FixedAttr(const char* op_type, const char* name, const T& value, con
                 AttrText(fallback));
 }
 
-// The first axis of the row of `rows` when the op reduces `dims` (torch's dim; none: every axis),
-// or -1 with why the row kernel cannot reduce them in `why`: opgen's frontend/rows.py.
-inline int64_t RowFirstAxis(c10::IntArrayRef rows, c10::IntArrayRef dims, const char* ref, std::string& why)
+// `dims` as the messages show it: None (every axis), one dim, or the list.
+inline std::string DimsText(c10::IntArrayRef dims)
+{
+    std::ostringstream text;
+    if (dims.empty()) {
+        text << "None";
+    } else if (dims.size() == 1) {
+        text << dims[0];
+    } else {
+        text << dims;
+    }
+    return text.str();
+}
+
+// The axes of `rows` that `dims` names (torch's dim; none: every axis), or false with why torch
+// refuses them in `why`: opgen's frontend/rows.py.
+inline bool NamedAxes(c10::IntArrayRef rows, c10::IntArrayRef dims, const char* ref, std::vector<bool>& named,
+                      std::string& why)
 {
     const int64_t rank = static_cast<int64_t>(rows.size());
     const int64_t span = rank > 0 ? rank : 1;  // a 0-d tensor takes dim 0 and -1, as torch's sum does
-    std::ostringstream shown;
-    if (dims.empty()) {
-        shown << "None";
-    } else if (dims.size() == 1) {
-        shown << dims[0];
-    } else {
-        shown << dims;
-    }
-    std::vector<bool> named(static_cast<size_t>(span), false);
+    named.assign(static_cast<size_t>(span), dims.empty());
     std::ostringstream message;
     for (const int64_t d : dims) {
         if (d < -span || d >= span) {
-            message << "dim=" << shown.str() << " names axis " << d << ", and " << ref << " " << rows << " has "
+            message << "dim=" << DimsText(dims) << " names axis " << d << ", and " << ref << " " << rows << " has "
                     << rank;
             why = message.str();
-            return -1;
+            return false;
         }
         const size_t axis = static_cast<size_t>(d < 0 ? d + span : d);
         if (named[axis]) {
-            message << "dim=" << shown.str() << " names an axis of " << ref << " " << rows << " twice";
+            message << "dim=" << DimsText(dims) << " names an axis of " << ref << " " << rows << " twice";
             why = message.str();
-            return -1;
+            return false;
         }
         named[axis] = true;
     }
-    if (dims.empty() || rank == 0) {
-        return 0;
-    }
-    const int64_t first = rank - static_cast<int64_t>(dims.size());
-    for (int64_t axis = first; axis < rank; ++axis) {
-        if (!named[static_cast<size_t>(axis)]) {
-            message << "dim=" << shown.str() << " are not the last axes of " << ref << " " << rows
-                    << "; opgen's row kernel reduces the last axes only";
-            why = message.str();
-            return -1;
-        }
-    }
-    return first;
+    return true;
 }
 
 // The row kernel's shape rule (opgen's frontend/rows.py; the fake kernel's _support._row_shapes
-// says the same): the first input is read as rows, the axes `dims` names (its last ones) the row;
-// every other input has its shape or, when it has dims, is its row (nothing else broadcasts); rows
-// of 0 elements are refused (torch's sum over them is 0, its mean nan, its amax/amin an error, which
-// the kernel does not compute). op_host's InferShape and TilingFunc refuse the same shapes.
+// says the same): the first input is reduced over the axes `dims` names, which must be adjacent
+// (axes of one element aside); every other input has its shape or, when they are its last axes and
+// it has dims, is its row, those axes (nothing else broadcasts); rows of 0 elements are refused
+// (torch's sum over them is 0, its mean nan, its amax/amin an error, which the kernel does not
+// compute). op_host's InferShape and TilingFunc refuse the same shapes.
 inline void RowShapes(const char* op_type, std::initializer_list<const char*> names, at::TensorList tensors,
                       c10::IntArrayRef dims = {-1})
 {
     const c10::IntArrayRef rows = tensors[0].sizes();
     const char* ref = names.begin()[0];
+    std::vector<bool> named;
     std::string why;
-    const int64_t first = RowFirstAxis(rows, dims, ref, why);
-    TORCH_CHECK(first >= 0, op_type, ": ", why);
-    const c10::IntArrayRef row = rows.slice(static_cast<size_t>(first));
+    TORCH_CHECK(NamedAxes(rows, dims, ref, named, why), op_type, ": ", why);
+    int runs = 0;
+    bool inRun = false;
+    int64_t reduced = 1;
+    for (size_t axis = 0; axis < rows.size(); ++axis) {
+        reduced *= named[axis] ? rows[axis] : 1;
+        if (rows[axis] != 1) {
+            runs += named[axis] && !inRun ? 1 : 0;
+            inRun = named[axis];
+        }
+    }
+    TORCH_CHECK(runs <= 1, op_type, ": dim=", DimsText(dims), " of ", ref, " ", rows,
+                " are not adjacent axes; opgen's row kernel reduces one run of them");
+    size_t first = rows.size();
+    while (first > 0 && named[first - 1]) {
+        --first;
+    }
+    bool isRow = !rows.empty();
+    for (size_t axis = 0; axis < first; ++axis) {
+        isRow = isRow && !named[axis];
+    }
+    const c10::IntArrayRef row = rows.slice(first);
     for (size_t i = 1; i < tensors.size(); ++i) {
         const c10::IntArrayRef shape = tensors[i].sizes();
-        if (!(shape == rows) && !(!rows.empty() && shape == row)) {
+        if (!(shape == rows) && !(isRow && shape == row)) {
             std::ostringstream accepted;
             accepted << ref << "'s shape " << rows;
-            if (!rows.empty()) {
+            if (isRow) {
                 accepted << " or its row " << row;
             }
             TORCH_CHECK(false, op_type, ": ", names.begin()[i], " has shape ", shape, "; a row op's inputs take ",
                         accepted.str());
         }
     }
-    int64_t rowLength = 1;
-    for (const int64_t d : row) {
-        rowLength *= d;
-    }
-    TORCH_CHECK(rows.empty() || rowLength != 0, op_type, ": ", ref, " has shape ", rows,
+    TORCH_CHECK(reduced != 0, op_type, ": ", ref, " has shape ", rows,
                 ": rows of 0 elements, which the row kernel does not reduce (torch: sum 0, mean nan, amax/amin an "
                 "error)");
 }
