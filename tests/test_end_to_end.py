@@ -568,16 +568,20 @@ except RuntimeError as exc:
 
 @pytest.mark.parametrize("soc", ["ascend310b1", "ascend310p3"])
 def test_row_ops_and_row_broadcasts_on_310b_and_310p(tmp_path, soc):
-    """RMSNorm and a row sum (ReduceSum, documented on 310B and 310P AI Core) and a bias over
-    rows, built for `soc` (the twin emulates the first target) and passing their generated tests.
+    """RMSNorm, a row sum (ReduceSum, documented on 310B and 310P AI Core), a bias over rows,
+    ReduceSum over attr axes and LogSumExp over dim 0 (the column mode), built for `soc` (the
+    twin emulates the first target) and passing their generated tests.
     310B has no UB-to-UB DataCopy: the row is copied into each tile by the vector unit. 310P has
     no DataCopyPad: a row's tail is packed in UB by the scalar unit, and the row sum's values are
     scalar writes, so each core takes rows that start a 64-byte cache line of the output; without
     that (AddRowOutput taken out of TilingFunc) the twin fails the launch naming the line."""
     norms = json.loads((ROOT / "tests" / "data" / "e2e" / "norms.json").read_text())
     broadcast = json.loads((ROOT / "tests" / "data" / "e2e" / "broadcast.json").read_text())
+    reductions = json.loads((ROOT / "tests" / "data" / "e2e" / "reductions.json").read_text())
     ops = [o for o in norms if o["op"] in ("RmsNormCustom", "RowSumCustom")]
     ops += [o for o in broadcast if o["op"] == "BiasAddCustom"]
+    # named axes, and the column mode (LogSumExp over dim 0: lines wider than the UB too)
+    ops += [o for o in reductions if o["op"] in ("ReduceSumCustom", "LogSumExpCustom")]
     if soc.startswith("ascend310p"):  # no bfloat16 Cast there
         for tensor in (t for o in ops for t in o["input_desc"] + o["output_desc"]):
             tensor["type"] = [d for d in tensor["type"] if d != "bf16"]

@@ -647,9 +647,6 @@ inline RowPlan DefaultRowPlan(const TilingFacts& facts, const ScratchNeeds& scra
     // Column mode: a row's rowLength values go through UB in columnBlocks tiles; the cores split the
     // rows' tiles (whole rows where outputs are written a line at a time, AddRowOutput).
     const uint64_t blocks = rows.reduceLength > 0 ? CeilDiv(rows.rowLength > 0 ? rows.rowLength : 1, tile) : 1;
-    if (rows.reduceLength > 0 && rows.wholeRowsPerCore && blocks > 1) {
-        return plan;  // a row wider than the UB, where cores must not share its lines
-    }
     const uint64_t units = rows.rowCount * blocks;
     const uint64_t cores = units < facts.coreNum ? units : facts.coreNum;
     const uint64_t unit = (rows.coreRowsUnit > 0 ? rows.coreRowsUnit : 1) * (rows.wholeRowsPerCore ? blocks : 1);
