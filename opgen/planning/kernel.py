@@ -123,6 +123,7 @@ class RowPlan:
     keepdim: bool
     passes: list[list[str]]  # the passes of a long row (lower.row_passes)
     reductions: int  # distinct reductions: the running values column mode keeps
+    row_valued: bool  # every output has a value per row: the last pass needs one line
 
     def stride_of(self, tensor: str) -> str:
         return next((s.field for s in self.strides if s.tensor == tensor), "")
@@ -561,6 +562,7 @@ def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPla
         keepdim=op.keepdim,
         passes=row_passes(trees),
         reductions=len({n for tree in trees for n in expr.reductions(tree)}),
+        row_valued=all(op.is_reduced_output(t.param.name) for t in s.outs),
     )
 
 

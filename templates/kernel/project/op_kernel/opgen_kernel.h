@@ -1041,7 +1041,10 @@ public:
             const uint32_t rest = tiling_.rowLength - offset;
             const uint32_t count = rest < tiling_.tileLength ? rest : tiling_.tileLength;
             for (uint32_t pass = 0; pass < Derived::PASSES; ++pass) {
-                for (uint32_t line = 0; line < lines; ++line) {
+                // The last pass writes the outputs; when they all have a value per row, the
+                // values are the finished reductions', which one line gives.
+                const bool once = pass + 1 == Derived::PASSES && Derived::ROW_VALUED;
+                for (uint32_t line = once ? lines - 1 : 0; line < lines; ++line) {
                     rows_.BeginColumns(accumulators_, tiling_.tileLength, pass, line, lines);
                     kernel.CopyIn(row * lines + line, offset, count);
                     kernel.Compute(count);
