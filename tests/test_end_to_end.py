@@ -37,6 +37,9 @@ CASES = {
     "norms": ROOT / "tests" / "data" / "e2e" / "norms.json",
     # max/min/relu/clamp/sign and a row's amax/amin with NaN, +-inf and +-0 (torch's results)
     "special_values": ROOT / "tests" / "data" / "e2e" / "special_values.json",
+    # a dtype list mixing float and integer combinations (float, fp16, int32, int8), and
+    # int8/uint8 arithmetic that wraps modulo 256 as torch's does
+    "int_mixed": ROOT / "tests" / "data" / "e2e" / "int_mixed.json",
 }
 
 
@@ -162,6 +165,25 @@ print("special values as torch")
 """
 
 
+# The whole int8/uint8 range (overflowing, which the generated tests' small ranges avoid) and
+# int32 beyond 2^24: torch's integer results exactly, wrapping included.
+INT_WRAP_CHECK = """
+import torch
+import int_mixed
+g = torch.Generator().manual_seed(0)
+for dtype, lo, hi in ((torch.int8, -128, 128), (torch.uint8, 0, 256), (torch.int32, -2**31, 2**31)):
+    x = torch.randint(lo, hi, (3, 1000), generator=g, dtype=torch.int64).to(dtype)
+    y = torch.randint(lo, hi, (3, 1000), generator=g, dtype=torch.int64).to(dtype)
+    if dtype != torch.uint8:
+        if dtype == torch.int32:  # no wrap in the sum: int32 Add is exact where torch's is
+            x, y = x // 2, y // 2
+        assert torch.equal(torch.ops.int_mixed.add_mixed(x, y), x + y), dtype
+    if dtype != torch.int32:
+        assert torch.equal(torch.ops.int_mixed.mul_add_byte(x, y), x * y - x.abs() + 3), dtype
+print("integers as torch")
+"""
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
     project = tmp_path / name
@@ -256,6 +278,17 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             )
             assert check.returncode == 0, check.stderr[-4000:]
             assert "special values as torch" in check.stdout
+        if name == "int_mixed":  # overflowing int8/uint8 and large int32: torch's values
+            check = subprocess.run(
+                [sys.executable, "-c", INT_WRAP_CHECK],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+            )
+            assert check.returncode == 0, check.stderr[-4000:]
+            assert "integers as torch" in check.stdout
         if name == "norms":  # RMSNorm against torch's own, by the precision standard
             check = subprocess.run(
                 [sys.executable, "-c", RMS_NORM_CHECK],
