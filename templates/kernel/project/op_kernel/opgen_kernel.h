@@ -387,7 +387,8 @@ public:
         }
         if constexpr (THROUGH_HALF) {
             // an output's staging also holds WrapByte's floats
-            pipe.InitBuffer(half_, tileLength * (POSITION == AscendC::TPosition::VECOUT ? sizeof(float) : sizeof(half)));
+            constexpr bool WRAPS = POSITION == AscendC::TPosition::VECOUT;
+            pipe.InitBuffer(half_, tileLength * (WRAPS ? sizeof(float) : sizeof(half)));
         }
     }
 
