@@ -624,3 +624,47 @@ def test_row_ops_and_row_broadcasts_on_310b_and_310p(tmp_path, soc):
         subprocess.run(
             [sys.executable, "-m", "pip", "uninstall", "-y", "-q", name], capture_output=True
         )
+
+
+def test_mixed_integer_dtypes_on_310p(tmp_path):
+    """int_mixed built for ascend310p3 (no DataCopyPad, no bfloat16 Cast): its generated tests
+    pass, and overflowing int8/uint8 and int32 beyond 2^24 are torch's values there too."""
+    name = "int_mixed_310p"
+    project = tmp_path / name
+    try:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "opgen",
+                "new",
+                str(CASES["int_mixed"]),
+                "-o",
+                str(project),
+                "--soc",
+                "ascend310p3",
+                "--no-msopgen",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
+        report = json.loads(proc.stdout)["build"]
+        assert proc.returncode == 0, (report, proc.stderr[-4000:])
+        tests = {s["step"]: s for s in report["steps"]}["run tests"]
+        assert tests["status"] == "passed" and " failed" not in tests["detail"], tests
+        check = subprocess.run(
+            [sys.executable, "-c", INT_WRAP_CHECK.replace("int_mixed", name)],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+        )
+        assert check.returncode == 0, check.stderr[-4000:]
+        assert "integers as torch" in check.stdout
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "uninstall", "-y", "-q", name], capture_output=True
+        )
