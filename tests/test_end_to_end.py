@@ -40,6 +40,9 @@ CASES = {
     # reductions over named axes (dim=, keepdim=): ReduceSum's axes and keep_dims attrs,
     # GlobalAvgPool, a 0-d MseLoss, LayerNorm over two axes, LogSumExp over dim 0 (column mode)
     "reductions": ROOT / "tests" / "data" / "e2e" / "reductions.json",
+    # a dtype list mixing float and integer combinations (float, fp16, int32, int8), and
+    # int8/uint8 arithmetic that wraps modulo 256 as torch's does
+    "int_mixed": ROOT / "tests" / "data" / "e2e" / "int_mixed.json",
 }
 
 
@@ -201,6 +204,25 @@ print("special values as torch")
 """
 
 
+# The whole int8/uint8 range (overflowing, which the generated tests' small ranges avoid) and
+# int32 beyond 2^24: torch's integer results exactly, wrapping included.
+INT_WRAP_CHECK = """
+import torch
+import int_mixed
+g = torch.Generator().manual_seed(0)
+for dtype, lo, hi in ((torch.int8, -128, 128), (torch.uint8, 0, 256), (torch.int32, -2**31, 2**31)):
+    x = torch.randint(lo, hi, (3, 1000), generator=g, dtype=torch.int64).to(dtype)
+    y = torch.randint(lo, hi, (3, 1000), generator=g, dtype=torch.int64).to(dtype)
+    if dtype != torch.uint8:
+        if dtype == torch.int32:  # no wrap in the sum: int32 Add is exact where torch's is
+            x, y = x // 2, y // 2
+        assert torch.equal(torch.ops.int_mixed.add_mixed(x, y), x + y), dtype
+    if dtype != torch.int32:
+        assert torch.equal(torch.ops.int_mixed.mul_add_byte(x, y), x * y - x.abs() + 3), dtype
+print("integers as torch")
+"""
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
     project = tmp_path / name
@@ -306,6 +328,17 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             )
             assert check.returncode == 0, check.stderr[-4000:]
             assert "reductions as torch" in check.stdout
+        if name == "int_mixed":  # overflowing int8/uint8 and large int32: torch's values
+            check = subprocess.run(
+                [sys.executable, "-c", INT_WRAP_CHECK],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+            )
+            assert check.returncode == 0, check.stderr[-4000:]
+            assert "integers as torch" in check.stdout
         if name == "norms":  # RMSNorm against torch's own, by the precision standard
             check = subprocess.run(
                 [sys.executable, "-c", RMS_NORM_CHECK],
@@ -641,6 +674,50 @@ def test_row_ops_and_row_broadcasts_on_310b_and_310p(tmp_path, soc):
                 "kernel blocks 0 and 1 both write the 64-byte cache line at bytes [0, 64) "
                 "of output 'y'" in run.stdout
             ), (run.stdout, run.stderr[-4000:])
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "uninstall", "-y", "-q", name], capture_output=True
+        )
+
+
+def test_mixed_integer_dtypes_on_310p(tmp_path):
+    """int_mixed built for ascend310p3 (no DataCopyPad, no bfloat16 Cast): its generated tests
+    pass, and overflowing int8/uint8 and int32 beyond 2^24 are torch's values there too."""
+    name = "int_mixed_310p"
+    project = tmp_path / name
+    try:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "opgen",
+                "new",
+                str(CASES["int_mixed"]),
+                "-o",
+                str(project),
+                "--soc",
+                "ascend310p3",
+                "--no-msopgen",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
+        report = json.loads(proc.stdout)["build"]
+        assert proc.returncode == 0, (report, proc.stderr[-4000:])
+        tests = {s["step"]: s for s in report["steps"]}["run tests"]
+        assert tests["status"] == "passed" and " failed" not in tests["detail"], tests
+        check = subprocess.run(
+            [sys.executable, "-c", INT_WRAP_CHECK.replace("int_mixed", name)],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+        )
+        assert check.returncode == 0, check.stderr[-4000:]
+        assert "integers as torch" in check.stdout
     finally:
         subprocess.run(
             [sys.executable, "-m", "pip", "uninstall", "-y", "-q", name], capture_output=True

@@ -68,6 +68,8 @@ template class opgen_kernel::OutStream<half, 2>;
 template class opgen_kernel::OutStream<float, 1>;
 template class opgen_kernel::OutStream<int16_t, 2>;
 template class opgen_kernel::OutStream<uint8_t, 2, float>;
+template class opgen_kernel::OutStream<int8_t, 2, opgen_kernel::ThroughHalf<int8_t>>;
+template class opgen_kernel::OutStream<int32_t, 2, opgen_kernel::ThroughHalf<int32_t>>;
 template class opgen_kernel::BroadcastInStream<half, 2>;
 template class opgen_kernel::BroadcastInStream<float, 2, true>;
 template class opgen_kernel::BroadcastInStream<int8_t, 2, false, float>;

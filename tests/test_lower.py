@@ -603,8 +603,26 @@ def test_mixed_dtype_combination_is_rejected():
         "opgen": {"compute": {"z": "x + i"}},
     }
     op = prototype.loads(json.dumps(data)).ops[0]
-    with pytest.raises(LoweringError, match="x is float16, i is int32.*mixes types"):
+    with pytest.raises(LoweringError, match="x is float16, i is int32.*mixes int32 with other"):
         context(op)
+
+
+@pytest.mark.parametrize("text", ["x != y", "x >= y"])
+def test_int32_comparison_into_bool_names_the_real_cause(text):
+    """NotEqual/GreaterEqual on int32: the refusal names int32 (not bool) and Compare's EQ-only
+    int32 form."""
+    data = {
+        "op": "CmpCustom",
+        "input_desc": [{"name": n, "type": ["int32"], "format": "ND"} for n in ("x", "y")],
+        "output_desc": [{"name": "z", "type": ["bool"], "format": "ND"}],
+        "opgen": {"compute": {"z": text}},
+    }
+    op = prototype.loads(json.dumps(data)).ops[0]
+    with pytest.raises(LoweringError) as err:
+        context(op)
+    assert "mixes int32 with other dtypes" in str(err.value)
+    assert "Compare takes int32_t for CMPMODE::EQ only" in str(err.value)
+    assert "dtype bool has no" not in str(err.value)
 
 
 def test_lowering_error_is_a_value_error():
@@ -839,8 +857,51 @@ def test_byte_outputs_take_integer_values(text, ok):
     if ok:
         assert context(byte_output_op(text)).compute.mode == "float"
     else:
-        with pytest.raises(LoweringError, match=r"output 'z': an int8 output takes integer"):
+        with pytest.raises(LoweringError, match=r"output 'z': where a is int8, b is int8, the "):
             context(byte_output_op(text))
+
+
+def mixed_op(text: str, types=("float", "fp16", "int32", "int8")):
+    return make_op({"z": text}, types=types, attrs=[])
+
+
+def test_mixed_float_and_integer_combinations_judge_each_combination():
+    """x + y is integer-valued where the inputs are int8 or int32: each combination computes in
+    its own type (float, float, int32_t, float through half)."""
+    c = context(mixed_op("x + y")).compute
+    assert c.mode == "template" and calls(c) == ["Add"]
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        # float-valued in the int8 combination: the advice is a float output, not floor()
+        ("x / y", "give that combination a float output dtype"),
+        # floor() has no int32 form: the message names the int32 combinations
+        ("floor(x / y)", "the op's int32_t dtype combinations compute in that integer type"),
+        # torch wraps x + y in int8 before max() sees it
+        ("max(x + y, 0)", "'x + y' may leave -128..127 (it spans -256..254) before max()"),
+        ("x + y >= 3", "before 'x + y >= 3'"),
+        # beyond 2^22 the float computation of the int8 combination is no longer exact
+        ("x * y * x * y", "may reach 268435456 in magnitude"),
+    ],
+)
+def test_mixed_combinations_refuse_with_advice_that_works(text, fragment):
+    with pytest.raises(LoweringError, match=re.escape(fragment)):
+        context(mixed_op(text))
+
+
+def test_float_valued_byte_output_without_integer_combinations_suggests_floor():
+    with pytest.raises(LoweringError, match=r"or wrap it in floor\(\) or ceil\(\)"):
+        context(mixed_op("x / y", types=("float", "int8")))
+    assert context(mixed_op("floor(x / y)", types=("float", "int8"))).compute.mode == "float"
+
+
+@pytest.mark.parametrize(
+    "text", ["x + y", "x * y - abs(x) + 3", "clamp(x, -3, 3) + y", "max(x, y) - min(x, y)"]
+)
+def test_wrapping_byte_arithmetic_is_accepted(text):
+    assert context(mixed_op(text, types=("int8", "uint8"))).compute.mode == "float"
 
 
 SPECIAL_X = [math.nan, 1.0, -0.0, 0.0, math.inf, -math.inf, -2.0, 0.5, math.nan, -0.0]

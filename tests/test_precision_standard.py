@@ -262,6 +262,17 @@ def test_integers_must_be_exact(precision):
     assert not result.passed and result.worst_index == (3,)
 
 
+def test_integer_goldens_wrap_as_torch_integer_arithmetic(precision):
+    """int8 100 + 100 is -56 in torch: the float64 golden 200 wraps into the dtype's range."""
+    x = torch.tensor([100, -100, 127, 5], dtype=torch.int8)
+    golden = x.double() + x.double()
+    assert precision.measure(x + x, golden).passed
+    u = torch.tensor([200, 255, 0], dtype=torch.uint8)
+    assert precision.measure(u * u + 3, u.double() * u.double() + 3).passed
+    saturated = torch.tensor([127, -128, 127, 10], dtype=torch.int8)
+    assert not precision.measure(saturated, golden).passed
+
+
 def test_empty_and_shape_mismatch(precision):
     assert precision.measure(torch.empty(0), torch.empty(0, dtype=torch.float64)).passed
     with pytest.raises(AssertionError, match="shape"):

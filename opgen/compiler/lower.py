@@ -503,17 +503,26 @@ class Lowerer:
             return "(" + " * ".join([base] * node.exponent) + ")"
         raise TypeError(node)
 
+    def int_why(self) -> str:
+        """Which integer type the op computes in, and what to do about a float-only step."""
+        if self.ctype != "T":
+            return f"the op computes in an integer type ({self.ctype})"
+        ints = ", ".join(sorted(t for t in self.ctypes if t not in ("float", "T")))
+        return (
+            f"the op's {ints} dtype combinations compute in that integer type (one compute step "
+            "serves every combination): give those combinations an op of their own without it, "
+            "or float dtypes"
+        )
+
     def _check_int(self, node: expr.Node) -> None:
         """Reject what an integer compute type cannot express."""
         for n in expr.walk(node):
             if isinstance(n, expr.Scalar) and self.attrs[n.name].type == "float":
                 raise self.fail(f"float attr '{n.name}' cannot scale an integer tensor")
             if isinstance(n, expr.BinOp) and n.op == "/":
-                raise self.fail(f"'{show(n)}' divides, but the op computes in an integer type")
+                raise self.fail(f"'{show(n)}' divides, but {self.int_why()}")
             if isinstance(n, expr.Call) and n.func in _FLOAT_ONLY_FUNCS:
-                raise self.fail(
-                    f"{n.func}() needs a float type, but the op computes in an integer type"
-                )
+                raise self.fail(f"{n.func}() needs a float type, but {self.int_why()}")
             if isinstance(n, expr.Const) and not n.value.is_integer():
                 raise self.fail(
                     f"'{show(n)}' is not an integer, but the op computes in an integer type"
@@ -795,10 +804,7 @@ class Lowerer:
             (a,) = self._operands(tensor)
             return self.emit(name + "s", (a,), node, self.scalar(scalar))
         if self.is_int and func in _FLOAT_ONLY_FUNCS:
-            raise self.fail(
-                f"{func}() needs a float type, but the op computes in an integer "
-                f"type ({self.ctype})"
-            )
+            raise self.fail(f"{func}() needs a float type, but {self.int_why()}")
         return self._unary(node)
 
     def _composed_call(self, node: expr.Call) -> int | None:

@@ -36,6 +36,7 @@ from opgen.compiler.lower import (
 )
 from opgen.frontend import expr
 from opgen.frontend.broadcast import broadcasts
+from opgen.frontend.byte_values import byte_output_problem
 from opgen.frontend.catalog import (
     BYTE_DTYPES,
     DTYPES,
@@ -952,27 +953,40 @@ def _check_combinations(
     for c in combos:
         if c.compute_type is not None:
             continue
-        bad = [d for d in c.streamed_dtypes if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
         out = outs[0].param.name if outs else "?"
-        if bad:
-            why = (
-                f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
-                "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
-                "compute in float with the float dtypes)"
-            )
-        else:
-            pairs = ", ".join(
-                f"{t.param.name} is {d}" for t, d in zip(streamed, c.streamed_dtypes, strict=True)
-            )
-            why = (
-                f"the dtype combination ({pairs}) mixes types that do not compute in one "
-                "type; give every tensor of a combination float types, or one integer type"
-            )
         raise LoweringError(
-            f"compute expression of output '{out}': {why}. Drop the compute "
-            "expression to write the compute step by hand.",
+            f"compute expression of output '{out}': {_combination_why(c, streamed)}. Drop the "
+            "compute expression to write the compute step by hand.",
             out,
         )
+
+
+def _combination_why(c: Combination, streamed: list[_Tensor]) -> str:
+    """Why a dtype combination has no one compute type."""
+    pairs = ", ".join(
+        f"{t.param.name} is {d}" for t, d in zip(streamed, c.streamed_dtypes, strict=True)
+    )
+    ints = sorted({d for d in c.streamed_dtypes if d in INT_COMPUTE_DTYPES})
+    if ints:
+        return (
+            f"the dtype combination ({pairs}) mixes {'/'.join(ints)} with other dtypes, and "
+            "opgen computes a combination in one type: an int32 value does not fit float "
+            "exactly (beyond 2^24), and asc-devkit's Compare takes int32_t for CMPMODE::EQ "
+            "only (Compare.md, Atlas A2/A3), so opgen has no exact lowering of an "
+            f"{'/'.join(ints)} comparison or of {'/'.join(ints)} inputs into a bool or float "
+            "output yet"
+        )
+    bad = [d for d in c.streamed_dtypes if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
+    if bad:
+        return (
+            f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
+            "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
+            "compute in float with the float dtypes)"
+        )
+    return (
+        f"the dtype combination ({pairs}) mixes types that do not compute in one "
+        "type; give every tensor of a combination float types, or one integer type"
+    )
 
 
 def _compute_mode(combos: list[Combination]) -> tuple[str, str]:
@@ -1209,44 +1223,24 @@ def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
 
 
 def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:
-    """An int8/uint8 output holds its float result truncated: its expression must have integer
-    values for the truncation to be torch's arithmetic (a float-valued one would differ)."""
-    integral_dtypes = ("int8", "uint8", "bool", "int16", "int32")
-    tensors = {t.name: all(d in integral_dtypes for d in t.dtypes) for t in op.inputs}
+    """An int8/uint8 output computes in float and wraps its result into its range: per dtype
+    combination in which it is int8/uint8, that must be torch's value (byte_values)."""
     attrs = {a.name: a.type in ("int", "bool") for a in op.attrs}
-
-    def integral(n: expr.Node) -> bool:
-        if isinstance(n, expr.Tensor):
-            return tensors[n.name]
-        if isinstance(n, expr.Scalar):
-            return attrs[n.name]
-        if isinstance(n, expr.Const):
-            return n.value.is_integer()
-        if isinstance(n, expr.Compare):
-            return True
-        if isinstance(n, expr.Pow):
-            return isinstance(n.exponent, int) and n.exponent > 0 and integral(n.base)
-        if isinstance(n, expr.BinOp):
-            return n.op != "/" and integral(n.left) and integral(n.right)
-        if isinstance(n, expr.Call) and n.func in ("floor", "ceil"):
-            return True
-        if isinstance(n, expr.Call) and n.func == "where":
-            return integral(n.args[1]) and integral(n.args[2])
-        if isinstance(n, expr.Call) and n.func in ("min", "max", "abs", "relu", "sign", "clamp"):
-            return all(integral(a) for a in n.args)
-        return isinstance(n, expr.Neg) and integral(n.arg)
-
+    names = [t.name for t in op.tensors]
+    int_compute = ", ".join(
+        sorted({d for c in op.dtype_combinations for d in c if d in INT_COMPUTE_DTYPES})
+    )
     for t in outs:
         tree = op.compute.get(t.param.name)
-        byte = [d for d in t.param.dtypes if d in ("int8", "uint8")]
-        if tree is not None and byte and not integral(tree):
-            raise LoweringError(
-                f"compute expression of output '{t.param.name}': an {byte[0]} output takes integer "
-                f"values (integer inputs, attrs and numbers, + - *, min, max, abs, clamp, sign, "
-                f"floor, ceil, where, comparisons), and '{show(tree)}' may not have them; wrap it "
-                "in floor() or ceil()",
-                t.param.name,
-            )
+        pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
+        for combo in op.dtype_combinations if tree is not None else ():
+            if combo[pos] not in ("int8", "uint8"):
+                continue
+            ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
+            if why := byte_output_problem(tree, combo[pos], ins, attrs, int_compute):
+                raise LoweringError(
+                    f"compute expression of output '{t.param.name}': {why}", t.param.name
+                )
 
 
 def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:

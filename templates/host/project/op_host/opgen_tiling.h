@@ -130,14 +130,16 @@ inline bool AddTensor(TilingFacts& facts, const gert::CompileTimeTensorDesc* des
 }
 
 // The same for a tensor whose 1-byte dtypes (int8, uint8, bool) compute in float through half:
-// such a tile also has a float and a half copy (op_kernel/opgen_kernel.h's streams).
+// such a tile also has a float and a half copy; an output's (or a write-back's) half copy is
+// the size of a float (op_kernel/opgen_kernel.h's streams: NarrowThroughHalf wraps the result
+// there first), counted for every such tensor.
 inline bool AddTensorThroughHalf(TilingFacts& facts, const gert::CompileTimeTensorDesc* desc, uint32_t buffers)
 {
     if (desc == nullptr || !AddTensor(facts, desc->GetDataType(), buffers)) {
         return false;
     }
     if (ge::GetSizeByDataType(desc->GetDataType()) == 1) {
-        facts.bytesPerElem += 4 + 2;
+        facts.bytesPerElem += 4 + 4;
         facts.buffers += 2;
         facts.computeBytes = facts.computeBytes > 4 ? facts.computeBytes : 4;
     }

@@ -43,6 +43,28 @@ struct ComputeType<bfloat16_t> {
     using Type = float;
 };
 
+// The compute type of a tensor of an op with a compute expression whose dtypes include a 1-byte
+// one: float for that 1-byte dtype (through half), ComputeType's for the others (an int32
+// combination of such an op computes in int32_t, exactly).
+template <typename T>
+struct ThroughHalfType {
+    using Type = typename ComputeType<T>::Type;
+};
+template <>
+struct ThroughHalfType<int8_t> {
+    using Type = float;
+};
+template <>
+struct ThroughHalfType<uint8_t> {
+    using Type = float;
+};
+template <>
+struct ThroughHalfType<bool> {
+    using Type = float;
+};
+template <typename T>
+using ThroughHalf = typename ThroughHalfType<T>::Type;
+
 template <typename A, typename B>
 struct IsSame {
     static constexpr bool value = false;
@@ -226,9 +248,10 @@ __aicore__ inline void Narrow(const AscendC::LocalTensor<T>& tile, const AscendC
 
 // A 1-byte tensor (int8_t, uint8_t, bool) of an op with a compute expression computes in float
 // through half, as CANN's kernels do: int8/uint8 -> half is the only Cast from them on every SoC.
-// Back, float -> half rounds to odd (CAST_ODD) so that half -> int8/uint8 truncating (CAST_TRUNC)
-// truncates the float, as torch converts; out-of-range values saturate. A bool tile is cast as
-// its uint8_t bytes (0 or 1).
+// Back, an int8/uint8 result (an integer, below 2^22 in magnitude: opgen checks the expression's
+// range) first wraps modulo 256 into the dtype's range as torch's integer arithmetic does
+// (WrapByte), then float -> half is exact and half -> int8/uint8 (CAST_TRUNC) keeps the value. A
+// bool tile is cast as its uint8_t bytes (0 or 1).
 template <typename T>
 struct CastBytes {
     using Type = T;
@@ -248,12 +271,32 @@ __aicore__ inline void WidenThroughHalf(const AscendC::LocalTensor<float>& wide,
     AscendC::Cast(wide, staging, AscendC::RoundMode::CAST_NONE, count);
 }
 
+// result -= 256 * k, k the integer nearest (result - low - 127.5) / 256 (never a tie: result is
+// an integer): result lands in [low, low + 255]. k is rounded by adding and subtracting 1.5 *
+// 2^23 (the float ulp there is 1), with Adds/Muls only, which every SoC has for float.
+__aicore__ inline void WrapByte(const AscendC::LocalTensor<float>& result, const AscendC::LocalTensor<float>& k,
+                                float low, uint32_t count)
+{
+    constexpr float ROUNDER = 12582912.0f;  // 1.5 * 2^23
+    AscendC::Adds(k, result, -low - 127.5f, count);
+    AscendC::Muls(k, k, 0.00390625f, count);  // / 256, exact
+    AscendC::Adds(k, k, ROUNDER, count);
+    AscendC::Adds(k, k, -ROUNDER, count);
+    AscendC::Muls(k, k, -256.0f, count);
+    AscendC::Add(result, result, k, count);
+}
+
+// `staging` holds count floats (the wrap's k, then the half copy).
 template <typename T>
 __aicore__ inline void NarrowThroughHalf(const AscendC::LocalTensor<T>& tile,
                                          const AscendC::LocalTensor<half>& staging,
                                          const AscendC::LocalTensor<float>& result, uint32_t count)
 {
     using Bytes = typename CastBytes<T>::Type;
+    if constexpr (IsSame<T, int8_t>::value || IsSame<T, uint8_t>::value) {
+        WrapByte(result, staging.template ReinterpretCast<float>(), IsSame<T, int8_t>::value ? -128.0f : 0.0f,
+                 count);
+    }
     AscendC::Cast(staging, result, AscendC::RoundMode::CAST_ODD, count);
     AscendC::Cast(tile.template ReinterpretCast<Bytes>(), staging, AscendC::RoundMode::CAST_TRUNC, count);
 }
@@ -343,7 +386,9 @@ public:
             pipe.InitBuffer(cast_, tileLength * sizeof(Compute));
         }
         if constexpr (THROUGH_HALF) {
-            pipe.InitBuffer(half_, tileLength * sizeof(half));
+            // an output's staging also holds WrapByte's floats
+            constexpr bool WRAPS = POSITION == AscendC::TPosition::VECOUT;
+            pipe.InitBuffer(half_, tileLength * (WRAPS ? sizeof(float) : sizeof(half)));
         }
     }
 
@@ -351,7 +396,7 @@ protected:
     AscendC::GlobalTensor<T> gm_;
     AscendC::TQue<POSITION, BUFFERS> queue_;
     CalcBuf cast_;  // the tile in its compute type, when that differs from T
-    CalcBuf half_;  // a 1-byte tile in half, between it and float
+    CalcBuf half_;  // a 1-byte tile in half, between it and float (an output's: count floats)
     AscendC::LocalTensor<T> tile_;
 #if OPGEN_BLOCK_TAILS
     uint32_t block_ = 0;   // CoreShare::block
