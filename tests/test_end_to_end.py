@@ -38,7 +38,8 @@ CASES = {
     # max/min/relu/clamp/sign and a row's amax/amin with NaN, +-inf and +-0 (torch's results)
     "special_values": ROOT / "tests" / "data" / "e2e" / "special_values.json",
     # reductions over named axes (dim=, keepdim=): ReduceSum's axes and keep_dims attrs,
-    # GlobalAvgPool, a 0-d MseLoss, LayerNorm over two axes, LogSumExp over dim 0 (column mode)
+    # GlobalAvgPool, a 0-d MseLoss, LayerNorm over two axes, LogSumExp over dim 0 (column mode),
+    # LpNorm with its p an attr
     "reductions": ROOT / "tests" / "data" / "e2e" / "reductions.json",
     # a dtype list mixing float and integer combinations (float, fp16, int32, int8), and
     # int8/uint8 arithmetic that wraps modulo 256 as torch's does
@@ -138,6 +139,11 @@ assert g.shape == (2, 3, 1, 1)
 for shape in ((5, 37), (3, 4, 5), (6,)):
     v = torch.randn(shape) * 4
     torch.testing.assert_close(ops.log_sum_exp_custom(v).double(), torch.logsumexp(v.double(), 0))
+for p in (1.0, 2.0, 3.0, 0.5):  # LpNorm: p an attr, through the Power API
+    for axes, keep in (([-1], False), ([1], True), ([0, 1], False)):
+        y = ops.lp_norm_custom(x, p=p, axes=axes, keepdim=keep)
+        expected = torch.linalg.vector_norm(x.double(), p, dim=axes, keepdim=keep)
+        torch.testing.assert_close(y.double(), expected, rtol=1e-4, atol=1e-5)
 print("reductions as torch")
 """
 

@@ -23,6 +23,7 @@ from kernel_host.step import step_body, step_signature
 from opgen.compiler.lower import LoweringError
 from opgen.frontend import expr, prototype
 from opgen.frontend.options import Options
+from opgen.frontend.problems import PrototypeError
 from opgen.planning import kernel
 
 ATTRS = [
@@ -979,3 +980,38 @@ def test_floor_and_ceil_stay_exact_beyond_the_310p_domain(func):
     assert calls(bare.compute) == [func.capitalize()]
     got = interp.run(step_body(bare.compute), tiles, tiling_values(op, bare.compute), 2002)["z"]
     assert not np.array_equal(got, want)
+
+
+# -- ** with an exponent of attrs (LpNorm's p) ----------------------------------------------------
+
+
+def test_an_attr_exponent_is_the_power_api_with_the_host_s_scalar():
+    op = make_op({"z": "abs(x) ** a + x ** (1.0 / a)"})
+    tree = op.compute["z"]
+    assert expr.show(tree) == "abs(x) ** a + x ** (1 / a)"
+    assert expr.to_torch(tree) == ("(torch.pow(torch.abs(x), a) + torch.pow(x, (1.0 / a)))")
+    body = step_body(context(op).compute)
+    assert "AscendC::Power(z, y, tiling.a, sharedTmp, count);" in body  # y holds abs(x)
+    assert "AscendC::Power(y, x, 1.0f / tiling.a, sharedTmp, count);" in body
+    assert op.unread_attrs == tuple(a for a in op.attrs if a.name != "a")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x ** y", "'**' takes a constant exponent, not the tensor 'y'"),
+        ("x ** (a * y)", "'**' takes a number or an expression of attrs as its exponent"),
+        ("a ** a", "a power of numbers and attrs needs a tensor in it"),
+    ],
+)
+def test_an_exponent_with_a_tensor_is_refused(text, message):
+    with pytest.raises(PrototypeError) as info:
+        make_op({"z": text})
+    assert any(message in p.text() for p in info.value.problems), info.value.problems
+
+
+def test_an_attr_exponent_needs_the_power_api_naming_the_soc_without_it():
+    # exp(p * ln(x)) would be NaN for a negative x where torch's pow of an integral p is not
+    with pytest.raises(LoweringError, match="needs the Power API .* which ascend310b lacks"):
+        compute("x ** a", socs=("ascend910b1", "ascend310b1"))
+    assert "Power" in calls(compute("x ** a", socs=("ascend310p3",)))

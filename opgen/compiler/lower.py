@@ -200,6 +200,7 @@ _FLOAT_ONLY_FUNCS = (
     "log1p",
     "expm1",
     "erf",
+    "pow",
 )
 # High-level APIs (sharedTmpBuffer) some SoCs lack; "pow" is `**` with a non-integer exponent.
 # Without the API: tanh, sigmoid and pow compute through Exp (and Ln), sign through Muls, Maxs
@@ -315,6 +316,8 @@ def api_funcs(node: expr.Node, mode: str) -> set[str]:
             if n.func != "sign" or mode == "float":  # integer sign: Maxs and Mins
                 found.add(n.func)
         if isinstance(n, expr.Pow) and isinstance(n.exponent, float) and abs(n.exponent) != 0.5:
+            found.add("pow")
+        if isinstance(n, expr.Call) and n.func == "pow":  # an attr exponent: the Power API
             found.add("pow")
     return found
 
@@ -437,6 +440,7 @@ class Lowerer:
                 "erf": lambda: math.erf(a),
                 "clamp": lambda: min(max(a, args[1]), args[2]),
                 "where": lambda: args[1] if a != 0 else args[2],
+                "pow": lambda: math.pow(a, args[1]),
             }[node.func]()
         except (ValueError, ZeroDivisionError, OverflowError):
             raise self.fail(f"'{show(node)}' has no finite value") from None
@@ -805,7 +809,19 @@ class Lowerer:
             return self.emit(name + "s", (a,), node, self.scalar(scalar))
         if self.is_int and func in _FLOAT_ONLY_FUNCS:
             raise self.fail(f"{func}() needs a float type, but {self.int_why()}")
+        if func == "pow":
+            return self._attr_power(node)
         return self._unary(node)
+
+    def _attr_power(self, node: expr.Call) -> int:
+        """e ** p with an exponent of attrs: the Power API with the exponent the host computes
+        (std::pow's results, torch's: an integral p of a negative base too). exp(p * ln(e))
+        would be NaN there, so a SoC without Power refuses it."""
+        base, exponent = node.args
+        if not self.api_ok["pow"]:  # the planner refuses such targets first, naming them
+            raise self.fail(f"'{show(node)}' needs the Power API")
+        (a,) = self._operands(base)
+        return self.emit("Power", (a,), node, self.scalar(exponent), shared_tmp=True)
 
     def _composed_call(self, node: expr.Call) -> int | None:
         """A call computed through others (clamp; sign of an integer or without its API;

@@ -120,8 +120,8 @@ class Compare:
 
 @dataclass(frozen=True)
 class Call:
-    func: str  # one of UNARY_FUNCS, BINARY_FUNCS or TERNARY_FUNCS (where(c, a, b): a where c
-    # is nonzero (true), else b)
+    func: str  # one of UNARY_FUNCS, BINARY_FUNCS, TERNARY_FUNCS (where(c, a, b): a where c
+    # is nonzero (true), else b), or "pow" (e ** p with an exponent of attrs: a scalar)
     args: tuple[Node, ...]
 
     @property
@@ -284,6 +284,8 @@ def _to_node(
     if isinstance(node, ast.BinOp) and type(node.op) in BIN_OPS:
         return BinOp(BIN_OPS[type(node.op)], conv(node.left), conv(node.right))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        if any(isinstance(n, ast.Name) and n.id in scalars for n in ast.walk(node.right)):
+            return _attr_power(node, conv)
         return Pow(conv(node.left), _exponent(node, tensors, scalars))
     if isinstance(node, ast.Compare):
         if len(node.ops) != 1:
@@ -415,6 +417,20 @@ def _keepdim(func: str, node: ast.AST | None, attr_types: dict[str, str]) -> boo
     raise ExprError(f"{func}(): keepdim= takes True, False or a bool attr, not '{_snippet(node)}'")
 
 
+def _attr_power(power: ast.BinOp, conv) -> Call:
+    """`e ** p` whose exponent reads attrs (and numbers): pow(e, p), the exponent a scalar the
+    host computes."""
+    base, exponent = conv(power.left), conv(power.right)
+    if exponent.is_tensor:
+        raise ExprError(
+            f"'**' takes a number or an expression of attrs as its exponent, not the tensor "
+            f"expression '{show(exponent)}'"
+        )
+    if not base.is_tensor:
+        raise ExprError(f"'{_snippet(power)}': a power of numbers and attrs needs a tensor in it")
+    return Call("pow", (base, exponent))
+
+
 def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
     """The exponent of `**`: a nonzero real constant (+ - * / of numbers are folded)."""
     node = power.right
@@ -438,8 +454,6 @@ def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | f
                 f"write exp({_operand(node)} * log({_snippet(power.left)})) for a "
                 "positive base"
             )
-        if isinstance(n, ast.Name) and n.id in scalars:
-            raise ExprError(f"'**' takes a constant exponent, not the attr '{n.id}'")
         raise ExprError(f"'**' takes a constant exponent (a number), not '{_snippet(node)}'")
 
     exponent = value(node)
@@ -566,6 +580,9 @@ def _show(node: Node, outer: int) -> str:
     if isinstance(node, Compare):
         text = f"{_show(node.left, 1)} {node.op} {_show(node.right, 1)}"
         return f"({text})" if outer > CMP_PRECEDENCE else text
+    if isinstance(node, Call) and node.func == "pow":  # written e ** p
+        text = f"{_show(node.args[0], 5)} ** {_show(node.args[1], 5)}"
+        return f"({text})" if outer > 4 else text
     if isinstance(node, Call):
         return f"{node.func}({', '.join(_show(a, 0) for a in node.args)})"
     if isinstance(node, Reduce):
@@ -652,6 +669,8 @@ def _torch_call(node: Call) -> str:
         if not node.args[0].is_tensor:  # a scalar argument: keep it a Python number
             return f"{_TORCH_UNARY[node.func]}(torch.tensor({args[0]}, dtype=torch.float64))"
         return f"{_TORCH_UNARY[node.func]}({args[0]})"
+    if node.func == "pow":  # a tensor to the power of a number or an attr expression
+        return f"torch.pow({args[0]}, {args[1]})"
     a, b = node.args
     bound = "max" if node.func == "min" else "min"
     if a.is_tensor and b.is_tensor:

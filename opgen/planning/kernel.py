@@ -909,6 +909,7 @@ def _lower(
     warnings = special_values_warning(op, socs) if mode == "float" else []
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
     _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
+    _check_attr_powers(trees, short_missing["pow"])
     _check_compare(op, socs, outs)
     _check_byte_outputs(op, outs)
     variants = _variants(short_missing, used_funcs, len(socs))
@@ -1014,6 +1015,24 @@ def _check_unavoidable_apis(
                 f"which {lacking} lack{'s' if len(short_missing[f]) == 1 else ''} "
                 "(asc-devkit, 产品支持情况); drop those SoCs from the targets or write the "
                 "compute step by hand",
+                out,
+            )
+
+
+def _check_attr_powers(trees: dict[str, expr.Node], lacking: list[str]) -> None:
+    """e ** p with an exponent known at run time only takes the Power API: exp(p * ln(e)),
+    the fallback of a constant non-integer exponent, is NaN for a negative e where torch's pow
+    of an integral p is not."""
+    for out, tree in trees.items():
+        power = next(
+            (n for n in expr.walk(tree) if isinstance(n, expr.Call) and n.func == "pow"), None
+        )
+        if power is not None and lacking:
+            raise LoweringError(
+                f"compute expression of output '{out}': '{show(power)}' needs the Power API "
+                f"(its exponent is known at run time only), which {', '.join(lacking)} "
+                f"lack{'s' if len(lacking) == 1 else ''} (asc-devkit, 产品支持情况); drop those "
+                "SoCs from the targets or give the exponent as a number",
                 out,
             )
 

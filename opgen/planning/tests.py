@@ -81,6 +81,9 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
         ):
             for name in tensors_in(n.base):
                 found.setdefault(name, f"a power of it with the exponent {n.exponent!r}")
+        if isinstance(n, expr.Call) and n.func == "pow" and _sign(n.args[0]) < 2:
+            for name in tensors_in(n.args[0]):  # any exponent: a negative or non-integer one
+                found.setdefault(name, f"a power of it with the exponent {expr.show(n.args[1])}")
 
     for n in expr.walk(node):
         visit(n)
