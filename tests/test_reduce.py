@@ -147,6 +147,7 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
         passes=[["mean(x * x)"], []],
         reductions=1,
         row_valued=False,
+        named_axes=False,
     )
 
 

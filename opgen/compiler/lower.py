@@ -17,7 +17,7 @@ What the kernel templates make of the result (signature, temporaries, SoC varian
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from opgen.frontend import expr
 from opgen.frontend.catalog import SOC_FAMILIES
@@ -232,7 +232,9 @@ def torch_special_values(node: expr.Node) -> expr.Node:
         return expr.Compare("!=", v, v)
 
     if isinstance(node, expr.Reduce) and node.func in ("amax", "amin"):
-        nans = expr.Reduce("sum", where(is_nan(node.arg), node.arg, zero))
+        # over the same axes, kept (it broadcasts like the row value it corrects)
+        nans = replace(node, func="sum", arg=where(is_nan(node.arg), node.arg, zero))
+        nans = replace(nans, keepdim=True) if node.dim_given else nans
         return expr.BinOp("-", node, nans)
     if not isinstance(node, expr.Call) or not node.is_tensor:
         return node  # a scalar subtree is folded or computed on the host

@@ -89,9 +89,9 @@ BASE_TILING_FIELDS = (
 # rows' tails go in whole blocks and reduced values by the scalar unit; TilingFunc then gives each
 # core whole 64-byte cache lines of every output (opgen_tiling.h: AddRowOutput).
 ROW_TILING_FIELDS = (
-    ("uint64_t", "rowCount", "rows: the first input's elements over its last axis"),
+    ("uint64_t", "rowCount", "rows: the first input's elements before the reduced axes"),
     ("uint64_t", "rowsPerCore", "rows per core; the last core may take fewer"),
-    ("uint32_t", "rowLength", "elements per row (the first input's last axis)"),
+    ("uint32_t", "rowLength", "elements per row, those reduced (column mode: after them)"),
     ("uint32_t", "tileLength", "elements per UB tile: a row, in whole 32-byte blocks"),
     ("uint32_t", "tmpCount", "scratch temporaries of the compute step, one tile each"),
     ("uint32_t", "tmpBytes", "bytes of one temporary"),
@@ -125,6 +125,7 @@ class RowPlan:
     passes: list[list[str]]  # the passes of a long row (lower.row_passes)
     reductions: int  # distinct reductions: the running values column mode keeps
     row_valued: bool  # every output has a value per row: the last pass needs one line
+    named_axes: bool  # the reductions name their axes (dim=): the column mode may run
 
     def stride_of(self, tensor: str) -> str:
         return next((s.field for s in self.strides if s.tensor == tensor), "")
@@ -564,6 +565,7 @@ def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPla
         passes=row_passes(trees),
         reductions=len({n for tree in trees for n in expr.reductions(tree)}),
         row_valued=all(op.is_reduced_output(t.param.name) for t in s.outs),
+        named_axes=op.dims_given,
     )
 
 
