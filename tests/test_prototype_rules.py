@@ -463,7 +463,7 @@ def with_block(block, **overrides):
         ("x * dims", "'dims' is a list_int attr"),
         ("erfinv(x)", "unknown function 'erfinv'"),
         ("x ** y", "'**' takes a constant exponent, not the tensor 'y'"),
-        ("x ** alpha", "'**' takes a constant exponent, not the attr 'alpha'"),
+        ("x ** (alpha * x)", "'**' takes a number or an expression of attrs as its exponent"),
         ("x ** 0", "a power of 0 is the constant 1"),
         ("x ** 65", "at most 64 in magnitude"),
         ("x ** (1 / 0)", "divides by zero"),
