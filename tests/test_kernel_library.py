@@ -42,6 +42,8 @@ struct Tiling {
     uint64_t rowsPerCore;
     uint64_t rowCount;
     uint32_t rowLength;
+    uint32_t reduceLength;
+    uint32_t columnBlocks;
 };
 struct Elementwise : opgen_kernel::ElementwiseKernel<Elementwise, Tiling> {
     bool Init(const Tiling& tiling) { return InitCore(tiling); }
@@ -51,7 +53,12 @@ struct Elementwise : opgen_kernel::ElementwiseKernel<Elementwise, Tiling> {
 };
 struct Rows : opgen_kernel::RowKernel<Rows, Tiling> {
     static constexpr uint32_t PASSES = 2;
-    bool Init(const Tiling& tiling) { return InitRows(tiling) && RowsShare(1).length > 0; }
+    static constexpr uint32_t REDUCTIONS = 3;
+    static constexpr bool ROW_VALUED = false;
+    bool Init(const Tiling& tiling)
+    {
+        return InitRows(tiling) && RowsShare(1).length > ReducedShare().length;
+    }
     void CopyIn(uint64_t, uint32_t, uint32_t) {}
     void Compute(uint32_t) {}
     void CopyOut(uint64_t, uint32_t, uint32_t) {}

@@ -5,7 +5,8 @@ The kernel reduces one set of axes, its row: every reduction of an op names the 
 broadcasts back over the elements beside it (`x - amax(x, dim=0, keepdim=True)`) keeps its
 reduced axes, as torch's broadcasting needs (keepdim=True), unless it reduces every axis (a 0-d
 value broadcasts anywhere); the reductions that give a row-valued output its value agree on
-keepdim, which sets the output's shape.
+keepdim, which sets the output's shape. Literal dims must be adjacent axes of some shape (the
+kernel reduces one run of them: rows.row_split); an attr's value is checked at run time.
 """
 
 from __future__ import annotations
