@@ -13,7 +13,7 @@ from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Op
 from opgen.frontend.names import aclnn_name
 from opgen.frontend.options import Options
-from opgen.literals import cpp_string
+from opgen.literals import cpp_literal, cpp_string
 from opgen.planning.kernel import AttrField, HostScalar, KernelData, _Tensor
 
 
@@ -232,7 +232,7 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
     outs = [t for t in kernel.tensors if t.role == "output"]
     strides = [RowStride(t.index, kernel.row.stride_of(t.param.name), t is ins[0]) for t in ins]
     keepdim_attrs = {
-        a.name: KeepdimAttr(i, aclnn_name(a.name) + "Attr", cpp_bool(a.default))
+        a.name: KeepdimAttr(i, aclnn_name(a.name) + "Attr", cpp_literal("bool", a.default))
         for i, a in enumerate(op.attrs)
         if any(op.output_keepdim(t.param.name) == a.name for t in outs)
     }
@@ -244,17 +244,13 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
             RowOutput(
                 t.index,
                 t.param.name,
-                reduced=cpp_bool(t.param.name in kernel.row.reduced),
-                keepdim=attr.var if attr else cpp_bool(keepdim),
-                keepdim_text=keepdim if attr else cpp_bool(keepdim),
+                reduced=cpp_literal("bool", t.param.name in kernel.row.reduced),
+                keepdim=attr.var if attr else cpp_literal("bool", keepdim),
+                keepdim_text=keepdim if attr else cpp_literal("bool", keepdim),
             )
         )
     dims = _row_dims(op, list(keepdim_attrs.values())) if op.dims_given else None
     return {"row_strides": strides, "row_outputs": outputs, "row_dims": dims}
-
-
-def cpp_bool(value: Any) -> str:
-    return "true" if value else "false"
 
 
 def _row_dims(op: Op, keepdim_attrs: list[KeepdimAttr]) -> RowDims:

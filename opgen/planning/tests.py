@@ -941,13 +941,14 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
     steps = step_functions(op)
     gradcheck = gradcheck_case(combos, torch, steps)
     graph = graph_case(op)
+    layout = row_layout(op)
     return TestsData(
         title=title_lines(op, torch),
         row=op.is_row,
         row_sums=sums_in_rows(op),
         row_test_shapes=row_test_shapes(op),
         row_shapes=row_shapes(op) if op.is_row else [],
-        row_layout=py_value(row_layout(op)) if row_layout(op) else "",
+        row_layout=py_value(layout) if layout else "",
         empty_shape=empty_shape(op),
         imports=op_testing_imports(op, torch, pending, gradcheck, float_combos),
         expressions=shown_expressions(op),
