@@ -229,6 +229,21 @@ print("integers as torch")
 """
 
 
+def run_check(script: str, project: Path, printed: str, timeout: int = 600) -> None:
+    """Run a check script in a built project (its package importable, torch_npu not loaded):
+    it passes when it exits 0 having printed `printed`."""
+    check = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+    )
+    assert check.returncode == 0, check.stderr[-4000:]
+    assert printed in check.stdout, check.stdout[-4000:]
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
     project = tmp_path / name
@@ -302,49 +317,13 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             f["owner"] == "user" and f["path"].endswith(user_step) for f in render_summary["files"]
         )
         if name == "swish_pair":  # an attr the compute never reads keeps its default
-            check = subprocess.run(
-                [sys.executable, "-c", FIXED_ATTR_CHECK],
-                cwd=project,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
-            )
-            assert check.returncode == 0, check.stderr[-4000:]
-            assert "unread attr refused" in check.stdout
+            run_check(FIXED_ATTR_CHECK, project, "unread attr refused", timeout=300)
         if name == "special_values":  # NaN, +-inf, +-0 anywhere: torch's results, bit by bit
-            check = subprocess.run(
-                [sys.executable, "-c", SPECIAL_VALUES_CHECK],
-                cwd=project,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
-            )
-            assert check.returncode == 0, check.stderr[-4000:]
-            assert "special values as torch" in check.stdout
+            run_check(SPECIAL_VALUES_CHECK, project, "special values as torch")
         if name == "reductions":  # every axis set of [4, 37, 5], 0-d and column outputs
-            check = subprocess.run(
-                [sys.executable, "-c", REDUCTIONS_CHECK],
-                cwd=project,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
-            )
-            assert check.returncode == 0, check.stderr[-4000:]
-            assert "reductions as torch" in check.stdout
+            run_check(REDUCTIONS_CHECK, project, "reductions as torch")
         if name == "int_mixed":  # overflowing int8/uint8 and large int32: torch's values
-            check = subprocess.run(
-                [sys.executable, "-c", INT_WRAP_CHECK],
-                cwd=project,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
-            )
-            assert check.returncode == 0, check.stderr[-4000:]
-            assert "integers as torch" in check.stdout
+            run_check(INT_WRAP_CHECK, project, "integers as torch")
         if name == "norms":  # RMSNorm against torch's own, by the precision standard
             check = subprocess.run(
                 [sys.executable, "-c", RMS_NORM_CHECK],
@@ -714,16 +693,7 @@ def test_mixed_integer_dtypes_on_310p(tmp_path):
         assert proc.returncode == 0, (report, proc.stderr[-4000:])
         tests = {s["step"]: s for s in report["steps"]}["run tests"]
         assert tests["status"] == "passed" and " failed" not in tests["detail"], tests
-        check = subprocess.run(
-            [sys.executable, "-c", INT_WRAP_CHECK.replace("int_mixed", name)],
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
-        )
-        assert check.returncode == 0, check.stderr[-4000:]
-        assert "integers as torch" in check.stdout
+        run_check(INT_WRAP_CHECK.replace("int_mixed", name), project, "integers as torch")
     finally:
         subprocess.run(
             [sys.executable, "-m", "pip", "uninstall", "-y", "-q", name], capture_output=True
