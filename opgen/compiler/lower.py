@@ -95,6 +95,7 @@ class Instr:
     mode: str = ""  # Compare*: the CMPMODE (LT, GE, ...)
     scalar2: CScalar | None = None  # SelectSS: the value where the mask is 0
     level: int = 0  # Row*: the pass of a long row that accumulates it (reduce_level)
+    scratch: bool = False  # needs a tile of its own for the instruction's duration ({x})
 
 
 @dataclass
@@ -132,10 +133,33 @@ _NOT_INPLACE = {
         op: "Select writes floats: its mask and its other operand must live elsewhere"
         for op in ("SelectTT", "SelectTS", "SelectST", "SelectSS")
     },
+    **{
+        op: "a bit mask must not overlap the values it compares"
+        for op in ("CompareMask", "CompareScalarMask")
+    },
+    **{
+        op: "an integer select writes its tile before it reads the operands"
+        for op in ("ChooseTT", "ChooseTS", "ChooseST", "ChooseSS")
+    },
 }
 # Ops whose destination register is a bit mask (1 bit per element, in a tile's first bytes)
-MASK_OPS = ("Compare", "Compares")
-SELECT_OPS = ("SelectTT", "SelectTS", "SelectST", "SelectSS")
+MASK_OPS = ("Compare", "Compares", "CompareMask", "CompareScalarMask")
+SELECT_OPS = (
+    "SelectTT",
+    "SelectTS",
+    "SelectST",
+    "SelectSS",
+    "ChooseTT",
+    "ChooseTS",
+    "ChooseST",
+    "ChooseSS",
+)
+# What an integer compute type (or a step templated over float and integer types) compares and
+# selects with: opgen_kernel.h's CompareMask, CompareScalarMask and Choose, which take a scratch
+# tile (Compare has int32_t for EQ only, Select no integer type at all).
+INT_MASKS = {"Compare": "CompareMask", "Compares": "CompareScalarMask"}
+INT_SELECTS = {f"Select{k}": f"Choose{k}" for k in ("TT", "TS", "ST", "SS")}
+_SCRATCH_OPS = (*INT_MASKS.values(), *INT_SELECTS.values())
 CMP_MODES = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
 _SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 # Compare and Compares take a count whose elements fill whole 256-byte blocks (asc-devkit
@@ -584,6 +608,7 @@ class Lowerer:
         self.instrs.append(
             Instr(op, dst, args, scalar, op not in _NOT_INPLACE, shared_tmp, show(node))
         )
+        self.instrs[-1].scratch = op in _SCRATCH_OPS
         return dst
 
     def value(self, node: expr.Node) -> int:
@@ -648,18 +673,18 @@ class Lowerer:
     def literal_scalar(self, value: float, node: expr.Node) -> CScalar:
         return CScalar(self.literal(value, node), value)
 
-    def _check_float(self, node: expr.Node) -> None:
-        if self.is_int:
+    def _check_compare_type(self, node: expr.Node) -> None:
+        if "int16_t" in self.ctypes:
             raise self.fail(
-                f"'{show(node)}' compares or selects, but the op computes in an "
-                f"integer type ({self.ctype}); Compare and Select take half and float "
-                "on every SoC (int32 only ==, on some): give the op float dtypes"
+                f"'{show(node)}' compares or selects, but {self.int_why()}, int16_t, which "
+                "asc-devkit's Compare and Select do not take (Compare.md, Select.md: half, "
+                "float, and int32_t for CMPMODE::EQ): give the op int32 or float dtypes"
             )
 
     def mask(self, cond: expr.Node) -> int:
         """The register holding the bit mask of a condition: a comparison, or any tensor
         expression (nonzero is true: a bool input holds 0 and 1)."""
-        self._check_float(cond)
+        self._check_compare_type(cond)
         key = ("mask", cond)
         if key in self.memo:
             return self.memo[key]
@@ -692,7 +717,7 @@ class Lowerer:
         mode: str,
         scalar: CScalar | None = None,
     ) -> int:
-        reg = self.emit(op, args, node, scalar)
+        reg = self.emit(INT_MASKS[op] if self.is_int else op, args, node, scalar)
         self.instrs[-1].mode = mode
         return reg
 
@@ -705,13 +730,13 @@ class Lowerer:
         scalar: CScalar | None = None,
         scalar2: CScalar | None = None,
     ) -> int:
-        reg = self.emit(op, (mask, *args), node, scalar)
+        reg = self.emit(INT_SELECTS[op] if self.is_int else op, (mask, *args), node, scalar)
         self.instrs[-1].scalar2 = scalar2
         return reg
 
     def _where(self, node: expr.Call) -> int:
         cond, a, b = node.args
-        self._check_float(node)
+        self._check_compare_type(node)
         if not cond.is_tensor:  # a number or attr condition would pick one branch per launch
             raise self.fail(
                 f"'{show(node)}': the condition of where() must use a tensor; for an "
@@ -1018,6 +1043,7 @@ class Allocation:
     args: list[tuple[str, ...]]  # per instruction, the tiles it reads
     temps: int  # scratch temporaries used
     shared_tmp: bool  # a high-level API needs the sharedTmpBuffer
+    scratch: list[str]  # per instruction, the temporary it may overwrite ("" if none)
 
 
 def allocate(prog: Program) -> Allocation:
@@ -1050,6 +1076,15 @@ def allocate(prog: Program) -> Allocation:
     temps = 0
     dsts: list[str] = []
     args: list[tuple[str, ...]] = []
+    scratch: list[str] = []
+
+    def free_temp(busy: str = "") -> str:
+        nonlocal temps
+        free = [t for t, v in holder.items() if t.startswith("tmp:") and v is None and t != busy]
+        tile = min(free, key=lambda t: int(t[4:])) if free else f"tmp:{temps}"
+        temps = max(temps, int(tile[4:]) + 1)
+        holder.setdefault(tile, None)
+        return tile
 
     def fits_output(out: str, reg: int, i: int) -> bool:
         """May `reg` (defined at i) live in output `out`'s tile until it dies?"""
@@ -1065,16 +1100,17 @@ def allocate(prog: Program) -> Allocation:
         else:
             tile = _pick(ins, i, dying, where, holder, prog, fits_output)
             if tile is None:
-                free = [t for t, v in holder.items() if t.startswith("tmp:") and v is None]
-                tile = min(free, key=lambda t: int(t[4:])) if free else f"tmp:{temps}"
-                temps = max(temps, int(tile[4:]) + 1)
+                tile = free_temp()
+        scratch.append(free_temp(busy=tile) if ins.scratch else "")
         for a in dying:
             if holder.get(where[a]) == a:
                 holder[where[a]] = None
         where[ins.dst] = tile
         holder[tile] = ins.dst
         dsts.append(tile)
-    return Allocation(where, dsts, args, temps, any(ins.shared_tmp for ins in instrs))
+    return Allocation(
+        where, dsts, args, temps, any(ins.shared_tmp for ins in instrs), scratch
+    )
 
 
 def _pick(ins: Instr, i: int, dying: list[int], where, holder, prog: Program, fits_output):
@@ -1164,11 +1200,23 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
         "AscendC::Duplicate({d}, {s}, {n});",
         f"AscendC::Select({{d}}, {{mask_a0}}, {{d}}, {{s2}}, {_TS}, {{n}});",
     ),
+    # an integer compute type: opgen_kernel.h's forms, with a scratch tile {x}
+    "CompareMask": (
+        "opgen_kernel::CompareMask({mask_d}, {a0}, {a1}, AscendC::CMPMODE::{mode}, {cmp_n}, {x});",
+    ),
+    "CompareScalarMask": (
+        "opgen_kernel::CompareScalarMask({mask_d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n}, "
+        "{x});",
+    ),
+    "ChooseTT": ("opgen_kernel::Choose({d}, {mask_a0}, {a1}, {a2}, {n}, {x});",),
+    "ChooseTS": ("opgen_kernel::Choose({d}, {mask_a0}, {a1}, {s}, {n}, {x});",),
+    "ChooseST": ("opgen_kernel::Choose({d}, {mask_a0}, {s}, {a1}, {n}, {x});",),
+    "ChooseSS": ("opgen_kernel::Choose({d}, {mask_a0}, {s}, {s2}, {n}, {x});",),
 }
 
 
-def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[str]:
-    """The Ascend C statements of one instruction on tiles d and a."""
+def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str], x: str = "") -> list[str]:
+    """The Ascend C statements of one instruction on tiles d and a (and its scratch tile x)."""
     a0, a1, a2 = (a + ["", "", ""])[:3]
     fields = {
         **ctx,
@@ -1182,17 +1230,19 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str]) -> list[s
         "a2": a2,
         "s": ins.scalar.text if ins.scalar else "",
         "s2": ins.scalar2.text if ins.scalar2 else "",
-        "mask_d": _mask(d),
-        "mask_a0": _mask(a0),
+        "x": x,
+        "mask_d": _mask(d, ctx.get("dependent", "")),
+        "mask_a0": _mask(a0, ctx.get("dependent", "")),
         "cmp_n": ctx.get("cmp_count", ctx["count"]),
         "n": ctx["count"],
     }
     return [line.format(**fields) for line in _INSTR_TEXT[ins.op]]
 
 
-def _mask(tile: str) -> str:
-    """A tile holding a Compare bit mask, as the uint8_t tensor Compare and Select take."""
-    return f"{tile}.ReinterpretCast<uint8_t>()"
+def _mask(tile: str, dependent: str = "") -> str:
+    """A tile holding a Compare bit mask, as the uint8_t tensor Compare and Select take
+    (`dependent`: "template " in a function template, where the tile's type depends on T)."""
+    return f"{tile}.{dependent}ReinterpretCast<uint8_t>()"
 
 
 def emit_body(
@@ -1213,7 +1263,8 @@ def emit_body(
             comment += f"  ({d} is not read again: its tile is reused)"
         if len(comment) <= 100:
             lines.append(comment)
-        lines += _emit_instr(ins, d, a, ctx)
+        x = names[alloc.scratch[i]] if alloc.scratch[i] else ""
+        lines += _emit_instr(ins, d, a, ctx, x)
     return lines
 
 

@@ -352,6 +352,8 @@ class SocFamily:
     has_reduce: bool = True  # the level-2 ReduceSum, ReduceMax and ReduceMin
     has_float_reduce: bool = True  # those in float, not half only
     select_reserves_ub: bool = False  # Select's modes 1 and 2 keep 8 KB of UB
+    # Compare of int32_t (CMPMODE::EQ only) and Not (bitwise, int16_t/uint16_t)
+    has_int_compare: bool = False
 
 
 @dataclass(frozen=True)
@@ -440,6 +442,13 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         "themselves (asc-devkit Select.md, 约束说明: Atlas A2/A3 and 310P). opgen's tiling "
         "leaves them out of the tiles on every SoC.",
     ),
+    SocCapability(
+        "has_int_compare",
+        "HAS_INT_COMPARE",
+        "Compare of int32_t, for CMPMODE::EQ only, and Not of int16_t/uint16_t (asc-devkit "
+        "Compare.md, Not.md: Atlas A2/A3). An int32 comparison is EQ of max(a, b) or min(a, b) "
+        "and a, its complement by Not; opgen refuses int32 comparisons for the SoCs without them.",
+    ),
 )
 
 
@@ -447,8 +456,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
         # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") is documented for them only.
-        SocFamily("ascend910b", 2201, True, select_reserves_ub=True),
-        SocFamily("ascend910_93", 2201, True, select_reserves_ub=True),
+        SocFamily("ascend910b", 2201, True, select_reserves_ub=True, has_int_compare=True),
+        SocFamily("ascend910_93", 2201, True, select_reserves_ub=True, has_int_compare=True),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
         # only, ReduceSum/Max/Min in half only, no Tanh, Sign, Floor, Ceil, Erf, Power.
@@ -514,12 +523,15 @@ INT_COMPUTE_DTYPES = ("int16", "int32")  # Add/Sub/Mul/Max/Min(+s) exist for the
 
 def compute_type(dtypes: list[str], through_half: bool = False) -> str | None:
     """The C type a combination of dtypes computes in, or None when they do not share one.
-    With `through_half` (an op with a compute expression) 1-byte dtypes compute in float."""
+    With `through_half` (an op with a compute expression) 1-byte dtypes compute in float, and
+    bool ones beside a single integer type in that type."""
     floats = FLOAT_DTYPES + (BYTE_DTYPES if through_half else ())
     if all(d in floats for d in dtypes):
         return "float"
-    if len(set(dtypes)) == 1 and dtypes[0] in INT_COMPUTE_DTYPES:
-        return DTYPES[dtypes[0]].c_type
+    ints = {d for d in dtypes if d != "bool"} if through_half else set(dtypes)
+    if len(ints) == 1 and (only := ints.pop()) in INT_COMPUTE_DTYPES:
+        # bool tensors beside one integer type compute in it (a comparison's 0 and 1)
+        return DTYPES[only].c_type
     return None
 
 

@@ -204,6 +204,7 @@ class Stream:
     dtypes: list[str]
     can_widen: bool
     through_half: bool
+    compute_type: str  # a through_half stream's compute type C as C++ ("" for the others)
     row_stride: str = ""  # the row kernel's input: its tiling field of elements between rows
     reduced: bool = False  # the row kernel's output: one value per row
     broadcast_read: str = ""  # a broadcasting op's input: its tiling field of how it is read
@@ -325,6 +326,8 @@ class Compute:
     # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY; the
     # compute header's note on the tiles names them)
     read_only_inputs: tuple[str, ...] = ()
+    # integer comparisons and selects: opgen_kernel.h's CompareMask, CompareScalarMask, Choose
+    int_compares: bool = False
 
 
 @dataclass(frozen=True)
@@ -499,7 +502,8 @@ def plan(op: Op, options: Options) -> KernelData:
         fields = _with_broadcast_fields(fields, bcast)
 
     def stream(t: _Tensor) -> Stream:
-        return _tensor_ctx(t, s.tags, elements, row, bcast, compute.read_only_inputs)
+        ctype = _stream_compute_type(t, s.streamed, combos, elements)
+        return _tensor_ctx(t, s.tags, elements, row, bcast, compute.read_only_inputs, ctype)
 
     return KernelData(
         class_name=f"Kernel{op.op_type}",
@@ -725,6 +729,35 @@ def _tiling_fields(
     return fields + sorted(extra, key=lambda f: -size[f.type])
 
 
+def _stream_compute_type(
+    t: _Tensor, streamed: list[_Tensor], combos: list[Combination], elements: dict[str, str]
+) -> str:
+    """The compute type of a stream with a 1-byte dtype, as C++: float, or per dtype
+    (ThroughHalf: an int32 dtype computes in int32_t) when it has others too. A bool tensor in
+    an integer combination computes in that type: ThroughHalf of an input that is never bool."""
+    if not t.through_half:
+        return ""
+    position = streamed.index(t)
+    in_int = any(
+        c.compute_type != "float" and c.streamed_dtypes[position] == "bool" for c in combos
+    )
+    if not in_int:
+        if all(d in BYTE_DTYPES for d in t.param.dtypes):
+            return "float"
+        return f"opgen_kernel::ThroughHalf<{elements[t.macro]}>"
+    lead = next(
+        (u for u in streamed if u.role == "input" and "bool" not in u.param.dtypes), None
+    )
+    if lead is None:
+        raise LoweringError(
+            f"compute expression of '{t.param.name}': its bool dtype computes in an integer "
+            "type only beside an input that is never bool; give the op such an input or float "
+            "dtypes",
+            t.param.name,
+        )
+    return f"opgen_kernel::ThroughHalf<{elements[lead.macro]}>"
+
+
 def _tensor_ctx(
     t: _Tensor,
     tags: dict[str, str],
@@ -732,6 +765,7 @@ def _tensor_ctx(
     row: RowPlan | None,
     bcast: BroadcastPlan | None,
     read_only: tuple[str, ...],
+    compute_type: str,
 ) -> Stream:
     tag = tags[t.kernel_param]
     name = t.param.name
@@ -751,6 +785,7 @@ def _tensor_ctx(
         dtypes=list(t.param.dtypes),
         can_widen=_can_widen(t),
         through_half=t.through_half,
+        compute_type=compute_type,
         row_stride=row.stride_of(name) if row else "",
         reduced=bool(row and name in row.reduced),
         broadcast_read=bcast.read_of(name) if bcast else "",
@@ -886,6 +921,7 @@ def _compute(
         align_elems=CMP_BLOCK_ELEMS if low.compares else 0,
         reserved_ub=SELECT_RESERVED_UB if low.selects else 0,
         read_only_inputs=read_only,
+        int_compares=any(i.scratch for i in low.instrs),
     )
 
 
@@ -912,7 +948,7 @@ def _lower(
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
     _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
     _check_attr_powers(trees, short_missing["pow"])
-    _check_compare(op, socs, outs)
+    _check_compare(op, socs, outs, mode)
     _check_byte_outputs(op, outs)
     variants = _variants(short_missing, used_funcs, len(socs))
     host_scalars: dict[expr.Node, str] = {}
@@ -1095,6 +1131,7 @@ def _step_body(
         "one": low.one,
         "minus_one": low.minus_one,
         "rows": names.rows,
+        "dependent": "template " if low.mode == "template" else "",
     }
     cmp_count = ""
     if low.compares:
@@ -1210,8 +1247,9 @@ def special_values_warning(op: Op, socs: list[str]) -> list[str]:
     ]
 
 
-def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
-    """Comparisons and where() need Select's tensor modes; a bool output takes a comparison."""
+def _check_compare(op: Op, socs: list[str], outs: list[_Tensor], mode: str) -> None:
+    """Comparisons and where() need Select's tensor modes, and in an integer type Compare's
+    int32_t form and Not; a bool output takes a comparison."""
     uses = [
         o
         for o, tree in op.compute.items()
@@ -1229,6 +1267,16 @@ def _check_compare(op: Op, socs: list[str], outs: list[_Tensor]) -> None:
             f"{'s' if len(lacking) == 1 else ''} (asc-devkit Select.md: Atlas 训练系列产品 has "
             "mode 0 only; Compares.md); drop it from the targets or write the compute step by "
             "hand",
+            uses[0],
+        )
+    lacking = [s for s in socs if not SOC_FAMILIES[s].has_int_compare]
+    if uses and lacking and mode != "float":
+        raise LoweringError(
+            f"compute expression of output '{uses[0]}': comparisons and where() of integers "
+            f"lower to Compare's int32_t form (CMPMODE::EQ) and Not, which "
+            f"{', '.join(lacking)} lack{'s' if len(lacking) == 1 else ''} (asc-devkit "
+            "Compare.md, Not.md: Atlas A2/A3); drop it from the targets, give the op float "
+            "dtypes, or write the compute step by hand",
             uses[0],
         )
     for t in outs:

@@ -730,7 +730,35 @@ def is_differentiable(op: Op) -> tuple[bool, str]:
             return False, (
                 f"the golden of output {name} calls torch.{func}, which torch has no derivative for"
             )
+    if all(is_comparison(op.golden[o.name]) for o in results):
+        return False, "every output's golden is a comparison, whose result has no gradient"
     return True, ""
+
+
+# torch's comparisons: their results (bool, or cast to another dtype) carry no gradient
+COMPARISONS = frozenset(
+    {"eq", "ne", "ge", "gt", "le", "lt", "greater", "greater_equal", "less", "less_equal"}
+    | {"not_equal", "isnan", "isinf", "isfinite", "isclose", "signbit"}
+)
+
+
+def is_comparison(text: str) -> bool:
+    """Is a (checked) golden expression a comparison, perhaps cast: x >= y, torch.ge(x, y),
+    torch.ge(x, y).to(x.dtype)?"""
+    node = ast.parse(text, mode="eval").body
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("to", "float", "half", "int")
+    ):
+        node = node.func.value
+    if isinstance(node, ast.Compare):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in COMPARISONS
+    )
 
 
 # torch functions autograd has no derivative for ("derivative for aten::heaviside is not

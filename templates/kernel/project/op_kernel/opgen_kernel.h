@@ -261,14 +261,19 @@ struct CastBytes<bool> {
     using Type = uint8_t;
 };
 
-template <typename T>
-__aicore__ inline void WidenThroughHalf(const AscendC::LocalTensor<float>& wide,
+// `wide` is float, or int32_t for a bool tensor of an op that computes in int32_t (its 0 and 1).
+template <typename C, typename T>
+__aicore__ inline void WidenThroughHalf(const AscendC::LocalTensor<C>& wide,
                                         const AscendC::LocalTensor<half>& staging,
                                         const AscendC::LocalTensor<T>& tile, uint32_t count)
 {
     using Bytes = typename CastBytes<T>::Type;
     AscendC::Cast(staging, tile.template ReinterpretCast<Bytes>(), AscendC::RoundMode::CAST_NONE, count);
-    AscendC::Cast(wide, staging, AscendC::RoundMode::CAST_NONE, count);
+    if constexpr (IsSame<C, float>::value) {
+        AscendC::Cast(wide, staging, AscendC::RoundMode::CAST_NONE, count);
+    } else {
+        AscendC::Cast(wide, staging, AscendC::RoundMode::CAST_RINT, count);  // half -> int32_t: exact here
+    }
 }
 
 // result -= 256 * k, k the integer nearest (result - low - 127.5) / 256 (never a tie: result is
@@ -286,7 +291,22 @@ __aicore__ inline void WrapByte(const AscendC::LocalTensor<float>& result, const
     AscendC::Add(result, result, k, count);
 }
 
-// `staging` holds count floats (the wrap's k, then the half copy).
+// `staging` holds count floats (the wrap's k, then the half copy). An int32_t result is a bool
+// output's 0 and 1 (opgen computes no other 1-byte output in int32_t): Cast to float into
+// `staging`, then to half over the result, whose values are no longer needed.
+template <typename T>
+__aicore__ inline void NarrowThroughHalf(const AscendC::LocalTensor<T>& tile,
+                                         const AscendC::LocalTensor<half>& staging,
+                                         const AscendC::LocalTensor<int32_t>& result, uint32_t count)
+{
+    static_assert(IsSame<T, bool>::value, "an int32_t compute type narrows into bool only");
+    const AscendC::LocalTensor<float> wide = staging.template ReinterpretCast<float>();
+    const AscendC::LocalTensor<half> halves = result.template ReinterpretCast<half>();
+    AscendC::Cast(wide, result, AscendC::RoundMode::CAST_NONE, count);
+    AscendC::Cast(halves, wide, AscendC::RoundMode::CAST_ODD, count);
+    AscendC::Cast(tile.template ReinterpretCast<uint8_t>(), halves, AscendC::RoundMode::CAST_TRUNC, count);
+}
+
 template <typename T>
 __aicore__ inline void NarrowThroughHalf(const AscendC::LocalTensor<T>& tile,
                                          const AscendC::LocalTensor<half>& staging,
@@ -313,6 +333,123 @@ __aicore__ inline AscendC::LocalTensor<C> WidenInput(const AscendC::LocalTensor<
         return wide;
     } else {
         return Widen<C>(tile, cast, count);
+    }
+}
+
+// Comparisons and selects of an op that computes in an integer type, or in a compute step
+// templated over float and integer dtype combinations; for float they are Compare, Compares and
+// Select. For int32_t, Compare takes CMPMODE::EQ only (asc-devkit Compare.md, Atlas A2/A3): a >= b
+// is max(a, b) == a, a <= b is min(a, b) == a, and NE, LT and GT are the Not of EQ, GE and LE. Select
+// takes half and float only: an int32_t select is a * m + b * (1 - m), m the mask as 0 and 1 (Select
+// of floats, Cast to int32_t), exact (each product is 0 or a value). `scratch` is a tile of T the call
+// overwrites; a comparison's count covers whole 256-byte blocks.
+__aicore__ inline void Complement(const AscendC::LocalTensor<uint8_t>& mask, AscendC::CMPMODE mode, uint32_t count)
+{
+    if (mode == AscendC::CMPMODE::NE || mode == AscendC::CMPMODE::LT || mode == AscendC::CMPMODE::GT) {
+        const AscendC::LocalTensor<uint16_t> bits = mask.template ReinterpretCast<uint16_t>();
+        AscendC::Not(bits, bits, static_cast<int32_t>(count / 16));
+    }
+}
+
+// Whether an int32_t comparison in `mode` compares max(a, b) with a (GE, and LT its complement) or
+// min(a, b) with a (LE, and GT); EQ and NE compare a and b.
+__aicore__ inline bool UsesMax(AscendC::CMPMODE mode)
+{
+    return mode == AscendC::CMPMODE::GE || mode == AscendC::CMPMODE::LT;
+}
+
+__aicore__ inline bool UsesMin(AscendC::CMPMODE mode)
+{
+    return mode == AscendC::CMPMODE::LE || mode == AscendC::CMPMODE::GT;
+}
+
+template <typename T>
+__aicore__ inline void CompareMask(const AscendC::LocalTensor<uint8_t>& mask, const AscendC::LocalTensor<T>& a,
+                                   const AscendC::LocalTensor<T>& b, AscendC::CMPMODE mode, uint32_t count,
+                                   const AscendC::LocalTensor<T>& scratch)
+{
+    if constexpr (IsSame<T, int32_t>::value) {
+        if (UsesMax(mode)) {
+            AscendC::Max(scratch, a, b, count);
+        } else if (UsesMin(mode)) {
+            AscendC::Min(scratch, a, b, count);
+        }
+        const bool equality = !UsesMax(mode) && !UsesMin(mode);
+        AscendC::Compare(mask, equality ? b : scratch, a, AscendC::CMPMODE::EQ, count);
+        Complement(mask, mode, count);
+    } else {
+        AscendC::Compare(mask, a, b, mode, count);
+    }
+}
+
+template <typename T>
+__aicore__ inline void CompareScalarMask(const AscendC::LocalTensor<uint8_t>& mask, const AscendC::LocalTensor<T>& a,
+                                         T s, AscendC::CMPMODE mode, uint32_t count,
+                                         const AscendC::LocalTensor<T>& scratch)
+{
+    if constexpr (IsSame<T, int32_t>::value) {
+        if (UsesMax(mode)) {
+            AscendC::Maxs(scratch, a, s, count);
+        } else if (UsesMin(mode)) {
+            AscendC::Mins(scratch, a, s, count);
+        } else {
+            AscendC::Duplicate(scratch, s, count);
+        }
+        AscendC::Compare(mask, scratch, a, AscendC::CMPMODE::EQ, count);
+        Complement(mask, mode, count);
+    } else {
+        AscendC::Compares(mask, a, s, mode, count);
+    }
+}
+
+template <typename T>
+struct IsTile {
+    static constexpr bool value = false;
+};
+template <typename T>
+struct IsTile<AscendC::LocalTensor<T>> {
+    static constexpr bool value = true;
+};
+
+// dst = src * x, x a tile or a scalar.
+template <typename T, typename X>
+__aicore__ inline void Scale(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const X& x,
+                             uint32_t count)
+{
+    if constexpr (IsTile<X>::value) {
+        AscendC::Mul(dst, src, x, count);
+    } else {
+        AscendC::Muls(dst, src, x, count);
+    }
+}
+
+// dst = a where the mask is set, else b; a and b tiles or scalars, neither in dst or scratch.
+template <typename T, typename A, typename B>
+__aicore__ inline void Choose(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<uint8_t>& mask,
+                              const A& a, const B& b, uint32_t count, const AscendC::LocalTensor<T>& scratch)
+{
+    constexpr auto TT = AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE;
+    constexpr auto TS = AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE;
+    if constexpr (IsSame<T, int32_t>::value) {
+        const AscendC::LocalTensor<float> picked = scratch.template ReinterpretCast<float>();
+        AscendC::Duplicate(picked, 1.0f, count);
+        AscendC::Select(picked, mask, picked, 0.0f, TS, count);
+        AscendC::Cast(dst, picked, AscendC::RoundMode::CAST_RINT, count);  // m
+        Scale(scratch, dst, a, count);                                     // m * a
+        AscendC::Muls(dst, dst, static_cast<T>(-1), count);
+        AscendC::Adds(dst, dst, static_cast<T>(1), count);  // 1 - m
+        Scale(dst, dst, b, count);                          // (1 - m) * b
+        AscendC::Add(dst, dst, scratch, count);
+    } else if constexpr (IsTile<A>::value && IsTile<B>::value) {
+        AscendC::Select(dst, mask, a, b, TT, count);
+    } else if constexpr (IsTile<A>::value) {
+        AscendC::Select(dst, mask, a, b, TS, count);
+    } else if constexpr (IsTile<B>::value) {
+        AscendC::Duplicate(dst, a, count);  // a where the mask is set: fill, then select into place
+        AscendC::Select(dst, mask, dst, b, TT, count);
+    } else {
+        AscendC::Duplicate(dst, a, count);
+        AscendC::Select(dst, mask, dst, b, TS, count);
     }
 }
 

@@ -42,6 +42,7 @@ namespace opgen_twin {
 namespace detail {
 
 template <class T> struct IsCmpSelT : IsAnyOf<T, half, float> {};
+template <class T> struct IsCmpT : IsAnyOf<T, half, float, int32_t> {};
 template <class U> struct IsCmpDstT : IsAnyOf<U, int8_t, uint8_t> {};
 template <class U> struct IsSelMaskT : IsAnyOf<U, uint8_t, uint16_t, uint32_t, uint64_t> {};
 
@@ -131,13 +132,24 @@ inline void SelectImpl(const AscendC::LocalTensor<T>& dst, const void* mask, con
 
 namespace AscendC {
 
-template <typename T, typename U>
+template <typename T, typename U, int Arch = opgen_twin::detail::kNpuArch>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     uint32_t count)
 {
-    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Compare", "half, float");
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpT<T>::value, "Compare", "half, float, int32_t (EQ only)");
     static_assert(opgen_twin::detail::IsCmpDstT<U>::value, "opgen twin: AscendC::Compare writes int8_t or uint8_t");
     const char* api = "Compare";
+    if constexpr (std::is_same<T, int32_t>::value) {
+        // Compare.md: int32_t on Atlas A2/A3 only, and for CMPMODE::EQ only
+        if (!OPGEN_SOC_HAS_INT_COMPARE(Arch)) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "Compare: %s (__NPU_ARCH__ %d) has no int32_t Compare (asc-devkit Compare.md: Atlas A2/A3)",
+                opgen_twin::detail::SocName(Arch), Arch));
+        }
+        if (cmpMode != CMPMODE::EQ) {
+            opgen_twin::detail::ThrowHardware("Compare: int32_t takes CMPMODE::EQ only (asc-devkit Compare.md)");
+        }
+    }
     opgen_twin::detail::CheckCmpCount<T>(api, count);
     src0.TwinCheckFits(api, "src0", count);
     src1.TwinCheckFits(api, "src1", count);
@@ -203,6 +215,30 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
     src0.TwinCheckFits(api, "src0", count);
     selMask.TwinCheckFits(api, "selMask", (uint64_t{count} + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
     opgen_twin::detail::SelectImpl(dst, selMask.TwinData(), src0, selMode, count, [src1](uint32_t) { return src1; });
+}
+
+// Bitwise complement (Not.md: int16_t and uint16_t, Atlas A2/A3).
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, int16_t, uint16_t>::value), "Not",
+                               "int16_t, uint16_t");
+    const char* api = "Not";
+    if (!OPGEN_SOC_HAS_INT_COMPARE(Arch)) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "Not: %s (__NPU_ARCH__ %d) has no Not (asc-devkit Not.md: Atlas A2/A3)", opgen_twin::detail::SocName(Arch),
+            Arch));
+    }
+    if (count < 0) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format("%s: negative count %d", api, count));
+    }
+    src.TwinCheckFits(api, "src", static_cast<uint64_t>(count));
+    dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
+    const T* s = static_cast<const T*>(src.TwinData());
+    T* d = static_cast<T*>(dst.TwinData());
+    for (int32_t i = 0; i < count; ++i) {
+        d[i] = static_cast<T>(~s[i]);
+    }
 }
 
 }  // namespace AscendC

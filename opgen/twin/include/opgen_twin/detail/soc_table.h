@@ -72,6 +72,12 @@
 // on every SoC. On: ascend910b (2201), ascend910_93 (2201), ascend310p (2002).
 #define OPGEN_SOC_SELECT_RESERVES_UB(arch) ((arch) == 2002 || (arch) == 2201)
 
+// Compare of int32_t, for CMPMODE::EQ only, and Not of int16_t/uint16_t (asc-devkit Compare.md,
+// Not.md: Atlas A2/A3). An int32 comparison is EQ of max(a, b) or min(a, b) and a, its complement
+// by Not; opgen refuses int32 comparisons for the SoCs without them. On: ascend910b (2201),
+// ascend910_93 (2201).
+#define OPGEN_SOC_HAS_INT_COMPARE(arch) ((arch) == 2201)
+
 // The API of each compute function some SoC lacks (the catalog's missing_apis, from asc-devkit's
 // 产品支持情况 of each API; fma is FusedMulAdd, pow Power). opgen's kernels compute such a function
 // another way there, or refuse it.
