@@ -12,6 +12,7 @@ from opgen.frontend.catalog import (
     DTYPE_ALIASES,
     FORMATS,
     SOC_SHORT_NAMES,
+    compute_type,
 )
 from opgen.resources import schema_path
 
@@ -60,3 +61,14 @@ def test_soc_short_names_follow_msopgen():
     assert SOC_SHORT_NAMES["ascend310b1"] == "ascend310b"
     assert SOC_SHORT_NAMES["ascend950pr"] == "ascend950"
     assert len(SOC_SHORT_NAMES) == 32
+
+
+def test_bool_tensors_beside_one_integer_type_compute_in_it():
+    """A comparison of int32 tensors into a bool output computes in int32_t (its 0 and 1);
+    without a compute expression (through_half False) bool has no compute type."""
+    assert compute_type(["int32", "int32", "bool"], through_half=True) == "int32_t"
+    assert compute_type(["int32", "bool", "int32"], through_half=True) == "int32_t"
+    assert compute_type(["int32", "int32", "bool"]) is None
+    assert compute_type(["int32", "int16", "bool"], through_half=True) is None
+    assert compute_type(["int32", "int8"], through_half=True) is None
+    assert compute_type(["bool", "bool"], through_half=True) == "float"

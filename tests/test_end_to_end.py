@@ -229,6 +229,33 @@ print("integers as torch")
 """
 
 
+# int32 comparisons and where() at the ends of the range and beyond 2^24, where float would
+# merge neighbours: torch's results exactly (ties included), broadcast too.
+INT_COMPARE_CHECK = """
+import torch
+import compare_where
+ops = torch.ops.compare_where
+I = torch.iinfo(torch.int32)
+vals = [I.min, I.min + 1, -2**30 - 1, -2**30, -1, 0, 1, 3, 4, 2**24, 2**24 + 1, 2**30, I.max]
+x = torch.tensor([a for a in vals for b in vals], dtype=torch.int32)
+y = torch.tensor([b for a in vals for b in vals], dtype=torch.int32)
+keep = torch.arange(x.numel()) % 3 == 0
+assert torch.equal(ops.not_equal_int(x, y), torch.ne(x, y))
+assert torch.equal(ops.greater_equal_int(x, y), torch.ge(x, y))
+assert torch.equal(ops.greater_equal_int(x[:14].view(1, 14), y[:70].view(5, 14)[:, :1]),
+                   torch.ge(x[:14].view(1, 14), y[:70].view(5, 14)[:, :1]))
+assert torch.equal(ops.greater_equal_any(x, y), torch.ge(x, y).to(torch.int32))
+f = torch.tensor([float("nan"), 1.0, float("inf"), -0.0, 0.0, float("-inf")])
+g = torch.tensor([1.0, float("nan"), float("inf"), 0.0, -0.0, 1.0])
+assert torch.equal(ops.greater_equal_any(f, g), torch.ge(f, g).float())
+for k in (3, I.max, I.min):
+    a, b = ops.where_int(x, y, keep, k)
+    assert torch.equal(a, torch.where(x > k, x, y)), k
+    assert torch.equal(b, torch.where(keep, -x, torch.tensor(k, dtype=torch.int32))), k
+print("int32 comparisons as torch")
+"""
+
+
 def run_check(script: str, project: Path, printed: str, timeout: int = 600) -> None:
     """Run a check script in a built project (its package importable, torch_npu not loaded):
     it passes when it exits 0 having printed `printed`."""
@@ -322,6 +349,8 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             run_check(SPECIAL_VALUES_CHECK, project, "special values as torch")
         if name == "reductions":  # every axis set of [4, 37, 5], 0-d and column outputs
             run_check(REDUCTIONS_CHECK, project, "reductions as torch")
+        if name == "compare_where":  # int32 comparisons at the ends of the range
+            run_check(INT_COMPARE_CHECK, project, "int32 comparisons as torch")
         if name == "int_mixed":  # overflowing int8/uint8 and large int32: torch's values
             run_check(INT_WRAP_CHECK, project, "integers as torch")
         if name == "norms":  # RMSNorm against torch's own, by the precision standard

@@ -608,22 +608,88 @@ def test_mixed_dtype_combination_is_rejected():
         context(op)
 
 
-@pytest.mark.parametrize("text", ["x != y", "x >= y"])
-def test_int32_comparison_into_bool_names_the_real_cause(text):
-    """NotEqual/GreaterEqual on int32: the refusal names int32 (not bool) and Compare's EQ-only
-    int32 form."""
+def int_compare_op(compute: dict[str, str], types=("int32",), out_types=("bool",), inputs="xy"):
     data = {
         "op": "CmpCustom",
-        "input_desc": [{"name": n, "type": ["int32"], "format": "ND"} for n in ("x", "y")],
-        "output_desc": [{"name": "z", "type": ["bool"], "format": "ND"}],
-        "opgen": {"compute": {"z": text}},
+        "input_desc": [{"name": n, "type": list(types), "format": "ND"} for n in inputs],
+        "output_desc": [{"name": o, "type": list(out_types), "format": "ND"} for o in compute],
+        "attr": [{"name": "k", "param_type": "optional", "type": "int", "default_value": 3}],
+        "opgen": {"compute": compute},
     }
-    op = prototype.loads(json.dumps(data)).ops[0]
-    with pytest.raises(LoweringError) as err:
+    return prototype.loads(json.dumps(data)).ops[0]
+
+
+INT_COMPARISONS = {
+    "ne": "x != y",
+    "ge": "x >= y",
+    "lt": "x < y",
+    "le": "x <= y",
+    "gt": "x > y",
+    "eq": "x == y",
+    "ks": "k <= x",
+    "kn": "x != k",
+}
+
+
+def test_int32_comparisons_into_bool_lower_to_the_integer_library_and_mean_them():
+    """NotEqual/GreaterEqual/... on int32 into bool: opgen_kernel.h's CompareMask (EQ of max/min,
+    Not for the complements) and Choose, each with a scratch tile none of its operands use;
+    ties included."""
+    op = int_compare_op(INT_COMPARISONS)
+    c = context(op).compute
+    body = step_body(c)
+    assert c.type == "int32_t" and c.int_compares
+    assert "opgen_kernel::CompareMask(" in body and "opgen_kernel::CompareScalarMask(" in body
+    assert "AscendC::Compare(" not in body and "AscendC::Select(" not in body
+    rng = np.random.default_rng(1)
+    x, y = rng.integers(-4, 5, 256).astype(float), rng.integers(-4, 5, 256).astype(float)
+    tiles = {"x": x, "y": y, **{o: np.full(256, np.nan) for o in INT_COMPARISONS}}
+    out = interp.run(body, tiles, tiling_values(op, c))
+    for name, text in INT_COMPARISONS.items():
+        want = evaluate(op.compute[name], {"x": x, "y": y, "k": 3.0})
+        np.testing.assert_array_equal(out[name], want, err_msg=f"{name}: {text}")
+
+
+def test_int32_where_selects_exactly_through_choose():
+    op = int_compare_op(
+        {"a": "where(x > k, x, y)", "b": "where(x < y, 7, -x)", "c": "where(x == y, k, x)"},
+        out_types=("int32",),
+    )
+    c = context(op).compute
+    assert step_body(c).count("opgen_kernel::Choose(") == 3
+    rng = np.random.default_rng(2)
+    x, y = rng.integers(-6, 7, 128).astype(float), rng.integers(-6, 7, 128).astype(float)
+    tiles = {"x": x, "y": y, **{o: np.full(128, np.nan) for o in "abc"}}
+    out = interp.run(step_body(c), tiles, tiling_values(op, c))
+    for name in "abc":
+        want = evaluate(op.compute[name], {"x": x, "y": y, "k": 3.0})
+        np.testing.assert_array_equal(out[name], want, err_msg=name)
+
+
+def test_a_template_step_over_float_and_int32_compares_through_the_library():
+    """GreaterEqual over float16/float32/int8/int32 with outputs in the inputs' dtype (a real
+    prototype's form): one template step; the mask's ReinterpretCast is a dependent name."""
+    op = int_compare_op(
+        {"z": "x >= y"},
+        types=("float16", "float32", "int8", "int32"),
+        out_types=("float16", "float32", "int8", "int32"),
+    )
+    c = context(op).compute
+    assert c.mode == "template"
+    assert "opgen_kernel::CompareMask(tmp0.template ReinterpretCast<uint8_t>()" in step_body(c)
+
+
+def test_int16_comparisons_are_refused_naming_the_type():
+    op = int_compare_op({"z": "x >= y"}, types=("int16",))
+    with pytest.raises(LoweringError, match="int16_t, which asc-devkit's Compare and Select"):
         context(op)
-    assert "mixes int32 with other dtypes" in str(err.value)
-    assert "Compare takes int32_t for CMPMODE::EQ only" in str(err.value)
-    assert "dtype bool has no" not in str(err.value)
+
+
+@pytest.mark.parametrize("soc", ["ascend310p3", "ascend310b1"])
+def test_int32_comparisons_are_refused_for_a_soc_without_int32_compare(soc):
+    op = int_compare_op({"z": "x != y"})
+    with pytest.raises(LoweringError, match="Compare.s int32_t form .* and Not, which ascend310"):
+        context(op, socs=(soc,))
 
 
 def test_lowering_error_is_a_value_error():
@@ -776,9 +842,8 @@ def test_comparisons_are_refused_on_ascend910_naming_it():
         assert "Select" in calls(compute("where(x > 0, x, y)", socs=(soc,)))
 
 
-def test_comparisons_need_a_float_compute_type():
-    with pytest.raises(LoweringError, match=r"'x > y' compares or selects.*int32_t"):
-        compute("(x > y) + x", types=("int32",))
+def test_an_int32_comparison_is_a_number_in_arithmetic():
+    check_meaning(make_op({"z": "(x > y) + x * (x == y)"}, types=("int32",)))
 
 
 def bool_output_op(text: str):

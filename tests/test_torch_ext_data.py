@@ -423,6 +423,34 @@ def test_a_long_reason_is_split_into_string_pieces():
     )
 
 
+@pytest.mark.parametrize(
+    "golden, differentiable",
+    [
+        ("torch.ge(x, y).to(x.dtype)", False),
+        ("(x >= y).float()", False),
+        ("x != y", False),
+        ("torch.isnan(x)", False),
+        ("torch.ge(x, y) * x", True),
+        ("torch.where(x > y, x, y)", True),
+    ],
+)
+def test_a_comparison_golden_has_no_backward(golden, differentiable):
+    """GreaterEqual with outputs in the inputs' float dtype: torch's result carries no gradient,
+    so opgen registers no backward (its gradcheck would find no differentiable output)."""
+    data = {
+        "op": "GreaterEqualCustom",
+        "input_desc": [protos.t("x"), protos.t("y")],
+        "output_desc": [protos.t("z")],
+        "opgen": {"golden": {"z": golden}},
+    }
+    ctx = context(data)
+    assert ctx["differentiable"] is differentiable
+    if not differentiable:
+        assert ctx["not_differentiable_reason"] == (
+            "every output's golden is a comparison, whose result has no gradient"
+        )
+
+
 def test_fake_kernels():
     # the body before the return statement, which ops.py prints from shape_from and returns
     fake = context(protos.TWO_OUTPUTS)["fake"]

@@ -1073,18 +1073,9 @@ def allocate(prog: Program) -> Allocation:
         holder[tile] = reg if reg in last_use else None
     for out in prog.outputs:
         holder[f"out:{out}"] = None
-    temps = 0
     dsts: list[str] = []
     args: list[tuple[str, ...]] = []
     scratch: list[str] = []
-
-    def free_temp(busy: str = "") -> str:
-        nonlocal temps
-        free = [t for t, v in holder.items() if t.startswith("tmp:") and v is None and t != busy]
-        tile = min(free, key=lambda t: int(t[4:])) if free else f"tmp:{temps}"
-        temps = max(temps, int(tile[4:]) + 1)
-        holder.setdefault(tile, None)
-        return tile
 
     def fits_output(out: str, reg: int, i: int) -> bool:
         """May `reg` (defined at i) live in output `out`'s tile until it dies?"""
@@ -1100,17 +1091,25 @@ def allocate(prog: Program) -> Allocation:
         else:
             tile = _pick(ins, i, dying, where, holder, prog, fits_output)
             if tile is None:
-                tile = free_temp()
-        scratch.append(free_temp(busy=tile) if ins.scratch else "")
+                tile = _free_temp(holder)
+        scratch.append(_free_temp(holder, busy=tile) if ins.scratch else "")
         for a in dying:
             if holder.get(where[a]) == a:
                 holder[where[a]] = None
         where[ins.dst] = tile
         holder[tile] = ins.dst
         dsts.append(tile)
-    return Allocation(
-        where, dsts, args, temps, any(ins.shared_tmp for ins in instrs), scratch
-    )
+    temps = max((int(t[4:]) + 1 for t in holder if t.startswith("tmp:")), default=0)
+    return Allocation(where, dsts, args, temps, any(ins.shared_tmp for ins in instrs), scratch)
+
+
+def _free_temp(holder: dict[str, int | None], busy: str = "") -> str:
+    """The lowest temporary holding no live value (other than `busy`), or a new one."""
+    temps = [t for t in holder if t.startswith("tmp:")]
+    free = [t for t in temps if holder[t] is None and t != busy]
+    tile = min(free, key=lambda t: int(t[4:])) if free else f"tmp:{len(temps)}"
+    holder.setdefault(tile, None)
+    return tile
 
 
 def _pick(ins: Instr, i: int, dying: list[int], where, holder, prog: Program, fits_output):

@@ -204,7 +204,8 @@ class Stream:
     dtypes: list[str]
     can_widen: bool
     through_half: bool
-    compute_type: str  # a through_half stream's compute type C as C++ ("" for the others)
+    # a through_half stream's compute type: ThroughHalf of this element type ("": float)
+    compute_of: str
     row_stride: str = ""  # the row kernel's input: its tiling field of elements between rows
     reduced: bool = False  # the row kernel's output: one value per row
     broadcast_read: str = ""  # a broadcasting op's input: its tiling field of how it is read
@@ -502,8 +503,8 @@ def plan(op: Op, options: Options) -> KernelData:
         fields = _with_broadcast_fields(fields, bcast)
 
     def stream(t: _Tensor) -> Stream:
-        ctype = _stream_compute_type(t, s.streamed, combos, elements)
-        return _tensor_ctx(t, s.tags, elements, row, bcast, compute.read_only_inputs, ctype)
+        of = _stream_compute_of(t, s.streamed, combos, elements)
+        return _tensor_ctx(t, s.tags, elements, row, bcast, compute.read_only_inputs, of)
 
     return KernelData(
         class_name=f"Kernel{op.op_type}",
@@ -729,12 +730,13 @@ def _tiling_fields(
     return fields + sorted(extra, key=lambda f: -size[f.type])
 
 
-def _stream_compute_type(
+def _stream_compute_of(
     t: _Tensor, streamed: list[_Tensor], combos: list[Combination], elements: dict[str, str]
 ) -> str:
-    """The compute type of a stream with a 1-byte dtype, as C++: float, or per dtype
-    (ThroughHalf: an int32 dtype computes in int32_t) when it has others too. A bool tensor in
-    an integer combination computes in that type: ThroughHalf of an input that is never bool."""
+    """The element type whose ThroughHalf is the compute type of a stream with a 1-byte dtype
+    ("": float): its own when it has other dtypes too (an int32 dtype computes in int32_t). A
+    bool tensor in an integer combination computes in that type: an input's that is never
+    bool."""
     if not t.through_half:
         return ""
     position = streamed.index(t)
@@ -742,12 +744,8 @@ def _stream_compute_type(
         c.compute_type != "float" and c.streamed_dtypes[position] == "bool" for c in combos
     )
     if not in_int:
-        if all(d in BYTE_DTYPES for d in t.param.dtypes):
-            return "float"
-        return f"opgen_kernel::ThroughHalf<{elements[t.macro]}>"
-    lead = next(
-        (u for u in streamed if u.role == "input" and "bool" not in u.param.dtypes), None
-    )
+        return "" if all(d in BYTE_DTYPES for d in t.param.dtypes) else elements[t.macro]
+    lead = next((u for u in streamed if u.role == "input" and "bool" not in u.param.dtypes), None)
     if lead is None:
         raise LoweringError(
             f"compute expression of '{t.param.name}': its bool dtype computes in an integer "
@@ -755,7 +753,7 @@ def _stream_compute_type(
             "dtypes",
             t.param.name,
         )
-    return f"opgen_kernel::ThroughHalf<{elements[lead.macro]}>"
+    return elements[lead.macro]
 
 
 def _tensor_ctx(
@@ -765,7 +763,7 @@ def _tensor_ctx(
     row: RowPlan | None,
     bcast: BroadcastPlan | None,
     read_only: tuple[str, ...],
-    compute_type: str,
+    compute_of: str,
 ) -> Stream:
     tag = tags[t.kernel_param]
     name = t.param.name
@@ -785,7 +783,7 @@ def _tensor_ctx(
         dtypes=list(t.param.dtypes),
         can_widen=_can_widen(t),
         through_half=t.through_half,
-        compute_type=compute_type,
+        compute_of=compute_of,
         row_stride=row.stride_of(name) if row else "",
         reduced=bool(row and name in row.reduced),
         broadcast_read=bcast.read_of(name) if bcast else "",
@@ -1010,10 +1008,9 @@ def _combination_why(c: Combination, streamed: list[_Tensor]) -> str:
         return (
             f"the dtype combination ({pairs}) mixes {'/'.join(ints)} with other dtypes, and "
             "opgen computes a combination in one type: an int32 value does not fit float "
-            "exactly (beyond 2^24), and asc-devkit's Compare takes int32_t for CMPMODE::EQ "
-            "only (Compare.md, Atlas A2/A3), so opgen has no exact lowering of an "
-            f"{'/'.join(ints)} comparison or of {'/'.join(ints)} inputs into a bool or float "
-            "output yet"
+            "exactly (beyond 2^24); give every tensor of the combination that integer dtype "
+            "(bool ones may stand beside it: a comparison's output, a where() condition) or "
+            "float dtypes"
         )
     bad = [d for d in c.streamed_dtypes if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
     if bad:

@@ -4,7 +4,9 @@ It executes the body of `<Op>Compute()` line by line on numpy arrays (one per ti
 inputs and temporaries), honouring `#if defined(__NPU_ARCH__) ...` branches, and enforces the
 API rules the lowering must respect: the high-level APIs (Tanh, Sigmoid, Sign, Floor, Ceil, Erf,
 Power) neither write over their source nor run without a sharedTmpBuffer; a Compare mask lives
-in its tile (writing the tile loses it, and Select must read a mask). Scalar operands are
+in its tile (writing the tile loses it, and Select must read a mask); opgen_kernel.h's integer
+CompareMask/CompareScalarMask/Choose read none of their tiles back and leave garbage in their
+scratch tile, which must be none of their operands. Scalar operands are
 evaluated as C++ float expressions over the tiling struct (float literals, static_cast<...>,
 + - * / and parentheses).
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-_CALL = re.compile(r"^AscendC::(\w+)\((.*)\);$")
+_CALL = re.compile(r"^(?:AscendC|opgen_kernel)::(\w+)\((.*)\);$")
 _DECL = re.compile(
     r"^const AscendC::LocalTensor<(\w+)> (\w+) = "
     r"(\w+)(?:\[[^\]]*\])?(\.ReinterpretCast<\w+>\(\))?;$"
@@ -80,7 +82,7 @@ _CMP = {
     "EQ": np.equal,
     "NE": np.not_equal,
 }
-_MASK = re.compile(r"^(\w+)\.ReinterpretCast<uint8_t>\(\)$")
+_MASK = re.compile(r"^(\w+)\.(?:template )?ReinterpretCast<uint8_t>\(\)$")
 
 
 def run(
@@ -137,6 +139,9 @@ def run(
             masks[dst] = _CMP[mode](tiles[args[1]], other)
             tiles[dst] = np.full(n, np.nan)
             continue
+        if api in ("CompareMask", "CompareScalarMask", "Choose"):
+            _library_call(api, args, mask_args, tiles, masks, tiling, line)
+            continue
         if api == "Select":
             assert 1 in mask_args and args[1] in masks, f"Select reads no mask ({line})"
             assert dst != args[1], f"Select must not write over its mask ({line})"
@@ -181,3 +186,27 @@ def run(
         tiles[dst] = value
     tiles["__calls__"] = calls
     return tiles
+
+
+def _library_call(api, args, mask_args, tiles, masks, tiling, line) -> None:
+    """opgen_kernel.h's CompareMask(mask, a, b|s, mode, count, scratch) and
+    Choose(dst, mask, a|s, b|s, count, scratch)."""
+    n = len(tiles[args[0]])
+    dst, scratch = args[0], args[-1]
+    assert scratch in tiles and scratch not in args[:-1], f"{api}: scratch overlaps ({line})"
+
+    def operand(text: str):
+        return tiles[text] if text in tiles else scalar(text, tiling)
+
+    if api == "Choose":
+        assert 1 in mask_args and args[1] in masks, f"Choose reads no mask ({line})"
+        assert dst not in args[1:4], f"Choose writes over an operand ({line})"
+        masks.pop(dst, None)
+        tiles[dst] = np.where(masks[args[1]], operand(args[2]), operand(args[3]))
+    else:
+        assert 0 in mask_args and dst not in args[1:3], f"{api} writes over a source ({line})"
+        mode = args[3].rsplit("::", 1)[1]
+        masks[dst] = _CMP[mode](tiles[args[1]], operand(args[2]))
+        tiles[dst] = np.full(n, np.nan)
+    masks.pop(scratch, None)
+    tiles[scratch] = np.full(n, np.nan)
