@@ -2,8 +2,11 @@
 
 The row kernel (op_host's RowStride and ReadRows, op_kernel's row streams) reads its first input
 x as rows: x's last axis is the row, every other axis counts rows. Every other input is read
-beside it either with x's shape (a row per row) or, when x has at least one dim, as x's row
-[x.shape[-1]] (the same row for every row); nothing else broadcasts. Rows of 0 elements
+beside it with x's shape (a row per row); when x has at least one dim, as x's row
+[x.shape[-1]] (the same row for every row); or, when the reduced axes are x's last ones, as a
+value per row: 1s over the row's axes, and before them x's dims before the row or their last
+ones (InstanceNorm's gamma [C, 1] over x [N, C, L]: row r reads gamma[r % C]); nothing else
+broadcasts. Rows of 0 elements
 (x.shape[-1] == 0) are refused: torch's sum over them is 0, its mean nan and its amax/amin an
 error, which the kernel does not compute. Zero rows (x [0, 37]) are fine: the outputs are empty.
 
@@ -14,6 +17,8 @@ TilingFunc (RowStride, ReadRows); `opgen validate` checks the prototype's test_s
 """
 
 from __future__ import annotations
+
+import math
 
 from opgen.frontend.model import Op
 from opgen.frontend.problems import Problem, key_path
@@ -70,6 +75,25 @@ def row_first_axis(shape: tuple[int, ...], dims: tuple[int, ...]) -> int | None:
     return first if all(a >= first for a in named) else None
 
 
+def row_value_period(
+    shape: tuple[int, ...], rows: tuple[int, ...], dims: tuple[int, ...]
+) -> int | None:
+    """When `shape` is a value per row of `rows` reduced over `dims` (the reduced axes are
+    rows' last ones; `shape`, right-aligned, has 1s over them and before them rows' dims or their
+    last ones after leading 1s), the number of values it holds: row r reads value r % period.
+    Else None."""
+    first = row_first_axis(rows, dims)
+    if first is None or len(shape) > len(rows):
+        return None
+    padded = (1,) * (len(rows) - len(shape)) + tuple(shape)
+    if any(n != 1 for n in padded[first:]):
+        return None
+    start = next((i for i in range(first) if padded[i] != 1), first)
+    if padded[start:first] != tuple(rows[start:first]):
+        return None
+    return math.prod(rows[start:first])
+
+
 def _dims_text(dims: tuple[int, ...]) -> str:
     return "None" if not dims else str(dims[0]) if len(dims) == 1 else str(list(dims))
 
@@ -85,16 +109,30 @@ def row_shape_problem(
         return f"{op_type}: " + split.format(ref=ref)
     first = row_first_axis(tuple(rows), dims)
     row = None if first is None or not rows else list(rows[first:])
-    accepted = f"{ref}'s shape {list(rows)}" + (f" or its row {row}" if row is not None else "")
+    accepted = accepted_shapes(ref, list(rows), first, split[2] == 1)
     for name, shape in others:
-        if tuple(shape) != tuple(rows) and list(shape) != row:
-            return f"{op_type}: {name} has shape {list(shape)}; a row op's inputs take {accepted}"
+        if tuple(shape) == tuple(rows) or list(shape) == row:
+            continue
+        if split[2] == 1 and row_value_period(tuple(shape), tuple(rows), dims) is not None:
+            continue
+        return f"{op_type}: {name} has shape {list(shape)}; a row op's inputs take {accepted}"
     if split[1] == 0:
         return (
             f"{op_type}: {ref} has shape {list(rows)}: rows of 0 elements, which the row "
             "kernel does not reduce (torch: sum 0, mean nan, amax/amin an error)"
         )
     return None
+
+
+def accepted_shapes(ref: str, rows: list[int], first: int | None, last_axes: bool) -> str:
+    """The shapes another input of a row op may have, in words."""
+    if first is None or not rows:
+        return f"{ref}'s shape {rows}"
+    text = f"{ref}'s shape {rows}, its row {rows[first:]}"
+    if not last_axes or first == 0:
+        return text.replace(", its row", " or its row")
+    value = rows[:first] + [1] * (len(rows) - first)
+    return f"{text} or a value per row ({value}, or without its first dims)"
 
 
 def default_dims(op: Op) -> tuple[int, ...] | None:

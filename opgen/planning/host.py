@@ -105,6 +105,7 @@ class RowStride:
     index: int
     field: str
     first: bool
+    period: str  # after the first input: its field of values when it has one per row
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,15 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
         return {"row_strides": [], "row_outputs": [], "row_dims": None}
     ins = [t for t in kernel.tensors if t.role == "input"]
     outs = [t for t in kernel.tensors if t.role == "output"]
-    strides = [RowStride(t.index, kernel.row.stride_of(t.param.name), t is ins[0]) for t in ins]
+    strides = [
+        RowStride(
+            t.index,
+            kernel.row.stride_of(t.param.name),
+            t is ins[0],
+            kernel.row.period_of(t.param.name),
+        )
+        for t in ins
+    ]
     keepdim_attrs = {
         a.name: KeepdimAttr(i, aclnn_name(a.name) + "Attr", cpp_literal("bool", a.default))
         for i, a in enumerate(op.attrs)

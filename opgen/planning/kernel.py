@@ -120,6 +120,9 @@ class RowPlan:
     """The row kernel's data (op.is_row)."""
 
     strides: list[TensorField]  # per streamed input, its row stride field
+    # per streamed input after the first, its field of values it holds when it has a value per
+    # row (0: rows, as its stride says)
+    periods: list[TensorField]
     reduced: list[str]  # the outputs with one value per row
     keepdim: bool
     passes: list[list[str]]  # the passes of a long row (lower.row_passes)
@@ -129,6 +132,9 @@ class RowPlan:
 
     def stride_of(self, tensor: str) -> str:
         return next((s.field for s in self.strides if s.tensor == tensor), "")
+
+    def period_of(self, tensor: str) -> str:
+        return next((s.field for s in self.periods if s.tensor == tensor), "")
 
 
 @dataclass(frozen=True)
@@ -207,6 +213,7 @@ class Stream:
     # a through_half stream's compute type: ThroughHalf of this element type ("": float)
     compute_of: str
     row_stride: str = ""  # the row kernel's input: its tiling field of elements between rows
+    row_period: str = ""  # and, after the first, its field of values when it has one per row
     reduced: bool = False  # the row kernel's output: one value per row
     broadcast_read: str = ""  # a broadcasting op's input: its tiling field of how it is read
     read_only: bool = False  # an input whose tiles the compute step never writes
@@ -491,7 +498,7 @@ def plan(op: Op, options: Options) -> KernelData:
     tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
     row = _row(op, socs, s, tiling_names) if op.is_row else None
     if row is not None:
-        tiling_names |= {s.field for s in row.strides}
+        tiling_names |= {f.field for f in row.strides + row.periods}
     attr_fields = _attr_fields(op, field_names)
     compute = _compute(
         op, socs, s.streamed, s.ins, s.outs, combos, tiling_names, field_names, struct
@@ -561,10 +568,15 @@ def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPla
         TensorField(t.param.name, fresh(f"{s.tags[t.kernel_param]}RowStride", tiling_names))
         for t in s.ins
     ]
+    periods = [
+        TensorField(t.param.name, fresh(f"{s.tags[t.kernel_param]}RowPeriod", tiling_names))
+        for t in s.ins[1:]
+    ]
     # a row longer than a tile: the reductions each pass accumulates, then the outputs
     trees = [kernel_tree(op, socs, t.param.name) for t in s.outs]
     return RowPlan(
         strides=strides,
+        periods=periods,
         reduced=[t.param.name for t in s.outs if op.is_reduced_output(t.param.name)],
         keepdim=op.keepdim,
         passes=row_passes(trees),
@@ -722,6 +734,14 @@ def _tiling_fields(
                 f"elements between rows of {stride.tensor}: rowLength, or 0 when it is one row",
             )
         )
+    for period in row.periods if row else ():
+        fields.append(
+            TilingField(
+                "uint32_t",
+                period.field,
+                f"values of {period.tensor} when it has one per row (row r's: r % this), else 0",
+            )
+        )
     extra = [TilingField(f.c_type, f.field, "", attr=f.name) for f in attr_fields]
     extra += [
         TilingField(h.c_type, h.field, f"{h.text}, computed on the host") for h in host_scalars
@@ -785,6 +805,7 @@ def _tensor_ctx(
         through_half=t.through_half,
         compute_of=compute_of,
         row_stride=row.stride_of(name) if row else "",
+        row_period=row.period_of(name) if row else "",
         reduced=bool(row and name in row.reduced),
         broadcast_read=bcast.read_of(name) if bcast else "",
         read_only=t.role == "input" and name in read_only,

@@ -581,14 +581,42 @@ inline bool RowsHaveElements(const gert::Shape* rows, const RowDims& dims = Last
     return rows != nullptr && RowSplit(*rows, dims, lead, reduce, trail) && reduce > 0;
 }
 
+// The values of `shape` when it is a value per row of `rows`, whose row starts at axis `first`:
+// right-aligned, 1s over the row, and before them rows' dims before it or their last ones (row r
+// reads value r % period); 0 when it is not.
+inline uint64_t RowValuePeriod(const gert::Shape& shape, const gert::Shape& rows, size_t first)
+{
+    const size_t rank = rows.GetDimNum();
+    if (shape.GetDimNum() > rank) {
+        return 0;
+    }
+    const size_t pad = rank - shape.GetDimNum();
+    size_t start = 0;
+    while (start < first && (start < pad || shape.GetDim(start - pad) == 1)) {
+        ++start;
+    }
+    uint64_t period = 1;
+    for (size_t axis = start; axis < rank; ++axis) {
+        const int64_t dim = axis < pad ? 1 : shape.GetDim(axis - pad);
+        if (dim != (axis < first ? rows.GetDim(axis) : 1)) {
+            return 0;
+        }
+        period *= axis < first ? static_cast<uint64_t>(dim) : 1;
+    }
+    return period;
+}
+
 // Is `shape` one the row kernel reads beside `rows` (the first input's), and how: with the same
-// shape (stride: the elements between its rows, or lines in column mode) or, when `dims` names the
-// last axes of `rows` and it has dims, as one row (those axes) read for every row (0)? Nothing
-// else: opgen's rule of row ops (frontend/rows.py), which the PyTorch adapters and the fake kernel
-// check first with its message ("<op>: gamma has shape [4, 1]; a row op's inputs take x's shape
-// [4, 37] or its row [37]").
+// shape (stride: the elements between its rows, or lines in column mode); when `dims` names the
+// last axes of `rows` and it has dims, as one row (those axes) read for every row (0); or, when
+// `dims` names the last axes, as a value per row (InstanceNorm's gamma [C, 1] over [N, C, L]:
+// stride 0, `period` the values it holds, row r reading r % period; 0 in the other two ways)?
+// Nothing else: opgen's rule of row ops (frontend/rows.py), which the PyTorch adapters and the
+// fake kernel check first with its message ("<op>: gamma has shape [4, 2]; a row op's inputs
+// take x's shape [3, 4, 37], its row [37] or a value per row ([3, 4, 1], or without its first
+// dims)").
 inline bool RowStride(const gert::Shape* shape, const gert::Shape* rows, uint32_t& stride,
-                      const RowDims& dims = LastAxis())
+                      const RowDims& dims = LastAxis(), uint32_t* period = nullptr)
 {
     uint64_t lead = 1;
     uint64_t reduce = 1;
@@ -596,30 +624,39 @@ inline bool RowStride(const gert::Shape* shape, const gert::Shape* rows, uint32_
     if (shape == nullptr || rows == nullptr || !RowSplit(*rows, dims, lead, reduce, trail)) {
         return false;
     }
+    if (period != nullptr) {
+        *period = 0;
+    }
     if (*shape == *rows) {
         stride = static_cast<uint32_t>(trail > 1 ? trail : reduce);
         return true;
     }
     size_t first = 0;
     const size_t rank = rows->GetDimNum();
-    if (rank == 0 || !RowFirstAxis(*rows, dims, first) || shape->GetDimNum() != rank - first) {
+    if (rank == 0 || !RowFirstAxis(*rows, dims, first)) {
         return false;
     }
-    for (size_t i = first; i < rank; ++i) {
-        if (shape->GetDim(i - first) != rows->GetDim(i)) {
-            return false;
-        }
-    }
     stride = 0;
-    return true;
+    bool isRow = shape->GetDimNum() == rank - first;
+    for (size_t i = first; isRow && i < rank; ++i) {
+        isRow = shape->GetDim(i - first) == rows->GetDim(i);
+    }
+    if (isRow) {
+        return true;
+    }
+    const uint64_t values = RowValuePeriod(*shape, *rows, first);
+    if (period != nullptr) {
+        *period = static_cast<uint32_t>(values);
+    }
+    return values > 0;
 }
 
 // The same for TilingFunc's storage shapes.
 inline bool RowStride(const gert::StorageShape* shape, const gert::StorageShape* rows, uint32_t& stride,
-                      const RowDims& dims = LastAxis())
+                      const RowDims& dims = LastAxis(), uint32_t* period = nullptr)
 {
     return shape != nullptr && rows != nullptr &&
-           RowStride(&shape->GetStorageShape(), &rows->GetStorageShape(), stride, dims);
+           RowStride(&shape->GetStorageShape(), &rows->GetStorageShape(), stride, dims, period);
 }
 
 // The default row plan: a row in one UB tile with its scratch (the kernel's single pass), or,

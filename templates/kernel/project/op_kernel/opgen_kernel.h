@@ -573,6 +573,67 @@ public:
     }
 };
 
+// The unsigned type of T's bits, which Duplicate takes for every element size it fills.
+template <int BYTES>
+struct BitsOf {
+    using Type = uint32_t;
+};
+template <>
+struct BitsOf<2> {
+    using Type = uint16_t;
+};
+template <>
+struct BitsOf<1> {
+    using Type = uint8_t;
+};
+
+// A row op's input beside its first: rows `stride` elements apart (0: one row, read for every
+// row), as InStream reads them; or, with a `period`, a value per row (InstanceNorm's gamma [C, 1]
+// over [N, C, L]): row r's is element r % period, read by the scalar unit and Duplicate'd over the
+// whole tile as its bits (a 1-byte value twice in each uint16_t).
+template <typename T, int32_t BUFFERS, typename C = typename ComputeType<T>::Type>
+class RowInStream : public InStream<T, BUFFERS, C> {
+public:
+    using Bits = typename BitsOf<sizeof(T)>::Type;
+
+    __aicore__ inline RowInStream() {}
+
+    __aicore__ inline void Init(AscendC::TPipe& pipe, GM_ADDR gm, const CoreShare& share, uint32_t tileLength,
+                                uint32_t stride, uint32_t period)
+    {
+        InStream<T, BUFFERS, C>::Init(pipe, gm, share, tileLength);
+        stride_ = stride;
+        period_ = period;
+        tileLength_ = tileLength;
+        if (period > 0) {
+            values_.SetGlobalBuffer(reinterpret_cast<__gm__ Bits*>(gm), period);
+        }
+    }
+
+    __aicore__ inline void CopyIn(uint64_t row, uint32_t offset, uint32_t count)
+    {
+        if (period_ == 0) {
+            InStream<T, BUFFERS, C>::CopyIn(row * stride_ + offset, count);
+            return;
+        }
+        AscendC::LocalTensor<T> tile = this->queue_.template AllocTensor<T>();
+        const Bits value = values_.GetValue(row % period_);
+        if constexpr (sizeof(T) == 1) {
+            const uint16_t twice = static_cast<uint16_t>(uint16_t{value} << 8 | value);
+            AscendC::Duplicate(tile.template ReinterpretCast<uint16_t>(), twice, static_cast<int32_t>(tileLength_ / 2));
+        } else {
+            AscendC::Duplicate(tile.template ReinterpretCast<Bits>(), value, static_cast<int32_t>(tileLength_));
+        }
+        this->queue_.EnQue(tile);
+    }
+
+private:
+    AscendC::GlobalTensor<Bits> values_;
+    uint32_t stride_ = 0;
+    uint32_t period_ = 0;
+    uint32_t tileLength_ = 0;
+};
+
 // One output tensor: a VECOUT queue of `BUFFERS` tiles and the compute-type result of a 16-bit
 // float (rounded into the tile by Store).
 template <typename T, int32_t BUFFERS, typename C = typename ComputeType<T>::Type>
@@ -1262,11 +1323,12 @@ protected:
     }
 
     // A stream over a whole tensor whose rows (column mode: lines) are `stride` elements apart (0:
-    // one row, read for every row): rows are addressed from its start.
-    __aicore__ inline CoreShare RowsShare(uint32_t stride) const
+    // one row, read for every row; with a period, `period` values, one per row): rows are
+    // addressed from its start.
+    __aicore__ inline CoreShare RowsShare(uint32_t stride, uint32_t period = 0) const
     {
         const uint64_t rows = tiling_.reduceLength > 0 ? tiling_.rowCount * tiling_.reduceLength : tiling_.rowCount;
-        return Share(stride == 0 ? tiling_.rowLength : rows * stride);
+        return Share(period > 0 ? period : stride == 0 ? tiling_.rowLength : rows * stride);
     }
 
     // The stream of an output with a value per row (column mode: rowLength values per row).

@@ -103,7 +103,9 @@ def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
     the same): the first input x is reduced over the axes `dims` names (torch's dim: an int or a
     list of them, negative ones from the end; none: every axis), which must be adjacent (axes of
     one element aside); every other input has x's shape or, when they are x's last axes and x
-    has dims, is x's row, those axes (nothing else broadcasts); rows of 0 elements are refused
+    has dims, is x's row, those axes, or a value per row (1s over the row, and before them x's
+    dims before it or their last ones: InstanceNorm's gamma [C, 1] over [N, C, L]); nothing else
+    broadcasts; rows of 0 elements are refused
     (torch's sum over them is 0, its mean nan, its amax/amin an error, which the kernel does not
     compute). Zero rows are fine: the outputs are empty."""
     (ref, x), *others = inputs.items()
@@ -123,12 +125,17 @@ def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
     first = len(rows)
     while first - 1 in named:
         first -= 1
-    row = rows[first:] if rows and all(a >= first for a in named) else None
+    last = rows and all(a >= first for a in named)
+    row = rows[first:] if last else None
     accepted = f"{ref}'s shape {rows}" + (f" or its row {row}" if row is not None else "")
+    if last and first > 0:
+        value = rows[:first] + [1] * (len(rows) - first)
+        accepted = accepted.replace(" or its row", ", its row")
+        accepted += f" or a value per row ({value}, or without its first dims)"
     for name, t in others:
         shape = list(t.shape)
         torch._check(
-            shape == rows or shape == row,
+            shape == rows or shape == row or (last and _is_row_value(shape, rows, first)),
             lambda name=name, shape=shape: (
                 f"{op_type}: {name} has shape {shape}; a row op's inputs take {accepted}"
             ),
@@ -141,6 +148,16 @@ def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
             "amax/amin an error)"
         ),
     )
+
+
+def _is_row_value(shape: list[int], rows: list[int], first: int) -> bool:
+    """Is `shape` a value per row of `rows`, whose row starts at axis `first` (frontend/rows.py's
+    row_value_period)?"""
+    if len(shape) > len(rows):
+        return False
+    padded = [1] * (len(rows) - len(shape)) + shape
+    start = next((i for i in range(first) if padded[i] != 1), first)
+    return all(n == 1 for n in padded[first:]) and padded[start:first] == rows[start:first]
 
 
 def _named_axes(shape: list[int], dims: list[int]) -> set[int] | str:

@@ -123,6 +123,27 @@ inline bool NamedAxes(c10::IntArrayRef rows, c10::IntArrayRef dims, const char* 
 // it has dims, is its row, those axes (nothing else broadcasts); rows of 0 elements are refused
 // (torch's sum over them is 0, its mean nan, its amax/amin an error, which the kernel does not
 // compute). op_host's InferShape and TilingFunc refuse the same shapes.
+// Is `shape` a value per row of `rows`, whose row starts at axis `first`: 1s over the row, and
+// before them rows' dims before it or their last ones (frontend/rows.py's row_value_period)?
+inline bool IsRowValue(c10::IntArrayRef shape, c10::IntArrayRef rows, size_t first)
+{
+    if (shape.size() > rows.size()) {
+        return false;
+    }
+    const size_t pad = rows.size() - shape.size();
+    const auto dim = [&](size_t axis) { return axis < pad ? int64_t{1} : shape[axis - pad]; };
+    size_t start = 0;
+    while (start < first && dim(start) == 1) {
+        ++start;
+    }
+    for (size_t axis = start; axis < rows.size(); ++axis) {
+        if (dim(axis) != (axis < first ? rows[axis] : 1)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 inline void RowShapes(const char* op_type, std::initializer_list<const char*> names, at::TensorList tensors,
                       c10::IntArrayRef dims = {-1})
 {
@@ -154,10 +175,15 @@ inline void RowShapes(const char* op_type, std::initializer_list<const char*> na
     const c10::IntArrayRef row = rows.slice(first);
     for (size_t i = 1; i < tensors.size(); ++i) {
         const c10::IntArrayRef shape = tensors[i].sizes();
-        if (!(shape == rows) && !(isRow && shape == row)) {
+        if (!(shape == rows) && !(isRow && (shape == row || IsRowValue(shape, rows, first)))) {
             std::ostringstream accepted;
             accepted << ref << "'s shape " << rows;
-            if (isRow) {
+            if (isRow && first > 0) {
+                std::vector<int64_t> value(rows.begin(), rows.begin() + first);
+                value.resize(rows.size(), 1);
+                accepted << ", its row " << row << " or a value per row (" << c10::IntArrayRef(value)
+                         << ", or without its first dims)";
+            } else if (isRow) {
                 accepted << " or its row " << row;
             }
             TORCH_CHECK(false, op_type, ": ", names.begin()[i], " has shape ", shape, "; a row op's inputs take ",
