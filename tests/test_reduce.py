@@ -139,9 +139,10 @@ def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
         "reduceLength",
         "columnBlocks",
     ]
-    assert {"xRowStride", "gammaRowStride", "epsilon"} <= set(names)
+    assert {"xRowStride", "gammaRowStride", "gammaRowPeriod", "epsilon"} <= set(names)
     assert k.row == RowPlan(
         strides=[TensorField("x", "xRowStride"), TensorField("gamma", "gammaRowStride")],
+        periods=[TensorField("gamma", "gammaRowPeriod")],
         reduced=[],
         keepdim=False,
         passes=[["mean(x * x)"], []],

@@ -207,8 +207,8 @@ def test_the_row_of_several_axes_broadcasts_as_one():
     shapes = {"x": (2, 3, 4, 5), "w": (4, 5)}
     assert row_shape_problem("ReduceCustom", shapes, (2, 3)) is None
     assert row_shape_problem("ReduceCustom", {"x": (2, 3, 4, 5), "w": (5,)}, (2, 3)) == (
-        "ReduceCustom: w has shape [5]; a row op's inputs take x's shape [2, 3, 4, 5] or its "
-        "row [4, 5]"
+        "ReduceCustom: w has shape [5]; a row op's inputs take x's shape [2, 3, 4, 5], its "
+        "row [4, 5] or a value per row ([2, 3, 1, 1], or without its first dims)"
     )
     assert "rows of 0 elements" in row_shape_problem("ReduceCustom", {"x": (2, 0, 3)}, (1, 2))
     # reduced axes with more after them: another input has x's shape

@@ -60,14 +60,21 @@ ACCEPTED = [
     ((0, 37), (37,)),
     ((0, 37), (0, 37)),
     ((1,), (1,)),
+    # a value per row: InstanceNorm's gamma [C, 1] over [N, C, L], [N, C, 1], a scalar
+    ((4, 37), (4, 1)),
+    ((2, 3, 40), (3, 1)),
+    ((2, 3, 40), (1, 3, 1)),
+    ((2, 3, 40), (2, 3, 1)),
+    ((4, 37), (1,)),
+    ((4, 37), ()),
 ]
 REFUSED = [
-    ((4, 37), (4, 1)),
-    ((4, 37), (1,)),
+    ((4, 37), (4, 2)),
+    ((2, 3, 40), (2, 1, 1)),
+    ((2, 3, 40), (1, 2, 3, 1)),
     ((4, 37), (1, 37)),
     ((2, 3, 5), (3, 5)),
     ((4, 37), (38,)),
-    ((4, 37), ()),
     ((), (1,)),
     ((4, 0), (0,)),
     ((0, 0), (0,)),
@@ -86,9 +93,12 @@ def test_the_rule_refuses_any_other_shape_and_rows_of_no_elements(x, gamma):
 
 
 def test_the_messages_name_the_op_the_inputs_and_their_shapes():
-    assert row_shape_problem("RmsNormCustom", {"x": (4, 37), "gamma": (4, 1)}) == (
-        "RmsNormCustom: gamma has shape [4, 1]; a row op's inputs take x's shape [4, 37] or its "
-        "row [37]"
+    assert row_shape_problem("RmsNormCustom", {"x": (4, 37), "gamma": (4, 2)}) == (
+        "RmsNormCustom: gamma has shape [4, 2]; a row op's inputs take x's shape [4, 37], its "
+        "row [37] or a value per row ([4, 1], or without its first dims)"
+    )
+    assert row_shape_problem("RmsNormCustom", {"x": (37,), "gamma": (2,)}) == (
+        "RmsNormCustom: gamma has shape [2]; a row op's inputs take x's shape [37] or its row [37]"
     )
     assert row_shape_problem("RmsNormCustom", {"x": (), "gamma": (1,)}) == (
         "RmsNormCustom: gamma has shape [1]; a row op's inputs take x's shape []"
@@ -106,14 +116,14 @@ def validate(path):
 
 def test_validate_refuses_a_row_op_test_shapes_case_with_exit_2_and_its_path(write_proto):
     proc = validate(
-        write_proto([rms_norm([{"x": [4, 37], "gamma": [37]}, {"x": [4, 37], "gamma": [4, 1]}])])
+        write_proto([rms_norm([{"x": [4, 37], "gamma": [37]}, {"x": [4, 37], "gamma": [4, 2]}])])
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     text = " ".join(proc.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
     assert "$[0].opgen.test_shapes[1]" in text and "test_shapes[0]" not in text
     assert (
-        "RmsNormCustom: gamma has shape [4, 1]; a row op's inputs take x's shape [4, 37] "
-        "or its row [37]"
+        "RmsNormCustom: gamma has shape [4, 2]; a row op's inputs take x's shape [4, 37], "
+        "its row [37] or a value per row ([4, 1], or without its first dims)"
     ) in text
 
 
@@ -144,10 +154,8 @@ def test_the_fake_kernel_the_cpu_adapter_and_infer_shape_apply_the_rule():
     host = files["op_host/rms_norm_custom.cpp"]
     assert "!opgen::RowsHaveElements(rows) ||" in host
     tiling = files["op_host/opgen_tiling.h"]
-    assert (
-        "if (rank == 0 || !RowFirstAxis(*rows, dims, first) || "
-        "shape->GetDimNum() != rank - first) {" in tiling
-    )
+    assert "if (rank == 0 || !RowFirstAxis(*rows, dims, first)) {" in tiling
+    assert "const uint64_t values = RowValuePeriod(*shape, *rows, first);" in tiling
     assert "    return reduce > 0;\n" in tiling
 
 

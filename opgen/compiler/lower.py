@@ -1199,18 +1199,18 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
         "AscendC::Duplicate({d}, {s}, {n});",
         f"AscendC::Select({{d}}, {{mask_a0}}, {{d}}, {{s2}}, {_TS}, {{n}});",
     ),
-    # an integer compute type: opgen_kernel.h's forms, with a scratch tile {x}
+    # an integer compute type: opgen_kernel.h's forms (the mask is a tile of the compute type,
+    # which they view as bits), with a scratch tile {x}
     "CompareMask": (
-        "opgen_kernel::CompareMask({mask_d}, {a0}, {a1}, AscendC::CMPMODE::{mode}, {cmp_n}, {x});",
+        "opgen_kernel::CompareMask({d}, {a0}, {a1}, AscendC::CMPMODE::{mode}, {cmp_n}, {x});",
     ),
     "CompareScalarMask": (
-        "opgen_kernel::CompareScalarMask({mask_d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n}, "
-        "{x});",
+        "opgen_kernel::CompareScalarMask({d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n}, {x});",
     ),
-    "ChooseTT": ("opgen_kernel::Choose({d}, {mask_a0}, {a1}, {a2}, {n}, {x});",),
-    "ChooseTS": ("opgen_kernel::Choose({d}, {mask_a0}, {a1}, {s}, {n}, {x});",),
-    "ChooseST": ("opgen_kernel::Choose({d}, {mask_a0}, {s}, {a1}, {n}, {x});",),
-    "ChooseSS": ("opgen_kernel::Choose({d}, {mask_a0}, {s}, {s2}, {n}, {x});",),
+    "ChooseTT": ("opgen_kernel::Choose({d}, {a0}, {a1}, {a2}, {n}, {x});",),
+    "ChooseTS": ("opgen_kernel::Choose({d}, {a0}, {a1}, {s}, {n}, {x});",),
+    "ChooseST": ("opgen_kernel::Choose({d}, {a0}, {s}, {a1}, {n}, {x});",),
+    "ChooseSS": ("opgen_kernel::Choose({d}, {a0}, {s}, {s2}, {n}, {x});",),
 }
 
 
@@ -1230,18 +1230,17 @@ def _emit_instr(ins: Instr, d: str, a: list[str], ctx: dict[str, str], x: str = 
         "s": ins.scalar.text if ins.scalar else "",
         "s2": ins.scalar2.text if ins.scalar2 else "",
         "x": x,
-        "mask_d": _mask(d, ctx.get("dependent", "")),
-        "mask_a0": _mask(a0, ctx.get("dependent", "")),
+        "mask_d": _mask(d),
+        "mask_a0": _mask(a0),
         "cmp_n": ctx.get("cmp_count", ctx["count"]),
         "n": ctx["count"],
     }
     return [line.format(**fields) for line in _INSTR_TEXT[ins.op]]
 
 
-def _mask(tile: str, dependent: str = "") -> str:
-    """A tile holding a Compare bit mask, as the uint8_t tensor Compare and Select take
-    (`dependent`: "template " in a function template, where the tile's type depends on T)."""
-    return f"{tile}.{dependent}ReinterpretCast<uint8_t>()"
+def _mask(tile: str) -> str:
+    """A tile holding a Compare bit mask, as the uint8_t tensor Compare and Select take."""
+    return f"{tile}.ReinterpretCast<uint8_t>()"
 
 
 def emit_body(

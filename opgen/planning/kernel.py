@@ -1149,7 +1149,6 @@ def _step_body(
         "one": low.one,
         "minus_one": low.minus_one,
         "rows": names.rows,
-        "dependent": "template " if low.mode == "template" else "",
     }
     cmp_count = ""
     if low.compares:

@@ -140,7 +140,7 @@ def run(
             tiles[dst] = np.full(n, np.nan)
             continue
         if api in ("CompareMask", "CompareScalarMask", "Choose"):
-            _library_call(api, args, mask_args, tiles, masks, tiling, line)
+            _library_call(api, args, tiles, masks, tiling, line)
             continue
         if api == "Select":
             assert 1 in mask_args and args[1] in masks, f"Select reads no mask ({line})"
@@ -188,9 +188,9 @@ def run(
     return tiles
 
 
-def _library_call(api, args, mask_args, tiles, masks, tiling, line) -> None:
+def _library_call(api, args, tiles, masks, tiling, line) -> None:
     """opgen_kernel.h's CompareMask(mask, a, b|s, mode, count, scratch) and
-    Choose(dst, mask, a|s, b|s, count, scratch)."""
+    Choose(dst, mask, a|s, b|s, count, scratch); a mask is the tile holding it."""
     n = len(tiles[args[0]])
     dst, scratch = args[0], args[-1]
     assert scratch in tiles and scratch not in args[:-1], f"{api}: scratch overlaps ({line})"
@@ -199,12 +199,12 @@ def _library_call(api, args, mask_args, tiles, masks, tiling, line) -> None:
         return tiles[text] if text in tiles else scalar(text, tiling)
 
     if api == "Choose":
-        assert 1 in mask_args and args[1] in masks, f"Choose reads no mask ({line})"
+        assert args[1] in masks, f"Choose reads no mask ({line})"
         assert dst not in args[1:4], f"Choose writes over an operand ({line})"
         masks.pop(dst, None)
         tiles[dst] = np.where(masks[args[1]], operand(args[2]), operand(args[3]))
     else:
-        assert 0 in mask_args and dst not in args[1:3], f"{api} writes over a source ({line})"
+        assert dst not in args[1:3], f"{api} writes over a source ({line})"
         mode = args[3].rsplit("::", 1)[1]
         masks[dst] = _CMP[mode](tiles[args[1]], operand(args[2]))
         tiles[dst] = np.full(n, np.nan)

@@ -341,8 +341,9 @@ __aicore__ inline AscendC::LocalTensor<C> WidenInput(const AscendC::LocalTensor<
 // Select. For int32_t, Compare takes CMPMODE::EQ only (asc-devkit Compare.md, Atlas A2/A3): a >= b
 // is max(a, b) == a, a <= b is min(a, b) == a, and NE, LT and GT are the Not of EQ, GE and LE. Select
 // takes half and float only: an int32_t select is a * m + b * (1 - m), m the mask as 0 and 1 (Select
-// of floats, Cast to int32_t), exact (each product is 0 or a value). `scratch` is a tile of T the call
-// overwrites; a comparison's count covers whole 256-byte blocks.
+// of floats, Cast to int32_t), exact (each product is 0 or a value). A mask lives in the first bytes
+// of a tile of T; `scratch` is a tile of T the call overwrites; a comparison's count covers whole
+// 256-byte blocks.
 __aicore__ inline void Complement(const AscendC::LocalTensor<uint8_t>& mask, AscendC::CMPMODE mode, uint32_t count)
 {
     if (mode == AscendC::CMPMODE::NE || mode == AscendC::CMPMODE::LT || mode == AscendC::CMPMODE::GT) {
@@ -364,10 +365,11 @@ __aicore__ inline bool UsesMin(AscendC::CMPMODE mode)
 }
 
 template <typename T>
-__aicore__ inline void CompareMask(const AscendC::LocalTensor<uint8_t>& mask, const AscendC::LocalTensor<T>& a,
+__aicore__ inline void CompareMask(const AscendC::LocalTensor<T>& maskTile, const AscendC::LocalTensor<T>& a,
                                    const AscendC::LocalTensor<T>& b, AscendC::CMPMODE mode, uint32_t count,
                                    const AscendC::LocalTensor<T>& scratch)
 {
+    const AscendC::LocalTensor<uint8_t> mask = maskTile.template ReinterpretCast<uint8_t>();
     if constexpr (IsSame<T, int32_t>::value) {
         if (UsesMax(mode)) {
             AscendC::Max(scratch, a, b, count);
@@ -383,10 +385,11 @@ __aicore__ inline void CompareMask(const AscendC::LocalTensor<uint8_t>& mask, co
 }
 
 template <typename T>
-__aicore__ inline void CompareScalarMask(const AscendC::LocalTensor<uint8_t>& mask, const AscendC::LocalTensor<T>& a,
+__aicore__ inline void CompareScalarMask(const AscendC::LocalTensor<T>& maskTile, const AscendC::LocalTensor<T>& a,
                                          T s, AscendC::CMPMODE mode, uint32_t count,
                                          const AscendC::LocalTensor<T>& scratch)
 {
+    const AscendC::LocalTensor<uint8_t> mask = maskTile.template ReinterpretCast<uint8_t>();
     if constexpr (IsSame<T, int32_t>::value) {
         if (UsesMax(mode)) {
             AscendC::Maxs(scratch, a, s, count);
@@ -425,9 +428,10 @@ __aicore__ inline void Scale(const AscendC::LocalTensor<T>& dst, const AscendC::
 
 // dst = a where the mask is set, else b; a and b tiles or scalars, neither in dst or scratch.
 template <typename T, typename A, typename B>
-__aicore__ inline void Choose(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<uint8_t>& mask,
-                              const A& a, const B& b, uint32_t count, const AscendC::LocalTensor<T>& scratch)
+__aicore__ inline void Choose(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& maskTile, const A& a,
+                              const B& b, uint32_t count, const AscendC::LocalTensor<T>& scratch)
 {
+    const AscendC::LocalTensor<uint8_t> mask = maskTile.template ReinterpretCast<uint8_t>();
     constexpr auto TT = AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE;
     constexpr auto TS = AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE;
     if constexpr (IsSame<T, int32_t>::value) {

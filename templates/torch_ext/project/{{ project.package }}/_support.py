@@ -125,7 +125,7 @@ def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
     first = len(rows)
     while first - 1 in named:
         first -= 1
-    last = rows and all(a >= first for a in named)
+    last = bool(rows) and all(a >= first for a in named)
     row = rows[first:] if last else None
     accepted = f"{ref}'s shape {rows}" + (f" or its row {row}" if row is not None else "")
     if last and first > 0:
