@@ -144,6 +144,25 @@ for p in (1.0, 2.0, 3.0, 0.5):  # LpNorm: p an attr, through the Power API
         y = ops.lp_norm_custom(x, p=p, axes=axes, keepdim=keep)
         expected = torch.linalg.vector_norm(x.double(), p, dim=axes, keepdim=keep)
         torch.testing.assert_close(y.double(), expected, rtol=1e-4, atol=1e-5)
+# InstanceNorm: gamma and beta a value per row ([C, 1], [N, C, 1]), torch's instance_norm
+norm = torch.nn.functional.instance_norm
+for n, c, length in ((2, 4, 37), (3, 5, 300), (1, 3, 20000)):
+    v, w, b = torch.randn(n, c, length), torch.randn(c, 1), torch.randn(c, 1)
+    y = ops.instance_norm_custom(v, w, b, epsilon=1e-5)
+    expected = norm(v.double(), weight=w.double().flatten(), bias=b.double().flatten(), eps=1e-5)
+    torch.testing.assert_close(y.double(), expected, rtol=1e-4, atol=1e-4)
+    y = ops.instance_norm_custom(v, w.expand(c, 1).repeat(n, 1).view(n, c, 1), b, epsilon=1e-5)
+    torch.testing.assert_close(y.double(), expected, rtol=1e-4, atol=1e-4)
+for device in ("cpu", "meta"):
+    try:
+        shapes = ((2, 4, 37), (4, 2), (4, 1))
+        ops.instance_norm_custom(*(torch.randn(s, device=device) for s in shapes))
+    except RuntimeError as exc:
+        assert str(exc).startswith("InstanceNormCustom: gamma has shape [4, 2]; a row op's inputs "
+                                   "take x's shape [2, 4, 37], its row [37] or a value per row "
+                                   "([2, 4, 1], or without its first dims)"), (device, str(exc))
+    else:
+        raise AssertionError(f"gamma [4, 2] ran on {device}")
 print("reductions as torch")
 """
 
@@ -616,7 +635,8 @@ except RuntimeError as exc:
 @pytest.mark.parametrize("soc", ["ascend310b1", "ascend310p3"])
 def test_row_ops_and_row_broadcasts_on_310b_and_310p(tmp_path, soc):
     """RMSNorm, a row sum (ReduceSum, documented on 310B and 310P AI Core), a bias over rows,
-    ReduceSum over attr axes and LogSumExp over dim 0 (the column mode), built for `soc` (the
+    ReduceSum over attr axes, LogSumExp over dim 0 (the column mode) and InstanceNorm (a value
+    per row), built for `soc` (the
     twin emulates the first target) and passing their generated tests.
     310B has no UB-to-UB DataCopy: the row is copied into each tile by the vector unit. 310P has
     no DataCopyPad: a row's tail is packed in UB by the scalar unit, and the row sum's values are
@@ -629,6 +649,8 @@ def test_row_ops_and_row_broadcasts_on_310b_and_310p(tmp_path, soc):
     ops += [o for o in broadcast if o["op"] == "BiasAddCustom"]
     # named axes, and the column mode (LogSumExp over dim 0: lines wider than the UB too)
     ops += [o for o in reductions if o["op"] in ("ReduceSumCustom", "LogSumExpCustom")]
+    # a value per row (InstanceNorm's gamma [C, 1]), read by the scalar unit
+    ops += [o for o in reductions if o["op"] == "InstanceNormCustom"]
     if soc.startswith("ascend310p"):  # no bfloat16 Cast there
         for tensor in (t for o in ops for t in o["input_desc"] + o["output_desc"]):
             tensor["type"] = [d for d in tensor["type"] if d != "bf16"]
