@@ -456,7 +456,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend910",
             1001,
             False,
-            frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma"}),
+            frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma", "index"}),
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci=False,
@@ -471,7 +471,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend310p",
             2002,
             False,
-            frozenset({"fma"}),
+            frozenset({"fma", "index"}),
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci_dst=False,
@@ -484,7 +484,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend310b",
             3002,
             True,
-            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma"}),
+            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma", "index"}),
             has_ub_copy=False,
         ),
         # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
@@ -492,12 +492,17 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend950",
             3510,
             True,
-            frozenset({"fma"}),
+            frozenset({"fma", "index"}),
             has_reduce=False,
             has_float_reduce=False,
         ),
         SocFamily(
-            "bs9sx1a", None, True, frozenset({"fma"}), has_reduce=False, has_float_reduce=False
+            "bs9sx1a",
+            None,
+            True,
+            frozenset({"fma", "index"}),
+            has_reduce=False,
+            has_float_reduce=False,
         ),
     )
 }

@@ -155,6 +155,15 @@ class HostBroadcast:
 
 
 @dataclass(frozen=True)
+class HostIndexAxis:
+    """index(dim) of the compute expression: TilingFunc's opgen::IndexAxis call for it."""
+
+    dim_text: str  # as the expression writes it
+    dim: str  # C++: the int, or the attr's tiling field
+    fields: tuple[str, ...]  # 1 / stride, period, 1 / period
+
+
+@dataclass(frozen=True)
 class HostData:
     """Everything the host templates render for one op (they read `op.kernel` for the tiling
     struct and the kernel's buffer count)."""
@@ -185,6 +194,7 @@ class HostData:
     # An op that broadcasts its required inputs: their indexes and names for InferShapeBroadcast,
     # and the tiling fields PlanBroadcast fills. None: the inputs share one shape.
     broadcast: HostBroadcast | None = None
+    index_axes: tuple[HostIndexAxis, ...] = ()
 
 
 def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
@@ -202,7 +212,21 @@ def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
         **_row(op, kernel),
         warnings=soc_dtypes.check(op, options.soc_short_names),
         broadcast=_broadcast(op, kernel),
+        index_axes=_index_axes(kernel),
         **infer,
+    )
+
+
+def _index_axes(kernel: KernelData) -> tuple[HostIndexAxis, ...]:
+    """TilingFunc's index(dim) axes: each dim an int or an int attr's tiling field."""
+    fields = {a.name: a.field for a in kernel.attr_fields}
+    return tuple(
+        HostIndexAxis(
+            str(a.dim),
+            str(a.dim) if isinstance(a.dim, int) else f"tiling->{fields[a.dim]}",
+            a.fields,
+        )
+        for a in kernel.compute.index_axes
     )
 
 
