@@ -243,8 +243,7 @@ def index_axes(trees, taken: set[str]) -> dict[int | str, IndexAxis]:
                 continue
             k = len(axes)
             names = [
-                fresh(f"index{k}{part}", used)
-                for part in ("StrideInv", "Period", "PeriodInv")
+                fresh(f"index{k}{part}", used) for part in ("StrideInv", "Period", "PeriodInv")
             ]
             used |= set(names)
             axes[n.dim] = IndexAxis(n.dim, *names)
@@ -1218,9 +1217,7 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
     "Copy": ("AscendC::Muls({d}, {a0}, {one}, {n});",),
     # index(dim): the flat offsets of the tile's elements modulo the axis's period, then their
     # coordinates (opgen_kernel.h's AxisIndex)
-    "IndexBase": (
-        "AscendC::CreateVecIndex({d}, opgen_kernel::IndexStart({offset}, {s}), {n});",
-    ),
+    "IndexBase": ("AscendC::CreateVecIndex({d}, opgen_kernel::IndexStart({offset}, {s}), {n});",),
     "AxisIndex": ("opgen_kernel::AxisIndex({d}, {a0}, {s2}, {n});",),
     "Compare": ("AscendC::Compare({mask_d}, {a0}, {a1}, AscendC::CMPMODE::{mode}, {cmp_n});",),
     "Compares": ("AscendC::Compares({mask_d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n});",),

@@ -434,7 +434,8 @@ def _int_literal(func: str, node: ast.AST) -> int:
             f"{func}(): dim= takes ints (up to 64), a tuple or list of them, None or an attr; "
             f"not '{_snippet(node)}'"
             if func != INDEX_FUNC
-            else f"index() takes an int (up to 64) or an int attr as its dim, not '{_snippet(node)}'"
+            else f"index() takes an int (up to 64) or an int attr as its dim, not "
+            f"'{_snippet(node)}'"
         )
     return -value.value if negative else value.value
 

@@ -158,8 +158,8 @@ class HostBroadcast:
 class HostIndexAxis:
     """index(dim) of the compute expression: TilingFunc's opgen::IndexAxis call for it."""
 
-    dim_text: str  # as the expression writes it
-    dim: str  # C++: the int, or the attr's tiling field
+    dim: str  # as the expression writes it: an int, or an int attr's name
+    attr_field: str  # that attr's tiling field ("": an int)
     fields: tuple[str, ...]  # 1 / stride, period, 1 / period
 
 
@@ -221,11 +221,7 @@ def _index_axes(kernel: KernelData) -> tuple[HostIndexAxis, ...]:
     """TilingFunc's index(dim) axes: each dim an int or an int attr's tiling field."""
     fields = {a.name: a.field for a in kernel.attr_fields}
     return tuple(
-        HostIndexAxis(
-            str(a.dim),
-            str(a.dim) if isinstance(a.dim, int) else f"tiling->{fields[a.dim]}",
-            a.fields,
-        )
+        HostIndexAxis(str(a.dim), fields.get(a.dim, "") if isinstance(a.dim, str) else "", a.fields)
         for a in kernel.compute.index_axes
     )
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from opgen.compiler.lower import (
-    IndexAxis,
     CMP_BLOCK_ELEMS,
     MASK_OPS,
     MAX_ROW_REDUCTIONS,
@@ -23,6 +22,7 @@ from opgen.compiler.lower import (
     SMALL_DOMAIN_FLOOR_SOCS,
     SPECIAL_VALUE_FUNCS,
     Allocation,
+    IndexAxis,
     Instr,
     Lowerer,
     LoweringError,

@@ -576,7 +576,7 @@ class TestsData:
 
 
 # The precision shapes of an op whose compute reads index(): matrices (the last axis no multiple
-# of 32 bytes, a tall and a wide one), batched, and one whose rows a tile or core split ends mid-row.
+# of 32 bytes, a tall and a wide one), batched, and one a tile or core split ends mid-row.
 INDEX_SHAPES = ((0, 4), (1, 1), (5, 37), (9, 3), (3, 5, 17), (2, 67, 131))
 
 
