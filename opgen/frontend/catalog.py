@@ -446,7 +446,8 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
 SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
-        # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") is documented for them only.
+        # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") and CreateVecIndex (index())
+        # are documented for them only.
         SocFamily("ascend910b", 2201, True, select_reserves_ub=True),
         SocFamily("ascend910_93", 2201, True, select_reserves_ub=True),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
