@@ -150,3 +150,8 @@ def test_index_has_no_default_golden():
     tree = expr.parse_compute("x * index(-1)", {"x"}, set())
     with pytest.raises(expr.ExprError, match="index\\(-1\\) has no default golden"):
         expr.to_torch(tree)
+
+
+def test_an_index_dim_attr_is_read():
+    tree = expr.parse_compute("x * index(d)", {"x"}, {"d"}, attr_types={"d": "int"})
+    assert expr.names_in(tree) == {"x", "d"}

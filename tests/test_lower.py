@@ -1070,3 +1070,17 @@ def test_index_needs_a_golden():
     with pytest.raises(PrototypeError) as info:
         index_op(TRIL, golden=None)
     assert any("has no default golden" in p.text() for p in info.value.problems)
+
+
+def test_an_attr_only_index_reads_is_not_unread():
+    data = {
+        "op": "MaskCustom",
+        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+        "attr": [{"name": "d", "type": "int", "default_value": 0}],
+        "opgen": {"compute": {"y": "x * index(d)"}, "golden": {"y": "x"}},
+    }
+    op = prototype.loads(json.dumps(data)).ops[0]
+    assert op.unread_attrs == ()
+    host = context(op).compute
+    assert [a.dim for a in host.index_axes] == ["d"]

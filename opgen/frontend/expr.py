@@ -581,8 +581,9 @@ def broadcast_reductions(node: Node) -> list[Reduce]:
 
 
 def names_in(node: Node) -> set[str]:
-    """Every input and attr name a compute tree uses."""
-    return {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar))}
+    """Every input and attr name a compute tree uses (an index() dim's attr too)."""
+    names = {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar))}
+    return names | {n.dim for n in walk(node) if isinstance(n, Index) and isinstance(n.dim, str)}
 
 
 PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}

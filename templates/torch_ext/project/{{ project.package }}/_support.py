@@ -107,8 +107,11 @@ def _index_axes(op_type: str, dims, /, *inputs: torch.Tensor) -> None:
     """index(dim) of the compute expression names an axis of the output, the inputs' broadcast
     shape (csrc's opgen_torch::IndexAxes says the same): refused when the shape has no such axis
     (a 0-d tensor has none) or the axis and those after it hold more than _INDEX_MAX_PERIOD
-    elements."""
-    shape = list(torch.broadcast_shapes(*(t.shape for t in inputs)))
+    elements. Inputs that do not broadcast are left to _broadcast_shape, which names them."""
+    try:
+        shape = list(torch.broadcast_shapes(*(t.shape for t in inputs)))
+    except RuntimeError:
+        return
     rank = len(shape)
     for dim in dims:
         torch._check(
