@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from opgen.frontend import soc_dtypes
+from opgen.frontend import expr, soc_dtypes
 from opgen.frontend.broadcast import broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Op
@@ -161,6 +161,8 @@ class HostIndexAxis:
     dim: str  # as the expression writes it: an int, or an int attr's name
     attr_field: str  # that attr's tiling field ("": an int)
     fields: tuple[str, ...]  # 1 / stride, period, 1 / period
+    attr_index: int = 0  # the attr's index among GetAttrs() (InferShape reads it there)
+    attr_default: str = "0"  # its C++ default (0 for a required attr, which is always set)
 
 
 @dataclass(frozen=True)
@@ -219,11 +221,16 @@ def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
 
 def _index_axes(kernel: KernelData) -> tuple[HostIndexAxis, ...]:
     """TilingFunc's index(dim) axes: each dim an int or an int attr's tiling field."""
-    fields = {a.name: a.field for a in kernel.attr_fields}
-    return tuple(
-        HostIndexAxis(str(a.dim), fields.get(a.dim, "") if isinstance(a.dim, str) else "", a.fields)
-        for a in kernel.compute.index_axes
-    )
+    attrs = {a.name: a for a in kernel.attr_fields}
+    axes = []
+    for a in kernel.compute.index_axes:
+        attr = attrs.get(a.dim) if isinstance(a.dim, str) else None
+        if attr is None:
+            axes.append(HostIndexAxis(str(a.dim), "", a.fields))
+        else:
+            default = attr.default or "0"
+            axes.append(HostIndexAxis(a.dim, attr.field, a.fields, attr.index, default))
+    return tuple(axes)
 
 
 def _broadcast(op: Op, kernel: KernelData) -> HostBroadcast | None:
@@ -324,6 +331,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         and not has_dynamic_output
         and all(r.kind == "copy" and r.from_index == shape.index for r in dtype_rules)
         and not into
+        and not any(isinstance(n, expr.Index) for t in op.compute.values() for n in expr.walk(t))
     ):
         like_input = shape.index
     return {

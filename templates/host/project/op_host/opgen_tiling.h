@@ -111,12 +111,8 @@ inline bool ReadFacts(gert::TilingContext* context, const gert::StorageShape* sh
 // coordinates would no longer be exact.
 constexpr uint64_t OPGEN_INDEX_MAX_PERIOD = (1ULL << 22) - (1ULL << 17);
 
-inline bool IndexAxis(const gert::StorageShape* shape, int64_t dim, float& strideInv, float& period, float& periodInv)
+inline bool IndexAxis(const gert::Shape& dims, int64_t dim, float& strideInv, float& period, float& periodInv)
 {
-    if (shape == nullptr) {
-        return false;
-    }
-    const gert::Shape& dims = shape->GetStorageShape();
     const int64_t rank = static_cast<int64_t>(dims.GetDimNum());
     const int64_t axis = dim < 0 ? dim + rank : dim;
     if (axis < 0 || axis >= rank) {
@@ -134,6 +130,11 @@ inline bool IndexAxis(const gert::StorageShape* shape, int64_t dim, float& strid
     period = static_cast<float>(whole == 0 ? 1 : whole);
     periodInv = static_cast<float>(1.0 / static_cast<double>(period));
     return true;
+}
+
+inline bool IndexAxis(const gert::StorageShape* shape, int64_t dim, float& strideInv, float& period, float& periodInv)
+{
+    return shape != nullptr && IndexAxis(shape->GetStorageShape(), dim, strideInv, period, periodInv);
 }
 
 // Adds one streamed tensor of `dtype` to the kernel's UB needs: `buffers` tiles in its queue plus,
@@ -458,6 +459,13 @@ inline bool AttrRowDims(const gert::RuntimeAttrs* attrs, size_t index, bool list
         return false;
     }
     return true;
+}
+
+// The value of int attr `index`, or `fallback` when it is unset.
+inline int64_t AttrInt(const gert::RuntimeAttrs* attrs, size_t index, int64_t fallback)
+{
+    const int64_t* value = attrs == nullptr ? nullptr : attrs->GetInt(index);
+    return value != nullptr ? *value : fallback;
 }
 
 // The value of bool attr `index`, or `fallback` when it is unset.
