@@ -22,7 +22,8 @@ CASES = {
     "gelu_seed": SHARED_PROTOS / "gelu_custom.seed.json",  # tutorial format, no compute
     # attrs of every scalar kind and a string, two outputs, bf16
     "swish_pair": ROOT / "tests" / "data" / "e2e" / "swish_pair.json",
-    # log1p, expm1, erf, floor, ceil, sign, clamp and real powers (boundary values included)
+    # log1p, expm1, erf, floor, ceil, sign, clamp and real powers (boundary values included);
+    # Tril and Triu from index(dim)
     "grammar_mix": ROOT / "tests" / "data" / "e2e" / "grammar_mix.json",
     # broadcasting: a bias over rows, a 1-element value among 4 inputs, [7,1,33] x [1,5,33] x [33],
     # and into a tensor updated in place (a 1-element learning rate, a row over rows)
@@ -275,6 +276,42 @@ print("int32 comparisons as torch")
 """
 
 
+# Tril/Triu from index(): torch's values bit for bit (NaN, +-inf and -0 kept where the mask holds,
+# +0 elsewhere) over diagonals inside and outside the matrix, batched, rows split mid-row across
+# tiles and cores; inputs without the axes refused, naming the dim and the shape.
+TRIANGLE_CHECK = """
+import math
+import torch
+import grammar_mix
+ops = torch.ops.grammar_mix
+g = torch.Generator().manual_seed(0)
+for shape in ((5, 7), (7, 5), (3, 4, 9), (2, 67, 131), (1, 1), (3, 700, 1037)):
+    for dtype in (torch.float16, torch.float32, torch.bfloat16):
+        x = torch.randn(shape, generator=g).to(dtype)
+        x.view(-1)[::7] = math.nan
+        x.view(-1)[3::11] = math.inf
+        x.view(-1)[5::13] = -0.0
+        for diagonal in (-3, -1, 0, 1, 2, 200):
+            for op, torch_op in ((ops.tril_custom, torch.tril), (ops.triu_custom, torch.triu)):
+                y, expected = op(x, diagonal=diagonal), torch_op(x, diagonal)
+                what = f"{torch_op.__name__} {dtype} {shape} diagonal={diagonal}"
+                torch.testing.assert_close(y, expected, rtol=0, atol=0, equal_nan=True, msg=what)
+                numbers = ~expected.isnan()
+                assert torch.equal(y[numbers].signbit(), expected[numbers].signbit()), what
+for device in ("cpu", "meta"):
+    for shape, dim in (((5,), -2), ((), -1)):
+        try:
+            ops.tril_custom(torch.zeros(shape, device=device), diagonal=0)
+        except RuntimeError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError(f"tril_custom took shape {shape} on {device}")
+        expected = f"TrilCustom: index({dim}) names no axis of the output's shape {list(shape)}"
+        assert message.startswith(expected), (device, message)
+print("triangles as torch")
+"""
+
+
 def run_check(script: str, project: Path, printed: str, timeout: int = 600) -> None:
     """Run a check script in a built project (its package importable, torch_npu not loaded):
     it passes when it exits 0 having printed `printed`."""
@@ -364,6 +401,8 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
         )
         if name == "swish_pair":  # an attr the compute never reads keeps its default
             run_check(FIXED_ATTR_CHECK, project, "unread attr refused", timeout=300)
+        if name == "grammar_mix":  # Tril and Triu from index(): torch's values, bit by bit
+            run_check(TRIANGLE_CHECK, project, "triangles as torch")
         if name == "special_values":  # NaN, +-inf, +-0 anywhere: torch's results, bit by bit
             run_check(SPECIAL_VALUES_CHECK, project, "special values as torch")
         if name == "reductions":  # every axis set of [4, 37, 5], 0-d and column outputs

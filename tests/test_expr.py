@@ -112,3 +112,46 @@ def test_comparisons_and_where_parse_and_show():
 def test_comparison_errors_say_what_to_write(text, message):
     with pytest.raises(expr.ExprError, match=message):
         parse(text)
+
+
+def test_index_parses_an_int_or_an_int_attr_dim():
+    tree = expr.parse_compute(
+        "where(index(-1) <= index(-2) + diagonal, x, 0)",
+        {"x"},
+        {"diagonal"},
+        attr_types={"diagonal": "int"},
+    )
+    indexes = [n for n in expr.walk(tree) if isinstance(n, expr.Index)]
+    assert [n.dim for n in indexes] == [-1, -2]
+    assert all(n.is_tensor for n in indexes)
+    assert expr.show(tree) == "where(index(-1) <= index(-2) + diagonal, x, 0)"
+    by_attr = expr.parse_compute("x * index(d)", {"x"}, {"d"}, attr_types={"d": "int"})
+    assert by_attr.right == expr.Index("d")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x * index(p)", "'p' is a float attr; index() takes an int attr"),
+        ("x * index(x)", "'x' is no attr"),
+        ("x * index(1.5)", "index() takes an int (up to 64) or an int attr as its dim"),
+        ("x * index()", "index() takes one argument, the dim"),
+        ("x * index(-1, -2)", "index() takes one argument, the dim"),
+        ("index(-1) + 1", "uses no input tensor"),
+    ],
+)
+def test_index_errors_say_what_to_write(text, message):
+    with pytest.raises(expr.ExprError) as info:
+        expr.parse_compute(text, {"x"}, {"p"}, attr_types={"p": "float"})
+    assert message in str(info.value)
+
+
+def test_index_has_no_default_golden():
+    tree = expr.parse_compute("x * index(-1)", {"x"}, set())
+    with pytest.raises(expr.ExprError, match="index\\(-1\\) has no default golden"):
+        expr.to_torch(tree)
+
+
+def test_an_index_dim_attr_is_read():
+    tree = expr.parse_compute("x * index(d)", {"x"}, {"d"}, attr_types={"d": "int"})
+    assert expr.names_in(tree) == {"x", "d"}

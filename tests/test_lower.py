@@ -1083,3 +1083,72 @@ def test_an_attr_exponent_needs_the_power_api_naming_the_soc_without_it():
     with pytest.raises(LoweringError, match="needs the Power API .* which ascend310b lacks"):
         compute("x ** a", socs=("ascend910b1", "ascend310b1"))
     assert "Power" in calls(compute("x ** a", socs=("ascend310p3",)))
+
+
+def index_op(compute: str, types=("float",), golden="torch.tril(x, diagonal)", reduce=False):
+    data = {
+        "op": "TrilCustom",
+        "input_desc": [{"name": "x", "type": list(types), "format": ["ND"]}],
+        "output_desc": [{"name": "y", "type": list(types), "format": ["ND"]}],
+        "attr": [{"name": "diagonal", "type": "int", "default_value": 0}],
+        "opgen": {"compute": {"y": compute}, **({"golden": {"y": golden}} if golden else {})},
+    }
+    return prototype.loads(json.dumps(data)).ops[0]
+
+
+TRIL = "where(index(-1) <= index(-2) + diagonal, x, 0)"
+
+
+def test_index_lowers_to_create_vec_index_and_axis_index():
+    k = context(index_op(TRIL))
+    c = k.compute
+    body = step_body(c)
+    assert body.count("AscendC::CreateVecIndex(") == 2
+    assert body.count("opgen_kernel::AxisIndex(") == 2
+    assert "opgen_kernel::IndexStart(offset, tiling.index0Period)" in body
+    assert "uint64_t offset" in step_signature(c)
+    assert [a.dim for a in c.index_axes] == [-1, -2]
+    fields = {f.name: f.type for f in k.tiling_fields}
+    for name in ("index0StrideInv", "index0Period", "index1PeriodInv"):
+        assert fields[name] == "float"
+
+
+def test_an_op_without_index_keeps_its_step_signature():
+    c = compute("x + y")
+    assert "offset" not in step_signature(c)
+    assert c.offset == "" and c.index_axes == ()
+
+
+def test_index_is_refused_where_create_vec_index_is_missing():
+    with pytest.raises(LoweringError, match="CreateVecIndex API, which ascend310p lacks"):
+        context(index_op(TRIL), socs=("ascend310p3",))
+
+
+def test_index_is_refused_on_an_integer_op():
+    with pytest.raises(LoweringError, match="computes in float"):
+        context(index_op("x * index(-1)", types=("int32",), golden="x"))
+
+
+def test_index_is_refused_in_a_row_op():
+    with pytest.raises(LoweringError, match="index\\(-1\\) is for elementwise ops"):
+        context(index_op("x * index(-1) - sum(x)", golden="x"))
+
+
+def test_index_needs_a_golden():
+    with pytest.raises(PrototypeError) as info:
+        index_op(TRIL, golden=None)
+    assert any("has no default golden" in p.text() for p in info.value.problems)
+
+
+def test_an_attr_only_index_reads_is_not_unread():
+    data = {
+        "op": "MaskCustom",
+        "input_desc": [{"name": "x", "type": ["float"], "format": ["ND"]}],
+        "output_desc": [{"name": "y", "type": ["float"], "format": ["ND"]}],
+        "attr": [{"name": "d", "type": "int", "default_value": 0}],
+        "opgen": {"compute": {"y": "x * index(d)"}, "golden": {"y": "x"}},
+    }
+    op = prototype.loads(json.dumps(data)).ops[0]
+    assert op.unread_attrs == ()
+    host = context(op).compute
+    assert [a.dim for a in host.index_axes] == ["d"]

@@ -119,6 +119,7 @@ _NOT_INPLACE = {
         for op in ("RowSum", "RowMean", "RowMax", "RowMin")
     },
     "AbsInt": "max(x, -x) reads x after negating",
+    "AxisIndex": "the flat offsets are read again after the quotient",
     "Copy": "a copy needs a second tile",
     "RDiv": "s / x fills its tile with s, then divides: x must live elsewhere",
     "RsqrtDiv": "1 / x fills its tile with 1, then divides: x must live elsewhere",
@@ -230,6 +231,47 @@ _FLOAT_ONLY_FUNCS = (
 # Without the API: tanh, sigmoid and pow compute through Exp (and Ln), sign through Muls, Maxs
 # and Mins; floor, ceil and erf are an error.
 API_FUNCS = ("tanh", "sigmoid", "sign", "pow", "floor", "ceil", "erf")
+
+
+# index(dim): each element's coordinate along an output axis, from its flat offset o (the tile's
+# offset plus CreateVecIndex's 0, 1, ...) as (o mod period) div stride, with period = stride * size
+# (opgen_kernel.h's AxisIndex). In float each floor((v + 0.5) / p) is exact while v + count stays
+# below 2^22 (the rounding of 1 / p and of the product is under 0.5 / p there), so TilingFunc
+# refuses an axis whose period exceeds INDEX_MAX_PERIOD (the tile adds at most 2^17 elements).
+INDEX_MAX_PERIOD = 2**22 - 2**17
+
+
+@dataclass(frozen=True)
+class IndexAxis:
+    """The tiling fields of one index(dim), floats: 1 / stride, the period (stride * size) and
+    1 / period."""
+
+    dim: int | str  # an int, or the name of the int attr that holds it
+    stride_inv: str
+    period: str
+    period_inv: str
+
+    @property
+    def fields(self) -> tuple[str, str, str]:
+        return (self.stride_inv, self.period, self.period_inv)
+
+
+def index_axes(trees, taken: set[str]) -> dict[int | str, IndexAxis]:
+    """The distinct dims index() names in `trees`, in walk order, each with its tiling fields
+    (names not in `taken`)."""
+    axes: dict[int | str, IndexAxis] = {}
+    used = set(taken)
+    for tree in trees:
+        for n in expr.walk(tree):
+            if not isinstance(n, expr.Index) or n.dim in axes:
+                continue
+            k = len(axes)
+            names = [
+                fresh(f"index{k}{part}", used) for part in ("StrideInv", "Period", "PeriodInv")
+            ]
+            used |= set(names)
+            axes[n.dim] = IndexAxis(n.dim, *names)
+    return axes
 
 
 # Functions whose Ascend C instructions (Max, Min, Maxs, Mins, Relu, ReduceMax, ReduceMin,
@@ -345,6 +387,8 @@ def api_funcs(node: expr.Node, mode: str) -> set[str]:
             found.add("pow")
         if isinstance(n, expr.Call) and n.func == "pow":  # an attr exponent: the Power API
             found.add("pow")
+        if isinstance(n, expr.Index):  # CreateVecIndex
+            found.add("index")
     return found
 
 
@@ -389,6 +433,7 @@ class Lowerer:
         self.memo: dict[expr.Node, int] = {}
         self.next_reg = 0
         self.output = ""  # the output being lowered, for messages
+        self.index_axes = index_axes(op.compute.values(), tiling_names)
 
     # -- errors --------------------------------------------------------------------------
 
@@ -641,6 +686,8 @@ class Lowerer:
             raise AssertionError("inputs are pre-registered")
         if isinstance(node, expr.Reduce):
             return self._reduce(node)
+        if isinstance(node, expr.Index):
+            return self._index(node)
         if isinstance(node, expr.Neg):
             (a,) = self._operands(node.arg)
             return self.emit("Muls", (a,), node, CScalar(self.literal(-1.0, node), -1.0))
@@ -667,6 +714,21 @@ class Lowerer:
                 self.literal_scalar(0.0, node),
             )
         raise TypeError(node)
+
+    def _index(self, node: expr.Index) -> int:
+        """index(dim): the tile's flat offsets (CreateVecIndex from the tile's offset modulo the
+        axis's period), then each one's coordinate (AxisIndex), all integers exact in float."""
+        if self.mode != "float":
+            raise self.fail(
+                f"'{show(node)}' computes in float (CreateVecIndex, exact below 2^22), but the op "
+                f"computes in {self.ctype}: give the op float dtypes (float16, bfloat16, float32)"
+            )
+        axis = self.index_axes[node.dim]
+        offsets = self.emit("IndexBase", (), node, CScalar(f"tiling.{axis.period}"))
+        fields = ", ".join(f"tiling.{f}" for f in axis.fields)
+        reg = self.emit("AxisIndex", (offsets,), node)
+        self.instrs[-1].scalar2 = CScalar(fields)
+        return reg
 
     # -- comparisons and where -----------------------------------------------------------
 
@@ -972,6 +1034,8 @@ def _need(node: expr.Node) -> int:
     """Registers a subtree needs (Sethi-Ullman number; inputs need none)."""
     if isinstance(node, expr.Tensor) or not node.is_tensor:
         return 0
+    if isinstance(node, expr.Index):
+        return 1
     if isinstance(node, expr.Neg):
         return max(1, _need(node.arg))
     if isinstance(node, expr.Pow):
@@ -1186,6 +1250,10 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
     ),
     # a UB copy of any length: multiply by one
     "Copy": ("AscendC::Muls({d}, {a0}, {one}, {n});",),
+    # index(dim): the flat offsets of the tile's elements modulo the axis's period, then their
+    # coordinates (opgen_kernel.h's AxisIndex)
+    "IndexBase": ("AscendC::CreateVecIndex({d}, opgen_kernel::IndexStart({offset}, {s}), {n});",),
+    "AxisIndex": ("opgen_kernel::AxisIndex({d}, {a0}, {s2}, {n});",),
     "Compare": ("AscendC::Compare({mask_d}, {a0}, {a1}, AscendC::CMPMODE::{mode}, {cmp_n});",),
     "Compares": ("AscendC::Compares({mask_d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n});",),
     "SelectTT": (f"AscendC::Select({{d}}, {{mask_a0}}, {{a1}}, {{a2}}, {_TT}, {{n}});",),

@@ -455,7 +455,8 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
 SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
-        # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") is documented for them only.
+        # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") and CreateVecIndex (index())
+        # are documented for them only.
         SocFamily("ascend910b", 2201, True, select_reserves_ub=True, has_int_compare=True),
         SocFamily("ascend910_93", 2201, True, select_reserves_ub=True, has_int_compare=True),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
@@ -465,7 +466,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend910",
             1001,
             False,
-            frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma"}),
+            frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma", "index"}),
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci=False,
@@ -480,7 +481,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend310p",
             2002,
             False,
-            frozenset({"fma"}),
+            frozenset({"fma", "index"}),
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci_dst=False,
@@ -493,7 +494,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend310b",
             3002,
             True,
-            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma"}),
+            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma", "index"}),
             has_ub_copy=False,
         ),
         # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
@@ -501,12 +502,17 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend950",
             3510,
             True,
-            frozenset({"fma"}),
+            frozenset({"fma", "index"}),
             has_reduce=False,
             has_float_reduce=False,
         ),
         SocFamily(
-            "bs9sx1a", None, True, frozenset({"fma"}), has_reduce=False, has_float_reduce=False
+            "bs9sx1a",
+            None,
+            True,
+            frozenset({"fma", "index"}),
+            has_reduce=False,
+            has_float_reduce=False,
         ),
     )
 }

@@ -165,7 +165,21 @@ class Reduce:
     is_tensor = True
 
 
-Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call | Reduce
+@dataclass(frozen=True)
+class Index:
+    """index(dim): each element's coordinate (0-based, an integer value) along axis `dim` of the
+    output (a negative dim counts from the end); `dim` an int, or the name of an int attr."""
+
+    dim: int | str
+    is_tensor = True
+
+    def show(self) -> str:
+        return f"index({self.dim})"
+
+
+INDEX_FUNC = "index"
+
+Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call | Reduce | Index
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -258,7 +272,7 @@ def parse_compute(
     an int or list_int attr, its keepdim= a bool one).
     """
     node = _to_node(_parse(text), tensors, scalars, others or {}, attr_types or {})
-    if not node.is_tensor:
+    if not node.is_tensor or not any(isinstance(n, Tensor) for n in walk(node)):
         raise ExprError("uses no input tensor; an elementwise output needs at least one")
     return node
 
@@ -325,11 +339,15 @@ def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
     func = node.func.id
     if func in REDUCE_FUNCS:
         return _reduce_node(node, conv, attr_types)
+    if func == INDEX_FUNC:
+        return _index_node(node, attr_types)
     if node.keywords:
         raise ExprError(f"{func}() takes no keyword arguments")
     arity = _ARITY.get(func)
     if arity is None:
-        allowed = ", ".join(UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS)
+        allowed = ", ".join(
+            UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS + (INDEX_FUNC,)
+        )
         raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
     if len(node.args) != arity:
         usage = {"clamp": " (clamp(x, lo, hi))", "where": " (where(cond, a, b))"}.get(func, "")
@@ -347,6 +365,19 @@ def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
                     "min(max(x, lo), hi) for tensor bounds"
                 )
     return call
+
+
+def _index_node(node: ast.Call, attr_types: dict[str, str]) -> Index:
+    """index(dim): dim an int literal (negative from the end) or an int attr."""
+    if node.keywords or len(node.args) != 1:
+        raise ExprError("index() takes one argument, the dim: index(-1), index(dim)")
+    arg = node.args[0]
+    if isinstance(arg, ast.Name):
+        if attr_types.get(arg.id) != "int":
+            what = f"a {attr_types[arg.id]} attr" if arg.id in attr_types else "no attr"
+            raise ExprError(f"index({arg.id}): '{arg.id}' is {what}; index() takes an int attr")
+        return Index(arg.id)
+    return Index(_int_literal("index", arg))
 
 
 def _reduce_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Reduce:
@@ -402,6 +433,9 @@ def _int_literal(func: str, node: ast.AST) -> int:
         raise ExprError(
             f"{func}(): dim= takes ints (up to 64), a tuple or list of them, None or an attr; "
             f"not '{_snippet(node)}'"
+            if func != INDEX_FUNC
+            else f"index() takes an int (up to 64) or an int attr as its dim, not "
+            f"'{_snippet(node)}'"
         )
     return -value.value if negative else value.value
 
@@ -547,8 +581,9 @@ def broadcast_reductions(node: Node) -> list[Reduce]:
 
 
 def names_in(node: Node) -> set[str]:
-    """Every input and attr name a compute tree uses."""
-    return {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar))}
+    """Every input and attr name a compute tree uses (an index() dim's attr too)."""
+    names = {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar))}
+    return names | {n.dim for n in walk(node) if isinstance(n, Index) and isinstance(n.dim, str)}
 
 
 PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
@@ -564,6 +599,8 @@ def show(node: Node) -> str:
 def _show(node: Node, outer: int) -> str:
     if isinstance(node, (Tensor, Scalar)):
         return node.name
+    if isinstance(node, Index):
+        return node.show()
     if isinstance(node, Const):
         v = node.value
         return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
@@ -639,6 +676,11 @@ def _torch(node: Node) -> str:
         return f"{_TORCH_REDUCE[node.func]}({_torch(node.arg)}, -1, keepdim=True)"
     if isinstance(node, (Tensor, Scalar)):
         return node.name
+    if isinstance(node, Index):
+        raise ExprError(
+            f"{node.show()} has no default golden: give the output a golden expression "
+            "(torch.tril(x, diagonal) for a Tril)"
+        )
     if isinstance(node, Const):
         return repr(node.value)
     if isinstance(node, Neg):

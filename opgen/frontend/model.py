@@ -143,6 +143,12 @@ class Op:
             for n in expr.walk(tree)
             if isinstance(n, expr.Scalar)
         }
+        read |= {  # an index() dim's attr
+            n.dim
+            for tree in self.compute.values()
+            for n in expr.walk(tree)
+            if isinstance(n, expr.Index) and isinstance(n.dim, str)
+        }
         for tree in self.compute.values():  # a reduction's dim= and keepdim= attrs
             for n in expr.reductions(tree):
                 read |= {n.axes.attr} | ({n.keepdim} if isinstance(n.keepdim, str) else set())

@@ -997,13 +997,28 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     problems += reductions.reduction_problems(
         block_path, compute, bool(block.get("keepdim", False))
     )
-    for out_name, tree in compute.items():
-        text = expr.to_torch(tree)
-        plain = not any(n.dim_given for n in expr.reductions(tree))
-        if plain and expr.is_row_valued(tree) and not block.get("keepdim", False):
-            text = f"torch.squeeze({text}, -1)"  # the reduced shape x.shape[:-1]
-        golden.setdefault(out_name, text)
+    problems += _default_goldens(block_path, compute, golden, bool(block.get("keepdim", False)))
     return compute, golden, problems
+
+
+def _default_goldens(block_path: str, compute: dict, golden: dict, keepdim: bool) -> list[Problem]:
+    """The compute expression as the golden of each output without one (added to `golden`); a
+    problem where it has none (index())."""
+    problems: list[Problem] = []
+    for out_name, tree in compute.items():
+        if out_name in golden:
+            continue
+        try:
+            text = expr.to_torch(tree)
+        except expr.ExprError as exc:
+            path = key_path(key_path(block_path, "compute"), out_name)
+            problems.append(Problem(path, f"compute expression: {exc}"))
+            continue
+        plain = not any(n.dim_given for n in expr.reductions(tree))
+        if plain and expr.is_row_valued(tree) and not keepdim:
+            text = f"torch.squeeze({text}, -1)"  # the reduced shape x.shape[:-1]
+        golden[out_name] = text
+    return problems
 
 
 def _coverage_problems(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from opgen.frontend import soc_dtypes
+from opgen.frontend import expr, soc_dtypes
 from opgen.frontend.broadcast import broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Op
@@ -156,6 +156,17 @@ class HostBroadcast:
 
 
 @dataclass(frozen=True)
+class HostIndexAxis:
+    """index(dim) of the compute expression: TilingFunc's opgen::IndexAxis call for it."""
+
+    dim: str  # as the expression writes it: an int, or an int attr's name
+    attr_field: str  # that attr's tiling field ("": an int)
+    fields: tuple[str, ...]  # 1 / stride, period, 1 / period
+    attr_index: int = 0  # the attr's index among GetAttrs() (InferShape reads it there)
+    attr_default: str = "0"  # its C++ default (0 for a required attr, which is always set)
+
+
+@dataclass(frozen=True)
 class HostData:
     """Everything the host templates render for one op (they read `op.kernel` for the tiling
     struct and the kernel's buffer count)."""
@@ -186,6 +197,7 @@ class HostData:
     # An op that broadcasts its required inputs: their indexes and names for InferShapeBroadcast,
     # and the tiling fields PlanBroadcast fills. None: the inputs share one shape.
     broadcast: HostBroadcast | None = None
+    index_axes: tuple[HostIndexAxis, ...] = ()
 
 
 def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
@@ -203,8 +215,23 @@ def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
         **_row(op, kernel),
         warnings=soc_dtypes.check(op, options.soc_short_names),
         broadcast=_broadcast(op, kernel),
+        index_axes=_index_axes(kernel),
         **infer,
     )
+
+
+def _index_axes(kernel: KernelData) -> tuple[HostIndexAxis, ...]:
+    """TilingFunc's index(dim) axes: each dim an int or an int attr's tiling field."""
+    attrs = {a.name: a for a in kernel.attr_fields}
+    axes = []
+    for a in kernel.compute.index_axes:
+        attr = attrs.get(a.dim) if isinstance(a.dim, str) else None
+        if attr is None:
+            axes.append(HostIndexAxis(str(a.dim), "", a.fields))
+        else:
+            default = attr.default or "0"
+            axes.append(HostIndexAxis(a.dim, attr.field, a.fields, attr.index, default))
+    return tuple(axes)
 
 
 def _broadcast(op: Op, kernel: KernelData) -> HostBroadcast | None:
@@ -313,6 +340,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         and not has_dynamic_output
         and all(r.kind == "copy" and r.from_index == shape.index for r in dtype_rules)
         and not into
+        and not any(isinstance(n, expr.Index) for t in op.compute.values() for n in expr.walk(t))
     ):
         like_input = shape.index
     return {

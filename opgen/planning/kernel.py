@@ -22,6 +22,7 @@ from opgen.compiler.lower import (
     SMALL_DOMAIN_FLOOR_SOCS,
     SPECIAL_VALUE_FUNCS,
     Allocation,
+    IndexAxis,
     Instr,
     Lowerer,
     LoweringError,
@@ -63,12 +64,14 @@ FALLBACK_VIA = {
     "pow": "Ln and Exp",
     "fma": "Mul and Add",
 }
-UNAVOIDABLE_APIS = ("floor", "ceil", "erf")
+UNAVOIDABLE_APIS = ("floor", "ceil", "erf", "index")
 
 
 def _api_name(func: str) -> str:
     """The Ascend C API of a compute function in MISSABLE_APIS or UNAVOIDABLE_APIS."""
-    return {"pow": "Power", "fma": "FusedMulAdd"}.get(func, func.capitalize())
+    return {"pow": "Power", "fma": "FusedMulAdd", "index": "CreateVecIndex"}.get(
+        func, func.capitalize()
+    )
 
 
 # The tiling struct's fields every op has (attr fields and host scalars follow).
@@ -336,6 +339,10 @@ class Compute:
     read_only_inputs: tuple[str, ...] = ()
     # integer comparisons and selects: opgen_kernel.h's CompareMask, CompareScalarMask, Choose
     int_compares: bool = False
+    # index(dim): the step's parameter holding the tile's flat offset in the output ("": none)
+    # and each axis's tiling fields
+    offset: str = ""
+    index_axes: tuple[IndexAxis, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -505,7 +512,9 @@ def plan(op: Op, options: Options) -> KernelData:
     )
     upper = op.snake_name.upper()
     bcast = _broadcast_fields(op, s.ins, s.tags, tiling_names) if broadcasts(op) else None
-    fields = _tiling_fields(attr_fields, compute.host_scalars, _base_fields(op), row)
+    fields = _tiling_fields(
+        attr_fields, compute.host_scalars, _base_fields(op), row, compute.index_axes
+    )
     if bcast is not None:
         fields = _with_broadcast_fields(fields, bcast)
 
@@ -723,6 +732,7 @@ def _tiling_fields(
     host_scalars: list[HostScalar],
     base: tuple[tuple[str, str, str], ...] = BASE_TILING_FIELDS,
     row: RowPlan | None = None,
+    axes: tuple[IndexAxis, ...] = (),
 ) -> list[TilingField]:
     """The tiling struct's fields, widest first so host and device agree on the layout."""
     fields = [TilingField(t, n, c) for t, n, c in base]
@@ -745,6 +755,12 @@ def _tiling_fields(
     extra = [TilingField(f.c_type, f.field, "", attr=f.name) for f in attr_fields]
     extra += [
         TilingField(h.c_type, h.field, f"{h.text}, computed on the host") for h in host_scalars
+    ]
+    what = ("1 / stride", "period (stride * size)", "1 / period")
+    extra += [
+        TilingField("float", f, f"index({a.dim}): its axis's {w}")
+        for a in axes
+        for f, w in zip(a.fields, what, strict=True)
     ]
     size = {"int64_t": 8, "float": 4, "bool": 1}
     return fields + sorted(extra, key=lambda f: -size[f.type])
@@ -821,6 +837,7 @@ class _StepNames:
     scratch: str
     rows: str  # the row kernel's RowPass, "" for an elementwise op
     reserved: frozenset[str]  # names the step's locals must not take
+    offset: str = ""  # the tile's flat offset in the output (index())
 
 
 def _step_names(op: Op, streamed: list[_Tensor]) -> _StepNames:
@@ -829,8 +846,14 @@ def _step_names(op: Op, streamed: list[_Tensor]) -> _StepNames:
     count = fresh("count", taken)
     scratch = fresh("scratch", taken | {count})
     rows = fresh("rows", taken | {count, scratch}) if op.is_row else ""
+    offset = fresh("offset", taken | {count, scratch, rows})
     return _StepNames(
-        fn, count, scratch, rows, frozenset(taken | {count, scratch, rows, "tiling", "T"})
+        fn,
+        count,
+        scratch,
+        rows,
+        frozenset(taken | {count, scratch, rows, offset, "tiling", "T"}),
+        offset,
     )
 
 
@@ -857,6 +880,7 @@ class _Lowering:
     warnings: list[str]
     one: str  # 1 and -1 in the compute type, as the Lowerer spells them (the emitter's too)
     minus_one: str
+    index_axes: tuple[IndexAxis, ...] = ()  # index(dim)'s axes and their tiling fields
 
     @property
     def instrs(self) -> list[Instr]:
@@ -941,6 +965,8 @@ def _compute(
         reserved_ub=SELECT_RESERVED_UB if low.selects else 0,
         read_only_inputs=read_only,
         int_compares=any(i.scratch for i in low.instrs),
+        offset=names.offset if low.index_axes else "",
+        index_axes=tuple(low.index_axes),
     )
 
 
@@ -969,6 +995,7 @@ def _lower(
     _check_attr_powers(trees, short_missing["pow"])
     _check_compare(op, socs, outs, mode)
     _check_byte_outputs(op, outs)
+    _check_index(op)
     variants = _variants(short_missing, used_funcs, len(socs))
     host_scalars: dict[expr.Node, str] = {}
     ctypes = frozenset(c.compute_type for c in combos)
@@ -999,6 +1026,7 @@ def _lower(
         warnings,
         lw.literal(1.0, expr.Const(1.0)),
         lw.literal(-1.0, expr.Const(-1.0)),
+        tuple(lw.index_axes.values()),
     )
     _check_reductions(op, outs, low)
     return low
@@ -1149,6 +1177,7 @@ def _step_body(
         "one": low.one,
         "minus_one": low.minus_one,
         "rows": names.rows,
+        "offset": names.offset,
     }
     cmp_count = ""
     if low.compares:
@@ -1305,6 +1334,18 @@ def _check_compare(op: Op, socs: list[str], outs: list[_Tensor], mode: str) -> N
                 f"compute expression of output '{t.param.name}': a bool output takes a comparison "
                 f"(x > y, a == b, ...), not '{show(tree)}'",
                 t.param.name,
+            )
+
+
+def _check_index(op: Op) -> None:
+    """index(dim) is an elementwise op's: the row kernel's tiles are not flat runs of the output."""
+    for out, tree in op.compute.items():
+        index = next((n for n in expr.walk(tree) if isinstance(n, expr.Index)), None)
+        if index is not None and op.is_row:
+            raise LoweringError(
+                f"compute expression of output '{out}': {index.show()} is for elementwise ops; "
+                "an op with reductions computes by rows, where it is not supported",
+                out,
             )
 
 

@@ -570,6 +570,33 @@ class TestsData:
     # precision cases with a shape per input: the prototype's test_shapes
     # of an op with a compute expression, then, for an op that broadcasts, built-in ones
     shape_cases: list[ShapeCase] = field(default_factory=list)
+    # the fewest dims the op's inputs need (index(dim) of the compute names an axis of the output)
+    min_rank: int = 1
+    index_shapes: list[tuple[str, str]] = field(default_factory=list)  # (literal, id)
+
+
+# The precision shapes of an op whose compute reads index(): matrices (the last axis no multiple
+# of 32 bytes, a tall and a wide one), batched, and one a tile or core split ends mid-row.
+INDEX_SHAPES = ((0, 4), (1, 1), (5, 37), (9, 3), (3, 5, 17), (2, 67, 131))
+
+
+def index_shapes(rank: int) -> list[tuple[str, str]]:
+    """INDEX_SHAPES with leading 1s up to `rank` dims, as (literal, id)."""
+    shapes = [(1,) * (rank - len(s)) + s for s in INDEX_SHAPES]
+    return [(py_value(s), "x".join(map(str, s))) for s in shapes]
+
+
+def min_rank(op: Op) -> int:
+    """The fewest dims of the shapes the tests give an op whose compute reads index(dim): the
+    dims it names (an int attr's default)."""
+    attrs = {a.name: a.default for a in op.attrs}
+    rank = 1
+    for tree in op.compute.values():
+        for n in expr.walk(tree):
+            if isinstance(n, expr.Index):
+                dim = n.dim if isinstance(n.dim, int) else int(attrs.get(n.dim) or 0)
+                rank = max(rank, -dim if dim < 0 else dim + 1)
+    return rank
 
 
 def shape_case_params(op: Op) -> list[ShapeCase]:
@@ -852,6 +879,8 @@ def empty_shape(op: Op) -> str:
     """A shape of no elements for the tests that compare the fake kernel with InferShape: no
     rows, rather than rows of no elements, which the row kernel refuses ("": there is none, the
     op reduces every axis)."""
+    if min_rank(op) > 1:
+        return index_shapes(min_rank(op))[0][0]
     if not op.is_row or not op.dims_given or row_layout(op) is not None:
         return "(0, 4)"  # fit_rows keeps its rows
     dims = tested_row_dims(op)
@@ -981,6 +1010,8 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         gradcheck_missing_reason=literal_pieces(gradcheck_missing(steps)),
         benchmark_name=torch.golden.formula if torch.golden.complete else None,
         precision_level_literal=py_string(op.precision),
+        min_rank=min_rank(op),
+        index_shapes=index_shapes(min_rank(op)) if min_rank(op) > 1 else [],
         has_float_input=has_float_input(op),
         npu_enabled=torch.npu.enabled,
         npu_reason=literal_pieces(f"no NPU kernel: {torch.npu.reason}"),

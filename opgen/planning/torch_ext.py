@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opgen.compiler.lower import fresh
+from opgen.frontend import expr
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op, TensorParam
@@ -347,6 +348,21 @@ def row_shapes_args(op: Op, params) -> list[str]:
     return args + [attr.cpp_name if kind == "list_int" else "{" + attr.cpp_name + "}"]
 
 
+def index_axes_args(op: Op, params) -> list[str]:
+    """The arguments of the CPU adapter's check of the axes index() names (opgen_torch::IndexAxes);
+    none when the compute does not use index()."""
+    by_name = {p.name: p for p in params}
+
+    def spell(dim: int | str) -> str:
+        return str(dim) if isinstance(dim, int) else by_name[dim].cpp_name
+
+    dims = _index_dims(op, spell, "{{{}}}")
+    if not dims:
+        return []
+    tensors = [p for p in params if p.kind in ("tensor", "ref")]
+    return [cpp_string(op.op_type), "{" + ", ".join(p.cpp_name for p in tensors) + "}", dims]
+
+
 @dataclass(frozen=True)
 class CopyBack:
     """An input the op updates in place: the CPU kernel copies the twin's tensor `index` (of
@@ -366,6 +382,7 @@ class CpuKernel:
     attr_checks: list[FixedAttrCheck]
     shape_checks: list[BroadcastCheck]
     row_shapes_args: list[str]  # opgen_torch::RowShapes's, for a row op; []: no such check
+    index_axes_args: list[str]  # opgen_torch::IndexAxes's, when index() is used; []: none
     host_inputs: list[Param]  # the inputs the twin takes (not a list one)
     attr_values: list[str]  # the attrs as the twin takes them
     in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
@@ -401,6 +418,7 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         attr_checks=cpp_fixed_attr_checks(op),
         shape_checks=cpp_shape_checks(op, params),
         row_shapes_args=row_shapes_args(op, params),
+        index_axes_args=index_axes_args(op, params),
         host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
         attr_values=[p.twin_value for p in params if p.kind == "attr"],
         in_place_only=op.in_place_only,
@@ -635,6 +653,9 @@ class Fake:
     # default, the last axis): a literal tuple or the attr's name
     row_dims: str
     fixed_attrs: list[PyFixedAttr]  # it checks them with _fixed_attr (but in mode "none")
+    # the dims index() names in the compute expression, as Python source for _index_axes (an int
+    # or an int attr's name each); "": none
+    index_dims: str
     message: str  # mode "none": what it raises NotImplementedError with
 
 
@@ -654,8 +675,20 @@ def fake_context(op: Op, options, params, outs) -> Fake:
         row_shapes=op.is_row and mode != "none",
         row_dims=_py_row_dims(op) if op.is_row and op.dims_given else "",
         fixed_attrs=[PyFixedAttr(a.name, py_literal(a.type, a.default)) for a in op.fixed_attrs],
+        index_dims=_index_dims(op, str, "[{}]") if mode != "none" else "",
         message=_fake_unknown(op, options) if mode == "none" else "",
     )
+
+
+def _index_dims(op: Op, spell, brackets: str) -> str:
+    """The distinct dims index() names in the op's compute expressions, each an int or an int
+    attr's name (`spell`ed), inside `brackets`; "" when it names none."""
+    dims: list[int | str] = []
+    for tree in op.compute.values():
+        for n in expr.walk(tree):
+            if isinstance(n, expr.Index) and n.dim not in dims:
+                dims.append(n.dim)
+    return brackets.format(", ".join(spell(d) for d in dims)) if dims else ""
 
 
 def _py_row_dims(op: Op) -> str:

@@ -104,6 +104,39 @@ inline bool ReadFacts(gert::TilingContext* context, const gert::StorageShape* sh
     return true;
 }
 
+// index(dim) of a compute expression (op_kernel/opgen_kernel.h's AxisIndex): for axis `dim` of
+// `shape` (negative: from the end), 1 / stride, the period stride * size (the elements of the axis
+// and those after it) and 1 / period, as the kernel's floats. False for a dim the shape lacks (a
+// 0-d tensor has none) and for a period above OPGEN_INDEX_MAX_PERIOD, where the kernel's float
+// coordinates would no longer be exact.
+constexpr uint64_t OPGEN_INDEX_MAX_PERIOD = (1ULL << 22) - (1ULL << 17);
+
+inline bool IndexAxis(const gert::Shape& dims, int64_t dim, float& strideInv, float& period, float& periodInv)
+{
+    const int64_t rank = static_cast<int64_t>(dims.GetDimNum());
+    const int64_t axis = dim < 0 ? dim + rank : dim;
+    if (axis < 0 || axis >= rank) {
+        return false;
+    }
+    uint64_t stride = 1;
+    for (int64_t i = rank - 1; i > axis; --i) {
+        stride *= static_cast<uint64_t>(dims.GetDim(static_cast<size_t>(i)));
+    }
+    const uint64_t whole = stride * static_cast<uint64_t>(dims.GetDim(static_cast<size_t>(axis)));
+    if (whole > OPGEN_INDEX_MAX_PERIOD) {
+        return false;
+    }
+    strideInv = static_cast<float>(1.0 / static_cast<double>(stride == 0 ? 1 : stride));
+    period = static_cast<float>(whole == 0 ? 1 : whole);
+    periodInv = static_cast<float>(1.0 / static_cast<double>(period));
+    return true;
+}
+
+inline bool IndexAxis(const gert::StorageShape* shape, int64_t dim, float& strideInv, float& period, float& periodInv)
+{
+    return shape != nullptr && IndexAxis(shape->GetStorageShape(), dim, strideInv, period, periodInv);
+}
+
 // Adds one streamed tensor of `dtype` to the kernel's UB needs: `buffers` tiles in its queue plus,
 // for a 16-bit float, one tile in float (the streams of op_kernel/opgen_kernel.h).
 inline bool AddTensor(TilingFacts& facts, ge::DataType dtype, uint32_t buffers)
@@ -426,6 +459,13 @@ inline bool AttrRowDims(const gert::RuntimeAttrs* attrs, size_t index, bool list
         return false;
     }
     return true;
+}
+
+// The value of int attr `index`, or `fallback` when it is unset.
+inline int64_t AttrInt(const gert::RuntimeAttrs* attrs, size_t index, int64_t fallback)
+{
+    const int64_t* value = attrs == nullptr ? nullptr : attrs->GetInt(index);
+    return value != nullptr ? *value : fallback;
 }
 
 // The value of bool attr `index`, or `fallback` when it is unset.

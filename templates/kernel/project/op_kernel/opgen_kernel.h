@@ -971,6 +971,32 @@ private:
 #endif
 };
 
+// index(dim) of a compute expression: each element's coordinate along one axis of the output, from
+// its flat offset o as (o mod period) div stride (period = stride * size; TilingFunc's
+// opgen::IndexAxis fills the fields). CreateVecIndex starts a tile at IndexStart: its offset modulo
+// the period, so that the tile's values stay below period + tile length < 2^22, integers exact in
+// float. There each floor((v + 0.5) * (1 / p)) is floor(v / p): (v + 0.5) / p lies 0.5 / p or more
+// from an integer, and the rounding of 1 / p and of the product moves it less than that.
+__aicore__ inline float IndexStart(uint64_t offset, float period)
+{
+    return static_cast<float>(offset % static_cast<uint64_t>(period));
+}
+
+// dst = (offsets mod period) div stride, element by element; `offsets` is IndexStart's tile and
+// stays as it is (dst must be another tile).
+__aicore__ inline void AxisIndex(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& offsets,
+                                 float strideInv, float period, float periodInv, uint32_t count)
+{
+    AscendC::Adds(dst, offsets, 0.5f, count);
+    AscendC::Muls(dst, dst, periodInv, count);
+    AscendC::Cast(dst, dst, AscendC::RoundMode::CAST_FLOOR, count);  // the offsets div period
+    AscendC::Muls(dst, dst, period, count);
+    AscendC::Sub(dst, offsets, dst, count);  // the offsets mod period
+    AscendC::Adds(dst, dst, 0.5f, count);
+    AscendC::Muls(dst, dst, strideInv, count);
+    AscendC::Cast(dst, dst, AscendC::RoundMode::CAST_FLOOR, count);  // that div stride
+}
+
 // The skeleton of an elementwise kernel class `Derived` (which derives from it): the pipe, the
 // tiling, this core's share, the compute step's scratch and the tile loop. Derived holds one
 // stream per tensor and defines CopyIn(offset, count), Compute(count) and CopyOut(offset, count)
@@ -997,6 +1023,7 @@ public:
                 count = tileLength - block;
             }
             kernel.CopyIn(done, count);
+            tileOffset_ = share_.offset + done;
             kernel.Compute(UbCount(count, block));
             kernel.CopyOut(done, count);
             done += count;
@@ -1012,6 +1039,7 @@ public:
             const uint64_t rest = share_.length - done;
             const uint32_t count = rest < tileLength ? static_cast<uint32_t>(rest) : tileLength;
             kernel.CopyIn(done, count);
+            tileOffset_ = share_.offset + done;
             kernel.Compute(count);
             kernel.CopyOut(done, count);
         }
@@ -1043,6 +1071,7 @@ protected:
     AscendC::TPipe pipe_;
     Tiling tiling_;
     CoreShare share_;
+    uint64_t tileOffset_ = 0;  // the tile's first element in the output (index() reads it)
     CalcBuf scratchBuf_;
     AscendC::LocalTensor<uint8_t> scratch_;  // the compute step's temporaries and API scratch
 };

@@ -98,6 +98,39 @@ def _fixed_attr(op_type: str, name: str, value, default) -> None:
     )
 
 
+# index(dim) of a compute expression: the kernel's float coordinates are exact while the axis
+# and those after it hold at most this many elements (csrc's opgen_checks::kIndexMaxPeriod).
+_INDEX_MAX_PERIOD = 2**22 - 2**17
+
+
+def _index_axes(op_type: str, dims, /, *inputs: torch.Tensor) -> None:
+    """index(dim) of the compute expression names an axis of the output, the inputs' broadcast
+    shape (csrc's opgen_torch::IndexAxes says the same): refused when the shape has no such axis
+    (a 0-d tensor has none) or the axis and those after it hold more than _INDEX_MAX_PERIOD
+    elements. Inputs that do not broadcast are left to _broadcast_shape, which names them."""
+    try:
+        shape = list(torch.broadcast_shapes(*(t.shape for t in inputs)))
+    except RuntimeError:
+        return
+    rank = len(shape)
+    for dim in dims:
+        torch._check(
+            -rank <= dim < rank,
+            lambda dim=dim: (
+                f"{op_type}: index({dim}) names no axis of the output's shape {shape} ({rank} dims)"
+            ),
+        )
+        period = math.prod(shape[dim % rank :])
+        torch._check(
+            period <= _INDEX_MAX_PERIOD,
+            lambda dim=dim, period=period: (
+                f"{op_type}: index({dim}) of the output's shape {shape}: its axis and those after "
+                f"it hold {period} elements; the kernel's float coordinates are exact up to "
+                f"{_INDEX_MAX_PERIOD}"
+            ),
+        )
+
+
 def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
     """The row kernel's shape rule (opgen's frontend/rows.py; csrc's opgen_torch::RowShapes says
     the same): the first input x is reduced over the axes `dims` names (torch's dim: an int or a

@@ -345,6 +345,39 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
     opgen_twin::detail::ForEachElement<T>(count, [d, v](uint32_t i) { opgen_twin::detail::Store<T>(d, i, v); });
 }
 
+// CreateVecIndex (asc-devkit CreateVecIndex.md, the count form): dst[i] = firstValue + i for
+// i < count; int16_t, half, int32_t and float, documented for Atlas A2/A3 only (产品支持情况):
+// elsewhere an error naming the SoC. firstValue + count - 1 must stay in the type's range (约束说明);
+// each value is rounded to T as the hardware's add in T would. Arch as for DataCopyPad.
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
+inline void CreateVecIndex(LocalTensor<T> dst, const T& firstValue, uint32_t count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES((std::is_same<T, int16_t>::value || std::is_same<T, half>::value ||
+                                std::is_same<T, int32_t>::value || std::is_same<T, float>::value),
+                               "CreateVecIndex", "int16_t, half, int32_t, float");
+    const char* api = "CreateVecIndex";
+    if (!OPGEN_SOC_HAS_API_INDEX(Arch)) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "%s: %s (__NPU_ARCH__ %d) has no CreateVecIndex (asc-devkit: Atlas A2/A3 only)", api,
+            opgen_twin::detail::SocName(Arch), Arch));
+    }
+    const double first = opgen_twin::detail::ToDouble(firstValue);
+    const double last = first + (count > 0 ? static_cast<double>(count - 1) : 0.0);
+    const double high = std::is_same<T, int16_t>::value   ? 32767.0
+                        : std::is_same<T, int32_t>::value ? 2147483647.0
+                        : std::is_same<T, half>::value    ? 65504.0
+                                                          : 3.4028234663852886e38;
+    if (last > high) {
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "%s: firstValue %.17g + count %u - 1 exceeds the range of the element type", api, first, count));
+    }
+    dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
+    void* d = dst.TwinDataToOverwrite(static_cast<uint64_t>(count) * sizeof(T));
+    for (uint32_t i = 0; i < count; ++i) {
+        opgen_twin::detail::Store<T>(d, i, opgen_twin::detail::FromDouble<T>(first + static_cast<double>(i)));
+    }
+}
+
 }  // namespace AscendC
 
 // ---------------- Cast ----------------

@@ -195,4 +195,32 @@ inline void RowShapes(const char* op_type, std::initializer_list<const char*> na
                 "error)");
 }
 
+// index(dim) of an op's compute expression names an axis of its output, the inputs' broadcast
+// shape: refused, naming the dim and the shape, when the shape has no such axis (a 0-d tensor has
+// none) or when that axis and those after it hold more than kIndexMaxPeriod elements, beyond which
+// the kernel's float coordinates would not be exact (op_host's opgen::IndexAxis refuses the same
+// shapes). The fake kernel's _support._index_axes says the same.
+constexpr int64_t kIndexMaxPeriod = (int64_t{1} << 22) - (int64_t{1} << 17);
+
+inline void IndexAxes(const char* op_type, at::TensorList tensors, std::initializer_list<int64_t> dims)
+{
+    std::vector<int64_t> shape = tensors.empty() ? std::vector<int64_t>() : tensors[0].sizes().vec();
+    for (size_t i = 1; i < tensors.size(); ++i) {
+        shape = at::infer_size(shape, tensors[i].sizes());
+    }
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    for (const int64_t dim : dims) {
+        TORCH_CHECK(dim >= -rank && dim < rank, op_type, ": index(", dim, ") names no axis of the output's shape ",
+                    c10::IntArrayRef(shape), " (", rank, " dims)");
+        const int64_t axis = dim < 0 ? dim + rank : dim;
+        int64_t period = 1;
+        for (int64_t a = axis; a < rank; ++a) {
+            period *= shape[static_cast<size_t>(a)];
+        }
+        TORCH_CHECK(period <= kIndexMaxPeriod, op_type, ": index(", dim, ") of the output's shape ",
+                    c10::IntArrayRef(shape), ": its axis and those after it hold ", period,
+                    " elements; the kernel's float coordinates are exact up to ", kIndexMaxPeriod);
+    }
+}
+
 }  // namespace opgen_checks
