@@ -499,8 +499,6 @@ def plan(op: Op, options: Options) -> KernelData:
     struct = f"{op.op_type}TilingData"
     elements, aliases = _element_types(s.streamed, s.tags, op.snake_name)
     combos = _combinations(op, s.streamed)
-    if op.is_row:
-        _check_row_op(op, socs)
     field_names = attr_field_names(op)
     tiling_names = {f[1] for f in _base_fields(op)} | set(field_names.values())
     row = _row(op, socs, s, tiling_names) if op.is_row else None
@@ -573,6 +571,7 @@ def _combinations(op: Op, streamed: list[_Tensor]) -> list[Combination]:
 def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPlan:
     """The row kernel's data: per input its row stride field, per output whether it is reduced,
     the passes of a row longer than a tile and their lines in the compute header."""
+    _check_row_op(op, socs)
     strides = [
         TensorField(t.param.name, fresh(f"{s.tags[t.kernel_param]}RowStride", tiling_names))
         for t in s.ins
