@@ -85,11 +85,19 @@ def refusals(op, *args):
             raise AssertionError(f"{op} {[list(a.shape) for a in args]} not refused on {device}")
     return messages
 
-for shape in ((4, 1), (1,), (1, 37)):
+for shape in ((4, 2), (2, 1, 1), (1, 37)):
     expected = (f"RmsNormCustom: gamma has shape {list(shape)}; a row op's inputs take x's "
-                "shape [4, 37] or its row [37]")
+                "shape [4, 37], its row [37] or a value per row ([4, 1], or without its first "
+                "dims)")
     messages = refusals(ops.rms_norm_custom, x, torch.randn(shape))
     assert all(m.startswith(expected) for m in messages), (expected, messages)
+for shape in ((4, 1), (1,)):  # a value per row: torch's broadcasting
+    gamma = torch.rand(shape) + 0.5
+    x64 = x.double()
+    golden = x64 * torch.rsqrt((x64 * x64).mean(-1, keepdim=True) + 1e-6) * gamma.double()
+    y = ops.rms_norm_custom(x, gamma, epsilon=1e-6)
+    torch.testing.assert_close(y.double(), golden, rtol=1e-4, atol=1e-5)
+    assert ops.rms_norm_custom(x.to("meta"), gamma.to("meta")).shape == (4, 37)
 expected = "RowSumCustom: x has shape [4, 0]: rows of 0 elements"
 messages = refusals(ops.row_sum_custom, torch.randn(4, 0))
 assert all(m.startswith(expected) for m in messages), messages
