@@ -1,6 +1,7 @@
 """Build and test opgen's corpus overlays on the CPU twin, one at a time (not part of the suite).
 
-    nice -n 10 .venv/bin/python bench/corpus_build.py [--validate] [--out DIR] [--keep-installed] [FILE ...]
+    nice -n 10 .venv/bin/python bench/corpus_build.py [--validate] [--out DIR] [--keep-installed]
+        [FILE ...]
 
 For each overlay tests/data/corpus_opgen/<file> (or the FILEs given, paths relative to
 tests/data/corpus), merges the overlay's `opgen` block onto the corpus prototype
