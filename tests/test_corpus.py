@@ -1,6 +1,9 @@
 """Real msopgen prototypes from public repositories (tests/data/corpus, with their sources and
 licences): opgen accepts and renders every one that msopgen turns into a compilable project, and
-refuses the rest with the JSON path and what msopgen would do."""
+refuses the rest with the JSON path and what msopgen would do. tests/data/corpus/OPGEN.tsv says
+which of them opgen writes from one prototype (the corpus file with the `opgen` block in
+tests/data/corpus_opgen/<file> merged onto it; built and tested on the twin by
+bench/corpus_build.py), which only after a change to the op, and which it cannot write."""
 
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ from typer.testing import CliRunner
 
 from opgen.cli import app
 from opgen.frontend import prototype
+from opgen.frontend.options import Options
 from opgen.frontend.problems import PrototypeError
+from opgen.planning.project import build_ops
 
 CORPUS = ROOT / "tests" / "data" / "corpus"
 SOURCES = list(csv.DictReader((CORPUS / "SOURCES.tsv").open(encoding="utf-8"), delimiter="\t"))
@@ -28,6 +33,20 @@ REFUSED = {
     ),
 }
 ACCEPTED = [r["file"] for r in SOURCES if r["file"] not in REFUSED]
+
+OVERLAYS = ROOT / "tests" / "data" / "corpus_opgen"
+VERDICTS = list(csv.DictReader((CORPUS / "OPGEN.tsv").open(encoding="utf-8"), delimiter="\t"))
+ONE_PROTOTYPE = [r["file"] for r in VERDICTS if r["verdict"] == "one-prototype"]
+
+
+def merged(name: str) -> list | dict:
+    """The corpus prototype `name` with its overlay (tests/data/corpus_opgen/<name>, only an
+    `opgen` block) as every op's `opgen` block."""
+    proto = json.loads((CORPUS / name).read_text(encoding="utf-8"))
+    block = json.loads((OVERLAYS / name).read_text(encoding="utf-8"))
+    for op in proto if isinstance(proto, list) else [proto]:
+        op["opgen"] = block
+    return proto
 
 
 def test_the_corpus_is_large_and_every_file_has_a_source_and_licence():
@@ -70,3 +89,26 @@ def test_rendered(name, tmp_path):
     assert (dest / ".opgen" / "manifest.json").is_file()
     for op in prototype.load(CORPUS / name).ops:
         assert f"op_kernel/{op.snake_name}.cpp" in {f["path"] for f in summary["files"]}
+
+
+def test_opgen_tsv_gives_every_corpus_file_one_verdict():
+    files = [r["file"] for r in VERDICTS]
+    assert sorted(files) == sorted(r["file"] for r in SOURCES)
+    assert len(files) == len(set(files))
+    for row in VERDICTS:
+        assert row["verdict"] in {"one-prototype", "needs-change", "cannot"}, row
+        assert row["note"].strip(), row
+    overlays = {p.relative_to(OVERLAYS).as_posix() for p in OVERLAYS.rglob("*.json")}
+    assert overlays == set(ONE_PROTOTYPE)
+
+
+@pytest.mark.parametrize("name", ONE_PROTOTYPE, ids=lambda name: name.split("/")[-1])
+def test_one_prototype_loads_and_compiles(name):
+    block = json.loads((OVERLAYS / name).read_text(encoding="utf-8"))
+    assert set(block) <= {"compute", "golden", "fast_math", "keepdim", "precision", "test_shapes"}
+    proto = prototype.loads(json.dumps(merged(name)), name)
+    for op in proto.ops:
+        assert set(op.compute) == {t.name for t in op.outputs}
+    built, errors = build_ops(proto.ops, Options("corpus", "corpus", "corpus"))
+    assert not errors, [str(e) for e in errors]
+    assert len(built) == len(proto.ops)

@@ -1,0 +1,100 @@
+"""Build and test opgen's corpus overlays on the CPU twin, one at a time (not part of the suite).
+
+    nice -n 10 .venv/bin/python bench/corpus_build.py [--validate] [--out DIR] [--keep-installed]
+        [FILE ...]
+
+For each overlay tests/data/corpus_opgen/<file> (or the FILEs given, paths relative to
+tests/data/corpus), merges the overlay's `opgen` block onto the corpus prototype
+tests/data/corpus/<file>, writes it to DIR/<stem>.json (<stem> the file's path with / as --) and
+runs `opgen new` on it (which builds the project and runs its generated tests), or `opgen
+validate` with --validate. Prints one line per file (file, exit code, seconds) and appends it to
+DIR/results.tsv; each run's output is in DIR/<stem>.log. `opgen new` installs each project's
+package editable into this Python; the script uninstalls it again after the tests
+(--keep-installed keeps it). The verdicts in tests/data/corpus/OPGEN.tsv come from such a run:
+at 82acbea the 22 one-prototype files built and passed their generated tests, 27 to 46 s each
+(94 and 160 s for the first two, run beside the quick tier) on 2 cores shared with other work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "data" / "corpus"
+OVERLAYS = ROOT / "tests" / "data" / "corpus_opgen"
+
+
+def merged(name: str) -> list | dict:
+    """The corpus prototype `name` with the overlay as every op's `opgen` block."""
+    proto = json.loads((CORPUS / name).read_text(encoding="utf-8"))
+    block = json.loads((OVERLAYS / name).read_text(encoding="utf-8"))
+    for op in proto if isinstance(proto, list) else [proto]:
+        op["opgen"] = block
+    return proto
+
+
+def uninstall(project: Path) -> None:
+    """Uninstall the package `opgen new` installed editable from `project`, if it got that far."""
+    manifest = project / ".opgen" / "manifest.json"
+    if not manifest.is_file():
+        return
+    package = json.loads(manifest.read_text(encoding="utf-8"))["options"]["package"]
+    pip = [sys.executable, "-m", "pip", "uninstall", "-y", "--disable-pip-version-check", package]
+    subprocess.run(pip, capture_output=True, check=False)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--validate", action="store_true")
+    parser.add_argument("--out", type=Path, default=Path("/tmp/corpus_build"))
+    parser.add_argument("--keep-installed", action="store_true")
+    args = parser.parse_args()
+    overlays = (p.relative_to(OVERLAYS).as_posix() for p in OVERLAYS.rglob("*.json"))
+    names = args.files or sorted(overlays)
+    args.out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    failed = 0
+    for name in names:
+        stem = name.replace("/", "--").removesuffix(".json")
+        proto_file = args.out / f"{stem}.json"
+        proto_file.write_text(json.dumps(merged(name), indent=2), encoding="utf-8")
+        if args.validate:
+            cmd = [sys.executable, "-m", "opgen", "validate", str(proto_file)]
+        else:
+            project = args.out / stem
+            shutil.rmtree(project, ignore_errors=True)
+            cmd = [
+                sys.executable,
+                "-m",
+                "opgen",
+                "new",
+                str(proto_file),
+                "-o",
+                str(project),
+                "--no-msopgen",
+            ]
+        start = time.monotonic()
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        seconds = time.monotonic() - start
+        (args.out / f"{stem}.log").write_text(run.stdout + run.stderr, encoding="utf-8")
+        line = f"{name}\t{run.returncode}\t{seconds:.0f}"
+        print(line, flush=True)
+        if not args.validate:
+            with (args.out / "results.tsv").open("a", encoding="utf-8") as results:
+                results.write(line + "\n")
+        failed += run.returncode != 0
+        if not args.validate and not args.keep_installed:
+            uninstall(project)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
