@@ -682,6 +682,21 @@ def test_a_template_step_over_float_and_int32_compares_through_the_library():
     )
 
 
+@pytest.mark.parametrize("a", [0.5, 2.0])
+def test_where_on_an_attr_condition_selects_by_a_host_flag(a):
+    """where(a > 1.0, ...): the host computes the condition, the kernel fills a tile with it and
+    selects, so an inf in the branch not taken stays out (no a * flag + b * (1 - flag))."""
+    op = make_op({"z": "where(a > 1.0, exp(x) * 1e38, y)"})
+    c = context(op).compute
+    assert "AscendC::Duplicate(" in step_body(c) and "AscendC::Select(" in step_body(c)
+    x, y = np.linspace(0.5, 2.0, 64), np.linspace(-1.0, 1.0, 64)
+    tiling = {**tiling_values(op, c), "a": a}
+    tiling.update({h.field: (1.0 if a > 1.0 else 0.0) for h in c.host_scalars})
+    out = interp.run(step_body(c), {"x": x, "y": y, "z": np.full(64, np.nan)}, tiling)
+    want = np.exp(x) * 1e38 if a > 1.0 else y
+    np.testing.assert_allclose(out["z"], want, rtol=1e-12)
+
+
 def test_int16_comparisons_are_refused_naming_the_type():
     op = int_compare_op({"z": "x >= y"}, types=("int16",))
     with pytest.raises(LoweringError, match="int16_t, which asc-devkit's Compare and Select"):

@@ -771,6 +771,18 @@ class Lowerer:
         self.memo[key] = reg
         return reg
 
+    def _scalar_mask(self, cond: expr.Node) -> int:
+        """The mask of a number or attr condition (LpNorm's p > 1e30): the host computes it (1 or
+        0) and the kernel fills a tile with it, so that where() selects as for a tensor one; a
+        * flag + b * (1 - flag) would make an inf or NaN of the branch not taken NaN."""
+        key = ("mask", cond)
+        if key not in self.memo:
+            flag = self.emit("Fill", (), cond, self.scalar(cond))
+            nonzero = expr.Compare("!=", cond, expr.Const(0.0))
+            zero = self.literal_scalar(0.0, cond)
+            self.memo[key] = self._emit_mask("Compares", (flag,), nonzero, "NE", zero)
+        return self.memo[key]
+
     def _emit_mask(
         self,
         op: str,
@@ -799,12 +811,7 @@ class Lowerer:
     def _where(self, node: expr.Call) -> int:
         cond, a, b = node.args
         self._check_compare_type(node)
-        if not cond.is_tensor:  # a number or attr condition would pick one branch per launch
-            raise self.fail(
-                f"'{show(node)}': the condition of where() must use a tensor; for an "
-                "attr, write the two outputs' expressions as a * flag + b * (1 - flag)"
-            )
-        mask = self.mask(cond)
+        mask = self.mask(cond) if cond.is_tensor else self._scalar_mask(cond)
         if a.is_tensor and b.is_tensor:
             return self.emit_select("SelectTT", mask, self._operands(a, b), node)
         if a.is_tensor:
@@ -1250,6 +1257,8 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
     ),
     # a UB copy of any length: multiply by one
     "Copy": ("AscendC::Muls({d}, {a0}, {one}, {n});",),
+    # a number or attr over the tile (a where() condition known per launch)
+    "Fill": ("AscendC::Duplicate({d}, {s}, {n});",),
     # index(dim): the flat offsets of the tile's elements modulo the axis's period, then their
     # coordinates (opgen_kernel.h's AxisIndex)
     "IndexBase": ("AscendC::CreateVecIndex({d}, opgen_kernel::IndexStart({offset}, {s}), {n});",),
