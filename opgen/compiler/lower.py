@@ -156,8 +156,8 @@ SELECT_OPS = (
     "ChooseSS",
 )
 # What an integer compute type (or a step templated over float and integer types) compares and
-# selects with: opgen_kernel.h's CompareMask, CompareScalarMask and Choose, which take a scratch
-# tile (Compare has int32_t for EQ only, Select no integer type at all).
+# selects with: opgen_kernel.h's CompareMask (against a tile, or a scalar: CompareScalarMask) and
+# Choose, which take a scratch tile (Compare has int32_t for EQ only, Select no integer type).
 INT_MASKS = {"Compare": "CompareMask", "Compares": "CompareScalarMask"}
 INT_SELECTS = {f"Select{k}": f"Choose{k}" for k in ("TT", "TS", "ST", "SS")}
 _SCRATCH_OPS = (*INT_MASKS.values(), *INT_SELECTS.values())
@@ -1282,7 +1282,7 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
         "opgen_kernel::CompareMask({d}, {a0}, {a1}, AscendC::CMPMODE::{mode}, {cmp_n}, {x});",
     ),
     "CompareScalarMask": (
-        "opgen_kernel::CompareScalarMask({d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n}, {x});",
+        "opgen_kernel::CompareMask({d}, {a0}, {s}, AscendC::CMPMODE::{mode}, {cmp_n}, {x});",
     ),
     "ChooseTT": ("opgen_kernel::Choose({d}, {a0}, {a1}, {a2}, {n}, {x});",),
     "ChooseTS": ("opgen_kernel::Choose({d}, {a0}, {a1}, {s}, {n}, {x});",),

@@ -337,7 +337,7 @@ class Compute:
     # broadcasting kernel may hand it one row-broadcast tile for every tile (READ_ONLY; the
     # compute header's note on the tiles names them)
     read_only_inputs: tuple[str, ...] = ()
-    # integer comparisons and selects: opgen_kernel.h's CompareMask, CompareScalarMask, Choose
+    # integer comparisons and selects: opgen_kernel.h's CompareMask and Choose
     int_compares: bool = False
     # index(dim): the step's parameter holding the tile's flat offset in the output ("": none)
     # and each axis's tiling fields

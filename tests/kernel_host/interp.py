@@ -5,7 +5,7 @@ inputs and temporaries), honouring `#if defined(__NPU_ARCH__) ...` branches, and
 API rules the lowering must respect: the high-level APIs (Tanh, Sigmoid, Sign, Floor, Ceil, Erf,
 Power) neither write over their source nor run without a sharedTmpBuffer; a Compare mask lives
 in its tile (writing the tile loses it, and Select must read a mask); opgen_kernel.h's integer
-CompareMask/CompareScalarMask/Choose read none of their tiles back and leave garbage in their
+CompareMask/Choose read none of their tiles back and leave garbage in their
 scratch tile, which must be none of their operands. Scalar operands are
 evaluated as C++ float expressions over the tiling struct (float literals, static_cast<...>,
 + - * / and parentheses).
@@ -139,7 +139,7 @@ def run(
             masks[dst] = _CMP[mode](tiles[args[1]], other)
             tiles[dst] = np.full(n, np.nan)
             continue
-        if api in ("CompareMask", "CompareScalarMask", "Choose"):
+        if api in ("CompareMask", "Choose"):
             _library_call(api, args, tiles, masks, tiling, line)
             continue
         if api == "Select":

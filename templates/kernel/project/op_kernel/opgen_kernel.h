@@ -365,47 +365,6 @@ __aicore__ inline bool UsesMin(AscendC::CMPMODE mode)
 }
 
 template <typename T>
-__aicore__ inline void CompareMask(const AscendC::LocalTensor<T>& maskTile, const AscendC::LocalTensor<T>& a,
-                                   const AscendC::LocalTensor<T>& b, AscendC::CMPMODE mode, uint32_t count,
-                                   const AscendC::LocalTensor<T>& scratch)
-{
-    const AscendC::LocalTensor<uint8_t> mask = maskTile.template ReinterpretCast<uint8_t>();
-    if constexpr (IsSame<T, int32_t>::value) {
-        if (UsesMax(mode)) {
-            AscendC::Max(scratch, a, b, count);
-        } else if (UsesMin(mode)) {
-            AscendC::Min(scratch, a, b, count);
-        }
-        const bool equality = !UsesMax(mode) && !UsesMin(mode);
-        AscendC::Compare(mask, equality ? b : scratch, a, AscendC::CMPMODE::EQ, count);
-        Complement(mask, mode, count);
-    } else {
-        AscendC::Compare(mask, a, b, mode, count);
-    }
-}
-
-template <typename T>
-__aicore__ inline void CompareScalarMask(const AscendC::LocalTensor<T>& maskTile, const AscendC::LocalTensor<T>& a,
-                                         T s, AscendC::CMPMODE mode, uint32_t count,
-                                         const AscendC::LocalTensor<T>& scratch)
-{
-    const AscendC::LocalTensor<uint8_t> mask = maskTile.template ReinterpretCast<uint8_t>();
-    if constexpr (IsSame<T, int32_t>::value) {
-        if (UsesMax(mode)) {
-            AscendC::Maxs(scratch, a, s, count);
-        } else if (UsesMin(mode)) {
-            AscendC::Mins(scratch, a, s, count);
-        } else {
-            AscendC::Duplicate(scratch, s, count);
-        }
-        AscendC::Compare(mask, scratch, a, AscendC::CMPMODE::EQ, count);
-        Complement(mask, mode, count);
-    } else {
-        AscendC::Compares(mask, a, s, mode, count);
-    }
-}
-
-template <typename T>
 struct IsTile {
     static constexpr bool value = false;
 };
@@ -413,6 +372,58 @@ template <typename T>
 struct IsTile<AscendC::LocalTensor<T>> {
     static constexpr bool value = true;
 };
+
+// dst = max(a, b) (`max`) or min(a, b), b a tile or a scalar.
+template <typename T, typename B>
+__aicore__ inline void Bound(bool max, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a, const B& b,
+                             uint32_t count)
+{
+    if constexpr (IsTile<B>::value) {
+        if (max) {
+            AscendC::Max(dst, a, b, count);
+        } else {
+            AscendC::Min(dst, a, b, count);
+        }
+    } else if (max) {
+        AscendC::Maxs(dst, a, static_cast<T>(b), count);
+    } else {
+        AscendC::Mins(dst, a, static_cast<T>(b), count);
+    }
+}
+
+// b as a tile: itself, or a scalar Duplicate'd into `scratch`.
+template <typename T, typename B>
+__aicore__ inline AscendC::LocalTensor<T> AsTile(const B& b, const AscendC::LocalTensor<T>& scratch, uint32_t count)
+{
+    if constexpr (IsTile<B>::value) {
+        return b;
+    } else {
+        AscendC::Duplicate(scratch, static_cast<T>(b), count);
+        return scratch;
+    }
+}
+
+// The mask of `a <mode> b`, b a tile or a scalar.
+template <typename T, typename B>
+__aicore__ inline void CompareMask(const AscendC::LocalTensor<T>& maskTile, const AscendC::LocalTensor<T>& a,
+                                   const B& b, AscendC::CMPMODE mode, uint32_t count,
+                                   const AscendC::LocalTensor<T>& scratch)
+{
+    const AscendC::LocalTensor<uint8_t> mask = maskTile.template ReinterpretCast<uint8_t>();
+    if constexpr (IsSame<T, int32_t>::value) {
+        if (UsesMax(mode) || UsesMin(mode)) {
+            Bound(UsesMax(mode), scratch, a, b, count);
+            AscendC::Compare(mask, scratch, a, AscendC::CMPMODE::EQ, count);
+        } else {
+            AscendC::Compare(mask, AsTile(b, scratch, count), a, AscendC::CMPMODE::EQ, count);
+        }
+        Complement(mask, mode, count);
+    } else if constexpr (IsTile<B>::value) {
+        AscendC::Compare(mask, a, b, mode, count);
+    } else {
+        AscendC::Compares(mask, a, static_cast<T>(b), mode, count);
+    }
+}
 
 // dst = src * x, x a tile or a scalar.
 template <typename T, typename X>
