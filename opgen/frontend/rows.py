@@ -109,11 +109,11 @@ def row_shape_problem(
         return f"{op_type}: " + split.format(ref=ref)
     first = row_first_axis(tuple(rows), dims)
     row = None if first is None or not rows else list(rows[first:])
-    accepted = accepted_shapes(ref, list(rows), first, split[2] == 1)
+    accepted = accepted_shapes(ref, list(rows), first)
     for name, shape in others:
         if tuple(shape) == tuple(rows) or list(shape) == row:
             continue
-        if split[2] == 1 and row_value_period(tuple(shape), tuple(rows), dims) is not None:
+        if row_value_period(tuple(shape), tuple(rows), dims) is not None:
             continue
         return f"{op_type}: {name} has shape {list(shape)}; a row op's inputs take {accepted}"
     if split[1] == 0:
@@ -124,15 +124,17 @@ def row_shape_problem(
     return None
 
 
-def accepted_shapes(ref: str, rows: list[int], first: int | None, last_axes: bool) -> str:
-    """The shapes another input of a row op may have, in words."""
+def accepted_shapes(ref: str, rows: list[int], first: int | None) -> str:
+    """The shapes another input of a row op may have, in words (`first`: row_first_axis)."""
     if first is None or not rows:
         return f"{ref}'s shape {rows}"
-    text = f"{ref}'s shape {rows}, its row {rows[first:]}"
-    if not last_axes or first == 0:
-        return text.replace(", its row", " or its row")
+    if first == 0:
+        return f"{ref}'s shape {rows} or its row {rows}"
     value = rows[:first] + [1] * (len(rows) - first)
-    return f"{text} or a value per row ({value}, or without its first dims)"
+    return (
+        f"{ref}'s shape {rows}, its row {rows[first:]} or a value per row ({value}, or without "
+        "its first dims)"
+    )
 
 
 def default_dims(op: Op) -> tuple[int, ...] | None:

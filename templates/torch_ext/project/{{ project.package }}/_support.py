@@ -160,11 +160,16 @@ def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
         first -= 1
     last = bool(rows) and all(a >= first for a in named)
     row = rows[first:] if last else None
-    accepted = f"{ref}'s shape {rows}" + (f" or its row {row}" if row is not None else "")
-    if last and first > 0:
+    if not last:
+        accepted = f"{ref}'s shape {rows}"
+    elif first == 0:
+        accepted = f"{ref}'s shape {rows} or its row {row}"
+    else:
         value = rows[:first] + [1] * (len(rows) - first)
-        accepted = accepted.replace(" or its row", ", its row")
-        accepted += f" or a value per row ({value}, or without its first dims)"
+        accepted = (
+            f"{ref}'s shape {rows}, its row {row} or a value per row ({value}, or without its "
+            "first dims)"
+        )
     for name, t in others:
         shape = list(t.shape)
         torch._check(
