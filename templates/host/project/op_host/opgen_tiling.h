@@ -621,29 +621,29 @@ inline bool RowsHaveElements(const gert::Shape* rows, const RowDims& dims = Last
     return rows != nullptr && RowSplit(*rows, dims, lead, reduce, trail) && reduce > 0;
 }
 
-// The values of `shape` when it is a value per row of `rows`, whose row starts at axis `first`:
-// right-aligned, 1s over the row, and before them rows' dims before it or their last ones (row r
-// reads value r % period); 0 when it is not.
-inline uint64_t RowValuePeriod(const gert::Shape& shape, const gert::Shape& rows, size_t first)
+// Is `shape` a value per row of `rows`, whose row starts at axis `first`: right-aligned, 1s over
+// the row, and before them rows' dims before it or their last ones? `period`: the values it holds
+// (row r reads value r % period; 0 when rows has none).
+inline bool RowValuePeriod(const gert::Shape& shape, const gert::Shape& rows, size_t first, uint64_t& period)
 {
     const size_t rank = rows.GetDimNum();
     if (shape.GetDimNum() > rank) {
-        return 0;
+        return false;
     }
     const size_t pad = rank - shape.GetDimNum();
     size_t start = 0;
     while (start < first && (start < pad || shape.GetDim(start - pad) == 1)) {
         ++start;
     }
-    uint64_t period = 1;
+    period = 1;
     for (size_t axis = start; axis < rank; ++axis) {
         const int64_t dim = axis < pad ? 1 : shape.GetDim(axis - pad);
         if (dim != (axis < first ? rows.GetDim(axis) : 1)) {
-            return 0;
+            return false;
         }
         period *= axis < first ? static_cast<uint64_t>(dim) : 1;
     }
-    return period;
+    return true;
 }
 
 // Is `shape` one the row kernel reads beside `rows` (the first input's), and how: with the same
@@ -684,11 +684,14 @@ inline bool RowStride(const gert::Shape* shape, const gert::Shape* rows, uint32_
     if (isRow) {
         return true;
     }
-    const uint64_t values = RowValuePeriod(*shape, *rows, first);
+    uint64_t values = 0;
+    if (!RowValuePeriod(*shape, *rows, first, values)) {
+        return false;
+    }
     if (period != nullptr) {
         *period = static_cast<uint32_t>(values);
     }
-    return values > 0;
+    return true;
 }
 
 // The same for TilingFunc's storage shapes.
