@@ -745,12 +745,15 @@ class Lowerer:
 
     def mask(self, cond: expr.Node) -> int:
         """The register holding the bit mask of a condition: a comparison, or any tensor
-        expression (nonzero is true: a bool input holds 0 and 1)."""
+        expression (nonzero is true: a bool input holds 0 and 1). A condition on numbers and attrs
+        alone (LpNorm's p > 1e30) the host computes (1 or 0) and the kernel fills a tile with, so
+        that where() selects as for a tensor one: a * flag + b * (1 - flag) would make an inf of
+        the branch not taken NaN."""
         self._check_compare_type(cond)
         key = ("mask", cond)
         if key in self.memo:
             return self.memo[key]
-        if isinstance(cond, expr.Compare):
+        if isinstance(cond, expr.Compare) and cond.is_tensor:
             op, left, right = cond.op, cond.left, cond.right
             if left.is_tensor and right.is_tensor:
                 reg = self._emit_mask("Compare", self._operands(left, right), cond, CMP_MODES[op])
@@ -760,7 +763,10 @@ class Lowerer:
                 (a,) = self._operands(left)
                 reg = self._emit_mask("Compares", (a,), cond, CMP_MODES[op], self.scalar(right))
         else:
-            (a,) = self._operands(cond)
+            if cond.is_tensor:
+                (a,) = self._operands(cond)
+            else:
+                a = self.emit("Fill", (), cond, self.scalar(cond))
             reg = self._emit_mask(
                 "Compares",
                 (a,),
@@ -770,18 +776,6 @@ class Lowerer:
             )
         self.memo[key] = reg
         return reg
-
-    def _scalar_mask(self, cond: expr.Node) -> int:
-        """The mask of a number or attr condition (LpNorm's p > 1e30): the host computes it (1 or
-        0) and the kernel fills a tile with it, so that where() selects as for a tensor one; a
-        * flag + b * (1 - flag) would make an inf or NaN of the branch not taken NaN."""
-        key = ("mask", cond)
-        if key not in self.memo:
-            flag = self.emit("Fill", (), cond, self.scalar(cond))
-            nonzero = expr.Compare("!=", cond, expr.Const(0.0))
-            zero = self.literal_scalar(0.0, cond)
-            self.memo[key] = self._emit_mask("Compares", (flag,), nonzero, "NE", zero)
-        return self.memo[key]
 
     def _emit_mask(
         self,
@@ -811,7 +805,7 @@ class Lowerer:
     def _where(self, node: expr.Call) -> int:
         cond, a, b = node.args
         self._check_compare_type(node)
-        mask = self.mask(cond) if cond.is_tensor else self._scalar_mask(cond)
+        mask = self.mask(cond)
         if a.is_tensor and b.is_tensor:
             return self.emit_select("SelectTT", mask, self._operands(a, b), node)
         if a.is_tensor:
