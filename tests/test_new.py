@@ -451,3 +451,22 @@ def test_force_leaves_unchanged_files_untouched(tmp_path):
     assert invoke(GELU, "-o", dest, "--force").exit_code == 0
     assert kernel.stat().st_mtime == 1_000_000  # the same text: left alone
     assert cmake.stat().st_mtime != 1_000_000 and cmake.read_text() != "clobbered\n"
+
+
+def test_the_example_call_takes_the_first_test_shapes_case(tmp_path):
+    """A matmul's inputs share no shape: the printed call uses test_shapes[0], and None for an
+    optional input the case leaves out."""
+    from opgen.commands.new import call_example
+    from opgen.frontend.prototype import load
+
+    proto = json.loads((ROOT / "tests" / "data" / "e2e" / "matmul_golden.json").read_text())
+    proto[0]["input_desc"].append(
+        {"name": "bias", "param_type": "optional", "format": ["ND", "ND"], "type": ["fp16", "float"]}
+    )
+    path = tmp_path / "mm.json"
+    path.write_text(json.dumps(proto))
+    op = load(path).ops[0]
+    assert call_example(op, "p") == (
+        "torch.ops.p.matmul_custom(torch.randn(16, 32, dtype=torch.float16), "
+        "torch.randn(32, 8, dtype=torch.float16), None)"
+    )

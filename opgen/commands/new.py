@@ -266,7 +266,8 @@ def next_steps(
 
 
 def call_example(op, namespace: str) -> str:
-    """torch.ops.<namespace>.<op>(...) with small inputs of the first dtype combination and
+    """torch.ops.<namespace>.<op>(...) with small inputs of the first dtype combination (the
+    shapes of its first test_shapes case when it has them: a matmul's inputs share no shape) and
     every attr by name (its default, or a sample value when it has none)."""
     from opgen.frontend.catalog import DTYPES
     from opgen.literals import py_literal
@@ -274,10 +275,15 @@ def call_example(op, namespace: str) -> str:
 
     layout = row_layout(op)  # an op reducing named axes: 8 elements on the last of them
     shape = ", ".join(map(str, fit_rows((8,), layout) if layout else (8,)))
+    case = op.test_shapes[0] if op.test_shapes else {}
     args = []
     for t in op.inputs:
         random = DTYPES[t.dtypes[0]].is_float or DTYPES[t.dtypes[0]].is_complex
-        tensor = f"torch.{'randn' if random else 'ones'}({shape}, dtype=torch.{t.dtypes[0]})"
+        if case and t.name not in case and t.param_type == "optional":
+            args.append("None")  # the case leaves it out
+            continue
+        dims = ", ".join(map(str, case[t.name])) if t.name in case else shape
+        tensor = f"torch.{'randn' if random else 'ones'}({dims}, dtype=torch.{t.dtypes[0]})"
         args.append(f"[{tensor}]" if t.param_type == "dynamic" else tensor)
     for a in op.attrs:
         args.append(f"{a.name}={py_literal(a.type, attr_value(a, op))}")
