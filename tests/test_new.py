@@ -461,7 +461,7 @@ def test_the_example_call_takes_the_first_test_shapes_case(tmp_path):
 
     proto = json.loads((ROOT / "tests" / "data" / "e2e" / "matmul_golden.json").read_text())
     proto[0]["input_desc"].append(
-        {"name": "bias", "param_type": "optional", "format": ["ND", "ND"], "type": ["fp16", "float"]}
+        {"name": "bias", "param_type": "optional", "format": ["ND"] * 2, "type": ["fp16", "float"]}
     )
     path = tmp_path / "mm.json"
     path.write_text(json.dumps(proto))
