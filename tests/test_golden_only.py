@@ -348,3 +348,57 @@ def test_a_golden_only_in_place_op_passes_once_its_files_are_written(tmp_path):
             [sys.executable, "-m", "pip", "uninstall", "-y", "-q", project.name],
             capture_output=True,
         )
+
+
+MATMUL_LEAKYRELU = ROOT / "tests" / "data" / "e2e" / "matmul_leakyrelu_golden.json"
+# A hand-written cube kernel (the Matmul API, Iterate + GetTensorC into UB, a vector epilogue)
+# with its MultiCoreMatmulTiling host tiling and InferShape, as a user writes them.
+MATMUL_LEAKYRELU_FILES = ROOT / "tests" / "data" / "e2e" / "matmul_leakyrelu_user"
+
+
+@pytest.mark.slow
+def test_a_hand_written_matmul_kernel_runs_on_the_twin(tmp_path):
+    """A golden-only matmul project whose four user files are a real cube kernel: it builds on
+    the twin and passes precision against torch (tails in M, N and K, one core's block and
+    several); a kernel that adds where it should take the max fails."""
+    project = tmp_path / "matmul_leakyrelu"
+    run = [sys.executable, "-m", "opgen"]
+    try:
+        made = subprocess.run(
+            [*run, "new", str(MATMUL_LEAKYRELU), "-o", str(project), "--no-msopgen", "--no-build"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+        for source in sorted(MATMUL_LEAKYRELU_FILES.iterdir()):
+            folder = "op_host" if "policy" in source.name or "infer" in source.name else "op_kernel"
+            (project / folder / source.name).write_text(source.read_text())
+
+        def suite() -> str:
+            built = subprocess.run(
+                [*run, "build", str(project)], capture_output=True, text=True, timeout=900
+            )
+            assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+            tested = subprocess.run(
+                [sys.executable, "-m", "pytest", "tests", "-q", "-rA", "-p", "no:cacheprovider"],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            return tested.stdout
+
+        out = suite()
+        for test in ("test_host_infer_matches_golden", "test_precision"):
+            assert len(re.findall(rf"^PASSED \S+::{test}\[", out, re.M)) == 4, out[-3000:]
+        assert not re.search(r"^(FAILED|XFAIL|XPASS|ERROR)", out, re.M), out[-3000:]
+        kernel = project / "op_kernel" / "matmul_leakyrelu_custom_kernel.h"
+        kernel.write_text(kernel.read_text().replace("AscendC::Max(", "AscendC::Add("))
+        out = suite()
+        assert len(re.findall(r"^FAILED \S+::test_precision\[", out, re.M)) == 4, out[-3000:]
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "uninstall", "-y", "-q", project.name],
+            capture_output=True,
+        )

@@ -257,10 +257,11 @@ def next_steps(
         if not op.user_computed
         else [f"op_host/{op.snake_name}_infer.h", f"op_kernel/{op.snake_name}_kernel.h"]
     )
-    steps.append(
-        f"edit {', '.join(str(result.destination / e) for e in edit)}, "
-        f"then: {opgen} build {dest} && {opgen} test {dest}"
-    )
+    if op.is_matmul:  # every file of it is generated: its expression is what to change
+        edit, rerender = [options.prototype_file], f"{opgen} update {dest}"
+    else:
+        rerender = f"{opgen} build {dest} && {opgen} test {dest}"
+    steps.append(f"edit {', '.join(str(result.destination / e) for e in edit)}, then: {rerender}")
     steps.append(f"logs: {result.destination / '.opgen' / 'logs'}")
     return steps
 

@@ -179,7 +179,37 @@ class Index:
 
 INDEX_FUNC = "index"
 
-Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call | Reduce | Index
+
+@dataclass(frozen=True)
+class Matmul:
+    """matmul(a, b): torch.matmul of two inputs on the cube unit, a [M, K] or [B, M, K], b
+    [K, N] or [B, K, N] (each transposed first when its transpose_a=/transpose_b= holds: a bool
+    literal or the name of a bool attr). The rest of its output's expression is the epilogue the
+    vector unit computes over the product."""
+
+    a: str
+    b: str
+    transpose_a: bool | str = False
+    transpose_b: bool | str = False
+    is_tensor = True
+
+    def show(self) -> str:
+        flags = [
+            f"{key}={value}"
+            for key, value in (("transpose_a", self.transpose_a), ("transpose_b", self.transpose_b))
+            if value is not False
+        ]
+        return f"matmul({', '.join([self.a, self.b, *flags])})"
+
+    @property
+    def attrs(self) -> tuple[str, ...]:
+        """The bool attrs it reads."""
+        return tuple(t for t in (self.transpose_a, self.transpose_b) if isinstance(t, str))
+
+
+MATMUL_FUNC = "matmul"
+
+Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call | Reduce | Index | Matmul
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -341,12 +371,14 @@ def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
         return _reduce_node(node, conv, attr_types)
     if func == INDEX_FUNC:
         return _index_node(node, attr_types)
+    if func == MATMUL_FUNC:
+        return _matmul_node(node, conv, attr_types)
     if node.keywords:
         raise ExprError(f"{func}() takes no keyword arguments")
     arity = _ARITY.get(func)
     if arity is None:
         allowed = ", ".join(
-            UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS + (INDEX_FUNC,)
+            UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS + (INDEX_FUNC, MATMUL_FUNC)
         )
         raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
     if len(node.args) != arity:
@@ -365,6 +397,38 @@ def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
                     "min(max(x, lo), hi) for tensor bounds"
                 )
     return call
+
+
+def _matmul_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Matmul:
+    """matmul(a, b, transpose_a=..., transpose_b=...): a and b inputs, each flag a bool literal
+    or a bool attr."""
+    usage = "matmul(a, b), with transpose_a= and transpose_b= a bool or a bool attr"
+    if len(node.args) != 2:
+        raise ExprError(f"matmul() takes two inputs: {usage}")
+    operands = []
+    for arg in node.args:
+        operand = conv(arg)
+        if not isinstance(operand, Tensor):
+            raise ExprError(
+                f"matmul() multiplies two inputs, not '{show(operand)}': compute the "
+                "epilogue around it (matmul(a, b) * scale + bias)"
+            )
+        operands.append(operand.name)
+    flags: dict[str, bool | str] = {}
+    for keyword in node.keywords:
+        if keyword.arg not in ("transpose_a", "transpose_b"):
+            raise ExprError(f"matmul() takes the keywords transpose_a= and transpose_b=: {usage}")
+        value = keyword.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+            flags[keyword.arg] = value.value
+        elif isinstance(value, ast.Name) and attr_types.get(value.id) == "bool":
+            flags[keyword.arg] = value.id
+        else:
+            raise ExprError(
+                f"matmul({keyword.arg}={_snippet(value)}): {keyword.arg}= takes True, False "
+                "or a bool attr"
+            )
+    return Matmul(operands[0], operands[1], **flags)
 
 
 def _index_node(node: ast.Call, attr_types: dict[str, str]) -> Index:
@@ -599,7 +663,7 @@ def show(node: Node) -> str:
 def _show(node: Node, outer: int) -> str:
     if isinstance(node, (Tensor, Scalar)):
         return node.name
-    if isinstance(node, Index):
+    if isinstance(node, (Index, Matmul)):
         return node.show()
     if isinstance(node, Const):
         v = node.value
@@ -676,6 +740,10 @@ def _torch(node: Node) -> str:
         return f"{_TORCH_REDUCE[node.func]}({_torch(node.arg)}, -1, keepdim=True)"
     if isinstance(node, (Tensor, Scalar)):
         return node.name
+    if isinstance(node, Matmul):
+        return f"torch.matmul({_torch_operand(node.a, node.transpose_a)}, " + (
+            f"{_torch_operand(node.b, node.transpose_b)})"
+        )
     if isinstance(node, Index):
         raise ExprError(
             f"{node.show()} has no default golden: give the output a golden expression "
@@ -694,6 +762,14 @@ def _torch(node: Node) -> str:
     if isinstance(node, Call):
         return _torch_call(node)
     raise TypeError(node)
+
+
+def _torch_operand(name: str, transpose: bool | str) -> str:
+    """A matmul operand, transposed over its last two axes where the flag holds."""
+    if transpose is False:
+        return name
+    swapped = f"torch.transpose({name}, -2, -1)"
+    return swapped if transpose is True else f"({swapped} if {transpose} else {name})"
 
 
 def _torch_call(node: Call) -> str:

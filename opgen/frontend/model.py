@@ -123,7 +123,29 @@ class Op:
 
     @property
     def is_elementwise(self) -> bool:
-        return bool(self.compute) and not self.is_row
+        return bool(self.compute) and not self.is_row and not self.is_matmul
+
+    @property
+    def matmul(self) -> expr.Matmul | None:
+        """The op's matmul(a, b) (a matmul op has one, in its one output's expression)."""
+        for tree in self.compute.values():
+            for node in expr.walk(tree):
+                if isinstance(node, expr.Matmul):
+                    return node
+        return None
+
+    @property
+    def is_matmul(self) -> bool:
+        """Does the op multiply matrices on the cube unit (matmul(a, b) and an epilogue)? Its
+        kernel, tiling and InferShape are generated; like an op the user computes, its tests
+        take the inputs' shapes from test_shapes and the outputs' from the golden."""
+        return self.matmul is not None
+
+    @property
+    def shaped_by_golden(self) -> bool:
+        """Do the op's fake kernel and tests take the output shapes from the golden and the
+        inputs' from test_shapes (no elementwise or row shape rule holds)?"""
+        return self.user_computed or self.is_matmul
 
     @property
     def is_row(self) -> bool:
@@ -152,6 +174,8 @@ class Op:
         for tree in self.compute.values():  # a reduction's dim= and keepdim= attrs
             for n in expr.reductions(tree):
                 read |= {n.axes.attr} | ({n.keepdim} if isinstance(n.keepdim, str) else set())
+        if self.matmul is not None:  # its transpose_a= and transpose_b= attrs
+            read |= set(self.matmul.attrs)
         return tuple(a for a in self.attrs if a.name not in read)
 
     @property

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NoReturn
 
-from opgen.frontend import broadcast, expr, names, reductions, rows, spelling
+from opgen.frontend import broadcast, expr, matmuls, names, reductions, rows, spelling
 from opgen.frontend.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
@@ -570,7 +570,10 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         test_shapes=test_shapes,
         keepdim=options.get("keepdim", False),
     )
+    if op.is_matmul and not test_shapes:
+        op = replace(op, test_shapes=matmuls.default_test_shapes(op))
     problems += broadcast.test_shapes_problems(op) + rows.test_shapes_problems(op)
+    problems += matmuls.dtype_problems(base, op) + matmuls.test_shapes_problems(op)
     if problems:
         return None, problems, warnings
     return op, problems, warnings + _unread_attrs_warnings(op, base)
@@ -997,6 +1000,7 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     problems += reductions.reduction_problems(
         block_path, compute, bool(block.get("keepdim", False))
     )
+    problems += matmuls.matmul_problems(block_path, compute, outputs)
     problems += _default_goldens(block_path, compute, golden, bool(block.get("keepdim", False)))
     return compute, golden, problems
 

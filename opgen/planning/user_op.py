@@ -55,6 +55,9 @@ class UserOpData:
     kernel_header: str  # op_kernel/<op>_kernel.h: the kernel body (yours)
     kernel_guard: str
     kernel_class: str
+    # the kernel header may define it (KERNEL_TYPE_MIX_AIC_1_2 for a Matmul kernel): the entry
+    # then declares KERNEL_TASK_TYPE_DEFAULT with it
+    kernel_type_macro: str
     tiling_guard: str
     gm_addresses: list[str]  # the kernel class's Init() takes them all, then the tiling data
     init_args: list[str]  # what the entry passes it
@@ -68,7 +71,9 @@ class UserOpData:
     reasons: PendingReasons
 
 
-def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
+def plan(op: Op, kernel_data: KernelData, generated: bool = False) -> UserOpData | None:
+    """`generated`: `op` is a matmul op's shell (project._build_matmul_op), whose kernel and
+    host files opgen writes: none of them is the user's to write."""
     if not op.user_computed:
         return None
     snake, upper = op.snake_name, op.snake_name.upper()
@@ -84,6 +89,15 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
         "returns zeros of the fake kernel's shapes (csrc/ops.cpp)."
     )
+    if generated:
+        files = []
+        doc = (
+            f"{op.op_type}, a matmul op: the product on the cube unit (the Matmul API), the "
+            "epilogue on the vector unit, both generated from its compute expression. The fake "
+            "kernel (the golden on meta tensors), the PyTorch registration, the OpDef, "
+            "InferShape against the golden's shapes, and precision on the CPU twin, over the "
+            "prototype's test_shapes (or opgen's matmul cases)."
+        )
     return UserOpData(
         infer_header=f"{snake}_infer.h",
         infer_guard=f"{upper}_INFER_H",
@@ -91,14 +105,15 @@ def plan(op: Op, kernel_data: KernelData) -> UserOpData | None:
         kernel_header=f"{snake}_kernel.h",
         kernel_guard=f"{upper}_KERNEL_H",
         kernel_class=f"Kernel{op.op_type}",
+        kernel_type_macro=f"{upper}_KERNEL_TYPE",
         tiling_guard=f"{upper}_TILING_H",
         gm_addresses=addresses,
         init_args=addresses + [kernel_data.entry_tiling_var],
         gm_tensors=_gm_tensors(op),
         files=files,
-        pending=[kernel, infer],
+        pending=[] if generated else [kernel, infer],
         test_shapes=_test_cases(op),
-        warnings=_warnings(op, files),
+        warnings=[] if generated else _warnings(op, files),
         doc=doc_lines(doc, LINE - 4),
         reasons=PendingReasons(
             **{

@@ -1,0 +1,221 @@
+"""Template data of a matmul op's generated kernel and host files (`op.matmul`;
+templates/kernel/matmul_op/, templates/host/matmul_op/): the product on the cube unit through
+the Matmul API, and the epilogue, lowered by the compiler as an elementwise op over the
+product's blocks in UB.
+
+The epilogue is the op's expression with matmul(a, b) replaced by a float input, the product:
+kernel.plan() lowers that op (`epilogue_op`) into the compute step the matmul kernel calls once
+per block of the product."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from opgen.compiler.lower import fresh
+from opgen.frontend import expr
+from opgen.frontend.catalog import DTYPES
+from opgen.frontend.matmuls import epilogue_inputs
+from opgen.frontend.model import Op, TensorParam
+from opgen.frontend.options import Options
+from opgen.planning import kernel
+from opgen.planning.kernel import (
+    AttrField,
+    Compute,
+    HostScalar,
+    TilingField,
+)
+
+# The product's blocks in UB hold this many elements more than baseM x baseN: the epilogue's
+# Compare rounds its count up to whole 256-byte blocks (opgen_kernel's CMP_BLOCK_ELEMS floats).
+BLOCK_SLACK_ELEMS = 64
+
+
+@dataclass(frozen=True)
+class Operand:
+    """a or b of matmul(a, b)."""
+
+    name: str
+    index: int  # among the op's inputs
+    kernel_param: str
+    macro: str  # its DTYPE_ macro
+    # transposed: always (True), never (False), or as the bool attr in `attr` says at run time
+    transpose: bool
+    attr: str
+    attr_index: int  # the attr's index among the op's attrs (-1 without one)
+    attr_default: str  # its default as C++ ("false" when required)
+
+    @property
+    def may_transpose(self) -> bool:
+        """Does the kernel's MatmulType enable transposing (ISTRANS)?"""
+        return self.transpose or bool(self.attr)
+
+
+@dataclass(frozen=True)
+class EpilogueInput:
+    """An input the epilogue reads: [N] (a value per column, replicated down each block's
+    rows) or the product's shape (its block), as the host finds it per launch."""
+
+    name: str
+    index: int  # among the op's inputs
+    kernel_param: str
+    macro: str
+    tile: str  # the compute step's float tile of it
+    full_field: str  # tiling field: 1 when it has the product's shape, 0 for [N]
+    widen: bool  # some dtype combination stores it narrower than float (a Cast into the tile)
+
+
+@dataclass(frozen=True)
+class MatmulData:
+    a: Operand
+    b: Operand
+    inputs: list[EpilogueInput]
+    output: str
+    output_param: str
+    output_macro: str
+    narrow_output: bool  # some combination stores the output narrower than float
+    product_tile: str  # the compute step's tile of the product
+    output_tile: str
+    compute: Compute  # the epilogue step
+    epilogue_header: str  # op_kernel/<op>_epilogue.h
+    tiling_fields: list[TilingField]  # the op's own fields (the struct ends with cubeTiling)
+    attr_fields: list[AttrField]
+    host_scalars: list[HostScalar]
+    expression: str  # the output's compute expression, for the comments
+    block_slack: int
+    # TilingFunc's UB budget of a block: bytes per element of it (every tile, the widest dtype
+    # of each combination), and bytes besides (32-byte rounding of each buffer, the
+    # sharedTmpBuffer's minimum)
+    ub_per_elem: int
+    ub_fixed: int
+
+
+def epilogue_op(op: Op) -> tuple[Op, str]:
+    """The op the epilogue is: its inputs the product (float) and the epilogue's inputs, its
+    expression the output's with matmul(a, b) as the product; and the product's name."""
+    mm = op.matmul
+    assert mm is not None
+    taken = {t.name for t in op.tensors} | {a.name for a in op.attrs}
+    product = fresh("product", taken)
+    ((out_name, tree),) = op.compute.items()
+    combos = len(op.dtype_combinations)
+    product_param = TensorParam(product, "required", ("float32",) * combos, ("ND",) * combos)
+    return (
+        replace(
+            op,
+            inputs=(product_param, *epilogue_inputs(op)),
+            compute={out_name: _replace_matmul(tree, product)},
+            golden={},
+            test_shapes=(),
+        ),
+        product,
+    )
+
+
+def _replace_matmul(node: expr.Node, product: str) -> expr.Node:
+    if isinstance(node, expr.Matmul):
+        return expr.Tensor(product)
+    kids = expr.children(node)
+    if not kids:
+        return node
+    return expr.with_children(node, tuple(_replace_matmul(k, product) for k in kids))
+
+
+def plan(op: Op, options: Options) -> MatmulData:
+    mm = op.matmul
+    assert mm is not None
+    epi, product = epilogue_op(op)
+    data = kernel.plan(epi, options)
+    attr_index = {a.name: i for i, a in enumerate(op.attrs)}
+    defaults = {a.name: a for a in op.attrs}
+    by_name = {t.name: t for t in op.inputs}
+
+    def operand(name: str, flag: bool | str) -> Operand:
+        t = by_name[name]
+        attr = flag if isinstance(flag, str) else ""
+        default = "false"
+        if attr and not defaults[attr].required:
+            default = "true" if defaults[attr].default else "false"
+        return Operand(
+            name,
+            op.inputs.index(t),
+            t.kernel_param,
+            t.dtype_macro,
+            flag is True,
+            attr,
+            attr_index.get(attr, -1),
+            default,
+        )
+
+    tiles = {t.name: t.name for t in data.compute.tiles}
+    ins = epilogue_inputs(op)
+    taken = {f.name for f in data.tiling_fields}
+    inputs = []
+    for t in ins:
+        field = fresh(f"{t.kernel_param}Full", taken)
+        taken.add(field)
+        inputs.append(
+            EpilogueInput(
+                t.name,
+                op.inputs.index(t),
+                t.kernel_param,
+                t.dtype_macro,
+                tiles.get(t.kernel_param, t.kernel_param),
+                field,
+                any(d != "float32" for d in t.dtypes),
+            )
+        )
+    out = op.outputs[0]
+    a_name, b_name = mm.a, mm.b
+    fields = [
+        TilingField("uint32_t", "blockDim", "cube cores the launch uses, two vector cores each"),
+        TilingField("uint32_t", "tileLength", "elements of a block's tiles: baseM x baseN + slack"),
+        TilingField("uint32_t", "tmpCount", "scratch temporaries of the epilogue, one tile each"),
+        TilingField("uint32_t", "tmpBytes", "bytes of one temporary"),
+        TilingField("uint32_t", "sharedTmpBytes", "bytes of the high-level APIs' sharedTmpBuffer"),
+        TilingField("uint32_t", "batch", f"matrices in {a_name} and {out.name} (0: empty)"),
+        TilingField("uint32_t", "bBatched", f"1 when {b_name} is 3-D (a matrix per batch), else 0"),
+    ]
+    fields += [
+        TilingField("uint32_t", f"{o.kernel_param}Transposed", f"1 when {o.name} is transposed")
+        for o in (operand(mm.a, mm.transpose_a), operand(mm.b, mm.transpose_b))
+        if o.attr
+    ]
+    fields += [
+        TilingField("uint32_t", i.full_field, f"1 when {i.name} has c's shape, 0 for [N]")
+        for i in inputs
+    ]
+    size = {"int64_t": 8, "float": 4, "bool": 1}
+    extra = [TilingField(f.c_type, f.field, "", attr=f.name) for f in data.attr_fields]
+    extra += [
+        TilingField(h.c_type, h.field, f"{h.text}, computed on the host")
+        for h in data.compute.host_scalars
+    ]
+    fields += sorted(extra, key=lambda f: -size[f.type])
+    c = data.compute
+    size = {d: DTYPES[d].size for t in op.tensors for d in t.dtypes} | {"float32": 4}
+    per_elem = 4 * (1 + c.temps + c.shared_tmp_live_nodes)  # the product, the scratch
+    for i, t in zip(inputs, ins, strict=True):
+        per_elem += max(size[d] for d in t.dtypes) + (4 if i.widen else 0)
+    narrow = any(d != "float32" for d in out.dtypes)
+    per_elem += max(size[d] for d in out.dtypes) + (4 if narrow else 0)
+    buffers = 2 + len(inputs) * 2 + 2
+    return MatmulData(
+        a=operand(mm.a, mm.transpose_a),
+        b=operand(mm.b, mm.transpose_b),
+        inputs=inputs,
+        output=out.name,
+        output_param=out.kernel_param,
+        output_macro=out.dtype_macro,
+        narrow_output=narrow,
+        product_tile=tiles.get(product, product),
+        output_tile=data.compute.tiles[0].name,
+        compute=data.compute,
+        epilogue_header=f"{op.snake_name}_epilogue.h",
+        tiling_fields=fields,
+        attr_fields=data.attr_fields,
+        host_scalars=data.compute.host_scalars,
+        expression=f"{out.name} = {expr.show(next(iter(op.compute.values())))}",
+        block_slack=BLOCK_SLACK_ELEMS,
+        ub_per_elem=per_elem,
+        ub_fixed=32 * (buffers + 1) + c.shared_tmp_min_bytes,
+    )
