@@ -23,7 +23,7 @@ from opgen.frontend import expr
 from opgen.frontend.catalog import SOC_FAMILIES
 from opgen.frontend.expr import show
 from opgen.frontend.model import Op
-from opgen.literals import cpp_float
+from opgen.literals import cpp_float, cpp_string
 
 
 class LoweringError(ValueError):
@@ -450,7 +450,7 @@ class Lowerer:
         """The value of a constant-only subtree, or None if it reads an attr."""
         if isinstance(node, expr.Const):
             value = node.value
-        elif isinstance(node, expr.Scalar):
+        elif isinstance(node, (expr.Scalar, expr.TextCompare)):
             return None
         elif isinstance(node, expr.Neg):
             a = self.fold(node.arg)
@@ -1056,7 +1056,7 @@ def _needs_host(node: expr.Node) -> bool:
     """Does a scalar subtree need the host's math library (a call, a power beyond 2..4), or a
     comparison (computed once on the host too)?"""
     return any(
-        isinstance(n, (expr.Call, expr.Compare))
+        isinstance(n, (expr.Call, expr.Compare, expr.TextCompare))
         or (isinstance(n, expr.Pow) and not is_simple_pow(n))
         for n in expr.walk(node)
     )
@@ -1342,8 +1342,11 @@ def emit_body(
 # ---------------------------------------------------------------------------------------------
 
 
-def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> str:
-    """A host C++ expression of a scalar subtree over the `tiling->` attr fields: in double for
+def host_expr(
+    node: expr.Node, attr_fields: dict[str, str], integer: bool, texts: dict[str, str]
+) -> str:
+    """A host C++ expression of a scalar subtree over the `tiling->` attr fields and TilingFunc's
+    variables holding the string attrs (`texts`, read with GetAttrPointer<char>): in double for
     float ops, in int64_t for integer ones (whose subtrees hold only integer operations)."""
     num = "int64_t" if integer else "double"
 
@@ -1364,6 +1367,11 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
             return (
                 f"({h(n.left)} {n.op} {h(n.right)} ? {'1' if integer else '1.0'} : "
                 f"{'0' if integer else '0.0'})"
+            )
+        if isinstance(n, expr.TextCompare):
+            return (
+                f"(std::strcmp({texts[n.name]}, {cpp_string(n.value)}) {n.op} 0 ? "
+                f"{'1' if integer else '1.0'} : {'0' if integer else '0.0'})"
             )
         if isinstance(n, expr.Call):
             args = [h(a) for a in n.args]
