@@ -103,7 +103,7 @@ def test_the_declared_values_reach_the_model():
 def test_a_compared_string_attr_needs_declared_values():
     ((path, text),) = problems_of(mse(values=None))
     assert path == "$.opgen.compute.z"
-    assert 'reduction == "mean" compares the string attr \'reduction\'' in text
+    assert "reduction == \"mean\" compares the string attr 'reduction'" in text
     assert '"values": {"reduction": [...]}' in text
 
 
@@ -135,7 +135,9 @@ def test_a_required_attr_has_no_default_to_check():
 )
 def test_values_name_a_compared_string_attr(values, message):
     data = mse(values={**VALUES, **values})
-    data["attr"].append({"name": "p", "param_type": "optional", "type": "float", "default_value": 1})
+    data["attr"].append(
+        {"name": "p", "param_type": "optional", "type": "float", "default_value": 1}
+    )
     found = problems_of(data)
     assert any(message in text for _, text in found), found
 

@@ -1342,6 +1342,11 @@ def emit_body(
 # ---------------------------------------------------------------------------------------------
 
 
+def _host_flag(condition: str, integer: bool) -> str:
+    """1 where a host condition holds, else 0, in the host's number type."""
+    return f"({condition} ? {'1' if integer else '1.0'} : {'0' if integer else '0.0'})"
+
+
 def host_expr(
     node: expr.Node, attr_fields: dict[str, str], integer: bool, texts: dict[str, str]
 ) -> str:
@@ -1364,14 +1369,10 @@ def host_expr(
                 return "(" + " * ".join([h(n.base)] * n.exponent) + ")"
             return f"std::pow({h(n.base)}, {n.exponent!r})"
         if isinstance(n, expr.Compare):
-            return (
-                f"({h(n.left)} {n.op} {h(n.right)} ? {'1' if integer else '1.0'} : "
-                f"{'0' if integer else '0.0'})"
-            )
+            return _host_flag(f"{h(n.left)} {n.op} {h(n.right)}", integer)
         if isinstance(n, expr.TextCompare):
-            return (
-                f"(std::strcmp({texts[n.name]}, {cpp_string(n.value)}) {n.op} 0 ? "
-                f"{'1' if integer else '1.0'} : {'0' if integer else '0.0'})"
+            return _host_flag(
+                f"std::strcmp({texts[n.name]}, {cpp_string(n.value)}) {n.op} 0", integer
             )
         if isinstance(n, expr.Call):
             args = [h(a) for a in n.args]

@@ -98,7 +98,7 @@ def _compared_problems(path: str, c: expr.TextCompare, attr: Attr) -> list[Probl
             Problem(
                 path,
                 f"{c.show()} compares the string attr '{c.name}', whose accepted values are not "
-                f"declared: add \"values\": {{\"{c.name}\": [...]}} to the opgen block, so that "
+                f'declared: add "values": {{"{c.name}": [...]}} to the opgen block, so that '
                 "the op refuses a value it does not know rather than treat it as unequal",
             )
         ]

@@ -991,7 +991,9 @@ def text_attr_cases(op: Op) -> list[TextAttrCase]:
         message = f"{op.op_type}: {a.name}={undeclared!r} is not one of its values"
         values = py_value(list(a.values))
         cases.append(
-            TextAttrCase(a.name, py_string(a.name), values, py_string(undeclared), py_string(message))
+            TextAttrCase(
+                a.name, py_string(a.name), values, py_string(undeclared), py_string(message)
+            )
         )
     return cases
 
@@ -1053,7 +1055,15 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         ir_def=py_value(ir_def(op)),
         graph_args=py_value(graph["args"]),
         expected_node=py_value(graph["node"]),
-        broadcasts=broadcasts(op),
-        shape_cases=shape_case_params(op),
-        text_attrs=text_attr_cases(op),
+        **extra_cases(op),
     )
+
+
+def extra_cases(op: Op) -> dict[str, Any]:
+    """The precision cases beyond the default sweep: the prototype's test_shapes (and, for an op
+    that broadcasts, built-in ones), and each declared value of a string attr."""
+    return {
+        "broadcasts": broadcasts(op),
+        "shape_cases": shape_case_params(op),
+        "text_attrs": text_attr_cases(op),
+    }
