@@ -105,7 +105,15 @@ def test_opgen_tsv_gives_every_corpus_file_one_verdict():
 @pytest.mark.parametrize("name", ONE_PROTOTYPE, ids=lambda name: name.split("/")[-1])
 def test_one_prototype_loads_and_compiles(name):
     block = json.loads((OVERLAYS / name).read_text(encoding="utf-8"))
-    assert set(block) <= {"compute", "golden", "fast_math", "keepdim", "precision", "test_shapes"}
+    assert set(block) <= {
+        "compute",
+        "golden",
+        "fast_math",
+        "keepdim",
+        "precision",
+        "test_shapes",
+        "values",
+    }
     proto = prototype.loads(json.dumps(merged(name)), name)
     for op in proto.ops:
         assert set(op.compute) == {t.name for t in op.outputs}

@@ -39,8 +39,8 @@ CASES = {
     # max/min/relu/clamp/sign and a row's amax/amin with NaN, +-inf and +-0 (torch's results)
     "special_values": ROOT / "tests" / "data" / "e2e" / "special_values.json",
     # reductions over named axes (dim=, keepdim=): ReduceSum's axes and keep_dims attrs,
-    # GlobalAvgPool, a 0-d MseLoss, LayerNorm over two axes, LogSumExp over dim 0 (column mode),
-    # LpNorm with its p an attr
+    # GlobalAvgPool, a 0-d MseLoss, MseLossGrad with its string attr reduction, LayerNorm over two
+    # axes, LogSumExp over dim 0 (column mode), LpNorm with its p an attr
     "reductions": ROOT / "tests" / "data" / "e2e" / "reductions.json",
     # a dtype list mixing float and integer combinations (float, fp16, int32, int8), and
     # int8/uint8 arithmetic that wraps modulo 256 as torch's does
@@ -172,6 +172,26 @@ for device in ("cpu", "meta"):
                                    "([2, 4, 1], or without its first dims)"), (device, str(exc))
     else:
         raise AssertionError(f"gamma [4, 2] ran on {device}")
+# MseLossGrad: the string attr reduction picks the formula, as torch's mse_loss backward (its dout
+# a value per element: the loss's gradient broadcast); a value it does not declare is refused
+p = torch.randn(3, 5, 7, dtype=torch.float64, requires_grad=True)
+t = torch.randn(3, 5, 7, dtype=torch.float64)
+for reduction in ("none", "mean", "sum"):
+    loss = torch.nn.functional.mse_loss(p, t, reduction=reduction)
+    g = torch.randn(loss.shape, dtype=torch.float64)
+    (expected,) = torch.autograd.grad(loss, p, g)
+    dout = g.expand(p.shape).float().contiguous()
+    y = ops.mse_loss_grad_custom(p.detach().float(), t.float(), dout, reduction=reduction)
+    torch.testing.assert_close(y.double(), expected, rtol=1e-5, atol=1e-6)
+for device in ("cpu", "meta"):
+    try:
+        args = (torch.randn(4, device=device) for _ in range(3))
+        ops.mse_loss_grad_custom(*args, reduction="avg")
+    except RuntimeError as exc:
+        assert str(exc).startswith("MseLossGradCustom: reduction='avg' is not one of its values: "
+                                   "'none', 'mean', 'sum'"), (device, str(exc))
+    else:
+        raise AssertionError(f"reduction='avg' ran on {device}")
 print("reductions as torch")
 """
 

@@ -23,7 +23,7 @@ from opgen.frontend import expr
 from opgen.frontend.catalog import SOC_FAMILIES
 from opgen.frontend.expr import show
 from opgen.frontend.model import Op
-from opgen.literals import cpp_float
+from opgen.literals import cpp_float, cpp_string
 
 
 class LoweringError(ValueError):
@@ -450,7 +450,7 @@ class Lowerer:
         """The value of a constant-only subtree, or None if it reads an attr."""
         if isinstance(node, expr.Const):
             value = node.value
-        elif isinstance(node, expr.Scalar):
+        elif isinstance(node, (expr.Scalar, expr.TextCompare)):
             return None
         elif isinstance(node, expr.Neg):
             a = self.fold(node.arg)
@@ -1056,7 +1056,7 @@ def _needs_host(node: expr.Node) -> bool:
     """Does a scalar subtree need the host's math library (a call, a power beyond 2..4), or a
     comparison (computed once on the host too)?"""
     return any(
-        isinstance(n, (expr.Call, expr.Compare))
+        isinstance(n, (expr.Call, expr.Compare, expr.TextCompare))
         or (isinstance(n, expr.Pow) and not is_simple_pow(n))
         for n in expr.walk(node)
     )
@@ -1342,8 +1342,16 @@ def emit_body(
 # ---------------------------------------------------------------------------------------------
 
 
-def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> str:
-    """A host C++ expression of a scalar subtree over the `tiling->` attr fields: in double for
+def _host_flag(condition: str, integer: bool) -> str:
+    """1 where a host condition holds, else 0, in the host's number type."""
+    return f"({condition} ? {'1' if integer else '1.0'} : {'0' if integer else '0.0'})"
+
+
+def host_expr(
+    node: expr.Node, attr_fields: dict[str, str], integer: bool, texts: dict[str, str]
+) -> str:
+    """A host C++ expression of a scalar subtree over the `tiling->` attr fields and TilingFunc's
+    variables holding the string attrs (`texts`, read with GetAttrPointer<char>): in double for
     float ops, in int64_t for integer ones (whose subtrees hold only integer operations)."""
     num = "int64_t" if integer else "double"
 
@@ -1361,9 +1369,10 @@ def host_expr(node: expr.Node, attr_fields: dict[str, str], integer: bool) -> st
                 return "(" + " * ".join([h(n.base)] * n.exponent) + ")"
             return f"std::pow({h(n.base)}, {n.exponent!r})"
         if isinstance(n, expr.Compare):
-            return (
-                f"({h(n.left)} {n.op} {h(n.right)} ? {'1' if integer else '1.0'} : "
-                f"{'0' if integer else '0.0'})"
+            return _host_flag(f"{h(n.left)} {n.op} {h(n.right)}", integer)
+        if isinstance(n, expr.TextCompare):
+            return _host_flag(
+                f"std::strcmp({texts[n.name]}, {cpp_string(n.value)}) {n.op} 0", integer
             )
         if isinstance(n, expr.Call):
             args = [h(a) for a in n.args]

@@ -119,6 +119,27 @@ class Compare:
 
 
 @dataclass(frozen=True)
+class TextCompare:
+    """A string attr compared with a string literal (== or != only): 1 when it holds, else 0.
+    A condition on attrs alone, so the host computes it (strcmp) and the torch side in Python;
+    the attr's accepted values are declared ("opgen": {"values"}), so that a value outside them
+    is refused rather than unequal to every literal."""
+
+    op: str  # == or !=
+    name: str  # the string attr
+    value: str  # the literal
+    is_tensor = False
+
+    def show(self) -> str:
+        return f"{self.name} {self.op} {_text_literal(self.value)}"
+
+
+def _text_literal(value: str) -> str:
+    """A string as the prototype writes it in an expression: in double quotes where it can."""
+    return f'"{value}"' if '"' not in value and "\\" not in value else repr(value)
+
+
+@dataclass(frozen=True)
 class Call:
     func: str  # one of UNARY_FUNCS, BINARY_FUNCS, TERNARY_FUNCS (where(c, a, b): a where c
     # is nonzero (true), else b), or "pow" (e ** p with an exponent of attrs: a scalar)
@@ -209,7 +230,9 @@ class Matmul:
 
 MATMUL_FUNC = "matmul"
 
-Node = Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | Call | Reduce | Index | Matmul
+Node = (
+    Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | TextCompare | Call | Reduce | Index | Matmul
+)
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -318,6 +341,11 @@ def _to_node(
         return _to_node(n, tensors, scalars, others, attr_types)
 
     if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            raise ExprError(
+                f"the string {_snippet(node)} may only be compared with a string attr "
+                '(where(reduction == "mean", ...))'
+            )
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise ExprError(f"only numeric literals are allowed, not {_snippet(node)}")
         return Const(float(node.value))
@@ -339,6 +367,8 @@ def _to_node(
             )
         if type(node.ops[0]) not in CMP_OPS:
             raise ExprError(f"'{_snippet(node)}': compute compares with < <= > >= == != only")
+        if _is_text(node.left, attr_types) or _is_text(node.comparators[0], attr_types):
+            return _text_compare(node, attr_types)
         return Compare(CMP_OPS[type(node.ops[0])], conv(node.left), conv(node.comparators[0]))
     if isinstance(node, ast.Call):
         return _call_node(node, conv, attr_types)
@@ -347,6 +377,35 @@ def _to_node(
         "** with a constant exponent, comparisons (< <= > >= == !=), numbers, names "
         "and the listed functions"
     )
+
+
+def _is_text(node: ast.AST, attr_types: dict[str, str]) -> bool:
+    """A string literal, or the name of a string attr."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    return isinstance(node, ast.Name) and attr_types.get(node.id) == "string"
+
+
+def _text_compare(node: ast.Compare, attr_types: dict[str, str]) -> TextCompare:
+    """`attr == "literal"` or `attr != "literal"` (either side first): a string attr and a string
+    literal, compared for equality only (an order of strings means nothing to the kernel)."""
+    op = CMP_OPS[type(node.ops[0])]
+    left, right = node.left, node.comparators[0]
+    if isinstance(left, ast.Constant):
+        left, right = right, left
+    attr = isinstance(left, ast.Name) and attr_types.get(left.id) == "string"
+    literal = isinstance(right, ast.Constant) and isinstance(right.value, str)
+    if not (attr and literal):
+        raise ExprError(
+            f"{_snippet(node)} compares a string: compare a string attr with a string literal "
+            '(reduction == "mean")'
+        )
+    if op not in ("==", "!="):
+        raise ExprError(
+            f"{_snippet(node)} orders strings: compare a string attr with == or != only "
+            '(reduction == "mean")'
+        )
+    return TextCompare(op, left.id, right.value)
 
 
 def _name_node(name: str, tensors: set[str], scalars: set[str], others: dict[str, str]) -> Node:
@@ -646,7 +705,7 @@ def broadcast_reductions(node: Node) -> list[Reduce]:
 
 def names_in(node: Node) -> set[str]:
     """Every input and attr name a compute tree uses (an index() dim's attr too)."""
-    names = {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar))}
+    names = {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar, TextCompare))}
     return names | {n.dim for n in walk(node) if isinstance(n, Index) and isinstance(n.dim, str)}
 
 
@@ -665,6 +724,8 @@ def _show(node: Node, outer: int) -> str:
         return node.name
     if isinstance(node, (Index, Matmul)):
         return node.show()
+    if isinstance(node, TextCompare):
+        return f"({node.show()})" if outer > CMP_PRECEDENCE else node.show()
     if isinstance(node, Const):
         v = node.value
         return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
@@ -728,6 +789,8 @@ def to_torch(node: Node) -> str:
     (keepdim=True) so that they broadcast back over the row."""
     if isinstance(node, Compare):
         return f"({_torch(node.left)} {node.op} {_torch(node.right)})"
+    if isinstance(node, TextCompare):
+        return f"({node.name} {node.op} {node.value!r})"
     return _torch(node)
 
 
@@ -757,7 +820,7 @@ def _torch(node: Node) -> str:
         return f"({_torch(node.left)} {node.op} {_torch(node.right)})"
     if isinstance(node, Pow):
         return f"({_torch(node.base)} ** {node.exponent!r})"
-    if isinstance(node, Compare):
+    if isinstance(node, (Compare, TextCompare)):
         return f"({to_torch(node)} * 1)"
     if isinstance(node, Call):
         return _torch_call(node)
@@ -775,7 +838,8 @@ def _torch_operand(name: str, transpose: bool | str) -> str:
 def _torch_call(node: Call) -> str:
     args = [_torch(a) for a in node.args]
     if node.func == "where":
-        cond = to_torch(node.args[0]) if isinstance(node.args[0], Compare) else f"({args[0]} != 0)"
+        compares = isinstance(node.args[0], (Compare, TextCompare))
+        cond = to_torch(node.args[0]) if compares else f"({args[0]} != 0)"
         if not node.args[0].is_tensor:  # a number or attr condition: pick a branch
             return f"({args[1]} if {cond} else {args[2]})"
         return f"torch.where({cond}, {args[1]}, {args[2]})"
@@ -891,6 +955,8 @@ def _golden_operands(node: ast.AST) -> list[ast.AST]:
         return [node.left, *node.comparators]
     if isinstance(node, (ast.Tuple, ast.List)):
         return list(node.elts)
+    if isinstance(node, ast.IfExp):  # a choice on attrs: x.numel() if reduction == "mean" else 1
+        return [node.test, node.body, node.orelse]
     if isinstance(node, ast.Subscript):  # x.shape[-1], x[..., :1]
         return [node.value, node.slice]
     if isinstance(node, ast.Slice):

@@ -55,6 +55,8 @@ class Attr:
     type: str  # msopgen attr type: int, float, bool, string, list_int, ...
     required: bool
     default: Any = None  # the JSON default of an optional attr
+    # a string attr's accepted values ("opgen": {"values"}): the op refuses any other; () none
+    values: tuple[str, ...] = ()
 
     @property
     def info(self) -> AttrType:
@@ -163,7 +165,7 @@ class Op:
             n.name
             for tree in self.compute.values()
             for n in expr.walk(tree)
-            if isinstance(n, expr.Scalar)
+            if isinstance(n, (expr.Scalar, expr.TextCompare))
         }
         read |= {  # an index() dim's attr
             n.dim
@@ -185,6 +187,12 @@ class Op:
         return tuple(
             a for a in self.unread_attrs if not a.required and a.type in ("int", "float", "bool")
         )
+
+    @property
+    def checked_attrs(self) -> tuple[Attr, ...]:
+        """The string attrs with declared values ("opgen": {"values"}), which the generated op
+        checks on every path (the adapters, the fake kernel, InferShape, TilingFunc)."""
+        return tuple(a for a in self.attrs if a.values)
 
     @property
     def row_axes(self) -> expr.Axes:

@@ -18,7 +18,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NoReturn
 
-from opgen.frontend import broadcast, expr, matmuls, names, reductions, rows, spelling
+from opgen.frontend import (
+    broadcast,
+    expr,
+    matmuls,
+    names,
+    reductions,
+    rows,
+    spelling,
+    text_attrs,
+)
 from opgen.frontend.catalog import (
     ATTR_TYPES,
     DTYPE_ALIASES,
@@ -535,6 +544,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
 
     compute, golden, found = _check_expressions(base, options, inputs, outputs, attrs)
     problems += found
+    attrs = text_attrs.with_values(attrs, options)
+    problems += text_attrs.values_problems(base, options, attrs, compute)
     inputs = _updated_inputs(inputs, outputs, compute)
     problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
     problems += _literal_range_problems(base, compute, inputs, outputs)
@@ -962,7 +973,7 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     tensors = {t.name for t in inputs if t.param_type == "required"}
     scalars = {a.name for a in attrs if a.info.is_scalar}
     others = {t.name: f"is an {t.param_type} input" for t in inputs if t.name not in tensors}
-    others.update({a.name: f"is a {a.type} attr" for a in attrs if a.name not in scalars})
+    others.update({a.name: _unusable_attr(a) for a in attrs if a.name not in scalars})
     block_path = key_path(base, "opgen")
 
     for section in ("compute", "golden"):
@@ -1003,6 +1014,16 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     problems += matmuls.matmul_problems(block_path, compute, outputs)
     problems += _default_goldens(block_path, compute, golden, bool(block.get("keepdim", False)))
     return compute, golden, problems
+
+
+def _unusable_attr(attr: Attr) -> str:
+    """Why compute may not use a (non-scalar) attr as a value."""
+    if attr.type == "string":
+        return (
+            f'is a string attr (compute compares it with a string literal: {attr.name} == "...", '
+            "its values declared in opgen.values)"
+        )
+    return f"is a {attr.type} attr"
 
 
 def _default_goldens(block_path: str, compute: dict, golden: dict, keepdim: bool) -> list[Problem]:

@@ -14,7 +14,7 @@ from opgen.frontend.model import Op
 from opgen.frontend.names import aclnn_name
 from opgen.frontend.options import Options
 from opgen.literals import cpp_literal, cpp_string
-from opgen.planning.kernel import AttrField, HostScalar, KernelData, _Tensor
+from opgen.planning.kernel import AttrField, HostScalar, KernelData, _Tensor, text_var
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,21 @@ class HostIndexAxis:
 
 
 @dataclass(frozen=True)
+class HostTextAttr:
+    """A string attr with declared values ("opgen": {"values"}): TilingFunc reads it into `var`
+    (for the flags its comparisons give the kernel), and TilingFunc and InferShape refuse a value
+    outside `values` (opgen_tiling.h's AttrOneOf)."""
+
+    name: str
+    index: int  # among the op's attrs
+    var: str
+    default: str  # C++ string literal of an optional attr's default; "nullptr": required
+    op_literal: str  # the op type, a C++ string literal (the message names it)
+    name_literal: str
+    values: list[str]  # C++ string literals
+
+
+@dataclass(frozen=True)
 class HostData:
     """Everything the host templates render for one op (they read `op.kernel` for the tiling
     struct and the kernel's buffer count)."""
@@ -180,6 +195,7 @@ class HostData:
     socs: list[SocConfig]
     attr_fields: list[AttrField]  # int/float/bool attrs TilingFunc copies into the struct
     scalars: list[HostScalar]  # attr math TilingFunc computes (the kernel has no libm)
+    text_attrs: list[HostTextAttr]  # string attrs TilingFunc and InferShape check
     shape_ref: ShapeRef
     descs: list[StreamDesc]
     dtype_rules: list[DtypeRule]  # InferDataType, per output
@@ -211,6 +227,7 @@ def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
         socs=[_soc_config(op, kernel.tensors, s) for s in options.soc_short_names],
         attr_fields=kernel.attr_fields,
         scalars=kernel.compute.host_scalars,
+        text_attrs=_text_attrs(op),
         has_outputs=bool(op.outputs),
         **_row(op, kernel),
         warnings=soc_dtypes.check(op, options.soc_short_names),
@@ -218,6 +235,23 @@ def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
         index_axes=_index_axes(kernel),
         **infer,
     )
+
+
+def _text_attrs(op: Op) -> list[HostTextAttr]:
+    """The string attrs with declared values, which the host checks and reads."""
+    return [
+        HostTextAttr(
+            name=a.name,
+            index=i,
+            var=text_var(a.name),
+            default="nullptr" if a.required else cpp_string(a.default),
+            op_literal=cpp_string(op.op_type),
+            name_literal=cpp_string(a.name),
+            values=[cpp_string(v) for v in a.values],
+        )
+        for i, a in enumerate(op.attrs)
+        if a.values
+    ]
 
 
 def _index_axes(kernel: KernelData) -> tuple[HostIndexAxis, ...]:
@@ -341,6 +375,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         and all(r.kind == "copy" and r.from_index == shape.index for r in dtype_rules)
         and not into
         and not any(isinstance(n, expr.Index) for t in op.compute.values() for n in expr.walk(t))
+        and not op.checked_attrs  # InferShape checks their values
     ):
         like_input = shape.index
     return {

@@ -958,7 +958,7 @@ def _compute(
         exp_fallbacks=low.exp_fallbacks,
         soc_variants=len(low.variants) > 1,
         scratch_note=_scratch_note(low, live_nodes, min_bytes) + ".",
-        host_scalars=_host_scalars(low, attr_fields),
+        host_scalars=_host_scalars(op, low, attr_fields),
         warnings=low.warnings,
         align_elems=CMP_BLOCK_ELEMS if low.compares else 0,
         reserved_ub=SELECT_RESERVED_UB if low.selects else 0,
@@ -1195,12 +1195,22 @@ def _step_body(
     return cmp_count, variants
 
 
-def _host_scalars(low: _Lowering, attr_fields: dict[str, str]) -> list[HostScalar]:
+def text_var(name: str) -> str:
+    """TilingFunc's variable holding a string attr's value (GetAttrPointer<char>)."""
+    return aclnn_name(name) + "Attr"
+
+
+def text_vars(op: Op) -> dict[str, str]:
+    """The string attrs a compute expression compares, each TilingFunc's variable of it."""
+    return {a.name: text_var(a.name) for a in op.checked_attrs}
+
+
+def _host_scalars(op: Op, low: _Lowering, attr_fields: dict[str, str]) -> list[HostScalar]:
     return [
         HostScalar(
             field=name,
             text=show(node),
-            expr=host_expr(node, attr_fields, low.mode != "float"),
+            expr=host_expr(node, attr_fields, low.mode != "float", text_vars(op)),
             c_type="float" if low.mode == "float" else "int64_t",
         )
         for node, name in low.host_scalars.items()

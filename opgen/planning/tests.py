@@ -198,7 +198,10 @@ def attr_value(a: Attr, op: Op | None = None) -> Any:
 
 def graph_attr_value(a: Attr, index: int) -> Any:
     """A value per attr for the converter test, unlike the default and every other attr's, so a
-    swapped or dropped attr shows (exact in float32)."""
+    swapped or dropped attr shows (exact in float32); a string attr with declared values, one of
+    them."""
+    if a.values:
+        return next((v for v in a.values if v != a.default), a.values[0])
     kind = a.type
     if kind == "int":
         return 3 + index
@@ -573,6 +576,8 @@ class TestsData:
     # the fewest dims the op's inputs need (index(dim) of the compute names an axis of the output)
     min_rank: int = 1
     index_shapes: list[tuple[str, str]] = field(default_factory=list)  # (literal, id)
+    # string attrs with declared values: each value's precision, an undeclared one's refusal
+    text_attrs: list[TextAttrCase] = field(default_factory=list)
 
 
 # The precision shapes of an op whose compute reads index(): matrices (the last axis no multiple
@@ -794,6 +799,8 @@ def op_testing_imports(
     imports += mutable_imports(torch, gradcheck, float_combos)
     if torch.cpu.shape_checks:
         imports.append("check_broadcasting")
+    if op.checked_attrs:  # an undeclared value's refusal by the fake kernel and InferShape
+        imports += ["fake_outputs", "host_infer"]
     if pending.kernel or pending.host:
         imports.append("kernel_is_placeholder")
     return sorted(imports, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
@@ -962,6 +969,35 @@ def row_test_shapes(op: Op) -> list[str]:
     return [py_value({n: list(v) for n, v in case.items()}) for case in op.test_shapes]
 
 
+@dataclass(frozen=True)
+class TextAttrCase:
+    """A string attr with declared values ("opgen": {"values"}): the precision tests pass each
+    value, and a refusal test one it does not declare."""
+
+    name: str  # an identifier: the tests' names take it
+    name_literal: str
+    values: str  # as a Python list literal
+    undeclared: str  # a value outside them, as a Python string literal
+    message: str  # the refusal's start, as a Python string literal of a regular expression
+
+
+def text_attr_cases(op: Op) -> list[TextAttrCase]:
+    cases = []
+    for a in op.checked_attrs:
+        undeclared = "undeclared"
+        while undeclared in a.values:
+            undeclared += "_"
+        # names are identifiers and the value letters: the message holds no regex syntax
+        message = f"{op.op_type}: {a.name}={undeclared!r} is not one of its values"
+        values = py_value(list(a.values))
+        cases.append(
+            TextAttrCase(
+                a.name, py_string(a.name), values, py_string(undeclared), py_string(message)
+            )
+        )
+    return cases
+
+
 def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
     """What the op's test file prints (`op.tests`)."""
     pending = pending_reasons(op, options, torch)
@@ -1019,6 +1055,15 @@ def plan(op: Op, options: Options, torch: TorchData) -> TestsData:
         ir_def=py_value(ir_def(op)),
         graph_args=py_value(graph["args"]),
         expected_node=py_value(graph["node"]),
-        broadcasts=broadcasts(op),
-        shape_cases=shape_case_params(op),
+        **extra_cases(op),
     )
+
+
+def extra_cases(op: Op) -> dict[str, Any]:
+    """The precision cases beyond the default sweep: the prototype's test_shapes (and, for an op
+    that broadcasts, built-in ones), and each declared value of a string attr."""
+    return {
+        "broadcasts": broadcasts(op),
+        "shape_cases": shape_case_params(op),
+        "text_attrs": text_attr_cases(op),
+    }

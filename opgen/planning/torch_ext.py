@@ -33,6 +33,7 @@ from opgen.literals import (
     cpp_string,
     py_literal,
     py_string,
+    py_value,
     torch_literal,
 )
 from opgen.planning.layout import (
@@ -293,6 +294,29 @@ class FixedAttrCheck:
     args: list[str]  # the op type, the attr's name, its parameter and its default
 
 
+@dataclass(frozen=True)
+class TextAttrCheck:
+    """An adapter's call of <helpers>::AttrOneOf (macros/cpp.jinja `checks`): a string attr a
+    compute expression compares holds one of its declared values ("opgen": {"values"})."""
+
+    args: list[str]  # the op type, the attr's name, its parameter and its values
+
+
+def cpp_text_attr_checks(op: Op) -> list[TextAttrCheck]:
+    """The adapters' checks of the string attrs with declared values."""
+    return [
+        TextAttrCheck(
+            [
+                cpp_string(op.op_type),
+                cpp_string(a.name),
+                cpp_param_name(a.name),
+                "{" + ", ".join(cpp_string(v) for v in a.values) + "}",
+            ]
+        )
+        for a in op.checked_attrs
+    ]
+
+
 def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
     """The check of an op that broadcasts (an op with one required input has nothing to check;
     an op that does not broadcast, none)."""
@@ -380,6 +404,7 @@ class CpuKernel:
     unsupported: list[str]  # why the twin cannot run the op (TORCH_CHECK's string pieces), or []
     op_type_literal: str
     attr_checks: list[FixedAttrCheck]
+    text_checks: list[TextAttrCheck]
     shape_checks: list[BroadcastCheck]
     row_shapes_args: list[str]  # opgen_torch::RowShapes's, for a row op; []: no such check
     index_axes_args: list[str]  # opgen_torch::IndexAxes's, when index() is used; []: none
@@ -416,6 +441,7 @@ def cpu_context(op: Op, params, outs) -> CpuKernel:
         ],
         op_type_literal=cpp_string(op.op_type),
         attr_checks=cpp_fixed_attr_checks(op),
+        text_checks=cpp_text_attr_checks(op),
         shape_checks=cpp_shape_checks(op, params),
         row_shapes_args=row_shapes_args(op, params),
         index_axes_args=index_axes_args(op, params),
@@ -479,6 +505,7 @@ class NpuAdapter:
     guard: str = ""  # the argument whose device it runs on
     guard_required: bool = False  # a required tensor (else a list or an optional one)
     attr_checks: list[FixedAttrCheck] = field(default_factory=list)
+    text_checks: list[TextAttrCheck] = field(default_factory=list)
     # its BroadcastShape keeps the shape (broadcast_shape_) for the outputs it allocates
     shape_checks: list[BroadcastCheck] = field(default_factory=list)
     args: list[NpuArg] = field(default_factory=list)  # the aclnn inputs and attrs, in order
@@ -596,6 +623,7 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         guard=guard.cpp_name,
         guard_required=guard.kind in ("tensor", "ref"),
         attr_checks=cpp_fixed_attr_checks(op),
+        text_checks=cpp_text_attr_checks(op),
         shape_checks=cpp_shape_checks(op, params),
         args=args["args"],
         needs_dtypes=op.is_elementwise and bool(returned),
@@ -634,6 +662,14 @@ class PyFixedAttr:
 
 
 @dataclass(frozen=True)
+class PyTextAttr:
+    """A string attr the fake kernel checks holds one of its declared values: _attr_one_of."""
+
+    name: str
+    values: str  # as Python source: a tuple of strings
+
+
+@dataclass(frozen=True)
 class Fake:
     """The op's fake (meta) kernel in ops.py (macros/py.jinja fake_lines prints its body)."""
 
@@ -653,6 +689,7 @@ class Fake:
     # default, the last axis): a literal tuple or the attr's name
     row_dims: str
     fixed_attrs: list[PyFixedAttr]  # it checks them with _fixed_attr (but in mode "none")
+    text_attrs: list[PyTextAttr]  # it checks them with _attr_one_of (but in mode "none")
     # the dims index() names in the compute expression, as Python source for _index_axes (an int
     # or an int attr's name each); "": none
     index_dims: str
@@ -675,6 +712,7 @@ def fake_context(op: Op, options, params, outs) -> Fake:
         row_shapes=op.is_row and mode != "none",
         row_dims=_py_row_dims(op) if op.is_row and op.dims_given else "",
         fixed_attrs=[PyFixedAttr(a.name, py_literal(a.type, a.default)) for a in op.fixed_attrs],
+        text_attrs=[PyTextAttr(a.name, py_value(a.values)) for a in op.checked_attrs],
         index_dims=_index_dims(op, str, "[{}]") if mode != "none" else "",
         message=_fake_unknown(op, options) if mode == "none" else "",
     )

@@ -6,10 +6,13 @@
 #ifndef OPGEN_TILING_H
 #define OPGEN_TILING_H
 
-#define OPGEN_TILING_VERSION 1  // raised with every change a project can observe
+#define OPGEN_TILING_VERSION 2  // raised with every change a project can observe
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
 
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -473,6 +476,40 @@ inline bool AttrBool(const gert::RuntimeAttrs* attrs, size_t index, bool fallbac
 {
     const bool* value = attrs == nullptr ? nullptr : attrs->GetBool(index);
     return value != nullptr ? *value : fallback;
+}
+
+// The value of string attr `index` (GetAttrPointer<char>), or `fallback` when it is unset: nullptr
+// when both are (a required attr).
+inline const char* AttrText(const gert::RuntimeAttrs* attrs, size_t index, const char* fallback)
+{
+    const char* value = attrs == nullptr ? nullptr : attrs->GetAttrPointer<char>(index);
+    return value != nullptr ? value : fallback;
+}
+
+// A string attr that a compute expression compares holds one of the values the prototype declares
+// ("opgen": {"values"}): another would be unequal to every literal and pick a branch without a
+// word. Refused on stderr, naming the op, the attr, the value and the values (the PyTorch op's
+// checks say the same before the host runs).
+inline bool AttrOneOf(const char* opType, const char* name, const char* value,
+                      std::initializer_list<const char*> values)
+{
+    for (const char* accepted : values) {
+        if (value != nullptr && std::strcmp(value, accepted) == 0) {
+            return true;
+        }
+    }
+    if (value == nullptr) {
+        std::fprintf(stderr, "%s: the string attr %s is not set; it takes one of", opType, name);
+    } else {
+        std::fprintf(stderr, "%s: %s='%s' is not one of its values", opType, name, value);
+    }
+    const char* sep = ": ";
+    for (const char* accepted : values) {
+        std::fprintf(stderr, "%s'%s'", sep, accepted);
+        sep = ", ";
+    }
+    std::fprintf(stderr, "\n");
+    return false;
 }
 
 // The axes of `shape` that `dims` names, a bit each. False for a dim out of range or named twice,

@@ -98,6 +98,19 @@ def _fixed_attr(op_type: str, name: str, value, default) -> None:
     )
 
 
+def _attr_one_of(op_type: str, name: str, value: str, values: tuple[str, ...]) -> None:
+    """A string attr that a compute expression compares holds one of the values the prototype
+    declares ("opgen": {"values"}): another would be unequal to every literal and pick a branch
+    without a word; csrc's opgen_torch::AttrOneOf says the same."""
+    torch._check(
+        value in values,
+        lambda: (
+            f"{op_type}: {name}={value!r} is not one of its values: "
+            + ", ".join(repr(v) for v in values)
+        ),
+    )
+
+
 # index(dim) of a compute expression: the kernel's float coordinates are exact while the axis
 # and those after it hold at most this many elements (csrc's opgen_checks::kIndexMaxPeriod).
 _INDEX_MAX_PERIOD = 2**22 - 2**17

@@ -76,6 +76,22 @@ inline void FixedAttr(const char* op_type, const char* name, const T& value, con
                 AttrText(fallback));
 }
 
+// A string attr that a compute expression compares holds one of the values the prototype declares
+// ("opgen": {"values"}): another would be unequal to every literal and pick a branch without a
+// word. The fake kernel's _support._attr_one_of says the same.
+inline void AttrOneOf(const char* op_type, const char* name, c10::string_view value,
+                      std::initializer_list<const char*> values)
+{
+    std::ostringstream accepted;
+    bool found = false;
+    for (const char* v : values) {
+        found = found || value == c10::string_view(v);
+        accepted << (accepted.tellp() == 0 ? "" : ", ") << "'" << v << "'";
+    }
+    TORCH_CHECK(found, op_type, ": ", name, "='", std::string(value), "' is not one of its values: ",
+                accepted.str());
+}
+
 // `dims` as the messages show it: None (every axis), one dim, or the list.
 inline std::string DimsText(c10::IntArrayRef dims)
 {

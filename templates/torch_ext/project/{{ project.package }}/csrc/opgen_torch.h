@@ -64,6 +64,7 @@ inline at::ScalarType ToAten(ge::DataType dtype)
     }
 }
 
+using opgen_checks::AttrOneOf;
 using opgen_checks::BroadcastShape;
 using opgen_checks::FixedAttr;
 using opgen_checks::IndexAxes;
