@@ -231,8 +231,8 @@ class Matmul:
 MATMUL_FUNC = "matmul"
 
 Node = (
-    Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | TextCompare | Call | Reduce | Index | Matmul
-)
+    Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | TextCompare | Call | Reduce | Index
+) | Matmul
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
