@@ -325,7 +325,7 @@ def parse_compute(
     an int or list_int attr, its keepdim= a bool one).
     """
     node = _to_node(_parse(text), tensors, scalars, others or {}, attr_types or {})
-    if not node.is_tensor or not any(isinstance(n, Tensor) for n in walk(node)):
+    if not node.is_tensor or not any(isinstance(n, (Tensor, Matmul)) for n in walk(node)):
         raise ExprError("uses no input tensor; an elementwise output needs at least one")
     return node
 

@@ -581,13 +581,20 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         test_shapes=test_shapes,
         keepdim=options.get("keepdim", False),
     )
-    if op.is_matmul and not test_shapes:
-        op = replace(op, test_shapes=matmuls.default_test_shapes(op))
-    problems += broadcast.test_shapes_problems(op) + rows.test_shapes_problems(op)
-    problems += matmuls.dtype_problems(base, op) + matmuls.test_shapes_problems(op)
+    op, problems = _checked_shapes(op)
     if problems:
         return None, problems, warnings
     return op, problems, warnings + _unread_attrs_warnings(op, base)
+
+
+def _checked_shapes(op: Op) -> tuple[Op, list[Problem]]:
+    """The op with opgen's matmul test cases where it gives none, and the problems of its
+    test_shapes and of its shape rules' dtypes."""
+    if op.is_matmul and not op.test_shapes:
+        op = replace(op, test_shapes=matmuls.default_test_shapes(op))
+    problems = broadcast.test_shapes_problems(op) + rows.test_shapes_problems(op)
+    problems += matmuls.dtype_problems(op.json_path, op) + matmuls.test_shapes_problems(op)
+    return op, problems
 
 
 def _updated_inputs(

@@ -125,33 +125,58 @@ def plan(op: Op, options: Options) -> MatmulData:
     assert mm is not None
     epi, product = epilogue_op(op)
     data = kernel.plan(epi, options)
-    attr_index = {a.name: i for i, a in enumerate(op.attrs)}
-    defaults = {a.name: a for a in op.attrs}
-    by_name = {t.name: t for t in op.inputs}
+    a, b = _operand(op, mm.a, mm.transpose_a), _operand(op, mm.b, mm.transpose_b)
+    inputs = _epilogue_inputs(op, data)
+    out = op.outputs[0]
+    narrow = any(d != "float32" for d in out.dtypes)
+    per_elem, fixed = _ub_budget(op, data.compute, inputs, narrow)
+    return MatmulData(
+        a=a,
+        b=b,
+        inputs=inputs,
+        output=out.name,
+        output_param=out.kernel_param,
+        output_macro=out.dtype_macro,
+        narrow_output=narrow,
+        product_tile=product,
+        output_tile=data.compute.tiles[0].name,
+        compute=data.compute,
+        epilogue_header=f"{op.snake_name}_epilogue.h",
+        tiling_fields=_tiling_fields(op, data, a, b, inputs),
+        attr_fields=data.attr_fields,
+        host_scalars=data.compute.host_scalars,
+        expression=expr.show(op.compute[out.name]),
+        block_slack=BLOCK_SLACK_ELEMS,
+        ub_per_elem=per_elem,
+        ub_fixed=fixed,
+    )
 
-    def operand(name: str, flag: bool | str) -> Operand:
-        t = by_name[name]
-        attr = flag if isinstance(flag, str) else ""
-        default = "false"
-        if attr and not defaults[attr].required:
-            default = "true" if defaults[attr].default else "false"
-        return Operand(
-            name,
-            op.inputs.index(t),
-            t.kernel_param,
-            t.dtype_macro,
-            flag is True,
-            attr,
-            attr_index.get(attr, -1),
-            default,
-        )
 
-    tiles = {t.name: t.name for t in data.compute.tiles}
-    ins = epilogue_inputs(op)
+def _operand(op: Op, name: str, flag: bool | str) -> Operand:
+    """a or b, and its transpose: a literal, or an attr read at run time (its default when the
+    launch gives none)."""
+    t = next(t for t in op.inputs if t.name == name)
+    attr = flag if isinstance(flag, str) else ""
+    index = next((i for i, x in enumerate(op.attrs) if x.name == attr), -1)
+    default = bool(attr) and not op.attrs[index].required and bool(op.attrs[index].default)
+    return Operand(
+        name,
+        op.inputs.index(t),
+        t.kernel_param,
+        t.dtype_macro,
+        flag is True,
+        attr,
+        index,
+        "true" if default else "false",
+    )
+
+
+def _epilogue_inputs(op: Op, data: kernel.KernelData) -> list[EpilogueInput]:
+    """The epilogue's inputs, each with its tiling field saying which shape it has."""
     taken = {f.name for f in data.tiling_fields}
     inputs = []
-    for t in ins:
-        field = fresh(f"{t.kernel_param}Full", taken)
+    for t in epilogue_inputs(op):
+        field = fresh(t.kernel_param + "Full", taken)
         taken.add(field)
         inputs.append(
             EpilogueInput(
@@ -159,29 +184,36 @@ def plan(op: Op, options: Options) -> MatmulData:
                 op.inputs.index(t),
                 t.kernel_param,
                 t.dtype_macro,
-                tiles.get(t.kernel_param, t.kernel_param),
+                t.kernel_param,  # the step's tile: the epilogue op's input of that name
                 field,
                 any(d != "float32" for d in t.dtypes),
             )
         )
-    out = op.outputs[0]
-    a_name, b_name = mm.a, mm.b
+    return inputs
+
+
+def _tiling_fields(
+    op: Op, data: kernel.KernelData, a: Operand, b: Operand, inputs: list[EpilogueInput]
+) -> list[TilingField]:
+    """The op's tiling fields before cubeTiling: the launch, the epilogue's block and scratch,
+    the runtime choices (batches, transposes, each input's shape), the attrs, widest first."""
+    out = op.outputs[0].name
     fields = [
         TilingField("uint32_t", "blockDim", "cube cores the launch uses, two vector cores each"),
         TilingField("uint32_t", "tileLength", "elements of a block's tiles: baseM x baseN + slack"),
         TilingField("uint32_t", "tmpCount", "scratch temporaries of the epilogue, one tile each"),
         TilingField("uint32_t", "tmpBytes", "bytes of one temporary"),
         TilingField("uint32_t", "sharedTmpBytes", "bytes of the high-level APIs' sharedTmpBuffer"),
-        TilingField("uint32_t", "batch", f"matrices in {a_name} and {out.name} (0: empty)"),
-        TilingField("uint32_t", "bBatched", f"1 when {b_name} is 3-D (a matrix per batch), else 0"),
+        TilingField("uint32_t", "batch", f"matrices in {a.name} and {out} (0: empty)"),
+        TilingField("uint32_t", "bBatched", f"1 when {b.name} is 3-D (a matrix per batch), else 0"),
     ]
     fields += [
-        TilingField("uint32_t", f"{o.kernel_param}Transposed", f"1 when {o.name} is transposed")
-        for o in (operand(mm.a, mm.transpose_a), operand(mm.b, mm.transpose_b))
+        TilingField("uint32_t", o.kernel_param + "Transposed", f"1 when {o.name} is transposed")
+        for o in (a, b)
         if o.attr
     ]
     fields += [
-        TilingField("uint32_t", i.full_field, f"1 when {i.name} has c's shape, 0 for [N]")
+        TilingField("uint32_t", i.full_field, f"1 when {i.name} has {out}'s shape, 0 for [N]")
         for i in inputs
     ]
     size = {"int64_t": 8, "float": 4, "bool": 1}
@@ -190,32 +222,21 @@ def plan(op: Op, options: Options) -> MatmulData:
         TilingField(h.c_type, h.field, f"{h.text}, computed on the host")
         for h in data.compute.host_scalars
     ]
-    fields += sorted(extra, key=lambda f: -size[f.type])
-    c = data.compute
-    size = {d: DTYPES[d].size for t in op.tensors for d in t.dtypes} | {"float32": 4}
-    per_elem = 4 * (1 + c.temps + c.shared_tmp_live_nodes)  # the product, the scratch
-    for i, t in zip(inputs, ins, strict=True):
-        per_elem += max(size[d] for d in t.dtypes) + (4 if i.widen else 0)
-    narrow = any(d != "float32" for d in out.dtypes)
+    return fields + sorted(extra, key=lambda f: -size[f.type])
+
+
+def _ub_budget(
+    op: Op, compute: Compute, inputs: list[EpilogueInput], narrow: bool
+) -> tuple[int, int]:
+    """UB bytes per element of a block (the product, the scratch, each input and the output
+    in its widest dtype and, where narrower than float, a float copy) and bytes besides (32-byte
+    rounding per buffer, the sharedTmpBuffer's minimum)."""
+    size = {d: DTYPES[d].size for t in op.tensors for d in t.dtypes}
+    per_elem = 4 * (1 + compute.temps + compute.shared_tmp_live_nodes)
+    by_name = {t.name: t for t in op.inputs}
+    for i in inputs:
+        per_elem += max(size[d] for d in by_name[i.name].dtypes) + (4 if i.widen else 0)
+    out = op.outputs[0]
     per_elem += max(size[d] for d in out.dtypes) + (4 if narrow else 0)
-    buffers = 2 + len(inputs) * 2 + 2
-    return MatmulData(
-        a=operand(mm.a, mm.transpose_a),
-        b=operand(mm.b, mm.transpose_b),
-        inputs=inputs,
-        output=out.name,
-        output_param=out.kernel_param,
-        output_macro=out.dtype_macro,
-        narrow_output=narrow,
-        product_tile=tiles.get(product, product),
-        output_tile=data.compute.tiles[0].name,
-        compute=data.compute,
-        epilogue_header=f"{op.snake_name}_epilogue.h",
-        tiling_fields=fields,
-        attr_fields=data.attr_fields,
-        host_scalars=data.compute.host_scalars,
-        expression=f"{out.name} = {expr.show(next(iter(op.compute.values())))}",
-        block_slack=BLOCK_SLACK_ELEMS,
-        ub_per_elem=per_elem,
-        ub_fixed=32 * (buffers + 1) + c.shared_tmp_min_bytes,
-    )
+    buffers = 2 + 2 * len(inputs) + 2  # product, scratch; each input and its copy; the output's
+    return per_elem, 32 * (buffers + 1) + compute.shared_tmp_min_bytes

@@ -54,3 +54,27 @@ def cpp_wrap(head: str, items: list[str], tail: str, width: int = 110, indent: s
 def cpp_comment(text: str, width: int = 100) -> str:
     """`text` as // comment lines."""
     return "\n".join("// " + line for line in textwrap.wrap(text, width - 3))
+
+
+def cpp_long_calls(code: str) -> str:
+    """Statements (one a line, indented) with each call `f(a, b, ...);` longer than the line
+    wrapped after the commas outside parentheses, as cpp_call lays it out."""
+    lines = []
+    for line in code.split("\n"):
+        body = line.lstrip()
+        indent = len(line) - len(body)
+        if len(line) <= LINE or not body.endswith(");") or "(" not in body:
+            lines.append(line)
+            continue
+        head, _, rest = body.partition("(")
+        args, depth, current = [], 0, ""
+        for ch in rest[: -len(");")]:
+            if ch == "," and depth == 0:
+                args.append(current.strip())
+                current = ""
+                continue
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            current += ch
+        args.append(current.strip())
+        lines.append(" " * indent + cpp_call(head, args, indent, ";"))
+    return "\n".join(lines)

@@ -118,7 +118,10 @@ def _lazy(module: str, name: str):
 # opgen.literals' spellings of values in C++ and Python.
 FILTERS = {
     "cpp_list": cpp_list,
-    **{name: _lazy("opgen.rendering.cpp_layout", name) for name in ("cpp_call", "cpp_comment")},
+    **{
+        name: _lazy("opgen.rendering.cpp_layout", name)
+        for name in ("cpp_call", "cpp_comment", "cpp_long_calls")
+    },
     **{
         name: _lazy("opgen.planning.layout", name)
         for name in (
