@@ -1,8 +1,9 @@
 """The twin's Matmul high-level API (lib/matmul_intf.h) and matmul_tiling host API, run through
 the runner on a mixed cube/vector op written like asc-devkit's matmul_leakyrelu sample
-(kernels/matmul_leaky: MultiCoreMatmulTiling on the host, Matmul + Iterate/GetTensorC into UB + a
-LeakyReLU epilogue, or IterateAll into GM, in the kernel), checked against torch in float64; and the
-API's misuse errors (cpp/test_matmul_api.cpp). One build of four translation units for the module."""
+(kernels/matmul_leaky: MultiCoreMatmulTiling on the host, Matmul + Iterate/GetTensorC into UB +
+a LeakyReLU epilogue, or IterateAll into GM, in the kernel), checked against torch in float64;
+and the API's misuse errors (cpp/test_matmul_api.cpp). One build of four translation units for
+the module."""
 
 from __future__ import annotations
 
@@ -35,10 +36,19 @@ def mm_build(tmp_path_factory):
         "host": KERNELS / "matmul_leaky" / "op_host" / "matmul_leaky_custom.cpp",
         "driver": CPP / "matmul_driver.cpp",
     }
-    jobs = {n: [CXX, *CXXFLAGS, "-I", str(MM_KERNEL), "-c", str(s), "-o", str(out / f"{n}.o")] for n, s in objs.items()}
-    jobs["checks"] = [CXX, *CXXFLAGS, str(CPP / "test_matmul_api.cpp"), "-o", str(out / "test_matmul_api")]
+    jobs = {
+        n: [CXX, *CXXFLAGS, "-I", str(MM_KERNEL), "-c", str(s), "-o", str(out / f"{n}.o")]
+        for n, s in objs.items()
+    }
+    jobs["checks"] = [
+        CXX,
+        *CXXFLAGS,
+        str(CPP / "test_matmul_api.cpp"),
+        "-o",
+        str(out / "test_matmul_api"),
+    ]
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-        results = dict(zip(jobs, pool.map(compile_cmd, jobs.values())))
+        results = dict(zip(jobs, pool.map(compile_cmd, jobs.values()), strict=True))
     errors = [f"--- {n}\n{p.stderr}" for n, (_, p) in results.items() if p.returncode != 0]
     if errors:
         pytest.fail("C++ compilation failed:\n" + "\n".join(errors), pytrace=False)
@@ -50,8 +60,23 @@ def mm_build(tmp_path_factory):
 
 
 def _case(**kw) -> dict:
-    c = dict(column="fp16->fp32", m=64, n=64, k=64, ta=0, tb=0, bias=1, mode=0, alpha=0.1, order=0,
-             base_m=0, base_n=0, aiv=40, aic=20, block_dim=0)
+    c = dict(
+        column="fp16->fp32",
+        m=64,
+        n=64,
+        k=64,
+        ta=0,
+        tb=0,
+        bias=1,
+        mode=0,
+        alpha=0.1,
+        order=0,
+        base_m=0,
+        base_n=0,
+        aiv=40,
+        aic=20,
+        block_dim=0,
+    )
     c.update(kw)
     return c
 
@@ -69,21 +94,52 @@ def run_cases(build, cases: list[dict], tag: str) -> list[tuple[str, object]]:
         a = (torch.rand(m, k, generator=gen) * 2 - 1).to(DTYPES[dta])
         b = (torch.rand(k, n, generator=gen) * 2 - 1).to(DTYPES[dta])
         bias = (torch.rand(n, generator=gen) * 2 - 1).to(DTYPES[dtbias])
-        for name, t in (("a", a.t().contiguous() if c["ta"] else a), ("b", b.t().contiguous() if c["tb"] else b),
-                        ("bias", bias)):
+        for name, t in (
+            ("a", a.t().contiguous() if c["ta"] else a),
+            ("b", b.t().contiguous() if c["tb"] else b),
+            ("bias", bias),
+        ):
             (d / f"c{i}_{name}.bin").write_bytes(t.contiguous().view(torch.uint8).numpy().tobytes())
         ref = a.double() @ b.double()
         if c["bias"]:
             ref = ref + bias.double()
         if c["mode"] == 0:
-            ref = torch.where(ref >= 0, ref, ref * float(torch.tensor(c["alpha"], dtype=torch.float32)))
+            ref = torch.where(
+                ref >= 0, ref, ref * float(torch.tensor(c["alpha"], dtype=torch.float32))
+            )
         refs.append((ref, DTYPES[dtc]))
-        lines.append(" ".join(str(x) for x in (f"c{i}", dta, dtbias, dtc, m, n, k, c["ta"], c["tb"], c["bias"],
-                                                c["mode"], c["alpha"], c["order"], c["base_m"], c["base_n"],
-                                                c["aiv"], c["aic"], c["block_dim"])))
+        lines.append(
+            " ".join(
+                str(x)
+                for x in (
+                    f"c{i}",
+                    dta,
+                    dtbias,
+                    dtc,
+                    m,
+                    n,
+                    k,
+                    c["ta"],
+                    c["tb"],
+                    c["bias"],
+                    c["mode"],
+                    c["alpha"],
+                    c["order"],
+                    c["base_m"],
+                    c["base_n"],
+                    c["aiv"],
+                    c["aic"],
+                    c["block_dim"],
+                )
+            )
+        )
     (d / "cases.txt").write_text("\n".join(lines) + "\n")
-    proc = subprocess.run([str(build / "matmul_driver"), str(d / "cases.txt"), str(d)], capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [str(build / "matmul_driver"), str(d / "cases.txt"), str(d)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out_lines = proc.stdout.splitlines()
     assert len(out_lines) == len(cases), proc.stdout + proc.stderr
@@ -102,8 +158,9 @@ def run_cases(build, cases: list[dict], tag: str) -> list[tuple[str, object]]:
 
 
 def _tolerance(ref: torch.Tensor, c: dict, dt: torch.dtype) -> torch.Tensor:
-    """float accumulation over k products (16-bit inputs: exact products, float inputs: each rounded),
-    one rounding to C, and for the epilogue on a 16-bit C a second one (LeakyReLU's product)."""
+    """float accumulation over k products (16-bit inputs: exact products, float inputs: each
+    rounded), one rounding to C, and for the epilogue on a 16-bit C a second one (LeakyReLU's
+    product)."""
     k = c["k"]
     out_eps = {torch.float32: 2.0**-24, torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}[dt]
     roundings = 2.05 if (c["mode"] == 0 and dt != torch.float32) else 1.01
@@ -114,7 +171,7 @@ def _tolerance(ref: torch.Tensor, c: dict, dt: torch.dtype) -> torch.Tensor:
 
 
 def _check(results, cases):
-    for c, (kind, payload) in zip(cases, results):
+    for c, (kind, payload) in zip(cases, results, strict=True):
         assert kind == "ok", f"{c}: {payload}"
         got, ref = payload
         err = (got.double() - ref).abs()
@@ -150,15 +207,27 @@ def test_matmul_epilogue_and_iterate_all_match_torch(mm_build):
             for mode in (0, 1):
                 # Vary transposes and bias over the combinations deterministically.
                 sel = si + ci + mode
-                cases.append(_case(column=column, mode=mode, ta=sel % 2, tb=(sel // 2) % 2, bias=int((sel // 3) % 2 == 0),
-                                   **shape))
+                cases.append(
+                    _case(
+                        column=column,
+                        mode=mode,
+                        ta=sel % 2,
+                        tb=(sel // 2) % 2,
+                        bias=int((sel // 3) % 2 == 0),
+                        **shape,
+                    )
+                )
     results = run_cases(mm_build, cases, "sweep")
     _check(results, cases)
 
 
 def test_matmul_transposes_each_way(mm_build):
-    cases = [_case(m=33, n=47, k=65, ta=ta, tb=tb, bias=1, mode=mode) for ta in (0, 1) for tb in (0, 1)
-             for mode in (0, 1)]
+    cases = [
+        _case(m=33, n=47, k=65, ta=ta, tb=tb, bias=1, mode=mode)
+        for ta in (0, 1)
+        for tb in (0, 1)
+        for mode in (0, 1)
+    ]
     _check(run_cases(mm_build, cases, "trans"), cases)
 
 
@@ -170,10 +239,13 @@ def test_matmul_leakyrelu_sample_shape(mm_build):
 
 
 def test_matmul_block_dim_counts_ai_cores(mm_build):
-    """A mixed kernel's block dim counts AI Cores (one AIC, two AIVs): more blocks than AIC cores is
-    an error naming KERNEL_TASK_TYPE_DEFAULT; too few leave the AIVs' blocks of C unwritten (NaN)."""
-    cases = [_case(m=512, n=512, k=32, block_dim=30), _case(m=64, n=64, k=32, base_m=32, base_n=32, aiv=4, aic=2,
-                                                           block_dim=1)]
+    """A mixed kernel's block dim counts AI Cores (one AIC, two AIVs): more blocks than AIC cores
+    is an error naming KERNEL_TASK_TYPE_DEFAULT; too few leave the AIVs' blocks of C unwritten
+    (NaN)."""
+    cases = [
+        _case(m=512, n=512, k=32, block_dim=30),
+        _case(m=64, n=64, k=32, base_m=32, base_n=32, aiv=4, aic=2, block_dim=1),
+    ]
     (kind, msg), (kind2, payload) = run_cases(mm_build, cases, "aic")
     assert kind == "err" and "SetBlockDim(30) exceeds the 20 AI Cube cores" in msg, msg
     assert "KERNEL_TASK_TYPE_DEFAULT" in msg, msg
@@ -184,7 +256,9 @@ def test_matmul_block_dim_counts_ai_cores(mm_build):
 
 
 def test_matmul_api_misuse(mm_build):
-    proc = subprocess.run([str(mm_build / "test_matmul_api")], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(mm_build / "test_matmul_api")], capture_output=True, text=True, timeout=120
+    )
     lines = proc.stdout.splitlines()
     fails = [ln for ln in lines if ln.startswith("FAIL")]
     assert not fails, "\n".join(fails)

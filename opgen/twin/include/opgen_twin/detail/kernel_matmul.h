@@ -192,30 +192,22 @@ inline bool PosIsUb(AscendC::TPosition p)
     return p == AscendC::TPosition::VECIN || p == AscendC::TPosition::VECOUT || p == AscendC::TPosition::VECCALC;
 }
 
-// The A/B/bias/C element types Matmul takes on a SoC (asc-devkit Matmul使用说明.md table 2, the
-// floating-point rows): on Atlas A2/A3 (2201) A = B in {half, bfloat16_t, float}; bias half or
-// float; C float, half or bfloat16_t, except bfloat16_t inputs with a half bias (C float or half).
-// On Atlas inference AI Core (2002): half inputs, float bias, C float or half. Integer inputs
-// (int8_t, int4b_t) are not emulated. Atlas training (1001) has no Matmul high-level API here.
+// The A/B/bias/C element types Matmul takes (asc-devkit Matmul使用说明.md table 2, the
+// floating-point rows of Atlas A2/A3): A = B in {half, bfloat16_t, float}; bias half or float; C
+// float, half or bfloat16_t, except bfloat16_t inputs with a half bias and a bfloat16_t C. The
+// narrower tables of other SoCs (Atlas inference: half inputs, float bias, C float or half; Atlas
+// training: none) are not checked on the kernel side: per-SoC facts belong in opgen's SoC catalog
+// (opgen_soc.h), which has no Matmul entry yet; the host's GetTiling refuses them by SocVersion.
+// Integer inputs (int8_t, int4b_t) are not emulated.
 template <class A, class B, class C, class Bias>
-constexpr int MatmulTypesOk(int arch)
+constexpr bool MatmulTypesOk()
 {
-    if (!std::is_same<A, B>::value) return 0;
+    if (!std::is_same<A, B>::value) return false;
     const bool fa = std::is_same<A, half>::value || std::is_same<A, bfloat16_t>::value || std::is_same<A, float>::value;
     const bool fc = std::is_same<C, half>::value || std::is_same<C, bfloat16_t>::value || std::is_same<C, float>::value;
     const bool fb = std::is_same<Bias, half>::value || std::is_same<Bias, float>::value;
-    if (!fa || !fc || !fb) return 0;
-    if (arch == 2201) {
-        if (std::is_same<A, bfloat16_t>::value && std::is_same<Bias, half>::value && std::is_same<C, bfloat16_t>::value) {
-            return 0;
-        }
-        return 1;
-    }
-    if (arch == 2002) {
-        return std::is_same<A, half>::value && std::is_same<Bias, float>::value &&
-               (std::is_same<C, float>::value || std::is_same<C, half>::value);
-    }
-    return 0;
+    if (!fa || !fc || !fb) return false;
+    return !(std::is_same<A, bfloat16_t>::value && std::is_same<Bias, half>::value && std::is_same<C, bfloat16_t>::value);
 }
 
 template <class T>
@@ -255,16 +247,12 @@ private:
     using SrcT = typename A_TYPE::T;
     using DstT = typename C_TYPE::T;
     using BiasT = typename BIAS_TYPE::T;
-    static constexpr int kArch = opgen_twin::detail::kNpuArch;
 
-    static_assert(kArch != 1001, "opgen twin: Matmul: Atlas training products (ascend910, __NPU_ARCH__ 1001) are not "
-                                 "emulated (no GetTensorC/IterateAll there)");
-    static_assert(opgen_twin::detail::MatmulTypesOk<SrcAT, SrcBT, DstT, BiasT>(kArch),
+    static_assert(opgen_twin::detail::MatmulTypesOk<SrcAT, SrcBT, DstT, BiasT>(),
                   "opgen twin: Matmul<A, B, C, Bias>: this combination of element types is not in asc-devkit's "
-                  "table of Matmul input/output types for the SoC of the build (Atlas A2/A3: A = B = half, "
-                  "bfloat16_t or float, bias half or float, C float, half or bfloat16_t, not bfloat16_t inputs "
-                  "with a half bias and a bfloat16_t C; Atlas inference: half, half, float bias, C float or "
-                  "half); integer (int8_t/int4b_t) matmuls are not emulated");
+                  "table of Matmul input/output types (Atlas A2/A3: A = B = half, bfloat16_t or float, bias "
+                  "half or float, C float, half or bfloat16_t, not bfloat16_t inputs with a half bias and a "
+                  "bfloat16_t C); integer (int8_t/int4b_t) matmuls are not emulated");
     static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM,
                   "opgen twin: Matmul: A and B must be in TPosition::GM (TSCM/VECOUT inputs are not emulated)");
     static_assert(BIAS_TYPE::pos == TPosition::GM || BIAS_TYPE::pos == C_TYPE::pos,
