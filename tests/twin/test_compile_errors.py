@@ -22,6 +22,8 @@ CASES = {
     7: "Adds",  # float scalar with a half tensor: no matching overload, as on the NPU
     8: "deprecated",  # UnknownShapeFormat with -Werror
     9: "does not support this element type",  # Exp<int32_t>
+    10: "Matmul<A, B, C, Bias>: this combination of element types is not in asc-devkit's",
+    11: "optiling::TCubeTiling (the macro-style host TilingData",
 }
 
 

@@ -3,7 +3,14 @@
 #if CASE == 5
 #include "register/tilingdata_base.h"
 #endif
-#if CASE == 8
+#if CASE == 11
+#include "tiling/tiling_api.h"
+void HostTiling()
+{
+    optiling::TCubeTiling tiling;  // macro-style host TilingData
+    (void)tiling;
+}
+#elif CASE == 8
 #include "register/op_def_registry.h"
 namespace ops {
 class DeprecatedUse : public OpDef {
@@ -16,6 +23,9 @@ public:
 }  // namespace ops
 #else
 #include "kernel_operator.h"
+#if CASE == 10
+#include "lib/matmul_intf.h"
+#endif
 
 struct DemoTiling {
     uint32_t n;
@@ -52,6 +62,12 @@ extern "C" __global__ __aicore__ void demo(GM_ADDR x, GM_ADDR tiling)
     AscendC::Adds(h, h, 1.0f, 16);
 #elif CASE == 9
     AscendC::Exp(buf.Get<int32_t>(), buf.Get<int32_t>(), 8);
+#elif CASE == 10
+    // bfloat16_t inputs with a half bias cannot give a bfloat16_t C (asc-devkit's Matmul type table).
+    using In = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, bfloat16_t>;
+    AscendC::Matmul<In, In, AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, bfloat16_t>,
+                    AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>> mm;
+    (void)mm;
 #endif
 }
 #endif

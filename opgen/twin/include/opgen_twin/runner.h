@@ -1057,27 +1057,42 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
     std::vector<std::string> blockErrors(c.blockDim);
     std::atomic<uint32_t> nextBlock{0};
     std::atomic<uint32_t> firstFailed{c.blockDim};
-    std::vector<BlockGmWrites> gmWrites(c.blockDim);  // for the cache-line rule
+    std::vector<BlockGmWrites> gmWrites(c.blockDim);     // for the cache-line rule
+    std::vector<BlockGmWrites> gmWritesSub1(c.blockDim); // a mixed kernel's second AIV per block
+    std::atomic<bool> mixed{false};
     const LaunchState shared = g_launch;
     auto runBlocks = [&]() {
         LaunchState& mine = g_launch;  // this thread's
         mine = shared;
         for (uint32_t b = nextBlock++; b < c.blockDim && b < firstFailed.load(); b = nextBlock++) {
-            mine.blockIdx = b;
-            mine.gmWrites = &gmWrites[b];
-            mine.currentPipe = nullptr;
-            mine.kernelType = -1;
-            ResetLaunchFlags();
-            try {
-                k.fn(args);
-                continue;
-            } catch (const std::exception& e) {
-                blockErrors[b] = Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
-            } catch (...) {
-                blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
-            }
-            uint32_t failed = firstFailed.load();
-            while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
+            // A KERNEL_TYPE_MIX_AIC_1_2 kernel (known once its body set the type) runs again as the
+            // block's second AIV (sub-block 1).
+            for (int64_t sub = 0; sub < mine.taskRatio || sub == 0; ++sub) {
+                mine.blockIdx = b;
+                mine.subBlockIdx = sub;
+                if (sub == 0) mine.taskRatio = 1;
+                mine.blockIdxRead = false;
+                mine.gmWrites = sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
+                mine.currentPipe = nullptr;
+                mine.kernelType = -1;
+                mine.sysWorkspace = shared.sysWorkspace;
+                ResetLaunchFlags();
+                try {
+                    k.fn(args);
+                    if (mine.taskRatio > 1) mixed = true;
+                    continue;
+                } catch (const std::exception& e) {
+                    blockErrors[b] = mine.taskRatio > 1
+                        ? Format("kernel block %u of %u (AIV %lld, GetBlockIdx() %lld): %s", b, c.blockDim,
+                                 static_cast<long long>(sub), static_cast<long long>(b * mine.taskRatio + sub), e.what())
+                        : Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
+                } catch (...) {
+                    blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
+                }
+                uint32_t failed = firstFailed.load();
+                while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
+                }
+                break;
             }
         }
         mine = LaunchState();
@@ -1087,6 +1102,15 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
         if (!e.empty()) return e;
     }
     // g_launch was reset by the blocks run on this thread: the regions are shared's.
+    if (mixed) {  // the AIVs in GetBlockIdx() order: block * 2 + sub-block
+        std::vector<BlockGmWrites> aiv;
+        aiv.reserve(2 * gmWrites.size());
+        for (size_t b = 0; b < gmWrites.size(); ++b) {
+            aiv.push_back(std::move(gmWrites[b]));
+            aiv.push_back(std::move(gmWritesSub1[b]));
+        }
+        return CacheLineConflict(aiv, shared.gm);
+    }
     return CacheLineConflict(gmWrites, shared.gm);
 }
 
@@ -1108,6 +1132,9 @@ inline std::string LaunchKernel(PreparedCall& pc, const KernelEntry& k,
     size_t wsTotal = 0;
     for (size_t w : c.workspaces) wsTotal += w;
     args.push_back(gm.Add(wsTotal, fill, "workspace"));
+    L.sysWorkspace = args.back();
+    L.workspaceBytes = wsTotal;
+    L.aicCoreNum = opt.platform.aicCoreNum;
     L.gm.push_back({c.tilingBuf.data(), c.tilingData.GetDataSize(), "tiling"});
     args.push_back(c.tilingBuf.data());
 

@@ -1,7 +1,10 @@
-// opgen CPU twin: host-side tiling umbrella (same include name as CANN). Only the
-// platform query and the Tanh/Sigmoid tmp-size functions are emulated.
+// opgen CPU twin: host-side tiling umbrella (same include name as CANN). Emulated: the platform
+// query, the Tanh/Sigmoid tmp-size functions and the Matmul tiling (matmul_tiling::
+// MultiCoreMatmulTiling / MatmulApiTiling filling AscendC::tiling::TCubeTiling).
 #ifndef OPGEN_TWIN_TILING_API_H
 #define OPGEN_TWIN_TILING_API_H
 #include "opgen_twin/host_tiling.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "kernel_tiling/kernel_tiling.h"
+#include "opgen_twin/matmul_tiling.h"
 #endif

@@ -27,6 +27,15 @@
 #ifndef __sync_noalias__
 #define __sync_noalias__
 #endif
+#ifndef __cube__
+#define __cube__
+#endif
+#ifndef __mix__
+#define __mix__(aic, aiv)
+#endif
+#ifndef __kfc_workspace__
+#define __kfc_workspace__
+#endif
 
 // Hardware pipelines (a compiler builtin enum on the NPU).
 enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };
@@ -49,7 +58,33 @@ enum KernelMetaType : uint8_t {
 namespace opgen_twin {
 namespace detail {
 
-inline void SetKernelType(KernelMetaType t) { g_launch.kernelType = static_cast<int>(t); }
+// AIVs per AI Core group of a kernel type: 2 for MIX_AIC_1_2 (asc-devkit GetBlockIdx: on the AIV of
+// a 1:2 mixed kernel the index is block * 2 + sub-block, in [0, 2 * numBlocks)), else 1.
+inline int64_t TaskRatioOf(KernelMetaType t) { return t == KERNEL_TYPE_MIX_AIC_1_2 ? 2 : 1; }
+
+inline void SetKernelType(KernelMetaType t, const char* api = "KERNEL_TASK_TYPE_DEFAULT")
+{
+    LaunchState& L = g_launch;
+    L.kernelType = static_cast<int>(t);
+    const int64_t ratio = TaskRatioOf(t);
+    if (ratio != L.taskRatio) {
+        if (L.blockIdxRead) {
+            ThrowTwin(Format("%s: the kernel read GetBlockIdx() before its kernel type was set; on the NPU a "
+                             "KERNEL_TYPE_MIX_AIC_1_2 kernel's AIVs number 2 per block from the start: call "
+                             "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2) first in the kernel",
+                             api));
+        }
+        L.taskRatio = ratio;
+    }
+    const bool usesAic = t == KERNEL_TYPE_AIC_ONLY || t == KERNEL_TYPE_MIX_AIC_1_0 || t == KERNEL_TYPE_MIX_AIC_1_1 ||
+                         t == KERNEL_TYPE_MIX_AIC_1_2;
+    if (usesAic && L.blockNum > static_cast<int64_t>(L.aicCoreNum)) {
+        ThrowHardware(Format("%s: SetBlockDim(%lld) exceeds the %u AI Cube cores of %s; a kernel that runs on the "
+                             "cube unit (KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_AIC_*) launches one AI Core (an "
+                             "AIC with its AIVs) per block: use PlatformAscendC::GetCoreNumAic()",
+                             api, static_cast<long long>(L.blockNum), L.aicCoreNum, L.socVersion.c_str()));
+    }
+}
 
 // Default type picked up by GET_TILING_DATA when REGISTER_TILING_DEFAULT was not used in
 // the enclosing scope (macro-style tiling), rejected by LoadTiling.
@@ -106,11 +141,18 @@ using opgen_twin_default_tiling_t = opgen_twin::detail::MacroStyleTilingIsNotSup
 
 namespace AscendC {
 
-inline int64_t GetBlockIdx() { return opgen_twin::detail::g_launch.blockIdx; }
+// On the AIV of a KERNEL_TYPE_MIX_AIC_1_2 kernel: block * 2 + sub-block, GetBlockNum() the blocks
+// (numBlocks / SetBlockDim), as asc-devkit's GetBlockIdx/GetBlockNum document.
+inline int64_t GetBlockIdx()
+{
+    opgen_twin::detail::LaunchState& L = opgen_twin::detail::g_launch;
+    L.blockIdxRead = true;
+    return L.blockIdx * L.taskRatio + L.subBlockIdx;
+}
 inline int64_t GetBlockNum() { return opgen_twin::detail::g_launch.blockNum; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetSubBlockNum() { return 1; }
-inline int64_t GetTaskRatio() { return 1; }
+inline int64_t GetSubBlockIdx() { return opgen_twin::detail::g_launch.subBlockIdx; }
+inline int64_t GetSubBlockNum() { return opgen_twin::detail::g_launch.taskRatio; }
+inline int64_t GetTaskRatio() { return opgen_twin::detail::g_launch.taskRatio; }
 inline constexpr int16_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }
 
 // Pipeline barriers order instructions on the NPU; the twin executes in program order.
@@ -151,8 +193,8 @@ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace)
 {
     return workspace == nullptr ? nullptr : workspace + opgen_twin::detail::g_launch.sysWorkspaceBytes;
 }
-inline GM_ADDR GetSysWorkSpacePtr() { return nullptr; }
-inline void SetSysWorkspace(GM_ADDR) {}
+// SetSysWorkspace overrides the system workspace GetSysWorkSpacePtr() returns (global, below).
+inline void SetSysWorkspace(GM_ADDR workspace) { opgen_twin::detail::g_launch.sysWorkspace = workspace; }
 
 // The data cache: the twin's scalar GM accesses go straight to memory, so flushing is a no-op.
 // As on the NPU, ascend910 has no DataCacheCleanAndInvalid and ascend310p only the form without
@@ -182,5 +224,12 @@ inline void printf(const char* fmt, Args... args)  // NOLINT: AscendC spelling
 }
 
 }  // namespace AscendC
+
+// The system workspace (GetLibApiWorkSpaceSize() bytes at the start of the workspace argument), in
+// the global namespace as in asc-devkit kernel_operator_swap_mem_intf.h: as in a framework launch,
+// the runner sets it to the workspace argument it passes.
+inline GM_ADDR GetSysWorkSpacePtr() { return opgen_twin::detail::g_launch.sysWorkspace; }
+[[deprecated("NOTICE: SetSysWorkSpacePtr has been deprecated and will be removed in the next version.")]]
+inline void SetSysWorkSpacePtr(GM_ADDR workspace) { opgen_twin::detail::g_launch.sysWorkspace = workspace; }
 
 #endif  // OPGEN_TWIN_DETAIL_KERNEL_MISC_H

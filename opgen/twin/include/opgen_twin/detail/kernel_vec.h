@@ -329,6 +329,22 @@ inline void Relu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int
     opgen_twin::detail::Unary("Relu", dst, src, count, [](T x) { return opgen_twin::detail::ToDouble(x) > 0 ? x : T(0); });
 }
 
+// LeakyRelu (asc-devkit LeakyRelu.md, the count form): dst = src >= 0 ? src : src * scalarValue;
+// half and float, the product rounded once.
+template <typename T, bool isSetMask = true>
+inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsFloatT<T>::value, "LeakyRelu", "half, float");
+    const T s = scalarValue;
+    opgen_twin::detail::Unary("LeakyRelu", dst, src, count, [s](T x) {
+        if constexpr (std::is_same<T, float>::value) {
+            return x >= 0.0f ? x : x * s;
+        } else {
+            return opgen_twin::detail::ToDouble(x) >= 0 ? x : T(opgen_twin::detail::ToDouble(x) * opgen_twin::detail::ToDouble(s));
+        }
+    });
+}
+
 // ---------------- fill ----------------
 template <typename T>
 inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count)

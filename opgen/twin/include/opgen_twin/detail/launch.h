@@ -59,6 +59,15 @@ struct LaunchState {
     int kernelType = -1;           // KERNEL_TASK_TYPE_DEFAULT value, -1 when not given
     std::vector<uint32_t> pendingFlags;  // SetFlag/WaitFlag pairing, indexed by event*64+id
     BlockGmWrites* gmWrites = nullptr;   // this block's, under the runner (else not tracked)
+    // Mixed cube/vector kernels (KERNEL_TYPE_MIX_AIC_1_2): the runner launches `blockNum` AI Core
+    // groups of one AIC and `taskRatio` AIVs; the kernel body runs on each AIV (the twin computes
+    // the cube's part in the AIV's Matmul calls), GetBlockIdx() = blockIdx * taskRatio + subBlockIdx.
+    int64_t subBlockIdx = 0;
+    int64_t taskRatio = 1;
+    bool blockIdxRead = false;           // GetBlockIdx() was called in this block (before the type)
+    uint32_t aicCoreNum = kDefaultAicCoreNum;
+    uint8_t* sysWorkspace = nullptr;     // the workspace argument: system workspace first
+    uint64_t workspaceBytes = 0;
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the

@@ -1,0 +1,575 @@
+// opgen CPU twin: the host-side Matmul tiling API (namespace matmul_tiling), included by
+// tiling/tiling_api.h. Names, enums and signatures as asc-devkit include/adv_api/matmul/
+// {matmul_tiling_base.h, matmul_tiling.h, bmm_tiling.h}; the split is the twin's own:
+//
+// - cores: singleCoreM/N from the (mDim, nDim) with mDim * nDim <= SetDim's dim that minimises the
+//   per-core output block (rows rounded up to 16), ties broken towards more N cores, then fewer
+//   cores; K is never split (singleCoreK = K); usedCoreNum = ceil(M / singleCoreM) * ceil(N / singleCoreN);
+// - base blocks: SetFixSplit's, else baseM <= 128, baseN <= 256 (multiples of 16, no larger than the
+//   single block rounded up to 16), baseK a multiple of 32 bytes of A, with baseM * baseN * 4 <= L0C,
+//   2 * baseM * baseK and 2 * baseK * baseN elements within L0A/L0B, and, when C is in UB,
+//   baseM * baseN * sizeof(C) within SetBufferSpace's UB;
+// - stepM = stepN = 1, stepKa = stepKb up to 4 within L1, depthA1/depthB1 = 2 * step, iterateOrder 0
+//   (1 after SetTraverse(FIRSTN)).
+// GetTiling returns -1 where the inputs cannot give a tiling (see Check()).
+// optiling::TCubeTiling (the macro-style host struct) is not provided: declaring one fails to compile
+// with a message; use AscendC::tiling::TCubeTiling (GetTiling's other overload).
+#ifndef OPGEN_TWIN_MATMUL_TILING_H
+#define OPGEN_TWIN_MATMUL_TILING_H
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "kernel_tiling/kernel_tiling.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+template <class T = void>
+struct TCubeTilingMacroStyle {
+    static_assert(sizeof(T) == 0,
+                  "opgen twin: optiling::TCubeTiling (the macro-style host TilingData of "
+                  "register/tilingdata_base.h) is not supported; declare AscendC::tiling::TCubeTiling (from "
+                  "kernel_tiling/kernel_tiling.h) in the op's plain tiling struct and call "
+                  "GetTiling(tilingStruct->cubeTiling)");
+};
+using TCubeTiling = TCubeTilingMacroStyle<void>;
+}  // namespace optiling
+
+namespace matmul_tiling {
+
+constexpr int32_t UINT8_BYTES = 1;
+constexpr int32_t INT8_BYTES = 1;
+constexpr int32_t FP32_BYTES = 4;
+constexpr int32_t FP16_BYTES = 2;
+constexpr int32_t C0_SIZE = 16;
+constexpr int32_t C0_BYTE_SIZE = 32;
+constexpr int32_t BITS_PER_BYTE = 8;
+
+enum class DataType : int32_t {
+    DT_FLOAT = 0,
+    DT_FLOAT16 = 1,
+    DT_INT8 = 2,
+    DT_INT16 = 6,
+    DT_UINT16 = 7,
+    DT_UINT8 = 4,
+    DT_INT32 = 3,
+    DT_INT64 = 9,
+    DT_UINT32 = 8,
+    DT_UINT64 = 10,
+    DT_BOOL = 12,
+    DT_DOUBLE = 11,
+    DT_STRING = 13,
+    DT_DUAL_SUB_INT8 = 14,
+    DT_DUAL_SUB_UINT8 = 15,
+    DT_COMPLEX64 = 16,
+    DT_COMPLEX128 = 17,
+    DT_QINT8 = 18,
+    DT_QINT16 = 19,
+    DT_QINT32 = 20,
+    DT_QUINT8 = 21,
+    DT_QUINT16 = 22,
+    DT_RESOURCE = 23,
+    DT_STRING_REF = 24,
+    DT_DUAL = 25,
+    DT_VARIANT = 26,
+    DT_BF16 = 27,
+    DT_UNDEFINED = 28,
+    DT_INT4 = 29,
+    DT_UINT1 = 30,
+    DT_INT2 = 31,
+    DT_UINT2 = 32,
+    DT_BFLOAT16 = 33,
+    DT_HIFLOAT8 = 34,
+    DT_FLOAT8_E4M3FN = 35,
+    DT_FLOAT8_E5M2 = 36,
+    DT_FLOAT4_E2M1 = 37,
+    DT_FLOAT8_E8M0 = 38,
+    DT_FLOAT4_E1M2 = 39,
+    DT_MAX = 40,
+};
+
+enum class TPosition : int32_t {
+    GM,
+    A1,
+    A2,
+    B1,
+    B2,
+    C1,
+    C2,
+    CO1,
+    CO2,
+    VECIN,
+    VECOUT,
+    VECCALC,
+    LCM = VECCALC,
+    SPM,
+    SHM = SPM,
+    TSCM,
+    MAX,
+};
+enum class TilingPolicy : int32_t { FIXED_A_TSCM, FIXED_B_TSCM, FIXED_A_B_TSCM, NO_POLICY };
+enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR, ROW_MAJOR = ND, COLUMN_MAJOR = 8 };
+enum class MatrixTraverse : int32_t { NOSET = 0, FIRSTM = 1, FIRSTN = 2 };
+enum class MatrixMadType : int32_t { NORMAL = 0, HF32 = 1, MXMODE = 2 };
+enum class DequantType : int32_t { SCALAR = 0, TENSOR = 1 };
+enum class ScheduleType : int32_t { INNER_PRODUCT = 0, OUTER_PRODUCT = 1, N_BUFFER_33 = 2 };
+
+struct SysTilingTempBufSize {
+    int32_t ubSize = 0;
+    int32_t l1Size = 0;
+    int32_t l0cSize = 0;
+};
+struct MatTilingType {
+    TPosition pos = TPosition::GM;
+    CubeFormat type = CubeFormat::ND;
+    DataType dataType = DataType::DT_FLOAT;
+    bool isTrans = false;
+    bool isDB = false;
+    bool hasSetScaleType = false;
+    TPosition scalePos = TPosition::GM;
+    CubeFormat scaleType = CubeFormat::ND;
+    bool isScaleTrans = false;
+};
+struct PlatformInfo {
+    platform_ascendc::SocVersion socVersion = platform_ascendc::SocVersion::ASCEND910B;
+    uint64_t l1Size = 0;
+    uint64_t l0CSize = 0;
+    uint64_t ubSize = 0;
+    uint64_t l0ASize = 0;
+    uint64_t l0BSize = 0;
+};
+struct MatmulConfigParams {
+    int32_t mmConfigType;
+    bool enableL1CacheUB;
+    ScheduleType scheduleType;
+    MatrixTraverse traverse;
+    bool enVecND2NZ;
+    MatmulConfigParams(int32_t mmConfigTypeIn = 1, bool enableL1CacheUBIn = false,
+                       ScheduleType scheduleTypeIn = ScheduleType::INNER_PRODUCT,
+                       MatrixTraverse traverseIn = MatrixTraverse::NOSET, bool enVecND2NZIn = false)
+        : mmConfigType(mmConfigTypeIn),
+          enableL1CacheUB(enableL1CacheUBIn),
+          scheduleType(scheduleTypeIn),
+          traverse(traverseIn),
+          enVecND2NZ(enVecND2NZIn)
+    {}
+};
+
+class MatmulApiTilingBase {
+public:
+    MatmulApiTilingBase() { FromPlatform(*platform_ascendc::PlatformAscendCManager::GetInstance()); }
+    explicit MatmulApiTilingBase(const platform_ascendc::PlatformAscendC& ascendcPlatform) { FromPlatform(ascendcPlatform); }
+    explicit MatmulApiTilingBase(const PlatformInfo& platform)
+    {
+        socVersion = platform.socVersion;
+        l1Size_ = static_cast<int64_t>(platform.l1Size);
+        l0cSize_ = static_cast<int64_t>(platform.l0CSize);
+        ubSize_ = static_cast<int64_t>(platform.ubSize);
+        l0aSize_ = static_cast<int64_t>(platform.l0ASize);
+        l0bSize_ = static_cast<int64_t>(platform.l0BSize);
+    }
+    virtual ~MatmulApiTilingBase() = default;
+
+    int32_t SetAType(TPosition pos, CubeFormat type, DataType dataType, bool isTrans = false)
+    {
+        aType_ = {pos, type, dataType, isTrans};
+        aSet_ = true;
+        return 0;
+    }
+    int32_t SetBType(TPosition pos, CubeFormat type, DataType dataType, bool isTrans = false)
+    {
+        bType_ = {pos, type, dataType, isTrans};
+        bSet_ = true;
+        return 0;
+    }
+    int32_t SetCType(TPosition pos, CubeFormat type, DataType dataType)
+    {
+        cType_ = {pos, type, dataType, false};
+        cSet_ = true;
+        return 0;
+    }
+    int32_t SetBiasType(TPosition pos, CubeFormat type, DataType dataType)
+    {
+        biasType_ = {pos, type, dataType, false};
+        biasSet_ = true;
+        return 0;
+    }
+    int32_t SetDequantType(DequantType dequantType)
+    {
+        deqType = dequantType;
+        return 0;
+    }
+    virtual int32_t SetShape(int32_t m, int32_t n, int32_t k)
+    {
+        if (m == 0 || n == 0 || k == 0 || m < -1 || n < -1 || k < -1) return -1;
+        singleM = m;
+        singleN = n;
+        singleK = k;
+        return 0;
+    }
+    int32_t SetOrgShape(int32_t orgMIn, int32_t orgNIn, int32_t orgKIn) { return SetOrgShape(orgMIn, orgNIn, orgKIn, orgKIn); }
+    int32_t SetOrgShape(int32_t orgMIn, int32_t orgNIn, int32_t orgKaIn, int32_t orgKbIn)
+    {
+        if (orgMIn <= 0 || orgNIn <= 0 || orgKaIn <= 0 || orgKbIn <= 0) return -1;
+        orgM = orgMIn;
+        orgN = orgNIn;
+        orgKa = orgKaIn;
+        orgKb = orgKbIn;
+        return 0;
+    }
+    int32_t EnableBias(bool isBiasIn = false)
+    {
+        isBias = isBiasIn;
+        return 0;
+    }
+    int32_t SetBias(bool isBiasIn = false) { return EnableBias(isBiasIn); }
+    int32_t SetFixSplit(int32_t baseMIn = -1, int32_t baseNIn = -1, int32_t baseKIn = -1)
+    {
+        fixBaseM_ = baseMIn;
+        fixBaseN_ = baseNIn;
+        fixBaseK_ = baseKIn;
+        return 0;
+    }
+    int32_t SetBufferSpace(int32_t l1Size = -1, int32_t l0CSize = -1, int32_t ubSize = -1, int32_t btSize = -1)
+    {
+        (void)btSize;
+        if (l1Size == 0 || l0CSize == 0 || l1Size < -1 || l0CSize < -1 || ubSize < -1) return -1;
+        userL1_ = l1Size;
+        userL0c_ = l0CSize;
+        userUb_ = ubSize;
+        return 0;
+    }
+    int32_t SetTraverse(MatrixTraverse traverse)
+    {
+        traverse_ = traverse;
+        return 0;
+    }
+    int32_t SetMadType(MatrixMadType madType)
+    {
+        madType_ = madType;
+        return madType == MatrixMadType::NORMAL ? 0 : -1;
+    }
+    int32_t SetSplitRange(int32_t maxBaseM = -1, int32_t maxBaseN = -1, int32_t maxBaseK = -1, int32_t minBaseM = -1,
+                          int32_t minBaseN = -1, int32_t minBaseK = -1)
+    {
+        (void)minBaseM, (void)minBaseN, (void)minBaseK;
+        maxBaseM_ = maxBaseM;
+        maxBaseN_ = maxBaseN;
+        maxBaseK_ = maxBaseK;
+        return 0;
+    }
+    int32_t SetDoubleBuffer(bool, bool, bool, bool, bool = true, bool = true) { return 0; }
+    void SetMatmulConfigParams(int32_t mmConfigTypeIn = 1, bool enableL1CacheUBIn = false,
+                               ScheduleType scheduleTypeIn = ScheduleType::INNER_PRODUCT,
+                               MatrixTraverse traverseIn = MatrixTraverse::NOSET, bool enVecND2NZIn = false)
+    {
+        mmConfigType = mmConfigTypeIn;
+        enableL1CacheUB = enableL1CacheUBIn;
+        scheduleType = scheduleTypeIn;
+        if (traverseIn != MatrixTraverse::NOSET) traverse_ = traverseIn;
+        enVecND2NZ = enVecND2NZIn;
+    }
+    void SetMatmulConfigParams(const MatmulConfigParams& p)
+    {
+        SetMatmulConfigParams(p.mmConfigType, p.enableL1CacheUB, p.scheduleType, p.traverse, p.enVecND2NZ);
+    }
+    int32_t GetBaseM() const { return baseM; }
+    int32_t GetBaseN() const { return baseN; }
+    int32_t GetBaseK() const { return baseK; }
+
+    virtual int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) = 0;
+
+    // Why the last GetTiling returned -1 (twin only; the real API logs it under "MatmulApi Tiling").
+    const std::string& TwinError() const { return error_; }
+
+public:
+    MatTilingType aType_;
+    MatTilingType bType_;
+    MatTilingType cType_;
+    MatTilingType biasType_;
+    bool isBias = false;
+    int32_t blockDim = 0;
+    int32_t orgM = 0;
+    int32_t orgN = 0;
+    int32_t orgKa = 0;
+    int32_t orgKb = 0;
+    int32_t singleM = -1;
+    int32_t singleN = -1;
+    int32_t singleK = -1;
+    int32_t singleCoreM = 0;
+    int32_t singleCoreN = 0;
+    int32_t singleCoreK = 0;
+    int32_t baseM = 0;
+    int32_t baseN = 0;
+    int32_t baseK = 0;
+    DequantType deqType = DequantType::SCALAR;
+    platform_ascendc::SocVersion socVersion = platform_ascendc::SocVersion::ASCEND910B;
+    int32_t mmConfigType = 1;
+    bool enableL1CacheUB = false;
+    bool enVecND2NZ = false;
+    ScheduleType scheduleType = ScheduleType::INNER_PRODUCT;
+
+protected:
+    void FromPlatform(const platform_ascendc::PlatformAscendC& p)
+    {
+        uint64_t v = 0;
+        p.GetCoreMemSize(platform_ascendc::CoreMemType::L1, v);
+        l1Size_ = static_cast<int64_t>(v);
+        p.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, v);
+        l0cSize_ = static_cast<int64_t>(v);
+        p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, v);
+        ubSize_ = static_cast<int64_t>(v);
+        p.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, v);
+        l0aSize_ = static_cast<int64_t>(v);
+        p.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, v);
+        l0bSize_ = static_cast<int64_t>(v);
+        socVersion = p.GetSocVersion();
+    }
+    static int32_t Bytes(DataType t)
+    {
+        switch (t) {
+            case DataType::DT_FLOAT: return 4;
+            case DataType::DT_FLOAT16:
+            case DataType::DT_BF16:
+            case DataType::DT_BFLOAT16: return 2;
+            default: return 0;
+        }
+    }
+    static bool IsBf16(DataType t) { return t == DataType::DT_BF16 || t == DataType::DT_BFLOAT16; }
+    static int32_t Ceil(int64_t a, int64_t b) { return static_cast<int32_t>((a + b - 1) / b); }
+    static int32_t Align(int64_t a, int64_t b) { return static_cast<int32_t>((a + b - 1) / b * b); }
+    int64_t Fail(const std::string& why)
+    {
+        error_ = "MatmulApi Tiling: " + why;
+        return -1;
+    }
+    // The element types of asc-devkit's Matmul table (floating-point rows) for the platform's SoC.
+    bool TypesOk() const
+    {
+        const DataType a = aType_.dataType, b = bType_.dataType, c = cType_.dataType;
+        const DataType bias = isBias ? biasType_.dataType : DataType::DT_FLOAT;
+        const bool fa = a == DataType::DT_FLOAT || a == DataType::DT_FLOAT16 || IsBf16(a);
+        const bool fc = c == DataType::DT_FLOAT || c == DataType::DT_FLOAT16 || IsBf16(c);
+        const bool fb = bias == DataType::DT_FLOAT || bias == DataType::DT_FLOAT16;
+        if (!fa || !fc || !fb || !(a == b || (IsBf16(a) && IsBf16(b)))) return false;
+        if (socVersion == platform_ascendc::SocVersion::ASCEND310P) {
+            return a == DataType::DT_FLOAT16 && bias == DataType::DT_FLOAT &&
+                   (c == DataType::DT_FLOAT || c == DataType::DT_FLOAT16);
+        }
+        if (socVersion == platform_ascendc::SocVersion::ASCEND910) return false;
+        return !(IsBf16(a) && bias == DataType::DT_FLOAT16 && IsBf16(c));
+    }
+    static bool InUb(TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; }
+
+    // The tiling for `dim` cores (1 for MatmulApiTiling), into t. 0 or -1.
+    int64_t Compute(int32_t dim, AscendC::tiling::TCubeTiling& t)
+    {
+        error_.clear();
+        if (!aSet_ || !bSet_ || !cSet_) return Fail("SetAType, SetBType and SetCType must all be called");
+        if (isBias && !biasSet_) biasType_.dataType = cType_.dataType == DataType::DT_FLOAT16 ? DataType::DT_FLOAT16 : DataType::DT_FLOAT;
+        if (!TypesOk()) return Fail("the A/B/C/bias data types are not a Matmul combination of this SoC (or not emulated)");
+        if (aType_.type != CubeFormat::ND || bType_.type != CubeFormat::ND ||
+            (cType_.type != CubeFormat::ND && cType_.type != CubeFormat::ND_ALIGN)) {
+            return Fail("only CubeFormat::ND (C also ND_ALIGN) is emulated");
+        }
+        if (aType_.pos != TPosition::GM || bType_.pos != TPosition::GM) return Fail("A and B must be in TPosition::GM");
+        if (orgM <= 0 || orgN <= 0 || orgKa <= 0 || orgKb <= 0) return Fail("SetOrgShape was not called (or not positive)");
+        const int32_t m = singleM == -1 ? orgM : singleM;
+        const int32_t n = singleN == -1 ? orgN : singleN;
+        const int32_t k = singleK == -1 ? std::min(orgKa, orgKb) : singleK;
+        if (m <= 0 || n <= 0 || k <= 0) return Fail("SetShape: m, n and k must be positive (or -1)");
+        if (m > orgM || n > orgN || k > orgKa || k > orgKb) return Fail("SetShape's m/n/k exceed SetOrgShape's");
+        if (dim <= 0) return Fail("SetDim was not called (or not positive)");
+        const int64_t l1 = userL1_ > 0 ? userL1_ : l1Size_;
+        const int64_t l0c = userL0c_ > 0 ? userL0c_ : l0cSize_;
+        const int64_t ub = userUb_ >= 0 ? userUb_ : ubSize_;
+        const int32_t sa = Bytes(aType_.dataType), sc = Bytes(cType_.dataType);
+        const int32_t c0k = 32 / sa;
+        const int32_t minBase = 16;
+        const bool cInUb = InUb(cType_.pos);
+        if (cInUb && ub < static_cast<int64_t>(minBase) * minBase * sc) return Fail("the UB space left for C is too small");
+
+        // Core split.
+        int32_t bestM = 0, bestN = 0;
+        int64_t bestArea = -1;
+        int32_t bestUsed = 0, bestNDim = 0;
+        for (int32_t md = 1; md <= dim; ++md) {
+            for (int32_t nd = 1; md * nd <= dim; ++nd) {
+                const int32_t sm = Align(Ceil(m, md), 16);
+                const int32_t sn = Align(Ceil(n, nd), 16);
+                if (fixBaseM_ > 0 && sm < fixBaseM_ && md > 1) continue;
+                if (fixBaseN_ > 0 && sn < fixBaseN_ && nd > 1) continue;
+                const int32_t used = Ceil(m, sm) * Ceil(n, sn);
+                const int64_t area = static_cast<int64_t>(std::min(sm, m)) * std::min(sn, n);
+                const int32_t ndUsed = Ceil(n, sn);
+                const bool better = bestArea < 0 || area < bestArea ||
+                                    (area == bestArea && (ndUsed > bestNDim || (ndUsed == bestNDim && used < bestUsed)));
+                if (better) {
+                    bestArea = area;
+                    bestM = std::min(sm, m);
+                    bestN = std::min(sn, n);
+                    bestUsed = used;
+                    bestNDim = ndUsed;
+                }
+            }
+        }
+        singleCoreM = bestM;
+        singleCoreN = bestN;
+        singleCoreK = k;
+
+        // Base blocks.
+        if (fixBaseM_ > 0) {
+            if (fixBaseM_ % 16 != 0) return Fail("SetFixSplit: baseM is not a multiple of 16");
+            if (fixBaseM_ > Align(singleCoreM, 16)) return Fail("SetFixSplit: baseM exceeds singleCoreM rounded up to 16");
+            baseM = fixBaseM_;
+        } else {
+            baseM = std::min(Align(singleCoreM, 16), maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
+        }
+        if (fixBaseN_ > 0) {
+            if (fixBaseN_ % 16 != 0) return Fail("SetFixSplit: baseN is not a multiple of 16");
+            if (fixBaseN_ > Align(singleCoreN, 16)) return Fail("SetFixSplit: baseN exceeds singleCoreN rounded up to 16");
+            baseN = fixBaseN_;
+        } else {
+            baseN = std::min(Align(singleCoreN, 16), maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
+            while (baseN > 16 && (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
+                                  (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
+                baseN -= 16;
+            }
+        }
+        while (fixBaseM_ <= 0 && baseM > 16 &&
+               (static_cast<int64_t>(baseM) * baseN * 4 > l0c || (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
+            baseM -= 16;
+        }
+        if (static_cast<int64_t>(baseM) * baseN * 4 > l0c) return Fail("baseM * baseN * 4 bytes exceed L0C");
+        if (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub) return Fail("baseM * baseN of C exceed the UB space");
+        const int64_t maxKa = l0aSize_ / (2 * static_cast<int64_t>(baseM) * sa);
+        const int64_t maxKb = l0bSize_ / (2 * static_cast<int64_t>(baseN) * sa);
+        const int32_t kCap = static_cast<int32_t>(std::min<int64_t>(std::min(maxKa, maxKb) / c0k * c0k,
+                                                                    maxBaseK_ > 0 ? maxBaseK_ / c0k * c0k : 1 << 30));
+        if (fixBaseK_ > 0) {
+            if (fixBaseK_ % c0k != 0) return Fail("SetFixSplit: baseK is not a multiple of 32 bytes of A");
+            if (fixBaseK_ > kCap) return Fail("SetFixSplit: baseM/baseN * baseK exceed L0A/L0B");
+            baseK = fixBaseK_;
+        } else {
+            if (kCap < c0k) return Fail("baseM/baseN too large for L0A/L0B");
+            baseK = std::min(Align(k, c0k), kCap);
+        }
+        // L1: stepKa = stepKb = as many base K blocks (at most 4) as fit double-buffered.
+        const int32_t kIter = Ceil(k, baseK);
+        int32_t stepK = std::min(kIter, 4);
+        auto l1Need = [&](int32_t s) {
+            return 2 * static_cast<int64_t>(s) * baseK * (baseM + baseN) * sa + (isBias ? baseN * 4 : 0);
+        };
+        while (stepK > 1 && l1Need(stepK) > l1) --stepK;
+        if (l1Need(stepK) > l1) return Fail("the base blocks do not fit L1");
+
+        t = AscendC::tiling::TCubeTiling{};
+        t.usedCoreNum = Ceil(m, singleCoreM) * Ceil(n, singleCoreN);
+        t.M = orgM;
+        t.N = orgN;
+        t.Ka = orgKa;
+        t.Kb = orgKb;
+        t.singleCoreM = singleCoreM;
+        t.singleCoreN = singleCoreN;
+        t.singleCoreK = singleCoreK;
+        t.baseM = baseM;
+        t.baseN = baseN;
+        t.baseK = baseK;
+        t.stepM = 1;
+        t.stepN = 1;
+        t.stepKa = stepK;
+        t.stepKb = stepK;
+        t.depthA1 = 2 * stepK;
+        t.depthB1 = 2 * stepK;
+        t.isBias = isBias ? 1 : 0;
+        t.iterateOrder = traverse_ == MatrixTraverse::FIRSTN ? 1 : 0;
+        t.shareMode = 0;
+        t.shareL1Size = static_cast<int32_t>(l1Need(stepK));
+        t.shareL0CSize = baseM * baseN * 4;
+        t.shareUbSize = 0;
+        t.batchM = 1;
+        t.batchN = 1;
+        t.singleBatchM = 1;
+        t.singleBatchN = 1;
+        t.dbL0A = 2;
+        t.dbL0B = 2;
+        t.dbL0C = 1;
+        blockDim = t.usedCoreNum;
+        mDim_ = Ceil(m, singleCoreM);
+        nDim_ = Ceil(n, singleCoreN);
+        return 0;
+    }
+
+    MatrixTraverse traverse_ = MatrixTraverse::FIRSTM;
+    MatrixMadType madType_ = MatrixMadType::NORMAL;
+    bool aSet_ = false, bSet_ = false, cSet_ = false, biasSet_ = false;
+    int32_t fixBaseM_ = -1, fixBaseN_ = -1, fixBaseK_ = -1;
+    int32_t maxBaseM_ = -1, maxBaseN_ = -1, maxBaseK_ = -1;
+    int32_t userL1_ = -1, userL0c_ = -1, userUb_ = -1;
+    int64_t l1Size_ = 524288, l0cSize_ = 131072, ubSize_ = 196608, l0aSize_ = 65536, l0bSize_ = 65536;
+    int32_t mDim_ = 0, nDim_ = 0;
+    std::string error_;
+};
+
+// Single-core tiling: the whole SetShape on one core.
+class MatmulApiTiling : public MatmulApiTilingBase {
+public:
+    MatmulApiTiling() {}
+    explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform) : MatmulApiTilingBase(ascendcPlatform) {}
+    explicit MatmulApiTiling(const PlatformInfo& platform) : MatmulApiTilingBase(platform) {}
+    ~MatmulApiTiling() override = default;
+    int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) override { return Compute(1, tiling); }
+};
+
+class MultiCoreMatmulTiling : public MatmulApiTilingBase {
+public:
+    MultiCoreMatmulTiling() {}
+    explicit MultiCoreMatmulTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform)
+        : MatmulApiTilingBase(ascendcPlatform)
+    {}
+    explicit MultiCoreMatmulTiling(const PlatformInfo& platform) : MatmulApiTilingBase(platform) {}
+    // The cores the split may use: the AIV count for a mixed kernel on 910B, the AIC count for a
+    // cube-only one (asc-devkit SetDim.md).
+    int32_t SetDim(int32_t dim)
+    {
+        if (dim <= 0) return -1;
+        dim_ = dim;
+        return 0;
+    }
+    int32_t SetShape(int32_t m, int32_t n, int32_t k) override { return MatmulApiTilingBase::SetShape(m, n, k); }
+    virtual int32_t SetSingleShape(int32_t singleMIn = -1, int32_t singleNIn = -1, int32_t singleKIn = -1)
+    {
+        (void)singleMIn, (void)singleNIn, (void)singleKIn;
+        return 0;
+    }
+    int32_t SetAlignSplit(int32_t, int32_t, int32_t) { return 0; }
+    int32_t GetSingleShape(int32_t& shapeM, int32_t& shapeN, int32_t& shapeK)
+    {
+        shapeM = singleCoreM;
+        shapeN = singleCoreN;
+        shapeK = singleCoreK;
+        return singleCoreM > 0 ? 0 : -1;
+    }
+    int32_t GetCoreNum(int32_t& dim, int32_t& mDim, int32_t& nDim)
+    {
+        if (mDim_ <= 0) return -1;
+        mDim = mDim_;
+        nDim = nDim_;
+        dim = mDim_ * nDim_;
+        return 0;
+    }
+    // The twin never splits K across cores (singleCoreK = K), whatever this says.
+    void EnableMultiCoreSplitK(bool flag) { enableSplitK_ = flag; }
+    void SetSplitK(bool flag) { EnableMultiCoreSplitK(flag); }
+    int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) override { return Compute(dim_, tiling); }
+
+private:
+    int32_t dim_ = 0;
+    bool enableSplitK_ = false;
+};
+
+}  // namespace matmul_tiling
+
+#endif  // OPGEN_TWIN_MATMUL_TILING_H
