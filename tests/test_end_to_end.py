@@ -45,6 +45,9 @@ CASES = {
     # a dtype list mixing float and integer combinations (float, fp16, int32, int8), and
     # int8/uint8 arithmetic that wraps modulo 256 as torch's does
     "int_mixed": ROOT / "tests" / "data" / "e2e" / "int_mixed.json",
+    # matmul ops on the Matmul API: a plain fp16 matmul with a float output, a bias and leaky
+    # ReLU epilogue with an attr slope, a batched matmul with transpose_b from a bool attr
+    "matmul": ROOT / "tests" / "data" / "e2e" / "matmul.json",
 }
 
 
@@ -340,6 +343,41 @@ print("triangles as torch")
 """
 
 
+MATMUL_CHECK = """
+import sys
+import torch
+import matmul
+sys.path.insert(0, "tests")
+from precision import assert_precision
+ops = torch.ops.matmul
+g = torch.Generator().manual_seed(0)
+def rand(*shape, dtype=torch.float16):
+    return (torch.rand(shape, generator=g) * 2 - 1).to(dtype)
+for tb in (True, False):  # the transpose attr either way, b batched or 2-D
+    for b_shape in ((3, 24, 33), (24, 33)):
+        a, b = rand(3, 40, 24), rand(*b_shape)
+        b = b.transpose(-1, -2).contiguous() if tb else b
+        actual = ops.batch_matmul_custom(a, b, transpose_x2=tb)
+        golden = torch.matmul(a.double(), (b.transpose(-1, -2) if tb else b).double())
+        bench = torch.matmul(a, b.transpose(-1, -2) if tb else b)
+        assert_precision(actual, golden, what=f"batch tb={tb} {b_shape}", benchmark=bench)
+a, b = rand(33, 20), rand(20, 17)  # a bias of the product's shape, and a slope
+bias = rand(33, 17, dtype=torch.float32)
+actual = ops.matmul_leakyrelu_custom(a, b, bias, alpha=0.25)
+golden = torch.nn.functional.leaky_relu(a.double() @ b.double() + bias.double(), 0.25)
+assert_precision(actual, golden, what="leaky relu, full bias")
+assert ops.matmul_custom(rand(0, 5), rand(5, 7)).shape == (0, 7)  # an empty product
+for device in ("cpu", "meta"):  # the inner dims differ: refused naming both shapes
+    try:
+        ops.matmul_custom(rand(4, 5).to(device), rand(6, 3).to(device))
+    except RuntimeError as exc:
+        assert "[4, 5]" in str(exc) and "[6, 3]" in str(exc), (device, str(exc))
+    else:
+        raise AssertionError(f"matmul_custom took [4, 5] @ [6, 3] on {device}")
+print("matmuls as torch")
+"""
+
+
 def run_check(script: str, project: Path, printed: str, timeout: int = 600) -> None:
     """Run a check script in a built project (its package importable, torch_npu not loaded):
     it passes when it exits 0 having printed `printed`."""
@@ -419,6 +457,11 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             check_read_only_rows_stay_unwritten(project)
         if name == "matmul_golden":
             check_golden_only_results(project)
+        if name == "matmul":  # every file generated: none of the user's but the overrides
+            run_check(MATMUL_CHECK, project, "matmuls as torch")
+            owned = {f["path"] for f in render_summary["files"] if f["owner"] == "user"}
+            assert all(p.startswith("matmul/overrides/") for p in owned), owned
+            return
         # no compute: the kernel is the user's, and precision waits for it
         user_step = "_kernel.h" if name in ("gelu_seed", "matmul_golden") else "_compute.h"
         if user_step == "_kernel.h":

@@ -1,7 +1,8 @@
 // MatmulLeakyreluCustom kernel, hand-written in the style of the Ascend C matmul samples: the
 // Matmul API computes a @ b + bias on the cube unit block by block (Iterate); each block comes
-// into UB (GetTensorC, written as rows of baseN), gets the leaky ReLU on the vector unit and goes
-// out to c. Each vector core takes one singleCoreM x singleCoreN block of c (SetTail at edges).
+// into UB (GetTensorC, its rows 32-byte aligned: ND_ALIGN), gets the leaky ReLU on the vector
+// unit and goes out to c. Each vector core takes one singleCoreM x singleCoreN block of c
+// (SetTail at the edges).
 #ifndef MATMUL_LEAKYRELU_CUSTOM_KERNEL_H
 #define MATMUL_LEAKYRELU_CUSTOM_KERNEL_H
 
@@ -15,7 +16,7 @@ class KernelMatmulLeakyreluCustom {
 public:
     using AType = matmul::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>;
     using BType = matmul::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>;
-    using CType = matmul::MatmulType<AscendC::TPosition::VECIN, CubeFormat::ND, float>;
+    using CType = matmul::MatmulType<AscendC::TPosition::VECIN, CubeFormat::ND_ALIGN, float>;
     using BiasType = matmul::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>;
 
     __aicore__ inline KernelMatmulLeakyreluCustom() {}
@@ -67,12 +68,15 @@ public:
             mm_.template GetTensorC<true>(block, false, true);
             cQueue_.EnQue(block);
             block = cQueue_.DeQue<float>();
-            LeakyRelu(block, rows, cols);
-            // rows of `cols` floats: UB rows are baseN apart (in 32-byte blocks), c's rows N
-            const uint32_t ubGap = (t.baseN - AlignUp(cols, FLOATS_PER_BLOCK)) / FLOATS_PER_BLOCK;
+            // the block's rows, AlignUp(cols, 8) floats apart: one pass over them all
+            const uint32_t count = rows * AlignUp(cols, FLOATS_PER_BLOCK);
+            AscendC::LocalTensor<float> scaled = tmp_.Get<float>();
+            AscendC::Muls(scaled, block, tiling_.alpha, count);  // leaky_relu(x) = max(x, alpha * x)
+            AscendC::Max(block, block, scaled, count);
+            // rows of `cols` floats to c's rows, N apart
             const uint32_t gmGap = (t.N - cols) * sizeof(float);
             AscendC::DataCopyExtParams out{static_cast<uint16_t>(rows),
-                                           static_cast<uint32_t>(cols * sizeof(float)), ubGap, gmGap, 0};
+                                           static_cast<uint32_t>(cols * sizeof(float)), 0, gmGap, 0};
             AscendC::DataCopyPad(cGm_[mi * t.baseM * t.N + ni * t.baseN], block, out);
             cQueue_.FreeTensor(block);
         }
@@ -85,22 +89,6 @@ private:
     __aicore__ static inline uint32_t Ceil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
     __aicore__ static inline uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }
     __aicore__ static inline uint32_t AlignUp(uint32_t a, uint32_t b) { return Ceil(a, b) * b; }
-
-    // leaky_relu(x) = max(x, alpha * x) for 0 <= alpha <= 1, row by row over a block's `cols`
-    // values (a row of the block is baseN long; past `cols` it holds no result)
-    __aicore__ inline void LeakyRelu(const AscendC::LocalTensor<float>& block, uint32_t rows, uint32_t cols)
-    {
-        AscendC::LocalTensor<float> scaled = tmp_.Get<float>();
-        const uint32_t stride = tiling_.cubeTiling.baseN;
-        if (cols == stride) {  // whole rows: one pass over the block
-            cols *= rows;
-            rows = 1;
-        }
-        for (uint32_t r = 0; r < rows; ++r) {
-            AscendC::Muls(scaled[r * stride], block[r * stride], tiling_.alpha, cols);
-            AscendC::Max(block[r * stride], block[r * stride], scaled[r * stride], cols);
-        }
-    }
 
     AscendC::TPipe pipe_;
     matmul::Matmul<AType, BType, CType, BiasType> mm_;

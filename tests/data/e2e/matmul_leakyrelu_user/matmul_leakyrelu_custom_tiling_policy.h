@@ -26,7 +26,7 @@ inline int64_t SplitMatmul(const platform_ascendc::PlatformAscendC& platform, in
     api.SetDim(static_cast<int32_t>(platform.GetCoreNumAiv()));
     api.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16, false);
     api.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16, false);
-    api.SetCType(TPosition::VECIN, CubeFormat::ND, DataType::DT_FLOAT);
+    api.SetCType(TPosition::VECIN, CubeFormat::ND_ALIGN, DataType::DT_FLOAT);
     api.SetBiasType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
     api.SetOrgShape(m, n, k);
     api.SetShape(m, n, k);
@@ -60,8 +60,9 @@ inline ge::graphStatus PlanTiling(gert::TilingContext* context, MatmulLeakyreluC
         return ge::GRAPH_FAILED;
     }
     tiling.alpha = *context->GetAttrs()->GetAttrPointer<float>(0);
-    // a mixed kernel's block is one cube core and two vector cores
-    tiling.blockDim = (static_cast<uint32_t>(tiling.cubeTiling.usedCoreNum) + 1) / 2;
+    // a mixed kernel's block is one cube core and the vector cores it serves
+    tiling.blockDim = platform.CalcTschBlockDim(static_cast<uint32_t>(tiling.cubeTiling.usedCoreNum),
+                                                platform.GetCoreNumAic(), platform.GetCoreNumAiv());
     context->SetBlockDim(tiling.blockDim);
     size_t* workspaces = context->GetWorkspaceSizes(1);
     workspaces[0] = platform.GetLibApiWorkSpaceSize();
