@@ -14,6 +14,7 @@ from kernel_host import twin
 from opgen.frontend import expr, matmuls, prototype
 from opgen.frontend.problems import PrototypeError
 from opgen.planning import matmul
+from opgen.planning.project import OpDataErrors
 
 SCOPE = {"tensors": {"a", "b", "bias"}, "scalars": {"alpha", "tb"}}
 ATTR_TYPES = {"alpha": "float", "tb": "bool", "k": "int"}
@@ -133,12 +134,15 @@ def test_a_matmul_op_has_one_output():
 
 def test_operand_and_epilogue_dtypes_are_checked_per_combination():
     raw = mm_op("matmul(a, b) + bias")
-    raw["input_desc"][0]["type"] = ["float", "bf16"]
-    raw["input_desc"][1]["type"] = ["float", "fp16"]
+    raw["input_desc"][0]["type"] = ["int32", "bf16"]
+    raw["input_desc"][1]["type"] = ["int32", "fp16"]
     raw["input_desc"][2]["type"] = ["int32", "float"]
     found = problems(raw)
     assert any(
-        p.startswith("$[0].input_desc[0].type[0]: matmul(a, b) multiplies float16 and bfloat16")
+        p.startswith(
+            "$[0].input_desc[0].type[0]: matmul(a, b) multiplies float16, bfloat16, float32 "
+            "on the cube unit (the Matmul API), not int32"
+        )
         for p in found
     ), found
     assert any(
@@ -245,3 +249,27 @@ def test_the_rendered_files_are_tidy(compute):
     proto = prototype.loads(json.dumps([mm_op(compute)]))
     files = {f.path: f.content.decode() for f in twin.render_files(proto, twin.options())}
     assert_tidy({p: t for p, t in files.items() if "matmul_epilogue" in p})
+
+
+def test_every_ascend_c_name_the_templates_use_is_in_asc_devkit():
+    """The names of the Ascend C, Matmul, matmul_tiling and platform APIs in the rendered matmul
+    files occur in asc-devkit's headers (tests/data/asc_devkit_names.tsv, written by
+    bench/asc_devkit_names.py from a copy of the repository)."""
+    from api_names import recorded_names, used_names
+
+    missing = sorted(used_names() - set(recorded_names()))
+    assert not missing, (
+        f"{missing}: not recorded as asc-devkit names; run bench/asc_devkit_names.py on a copy "
+        "of github.com/mirror-cann/asc-devkit (a name it cannot find is no Ascend C name)"
+    )
+
+
+def test_a_soc_without_the_mixed_matmul_is_refused():
+    with pytest.raises(OpDataErrors) as err:
+        twin.render_files(
+            prototype.loads(json.dumps([mm_op("matmul(a, b)")])),
+            twin.options(("ascend910b1", "ascend310p3")),
+        )
+    assert "MatmulEpilogue: matmul(a, b) drives the Matmul API from the vector cores" in str(
+        err.value
+    ) and "KERNEL_TYPE_MIX_AIC_1_2, Atlas A2/A3 only), which ascend310p lacks" in str(err.value)

@@ -354,6 +354,8 @@ class SocFamily:
     select_reserves_ub: bool = False  # Select's modes 1 and 2 keep 8 KB of UB
     # Compare of int32_t (CMPMODE::EQ only) and Not (bitwise, int16_t/uint16_t)
     has_int_compare: bool = False
+    # the Matmul API driven from the vector cores of a mixed kernel (KERNEL_TYPE_MIX_AIC_1_2)
+    has_mixed_matmul: bool = False
 
 
 @dataclass(frozen=True)
@@ -449,6 +451,14 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         "Compare.md, Not.md: Atlas A2/A3). An int32 comparison is EQ of max(a, b) or min(a, b) "
         "and a, its complement by Not; opgen refuses int32 comparisons for the SoCs without them.",
     ),
+    SocCapability(
+        "has_mixed_matmul",
+        "HAS_MIXED_MATMUL",
+        "The Matmul API in a mixed kernel: KERNEL_TYPE_MIX_AIC_1_2, a cube core and the two vector "
+        "cores it serves (asc-devkit 设置Kernel类型.md, Matmul使用说明.md: the separated "
+        "architecture of Atlas A2/A3). opgen's matmul ops are such kernels; it refuses them for "
+        "the other SoCs.",
+    ),
 )
 
 
@@ -457,8 +467,22 @@ SOC_FAMILIES: dict[str, SocFamily] = {
     for f in (
         # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") and CreateVecIndex (index())
         # are documented for them only.
-        SocFamily("ascend910b", 2201, True, select_reserves_ub=True, has_int_compare=True),
-        SocFamily("ascend910_93", 2201, True, select_reserves_ub=True, has_int_compare=True),
+        SocFamily(
+            "ascend910b",
+            2201,
+            True,
+            select_reserves_ub=True,
+            has_int_compare=True,
+            has_mixed_matmul=True,
+        ),
+        SocFamily(
+            "ascend910_93",
+            2201,
+            True,
+            select_reserves_ub=True,
+            has_int_compare=True,
+            has_mixed_matmul=True,
+        ),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
         # only, ReduceSum/Max/Min in half only, no Tanh, Sign, Floor, Ceil, Erf, Power.

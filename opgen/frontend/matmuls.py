@@ -9,9 +9,10 @@ from opgen.frontend.broadcast import MAX_TEST_ELEMENTS, elements, limit_text
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
 
-# What the Matmul API multiplies here (asc-devkit Matmul使用说明: half and bfloat16_t A/B on
-# Atlas A2/A3, accumulated in float) and the types an epilogue and the output may have.
-OPERAND_DTYPES = ("float16", "bfloat16")
+# What the Matmul API multiplies here (asc-devkit Matmul使用说明 table 2, Atlas A2/A3: A = B in
+# half, bfloat16_t or float, accumulated in float) and the types an epilogue and the output may
+# have.
+OPERAND_DTYPES = ("float16", "bfloat16", "float32")
 EPILOGUE_DTYPES = ("float16", "bfloat16", "float32")
 # Default test cases (M, K, N): tails in every dim, one element, several base blocks and cores.
 DEFAULT_MKN = ((37, 70, 45), (1, 1, 1), (300, 260, 190))
@@ -88,7 +89,7 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
             problems.append(
                 Problem(
                     path(mm.a, k),
-                    f"{mm.show()} multiplies {' and '.join(OPERAND_DTYPES)} on the cube "
+                    f"{mm.show()} multiplies {', '.join(OPERAND_DTYPES)} on the cube "
                     f"unit (the Matmul API), not {da}",
                 )
             )

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from opgen.compiler.lower import fresh
+from opgen.compiler.lower import LoweringError, fresh
 from opgen.frontend import expr
-from opgen.frontend.catalog import DTYPES
+from opgen.frontend.catalog import DTYPES, SOC_FAMILIES
 from opgen.frontend.matmuls import epilogue_inputs
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.options import Options
@@ -121,8 +121,18 @@ def _replace_matmul(node: expr.Node, product: str) -> expr.Node:
 
 
 def plan(op: Op, options: Options) -> MatmulData:
+    """Raises LoweringError for a target SoC without the Matmul API in a mixed kernel, or an
+    epilogue the compiler cannot lower."""
     mm = op.matmul
     assert mm is not None
+    lacking = [s for s in options.soc_short_names if not SOC_FAMILIES[s].has_mixed_matmul]
+    if lacking:
+        raise LoweringError(
+            f"{mm.show()} drives the Matmul API from the vector cores of a mixed kernel "
+            f"(KERNEL_TYPE_MIX_AIC_1_2, Atlas A2/A3 only), which {', '.join(lacking)} "
+            f"{'lacks' if len(lacking) == 1 else 'lack'}",
+            op.outputs[0].name,
+        )
     epi, product = epilogue_op(op)
     data = kernel.plan(epi, options)
     a, b = _operand(op, mm.a, mm.transpose_a), _operand(op, mm.b, mm.transpose_b)

@@ -78,6 +78,12 @@
 // ascend910_93 (2201).
 #define OPGEN_SOC_HAS_INT_COMPARE(arch) ((arch) == 2201)
 
+// The Matmul API in a mixed kernel: KERNEL_TYPE_MIX_AIC_1_2, a cube core and the two vector cores
+// it serves (asc-devkit 设置Kernel类型.md, Matmul使用说明.md: the separated architecture of Atlas A2/A3).
+// opgen's matmul ops are such kernels; it refuses them for the other SoCs. On: ascend910b (2201),
+// ascend910_93 (2201).
+#define OPGEN_SOC_HAS_MIXED_MATMUL(arch) ((arch) == 2201)
+
 // The API of each compute function some SoC lacks (the catalog's missing_apis, from asc-devkit's
 // 产品支持情况 of each API; fma is FusedMulAdd, pow Power). opgen's kernels compute such a function
 // another way there, or refuse it.
