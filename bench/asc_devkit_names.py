@@ -8,7 +8,7 @@ script renders the matmul ops of tests/data/e2e/matmul.json, collects the names 
 tiling and host files use from the Ascend C / Matmul / matmul_tiling / platform APIs (qualified
 names, member calls, the kernel macros) and writes tests/data/asc_devkit_names.tsv: each name,
 one header of asc-devkit's include/ or impl/ where it occurs as a word, and the commit searched.
-tests/test_matmul.py checks that every such name the templates use is listed there, so a name
+tests/test_matmul_ops.py checks that every such name the templates use is listed there, so a name
 the headers do not have (a misspelling from a blog post) fails the suite.
 """
 

@@ -1,4 +1,4 @@
-"""The Ascend C names the matmul_op templates use, as tests/test_matmul.py and
+"""The Ascend C names the matmul_op templates use, as tests/test_matmul_ops.py and
 bench/asc_devkit_names.py collect them: from the files rendered for tests/data/e2e/matmul.json,
 the names qualified by an Ascend C namespace, the member functions they call on the Matmul
 object, its tiling API, the platform and TCubeTiling, and the kernel macros."""

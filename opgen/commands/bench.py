@@ -77,7 +77,7 @@ def number(value: float | None) -> str:
 def cells(row: dict, scale: float = 1) -> list[str]:
     """The table's cells of one timed row: op, dtype, shape, then median (min-max) of the op's
     and of the reference's times (ms times scale), and the ratio of the medians (its range)."""
-    head = [row["op"], row["dtype"], str(row["shape"])]
+    head = [row["op"], row["dtype"], shape_text(row["shape"])]
 
     def ranged(key: str) -> str:
         factor = 1 if key == "ratio" else scale
@@ -146,7 +146,8 @@ def table(report: dict) -> str:
     rows = [(header, "")]  # (cells, what follows them: a failure, the noisy note)
     for r in report["results"]:
         if r.get("op_ms") is None:
-            rows.append(([r["op"], r["dtype"], str(r["shape"])], f" failed: {r.get('error', '')}"))
+            cells_of = [r["op"], r["dtype"], shape_text(r["shape"])]
+            rows.append((cells_of, f" failed: {r.get('error', '')}"))
             continue
         row = cells(r, scale)
         if bandwidth:
@@ -163,3 +164,10 @@ def table(report: dict) -> str:
         )
         lines.append(line.rstrip() + after)
     return "\n".join(lines)
+
+
+def shape_text(shape) -> str:
+    """[4096], or the shape of each input (a matmul's: a [37, 70], b [70, 45])."""
+    if isinstance(shape, dict):
+        return ", ".join(f"{name} {dims}" for name, dims in shape.items())
+    return str(shape)

@@ -1,6 +1,7 @@
 """Matmul ops (matmul(a, b) and an elementwise epilogue): the grammar, the prototype rules and
 test cases (frontend/matmuls.py), the epilogue's lowering (planning/matmul.py) and the files the
-matmul_op templates render. The end-to-end builds are in test_end_to_end.py."""
+matmul_op templates render. The end-to-end builds are in test_end_to_end.py (and
+test_golden_only.py: a hand-written Matmul kernel)."""
 
 from __future__ import annotations
 
