@@ -286,7 +286,8 @@ def test_the_generated_table_is_opgen_bench_s(unbuilt):
         for node in ast.parse(source).body
         if isinstance(node, ast.FunctionDef)
     }
-    for function in (bench.number, bench.cells, bench.noise, bench.table):
+    functions = (bench.number, bench.cells, bench.noise, bench.table, bench.row_head)
+    for function in (*functions, bench.shape_text):
         assert generated[function.__name__] == inspect.getsource(function).rstrip()
     scope = rendered(
         unbuilt / "bench" / "run.py",
@@ -298,6 +299,8 @@ def test_the_generated_table_is_opgen_bench_s(unbuilt):
         "cells",
         "noise",
         "table",
+        "row_head",
+        "shape_text",
     )
     report = CPU | {
         "spread": scope["SPREAD"],
@@ -372,3 +375,10 @@ def test_report_gives_the_special_value_mismatches_beside_torchs(monkeypatch):
 
 def test_no_record_no_report(tmp_path):
     assert report.write(tmp_path) is None
+
+
+def test_a_matmul_rows_shape_names_each_input():
+    from opgen.commands.bench import shape_text
+
+    assert shape_text([4096]) == "[4096]"
+    assert shape_text({"a": [37, 70], "b": [70, 45]}) == "a [37, 70], b [70, 45]"

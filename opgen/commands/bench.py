@@ -77,7 +77,7 @@ def number(value: float | None) -> str:
 def cells(row: dict, scale: float = 1) -> list[str]:
     """The table's cells of one timed row: op, dtype, shape, then median (min-max) of the op's
     and of the reference's times (ms times scale), and the ratio of the medians (its range)."""
-    head = [row["op"], row["dtype"], shape_text(row["shape"])]
+    head = row_head(row)
 
     def ranged(key: str) -> str:
         factor = 1 if key == "ratio" else scale
@@ -146,8 +146,7 @@ def table(report: dict) -> str:
     rows = [(header, "")]  # (cells, what follows them: a failure, the noisy note)
     for r in report["results"]:
         if r.get("op_ms") is None:
-            cells_of = [r["op"], r["dtype"], shape_text(r["shape"])]
-            rows.append((cells_of, f" failed: {r.get('error', '')}"))
+            rows.append((row_head(r), f" failed: {r.get('error', '')}"))
             continue
         row = cells(r, scale)
         if bandwidth:
@@ -164,6 +163,11 @@ def table(report: dict) -> str:
         )
         lines.append(line.rstrip() + after)
     return "\n".join(lines)
+
+
+def row_head(row: dict) -> list[str]:
+    """A row's first cells: op, dtype, shape."""
+    return [row["op"], row["dtype"], shape_text(row["shape"])]
 
 
 def shape_text(shape) -> str:

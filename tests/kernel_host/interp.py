@@ -85,6 +85,28 @@ _CMP = {
 _MASK = re.compile(r"^(\w+)\.(?:template )?ReinterpretCast<uint8_t>\(\)$")
 
 
+def _statements(body: str) -> list[str]:
+    """The body's statements and preprocessor lines, a call wrapped over lines joined again;
+    no comments or blank lines."""
+    statements: list[str] = []
+    pending = ""
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("//"):
+            continue
+        if pending:
+            pending += " " + line
+        elif line.startswith("#") or line.endswith((";", "{", "}")):
+            statements.append(line)
+            continue
+        else:
+            pending = line
+        if pending.endswith(";"):
+            statements.append(pending)
+            pending = ""
+    return statements
+
+
 def run(
     body: str, tiles: dict[str, np.ndarray], tiling: dict[str, Any], arch: int | None = None
 ) -> dict[str, np.ndarray]:
@@ -95,10 +117,7 @@ def run(
     masks: dict[str, np.ndarray] = {}  # tile -> the Compare bits it holds
     active = [True]
     calls = []
-    for raw in body.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("//"):
-            continue
+    for line in _statements(body):
         if line.startswith("#if "):
             cond = line[4:]
             arches = [int(a) for a in re.findall(r"__NPU_ARCH__ == (\d+)", cond)]
