@@ -236,6 +236,49 @@ def _build_new(result, proto_model, options, as_json: bool) -> None:
 
 
 @app.command()
+def adopt(
+    directory: Path = typer.Argument(
+        ..., help="An existing msopgen project: op_host/<op>.cpp and op_kernel/<op>.cpp."
+    ),
+    proto: Path | None = typer.Option(
+        None,
+        "--prototype",
+        help="The ops' msopgen prototype JSON, with an opgen block's golden and test_shapes "
+        "\\[default: the OpDef in op_host/, without a golden].",
+    ),
+    soc: _Socs = [],  # noqa: B006 (typer copies its defaults)
+    package: _Package = None,
+    namespace: _Namespace = None,
+    no_build: _NoBuild = False,
+    dry_run: _DryRunNew = False,
+    verbose: _Verbose = False,
+    as_json: _JsonNew = False,
+) -> None:
+    """Give an existing msopgen project opgen's PyTorch package, tests and CPU twin.
+
+    The project's op_host/ and op_kernel/ files stay as they are and opgen never writes them;
+    it adds the PyTorch package (the CPU adapter runs the project's own kernel on the twin), the
+    tests, the bench and its .opgen state, then (unless --no-build) builds and tests it.
+    """
+    from opgen.commands import adopt as adopt_stage
+    from opgen.commands import console
+
+    with _exit_codes(as_json):
+        the_plan, proto_model = adopt_stage.plan(directory, proto, soc, package, namespace)
+    if not as_json:
+        console.print_warnings(the_plan.warnings)
+    with _exit_codes(as_json), console.status("rendering opgen's files"):
+        result = adopt_stage.create(the_plan, proto_model, dry_run=dry_run)
+    if not as_json:
+        console.print_new_summary(result, verbose)
+    if dry_run or no_build:
+        if as_json:
+            console.print_json(result.as_json())
+        return
+    _build_new(result, proto_model, the_plan.options, as_json)
+
+
+@app.command()
 def update(
     project: Path = typer.Argument(Path("."), help="Project directory."),
     templates: str | None = typer.Option(

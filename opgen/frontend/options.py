@@ -55,6 +55,9 @@ class Options:
     socs: tuple[str, ...] = (DEFAULT_SOC,)  # full SoC names, lower case
     prototype_file: str = "op.json"  # the prototype's file name inside the project
     templates: str | None = None  # a custom template source (TemplateSource's text), if any
+    # an existing msopgen project (`opgen adopt`): its op_host/ and op_kernel/ are the user's, and
+    # opgen renders the PyTorch package, the tests and the bench around them
+    adopted: bool = False
 
     @property
     def soc_short_names(self) -> list[str]:
@@ -70,6 +73,7 @@ class Options:
             "socs": list(self.socs),
             "prototype_file": self.prototype_file,
             "templates": self.templates,
+            "adopted": self.adopted,
         }
 
     @classmethod

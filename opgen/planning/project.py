@@ -142,6 +142,9 @@ class OpData:
     # a matmul op (model.Op.is_matmul): templates/*/matmul_op/ render its kernel and host files
     # from `matmul`; its PyTorch side and tests are those of an op the user computes (`user`)
     matmul: matmul.MatmulData | None = None
+    # an op of an adopted project (`opgen adopt`): its op_host/ and op_kernel/ files are the
+    # user's own, none rendered; its PyTorch side and tests are an op the user computes' (`user`)
+    adopted: bool = False
 
     @property
     def warnings(self) -> list[str]:
@@ -174,10 +177,21 @@ class ProjectData:
     def warnings(self) -> list[str]:
         return [w for op in self.ops for w in op.warnings]
 
+    # an existing msopgen project (`opgen adopt`): none of op_host/, op_kernel/ and the CANN
+    # build files are rendered
+    adopted: bool = False
+
     @property
     def expression_ops(self) -> list[OpData]:
         """The ops opgen computes from their expression (the roots' op/ directories)."""
-        return [op for op in self.ops if not op.user_computed and op.matmul is None]
+        return [
+            op for op in self.ops if not op.user_computed and op.matmul is None and not op.adopted
+        ]
+
+    @property
+    def adopted_ops(self) -> list[OpData]:
+        """The ops of an adopted project (their tests: the user ops' tests/ directory)."""
+        return [op for op in self.ops if op.adopted]
 
     @property
     def matmul_ops(self) -> list[OpData]:
@@ -220,6 +234,8 @@ class ProjectData:
 def build_op(op: Op, options: Options) -> OpData:
     """Raises LoweringError when the compute expression cannot be lowered, SocDtypeError when
     no SoC of the project can run one of its dtypes."""
+    if options.adopted:
+        return _build_adopted_op(op, options)
     if op.is_matmul:
         return _build_matmul_op(op, options)
     inputs = [TensorData.of(t, i) for i, t in enumerate(op.inputs)]
@@ -271,8 +287,32 @@ def _build_matmul_op(op: Op, options: Options) -> OpData:
         has_compute=True,
         torch=torch_data,
         user_computed=False,
-        user=user_op.plan(shell, data.kernel, generated=True),
+        user=user_op.plan(
+            shell,
+            data.kernel,
+            "a matmul op: the product on the cube unit (the Matmul API), the epilogue on the "
+            "vector unit, both generated from its compute expression",
+        ),
         matmul=matmul.plan(op, options),
+    )
+
+
+def _build_adopted_op(op: Op, options: Options) -> OpData:
+    """An op of an adopted project: an op the user computes whose files are all written (their
+    own op_host/ and op_kernel/), so none of its tests waits for one."""
+    data = build_op(op, replace(options, adopted=False))
+    torch_data = replace(data.torch, cpu=replace(data.torch.cpu, placeholder=None))
+    return replace(
+        data,
+        torch=torch_data,
+        user_computed=False,
+        user=user_op.plan(
+            op,
+            data.kernel,
+            "an op of an adopted msopgen project: its kernel, tiling and InferShape are its "
+            "own, in op_kernel/ and op_host/",
+        ),
+        adopted=True,
     )
 
 
@@ -306,6 +346,7 @@ def plan_project(proto: Prototype, options: Options) -> ProjectData:
         prototype_file=options.prototype_file,
         header=Header(GENERATED_MARK, __version__, options.prototype_file),
         ops=ops,
+        adopted=options.adopted,
         twin_npu_arch=SOC_FAMILIES[shorts[0]].npu_arch
         if SOC_FAMILIES[shorts[0]].npu_arch != 2201
         else None,

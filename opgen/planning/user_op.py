@@ -71,9 +71,10 @@ class UserOpData:
     reasons: PendingReasons
 
 
-def plan(op: Op, kernel_data: KernelData, generated: bool = False) -> UserOpData | None:
-    """`generated`: `op` is a matmul op's shell (project._build_matmul_op), whose kernel and
-    host files opgen writes: none of them is the user's to write."""
+def plan(op: Op, kernel_data: KernelData, written: str = "") -> UserOpData | None:
+    """`written`: why the op's kernel and host files need no writing, when they do not: a
+    matmul op's shell (project._build_matmul_op, opgen writes them) or an adopted project's op
+    (the user's own files)."""
     if not op.user_computed:
         return None
     snake, upper = op.snake_name, op.snake_name.upper()
@@ -89,14 +90,13 @@ def plan(op: Op, kernel_data: KernelData, generated: bool = False) -> UserOpData
         f"While {infer} defines {upper}_INFER_SHAPE_NOT_WRITTEN, the CPU op runs nothing and "
         "returns zeros of the fake kernel's shapes (csrc/ops.cpp)."
     )
+    generated = bool(written)
     if generated:
         files = []
         doc = (
-            f"{op.op_type}, a matmul op: the product on the cube unit (the Matmul API), the "
-            "epilogue on the vector unit, both generated from its compute expression. The fake "
-            "kernel (the golden on meta tensors), the PyTorch registration, the OpDef, "
-            "InferShape against the golden's shapes, and precision on the CPU twin, over the "
-            "prototype's test_shapes (or opgen's matmul cases)."
+            f"{op.op_type}, {written}. The fake kernel (the golden on meta tensors), the "
+            "PyTorch registration, the OpDef, InferShape against the golden's shapes, and "
+            "precision on the CPU twin, over the prototype's test_shapes."
         )
     return UserOpData(
         infer_header=f"{snake}_infer.h",

@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from opgen.planning import ProjectData
 
 # The questions of templates/copier.yml: the prototype's text and Options' fields.
-ANSWERS = ("prototype", "prototype_file", "package", "torch_namespace", "vendor", "socs")
+ANSWERS = (
+    "prototype",
+    "prototype_file",
+    "package",
+    "torch_namespace",
+    "vendor",
+    "socs",
+    "adopted",
+)
 _built: OrderedDict[str, ProjectData] = OrderedDict()  # by _key(answers), the last few
 
 
@@ -37,11 +45,12 @@ def answers(prototype_text: str, options: Options) -> dict[str, Any]:
         "torch_namespace": options.namespace,
         "vendor": options.vendor,
         "socs": list(options.socs),
+        "adopted": options.adopted,
     }
 
 
 def _key(values: Any) -> str:
-    return json.dumps({k: values[k] for k in ANSWERS}, sort_keys=True)
+    return json.dumps({k: values.get(k) for k in ANSWERS}, sort_keys=True)
 
 
 def remember(values: dict[str, Any], data: ProjectData) -> None:
@@ -65,6 +74,7 @@ def project_data(values: Any) -> ProjectData:
             vendor=values["vendor"],
             socs=tuple(values["socs"]),
             prototype_file=values["prototype_file"],
+            adopted=bool(values.get("adopted", False)),
         )
         proto = prototype.loads(values["prototype"], source=values["prototype_file"])
         remember(values, plan_project(proto, options))
