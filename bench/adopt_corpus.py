@@ -1,0 +1,214 @@
+"""`opgen adopt` on a corpus of public hand-written msopgen projects, each on the CPU twin with
+our golden (not part of the suite).
+
+    nice -n 10 .venv/bin/python bench/adopt_corpus.py [--out DIR] [--keep-installed] [ID ...]
+
+tests/data/adopt_corpus/SOURCES.tsv lists the projects (repository, commit, the project's path,
+licence, a note on the test shapes); tests/data/adopt_corpus/<ID>.json is OUR prototype of each:
+the OpDef's tensors and attrs (read with opgen's OpDef reader) and an `"opgen"` block with a
+golden we wrote and test_shapes the project's own TilingFunc and kernel support. None of the
+projects' code is committed: each is materialized at its recorded commit from the local bare
+mirror /work/.mirror/<owner>+<repo>/repo (what the session's `fetch` tool brings; a script
+cannot fetch, so a missing mirror is reported and the project skipped) into DIR/<ID>/, then
+
+    python -m opgen adopt DIR/<ID> --prototype tests/data/adopt_corpus/<ID>.json --json
+
+builds the PyTorch extension (their op_host and op_kernel compiled against the twin) and runs
+the generated tests (PYTEST_ADDOPTS=-rA, so each test's verdict is in .opgen/logs/test.log).
+One line per project goes to stdout and DIR/results.tsv: adopt's exit code, whether the
+extension built, the tests passed/failed/errored, the precision tests passed/failed, the
+seconds, and the first error line (the compiler's first `error:`, else the first failing
+test's message). `opgen adopt` installs each project's package editable into this Python; the
+script uninstalls it after the tests (--keep-installed keeps it).
+
+Figures: see the end of this docstring (filled in from a run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "data" / "adopt_corpus"
+MIRRORS = Path("/work/.mirror")
+COLUMNS = [
+    "id",
+    "adopt_exit",
+    "built",
+    "passed",
+    "failed",
+    "errors",
+    "precision_passed",
+    "precision_failed",
+    "seconds",
+    "first_error",
+]
+
+
+def sources() -> list[dict]:
+    with (CORPUS / "SOURCES.tsv").open(encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def mirror(repo: str) -> Path:
+    return MIRRORS / repo.replace("/", "+") / "repo"
+
+
+def materialize(repo: str, commit: str, path: str, dest: Path) -> str | None:
+    """The project's files at `commit` under `dest`; None, or why it could not."""
+    git_dir = mirror(repo)
+    if not git_dir.is_dir():
+        return f"no mirror {git_dir} (fetch github:{repo} in a session first)"
+    git = ["git", f"--git-dir={git_dir}"]
+    listing = subprocess.run(
+        [*git, "ls-tree", "-r", "-z", commit, "--", path + "/"], capture_output=True
+    )
+    if listing.returncode:
+        return f"git ls-tree: {listing.stderr.decode(errors='replace').strip()}"
+    dest.mkdir(parents=True)
+    for entry in filter(None, listing.stdout.decode().split("\0")):
+        meta, name = entry.split("\t", 1)
+        _mode, kind, sha = meta.split()
+        if kind != "blob":
+            continue
+        blob = subprocess.run([*git, "cat-file", "blob", sha], capture_output=True)
+        if blob.returncode:  # a file the snapshot lacks (4 MiB and more): not a source file
+            continue
+        target = dest / Path(name).relative_to(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob.stdout)
+    return None
+
+
+def uninstall(project: Path) -> None:
+    """Uninstall the package `opgen adopt` installed editable from `project`, if it got that far."""
+    manifest = project / ".opgen" / "manifest.json"
+    if not manifest.is_file():
+        return
+    package = json.loads(manifest.read_text(encoding="utf-8"))["options"]["package"]
+    pip = [sys.executable, "-m", "pip", "uninstall", "-y", "--disable-pip-version-check", package]
+    subprocess.run(pip, capture_output=True, check=False)
+
+
+def first_error(project: Path, adopt_output: str) -> str:
+    """The compiler's first error, else the first failing test's line, else adopt's own."""
+    logs = project / ".opgen" / "logs"
+    build = logs / "build_extension.log"
+    if build.is_file():
+        for line in build.read_text(errors="replace").splitlines():
+            if re.search(r"\berror\b", line) and not line.lstrip().startswith("ninja"):
+                return line.strip()
+    test = logs / "test.log"
+    if test.is_file():
+        lines = test.read_text(errors="replace").splitlines()
+        for line in lines:
+            if line.startswith(("FAILED ", "ERROR ")):
+                return line.strip()
+        for line in lines:
+            if line.startswith("E "):
+                return line.strip()
+    for line in adopt_output.splitlines():
+        if "error" in line.lower() or "refuse" in line.lower():
+            return line.strip()
+    return adopt_output.strip().splitlines()[-1] if adopt_output.strip() else ""
+
+
+def verdicts(project: Path) -> dict[str, int]:
+    """Counts of the test verdicts pytest -rA wrote to test.log."""
+    counts = dict.fromkeys(
+        ["passed", "failed", "errors", "precision_passed", "precision_failed"], 0
+    )
+    test = project / ".opgen" / "logs" / "test.log"
+    if not test.is_file():
+        return counts
+    for line in test.read_text(errors="replace").splitlines():
+        m = re.match(r"(PASSED|FAILED|ERROR|XPASS|XFAIL) \S+::(\w+)", line)
+        if not m:
+            continue
+        verdict, name = m.groups()
+        key = {"PASSED": "passed", "FAILED": "failed", "ERROR": "errors"}.get(verdict)
+        if key is None:
+            continue
+        counts[key] += 1
+        if name.startswith("test_precision") and key != "errors":
+            counts[f"precision_{key}"] += 1
+    return counts
+
+
+def built(adopt_output: str) -> bool:
+    """The step 'build PyTorch extension' passed, from adopt's --json report."""
+    try:
+        report = json.loads(adopt_output)
+    except json.JSONDecodeError:
+        return False
+    steps = report.get("build", {}).get("steps", [])
+    return any(s["step"] == "build PyTorch extension" and s["status"] == "passed" for s in steps)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("ids", nargs="*")
+    parser.add_argument("--out", type=Path, default=Path("/tmp/adopt_corpus"))
+    parser.add_argument("--keep-installed", action="store_true")
+    args = parser.parse_args()
+    rows = [r for r in sources() if not args.ids or r["file"].removesuffix(".json") in args.ids]
+    args.out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_ADDOPTS="-rA")
+    results = args.out / "results.tsv"
+    if not results.exists():
+        results.write_text("\t".join(COLUMNS) + "\n", encoding="utf-8")
+    failed = 0
+    for row in rows:
+        pid = row["file"].removesuffix(".json")
+        # the directory names the package: ac_<id> keeps it a fresh identifier per project
+        project = args.out / ("ac_" + re.sub(r"[^0-9a-zA-Z]+", "_", pid).lower())
+        if project.exists():
+            uninstall(project)
+            shutil.rmtree(project)
+        start = time.monotonic()
+        why = materialize(row["repo"], row["commit"], row["path"], project)
+        if why is not None:
+            record = dict.fromkeys(COLUMNS, "")
+            record.update(id=pid, adopt_exit="skipped", first_error=why)
+        else:
+            cmd = [
+                sys.executable,
+                "-m",
+                "opgen",
+                "adopt",
+                str(project),
+                "--prototype",
+                str(CORPUS / row["file"]),
+                "--json",
+            ]
+            run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            (args.out / f"{pid}.log").write_text(run.stdout + run.stderr, encoding="utf-8")
+            record = {
+                "id": pid,
+                "adopt_exit": run.returncode,
+                "built": "yes" if built(run.stdout) else "no",
+                **verdicts(project),
+                "seconds": f"{time.monotonic() - start:.0f}",
+                "first_error": first_error(project, run.stdout + run.stderr)[:300],
+            }
+            if not args.keep_installed:
+                uninstall(project)
+        line = "\t".join(str(record[c]).replace("\t", " ") for c in COLUMNS)
+        print(line, flush=True)
+        with results.open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+        failed += record["adopt_exit"] != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
