@@ -1,7 +1,8 @@
 """`opgen adopt` on a corpus of public hand-written msopgen projects, each on the CPU twin with
 our golden (not part of the suite).
 
-    nice -n 10 .venv/bin/python bench/adopt_corpus.py [--out DIR] [--keep-installed] [ID ...]
+    nice -n 10 .venv/bin/python bench/adopt_corpus.py [--out DIR] [--jobs N] [--timeout S]
+        [--keep-installed] [ID ...]
 
 tests/data/adopt_corpus/SOURCES.tsv lists the projects (repository, commit, the project's path,
 licence, a note on the test shapes); tests/data/adopt_corpus/<ID>.json is OUR prototype of each:
@@ -19,7 +20,9 @@ One line per project goes to stdout and DIR/results.tsv: adopt's exit code, whet
 extension built, the tests passed/failed/errored, the precision tests passed/failed, the
 seconds, and the first error line (the compiler's first `error:`, else the first failing
 test's message). `opgen adopt` installs each project's package editable into this Python; the
-script uninstalls it after the tests (--keep-installed keeps it).
+script uninstalls it after the tests (--keep-installed keeps it). --jobs runs that many projects
+at once (default 1); a project still running after --timeout seconds (default 900) is stopped
+and recorded as a timeout.
 
 Figures: see the end of this docstring (filled in from a run).
 """
@@ -35,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,10 +158,60 @@ def built(adopt_output: str) -> bool:
     return any(s["step"] == "build PyTorch extension" and s["status"] == "passed" for s in steps)
 
 
+def run_one(row: dict, out: Path, env: dict, timeout: float, keep: bool) -> dict:
+    """Materialize, adopt (build and test) and uninstall one project; its results.tsv record."""
+    pid = row["file"].removesuffix(".json")
+    # the directory names the package: ac_<id> keeps it a fresh identifier per project
+    project = out / ("ac_" + re.sub(r"[^0-9a-zA-Z]+", "_", pid).lower())
+    if project.exists():
+        uninstall(project)
+        shutil.rmtree(project)
+    record = dict.fromkeys(COLUMNS, "")
+    record["id"] = pid
+    start = time.monotonic()
+    why = materialize(row["repo"], row["commit"], row["path"], project)
+    if why is not None:
+        record.update(adopt_exit="skipped", first_error=why)
+        return record
+    cmd = [
+        sys.executable,
+        "-m",
+        "opgen",
+        "adopt",
+        str(project),
+        "--prototype",
+        str(CORPUS / row["file"]),
+        "--json",
+    ]
+    try:
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        code, output = run.returncode, run.stdout + run.stderr
+        stdout = run.stdout
+    except subprocess.TimeoutExpired as exc:
+        code = "timeout"
+        stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
+        output = stdout
+    (out / f"{pid}.log").write_text(output, encoding="utf-8")
+    # the tests ran only if the extension built (a timeout leaves no JSON report)
+    tested = (project / ".opgen" / "logs" / "test.log").is_file()
+    record.update(
+        adopt_exit=code,
+        built="yes" if built(stdout) or tested else "no",
+        **verdicts(project),
+        seconds=f"{time.monotonic() - start:.0f}",
+        first_error=first_error(project, output)[:300],
+    )
+    if not keep:
+        uninstall(project)
+    return record
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("ids", nargs="*")
     parser.add_argument("--out", type=Path, default=Path("/tmp/adopt_corpus"))
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--keep-installed", action="store_true")
     args = parser.parse_args()
     rows = [r for r in sources() if not args.ids or r["file"].removesuffix(".json") in args.ids]
@@ -167,46 +221,18 @@ def main() -> int:
     if not results.exists():
         results.write_text("\t".join(COLUMNS) + "\n", encoding="utf-8")
     failed = 0
-    for row in rows:
-        pid = row["file"].removesuffix(".json")
-        # the directory names the package: ac_<id> keeps it a fresh identifier per project
-        project = args.out / ("ac_" + re.sub(r"[^0-9a-zA-Z]+", "_", pid).lower())
-        if project.exists():
-            uninstall(project)
-            shutil.rmtree(project)
-        start = time.monotonic()
-        why = materialize(row["repo"], row["commit"], row["path"], project)
-        if why is not None:
-            record = dict.fromkeys(COLUMNS, "")
-            record.update(id=pid, adopt_exit="skipped", first_error=why)
-        else:
-            cmd = [
-                sys.executable,
-                "-m",
-                "opgen",
-                "adopt",
-                str(project),
-                "--prototype",
-                str(CORPUS / row["file"]),
-                "--json",
-            ]
-            run = subprocess.run(cmd, env=env, capture_output=True, text=True)
-            (args.out / f"{pid}.log").write_text(run.stdout + run.stderr, encoding="utf-8")
-            record = {
-                "id": pid,
-                "adopt_exit": run.returncode,
-                "built": "yes" if built(run.stdout) else "no",
-                **verdicts(project),
-                "seconds": f"{time.monotonic() - start:.0f}",
-                "first_error": first_error(project, run.stdout + run.stderr)[:300],
-            }
-            if not args.keep_installed:
-                uninstall(project)
-        line = "\t".join(str(record[c]).replace("\t", " ") for c in COLUMNS)
-        print(line, flush=True)
-        with results.open("a", encoding="utf-8") as f:
-            f.write(line + "\n")
-        failed += record["adopt_exit"] != 0
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [
+            pool.submit(run_one, row, args.out, env, args.timeout, args.keep_installed)
+            for row in rows
+        ]
+        for future in as_completed(futures):
+            record = future.result()
+            line = "\t".join(str(record[c]).replace("\t", " ") for c in COLUMNS)
+            print(line, flush=True)
+            with results.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
+            failed += record["adopt_exit"] != 0
     return 1 if failed else 0
 
 
