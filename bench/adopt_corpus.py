@@ -5,24 +5,27 @@ our golden (not part of the suite).
         [--keep-installed] [ID ...]
 
 tests/data/adopt_corpus/SOURCES.tsv lists the projects (repository, commit, the project's path,
-licence, a note on the test shapes); tests/data/adopt_corpus/<ID>.json is OUR prototype of each:
-the OpDef's tensors and attrs (read with opgen's OpDef reader) and an `"opgen"` block with a
-golden we wrote and test_shapes the project's own TilingFunc and kernel support. None of the
-projects' code is committed: each is materialized at its recorded commit from the local bare
-mirror /work/.mirror/<owner>+<repo>/repo (what the session's `fetch` tool brings; a script
-cannot fetch, so a missing mirror is reported and the project skipped) into DIR/<ID>/, then
+licence, the SoC the twin emulates for it, a note on the test shapes);
+tests/data/adopt_corpus/<ID>.json is OUR prototype of each: the OpDef's tensors and attrs (read
+with opgen's OpDef reader) and an `"opgen"` block with a golden we wrote and test_shapes the
+project's own TilingFunc and kernel support. None of the projects' code is committed: each is
+materialized at its recorded commit from the local bare mirror /work/.mirror/<owner>+<repo>/repo
+(what the session's `fetch` tool brings; a script cannot fetch, so a missing mirror is reported
+and the project skipped) into DIR/ac_<id>/, then
 
-    python -m opgen adopt DIR/<ID> --prototype tests/data/adopt_corpus/<ID>.json --json
+    python -m opgen adopt DIR/ac_<id> --prototype tests/data/adopt_corpus/<ID>.json --soc SOC --json
 
-builds the PyTorch extension (their op_host and op_kernel compiled against the twin) and runs
-the generated tests (PYTEST_ADDOPTS=-rA, so each test's verdict is in .opgen/logs/test.log).
+(SOC: the first of ascend910b1, ascend310b1, ascend310p3 whose short name the OpDef's AddConfig
+lists) builds the PyTorch extension (their op_host and op_kernel compiled against the twin) and
+runs the generated tests (PYTEST_ADDOPTS=-rA, so each test's verdict is in .opgen/logs/test.log).
 One line per project goes to stdout and DIR/results.tsv: adopt's exit code, whether the
 extension built, the tests passed/failed/errored, the precision tests passed/failed, the
-seconds, and the first error line (the compiler's first `error:`, else the first failing
-test's message). `opgen adopt` installs each project's package editable into this Python; the
-script uninstalls it after the tests (--keep-installed keeps it). --jobs runs that many projects
-at once (default 1); a project still running after --timeout seconds (default 900) is stopped
-and recorded as a timeout.
+seconds, the first error line (the compiler's first `error:`, else the first failing test's)
+and the names the compiler said are missing (an Ascend C API, a header, a namespace).
+`opgen adopt` installs each project's package editable into this Python; the script uninstalls
+it after the tests (--keep-installed keeps it). --jobs runs that many projects at once (default
+1); a project still running after --timeout seconds (default 900) is stopped and recorded as a
+timeout.
 
 Figures: see the end of this docstring (filled in from a run).
 """
@@ -55,6 +58,23 @@ COLUMNS = [
     "precision_failed",
     "seconds",
     "first_error",
+    "missing",
+]
+# compiler errors that name something the twin lacks (an Ascend C API, a header, a namespace)
+MISSING = [
+    (re.compile(r"error: ‘(\w+)’ is not a member of ‘(AscendC|ge|platform_ascendc)’"), "{1}::{0}"),
+    (re.compile(r"error: ‘(\w+)’ (?:in namespace ‘AscendC’ )?does not name a type"), "{0}"),
+    (re.compile(r"error: ‘(\w+)’ is not a namespace-name"), "namespace {0}"),
+    (re.compile(r"fatal error: ([\w/.]+): No such file or directory"), "#include {0}"),
+    (
+        re.compile(
+            r"error: no match for ‘(operator\S+)’ \(operand types are ‘AscendC::LocalTensor"
+        ),
+        "LocalTensor {0}",
+    ),
+    (re.compile(r"error: there are no arguments to ‘(\w+)’"), "{0} (unqualified)"),
+    (re.compile(r"error: ‘(\w+)’ is not a member of ‘std’"), "std::{0} (header)"),
+    (re.compile(r"error: ‘([A-Z]\w*)’ was not declared in this scope"), "{0} (undeclared)"),
 ]
 
 
@@ -126,6 +146,23 @@ def first_error(project: Path, adopt_output: str) -> str:
     return adopt_output.strip().splitlines()[-1] if adopt_output.strip() else ""
 
 
+def missing(project: Path) -> str:
+    """The names the build's errors say are missing, by first appearance: ' | '-joined."""
+    build = project / ".opgen" / "logs" / "build_extension.log"
+    if not build.is_file():
+        return ""
+    names: list[str] = []
+    for line in build.read_text(errors="replace").splitlines():
+        for pattern, form in MISSING:
+            m = pattern.search(line)
+            if m:
+                name = form.format(*m.groups())
+                if name not in names:
+                    names.append(name)
+                break
+    return " | ".join(names)
+
+
 def verdicts(project: Path) -> dict[str, int]:
     """Counts of the test verdicts pytest -rA wrote to test.log."""
     counts = dict.fromkeys(
@@ -181,6 +218,8 @@ def run_one(row: dict, out: Path, env: dict, timeout: float, keep: bool) -> dict
         str(project),
         "--prototype",
         str(CORPUS / row["file"]),
+        "--soc",
+        row["soc"],
         "--json",
     ]
     try:
@@ -200,6 +239,7 @@ def run_one(row: dict, out: Path, env: dict, timeout: float, keep: bool) -> dict
         **verdicts(project),
         seconds=f"{time.monotonic() - start:.0f}",
         first_error=first_error(project, output)[:300],
+        missing=missing(project),
     )
     if not keep:
         uninstall(project)
