@@ -140,9 +140,10 @@ def first_error(project: Path, adopt_output: str) -> str:
         for line in lines:
             if line.startswith("E "):
                 return line.strip()
-    for line in adopt_output.splitlines():
-        if "error" in line.lower() or "refuse" in line.lower():
-            return line.strip()
+    try:  # adopt refused the project or the prototype (exit 2): its JSON names why
+        return "; ".join(e["message"] for e in json.loads(adopt_output)["errors"])
+    except (json.JSONDecodeError, KeyError, TypeError):
+        pass
     return adopt_output.strip().splitlines()[-1] if adopt_output.strip() else ""
 
 
@@ -238,7 +239,7 @@ def run_one(row: dict, out: Path, env: dict, timeout: float, keep: bool) -> dict
         built="yes" if built(stdout) or tested else "no",
         **verdicts(project),
         seconds=f"{time.monotonic() - start:.0f}",
-        first_error=first_error(project, output)[:300],
+        first_error="" if code == 0 else first_error(project, output)[:300],
         missing=missing(project),
     )
     if not keep:
