@@ -1,9 +1,34 @@
 // Each CASE must fail to compile with a message that says why (CASE 0 must compile).
 // Driven by tests/twin/test_compile_errors.py with -fsyntax-only -DCASE=n.
-#if CASE == 5
+#if CASE == 5 || CASE == 13
+// Macro-style tiling on the kernel side: the struct and REGISTER_TILING_DATA_CLASS's alias.
+#define OPGEN_TWIN_KERNEL_TILING
 #include "register/tilingdata_base.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(DemoMacroTiling)
+TILING_DATA_FIELD_DEF(uint32_t, n);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(DemoOp, DemoMacroTiling)
+}  // namespace optiling
+#if CASE == 5
+#define OPGEN_TWIN_OP_TYPE OtherOp  // no REGISTER_TILING_DATA_CLASS for it
+#else
+#define OPGEN_TWIN_OP_TYPE DemoOp
 #endif
-#if CASE == 11
+#endif
+#if CASE == 12
+#include "register/tilingdata_base.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(BadField)
+TILING_DATA_FIELD_DEF(uint32_t*, p);  // not an integer or floating-point type
+END_TILING_DATA_DEF;
+}  // namespace optiling
+void HostTiling()
+{
+    optiling::BadField t;
+    t.set_p(nullptr);
+}
+#elif CASE == 11
 #include "tiling/tiling_api.h"
 void HostTiling()
 {
@@ -33,7 +58,7 @@ struct DemoTiling {
 
 extern "C" __global__ __aicore__ void demo(GM_ADDR x, GM_ADDR tiling)
 {
-#if CASE != 6
+#if CASE != 6 && CASE != 5 && CASE != 13
     REGISTER_TILING_DEFAULT(DemoTiling);
 #endif
     GET_TILING_DATA(t, tiling);
