@@ -26,6 +26,7 @@ CASES = {
     11: "optiling::TCubeTiling (the macro-style host TilingData",
     12: "take an integer or floating-point type",  # TILING_DATA_FIELD_DEF(uint32_t*, p)
     13: None,  # control: macro-style tiling on the kernel side, OPGEN_TWIN_OP_TYPE registered
+    14: None,  # control: older host API (InferShapeRange, SetTilingParse, AsyncFlag, std::cout)
 }
 
 

@@ -28,6 +28,42 @@ void HostTiling()
     optiling::BadField t;
     t.set_p(nullptr);
 }
+#elif CASE == 14
+// Control: the older host API hand-written projects still use (the Ascend samples' first AddCustom):
+// std::cout through register/op_def_registry.h, InferShapeRange, SetTilingParse, an int32_t check
+// function, AsyncFlag/RangeLimitValue, OP_ADD with a compile-info type.
+#include "register/op_def_registry.h"
+namespace optiling {
+struct CompileInfo {};
+static ge::graphStatus TilingPrepare(gert::TilingParseContext*) { return ge::GRAPH_SUCCESS; }
+static int32_t CheckOpSupport(const ge::Operator&, ge::AscendString& result)
+{
+    result = ge::AscendString("{}");
+    std::cout << "check" << std::endl;
+    return 1;
+}
+}  // namespace optiling
+static ge::graphStatus InferShapeRange(gert::InferShapeRangeContext* context)
+{
+    *context->GetOutputShapeRange(0) = *context->GetInputShapeRange(0);
+    return ge::GRAPH_SUCCESS;
+}
+namespace ops {
+class OldStyle : public OpDef {
+public:
+    explicit OldStyle(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShapeRange(InferShapeRange);
+        this->AICore().SetTilingParse(optiling::TilingPrepare).SetCheckSupport(optiling::CheckOpSupport);
+        OpAICoreConfig cfg;
+        cfg.AsyncFlag(true).RangeLimitValue("limited").DynamicShapeSupportFlag(true);
+        this->AICore().AddConfig("ascend910b", cfg);
+    }
+};
+OP_ADD(OldStyle, optiling::CompileInfo);
+}  // namespace ops
 #elif CASE == 11
 #include "tiling/tiling_api.h"
 void HostTiling()

@@ -36,3 +36,12 @@ extern "C" void macro_layout_kernel_read(const uint8_t* tiling, double* out)
     out[9] = mid.a;
     out[10] = t.g;
 }
+
+// tik2::ParamOffset<T>(gm, n) = gm + GetBlockIdx() * n * sizeof(T) (the first Ascend C's API).
+extern "C" uint8_t* macro_param_offset(uint8_t* gm, int64_t blockIdx)
+{
+    opgen_twin::detail::g_launch.blockIdx = blockIdx;
+    uint8_t* p = tik2::ParamOffset<half>(gm, 100);
+    opgen_twin::detail::g_launch.blockIdx = 0;
+    return p;
+}

@@ -9,6 +9,7 @@
 
 extern "C" void macro_layout_kernel_side(size_t* out);
 extern "C" void macro_layout_kernel_read(const uint8_t* tiling, double* out);
+extern "C" uint8_t* macro_param_offset(uint8_t* gm, int64_t blockIdx);
 
 namespace {
 
@@ -158,6 +159,8 @@ int main()
     SetGetSave();
     Errors();
     Registry();
+    uint8_t gm[1024];
+    CHECK(macro_param_offset(gm, 3) == gm + 600, "ParamOffset<half>(gm, 100) on block 3");
     std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
     return g_fail == 0 ? 0 : 1;
 }

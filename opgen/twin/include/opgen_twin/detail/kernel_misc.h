@@ -278,7 +278,20 @@ inline void printf(const char* fmt, Args... args)  // NOLINT: AscendC spelling
     std::printf(fmt, args...);
 }
 
+// ParamOffset<T>(gm, blockLength): this block's part of a tensor cut into equal parts of blockLength
+// elements, gm + GetBlockIdx() * blockLength * sizeof(T). An API of the first Ascend C (TIK C++,
+// namespace tik2) that no public document the twin found describes; the semantics are those of the
+// Ascend samples' AddCustom, whose later versions replaced the call by exactly that expression.
+template <typename T>
+inline GM_ADDR ParamOffset(GM_ADDR gm, uint64_t blockLength)
+{
+    return gm == nullptr ? nullptr : gm + static_cast<uint64_t>(GetBlockIdx()) * blockLength * sizeof(T);
+}
+
 }  // namespace AscendC
+
+// The first Ascend C's namespace (TIK C++): `using namespace tik2;` in old kernels.
+namespace tik2 = AscendC;
 
 // The system workspace (GetLibApiWorkSpaceSize() bytes at the start of the workspace argument), in
 // the global namespace as in asc-devkit kernel_operator_swap_mem_intf.h: as in a framework launch,
