@@ -68,8 +68,8 @@ OP_ADD(OldStyle, optiling::CompileInfo);
 #include "tiling/tiling_api.h"
 void HostTiling()
 {
-    optiling::TCubeTiling tiling;  // macro-style host TilingData
-    (void)tiling;
+    optiling::TCubeTiling tiling;  // macro-style host TilingData: compiles (CASE 11 is a control)
+    tiling.set_M(16);
 }
 #elif CASE == 8
 #include "register/op_def_registry.h"

@@ -4,6 +4,7 @@
 #ifndef OPGEN_TWIN_TEST_MACRO_LAYOUT_TILING_H
 #define OPGEN_TWIN_TEST_MACRO_LAYOUT_TILING_H
 #include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"  // TCubeTiling (kernel mode: the kernel struct only)
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(LayoutInner)
@@ -30,5 +31,13 @@ BEGIN_TILING_DATA_DEF(LayoutTop)
   TILING_DATA_FIELD_DEF(uint16_t, last);
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(LayoutOp, LayoutTop)
+
+// A matmul op's tiling: the API's TCubeTiling nested (msopgen matmul projects).
+BEGIN_TILING_DATA_DEF(LayoutMatmul)
+  TILING_DATA_FIELD_DEF(uint32_t, alpha);
+  TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cubeTilingData);
+  TILING_DATA_FIELD_DEF(uint8_t, tail);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(LayoutMatmulOp, LayoutMatmul)
 }  // namespace optiling
 #endif

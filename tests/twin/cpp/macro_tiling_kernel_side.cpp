@@ -45,3 +45,17 @@ extern "C" uint8_t* macro_param_offset(uint8_t* gm, int64_t blockIdx)
     opgen_twin::detail::g_launch.blockIdx = 0;
     return p;
 }
+
+// The matmul tiling as the kernel reads it: 50 TCubeTiling words, then alpha and tail; sizes.
+extern "C" void macro_matmul_kernel_read(const uint8_t* tiling, int64_t* out)
+{
+    GET_TILING_DATA_WITH_STRUCT(LayoutMatmul, t, tiling);
+    std::memcpy(out, &t.cubeTilingData, 0);  // (no-op; keeps <cstring> used)
+    const int32_t* w = reinterpret_cast<const int32_t*>(&t.cubeTilingData);
+    for (int i = 0; i < 50; ++i) out[i] = w[i];
+    out[50] = t.alpha;
+    out[51] = t.tail;
+    out[52] = static_cast<int64_t>(sizeof(LayoutMatmul));
+    out[53] = static_cast<int64_t>(offsetof(LayoutMatmul, cubeTilingData));
+    out[54] = t.cubeTilingData.baseM;
+}

@@ -10,6 +10,7 @@
 extern "C" void macro_layout_kernel_side(size_t* out);
 extern "C" void macro_layout_kernel_read(const uint8_t* tiling, double* out);
 extern "C" uint8_t* macro_param_offset(uint8_t* gm, int64_t blockIdx);
+extern "C" void macro_matmul_kernel_read(const uint8_t* tiling, int64_t* out);
 
 namespace {
 
@@ -151,6 +152,45 @@ void Registry()
           "unknown op type");
 }
 
+// GetTiling fills the macro-style optiling::TCubeTiling nested in an op's class; the kernel reads
+// the same words AscendC::tiling::TCubeTiling gets.
+void MatmulTiling()
+{
+    const platform_ascendc::PlatformAscendC& plat = *platform_ascendc::PlatformAscendCManager::GetInstance();
+    auto make = [&](matmul_tiling::MultiCoreMatmulTiling& mm) {
+        mm.SetDim(20);
+        mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+        mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+        mm.SetOrgShape(256, 512, 128);
+        mm.SetShape(256, 512, 128);
+        mm.EnableBias(true);
+        mm.SetBufferSpace(-1, -1, -1);
+    };
+    matmul_tiling::MultiCoreMatmulTiling a(plat), b(plat);
+    make(a);
+    make(b);
+    optiling::LayoutMatmul tiling;
+    tiling.set_alpha(3);
+    tiling.set_tail(9);
+    CHECK(b.GetTiling(tiling.cubeTilingData) == 0, "GetTiling(optiling::TCubeTiling&)");
+    AscendC::tiling::TCubeTiling plain;
+    CHECK(a.GetTiling(plain) == 0, "GetTiling(AscendC::tiling::TCubeTiling&)");
+    CHECK(tiling.GetDataSize() == 216 && tiling.cubeTilingData.GetDataSize() == 200, "sizes %zu", tiling.GetDataSize());
+    std::vector<uint8_t> buf(216);
+    tiling.SaveToBuffer(buf.data(), buf.size());
+    int64_t out[55] = {};
+    macro_matmul_kernel_read(buf.data(), out);
+    const int32_t* w = reinterpret_cast<const int32_t*>(&plain);
+    bool same = true;
+    for (int i = 0; i < 50; ++i) same = same && out[i] == w[i];
+    CHECK(same && out[54] == plain.baseM && plain.baseM > 0, "kernel reads GetTiling's words");
+    CHECK(out[50] == 3 && out[51] == 9 && out[52] == 216 && out[53] == 8, "alpha %lld tail %lld size %lld off %lld",
+          (long long)out[50], (long long)out[51], (long long)out[52], (long long)out[53]);
+    CHECK(tiling.cubeTilingData.get_M() == 256 && tiling.cubeTilingData.get_Ka() == 128, "host get_");
+}
+
 }  // namespace
 
 int main()
@@ -159,6 +199,7 @@ int main()
     SetGetSave();
     Errors();
     Registry();
+    MatmulTiling();
     uint8_t gm[1024];
     CHECK(macro_param_offset(gm, 3) == gm + 600, "ParamOffset<half>(gm, 100) on block 3");
     std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
