@@ -108,3 +108,10 @@ def test_level0_mask_repeat_forms(run_section):
     assert "UB buffer overrun" in msgs["repeat_overrun"]
     assert "mask[1] must be 0" in msgs["repeat_mask_hi_32bit"]
     assert "dstBlkStride 0" in msgs["repeat_dst_blk_zero"]
+
+
+def test_atomic_copies(run_section):
+    """SetAtomicAdd/Max + DataCopy/DataCopyPad combine with GM; a copy of another type while an
+    atomic type is set is reported; DisableDmaAtomic restores plain copies; InitGlobalMemory."""
+    msgs = run_section("test_kernel_api", "atomic")["messages"]
+    assert "SetAtomicMax<float>" in msgs["atomic_type_mismatch"]

@@ -1186,6 +1186,40 @@ void SectionRepeat()
              {"is negative"});
 }
 
+// ---------------------------------------------------------------- atomic UB->GM copies
+void SectionAtomic()
+{
+    Scratch s;
+    auto u = s.Get<float>(64);
+    for (uint32_t i = 0; i < 64; ++i) u.SetValue(i, float(i));
+    std::vector<float> gmBuf(64, 123.0f);
+    GlobalTensor<float> g;
+    g.SetGlobalBuffer(gmBuf.data(), 64);
+    InitGlobalMemory(g, 64, 1.0f);
+    CHECK(gmBuf[0] == 1.0f && gmBuf[63] == 1.0f, "InitGlobalMemory");
+    SetAtomicAdd<float>();
+    DataCopy(g, u, 64);
+    DataCopy(g, u, 64);
+    CHECK(gmBuf[5] == 11.0f && gmBuf[63] == 127.0f, "SetAtomicAdd + DataCopy adds: %g", gmBuf[5]);
+    DataCopyExtParams p{1, 8 * sizeof(float), 0, 0, 0};
+    DataCopyPad(g, u, p);
+    CHECK(gmBuf[7] == 22.0f && gmBuf[8] == 17.0f, "SetAtomicAdd + DataCopyPad adds only blockLen: %g %g", gmBuf[7], gmBuf[8]);
+    SetAtomicMax<float>();
+    for (uint32_t i = 0; i < 64; ++i) u.SetValue(i, 50.0f);
+    DataCopy(g, u, 64);
+    CHECK(gmBuf[5] == 50.0f && gmBuf[63] == 127.0f, "SetAtomicMax");
+    auto h = s.Get<half>(64);
+    ExpectHw("atomic_type_mismatch", [&] {
+        std::vector<uint16_t> hb(64);
+        GlobalTensor<half> gh;
+        gh.SetGlobalBuffer(reinterpret_cast<half*>(hb.data()), 64);
+        DataCopy(gh, h, 64);
+    }, {"DataCopy(UB->GM)", "SetAtomicMax<float>", "half"});
+    DisableDmaAtomic();
+    DataCopy(g, u, 64);
+    CHECK(gmBuf[63] == 50.0f, "DisableDmaAtomic: plain copies again");
+}
+
 int main(int argc, char** argv)
 {
     const std::string sec = argc > 1 ? argv[1] : "all";
@@ -1199,7 +1233,7 @@ int main(int argc, char** argv)
                     {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd},
                     {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb},
                     {"reduce", SectionReduce}, {"cacheline", SectionCacheLine},
-                    {"repeat", SectionRepeat}};
+                    {"repeat", SectionRepeat}, {"atomic", SectionAtomic}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {
