@@ -115,3 +115,10 @@ def test_atomic_copies(run_section):
     atomic type is set is reported; DisableDmaAtomic restores plain copies; InitGlobalMemory."""
     msgs = run_section("test_kernel_api", "atomic")["messages"]
     assert "SetAtomicMax<float>" in msgs["atomic_type_mismatch"]
+
+
+def test_axpy_gather_logic_intrinsics(run_section):
+    """Axpy (half -> float), Gather (byte offsets, base address; unaligned, out-of-bounds and
+    in-place refused), And/Or, and the raw pipe_barrier/set_flag/wait_flag intrinsics."""
+    msgs = run_section("test_kernel_api", "misc_api")["messages"]
+    assert "UB read out of bounds" in msgs["gather_oob"]

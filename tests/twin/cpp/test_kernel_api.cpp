@@ -1220,6 +1220,47 @@ void SectionAtomic()
     CHECK(gmBuf[63] == 50.0f, "DisableDmaAtomic: plain copies again");
 }
 
+// ---------------------------------------------------------------- Axpy, And/Or, Gather, intrinsics
+void SectionMiscApi()
+{
+    Scratch sc;
+    auto d = sc.Get<float>(64);
+    auto s = sc.Get<half>(64);
+    auto off = sc.Get<uint32_t>(64);
+    auto g = sc.Get<half>(64);
+    for (uint32_t i = 0; i < 64; ++i) {
+        d.SetValue(i, 1.0f);
+        s.SetValue(i, half(float(i)));
+        off.SetValue(i, (63 - i) * 2);
+    }
+    Axpy(d, s, half(2.0f), 64);
+    CHECK(d.GetValue(0) == 1.0f && d.GetValue(10) == 21.0f, "Axpy half->float");
+    Gather(g, s, off, 0, 64);
+    CHECK(float(g.GetValue(0)) == 63.0f && float(g.GetValue(63)) == 0.0f, "Gather reverses");
+    for (uint32_t i = 0; i < 63; ++i) off.SetValue(i, (62 - i) * 2);
+    Gather(g, s, off, 2, 63);
+    CHECK(float(g.GetValue(0)) == 63.0f && float(g.GetValue(62)) == 1.0f, "Gather with srcBaseAddr");
+    off.SetValue(3, 1);
+    ExpectHw("gather_unaligned", [&] { Gather(g, s, off, 0, 64); }, {"Gather", "not a multiple of sizeof(half)"});
+    off.SetValue(3, 4000);
+    ExpectHw("gather_oob", [&] { Gather(g, s, off, 0, 64); }, {"Gather", "beyond the src tensor's 64"});
+    ExpectHw("gather_same", [&] { Gather(s, s, off, 0, 4); }, {"same memory"});
+    auto u = sc.Get<uint16_t>(64);
+    auto v = sc.Get<uint16_t>(64);
+    for (uint32_t i = 0; i < 64; ++i) {
+        u.SetValue(i, 0xF0F0);
+        v.SetValue(i, 0x0FF0);
+    }
+    And(d.ReinterpretCast<uint16_t>(), u, v, 64);
+    CHECK(d.ReinterpretCast<uint16_t>().GetValue(7) == 0x00F0, "And");
+    Or(u, u, v, 64);
+    CHECK(u.GetValue(7) == 0xFFF0, "Or");
+    pipe_barrier(PIPE_ALL);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    ++g_pass;
+}
+
 int main(int argc, char** argv)
 {
     const std::string sec = argc > 1 ? argv[1] : "all";
@@ -1233,7 +1274,8 @@ int main(int argc, char** argv)
                     {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd},
                     {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb},
                     {"reduce", SectionReduce}, {"cacheline", SectionCacheLine},
-                    {"repeat", SectionRepeat}, {"atomic", SectionAtomic}};
+                    {"repeat", SectionRepeat}, {"atomic", SectionAtomic},
+                    {"misc_api", SectionMiscApi}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

@@ -41,6 +41,13 @@
 // Hardware pipelines (a compiler builtin enum on the NPU).
 enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };
 
+// The NPU's pipeline intrinsics as older kernels call them directly (the twin executes in program
+// order): pipe_barrier(PIPE_ALL), set_flag/wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0).
+enum event_t : uint8_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+inline void pipe_barrier(pipe_t) {}
+inline void set_flag(pipe_t, pipe_t, event_t) {}
+inline void wait_flag(pipe_t, pipe_t, event_t) {}
+
 // Kernel types for KERNEL_TASK_TYPE_DEFAULT (global, as in the real headers).
 enum KernelMetaType : uint8_t {
     KERNEL_TYPE_AIV_ONLY,

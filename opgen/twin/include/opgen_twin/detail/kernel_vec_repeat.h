@@ -348,4 +348,84 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
 }
 }  // namespace AscendC
 
+namespace AscendC {
+// Axpy (asc-devkit 复合计算/Axpy.md): dst = scalar * src + dst; Atlas A2 combinations (src, scalar, dst):
+// (half, half, half), (float, float, float), (half, half, float). Computed exactly (double) and
+// rounded once to dst's type; the NPU may round the product first (half: within one ulp).
+template <typename T, typename U>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const int32_t& count)
+{
+    static_assert((std::is_same<T, U>::value && opgen_twin::detail::IsFloatT<T>::value) ||
+                      (std::is_same<T, float>::value && std::is_same<U, half>::value),
+                  "opgen twin: AscendC::Axpy: Atlas A2 takes (src, scalar, dst) = (half, half, half), "
+                  "(float, float, float) or (half, half, float) (asc-devkit Axpy.md)");
+    const char* api = "Axpy";
+    if (count < 0) opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format("%s: negative count %d", api, count));
+    dst.TwinCheckFits(api, "dst", static_cast<uint64_t>(count));
+    src.TwinCheckFits(api, "src", static_cast<uint64_t>(count));
+    const void* sp = src.TwinData();
+    void* dp = dst.TwinData();
+    const double a = opgen_twin::detail::ToDouble(scalarValue);
+    for (int32_t i = 0; i < count; ++i) {
+        const double v = a * opgen_twin::detail::ToDouble(opgen_twin::detail::Load<U>(sp, i)) +
+                         opgen_twin::detail::ToDouble(opgen_twin::detail::Load<T>(dp, i));
+        opgen_twin::detail::Store<T>(dp, i, opgen_twin::detail::FromDouble<T>(v));
+    }
+}
+
+// And / Or (asc-devkit 逻辑计算/And.md, Or.md): bitwise, int16_t and uint16_t.
+template <typename T>
+inline void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, int16_t, uint16_t>::value), "And", "int16_t, uint16_t");
+    opgen_twin::detail::Binary("And", dst, src0, src1, count, [](T a, T b) { return static_cast<T>(a & b); });
+}
+template <typename T>
+inline void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, int16_t, uint16_t>::value), "Or", "int16_t, uint16_t");
+    opgen_twin::detail::Binary("Or", dst, src0, src1, count, [](T a, T b) { return static_cast<T>(a | b); });
+}
+
+// Gather, the count form (asc-devkit 离散与聚合/Gather.md): dst[i] = src[(srcBaseAddr + srcOffset[i]) /
+// sizeof(T)], offsets in bytes. HardwareErrors: an offset not a multiple of sizeof(T), an element outside
+// src, dst and src the same memory, count beyond dst or srcOffset.
+template <typename T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseAddr, const uint32_t count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t,
+                                                            float>::value),
+                               "Gather", "int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float");
+    const char* api = "Gather";
+    dst.TwinCheckFits(api, "dst", count);
+    srcOffset.TwinCheckFits(api, "srcOffset", count);
+    src.TwinCheckLive(api, "src");
+    if (dst.TwinSlot() == src.TwinSlot() && dst.TwinOffsetBytes() == src.TwinOffsetBytes()) {
+        opgen_twin::detail::ThrowHardware("Gather: dst and src are the same memory (asc-devkit Gather.md forbids it)");
+    }
+    const void* s = src.TwinData();
+    const void* o = srcOffset.TwinData();
+    std::vector<T> out(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t byteOff = uint64_t(srcBaseAddr) + opgen_twin::detail::Load<uint32_t>(o, i);
+        if (byteOff % sizeof(T) != 0) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "Gather: srcBaseAddr + srcOffset[%u] = %llu bytes is not a multiple of sizeof(%s)", i,
+                static_cast<unsigned long long>(byteOff), opgen_twin::detail::TypeName<T>()));
+        }
+        if (byteOff / sizeof(T) >= src.GetSize()) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "Gather: srcBaseAddr + srcOffset[%u] = %llu bytes is element %llu, beyond the src tensor's %u "
+                "elements (UB read out of bounds)",
+                i, static_cast<unsigned long long>(byteOff), static_cast<unsigned long long>(byteOff / sizeof(T)),
+                static_cast<unsigned>(src.GetSize())));
+        }
+        out[i] = opgen_twin::detail::Load<T>(s, byteOff / sizeof(T));
+    }
+    void* d = dst.TwinDataToOverwrite(uint64_t(count) * sizeof(T));
+    for (uint32_t i = 0; i < count; ++i) opgen_twin::detail::Store<T>(d, i, out[i]);
+}
+}  // namespace AscendC
+
 #endif  // OPGEN_TWIN_DETAIL_KERNEL_VEC_REPEAT_H
