@@ -16,6 +16,8 @@ import pytest
 import torch
 from twin_support import CPP, CXX, CXXFLAGS, KERNELS, compile_cmd
 
+pytestmark = pytest.mark.slow
+
 MACRO = KERNELS / "macro_add"
 INCLUDES = ["-I", str(MACRO / "op_kernel"), "-I", str(MACRO / "op_host")]
 DTYPES = {"fp16": torch.float16, "fp32": torch.float32}
@@ -65,8 +67,8 @@ def run_cases(build, cases: list[dict], tag: str) -> dict[str, tuple]:
     lines, refs = [], {}
     for c in cases:
         dt = DTYPES[c["dtype"]]
-        x = ((torch.rand(c["n"], generator=gen) * 20 - 10)).to(dt)
-        y = ((torch.rand(c["n"], generator=gen) * 20 - 10)).to(dt)
+        x = (torch.rand(c["n"], generator=gen) * 20 - 10).to(dt)
+        y = (torch.rand(c["n"], generator=gen) * 20 - 10).to(dt)
         (d / f"{c['id']}_x.bin").write_bytes(x.view(torch.uint8).numpy().tobytes())
         (d / f"{c['id']}_y.bin").write_bytes(y.view(torch.uint8).numpy().tobytes())
         # What the kernel computes: Muls in the element type (alpha cast to it), then Add.
@@ -101,8 +103,14 @@ def run_cases(build, cases: list[dict], tag: str) -> dict[str, tuple]:
 CASES = [
     dict(id=f"{dt}_{n}_{alpha}_{cap}", dtype=dt, n=n, alpha=alpha, tile_cap=cap, cores=cores)
     for dt in ("fp16", "fp32")
-    for (n, cap, cores) in ((1, 0, 40), (17, 0, 40), (1000, 0, 40), (4096, 64, 8), (100003, 0, 40),
-                            (5000, 40, 3))
+    for (n, cap, cores) in (
+        (1, 0, 40),
+        (17, 0, 40),
+        (1000, 0, 40),
+        (4096, 64, 8),
+        (100003, 0, 40),
+        (5000, 40, 3),
+    )
     for alpha in (1.0, -2.5)
 ]
 
@@ -117,7 +125,21 @@ def test_macro_add_runs_and_matches_torch(macro_build):
         assert torch.equal(z, ref), (c, (z - ref).abs().max())
         assert len(tiling) == 40
         f = struct.unpack(LAYOUT, tiling)
-        total, tile_num, former, ph1, len0, len1, ph2, buf_num, ph3, tile_len, alpha, reserved, ph4 = f
+        (
+            total,
+            tile_num,
+            former,
+            ph1,
+            len0,
+            len1,
+            ph2,
+            buf_num,
+            ph3,
+            tile_len,
+            alpha,
+            reserved,
+            ph4,
+        ) = f
         assert total == c["n"] and buf_num == 2 and alpha == pytest.approx(c["alpha"])
         assert reserved == 0 and ph1 == ph2[:2] == ph3[:2] == ph4[:2] == b"\0\0"
         assert 1 <= block_dim <= c["cores"]
