@@ -229,3 +229,11 @@ def test_an_adopted_project_passes_on_the_twin_and_a_planted_bug_fails(project):
             [sys.executable, "-m", "pip", "uninstall", "-y", "-q", "add_custom"],
             capture_output=True,
         )
+
+
+def test_the_socs_are_the_ones_the_opdef_registers():
+    from opgen.frontend.opdef_source import target_socs
+
+    source = 'AddConfig("ascend910", c); AddConfig("ascend310p", c); AddConfig("ascend910b", c);'
+    assert target_socs(source) == ["ascend910b1", "ascend910a", "ascend310p1"]
+    assert target_socs('// AddConfig("ascend310b")') == []
