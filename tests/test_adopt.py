@@ -218,6 +218,10 @@ def test_an_adopted_project_passes_on_the_twin_and_a_planted_bug_fails(project):
         kernel.write_text(
             kernel.read_text().replace("AscendC::Add(z, x, y", "AscendC::Sub(z, x, y")
         )
+        built = subprocess.run(
+            [*run, "build", str(project)], capture_output=True, text=True, timeout=900
+        )
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
         tested = subprocess.run(
             [*run, "test", str(project)], capture_output=True, text=True, timeout=900
         )
