@@ -262,6 +262,7 @@ def adopt(
     """
     from opgen.commands import adopt as adopt_stage
     from opgen.commands import console
+    from opgen.commands.new import next_steps as new_steps
 
     with _exit_codes(as_json):
         the_plan, proto_model = adopt_stage.plan(directory, proto, soc, package, namespace)
@@ -274,6 +275,8 @@ def adopt(
     if dry_run or no_build:
         if as_json:
             console.print_json(result.as_json())
+        elif not dry_run:
+            console.print_next_steps(new_steps(result, proto_model, the_plan.options, built=False))
         return
     _build_new(result, proto_model, the_plan.options, as_json)
 

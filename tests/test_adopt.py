@@ -218,6 +218,10 @@ def test_an_adopted_project_passes_on_the_twin_and_a_planted_bug_fails(project):
         kernel.write_text(
             kernel.read_text().replace("AscendC::Add(z, x, y", "AscendC::Sub(z, x, y")
         )
+        built = subprocess.run(
+            [*run, "build", str(project)], capture_output=True, text=True, timeout=900
+        )
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
         tested = subprocess.run(
             [*run, "test", str(project)], capture_output=True, text=True, timeout=900
         )
@@ -229,3 +233,11 @@ def test_an_adopted_project_passes_on_the_twin_and_a_planted_bug_fails(project):
             [sys.executable, "-m", "pip", "uninstall", "-y", "-q", "add_custom"],
             capture_output=True,
         )
+
+
+def test_the_socs_are_the_ones_the_opdef_registers():
+    from opgen.frontend.opdef_source import target_socs
+
+    source = 'AddConfig("ascend910", c); AddConfig("ascend310p", c); AddConfig("ascend910b", c);'
+    assert target_socs(source) == ["ascend910b1", "ascend910a", "ascend310p1"]
+    assert target_socs('// AddConfig("ascend310b")') == []

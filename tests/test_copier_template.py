@@ -58,6 +58,7 @@ def test_the_project_records_copiers_answers(tmp_path):
         "torch_namespace": "proj",
         "vendor": "proj",
         "socs": ["ascend910b1"],
+        "adopted": False,
     }
     manifest = json.loads((project / ".opgen" / "manifest.json").read_text())
     assert manifest["files"][".copier-answers.yml"]["owner"] == "generated"

@@ -274,3 +274,20 @@ def test_a_soc_without_the_mixed_matmul_is_refused():
     assert "MatmulEpilogue: matmul(a, b) drives the Matmul API from the vector cores" in str(
         err.value
     ) and "KERNEL_TYPE_MIX_AIC_1_2, Atlas A2/A3 only), which ascend310p lacks" in str(err.value)
+
+
+def test_a_long_call_of_a_lowered_step_is_wrapped_after_its_commas():
+    """A step call longer than the line (long tile names: a matmul's product) is wrapped as
+    cpp_call lays calls out, the commas inside a nested call kept; a short one is left alone."""
+    from opgen.rendering.cpp_layout import cpp_long_calls
+
+    code = (
+        "    AscendC::Select(tmp0, bias.ReinterpretCast<uint8_t>(), tmp0, product, "
+        "AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, f(a, b));\n"
+        "    AscendC::Add(c, c, tmp0, count);"
+    )
+    assert cpp_long_calls(code) == (
+        "    AscendC::Select(tmp0, bias.ReinterpretCast<uint8_t>(), tmp0, product,\n"
+        "                    AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, f(a, b));\n"
+        "    AscendC::Add(c, c, tmp0, count);"
+    )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from opgen.errors import ActionError, UsageError
 from opgen.frontend import prototype
-from opgen.frontend.opdef_source import OpDefSourceError, prototype_from_opdef
+from opgen.frontend.opdef_source import OpDefSourceError, prototype_from_opdef, target_socs
 from opgen.frontend.options import (
     Options,
     check_namespace,
@@ -53,7 +53,7 @@ def plan(
     """Check the project and the prototype before anything is written; raise UsageError or
     PrototypeError (exit 2)."""
     _check_project(directory)
-    soc_names, warnings = resolve_socs(socs)
+    soc_names, warnings = resolve_socs(socs or _registered_socs(directory))
     if proto_path is not None:
         text = _read(proto_path)
         file_name = safe_file_name(proto_path.name)
@@ -106,10 +106,20 @@ def _check_project(directory: Path) -> None:
             )
 
 
+def _registered_socs(directory: Path) -> list[str]:
+    """The SoCs the project's OpDefs register (AddConfig), when --soc gives none."""
+    texts = (p.read_text(encoding="utf-8", errors="replace") for p in _host_sources(directory))
+    return target_socs("\n".join(texts))
+
+
+def _host_sources(directory: Path) -> list[Path]:
+    return sorted((directory / "op_host").glob("*.cpp"))
+
+
 def _opdef_prototype(directory: Path) -> list[dict]:
     """The prototype the OpDefs of op_host/*.cpp declare."""
     ops: list[dict] = []
-    for source in sorted((directory / "op_host").glob("*.cpp")):
+    for source in _host_sources(directory):
         text = source.read_text(encoding="utf-8", errors="replace")
         if "OpDef" not in text:
             continue

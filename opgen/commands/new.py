@@ -259,6 +259,9 @@ def next_steps(
     )
     if op.is_matmul:  # every file of it is generated: its expression is what to change
         edit, rerender = [options.prototype_file], f"{opgen} update {dest}"
+    elif options.adopted:  # the project's own files
+        edit = [f"op_kernel/{op.snake_name}.cpp", f"op_host/{op.snake_name}.cpp"]
+        rerender = f"{opgen} build {dest} && {opgen} test {dest}"
     else:
         rerender = f"{opgen} build {dest} && {opgen} test {dest}"
     steps.append(f"edit {', '.join(str(result.destination / e) for e in edit)}, then: {rerender}")

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from opgen.frontend.catalog import ATTR_TYPES, DTYPES
+from opgen.frontend.catalog import ATTR_TYPES, DTYPES, SOC_SHORT_NAMES
 
 _CLASS = re.compile(r"\bclass\s+(\w+)\s*:\s*public\s+(?:ops::)?OpDef\b")
 # one `this->Input("x")...;` statement: its kind, name and the chained calls up to the `;`
 _STATEMENT = re.compile(r'this\s*->\s*(Input|Output|Attr)\s*\(\s*"(\w+)"\s*\)([^;]*);', re.S)
 _CALL = re.compile(r"\.\s*(\w+)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.S)
+_CONFIG = re.compile(r'AddConfig\s*\(\s*"(\w+)"')
 _GE_DTYPES = {d.ge: d.name for d in DTYPES.values()}
 _ATTR_METHODS = {a.opdef_method: a.name for a in ATTR_TYPES.values()}
 
@@ -110,3 +111,15 @@ def _literal(text: str, attr_type: str, where: str) -> Any:
         return float(value.rstrip("fF"))
     except (KeyError, AttributeError, ValueError):
         raise OpDefSourceError(f"{where}: its default {value} is no {attr_type} literal") from None
+
+
+def target_socs(text: str) -> list[str]:
+    """A full SoC name for each msopgen short name the OpDefs' AddConfig calls register, Atlas
+    A2 ("ascend910b", the twin's default) first: the SoCs an adopted project's tests expect."""
+    shorts = list(dict.fromkeys(_CONFIG.findall(_without_comments(text))))
+    full = {}
+    for name, short in SOC_SHORT_NAMES.items():
+        if name != "ascend910b":  # the bare name is the 910A generation's trap
+            full.setdefault(short, name)
+    shorts.sort(key=lambda short: short != "ascend910b")
+    return [full[s] for s in shorts if s in full]

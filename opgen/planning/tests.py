@@ -438,7 +438,7 @@ def expected_opdef(op: Op, options) -> dict[str, Any]:
             {"name": a.name, "type": a.type, "required": a.required, "default": opdef_default(a)}
             for a in op.attrs
         ],
-        "socs": options.soc_short_names,
+        "socs": sorted(options.soc_short_names),  # registered in any order
     }
 
 

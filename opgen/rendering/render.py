@@ -118,7 +118,15 @@ def render(
         files = {f.path: f for f in collect(Path(scratch))}
     for f in _twin_files():
         files[f.path] = f
+    if options.adopted:  # the project's own op_host/, op_kernel/ and CANN build stay theirs
+        files = {p: f for p, f in files.items() if not adopted_project_file(p)}
     return [files[path] for path in sorted(files)]
+
+
+def adopted_project_file(path: str) -> bool:
+    """Is `path` one of the files an adopted msopgen project keeps as its own (opgen renders
+    none of them): op_host/, op_kernel/, the CANN build files and the README."""
+    return path.startswith(("op_host/", "op_kernel/")) or path in CANN_SKELETON | {"README.md"}
 
 
 @lru_cache(maxsize=1)

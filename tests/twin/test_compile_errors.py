@@ -17,13 +17,16 @@ CASES = {
     2: "does not support this element type",  # Add<uint8_t>
     3: "AscendC::Gelu is not emulated",
     4: "does not support this (src, dst) type pair",  # Cast half -> bfloat16_t
-    5: "macro-style tiling",  # register/tilingdata_base.h
-    6: "GET_TILING_DATA without REGISTER_TILING_DEFAULT",
+    5: "opgen_twin_macro_tiling_OtherOp",  # OPGEN_TWIN_OP_TYPE without REGISTER_TILING_DATA_CLASS
+    6: "GET_TILING_DATA without REGISTER_TILING_DEFAULT and without a macro-style tiling type",
     7: "Adds",  # float scalar with a half tensor: no matching overload, as on the NPU
     8: "deprecated",  # UnknownShapeFormat with -Werror
     9: "does not support this element type",  # Exp<int32_t>
     10: "Matmul<A, B, C, Bias>: this combination of element types is not in asc-devkit's",
-    11: "optiling::TCubeTiling (the macro-style host TilingData",
+    11: None,  # control: the macro-style optiling::TCubeTiling exists (GetTiling fills it)
+    12: "take an integer or floating-point type",  # TILING_DATA_FIELD_DEF(uint32_t*, p)
+    13: None,  # control: macro-style tiling on the kernel side, OPGEN_TWIN_OP_TYPE registered
+    14: None,  # control: older host API (InferShapeRange, SetTilingParse, AsyncFlag, std::cout)
 }
 
 

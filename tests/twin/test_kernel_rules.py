@@ -99,3 +99,26 @@ def test_reductions(run_section):
     assert "half only" in msgs["reduce_soc"] and "ascend910" in msgs["reduce_soc"]
     assert "ascend950" in msgs["reduce_950"]
     assert "reduce_310p" not in msgs and "reduce_310b" not in msgs  # documented there
+
+
+def test_level0_mask_repeat_forms(run_section):
+    """Add/Sub/Mul/Adds/Exp/Duplicate with mask + repeatTime + Binary/UnaryRepeatParams: masks,
+    block and repeat strides, no-ops, and the errors naming the call."""
+    msgs = run_section("test_kernel_api", "repeat")["messages"]
+    assert "UB buffer overrun" in msgs["repeat_overrun"]
+    assert "mask[1] must be 0" in msgs["repeat_mask_hi_32bit"]
+    assert "dstBlkStride 0" in msgs["repeat_dst_blk_zero"]
+
+
+def test_atomic_copies(run_section):
+    """SetAtomicAdd/Max + DataCopy/DataCopyPad combine with GM; a copy of another type while an
+    atomic type is set is reported; DisableDmaAtomic restores plain copies; InitGlobalMemory."""
+    msgs = run_section("test_kernel_api", "atomic")["messages"]
+    assert "SetAtomicMax<float>" in msgs["atomic_type_mismatch"]
+
+
+def test_axpy_gather_logic_intrinsics(run_section):
+    """Axpy (half -> float), Gather (byte offsets, base address; unaligned, out-of-bounds and
+    in-place refused), And/Or, and the raw pipe_barrier/set_flag/wait_flag intrinsics."""
+    msgs = run_section("test_kernel_api", "misc_api")["messages"]
+    assert "UB read out of bounds" in msgs["gather_oob"]

@@ -15,6 +15,7 @@
 #include "opgen_twin/detail/kernel_pipe.h"
 #include "opgen_twin/detail/kernel_copy.h"
 #include "opgen_twin/detail/kernel_vec.h"
+#include "opgen_twin/detail/kernel_vec_repeat.h"
 #include "opgen_twin/detail/kernel_cmpsel.h"
 #include "opgen_twin/detail/kernel_reduce.h"
 #include "opgen_twin/detail/kernel_adv.h"

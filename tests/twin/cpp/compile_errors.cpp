@@ -1,14 +1,75 @@
 // Each CASE must fail to compile with a message that says why (CASE 0 must compile).
 // Driven by tests/twin/test_compile_errors.py with -fsyntax-only -DCASE=n.
-#if CASE == 5
+#if CASE == 5 || CASE == 13
+// Macro-style tiling on the kernel side: the struct and REGISTER_TILING_DATA_CLASS's alias.
+#define OPGEN_TWIN_KERNEL_TILING
 #include "register/tilingdata_base.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(DemoMacroTiling)
+TILING_DATA_FIELD_DEF(uint32_t, n);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(DemoOp, DemoMacroTiling)
+}  // namespace optiling
+#if CASE == 5
+#define OPGEN_TWIN_OP_TYPE OtherOp  // no REGISTER_TILING_DATA_CLASS for it
+#else
+#define OPGEN_TWIN_OP_TYPE DemoOp
 #endif
-#if CASE == 11
+#endif
+#if CASE == 12
+#include "register/tilingdata_base.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(BadField)
+TILING_DATA_FIELD_DEF(uint32_t*, p);  // not an integer or floating-point type
+END_TILING_DATA_DEF;
+}  // namespace optiling
+void HostTiling()
+{
+    optiling::BadField t;
+    t.set_p(nullptr);
+}
+#elif CASE == 14
+// Control: the older host API hand-written projects still use (the Ascend samples' first AddCustom):
+// std::cout through register/op_def_registry.h, InferShapeRange, SetTilingParse, an int32_t check
+// function, AsyncFlag/RangeLimitValue, OP_ADD with a compile-info type.
+#include "register/op_def_registry.h"
+namespace optiling {
+struct CompileInfo {};
+static ge::graphStatus TilingPrepare(gert::TilingParseContext*) { return ge::GRAPH_SUCCESS; }
+static int32_t CheckOpSupport(const ge::Operator&, ge::AscendString& result)
+{
+    result = ge::AscendString("{}");
+    std::cout << "check" << std::endl;
+    return 1;
+}
+}  // namespace optiling
+static ge::graphStatus InferShapeRange(gert::InferShapeRangeContext* context)
+{
+    *context->GetOutputShapeRange(0) = *context->GetInputShapeRange(0);
+    return ge::GRAPH_SUCCESS;
+}
+namespace ops {
+class OldStyle : public OpDef {
+public:
+    explicit OldStyle(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShapeRange(InferShapeRange);
+        this->AICore().SetTilingParse(optiling::TilingPrepare).SetCheckSupport(optiling::CheckOpSupport);
+        OpAICoreConfig cfg;
+        cfg.AsyncFlag(true).RangeLimitValue("limited").DynamicShapeSupportFlag(true);
+        this->AICore().AddConfig("ascend910b", cfg);
+    }
+};
+OP_ADD(OldStyle, optiling::CompileInfo);
+}  // namespace ops
+#elif CASE == 11
 #include "tiling/tiling_api.h"
 void HostTiling()
 {
-    optiling::TCubeTiling tiling;  // macro-style host TilingData
-    (void)tiling;
+    optiling::TCubeTiling tiling;  // macro-style host TilingData: compiles (CASE 11 is a control)
+    tiling.set_M(16);
 }
 #elif CASE == 8
 #include "register/op_def_registry.h"
@@ -33,7 +94,7 @@ struct DemoTiling {
 
 extern "C" __global__ __aicore__ void demo(GM_ADDR x, GM_ADDR tiling)
 {
-#if CASE != 6
+#if CASE != 6 && CASE != 5 && CASE != 13
     REGISTER_TILING_DEFAULT(DemoTiling);
 #endif
     GET_TILING_DATA(t, tiling);

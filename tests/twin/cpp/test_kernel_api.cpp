@@ -1131,6 +1131,136 @@ void SectionList()
 
 }  // namespace
 
+// ---------------------------------------------------------------- level-0 (mask / repeat) forms
+void SectionRepeat()
+{
+    Scratch s;
+    auto a = s.Get<half>(512);
+    auto c = s.Get<half>(512);
+    auto d = s.Get<half>(512);
+    for (uint32_t i = 0; i < 512; ++i) {
+        a.SetValue(i, half(float(i % 50)));
+        c.SetValue(i, half(1.0f));
+        d.SetValue(i, half(-7.0f));
+    }
+    // Continuous mask 128, 4 iterations, contiguous: the first 512 elements.
+    Add(d, a, c, 128, 4, {1, 1, 1, 8, 8, 8});
+    int bad = 0;
+    for (uint32_t i = 0; i < 512; ++i) bad += float(d.GetValue(i)) != float(i % 50) + 1;
+    CHECK(bad == 0, "Add level 0, full mask: %d wrong", bad);
+    // Continuous mask 20 of 128: elements 20.. of each iteration keep their bytes.
+    for (uint32_t i = 0; i < 512; ++i) d.SetValue(i, half(-7.0f));
+    Mul(d, a, a, 20, 2, {1, 1, 1, 8, 8, 8});
+    CHECK(float(d.GetValue(19)) == 361.0f && float(d.GetValue(20)) == -7.0f && float(d.GetValue(128 + 3)) == 961.0f &&
+              float(d.GetValue(128 + 20)) == -7.0f,
+          "Mul level 0, mask 20");
+    // Bit mask: elements 0 and 2 of each iteration; dst iterations 16 blocks apart, src 8.
+    for (uint32_t i = 0; i < 512; ++i) d.SetValue(i, half(-7.0f));
+    uint64_t bits[2] = {0x5, 0};
+    Add(d, a, c, bits, 2, {2, 1, 1, 16, 8, 8});
+    CHECK(float(d.GetValue(0)) == 1.0f && float(d.GetValue(1)) == -7.0f && float(d.GetValue(2)) == 3.0f &&
+              float(d.GetValue(256)) == 29.0f && float(d.GetValue(258)) == 31.0f,
+          "Add level 0, bit mask and strides");
+    // Block stride 2 inside an iteration (block b at 2b), src block stride 0 (always block 0).
+    for (uint32_t i = 0; i < 512; ++i) d.SetValue(i, half(-7.0f));
+    Adds(d, a, half(100.0f), 128, 1, {2, 0, 16, 16});
+    CHECK(float(d.GetValue(0)) == 100.0f && float(d.GetValue(16)) == -7.0f && float(d.GetValue(32 + 5)) == 105.0f &&
+              float(d.GetValue(7 * 32 + 15)) == 115.0f,
+          "Adds level 0, block strides");
+    auto f = s.Get<float>(256);
+    Duplicate(f, 2.0f, 64, 4, 1, 8);
+    CHECK(f.GetValue(0) == 2.0f && f.GetValue(255) == 2.0f, "Duplicate level 0");
+    Exp(f, f, 3, 1, {1, 1, 8, 8});
+    CHECK(std::fabs(f.GetValue(2) - std::exp(2.0f)) < 1e-5f && f.GetValue(3) == 2.0f, "Exp level 0, mask 3");
+    Add(d, a, c, uint64_t(0), 4, {1, 1, 1, 8, 8, 8});  // mask 0: a no-op
+    Add(d, a, c, 128, 0, {1, 1, 1, 8, 8, 8});  // repeatTime 0: a no-op
+    ++g_pass;
+    ExpectHw("repeat_overrun", [&] { Add(d, a, c, 128, 5, {1, 1, 1, 8, 8, 8}); },
+             {"Add(mask, repeatTime, BinaryRepeatParams)", "dst reaches element 639", "512 half elements"});
+    ExpectHw("repeat_src_stride_overrun", [&] { Sub(d, a, c, 128, 2, {1, 1, 1, 8, 40, 8}); },
+             {"Sub(mask, repeatTime", "src0 reaches element"});
+    uint64_t hi[2] = {1, 1};
+    ExpectHw("repeat_mask_hi_32bit", [&] { Exp(f, f, hi, 1, {1, 1, 8, 8}); }, {"Exp(mask[]", "mask[1] must be 0"});
+    ExpectHw("repeat_dst_blk_zero", [&] { Add(d, a, c, 128, 1, {0, 1, 1, 8, 8, 8}); }, {"dstBlkStride 0"});
+    ExpectHw("repeat_negative_mask", [&] { Add(d, a, c, static_cast<uint64_t>(-1), 1, {1, 1, 1, 8, 8, 8}); },
+             {"is negative"});
+}
+
+// ---------------------------------------------------------------- atomic UB->GM copies
+void SectionAtomic()
+{
+    Scratch s;
+    auto u = s.Get<float>(64);
+    for (uint32_t i = 0; i < 64; ++i) u.SetValue(i, float(i));
+    std::vector<float> gmBuf(64, 123.0f);
+    GlobalTensor<float> g;
+    g.SetGlobalBuffer(gmBuf.data(), 64);
+    InitGlobalMemory(g, 64, 1.0f);
+    CHECK(gmBuf[0] == 1.0f && gmBuf[63] == 1.0f, "InitGlobalMemory");
+    SetAtomicAdd<float>();
+    DataCopy(g, u, 64);
+    DataCopy(g, u, 64);
+    CHECK(gmBuf[5] == 11.0f && gmBuf[63] == 127.0f, "SetAtomicAdd + DataCopy adds: %g", gmBuf[5]);
+    DataCopyExtParams p{1, 8 * sizeof(float), 0, 0, 0};
+    DataCopyPad(g, u, p);
+    CHECK(gmBuf[7] == 22.0f && gmBuf[8] == 17.0f, "SetAtomicAdd + DataCopyPad adds only blockLen: %g %g", gmBuf[7], gmBuf[8]);
+    SetAtomicMax<float>();
+    for (uint32_t i = 0; i < 64; ++i) u.SetValue(i, 50.0f);
+    DataCopy(g, u, 64);
+    CHECK(gmBuf[5] == 50.0f && gmBuf[63] == 127.0f, "SetAtomicMax");
+    auto h = s.Get<half>(64);
+    ExpectHw("atomic_type_mismatch", [&] {
+        std::vector<uint16_t> hb(64);
+        GlobalTensor<half> gh;
+        gh.SetGlobalBuffer(reinterpret_cast<half*>(hb.data()), 64);
+        DataCopy(gh, h, 64);
+    }, {"DataCopy(UB->GM)", "SetAtomicMax<float>", "half"});
+    DisableDmaAtomic();
+    DataCopy(g, u, 64);
+    CHECK(gmBuf[63] == 50.0f, "DisableDmaAtomic: plain copies again");
+}
+
+// ---------------------------------------------------------------- Axpy, And/Or, Gather, intrinsics
+void SectionMiscApi()
+{
+    Scratch sc;
+    auto d = sc.Get<float>(64);
+    auto s = sc.Get<half>(64);
+    auto off = sc.Get<uint32_t>(64);
+    auto g = sc.Get<half>(64);
+    for (uint32_t i = 0; i < 64; ++i) {
+        d.SetValue(i, 1.0f);
+        s.SetValue(i, half(float(i)));
+        off.SetValue(i, (63 - i) * 2);
+    }
+    Axpy(d, s, half(2.0f), 64);
+    CHECK(d.GetValue(0) == 1.0f && d.GetValue(10) == 21.0f, "Axpy half->float");
+    Gather(g, s, off, 0, 64);
+    CHECK(float(g.GetValue(0)) == 63.0f && float(g.GetValue(63)) == 0.0f, "Gather reverses");
+    for (uint32_t i = 0; i < 63; ++i) off.SetValue(i, (62 - i) * 2);
+    Gather(g, s, off, 2, 63);
+    CHECK(float(g.GetValue(0)) == 63.0f && float(g.GetValue(62)) == 1.0f, "Gather with srcBaseAddr");
+    off.SetValue(3, 1);
+    ExpectHw("gather_unaligned", [&] { Gather(g, s, off, 0, 64); }, {"Gather", "not a multiple of sizeof(half)"});
+    off.SetValue(3, 4000);
+    ExpectHw("gather_oob", [&] { Gather(g, s, off, 0, 64); }, {"Gather", "beyond the src tensor's 64"});
+    ExpectHw("gather_same", [&] { Gather(s, s, off, 0, 4); }, {"same memory"});
+    auto u = sc.Get<uint16_t>(64);
+    auto v = sc.Get<uint16_t>(64);
+    for (uint32_t i = 0; i < 64; ++i) {
+        u.SetValue(i, 0xF0F0);
+        v.SetValue(i, 0x0FF0);
+    }
+    And(d.ReinterpretCast<uint16_t>(), u, v, 64);
+    CHECK(d.ReinterpretCast<uint16_t>().GetValue(7) == 0x00F0, "And");
+    Or(u, u, v, 64);
+    CHECK(u.GetValue(7) == 0xFFF0, "Or");
+    pipe_barrier(PIPE_ALL);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    ++g_pass;
+}
+
 int main(int argc, char** argv)
 {
     const std::string sec = argc > 1 ? argv[1] : "all";
@@ -1143,7 +1273,9 @@ int main(int argc, char** argv)
                     {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
                     {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd},
                     {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb},
-                    {"reduce", SectionReduce}, {"cacheline", SectionCacheLine}};
+                    {"reduce", SectionReduce}, {"cacheline", SectionCacheLine},
+                    {"repeat", SectionRepeat}, {"atomic", SectionAtomic},
+                    {"misc_api", SectionMiscApi}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

@@ -482,6 +482,7 @@ struct OpImplRegisterV2 {
     using InferShapeKernelFunc = uint32_t (*)(InferShapeContext*);
     using InferShapeRangeKernelFunc = uint32_t (*)(InferShapeRangeContext*);
     using InferDataTypeKernelFunc = uint32_t (*)(InferDataTypeContext*);
+    using TilingParseKernelFunc = uint32_t (*)(TilingParseContext*);
 };
 
 }  // namespace gert
@@ -724,6 +725,76 @@ public:
         d_->outDescs[index].SetDataType(datatype);
         return ge::GRAPH_SUCCESS;
     }
+};
+
+// exe_graph/runtime/range.h: a [min, max] pair of pointers (not owned).
+template <typename T>
+class Range {
+public:
+    Range() = default;
+    Range(T* min, T* max) : min_(min), max_(max) {}
+    explicit Range(T* same_ele) : min_(same_ele), max_(same_ele) {}
+    bool operator==(const Range<T>& rht) const { return min_ == rht.min_ && max_ == rht.max_; }
+    // Assigning a range copies the bounds' values (what `*out = *in` means in an InferShapeRange).
+    Range& operator=(const Range<T>& rht)
+    {
+        if (this == &rht) return *this;
+        if (min_ != nullptr && rht.min_ != nullptr) *min_ = *rht.min_;
+        else min_ = rht.min_;
+        if (max_ != nullptr && rht.max_ != nullptr) *max_ = *rht.max_;
+        else max_ = rht.max_;
+        return *this;
+    }
+    Range(const Range<T>&) = default;
+    void SetMin(T* min) { min_ = min; }
+    void SetMax(T* max) { max_ = max; }
+    const T* GetMin() const { return min_; }
+    const T* GetMax() const { return max_; }
+    T* GetMin() { return min_; }
+    T* GetMax() { return max_; }
+
+private:
+    T* min_ = nullptr;
+    T* max_ = nullptr;
+};
+
+// The InferShapeRange context. The runner runs no shape-range inference (the twin's shapes are
+// static); an op's SetInferShapeRange function compiles, and called with a context it sees each
+// input's range as [shape, shape].
+class InferShapeRangeContext : public ExtendedKernelContext {
+public:
+    explicit InferShapeRangeContext(opgen_twin::detail::CallData* d) : ExtendedKernelContext(d)
+    {
+        inShapes_.reserve(d_->inShapes.size());
+        for (const auto& s : d_->inShapes) inShapes_.push_back(s.GetOriginShape());
+        for (auto& s : inShapes_) inRanges_.emplace_back(&s);
+        outMin_.resize(d_->outShapes.size());
+        outMax_.resize(d_->outShapes.size());
+        for (size_t i = 0; i < outMin_.size(); ++i) outRanges_.emplace_back(&outMin_[i], &outMax_[i]);
+    }
+    const Range<Shape>* GetInputShapeRange(const size_t index) const
+    {
+        return index < inRanges_.size() ? &inRanges_[index] : nullptr;
+    }
+    const Range<Shape>* GetOptionalInputShapeRange(const size_t ir_index) const
+    {
+        const long i = d_->Instance(ir_index, 0);
+        return i < 0 ? nullptr : &inRanges_[static_cast<size_t>(i)];
+    }
+    const Range<Shape>* GetRequiredInputShapeRange(const size_t ir_index) const
+    {
+        return GetOptionalInputShapeRange(ir_index);
+    }
+    Range<Shape>* GetOutputShapeRange(const size_t index)
+    {
+        return index < outRanges_.size() ? &outRanges_[index] : nullptr;
+    }
+
+private:
+    std::vector<Shape> inShapes_;
+    std::vector<Range<Shape>> inRanges_;
+    std::vector<Shape> outMin_, outMax_;
+    std::vector<Range<Shape>> outRanges_;
 };
 
 }  // namespace gert

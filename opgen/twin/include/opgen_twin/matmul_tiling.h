@@ -12,8 +12,7 @@
 // - stepM = stepN = 1, stepKa = stepKb up to 4 within L1, depthA1/depthB1 = 2 * step, iterateOrder 0
 //   (1 after SetTraverse(FIRSTN)).
 // GetTiling returns -1 where the inputs cannot give a tiling (see Check()).
-// optiling::TCubeTiling (the macro-style host struct) is not provided: declaring one fails to compile
-// with a message; use AscendC::tiling::TCubeTiling (GetTiling's other overload).
+// GetTiling also fills the macro-style optiling::TCubeTiling (register/tilingdata_base.h).
 #ifndef OPGEN_TWIN_MATMUL_TILING_H
 #define OPGEN_TWIN_MATMUL_TILING_H
 
@@ -23,18 +22,118 @@
 #include <string>
 
 #include "kernel_tiling/kernel_tiling.h"
+#include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
 
+// The macro-style host TCubeTiling (CANN's optiling::TCubeTiling, from the same
+// matmul_tilingdata.h field list as AscendC::tiling::TCubeTiling): msopgen matmul projects embed it
+// with TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cubeTilingData) and fill it with
+// GetTiling(tiling.cubeTilingData). 50 int32_t fields, 200 bytes: the kernel struct's layout.
+#define OPGEN_TWIN_TCUBE_FIELDS(X) \
+    X(usedCoreNum) \
+    X(M) \
+    X(N) \
+    X(Ka) \
+    X(Kb) \
+    X(singleCoreM) \
+    X(singleCoreN) \
+    X(singleCoreK) \
+    X(baseM) \
+    X(baseN) \
+    X(baseK) \
+    X(depthA1) \
+    X(depthB1) \
+    X(stepM) \
+    X(stepN) \
+    X(isBias) \
+    X(transLength) \
+    X(iterateOrder) \
+    X(shareMode) \
+    X(shareL1Size) \
+    X(shareL0CSize) \
+    X(shareUbSize) \
+    X(batchM) \
+    X(batchN) \
+    X(singleBatchM) \
+    X(singleBatchN) \
+    X(stepKa) \
+    X(stepKb) \
+    X(depthAL1CacheUB) \
+    X(depthBL1CacheUB) \
+    X(dbL0A) \
+    X(dbL0B) \
+    X(dbL0C) \
+    X(ALayoutInfoB) \
+    X(ALayoutInfoS) \
+    X(ALayoutInfoN) \
+    X(ALayoutInfoG) \
+    X(ALayoutInfoD) \
+    X(BLayoutInfoB) \
+    X(BLayoutInfoS) \
+    X(BLayoutInfoN) \
+    X(BLayoutInfoG) \
+    X(BLayoutInfoD) \
+    X(CLayoutInfoB) \
+    X(CLayoutInfoS1) \
+    X(CLayoutInfoN) \
+    X(CLayoutInfoG) \
+    X(CLayoutInfoS2) \
+    X(BatchNum) \
+    X(mxTypePara)
+
 namespace optiling {
-template <class T = void>
-struct TCubeTilingMacroStyle {
-    static_assert(sizeof(T) == 0,
-                  "opgen twin: optiling::TCubeTiling (the macro-style host TilingData of "
-                  "register/tilingdata_base.h) is not supported; declare AscendC::tiling::TCubeTiling (from "
-                  "kernel_tiling/kernel_tiling.h) in the op's plain tiling struct and call "
-                  "GetTiling(tilingStruct->cubeTiling)");
-};
-using TCubeTiling = TCubeTilingMacroStyle<void>;
+BEGIN_TILING_DATA_DEF(TCubeTiling)
+TILING_DATA_FIELD_DEF(int32_t, usedCoreNum);
+TILING_DATA_FIELD_DEF(int32_t, M);
+TILING_DATA_FIELD_DEF(int32_t, N);
+TILING_DATA_FIELD_DEF(int32_t, Ka);
+TILING_DATA_FIELD_DEF(int32_t, Kb);
+TILING_DATA_FIELD_DEF(int32_t, singleCoreM);
+TILING_DATA_FIELD_DEF(int32_t, singleCoreN);
+TILING_DATA_FIELD_DEF(int32_t, singleCoreK);
+TILING_DATA_FIELD_DEF(int32_t, baseM);
+TILING_DATA_FIELD_DEF(int32_t, baseN);
+TILING_DATA_FIELD_DEF(int32_t, baseK);
+TILING_DATA_FIELD_DEF(int32_t, depthA1);
+TILING_DATA_FIELD_DEF(int32_t, depthB1);
+TILING_DATA_FIELD_DEF(int32_t, stepM);
+TILING_DATA_FIELD_DEF(int32_t, stepN);
+TILING_DATA_FIELD_DEF(int32_t, isBias);
+TILING_DATA_FIELD_DEF(int32_t, transLength);
+TILING_DATA_FIELD_DEF(int32_t, iterateOrder);
+TILING_DATA_FIELD_DEF(int32_t, shareMode);
+TILING_DATA_FIELD_DEF(int32_t, shareL1Size);
+TILING_DATA_FIELD_DEF(int32_t, shareL0CSize);
+TILING_DATA_FIELD_DEF(int32_t, shareUbSize);
+TILING_DATA_FIELD_DEF(int32_t, batchM);
+TILING_DATA_FIELD_DEF(int32_t, batchN);
+TILING_DATA_FIELD_DEF(int32_t, singleBatchM);
+TILING_DATA_FIELD_DEF(int32_t, singleBatchN);
+TILING_DATA_FIELD_DEF(int32_t, stepKa);
+TILING_DATA_FIELD_DEF(int32_t, stepKb);
+TILING_DATA_FIELD_DEF(int32_t, depthAL1CacheUB);
+TILING_DATA_FIELD_DEF(int32_t, depthBL1CacheUB);
+TILING_DATA_FIELD_DEF(int32_t, dbL0A);
+TILING_DATA_FIELD_DEF(int32_t, dbL0B);
+TILING_DATA_FIELD_DEF(int32_t, dbL0C);
+TILING_DATA_FIELD_DEF(int32_t, ALayoutInfoB);
+TILING_DATA_FIELD_DEF(int32_t, ALayoutInfoS);
+TILING_DATA_FIELD_DEF(int32_t, ALayoutInfoN);
+TILING_DATA_FIELD_DEF(int32_t, ALayoutInfoG);
+TILING_DATA_FIELD_DEF(int32_t, ALayoutInfoD);
+TILING_DATA_FIELD_DEF(int32_t, BLayoutInfoB);
+TILING_DATA_FIELD_DEF(int32_t, BLayoutInfoS);
+TILING_DATA_FIELD_DEF(int32_t, BLayoutInfoN);
+TILING_DATA_FIELD_DEF(int32_t, BLayoutInfoG);
+TILING_DATA_FIELD_DEF(int32_t, BLayoutInfoD);
+TILING_DATA_FIELD_DEF(int32_t, CLayoutInfoB);
+TILING_DATA_FIELD_DEF(int32_t, CLayoutInfoS1);
+TILING_DATA_FIELD_DEF(int32_t, CLayoutInfoN);
+TILING_DATA_FIELD_DEF(int32_t, CLayoutInfoG);
+TILING_DATA_FIELD_DEF(int32_t, CLayoutInfoS2);
+TILING_DATA_FIELD_DEF(int32_t, BatchNum);
+TILING_DATA_FIELD_DEF(int32_t, mxTypePara);
+END_TILING_DATA_DEF;
 }  // namespace optiling
 
 namespace matmul_tiling {
@@ -280,6 +379,18 @@ public:
     int32_t GetBaseK() const { return baseK; }
 
     virtual int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) = 0;
+    // The macro-style class: the same tiling, field by field.
+    int64_t GetTiling(optiling::TCubeTiling& tiling)
+    {
+        AscendC::tiling::TCubeTiling t;
+        const int64_t ret = GetTiling(t);
+        if (ret == 0) {
+#define OPGEN_TWIN_TCUBE_SET(f) tiling.set_##f(t.f);
+            OPGEN_TWIN_TCUBE_FIELDS(OPGEN_TWIN_TCUBE_SET)
+#undef OPGEN_TWIN_TCUBE_SET
+        }
+        return ret;
+    }
 
     // Why the last GetTiling returned -1 (twin only; the real API logs it under "MatmulApi Tiling").
     const std::string& TwinError() const { return error_; }
@@ -520,6 +631,7 @@ public:
     explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform) : MatmulApiTilingBase(ascendcPlatform) {}
     explicit MatmulApiTiling(const PlatformInfo& platform) : MatmulApiTilingBase(platform) {}
     ~MatmulApiTiling() override = default;
+    using MatmulApiTilingBase::GetTiling;
     int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) override { return Compute(1, tiling); }
 };
 
@@ -563,6 +675,7 @@ public:
     // The twin never splits K across cores (singleCoreK = K), whatever this says.
     void EnableMultiCoreSplitK(bool flag) { enableSplitK_ = flag; }
     void SetSplitK(bool flag) { EnableMultiCoreSplitK(flag); }
+    using MatmulApiTilingBase::GetTiling;
     int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) override { return Compute(dim_, tiling); }
 
 private:

@@ -294,6 +294,9 @@ public:
     OpAICoreConfig& DynamicShapeSupportFlag(bool flag) { return Flag("dynamicShapeSupport", flag); }
     OpAICoreConfig& NeedCheckSupportFlag(bool flag) { return Flag("needCheckSupport", flag); }
     OpAICoreConfig& PrecisionReduceFlag(bool flag) { return Flag("precision_reduce", flag); }
+    // Older CANN's op_def.h (the Ascend samples' first AddCustom): recorded, no effect.
+    OpAICoreConfig& AsyncFlag(bool flag) { return Flag("async", flag); }
+    OpAICoreConfig& RangeLimitValue(const char* value) { return ExtendCfgInfo("rangeLimit.value", value); }
     OpAICoreConfig& ExtendCfgInfo(const char* key, const char* value)
     {
         ext_.emplace_back(key, value);
@@ -349,6 +352,10 @@ public:
         selectFormat_ = func;
         return *this;
     }
+    // Older CANN (the Ascend samples' first AddCustom): a check function returning int32_t.
+    OpAICoreDef& SetCheckSupport(int32_t (*)(const ge::Operator&, ge::AscendString&)) { return *this; }
+    // Older CANN: the compile-info parser (TilingPrepare); the twin has no compile info to parse.
+    OpAICoreDef& SetTilingParse(gert::OpImplRegisterV2::TilingParseKernelFunc) { return *this; }
     OpAICoreDef& SetOpSupportInfo(optiling::OP_CHECK_FUNC) { return *this; }
     OpAICoreDef& SetOpSpecInfo(optiling::OP_CHECK_FUNC) { return *this; }
     OpAICoreDef& SetParamGeneralize(optiling::PARAM_GENERALIZE_FUNC) { return *this; }

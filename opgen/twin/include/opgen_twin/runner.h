@@ -1075,6 +1075,8 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
                 mine.gmWrites = sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
                 mine.currentPipe = nullptr;
                 mine.kernelType = -1;
+                mine.atomicOp = 0;
+                mine.atomicType = nullptr;
                 mine.sysWorkspace = shared.sysWorkspace;
                 ResetLaunchFlags();
                 try {

@@ -3,6 +3,8 @@
 #ifndef OPGEN_TWIN_REGISTER_OP_DEF_REGISTRY_H
 #define OPGEN_TWIN_REGISTER_OP_DEF_REGISTRY_H
 
+#include <iostream>  // CANN's register/op_def.h includes it: host files use std::cout without including it
+
 #include "opgen_twin/ge_types.h"
 #include "opgen_twin/gert.h"
 #include "opgen_twin/op_def.h"

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 
 #include "opgen_twin/detail/kernel_pipe.h"
 #include "opgen_twin/detail/soc.h"
@@ -150,6 +151,54 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
     }
 }
 
+// A UB->GM copy's store: plain, or (after SetAtomicAdd/Max/Min<T>) combined element by element
+// with what GM holds, under one lock for all blocks (the NPU's atomic unit serialises them).
+inline std::mutex& AtomicGmMutex()
+{
+    static std::mutex m;
+    return m;
+}
+template <class T>
+inline T AtomicCombine(int op, T gmValue, T value)
+{
+    if constexpr (std::is_integral<T>::value) {
+        if (op == 1) return static_cast<T>(static_cast<uint64_t>(gmValue) + static_cast<uint64_t>(value));
+        return op == 2 ? (value > gmValue ? value : gmValue) : (value < gmValue ? value : gmValue);
+    } else {
+        const double a = static_cast<double>(gmValue), b = static_cast<double>(value);
+        if (op == 1) {
+            if constexpr (std::is_same<T, float>::value) return gmValue + value;
+            else return T(a + b);
+        }
+        return op == 2 ? (b > a ? value : gmValue) : (b < a ? value : gmValue);
+    }
+}
+template <class T>
+inline void GmStore(const char* api, void* gm, const void* ub, uint64_t bytes)
+{
+    const LaunchState& L = g_launch;
+    if (L.atomicOp == 0) {
+        std::memcpy(gm, ub, bytes);
+        return;
+    }
+    if (std::strcmp(L.atomicType, TypeName<T>()) != 0) {
+        ThrowHardware(Format("%s: copies %s elements while SetAtomic%s<%s> is active: the atomic unit would "
+                             "combine the bytes as %s; set the atomic type of the data (SetAtomicAdd<%s>) or "
+                             "DisableDmaAtomic()",
+                             api, TypeName<T>(), L.atomicOp == 1 ? "Add" : L.atomicOp == 2 ? "Max" : "Min",
+                             L.atomicType, L.atomicType, TypeName<T>()));
+    }
+    std::lock_guard<std::mutex> lock(AtomicGmMutex());
+    const uint64_t n = bytes / sizeof(T);
+    for (uint64_t i = 0; i < n; ++i) {
+        T g, v;
+        std::memcpy(&g, static_cast<const uint8_t*>(gm) + i * sizeof(T), sizeof(T));
+        std::memcpy(&v, static_cast<const uint8_t*>(ub) + i * sizeof(T), sizeof(T));
+        const T r = AtomicCombine<T>(L.atomicOp, g, v);
+        std::memcpy(static_cast<uint8_t*>(gm) + i * sizeof(T), &r, sizeof(T));
+    }
+}
+
 // Core of DataCopyPad UB->GM: UB block b starts at b * (align32(blockLen) + srcStrideBlocks*32),
 // GM block b at b * (blockLen + dstStrideBytes). Only blockLen bytes per block are written.
 template <class T>
@@ -182,7 +231,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
     const uint8_t* ub = static_cast<const uint8_t*>(src.TwinData());
     uint8_t* gm = reinterpret_cast<uint8_t*>(dst.TwinPtr());
     for (uint32_t b = 0; b < blockCount; ++b) {
-        std::memcpy(gm + b * dstPitchBytes, ub + b * srcPitch, blockLen);
+        GmStore<T>(api, gm + b * dstPitchBytes, ub + b * srcPitch, blockLen);
         NoteGmWrite(false, gm + b * dstPitchBytes, blockLen);
     }
 }
@@ -211,7 +260,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     opgen_twin::detail::CheckDataCopyCount(api, opgen_twin::detail::TypeName<T>(), sizeof(T), count);
     src.TwinCheckFits(api, "src", count);
     dst.TwinCheckAccess(api, 0, count);
-    std::memcpy(dst.TwinPtr(), src.TwinData(), static_cast<size_t>(count) * sizeof(T));
+    opgen_twin::detail::GmStore<T>(api, dst.TwinPtr(), src.TwinData(), static_cast<uint64_t>(count) * sizeof(T));
     opgen_twin::detail::NoteGmWrite(false, dst.TwinPtr(), static_cast<uint64_t>(count) * sizeof(T));
 }
 
@@ -262,8 +311,9 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     src.TwinCheckFits(api, "src", sp * (p.blockCount - 1) + len);
     dst.TwinCheckAccess(api, 0, dp * (p.blockCount - 1) + len);
     for (uint32_t b = 0; b < p.blockCount; ++b) {
-        std::memcpy(dst.TwinPtr() + b * dp, static_cast<const uint8_t*>(src.TwinData()) + b * sp * sizeof(T),
-                    len * sizeof(T));
+        opgen_twin::detail::GmStore<T>(api, dst.TwinPtr() + b * dp,
+                                       static_cast<const uint8_t*>(src.TwinData()) + b * sp * sizeof(T),
+                                       len * sizeof(T));
         opgen_twin::detail::NoteGmWrite(false, dst.TwinPtr() + b * dp, len * sizeof(T));
     }
 }
@@ -308,6 +358,60 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
                                   dataCopyParams.srcStride, dataCopyParams.dstStride);
 }
 
+}  // namespace AscendC
+
+namespace AscendC {
+// ---- atomic UB->GM copies (asc-devkit 原子操作/SetAtomicAdd.md, SetAtomicMax/Min, DisableDmaAtomic) ----
+// Atlas A2/A3: int8_t, int16_t, half, bfloat16_t, int32_t, float. GM is not cleared first (the docs:
+// clear it yourself, e.g. InitGlobalMemory; the runner's outputs start as 0xFF bytes).
+template <class T>
+struct IsAtomicT : opgen_twin::detail::IsAnyOf<T, int8_t, int16_t, half, bfloat16_t, int32_t, float> {};
+template <typename T>
+inline void SetAtomicAdd()
+{
+    static_assert(IsAtomicT<T>::value, "opgen twin: SetAtomicAdd<T>: Atlas A2/A3 take int8_t, int16_t, half, "
+                                       "bfloat16_t, int32_t, float (asc-devkit SetAtomicAdd.md)");
+    opgen_twin::detail::g_launch.atomicOp = 1;
+    opgen_twin::detail::g_launch.atomicType = opgen_twin::detail::TypeName<T>();
+}
+template <typename T>
+inline void SetAtomicMax()
+{
+    static_assert(IsAtomicT<T>::value, "opgen twin: SetAtomicMax<T>: int8_t, int16_t, half, bfloat16_t, int32_t, float");
+    opgen_twin::detail::g_launch.atomicOp = 2;
+    opgen_twin::detail::g_launch.atomicType = opgen_twin::detail::TypeName<T>();
+}
+template <typename T>
+inline void SetAtomicMin()
+{
+    static_assert(IsAtomicT<T>::value, "opgen twin: SetAtomicMin<T>: int8_t, int16_t, half, bfloat16_t, int32_t, float");
+    opgen_twin::detail::g_launch.atomicOp = 3;
+    opgen_twin::detail::g_launch.atomicType = opgen_twin::detail::TypeName<T>();
+}
+template <typename T>
+inline void SetAtomicType()
+{
+    static_assert(IsAtomicT<T>::value, "opgen twin: SetAtomicType<T>: int8_t, int16_t, half, bfloat16_t, int32_t, float");
+    opgen_twin::detail::g_launch.atomicType = opgen_twin::detail::TypeName<T>();
+}
+inline void DisableDmaAtomic()
+{
+    opgen_twin::detail::g_launch.atomicOp = 0;
+    opgen_twin::detail::g_launch.atomicType = nullptr;
+}
+inline void SetAtomicNone() { DisableDmaAtomic(); }  // the older name
+
+// InitGlobalMemory(gm, size, value): the first `size` elements of gm set to value (asc-devkit
+// InitGlobalMemory.md), typically to clear an output before atomic adds.
+template <typename T>
+inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value)
+{
+    const char* api = "InitGlobalMemory";
+    gmWorkspaceAddr.TwinCheckAccess(api, 0, size);
+    T* p = gmWorkspaceAddr.TwinPtr();
+    for (uint64_t i = 0; i < size; ++i) std::memcpy(p + i, &value, sizeof(T));
+    opgen_twin::detail::NoteGmWrite(false, p, size * sizeof(T));
+}
 }  // namespace AscendC
 
 #endif  // OPGEN_TWIN_DETAIL_KERNEL_COPY_H

@@ -2,6 +2,7 @@
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_MISC_H
 #define OPGEN_TWIN_DETAIL_KERNEL_MISC_H
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -39,6 +40,13 @@
 
 // Hardware pipelines (a compiler builtin enum on the NPU).
 enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };
+
+// The NPU's pipeline intrinsics as older kernels call them directly (the twin executes in program
+// order): pipe_barrier(PIPE_ALL), set_flag/wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0).
+enum event_t : uint8_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+inline void pipe_barrier(pipe_t) {}
+inline void set_flag(pipe_t, pipe_t, event_t) {}
+inline void wait_flag(pipe_t, pipe_t, event_t) {}
 
 // Kernel types for KERNEL_TASK_TYPE_DEFAULT (global, as in the real headers).
 enum KernelMetaType : uint8_t {
@@ -86,21 +94,26 @@ inline void SetKernelType(KernelMetaType t, const char* api = "KERNEL_TASK_TYPE_
     }
 }
 
-// Default type picked up by GET_TILING_DATA when REGISTER_TILING_DEFAULT was not used in
-// the enclosing scope (macro-style tiling), rejected by LoadTiling.
-struct MacroStyleTilingIsNotSupported {};
+// The type GET_TILING_DATA sees when the kernel's scope has no REGISTER_TILING_DEFAULT and no
+// macro-style tiling type is known (OPGEN_TWIN_OP_TYPE not defined); rejected by LoadTiling.
+struct NoTilingTypeKnown {};
 
-// Copies the tiling struct out of the tiling GM buffer. The runner registers that buffer
-// with the size the host's TilingFunc set (TilingData::SetDataSize / GetTilingData<T>).
-template <class T>
-inline T LoadTiling(const uint8_t* tiling, const char* api)
+// GET_TILING_DATA's type: REGISTER_TILING_DEFAULT's struct if the kernel's scope has one, else the
+// class REGISTER_TILING_DATA_CLASS(OPGEN_TWIN_OP_TYPE, Class) declared (macro-style tiling).
+template <class Registered, class Macro>
+struct PickTiling {
+    using type = Registered;
+};
+template <class Macro>
+struct PickTiling<NoTilingTypeKnown, Macro> {
+    using type = Macro;
+};
+template <class Registered, class Macro>
+using PickTilingT = typename PickTiling<Registered, Macro>::type;
+
+// The kernel reads bytes [offset, offset + bytes) of the tiling buffer (a struct of structBytes).
+inline void CheckTilingBytes(const uint8_t* tiling, size_t offset, size_t bytes, size_t structBytes, const char* api)
 {
-    static_assert(!std::is_same<T, MacroStyleTilingIsNotSupported>::value,
-                  "opgen twin: GET_TILING_DATA without REGISTER_TILING_DEFAULT(<Op>TilingData). The CPU twin only "
-                  "supports struct-style tiling (plain struct in op_kernel/<op>_tiling.h, host fills it through "
-                  "context->GetTilingData<T>(), kernel calls REGISTER_TILING_DEFAULT(T) before GET_TILING_DATA).");
-    static_assert(std::is_trivially_copyable<T>::value && std::is_standard_layout<T>::value,
-                  "opgen twin: tiling structs must be plain (trivially copyable, standard layout) structs");
     if (tiling == nullptr) {
         ThrowHardware(Format("%s: the tiling pointer is null", api));
     }
@@ -110,31 +123,80 @@ inline T LoadTiling(const uint8_t* tiling, const char* api)
             ThrowHardware(Format("%s: the tiling pointer is not the tiling buffer passed to the kernel", api));
         }
         const uint64_t avail = r->bytes - static_cast<uint64_t>(tiling - r->begin);
-        if (sizeof(T) > avail) {
+        if (offset + bytes > avail) {
             ThrowHardware(Format("%s: sizeof(tiling struct)=%zu bytes but the host wrote only %llu bytes of tiling "
-                                 "data (host and kernel disagree on the struct, or the TilingFunc did not use "
-                                 "GetTilingData<T>())",
-                                 api, sizeof(T), static_cast<unsigned long long>(avail)));
+                                 "data (host and kernel disagree on the struct, or the TilingFunc did not set the "
+                                 "data size: GetTilingData<T>(), or SaveToBuffer + "
+                                 "GetRawTilingData()->SetDataSize(tiling.GetDataSize()))",
+                                 api, structBytes, static_cast<unsigned long long>(avail)));
         }
     }
+}
+
+// Copies the tiling struct out of the tiling GM buffer. The runner registers that buffer
+// with the size the host's TilingFunc set (TilingData::SetDataSize / GetTilingData<T>).
+template <class T>
+inline T LoadTiling(const uint8_t* tiling, const char* api)
+{
+    static_assert(!std::is_same<T, NoTilingTypeKnown>::value,
+                  "opgen twin: GET_TILING_DATA without REGISTER_TILING_DEFAULT and without a macro-style tiling type. "
+                  "Struct-style tiling: call REGISTER_TILING_DEFAULT(<Op>TilingData) before GET_TILING_DATA. "
+                  "Macro-style tiling (BEGIN_TILING_DATA_DEF ... REGISTER_TILING_DATA_CLASS(<Op>, <Class>) in "
+                  "op_host/<op>_tiling.h): the kernel's translation unit must #define OPGEN_TWIN_KERNEL_TILING, "
+                  "#include that tiling header, and #define OPGEN_TWIN_OP_TYPE <Op> before including the kernel "
+                  "(opgen/twin/README.md, \"Macro-style tiling\").");
+    static_assert(std::is_trivially_copyable<T>::value && std::is_standard_layout<T>::value,
+                  "opgen twin: tiling structs must be plain (trivially copyable, standard layout) structs");
+    CheckTilingBytes(tiling, 0, sizeof(T), sizeof(T), api);
     T v;
     std::memcpy(&v, tiling, sizeof(T));
     return v;
 }
 
+// GET_TILING_DATA_MEMBER: the member at `offset` of Struct.
+template <class Struct, class M>
+inline M LoadTilingMember(const uint8_t* tiling, size_t offset, const char* api)
+{
+    static_assert(std::is_trivially_copyable<M>::value, "opgen twin: GET_TILING_DATA_MEMBER of a non-plain member");
+    CheckTilingBytes(tiling, offset, sizeof(M), sizeof(Struct), api);
+    M v;
+    std::memcpy(&v, tiling + offset, sizeof(M));
+    return v;
+}
 }  // namespace detail
 }  // namespace opgen_twin
 
-using opgen_twin_default_tiling_t = opgen_twin::detail::MacroStyleTilingIsNotSupported;
+using opgen_twin_default_tiling_t = opgen_twin::detail::NoTilingTypeKnown;
+// What opgen_twin_macro_tiling_<OPGEN_TWIN_OP_TYPE> names while OPGEN_TWIN_OP_TYPE is not defined.
+using opgen_twin_macro_tiling_OPGEN_TWIN_OP_TYPE [[maybe_unused]] = opgen_twin::detail::NoTilingTypeKnown;
+#define OPGEN_TWIN_CAT_IMPL_(a, b) a##b
+#define OPGEN_TWIN_CAT_(a, b) OPGEN_TWIN_CAT_IMPL_(a, b)
+// REGISTER_TILING_DATA_CLASS(Op, Class) on the kernel side (opgen_twin/kernel_tiling_macros.h)
+// declares opgen_twin_macro_tiling_Op; an OPGEN_TWIN_OP_TYPE without one fails to compile here
+// ("'opgen_twin_macro_tiling_<Op>' was not declared").
+#define OPGEN_TWIN_MACRO_TILING_T OPGEN_TWIN_CAT_(opgen_twin_macro_tiling_, OPGEN_TWIN_OP_TYPE)
+#define OPGEN_TWIN_TILING_T ::opgen_twin::detail::PickTilingT<opgen_twin_default_tiling_t, OPGEN_TWIN_MACRO_TILING_T>
 
 // maybe_unused: a kernel that reads its tiling with GET_TILING_DATA_WITH_STRUCT does not use it.
 #define REGISTER_TILING_DEFAULT(tiling_struct) using opgen_twin_default_tiling_t [[maybe_unused]] = tiling_struct
 #define GET_TILING_DATA(tiling_data, tiling_arg)                                                   \
-    opgen_twin_default_tiling_t tiling_data = ::opgen_twin::detail::LoadTiling<opgen_twin_default_tiling_t>( \
+    OPGEN_TWIN_TILING_T tiling_data = ::opgen_twin::detail::LoadTiling<OPGEN_TWIN_TILING_T>(       \
         reinterpret_cast<const uint8_t*>(tiling_arg), "GET_TILING_DATA(" #tiling_data ")")
 #define GET_TILING_DATA_WITH_STRUCT(tiling_struct, tiling_data, tiling_arg)                      \
     tiling_struct tiling_data = ::opgen_twin::detail::LoadTiling<tiling_struct>(                 \
         reinterpret_cast<const uint8_t*>(tiling_arg), "GET_TILING_DATA_WITH_STRUCT(" #tiling_data ")")
+// One member of the tiling struct, copied from its offset (the bytes before it need not exist).
+#define GET_TILING_DATA_MEMBER(tiling_type, member, var, tiling_arg)                             \
+    std::remove_cv_t<std::remove_reference_t<decltype(((tiling_type*)0)->member)>> var =          \
+        ::opgen_twin::detail::LoadTilingMember<tiling_type,                                      \
+            std::remove_cv_t<std::remove_reference_t<decltype(((tiling_type*)0)->member)>>>(     \
+            reinterpret_cast<const uint8_t*>(tiling_arg), offsetof(tiling_type, member),         \
+            "GET_TILING_DATA_MEMBER(" #tiling_type ", " #member ")")
+// ASSERT(expr) (asc-devkit kernel_log.h; checked in CPU debug builds): a failed one stops the block.
+#define ASSERT(...)                                                                                \
+    ((__VA_ARGS__) ? static_cast<void>(0)                                                          \
+                   : ::opgen_twin::detail::ThrowHardware(::opgen_twin::detail::Format(             \
+                         "ASSERT(%s) failed at %s:%d", #__VA_ARGS__, __FILE__, __LINE__)))
 #define TILING_KEY_IS(key) (::opgen_twin::detail::g_launch.tilingKey == static_cast<uint64_t>(key))
 #define KERNEL_TASK_TYPE_DEFAULT(value) ::opgen_twin::detail::SetKernelType(value)
 #define KERNEL_TASK_TYPE(key, value) static_cast<void>(key)
@@ -223,7 +285,20 @@ inline void printf(const char* fmt, Args... args)  // NOLINT: AscendC spelling
     std::printf(fmt, args...);
 }
 
+// ParamOffset<T>(gm, blockLength): this block's part of a tensor cut into equal parts of blockLength
+// elements, gm + GetBlockIdx() * blockLength * sizeof(T). An API of the first Ascend C (TIK C++,
+// namespace tik2) that no public document the twin found describes; the semantics are those of the
+// Ascend samples' AddCustom, whose later versions replaced the call by exactly that expression.
+template <typename T>
+inline GM_ADDR ParamOffset(GM_ADDR gm, uint64_t blockLength)
+{
+    return gm == nullptr ? nullptr : gm + static_cast<uint64_t>(GetBlockIdx()) * blockLength * sizeof(T);
+}
+
 }  // namespace AscendC
+
+// The first Ascend C's namespace (TIK C++): `using namespace tik2;` in old kernels.
+namespace tik2 = AscendC;
 
 // The system workspace (GetLibApiWorkSpaceSize() bytes at the start of the workspace argument), in
 // the global namespace as in asc-devkit kernel_operator_swap_mem_intf.h: as in a framework launch,

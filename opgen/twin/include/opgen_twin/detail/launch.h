@@ -68,6 +68,9 @@ struct LaunchState {
     uint32_t aicCoreNum = kDefaultAicCoreNum;
     uint8_t* sysWorkspace = nullptr;     // the workspace argument: system workspace first
     uint64_t workspaceBytes = 0;
+    // SetAtomicAdd/Max/Min<T>: later UB->GM copies combine with GM (0 none, 1 add, 2 max, 3 min).
+    int atomicOp = 0;
+    const char* atomicType = nullptr;  // TypeName<T>() of the SetAtomic* call
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the

@@ -64,3 +64,13 @@ extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z
     op.Init(x, y, z, tilingData.totalLength, tilingData.tileNum);
     op.Process();
 }
+
+#ifndef ASCENDC_CPU_DEBUG
+// the launcher of the kernel-launch mode, for the NPU compiler only (CANN's CPU debug build,
+// and so opgen's twin, leave it out)
+void add_custom_do(uint32_t blockDim, void* stream, uint8_t* x, uint8_t* y, uint8_t* z, uint8_t* workspace,
+                   uint8_t* tiling)
+{
+    add_custom<<<blockDim, nullptr, stream>>>(x, y, z, workspace, tiling);
+}
+#endif
