@@ -5,7 +5,7 @@ our golden (not part of the suite).
         [--keep-installed] [ID ...]
 
 tests/data/adopt_corpus/SOURCES.tsv lists the projects (repository, commit, the project's path,
-licence, the SoC the twin emulates for it, a note on the test shapes);
+licence, a note on the test shapes);
 tests/data/adopt_corpus/<ID>.json is OUR prototype of each: the OpDef's tensors and attrs (read
 with opgen's OpDef reader) and an `"opgen"` block with a golden we wrote and test_shapes the
 project's own TilingFunc and kernel support. None of the projects' code is committed: each is
@@ -13,10 +13,10 @@ materialized at its recorded commit from the local bare mirror /work/.mirror/<ow
 (what the session's `fetch` tool brings; a script cannot fetch, so a missing mirror is reported
 and the project skipped) into DIR/ac_<id>/, then
 
-    python -m opgen adopt DIR/ac_<id> --prototype tests/data/adopt_corpus/<ID>.json --soc SOC --json
+    python -m opgen adopt DIR/ac_<id> --prototype tests/data/adopt_corpus/<ID>.json --json
 
-(SOC: the first of ascend910b1, ascend310b1, ascend310p3 whose short name the OpDef's AddConfig
-lists) builds the PyTorch extension (their op_host and op_kernel compiled against the twin) and
+(the SoCs from the OpDef's AddConfig, Atlas A2 first, the twin emulating the first) builds the
+PyTorch extension (their op_host and op_kernel compiled against the twin) and
 runs the generated tests (PYTEST_ADDOPTS=-rA, so each test's verdict is in .opgen/logs/test.log).
 One line per project goes to stdout and DIR/results.tsv: adopt's exit code, whether the
 extension built, the tests passed/failed/errored, the precision tests passed/failed, the
@@ -219,8 +219,6 @@ def run_one(row: dict, out: Path, env: dict, timeout: float, keep: bool) -> dict
         str(project),
         "--prototype",
         str(CORPUS / row["file"]),
-        "--soc",
-        row["soc"],
         "--json",
     ]
     try:
