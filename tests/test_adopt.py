@@ -241,3 +241,16 @@ def test_the_socs_are_the_ones_the_opdef_registers():
     source = 'AddConfig("ascend910", c); AddConfig("ascend310p", c); AddConfig("ascend910b", c);'
     assert target_socs(source) == ["ascend910b1", "ascend910a", "ascend310p1"]
     assert target_socs('// AddConfig("ascend310b")') == []
+
+
+ADOPT_CORPUS = sorted((ROOT / "tests" / "data" / "adopt_corpus").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", ADOPT_CORPUS, ids=[p.stem for p in ADOPT_CORPUS])
+def test_the_adopt_corpus_prototypes_stay_valid(path):
+    """Our prototypes of the public hand-written projects bench/adopt_corpus.py adopts: valid,
+    with a golden and test_shapes, no compute (the kernel is the project's)."""
+    from opgen.frontend import prototype
+
+    for op in prototype.load(path).ops:
+        assert op.golden and op.test_shapes and not op.compute, op.op_type
