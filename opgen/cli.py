@@ -207,17 +207,30 @@ def new(
     # a template that does not render is exit 1; another opgen taking the destination, 2
     with _exit_codes(as_json), console.status("rendering the project"):
         result = new_stage.create(the_plan, proto_model, dry_run=dry_run)
+    _summarize_and_build(
+        result, proto_model, the_plan.options, verbose, dry_run or no_build, as_json
+    )
+
+
+def _summarize_and_build(
+    result, proto_model, options, verbose: bool, render_only: bool, as_json: bool
+):
+    """After `opgen new` or `opgen adopt` wrote the project: the summary, then (unless only
+    rendering) its build and tests; the next steps after a render without a build."""
+    from opgen.commands import console
+    from opgen.commands import new as new_stage
+
     if not as_json:
         console.print_new_summary(result, verbose)
-    if dry_run or no_build:
+    if render_only:
         if as_json:
             console.print_json(result.as_json())
-        elif not dry_run:
+        elif not result.dry_run:
             console.print_next_steps(
-                new_stage.next_steps(result, proto_model, the_plan.options, built=False)
+                new_stage.next_steps(result, proto_model, options, built=False)
             )
         return
-    _build_new(result, proto_model, the_plan.options, as_json)
+    _build_new(result, proto_model, options, as_json)
 
 
 def _build_new(result, proto_model, options, as_json: bool) -> None:
@@ -262,7 +275,6 @@ def adopt(
     """
     from opgen.commands import adopt as adopt_stage
     from opgen.commands import console
-    from opgen.commands.new import next_steps as new_steps
 
     with _exit_codes(as_json):
         the_plan, proto_model = adopt_stage.plan(directory, proto, soc, package, namespace)
@@ -270,15 +282,9 @@ def adopt(
         console.print_warnings(the_plan.warnings)
     with _exit_codes(as_json), console.status("rendering opgen's files"):
         result = adopt_stage.create(the_plan, proto_model, dry_run=dry_run)
-    if not as_json:
-        console.print_new_summary(result, verbose)
-    if dry_run or no_build:
-        if as_json:
-            console.print_json(result.as_json())
-        elif not dry_run:
-            console.print_next_steps(new_steps(result, proto_model, the_plan.options, built=False))
-        return
-    _build_new(result, proto_model, the_plan.options, as_json)
+    _summarize_and_build(
+        result, proto_model, the_plan.options, verbose, dry_run or no_build, as_json
+    )
 
 
 @app.command()
