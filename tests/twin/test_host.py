@@ -151,6 +151,7 @@ def test_platform(run_section):
 def test_contexts_attrs_and_validation(run_section):
     msgs = run_section("test_host_api", "contexts")["messages"]
     assert "GetTilingData<T>() returned nullptr" in msgs["tiling_overflow"]
+    assert "attr 'count' is a int attr" in msgs["attr_int_narrow"]
 
 
 def test_tiling_context_directly(run_section):

@@ -62,6 +62,9 @@ def test_global_tensor_bounds(run_section):
     msgs = run_section("test_kernel_api", "global")["messages"]
     assert "SetGlobalBuffer size is 16" in msgs["global_getvalue_oob"]
     assert "input 'x'" in msgs["global_outside_alloc"]
+    assert "DataCopy(UB->GM)" in msgs["global_write_past_size"]
+    assert "input 'x'" in msgs["global_read_outside_alloc"]
+    assert "global_read_past_size" not in msgs  # allowed: the NPU reads past a core's part
 
 
 def test_tiling_size_flags_and_sysvars(run_section):

@@ -47,6 +47,7 @@ struct Observed {
     ge::DataType outDesc = ge::DT_UNDEFINED;
     int64_t outDim0 = -1;
     bool attrTypeError = false;
+    uint32_t count32 = 0;
 };
 Observed g_obs;
 
@@ -78,8 +79,10 @@ static ge::graphStatus ProbeTiling(gert::TilingContext* context)
     const gert::ContinuousVectorVector* pads = attrs->GetListListInt(7);
     o.padsRows = pads->GetSize();
     o.pads10 = static_cast<const int64_t*>(pads->Get(1)->GetData())[0];
+    // An Int attr (int64_t) read through a narrower integer: its low bytes, the value when it fits.
+    o.count32 = *attrs->GetAttrPointer<uint32_t>(1);
     try {
-        (void)attrs->GetAttrPointer<int32_t>(1);  // Int attrs are int64_t
+        (void)attrs->GetAttrPointer<float>(1);
     } catch (const opgen_twin::TwinError&) {
         o.attrTypeError = true;
     }
@@ -464,6 +467,18 @@ void SectionShapes()
     CHECK(s.GetDim(30) == gert::Shape::kInvalidDimValue, "GetDim beyond max");
     gert::Shape big{int64_t(1) << 40, int64_t(1) << 40};
     CHECK(big.GetShapeSize() == gert::Shape::kInvalidDimValue, "overflow");
+    // An output before InferShape has no dims (InferShape may append to it) and is unset until written.
+    gert::Shape out;
+    out.TwinMarkUnset();
+    CHECK(out.TwinIsUnset() && out.GetDimNum() == 0, "output starts unset, with no dims");
+    out.AppendDim(7);
+    CHECK(!out.TwinIsUnset() && out == (gert::Shape{7}), "AppendDim onto an unset output");
+    out.TwinMarkUnset();
+    out.SetScalar();
+    CHECK(!out.TwinIsUnset() && out.IsScalar(), "SetScalar sets a 0-d output");
+    out.TwinMarkUnset();
+    out = gert::Shape{};
+    CHECK(!out.TwinIsUnset() && out.IsScalar(), "a copied 0-d shape sets it");
     gert::StorageShape ss({2, 3}, {2, 3, 16});
     CHECK(ss.GetOriginShape().GetDimNum() == 2 && ss.GetStorageShape().GetDimNum() == 3, "StorageShape");
     ge::Shape gs({4, 5});
@@ -547,7 +562,8 @@ void SectionContexts()
     CHECK(o.dims == (std::vector<int64_t>{7, 8}), "ListInt override");
     CHECK(o.scales == (std::vector<float>{0.5f, 0.25f}), "ListFloat default");
     CHECK(o.padsRows == 2 && o.pads10 == 3, "ListListInt");
-    CHECK(o.attrTypeError, "GetAttrPointer<int32_t> on an Int attr throws");
+    CHECK(o.attrTypeError, "GetAttrPointer<float> on an Int attr throws");
+    CHECK(o.count32 == 4, "GetAttrPointer<uint32_t> on an Int attr reads its value");
     CHECK(o.biasShapeNull && o.biasDescNull && o.in1Null, "omitted optional input");
     CHECK(o.aiv == 40 && o.aic == 20 && o.coreNum == 20 && o.ub == 196352 && o.l1 == 524032 && o.libWs == 16777216,
           "platform via context");
@@ -606,6 +622,15 @@ void SectionContexts()
     r = opgen_twin::RunOp("HugeTilingOp", wrong, {T(ge::DT_FLOAT, {2, 2})}, {}, opt);
     CHECK(!r.ok && Contains(r.error, "takes 3 GM_ADDR parameters") && Contains(r.error, "needs 4"), "%s", r.error.c_str());
     opt.launch = false;
+    // An Int attr read through an integer type its value does not fit: refused, naming the attr.
+    gert::RuntimeAttrs big;
+    big.TwinAddInt("count", int64_t(1) << 40);
+    try {
+        (void)big.GetAttrPointer<uint32_t>(0);
+        CHECK(false, "GetAttrPointer<uint32_t> of 2^40 throws");
+    } catch (const opgen_twin::TwinError& e) {
+        std::printf("MSG attr_int_narrow: %s\n", e.what());
+    }
 }
 
 // A TilingFunc probe run directly against a CallData (no runner).

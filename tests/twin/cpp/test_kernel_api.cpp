@@ -931,6 +931,11 @@ void SectionGlobal()
     u.SetGlobalBuffer(buf.data());
     ExpectOk("global_inside_alloc", [&] { DataCopy(l, u[56], 8); });
     ExpectHw("global_outside_alloc", [&] { DataCopy(l, u[60], 8); }, {"input 'x'", "[240, 272)", "256 bytes"});
+    // With the buffers known, a read past the SetGlobalBuffer size but inside the buffer is the
+    // NPU's (whole blocks read past a core's part); a write there is still refused.
+    ExpectOk("global_read_past_size", [&] { DataCopy(l, g[8], 16); g.GetValue(16); });
+    ExpectHw("global_write_past_size", [&] { DataCopy(g[8], l, 16); }, {"DataCopy(UB->GM)", "[8, 24)", "16 elements"});
+    ExpectHw("global_read_outside_alloc", [&] { g.GetValue(56); }, {"input 'x'", "[256, 260)"});
     float elsewhere[8] = {};
     GlobalTensor<float> e;
     e.SetGlobalBuffer(elsewhere);

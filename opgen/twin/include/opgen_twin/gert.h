@@ -56,9 +56,13 @@ public:
         return n;
     }
     bool IsScalar() const { return dim_num_ == 0; }
-    void SetScalar() { dim_num_ = 0; }
+    void SetScalar() { SetDimNum(0); }
     size_t GetDimNum() const { return dim_num_; }
-    void SetDimNum(const size_t dim_num) { dim_num_ = dim_num; }
+    void SetDimNum(const size_t dim_num)
+    {
+        if (dim_num == 0 && TwinIsUnset()) dims_[0] = 0;
+        dim_num_ = dim_num;
+    }
     int64_t GetDim(const size_t idx) const { return idx >= kMaxDimNum ? kInvalidDimValue : dims_[idx]; }
     const int64_t& operator[](const size_t idx) const { return dims_[idx]; }
     int64_t& operator[](const size_t idx) { return dims_[idx]; }
@@ -71,6 +75,17 @@ public:
         if (dim_num_ < kMaxDimNum) dims_[dim_num_++] = value;
         return *this;
     }
+
+    // ---- twin only ----
+    // An output shape before InferShape: no dims, as GE hands it over (InferShape may AppendDim
+    // to it), with a mark in the unused first dim that any write of the shape clears, so that an
+    // InferShape that never sets the output is told apart from one that makes it 0-d.
+    void TwinMarkUnset()
+    {
+        dim_num_ = 0;
+        dims_[0] = kInvalidDimValue;
+    }
+    bool TwinIsUnset() const { return dim_num_ == 0 && dims_[0] == kInvalidDimValue; }
 
 private:
     size_t dim_num_;
@@ -396,6 +411,25 @@ private:
         std::memcpy(a.bytes.get(), &v, sizeof(T));
         attrs_.push_back(std::move(a));
     }
+    // An Int attr is stored as int64_t. Read through a narrower integer pointer, the NPU host (little
+    // endian) sees its low bytes: the value itself when it fits the type, which hand-written
+    // TilingFuncs rely on (GetAttrPointer<uint32_t>); a value that does not fit is refused.
+    template <typename T>
+    static bool IntAttrReadsAs(const opgen_twin::detail::StoredAttr& a)
+    {
+        if constexpr (std::is_same<T, int64_t>::value) {
+            return true;
+        } else if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value) {
+            int64_t v = 0;
+            std::memcpy(&v, a.bytes.get(), sizeof(v));
+            return std::numeric_limits<T>::is_signed
+                       ? v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                             v <= static_cast<int64_t>(std::numeric_limits<T>::max())
+                       : v >= 0 && static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+        } else {
+            return false;
+        }
+    }
     template <typename T>
     static void CheckType(size_t index, const opgen_twin::detail::StoredAttr& a)
     {
@@ -404,7 +438,7 @@ private:
         const char* want = "bool";
         switch (a.kind) {
             case AttrKind::kBool: ok = std::is_same<T, bool>::value; want = "bool"; break;
-            case AttrKind::kInt: ok = std::is_same<T, int64_t>::value; want = "int64_t"; break;
+            case AttrKind::kInt: ok = IntAttrReadsAs<T>(a); want = "int64_t"; break;
             case AttrKind::kFloat: ok = std::is_same<T, float>::value; want = "float"; break;
             case AttrKind::kString: ok = std::is_same<T, char>::value; want = "char"; break;
             case AttrKind::kListBool:

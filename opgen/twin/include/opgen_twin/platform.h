@@ -3,6 +3,7 @@
 #define OPGEN_TWIN_PLATFORM_H
 
 #include <cstdint>
+#include <cctype>
 #include <string>
 
 #include "opgen_twin/detail/launch.h"
@@ -27,16 +28,20 @@ struct PlatformConfig {
     uint32_t libApiWorkspace = kDefaultLibApiWorkspace;
     size_t tilingCapacity = kDefaultTilingCapacity;
 
-    // Named presets: "ascend910b" (default above), "Ascend910B1"/"Ascend910B2" (24/48
-    // cores), "Ascend910B3"/"Ascend910B4" (20/40 cores). Unknown names keep the defaults
-    // but record the name.
+    // Named presets, as npu-smi or msopgen spells them ("Ascend910B1" or "ascend910b1"):
+    // "ascend910b" (default above), Ascend910B1/B2 (24/48 cores), Ascend910B3/B4 (20/40
+    // cores). Unknown names keep the defaults but record the name.
     static PlatformConfig Preset(const std::string& name)
     {
         PlatformConfig c;
-        if (name == "Ascend910B1" || name == "Ascend910B2") {
+        std::string lower = name;
+        for (char& ch : lower) {
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
+        if (lower == "ascend910b1" || lower == "ascend910b2") {
             c.aicCoreNum = 24;
             c.aivCoreNum = 48;
-        } else if (name == "Ascend910B3" || name == "Ascend910B4") {
+        } else if (lower == "ascend910b3" || lower == "ascend910b4") {
             c.aicCoreNum = 20;
             c.aivCoreNum = 40;
         } else {

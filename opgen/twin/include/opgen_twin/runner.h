@@ -535,7 +535,7 @@ inline std::string PrepareOutputs(const std::vector<size_t>& outputInstanceNums,
         const ge::Format f = inColumn ? fmts[pc.column] : ge::FORMAT_ND;
         for (size_t k = 0; k < n; ++k) {
             gert::StorageShape ss;
-            ss.MutableOriginShape().AppendDim(-1);  // "unset" marker, InferShape must overwrite it
+            ss.MutableOriginShape().TwinMarkUnset();  // InferShape must set it
             c.outShapes.push_back(ss);
             gert::CompileTimeTensorDesc desc;
             desc.SetDataType(ge::DT_UNDEFINED);
@@ -660,6 +660,9 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage)
     }
     for (size_t i = 0; i < c.outShapes.size(); ++i) {
         const gert::Shape& s = c.outShapes[i].GetOriginShape();
+        if (s.TwinIsUnset()) {
+            return Format("InferShape of %s left output %zu ('%s') unset", op.c_str(), i, OutputName(pc, i).c_str());
+        }
         for (size_t d = 0; d < s.GetDimNum(); ++d) {
             if (s.GetDim(d) < 0) {
                 return Format("InferShape of %s left output %zu ('%s') unset or with a negative dim", op.c_str(), i,

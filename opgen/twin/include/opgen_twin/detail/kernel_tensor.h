@@ -41,6 +41,28 @@ using QuePosition = TPosition;
 enum class CacheMode : uint8_t { CACHE_MODE_NORMAL = 0, CACHE_MODE_DISABLE, CACHE_MODE_LAST, CACHE_MODE_PERSISTENT };
 
 constexpr int32_t ONE_BLK_SIZE = 32;  // UB data block: the unit of alignment
+constexpr int32_t DEFAULT_C0_SIZE = 32;  // asc-devkit kernel_utils_constants.h
+// The UB a kernel's buffers may take (asc-devkit kernel_utils_constants.h, by __NPU_ARCH__; a
+// variant built without one is Atlas A2/A3's, 2201, the twin's default SoC).
+#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
+constexpr int32_t TOTAL_VEC_LOCAL_SIZE = 248 * 1024;
+constexpr uint32_t TOTAL_UB_SIZE = 256 * 1024;
+#elif defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3003 || __NPU_ARCH__ == 3113)
+constexpr int32_t TOTAL_VEC_LOCAL_SIZE = 118 * 1024;
+constexpr uint32_t TOTAL_UB_SIZE = 118 * 1024;
+#elif defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3002)
+constexpr int32_t TOTAL_VEC_LOCAL_SIZE = 184 * 1024;
+constexpr uint32_t TOTAL_UB_SIZE = 248 * 1024;
+#elif defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3102)
+constexpr int32_t TOTAL_VEC_LOCAL_SIZE = 184 * 1024;
+constexpr uint32_t TOTAL_UB_SIZE = 256 * 1024;
+#elif defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510 || __NPU_ARCH__ == 5102)
+constexpr int32_t TOTAL_VEC_LOCAL_SIZE = 248 * 1024;
+constexpr uint32_t TOTAL_UB_SIZE = 248 * 1024;
+#else
+constexpr int32_t TOTAL_VEC_LOCAL_SIZE = 184 * 1024;
+constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
+#endif
 
 template <class T>
 class LocalTensor;
@@ -249,45 +271,45 @@ public:
 
     void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize)
     {
-        ptr_ = buffer;
-        begin_ = buffer;
+        address_ = buffer;
+        oriAddress_ = buffer;
         size_ = bufferSize;
         sized_ = true;
     }
     void SetGlobalBuffer(__gm__ T* buffer)
     {
-        ptr_ = buffer;
-        begin_ = buffer;
+        address_ = buffer;
+        oriAddress_ = buffer;
         size_ = 0;
         sized_ = false;
     }
-    const __gm__ T* GetPhyAddr() const { return ptr_; }
-    __gm__ T* GetPhyAddr(const uint64_t offset) const { return ptr_ + offset; }
+    const __gm__ T* GetPhyAddr() const { return address_; }
+    __gm__ T* GetPhyAddr(const uint64_t offset) const { return address_ + offset; }
     T GetValue(const uint64_t offset) const
     {
-        TwinCheckAccess("GlobalTensor::GetValue", offset, 1);
-        return opgen_twin::detail::Load<T>(ptr_, offset);
+        TwinCheckRead("GlobalTensor::GetValue", offset, 1);
+        return opgen_twin::detail::Load<T>(address_, offset);
     }
     void SetValue(const uint64_t offset, T value)
     {
         TwinCheckAccess("GlobalTensor::SetValue", offset, 1);
-        opgen_twin::detail::Store<T>(ptr_, offset, value);
-        opgen_twin::detail::NoteGmWrite(true, ptr_ + offset, sizeof(T));
+        opgen_twin::detail::Store<T>(address_, offset, value);
+        opgen_twin::detail::NoteGmWrite(true, address_ + offset, sizeof(T));
     }
     __gm__ T& operator()(const uint64_t offset) const
     {
         TwinCheckAccess("GlobalTensor::operator()", offset, 1);
-        return ptr_[offset];
+        return address_[offset];
     }
     uint64_t GetSize() const
     {
-        const uint64_t used = static_cast<uint64_t>(ptr_ - begin_);
+        const uint64_t used = static_cast<uint64_t>(address_ - oriAddress_);
         return (sized_ && used <= size_) ? size_ - used : 0;
     }
     GlobalTensor operator[](const uint64_t offset) const
     {
         GlobalTensor r = *this;
-        r.ptr_ = ptr_ + offset;
+        r.address_ = address_ + offset;
         return r;
     }
     void SetL2CacheHint(CacheMode) {}
@@ -296,19 +318,32 @@ public:
     {
         GlobalTensor<U> r;
         if (sized_) {
-            r.SetGlobalBuffer(reinterpret_cast<U*>(begin_), size_ * sizeof(T) / sizeof(U));
+            r.SetGlobalBuffer(reinterpret_cast<U*>(oriAddress_), size_ * sizeof(T) / sizeof(U));
         } else {
-            r.SetGlobalBuffer(reinterpret_cast<U*>(begin_));
+            r.SetGlobalBuffer(reinterpret_cast<U*>(oriAddress_));
         }
-        return r[static_cast<uint64_t>(ptr_ - begin_) * sizeof(T) / sizeof(U)];
+        return r[static_cast<uint64_t>(address_ - oriAddress_) * sizeof(T) / sizeof(U)];
     }
 
     // ---- twin internals ----
-    // Element range [offset, offset+count) relative to this view must lie inside the size
-    // given to SetGlobalBuffer and inside a GM buffer the runner allocated.
+    // A write of elements [offset, offset+count) of this view must lie inside the size given to
+    // SetGlobalBuffer (past it, a block writes into its neighbour's part) and inside a GM buffer
+    // the runner allocated.
     void TwinCheckAccess(const char* api, uint64_t offset, uint64_t count) const
     {
-        if (ptr_ == nullptr) {
+        TwinCheckAccess(api, offset, count, true);
+    }
+    // A read needs only the GM buffer: on the NPU the size given to SetGlobalBuffer bounds
+    // nothing, and kernels read whole 32-byte blocks past their part (the neighbour's data, or
+    // the tensor's tail) and drop them. Outside any buffer passed to the kernel it is still an
+    // error; with no buffers registered (a standalone test) the size is the only bound known.
+    void TwinCheckRead(const char* api, uint64_t offset, uint64_t count) const
+    {
+        TwinCheckAccess(api, offset, count, opgen_twin::detail::g_launch.gm.empty());
+    }
+    void TwinCheckAccess(const char* api, uint64_t offset, uint64_t count, bool checkSize) const
+    {
+        if (address_ == nullptr) {
             opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
                 "%s: GlobalTensor<%s> has no buffer (SetGlobalBuffer was not called or got nullptr)", api,
                 opgen_twin::detail::TypeName<T>()));
@@ -316,8 +351,8 @@ public:
         if (count == 0) {
             return;
         }
-        if (sized_) {
-            const uint64_t start = static_cast<uint64_t>(ptr_ - begin_) + offset;
+        if (sized_ && checkSize) {
+            const uint64_t start = static_cast<uint64_t>(address_ - oriAddress_) + offset;
             if (start + count > size_) {
                 opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
                     "%s: accesses elements [%llu, %llu) of a GlobalTensor<%s> whose SetGlobalBuffer size is %llu "
@@ -326,13 +361,15 @@ public:
                     opgen_twin::detail::TypeName<T>(), static_cast<unsigned long long>(size_)));
             }
         }
-        opgen_twin::detail::CheckGmRange(api, ptr_ + offset, count * sizeof(T));
+        opgen_twin::detail::CheckGmRange(api, address_ + offset, count * sizeof(T));
     }
-    __gm__ T* TwinPtr() const { return ptr_; }
+    __gm__ T* TwinPtr() const { return address_; }
+
+    // Public as in asc-devkit's BaseGlobalTensor; kernels read address_ for scalar GM writes.
+    __gm__ T* address_ = nullptr;
+    __gm__ T* oriAddress_ = nullptr;  // the address given to SetGlobalBuffer (views keep it)
 
 private:
-    __gm__ T* ptr_ = nullptr;
-    __gm__ T* begin_ = nullptr;  // address given to SetGlobalBuffer (views keep it)
     uint64_t size_ = 0;
     bool sized_ = false;
 };

@@ -132,11 +132,13 @@ inline at::Tensor ToTensor(opgen_twin::HostTensor&& host)
 }
 
 // The twin's platform: the SoC the kernels are compiled for (setup.py's __NPU_ARCH__), as the
-// host functions read it (PlatformAscendC::GetSocVersion); cores and UB are the twin's defaults.
+// host functions read it (PlatformAscendC::GetSocVersion), with the first target's core counts
+// where the twin knows them ({{ project.socs[0] }}); UB and the rest are the twin's defaults.
 inline const opgen_twin::RunOptions& TwinOptions()
 {
     static const opgen_twin::RunOptions options = [] {
         opgen_twin::RunOptions o;
+        o.platform = opgen_twin::PlatformConfig::Preset("{{ project.socs[0] }}");
         o.platform.socVersion = opgen_twin::detail::SocName(opgen_twin::detail::kNpuArch);
         return o;
     }();
