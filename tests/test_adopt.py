@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -201,7 +202,9 @@ def test_what_adopt_refuses(project, tmp_path):
 @pytest.mark.slow
 def test_an_adopted_project_passes_on_the_twin_and_a_planted_bug_fails(project):
     """Their kernel and TilingFunc, untouched, on the CPU twin: precision passes against the
-    golden; a one-character bug in their kernel fails it."""
+    golden; without an InferShape (an op called through aclnn) it still does, the outputs sized
+    by the fake kernel and the InferShape test skipped saying why; a one-character bug in their
+    kernel fails it."""
     run = [sys.executable, "-m", "opgen"]
     try:
         adopted = subprocess.run(
@@ -214,6 +217,21 @@ def test_an_adopted_project_passes_on_the_twin_and_a_planted_bug_fails(project):
         tests = json.loads(adopted.stdout)["build"]["steps"]
         detail = next(s["detail"] for s in tests if s["step"] == "run tests")
         assert " passed" in detail and "failed" not in detail, detail
+        host = project / "op_host" / "add_custom.cpp"
+        host.write_text(host.read_text().replace("SetInferShape(ge::InferShape).", ""))
+        verdicts = {**os.environ, "PYTEST_ADDOPTS": "-rA"}  # each test's verdict, in the log
+        for step in ("build", "test"):
+            done = subprocess.run(
+                [*run, step, str(project)],
+                capture_output=True,
+                text=True,
+                timeout=900,
+                env=verdicts,
+            )
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        log = (project / ".opgen" / "logs" / "test.log").read_text()
+        assert "registers no InferShape" in log and "FAILED" not in log, log[-3000:]
+        assert re.search(r"PASSED \S+::test_precision\[", log), log[-3000:]
         kernel = project / "op_kernel" / "add_custom.cpp"
         kernel.write_text(
             kernel.read_text().replace("AscendC::Add(z, x, y", "AscendC::Sub(z, x, y")

@@ -301,7 +301,15 @@ def _build_adopted_op(op: Op, options: Options) -> OpData:
     """An op of an adopted project: an op the user computes whose files are all written (their
     own op_host/ and op_kernel/), so none of its tests waits for one."""
     data = build_op(op, replace(options, adopted=False))
-    torch_data = replace(data.torch, cpu=replace(data.torch.cpu, placeholder=None))
+    cpu = data.torch.cpu
+    # Many hand-written projects register no InferShape (their ops run through aclnn, the
+    # caller allocating the outputs); the CPU kernel then sizes them by the fake kernel.
+    cpu = replace(
+        cpu,
+        placeholder=None,
+        shapes_from_meta_without_infer=not cpu.updates and not cpu.in_place_only,
+    )
+    torch_data = replace(data.torch, cpu=cpu)
     return replace(
         data,
         torch=torch_data,

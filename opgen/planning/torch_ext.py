@@ -413,6 +413,9 @@ class CpuKernel:
     in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
     updates: list[CopyBack]  # the inputs it updates in place, from the twin's tensors
     placeholder: CpuPlaceholder | None
+    # An adopted op whose project may register no InferShape (called through aclnn, the caller
+    # allocates the outputs): the CPU kernel then sizes them by the fake kernel on meta copies.
+    shapes_from_meta_without_infer: bool = False
 
 
 def cpu_context(op: Op, params, outs) -> CpuKernel:

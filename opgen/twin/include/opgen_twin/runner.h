@@ -181,6 +181,10 @@ struct RunOptions {
     // Instance count per IR output index, for DYNAMIC outputs (a graph node fixes it before
     // InferShape runs); a missing entry or 0 means 1. Other outputs always have 1.
     std::vector<size_t> outputInstanceNums;
+    // The output shapes, one per output instance, when the caller allocates the outputs (aclnn's
+    // way: an op called through its aclnn API needs no InferShape, and many hand-written ones
+    // register none). Given, InferShape is not run; InferDataType still is.
+    std::vector<std::vector<int64_t>> outputShapes;
 };
 
 // Shapes and dtypes per output *instance* (GE's output index: IR outputs in order, a DYNAMIC
@@ -644,18 +648,43 @@ inline std::string Prepare(const std::string& opType, const std::vector<HostTens
     return err;
 }
 
-// Runs InferShape and InferDataType. Returns "" or an error; `stage` tells which.
-inline std::string RunInfer(PreparedCall& pc, std::string& stage)
+// Sets the output shapes the caller gives (RunOptions::outputShapes) in place of InferShape's.
+inline std::string SetGivenShapes(PreparedCall& pc, const std::vector<std::vector<int64_t>>& shapes)
+{
+    CallData& c = pc.call;
+    if (shapes.size() != c.outShapes.size()) {
+        return Format("%s has %zu output instances, %zu output shapes given", c.opType.c_str(), c.outShapes.size(),
+                      shapes.size());
+    }
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        gert::Shape s;
+        for (const int64_t d : shapes[i]) {
+            if (d < 0) return Format("output %zu ('%s') given a negative dim", i, OutputName(pc, i).c_str());
+            s.AppendDim(d);
+        }
+        c.outShapes[i].MutableOriginShape() = s;
+        c.outShapes[i].MutableStorageShape() = s;
+    }
+    return "";
+}
+
+// Runs InferShape (or takes the given shapes) and InferDataType. Returns "" or an error; `stage`
+// tells which.
+inline std::string RunInfer(PreparedCall& pc, std::string& stage,
+                            const std::vector<std::vector<int64_t>>* givenShapes = nullptr)
 {
     CallData& c = pc.call;
     const std::string& op = c.opType;
     stage = "infer_shape";
     auto inferShape = pc.def.TwinInferShape();
-    if (inferShape == nullptr) {
+    if (givenShapes != nullptr) {
+        const std::string err = SetGivenShapes(pc, *givenShapes);
+        if (!err.empty()) return err;
+    } else if (inferShape == nullptr) {
         return Format("%s has no InferShape function (SetInferShape was not called)", op.c_str());
     }
     gert::InferShapeContext sctx(&c);
-    if (inferShape(&sctx) != ge::GRAPH_SUCCESS) {
+    if (givenShapes == nullptr && inferShape(&sctx) != ge::GRAPH_SUCCESS) {
         return Format("InferShape of %s returned GRAPH_FAILED%s", op.c_str(), InputShapesNote(pc).c_str());
     }
     for (size_t i = 0; i < c.outShapes.size(); ++i) {
@@ -1114,9 +1143,11 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
             aiv.push_back(std::move(gmWrites[b]));
             aiv.push_back(std::move(gmWritesSub1[b]));
         }
-        return CacheLineConflict(aiv, shared.gm);
+        const std::string err = CacheLineConflict(aiv, shared.gm);
+        return err.empty() ? DmaWriteConflict(aiv, shared.gm) : err;
     }
-    return CacheLineConflict(gmWrites, shared.gm);
+    const std::string err = CacheLineConflict(gmWrites, shared.gm);
+    return err.empty() ? DmaWriteConflict(gmWrites, shared.gm) : err;
 }
 
 // Launches kernel `k` on GM buffers for the call (r.outputs' data lent as the outputs' own).
@@ -1183,7 +1214,7 @@ inline RunResult RunImplUnsafe(const std::string& opType, const KernelEntry* ker
     PreparedCall pc;
     r.stage = "validate";
     std::string err = Prepare(opType, inputs, attrs, opt.platform, opt.outputInstanceNums, pc);
-    if (err.empty()) err = RunInfer(pc, r.stage);
+    if (err.empty()) err = RunInfer(pc, r.stage, opt.outputShapes.empty() ? nullptr : &opt.outputShapes);
     if (!err.empty()) {
         r.error = err;
         return r;
@@ -1286,6 +1317,13 @@ inline InferResult InferOp(const std::string& opType, const std::vector<HostTens
     r.outputInstances = pc.call.irOutputs;
     r.ok = true;
     return r;
+}
+
+// Whether the op's OpDef registers an InferShape function (false for an op not registered).
+inline bool HasInferShape(const std::string& opType)
+{
+    ops::OpDef def("");
+    return FindOpDef(opType, &def) && def.TwinInferShape() != nullptr;
 }
 
 inline RunResult RunOp(const std::string& opType, const KernelEntry& kernel, const std::vector<HostTensor>& inputs,

@@ -44,7 +44,10 @@ namespace detail {
 template <class T> struct IsCmpSelT : IsAnyOf<T, half, float> {};
 template <class T> struct IsCmpT : IsAnyOf<T, half, float, int32_t> {};
 template <class U> struct IsCmpDstT : IsAnyOf<U, int8_t, uint8_t> {};
-template <class U> struct IsSelMaskT : IsAnyOf<U, uint8_t, uint16_t, uint32_t, uint64_t> {};
+// Select's mask: the docs list uint8/16/32/64_t; the device build checks nothing (ASCENDC_ASSERT is
+// empty there) and reads bits, so the int8_t tensor Compare wrote works as well and is accepted.
+template <class U>
+struct IsSelMaskT : IsAnyOf<U, uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t> {};
 
 inline bool CmpHolds(AscendC::CMPMODE mode, double a, double b)
 {
@@ -189,7 +192,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                    const LocalTensor<T>& src1, SELMODE selMode, uint32_t count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Select", "half, float");
-    static_assert(opgen_twin::detail::IsSelMaskT<U>::value, "opgen twin: Select's selMask is uint8/16/32/64_t");
+    static_assert(opgen_twin::detail::IsSelMaskT<U>::value, "opgen twin: Select's selMask is an integer tensor (uint8/16/32/64_t)");
     const char* api = "Select";
     opgen_twin::detail::CheckSelectMode<Arch>(selMode, false);
     dst.TwinCheckFits(api, "dst", count);
@@ -208,7 +211,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                    SELMODE selMode, uint32_t count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Select", "half, float");
-    static_assert(opgen_twin::detail::IsSelMaskT<U>::value, "opgen twin: Select's selMask is uint8/16/32/64_t");
+    static_assert(opgen_twin::detail::IsSelMaskT<U>::value, "opgen twin: Select's selMask is an integer tensor (uint8/16/32/64_t)");
     const char* api = "Select";
     opgen_twin::detail::CheckSelectMode<Arch>(selMode, true);
     dst.TwinCheckFits(api, "dst", count);

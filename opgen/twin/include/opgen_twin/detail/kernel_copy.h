@@ -121,7 +121,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
                              static_cast<unsigned long long>(srcStrideBytes), TypeName<T>()));
     }
     const uint64_t srcPitch = srcPitchBytes / sizeof(T);
-    src.TwinCheckRead(api, 0, srcPitch * (blockCount - 1) + elems);
+    src.TwinCheckAccess(api, 0, srcPitch * (blockCount - 1) + elems);
     uint8_t* ub = static_cast<uint8_t*>(dst.TwinData());
     const T* gm = src.TwinPtr();
     const uint64_t rowElems = rowBytes / sizeof(T);
@@ -248,7 +248,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     const char* api = "DataCopy(GM->UB)";
     opgen_twin::detail::CheckDataCopyCount(api, opgen_twin::detail::TypeName<T>(), sizeof(T), count);
     dst.TwinCheckFits(api, "dst", count);
-    src.TwinCheckRead(api, 0, count);
+    src.TwinCheckAccess(api, 0, count);
     const size_t bytes = static_cast<size_t>(count) * sizeof(T);
     std::memcpy(dst.TwinDataToOverwrite(bytes), src.TwinPtr(), bytes);
 }
@@ -292,7 +292,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     const uint64_t blk = 32u / sizeof(T);
     const uint64_t len = p.blockLen * blk, sp = (p.blockLen + p.srcStride) * blk, dp = (p.blockLen + p.dstStride) * blk;
     dst.TwinCheckFits(api, "dst", dp * (p.blockCount - 1) + len);
-    src.TwinCheckRead(api, 0, sp * (p.blockCount - 1) + len);
+    src.TwinCheckAccess(api, 0, sp * (p.blockCount - 1) + len);
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         std::memcpy(static_cast<uint8_t*>(dst.TwinData()) + b * dp * sizeof(T), src.TwinPtr() + b * sp, len * sizeof(T));
     }

@@ -742,7 +742,7 @@ private:
                 }
                 opgen_twin::detail::Store<DstT>(row, j, out);
             }
-            opgen_twin::detail::NoteGmWrite(false, row, static_cast<uint64_t>(tileCols_) * sizeof(DstT));
+            opgen_twin::detail::NoteGmWrite(false, row, static_cast<uint64_t>(tileCols_) * sizeof(DstT), enAtomic != 0);
         }
     }
 

@@ -287,7 +287,7 @@ public:
     __gm__ T* GetPhyAddr(const uint64_t offset) const { return address_ + offset; }
     T GetValue(const uint64_t offset) const
     {
-        TwinCheckRead("GlobalTensor::GetValue", offset, 1);
+        TwinCheckAccess("GlobalTensor::GetValue", offset, 1);
         return opgen_twin::detail::Load<T>(address_, offset);
     }
     void SetValue(const uint64_t offset, T value)
@@ -326,18 +326,12 @@ public:
     }
 
     // ---- twin internals ----
-    // A write of elements [offset, offset+count) of this view must lie inside the size given to
-    // SetGlobalBuffer (past it, a block writes into its neighbour's part) and inside a GM buffer
-    // the runner allocated.
+    // Elements [offset, offset+count) of this view must lie inside a GM buffer the runner passed
+    // to the kernel. The size given to SetGlobalBuffer bounds nothing on the NPU: kernels read and
+    // write whole 32-byte blocks past their part (the runner then checks that two blocks writing
+    // the same bytes write the same values, DmaWriteConflict). With no buffers registered (a
+    // standalone test) that size is the only bound known, and it is held to.
     void TwinCheckAccess(const char* api, uint64_t offset, uint64_t count) const
-    {
-        TwinCheckAccess(api, offset, count, true);
-    }
-    // A read needs only the GM buffer: on the NPU the size given to SetGlobalBuffer bounds
-    // nothing, and kernels read whole 32-byte blocks past their part (the neighbour's data, or
-    // the tensor's tail) and drop them. Outside any buffer passed to the kernel it is still an
-    // error; with no buffers registered (a standalone test) the size is the only bound known.
-    void TwinCheckRead(const char* api, uint64_t offset, uint64_t count) const
     {
         TwinCheckAccess(api, offset, count, opgen_twin::detail::g_launch.gm.empty());
     }

@@ -37,11 +37,15 @@ struct GmRegion {
 // The GM writes of one block, for the cache-line rule (CacheLineConflict): the lines it wrote
 // with the scalar unit and the byte ranges it wrote by DMA, each in a GM buffer of the runner
 // (`region`: its index in LaunchState::gm) and counted from that buffer's start.
+// A DMA range also keeps the bytes the block wrote there (for DmaWriteConflict), except when it
+// accumulates (SetAtomicAdd/Max/Min, a Matmul's atomic output), where several blocks meet by design.
 struct BlockGmWrites {
     struct Range {
         size_t region;
         uint64_t begin;
         uint64_t end;
+        bool accumulates = false;
+        std::vector<uint8_t> bytes;  // DMA, not accumulating: what the block left in [begin, end)
     };
     std::vector<Range> scalarLines;  // [line start, line end), consecutive repeats merged
     std::vector<Range> dmaRanges;    // contiguous and overlapping writes merged
@@ -127,7 +131,7 @@ inline const GmRegion* FindGmRegion(const void* p)
 // so it records the writes and fails such a launch whatever the order (CacheLineConflict).
 constexpr uint64_t kCacheLineBytes = 64;
 
-inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes)
+inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes, bool accumulates = false)
 {
     BlockGmWrites* log = g_launch.gmWrites;
     if (log == nullptr || bytes == 0) {
@@ -144,16 +148,75 @@ inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes)
         begin = begin / kCacheLineBytes * kCacheLineBytes;
         end = (end + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
     }
+    accumulates = !scalar && (accumulates || g_launch.atomicOp != 0);
+    const bool keepBytes = !scalar && !accumulates;
     auto& ranges = scalar ? log->scalarLines : log->dmaRanges;
     if (!ranges.empty()) {
         BlockGmWrites::Range& last = ranges.back();
-        if (last.region == i && begin <= last.end && end >= last.begin) {
+        if (last.region == i && last.accumulates == accumulates && begin <= last.end && end >= last.begin) {
+            if (keepBytes) {  // the merged range's bytes: the old ones, then the new ones over them
+                const uint64_t from = std::min(last.begin, begin);
+                std::vector<uint8_t> merged(std::max(last.end, end) - from);
+                std::memcpy(merged.data() + (last.begin - from), last.bytes.data(), last.bytes.size());
+                std::memcpy(merged.data() + (begin - from), p, bytes);
+                last.bytes = std::move(merged);
+            }
             last.begin = std::min(last.begin, begin);
             last.end = std::max(last.end, end);
             return;
         }
     }
-    ranges.push_back({i, begin, end});
+    BlockGmWrites::Range range{i, begin, end, accumulates, {}};
+    if (keepBytes) {
+        const auto* b = static_cast<const uint8_t*>(p);
+        range.bytes.assign(b, b + bytes);
+    }
+    ranges.push_back(std::move(range));
+}
+
+// The first bytes (by buffer, then address) that two blocks wrote by DMA with different values, as
+// an error naming both; "" when there is none. Blocks may write past their own part (whole 32-byte
+// blocks past a tail, say) as long as what they write there is what its owner writes: on the NPU the
+// cores run at once and either write may land last.
+inline std::string DmaWriteConflict(const std::vector<BlockGmWrites>& blocks, const std::vector<GmRegion>& regions)
+{
+    struct Write {
+        const BlockGmWrites::Range* range;
+        size_t block;
+    };
+    std::vector<Write> writes;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        for (const auto& r : blocks[b].dmaRanges) {
+            if (!r.accumulates) writes.push_back({&r, b});
+        }
+    }
+    std::stable_sort(writes.begin(), writes.end(), [](const Write& x, const Write& y) {
+        return x.range->region != y.range->region ? x.range->region < y.range->region
+                                                  : x.range->begin < y.range->begin;
+    });
+    for (size_t i = 0; i < writes.size(); ++i) {
+        const BlockGmWrites::Range& x = *writes[i].range;
+        for (size_t j = i + 1; j < writes.size(); ++j) {
+            const BlockGmWrites::Range& y = *writes[j].range;
+            if (y.region != x.region || y.begin >= x.end) {
+                break;
+            }
+            if (writes[j].block == writes[i].block) {
+                continue;
+            }
+            const uint64_t to = std::min(x.end, y.end);
+            for (uint64_t at = y.begin; at < to; ++at) {
+                if (x.bytes[at - x.begin] != y.bytes[at - y.begin]) {
+                    return Format("kernel blocks %zu and %zu both write byte %llu of %s by DMA, with different "
+                                  "values: on the NPU the cores run at once and either write may land last; give "
+                                  "each core its own part of GM to write, or write the same values there",
+                                  std::min(writes[i].block, writes[j].block), std::max(writes[i].block, writes[j].block),
+                                  static_cast<unsigned long long>(at), regions[x.region].name.c_str());
+                }
+            }
+        }
+    }
+    return "";
 }
 
 // The first line (by buffer, then address) that one block wrote with the scalar unit and another

@@ -132,13 +132,18 @@ inline at::Tensor ToTensor(opgen_twin::HostTensor&& host)
 }
 
 // The twin's platform: the SoC the kernels are compiled for (setup.py's __NPU_ARCH__), as the
-// host functions read it (PlatformAscendC::GetSocVersion), with the first target's core counts
-// where the twin knows them ({{ project.socs[0] }}); UB and the rest are the twin's defaults.
+// host functions read it (PlatformAscendC::GetSocVersion), with the core counts of the project's
+// first SoC (setup.py's OPGEN_TWIN_SOC) where the twin knows them; UB and the rest are the
+// twin's defaults.
+#define OPGEN_TORCH_TEXT_(name) #name
+#define OPGEN_TORCH_TEXT(name) OPGEN_TORCH_TEXT_(name)
 inline const opgen_twin::RunOptions& TwinOptions()
 {
     static const opgen_twin::RunOptions options = [] {
         opgen_twin::RunOptions o;
-        o.platform = opgen_twin::PlatformConfig::Preset("{{ project.socs[0] }}");
+#ifdef OPGEN_TWIN_SOC
+        o.platform = opgen_twin::PlatformConfig::Preset(OPGEN_TORCH_TEXT(OPGEN_TWIN_SOC));
+#endif
         o.platform.socVersion = opgen_twin::detail::SocName(opgen_twin::detail::kNpuArch);
         return o;
     }();
@@ -150,25 +155,41 @@ inline const opgen_twin::RunOptions& TwinOptions()
 inline std::vector<at::Tensor> Run(const char* op_type,
                                    const std::vector<opgen_twin::KernelVariant>& variants,
                                    const std::vector<opgen_twin::HostTensor>& inputs,
-                                   const std::vector<opgen_twin::AttrValue>& attrs)
+                                   const std::vector<opgen_twin::AttrValue>& attrs,
+                                   const std::vector<at::Tensor>& meta_outputs = {})
 {
     static std::mutex twin_mutex;  // the twin keeps per-launch state in globals
     const std::lock_guard<std::mutex> lock(twin_mutex);
     std::vector<at::Tensor> outputs;
-    const opgen_twin::InferResult inferred = opgen_twin::InferOp(op_type, inputs, attrs);
-    TORCH_CHECK(inferred.ok, op_type, " on the CPU twin: ", inferred.error);
+    opgen_twin::RunOptions options = TwinOptions();
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<at::ScalarType> dtypes;
+    if (meta_outputs.empty()) {
+        const opgen_twin::InferResult inferred = opgen_twin::InferOp(op_type, inputs, attrs);
+        TORCH_CHECK(inferred.ok, op_type, " on the CPU twin: ", inferred.error);
+        shapes = inferred.outputShapes;
+        for (const ge::DataType dtype : inferred.outputDtypes) {
+            dtypes.push_back(ToAten(dtype));
+        }
+    } else {
+        // The caller allocates the outputs, as an aclnn call does: the twin runs no InferShape.
+        for (const at::Tensor& meta : meta_outputs) {
+            shapes.push_back(meta.sizes().vec());
+            dtypes.push_back(meta.scalar_type());
+        }
+        options.outputShapes = shapes;
+    }
     bool all_empty = true;
-    for (const auto& shape : inferred.outputShapes) {
+    for (const auto& shape : shapes) {
         all_empty = all_empty && c10::multiply_integers(shape) == 0;
     }
     if (all_empty) {
-        for (size_t i = 0; i < inferred.outputShapes.size(); ++i) {
-            const auto options = at::TensorOptions().dtype(ToAten(inferred.outputDtypes[i]));
-            outputs.push_back(at::empty(inferred.outputShapes[i], options));
+        for (size_t i = 0; i < shapes.size(); ++i) {
+            outputs.push_back(at::empty(shapes[i], at::TensorOptions().dtype(dtypes[i])));
         }
         return outputs;
     }
-    opgen_twin::RunResult result = opgen_twin::RunOp(op_type, variants, inputs, attrs, TwinOptions());
+    opgen_twin::RunResult result = opgen_twin::RunOp(op_type, variants, inputs, attrs, options);
     TORCH_CHECK(result.ok, op_type, " failed on the CPU twin (", result.stage, "): ", result.error);
     for (auto& output : result.outputs) {
         outputs.push_back(ToTensor(std::move(output)));
