@@ -18,6 +18,7 @@
 #include "opgen_twin/detail/kernel_vec_repeat.h"
 #include "opgen_twin/detail/kernel_cmpsel.h"
 #include "opgen_twin/detail/kernel_reduce.h"
+#include "opgen_twin/detail/kernel_reduce_repeat.h"
 #include "opgen_twin/detail/kernel_adv.h"
 #include "opgen_twin/detail/kernel_adv_math.h"
 #include "opgen_twin/detail/kernel_misc.h"
