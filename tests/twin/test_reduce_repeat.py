@@ -190,3 +190,11 @@ def test_reduce_and_mask_errors_name_the_call(reduce_api):
     assert "Counter-mode count 300" in msgs["counter_overrun"]
     assert "MaskMode::NORMAL while Counter mode is on" in msgs["setvectormask_len_normal_in_counter"]
     assert "maskHigh must be 0" in msgs["setvectormask_high_32bit"]
+
+
+def test_compare_register_form_and_cmpmask(reduce_api):
+    """Compare(src0, src1, cmpMode, mask, repeatParams) into the CmpMask register, GetCmpMask and
+    SetCmpMask (hand values in the C++ section); GetCmpMask into a never-allocated LocalTensor, as
+    AscendC-S3 ArgMaxWithValue's half path does, is an error."""
+    _, msgs = reduce_api("cmpmask")
+    assert "default-constructed LocalTensor" in msgs["getcmpmask_default_tensor"]

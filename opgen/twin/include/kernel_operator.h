@@ -17,6 +17,7 @@
 #include "opgen_twin/detail/kernel_vec.h"
 #include "opgen_twin/detail/kernel_vec_repeat.h"
 #include "opgen_twin/detail/kernel_cmpsel.h"
+#include "opgen_twin/detail/kernel_cmpmask.h"
 #include "opgen_twin/detail/kernel_reduce.h"
 #include "opgen_twin/detail/kernel_reduce_repeat.h"
 #include "opgen_twin/detail/kernel_adv.h"

@@ -262,6 +262,48 @@ void SectionErrors()
     ResetMask();
 }
 
+
+void SectionCmpMask()
+{
+    Scratch s;
+    auto a = s.Get<half>(128);
+    auto b = s.Get<half>(128);
+    auto m = s.Get<uint8_t>(32);
+    for (uint32_t i = 0; i < 128; ++i) {
+        a.SetValue(i, half(float(i % 3)));  // 0 1 2 0 1 2 ...
+        b.SetValue(i, half(1.0f));
+    }
+    // GT over the first 10 elements: a > 1 at 2, 5, 8 -> bits 0b1_0010_0100 = 0x124.
+    Compare(a, b, CMPMODE::GT, uint64_t(10), BinaryRepeatParams());
+    for (uint32_t i = 0; i < 32; ++i) m.SetValue(i, uint8_t(0xAA));
+    GetCmpMask(m);
+    CHECK(m.GetValue(0) == 0x24 && m.GetValue(1) == 0x01 && m.GetValue(2) == 0 && m.GetValue(15) == 0 &&
+              m.GetValue(16) == 0xAA,
+          "Compare register GT, mask 10: %02x %02x %02x", m.GetValue(0), m.GetValue(1), m.GetValue(2));
+    // Bit mask, EQ, element 127 only (a[127] = 1 == 1).
+    const uint64_t hi[2] = {0, 0x8000000000000000ull};
+    Compare(a, b, CMPMODE::EQ, hi, BinaryRepeatParams());
+    GetCmpMask(m);
+    CHECK(m.GetValue(15) == 0x80 && m.GetValue(0) == 0, "Compare register EQ, bit 127: %02x", m.GetValue(15));
+    // float: 64 elements, LE everywhere -> the low 8 bytes all ones, the high 8 zero.
+    auto fa = s.Get<float>(64);
+    FillConst(fa, 64, 1.0f);
+    Compare(fa, fa, CMPMODE::LE, uint64_t(64), BinaryRepeatParams());
+    GetCmpMask(m);
+    CHECK(m.GetValue(0) == 0xFF && m.GetValue(7) == 0xFF && m.GetValue(8) == 0, "float register LE");
+    // SetCmpMask then GetCmpMask: the 16 bytes round-trip.
+    for (uint32_t i = 0; i < 32; ++i) m.SetValue(i, uint8_t(i * 7));
+    SetCmpMask(m);
+    auto m2 = s.Get<uint16_t>(16);
+    GetCmpMask(m2);
+    CHECK(m2.GetValue(0) == uint16_t(0 | (7 << 8)) && m2.GetValue(7) == uint16_t(98 | (105 << 8)), "SetCmpMask round trip");
+    // ArgMaxWithValue's pattern: GetCmpMask into a LocalTensor never allocated.
+    ExpectHw("getcmpmask_default_tensor", [&] {
+        LocalTensor<uint8_t> none;
+        GetCmpMask(none);
+    }, {"GetCmpMask", "default-constructed LocalTensor"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -270,7 +312,8 @@ int main(int argc, char** argv)
     struct S {
         const char* name;
         void (*fn)();
-    } sections[] = {{"whole", SectionWhole}, {"block", SectionBlock}, {"mask", SectionMask}, {"errors", SectionErrors}};
+    } sections[] = {{"whole", SectionWhole}, {"block", SectionBlock}, {"mask", SectionMask}, {"errors", SectionErrors},
+                    {"cmpmask", SectionCmpMask}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" || sec == s.name) {

@@ -77,6 +77,7 @@ struct LaunchState {
     bool maskCounter = false;
     uint64_t maskHigh = ~uint64_t(0);
     uint64_t maskLow = ~uint64_t(0);
+    uint8_t cmpMask[16] = {};  // the 128-bit CmpMask register: Compare's register form, Get/SetCmpMask
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the
