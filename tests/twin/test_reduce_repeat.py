@@ -194,7 +194,9 @@ def test_reduce_and_mask_errors_name_the_call(reduce_api):
 
 def test_compare_register_form_and_cmpmask(reduce_api):
     """Compare(src0, src1, cmpMode, mask, repeatParams) into the CmpMask register, GetCmpMask and
-    SetCmpMask (hand values in the C++ section); GetCmpMask into a never-allocated LocalTensor, as
-    AscendC-S3 ArgMaxWithValue's half path does, is an error."""
+    SetCmpMask, and Compare(dst, ..., mask, repeatTime, repeatParams) into a tensor (hand values in the
+    C++ section); GetCmpMask into a never-allocated LocalTensor, as AscendC-S3 ArgMaxWithValue's half
+    path does, is an error."""
     _, msgs = reduce_api("cmpmask")
+    assert "UB buffer overrun" in msgs["compare_level0_dst_overrun"]
     assert "default-constructed LocalTensor" in msgs["getcmpmask_default_tensor"]

@@ -297,6 +297,31 @@ void SectionCmpMask()
     auto m2 = s.Get<uint16_t>(16);
     GetCmpMask(m2);
     CHECK(m2.GetValue(0) == uint16_t(0 | (7 << 8)) && m2.GetValue(7) == uint16_t(98 | (105 << 8)), "SetCmpMask round trip");
+    // Level-0 Compare into a dst tensor: the mask is reserved on A2/A3 (every element compared); the
+    // default params write the bits contiguously; dstRepStride 16 leaves a 16-byte gap per iteration (half).
+    auto h2 = s.Get<half>(256);
+    auto hb = s.Get<half>(256);
+    for (uint32_t i = 0; i < 256; ++i) {
+        h2.SetValue(i, half(float(i % 5)));  // > 2 at i % 5 in {3, 4}
+        hb.SetValue(i, half(2.0f));
+    }
+    auto cm = s.Get<uint8_t>(128);
+    for (uint32_t i = 0; i < 128; ++i) cm.SetValue(i, uint8_t(0xAA));
+    Compare(cm, h2, hb, CMPMODE::GT, uint64_t(1), 2, {1, 1, 1, 8, 8, 8});
+    int wrong = 0;
+    for (uint32_t i = 0; i < 256; ++i) wrong += ((cm.GetValue(i / 8) >> (i % 8)) & 1) != (i % 5 >= 3 ? 1 : 0);
+    CHECK(wrong == 0 && cm.GetValue(32) == 0xAA, "level-0 Compare, contiguous bits (%d wrong)", wrong);
+    for (uint32_t i = 0; i < 128; ++i) cm.SetValue(i, uint8_t(0xAA));
+    Compare(cm, h2, hb, CMPMODE::GT, uint64_t(1), 2, {1, 1, 1, 16, 8, 8});
+    wrong = 0;
+    for (uint32_t i = 0; i < 256; ++i) {
+        const uint32_t byte = (i / 128) * 32 + (i % 128) / 8;
+        wrong += ((cm.GetValue(byte) >> (i % 8)) & 1) != (i % 5 >= 3 ? 1 : 0);
+    }
+    CHECK(wrong == 0 && cm.GetValue(16) == 0xAA && cm.GetValue(31) == 0xAA, "level-0 Compare, dstRepStride 16 (%d wrong)",
+          wrong);
+    ExpectHw("compare_level0_dst_overrun", [&] { Compare(cm, h2, hb, CMPMODE::GT, uint64_t(1), 2, {1, 1, 1, 64, 8, 8}); },
+             {"Compare(dst, src0, src1, cmpMode, mask, repeatTime", "UB buffer overrun"});
     // ArgMaxWithValue's pattern: GetCmpMask into a LocalTensor never allocated.
     ExpectHw("getcmpmask_default_tensor", [&] {
         LocalTensor<uint8_t> none;

@@ -1,5 +1,12 @@
-// opgen CPU twin: Compare's register form and the CmpMask register (asc-devkit
-// Compare（结果存入寄存器）.md, GetCmpMask(ISASI).md, SetCmpMask(ISASI).md).
+// opgen CPU twin: Compare's level-0 forms (asc-devkit Compare.md, Compare（结果存入寄存器）.md) and the CmpMask
+// register (GetCmpMask(ISASI).md, SetCmpMask(ISASI).md).
+//
+// Compare(dst, src0, src1, cmpMode, mask / mask[], repeatTime, BinaryRepeatParams): on Atlas A2/A3 the mask is
+// "保留参数，设置无效" (Compare.md), so every element of each iteration is compared; the bits of block b of
+// iteration r (32 / sizeof(T) bits, little-endian within bytes) go to dst at (dstRepStride * r +
+// dstBlkStride * b) * (32 / sizeof(T) / 8) bytes, so the default {1, 1, 1, 8, 8, 8} writes the bits
+// contiguously, as CANN's own count-form Compare (dav_c220 CompareCompute) relies on. T: half, float, int32_t
+// (CMPMODE::EQ only); U: int8_t / uint8_t (Compare.md; CANN's CheckVcmpvDtype asserts it).
 //
 // Compare(src0, src1, cmpMode, mask / mask[], repeatParams) compares one iteration (256 bytes: 128
 // half or 64 float elements; "repeat 默认为1") and writes bit k of the 128-bit CmpMask register for
@@ -16,6 +23,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "opgen_twin/detail/kernel_cmpsel.h"
 #include "opgen_twin/detail/kernel_mask.h"
@@ -49,10 +58,76 @@ inline void CompareToRegister(const char* api, const AscendC::LocalTensor<T>& sr
     std::memcpy(g_launch.cmpMask, bits, sizeof(bits));
 }
 
+template <class T, class U>
+inline void CompareRepeat(const char* api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0,
+                          const AscendC::LocalTensor<T>& src1, AscendC::CMPMODE cmpMode, uint8_t repeatTime,
+                          const AscendC::BinaryRepeatParams& p)
+{
+    static_assert(IsCmpDstT<U>::value, "opgen twin: AscendC::Compare writes int8_t or uint8_t (asc-devkit Compare.md)");
+    OPGEN_TWIN_SUPPORTED_TYPES(IsCmpT<T>::value, "Compare", "half, float, int32_t (EQ only)");
+    if (std::is_same<T, int32_t>::value && cmpMode != AscendC::CMPMODE::EQ) {
+        ThrowHardware(Format("%s: int32_t takes CMPMODE::EQ only (asc-devkit Compare.md)", api));
+    }
+    const RepeatPlan<T> plan = NormalPlan<T>(FirstN(RepeatPlan<T>::kPerRepeat), repeatTime);  // mask ignored
+    if (plan.None()) return;
+    CheckPlanFits(api, "src0", src0, plan, p.src0BlkStride, p.src0RepStride);
+    CheckPlanFits(api, "src1", src1, plan, p.src1BlkStride, p.src1RepStride);
+    constexpr uint32_t perBlock = 32 / sizeof(T);
+    constexpr uint32_t blockBytes = perBlock / 8;
+    const uint64_t lastByte =
+        (uint64_t{p.dstRepStride} * (repeatTime - 1u) + uint64_t{p.dstBlkStride} * 7u) * blockBytes + blockBytes;
+    dst.TwinCheckLive(api, "dst");
+    if (lastByte > uint64_t{dst.GetSize()} * sizeof(U)) {
+        ThrowHardware(Format("%s: dst needs %llu bytes (repeatTime %u, dstBlkStride %u, dstRepStride %u) but holds %llu "
+                             "(UB buffer overrun)",
+                             api, static_cast<unsigned long long>(lastByte), static_cast<unsigned>(repeatTime),
+                             static_cast<unsigned>(p.dstBlkStride), static_cast<unsigned>(p.dstRepStride),
+                             static_cast<unsigned long long>(uint64_t{dst.GetSize()} * sizeof(U))));
+    }
+    const void* a = src0.TwinData();
+    const void* b = src1.TwinData();
+    std::vector<uint8_t> bits(static_cast<size_t>(repeatTime) * 8 * blockBytes, 0);
+    for (uint32_t r = 0; r < repeatTime; ++r) {
+        for (uint32_t k = 0; k < RepeatPlan<T>::kPerRepeat; ++k) {
+            const double x = ToDouble(Load<T>(a, RepeatElem<T>(r, k, p.src0BlkStride, p.src0RepStride)));
+            const double y = ToDouble(Load<T>(b, RepeatElem<T>(r, k, p.src1BlkStride, p.src1RepStride)));
+            if (CmpHolds(cmpMode, x, y)) {
+                const uint32_t i = r * RepeatPlan<T>::kPerRepeat + k;
+                bits[i / 8] = static_cast<uint8_t>(bits[i / 8] | (1u << (i % 8)));
+            }
+        }
+    }
+    uint8_t* d = static_cast<uint8_t*>(dst.TwinData());
+    for (uint32_t r = 0; r < repeatTime; ++r) {
+        for (uint32_t blk = 0; blk < 8; ++blk) {
+            const uint64_t off = (uint64_t{p.dstRepStride} * r + uint64_t{p.dstBlkStride} * blk) * blockBytes;
+            std::memcpy(d + off, &bits[(static_cast<size_t>(r) * 8 + blk) * blockBytes], blockBytes);
+        }
+    }
+}
+
 }  // namespace detail
 }  // namespace opgen_twin
 
 namespace AscendC {
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
+{
+    (void)mask;
+    opgen_twin::detail::CompareRepeat("Compare(dst, src0, src1, cmpMode, mask[], repeatTime, BinaryRepeatParams)", dst,
+                                      src0, src1, cmpMode, repeatTime, repeatParams);
+}
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
+{
+    (void)mask;
+    opgen_twin::detail::CompareRepeat("Compare(dst, src0, src1, cmpMode, mask, repeatTime, BinaryRepeatParams)", dst,
+                                      src0, src1, cmpMode, repeatTime, repeatParams);
+}
 
 template <typename T, bool isSetMask = true>
 inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask[],
