@@ -200,3 +200,11 @@ def test_compare_register_form_and_cmpmask(reduce_api):
     _, msgs = reduce_api("cmpmask")
     assert "UB buffer overrun" in msgs["compare_level0_dst_overrun"]
     assert "default-constructed LocalTensor" in msgs["getcmpmask_default_tensor"]
+
+
+def test_select_level0_forms(reduce_api):
+    """Select(dst, selMask, src0, src1 | scalar, selMode, mask, repeatTime, params) in modes 2 and 1, and
+    mode 0 through the CmpMask register (Compare's register form, then Select(dst, src0, src1,
+    repeatTime, params)); hand values in the C++ section; a selMask too short for the iterations."""
+    _, msgs = reduce_api("select")
+    assert "selMask" in msgs["select_level0_selmask_short"]

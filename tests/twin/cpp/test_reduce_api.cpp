@@ -6,6 +6,7 @@
 // "SUMMARY pass=N fail=M".
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -329,6 +330,53 @@ void SectionCmpMask()
     }, {"GetCmpMask", "default-constructed LocalTensor"});
 }
 
+
+void SectionSelect()
+{
+    Scratch s;
+    auto a = s.Get<float>(128);
+    auto b = s.Get<float>(128);
+    auto d = s.Get<float>(128);
+    auto sel = s.Get<uint32_t>(8);  // 256 bits
+    for (uint32_t i = 0; i < 128; ++i) {
+        a.SetValue(i, float(i));
+        b.SetValue(i, -float(i));
+    }
+    for (uint32_t w = 0; w < 8; ++w) sel.SetValue(w, 0x0000FFFFu ^ (w * 0x01010101u));  // bit i of word i/32
+    auto bit = [&](uint32_t i) { return ((sel.GetValue(i / 32) >> (i % 32)) & 1u) != 0; };
+    // Mode 2, mask 50 of 64, 2 iterations: iteration r reads bits 64r..64r+63; elements 50..63 keep their bytes.
+    FillConst(d, 128, kSentinel);
+    Select(d, sel, a, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, uint64_t(50), 2, {1, 1, 1, 8, 8, 8});
+    int wrong = 0;
+    for (uint32_t i = 0; i < 128; ++i) {
+        const float want = (i % 64) >= 50 ? kSentinel : (bit(i) ? float(i) : -float(i));
+        wrong += d.GetValue(i) != want;
+    }
+    CHECK(wrong == 0, "Select level 0, tensor-tensor mode, mask 50 (%d wrong)", wrong);
+    // Mode 1 (scalar), bit mask: elements 0 and 63 of each iteration only.
+    FillConst(d, 128, kSentinel);
+    uint64_t two[2] = {0x8000000000000001ull, 0};  // Select takes a non-const uint64_t mask[]
+    Select(d, sel, a, 7.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, two, 2, {1, 1, 1, 8, 8, 8});
+    CHECK(d.GetValue(0) == (bit(0) ? 0.0f : 7.0f) && d.GetValue(63) == (bit(63) ? 63.0f : 7.0f) &&
+              d.GetValue(64) == (bit(64) ? 64.0f : 7.0f) && d.GetValue(1) == kSentinel,
+          "Select level 0, tensor-scalar mode, bit mask");
+    // Mode 0 through the registers: Compare(src0, src1, GT, ...) then Select(dst, src0, src1, repeat, params)
+    // with the mask register ResetMask left: max(a, c) elementwise for one iteration.
+    auto c = s.Get<float>(128);
+    for (uint32_t i = 0; i < 128; ++i) c.SetValue(i, float(i % 7) * 10.0f);
+    Compare(a, c, CMPMODE::GT, uint64_t(64), BinaryRepeatParams());
+    ResetMask();
+    FillConst(d, 128, kSentinel);
+    Select(d, a, c, 1, {1, 1, 1, 8, 8, 8});
+    wrong = 0;
+    for (uint32_t i = 0; i < 64; ++i) wrong += d.GetValue(i) != std::max(a.GetValue(i), c.GetValue(i));
+    CHECK(wrong == 0 && d.GetValue(64) == kSentinel, "Compare register + Select mode 0 (%d wrong)", wrong);
+    ExpectHw("select_level0_selmask_short", [&] {
+        auto tiny = sel;  // 256 bits; 5 iterations need 320
+        Select(d, tiny, a, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, uint64_t(64), 5, {1, 1, 1, 0, 0, 0});
+    }, {"Select(dst, selMask, src0, src1, selMode, mask,", "selMask"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -338,7 +386,7 @@ int main(int argc, char** argv)
         const char* name;
         void (*fn)();
     } sections[] = {{"whole", SectionWhole}, {"block", SectionBlock}, {"mask", SectionMask}, {"errors", SectionErrors},
-                    {"cmpmask", SectionCmpMask}};
+                    {"cmpmask", SectionCmpMask}, {"select", SectionSelect}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" || sec == s.name) {
