@@ -188,6 +188,7 @@ def test_reduce_and_mask_errors_name_the_call(reduce_api):
     assert "UB buffer overrun" in msgs["whole_src_overrun"]
     assert "dst write at bytes" in msgs["whole_dst_overrun"]
     assert "Counter-mode count 300" in msgs["counter_overrun"]
+    assert "Counter mode with a count of 18446744073709551615" in msgs["counter_after_resetmask"]
     assert "MaskMode::NORMAL while Counter mode is on" in msgs["setvectormask_len_normal_in_counter"]
     assert "maskHigh must be 0" in msgs["setvectormask_high_32bit"]
 

@@ -255,6 +255,11 @@ void SectionErrors()
         SetVectorMask<float>(0, 300);
         WholeReduceSum<float, false>(fd, f, MASK_PLACEHOLDER, 1, 1, 1, 8);
     }, {"Counter-mode count 300", "UB buffer overrun"});
+    ExpectHw("counter_after_resetmask", [&] {
+        SetMaskCount();
+        ResetMask();  // all ones: read as a count in Counter mode
+        Add<float, false>(fd, f, f, MASK_PLACEHOLDER, 1, {1, 1, 1, 8, 8, 8});
+    }, {"Add(mask, repeatTime, BinaryRepeatParams)", "Counter mode with a count of 18446744073709551615"});
     ExpectHw("setvectormask_len_normal_in_counter", [&] { SetVectorMask<float>(100); },
              {"MaskMode::NORMAL while Counter mode is on"});
     SetMaskNorm();

@@ -225,7 +225,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const 
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Select", "half, float");
     const char* api = "Select(dst, src0, src1, repeatTime, BinaryRepeatParams)";
-    const auto plan = opgen_twin::detail::PlanFromRegister<T>(repeatTime);
+    const auto plan = opgen_twin::detail::PlanFromRegister<T>(api, repeatTime);
     if (plan.None()) return;
     opgen_twin::detail::CheckPlanFits(api, "src1", src1, plan, repeatParams.src1BlkStride, repeatParams.src1RepStride);
     const uint8_t* reg = opgen_twin::detail::g_launch.cmpMask;

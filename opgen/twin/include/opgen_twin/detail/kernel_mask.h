@@ -16,7 +16,8 @@
 // whatever the mode. ResetMask writes all ones; SetMaskCount/SetMaskNorm change only the mode.
 // Checked (HardwareError naming the call): SetVectorMask<T>(len) in Normal mode while Counter mode is on
 // (the register would get a bit pattern that Counter mode reads as a huge count; pass MaskMode::COUNTER),
-// Normal-mode SetVectorMask with both words 0 or a non-zero maskHigh for a 32-bit type, len <= 0.
+// Normal-mode SetVectorMask with both words 0 or a non-zero maskHigh for a 32-bit type, len <= 0, an
+// isSetMask = false call in Counter mode with a count of 2^32 or more (ResetMask's all ones, say).
 // Not modelled: the CANN level-2 (count) calls leave Normal mode with all bits set behind them; the
 // twin's level-2 calls do not touch the register, and a level-0 call with isSetMask = true while
 // Counter mode is on is taken as a Normal-mode call (on the NPU it reads its mask bits as a count).
@@ -114,12 +115,18 @@ inline RepeatPlan<T> NormalPlan(const RepeatMask& m, uint64_t repeats)
 
 // The plan of an isSetMask = false call: the register and mode as SetMaskCount/SetVectorMask left them.
 template <class T>
-inline RepeatPlan<T> PlanFromRegister(uint64_t repeatTime)
+inline RepeatPlan<T> PlanFromRegister(const char* api, uint64_t repeatTime)
 {
     RepeatPlan<T> p;
     if (g_launch.maskCounter) {
         p.counter = true;
         p.count = g_launch.maskLow;
+        if (p.count >= (uint64_t(1) << 32)) {  // e.g. ResetMask's all ones: no UB holds that many elements
+            ThrowHardware(Format("%s: Counter mode with a count of %llu elements (maskLow 0x%llx); set the count "
+                                 "with SetVectorMask<T>(0, count) or SetVectorMask<T, MaskMode::COUNTER>(count) after "
+                                 "SetMaskCount",
+                                 api, static_cast<unsigned long long>(p.count), static_cast<unsigned long long>(p.count)));
+        }
         p.repeats = (p.count + RepeatPlan<T>::kPerRepeat - 1) / RepeatPlan<T>::kPerRepeat;
         return p;
     }
@@ -134,9 +141,8 @@ template <class T, bool isSetMask>
 inline RepeatPlan<T> PlanContinuous(const char* api, uint64_t mask, uint64_t repeatTime)
 {
     if constexpr (!isSetMask) {
-        (void)api;
         (void)mask;
-        return PlanFromRegister<T>(repeatTime);
+        return PlanFromRegister<T>(api, repeatTime);
     } else {
         const RepeatMask m = ContinuousMask<T>(api, mask);
         g_launch.maskLow = m.bits[0];
@@ -149,9 +155,8 @@ template <class T, bool isSetMask>
 inline RepeatPlan<T> PlanBits(const char* api, const uint64_t mask[], uint64_t repeatTime)
 {
     if constexpr (!isSetMask) {
-        (void)api;
         (void)mask;
-        return PlanFromRegister<T>(repeatTime);
+        return PlanFromRegister<T>(api, repeatTime);
     } else {
         const RepeatMask m = BitMask<T>(api, mask);
         g_launch.maskLow = m.bits[0];
