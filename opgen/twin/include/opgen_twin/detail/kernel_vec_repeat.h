@@ -1,6 +1,6 @@
 // opgen CPU twin: the level-0 ("high-dimensional split", 高维切分) forms of the vector instructions:
-// mask + repeatTime + BinaryRepeatParams / UnaryRepeatParams, in the default Normal mask mode with
-// the mask passed to the call (isSetMask = true).
+// mask + repeatTime + BinaryRepeatParams / UnaryRepeatParams; isSetMask = false takes the mask
+// register and its mode (Normal or Counter) as SetVectorMask / SetMaskCount left them (kernel_mask.h).
 //
 // asc-devkit docs (基础API/Memory矢量计算/SIMD计算说明/掩码.md, 高维切分.md; 辅助数据结构/
 // BinaryRepeatParams.md, UnaryRepeatParams.md): an instruction runs repeatTime iterations; each
@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "opgen_twin/detail/kernel_mask.h"
 #include "opgen_twin/detail/kernel_vec.h"
 
 namespace AscendC {
@@ -27,7 +28,6 @@ namespace AscendC {
 const int32_t DEFAULT_BLK_NUM = 8;
 const int32_t DEFAULT_BLK_STRIDE = 1;
 const uint8_t DEFAULT_REPEAT_STRIDE = 8;
-constexpr uint64_t MASK_PLACEHOLDER = 0;
 
 struct BinaryRepeatParams {
     BinaryRepeatParams() {}
@@ -81,97 +81,28 @@ struct UnaryRepeatParams {
 namespace opgen_twin {
 namespace detail {
 
-// The elements of one iteration the mask selects.
-struct RepeatMask {
-    uint64_t bits[2] = {0, 0};
-};
-
-template <class T>
-inline RepeatMask ContinuousMask(const char* api, uint64_t mask)
-{
-    constexpr uint64_t perRepeat = 256 / sizeof(T);
-    if (mask >= (uint64_t(1) << 63)) {
-        ThrowHardware(Format("%s: mask %lld is negative (undefined behaviour on the NPU; continuous mode takes 0..%llu)",
-                             api, static_cast<long long>(mask), static_cast<unsigned long long>(perRepeat)));
-    }
-    const uint64_t n = mask > perRepeat ? perRepeat : mask;  // documented: a larger value counts as the maximum
-    RepeatMask m;
-    for (uint64_t k = 0; k < n; ++k) m.bits[k / 64] |= uint64_t(1) << (k % 64);
-    return m;
-}
-
-template <class T>
-inline RepeatMask BitMask(const char* api, const uint64_t mask[])
-{
-    RepeatMask m;
-    m.bits[0] = mask[0];
-    if constexpr (sizeof(T) == 2) {
-        m.bits[1] = mask[1];
-    } else {
-        if (mask[1] != 0) {
-            ThrowHardware(Format("%s: bit-mode mask[1] = 0x%llx for a %zu-byte type; an iteration has %zu elements, "
-                                 "mask[1] must be 0 (asc-devkit 掩码.md)",
-                                 api, static_cast<unsigned long long>(mask[1]), sizeof(T), 256 / sizeof(T)));
-        }
-    }
-    return m;
-}
-
-// Element offset (in T) of iteration element k of repeat r, with the operand's strides in blocks.
-template <class T>
-inline uint64_t RepeatElem(uint32_t r, uint32_t k, uint32_t blkStride, uint32_t repStride)
-{
-    constexpr uint32_t perBlock = 32 / sizeof(T);
-    return (static_cast<uint64_t>(repStride) * r + static_cast<uint64_t>(blkStride) * (k / perBlock)) * perBlock +
-           k % perBlock;
-}
-
-// Checks that every selected element of every iteration lies inside the tensor.
-template <class T>
-inline void CheckRepeatFits(const char* api, const char* role, const AscendC::LocalTensor<T>& t, const RepeatMask& m,
-                            uint8_t repeat, uint32_t blkStride, uint32_t repStride)
-{
-    t.TwinCheckLive(api, role);
-    uint64_t maxElem = 0;
-    bool any = false;
-    constexpr uint32_t perRepeat = 256 / sizeof(T);
-    for (uint32_t k = 0; k < perRepeat; ++k) {
-        if (!(m.bits[k / 64] >> (k % 64) & 1)) continue;
-        const uint64_t e = RepeatElem<T>(repeat - 1u, k, blkStride, repStride);
-        const uint64_t e0 = RepeatElem<T>(0, k, blkStride, repStride);
-        const uint64_t hi = e > e0 ? e : e0;
-        if (!any || hi > maxElem) maxElem = hi;
-        any = true;
-    }
-    if (any && maxElem >= t.GetSize()) {
-        ThrowHardware(Format("%s: %s reaches element %llu (repeatTime %u, blkStride %u, repStride %u) beyond the "
-                             "tensor's %u %s elements (UB buffer overrun)",
-                             api, role, static_cast<unsigned long long>(maxElem), static_cast<unsigned>(repeat),
-                             blkStride, repStride, static_cast<unsigned>(t.GetSize()), TypeName<T>()));
-    }
-}
-
 // dst[iteration element] = f(src0[...], src1[...]) for the selected elements.
 template <class T, class F>
 inline void BinaryRepeat(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
-                         const AscendC::LocalTensor<T>& src1, const RepeatMask& m, uint8_t repeat,
+                         const AscendC::LocalTensor<T>& src1, const RepeatPlan<T>& plan,
                          const AscendC::BinaryRepeatParams& p, F f)
 {
-    if (repeat == 0 || (m.bits[0] == 0 && m.bits[1] == 0)) return;
+    if (plan.None()) return;
     if (p.dstBlkStride == 0) {
         ThrowHardware(Format("%s: dstBlkStride 0 is undefined on the NPU (asc-devkit 高维切分.md)", api));
     }
-    CheckRepeatFits(api, "dst", dst, m, repeat, p.dstBlkStride, p.dstRepStride);
-    CheckRepeatFits(api, "src0", src0, m, repeat, p.src0BlkStride, p.src0RepStride);
-    CheckRepeatFits(api, "src1", src1, m, repeat, p.src1BlkStride, p.src1RepStride);
+    CheckPlanFits(api, "dst", dst, plan, p.dstBlkStride, p.dstRepStride);
+    CheckPlanFits(api, "src0", src0, plan, p.src0BlkStride, p.src0RepStride);
+    CheckPlanFits(api, "src1", src1, plan, p.src1BlkStride, p.src1RepStride);
     const void* a = src0.TwinData();
     const void* b = src1.TwinData();
     constexpr uint32_t perRepeat = 256 / sizeof(T);
     std::vector<std::pair<uint64_t, T>> out;
-    out.reserve(static_cast<size_t>(repeat) * perRepeat);
-    for (uint32_t r = 0; r < repeat; ++r) {
+    out.reserve(static_cast<size_t>(plan.repeats) * perRepeat);
+    for (uint64_t r = 0; r < plan.repeats; ++r) {
+        const RepeatMask m = plan.Iter(r);
         for (uint32_t k = 0; k < perRepeat; ++k) {
-            if (!(m.bits[k / 64] >> (k % 64) & 1)) continue;
+            if (!m.Has(k)) continue;
             const T x = Load<T>(a, RepeatElem<T>(r, k, p.src0BlkStride, p.src0RepStride));
             const T y = Load<T>(b, RepeatElem<T>(r, k, p.src1BlkStride, p.src1RepStride));
             out.emplace_back(RepeatElem<T>(r, k, p.dstBlkStride, p.dstRepStride), f(x, y));
@@ -183,21 +114,22 @@ inline void BinaryRepeat(const char* api, const AscendC::LocalTensor<T>& dst, co
 
 template <class T, class F>
 inline void UnaryRepeat(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
-                        const RepeatMask& m, uint8_t repeat, const AscendC::UnaryRepeatParams& p, F f)
+                        const RepeatPlan<T>& plan, const AscendC::UnaryRepeatParams& p, F f)
 {
-    if (repeat == 0 || (m.bits[0] == 0 && m.bits[1] == 0)) return;
+    if (plan.None()) return;
     if (p.dstBlkStride == 0) {
         ThrowHardware(Format("%s: dstBlkStride 0 is undefined on the NPU (asc-devkit 高维切分.md)", api));
     }
-    CheckRepeatFits(api, "dst", dst, m, repeat, p.dstBlkStride, p.dstRepStride);
-    CheckRepeatFits(api, "src", src, m, repeat, p.srcBlkStride, p.srcRepStride);
+    CheckPlanFits(api, "dst", dst, plan, p.dstBlkStride, p.dstRepStride);
+    CheckPlanFits(api, "src", src, plan, p.srcBlkStride, p.srcRepStride);
     const void* s = src.TwinData();
     constexpr uint32_t perRepeat = 256 / sizeof(T);
     std::vector<std::pair<uint64_t, T>> out;
-    out.reserve(static_cast<size_t>(repeat) * perRepeat);
-    for (uint32_t r = 0; r < repeat; ++r) {
+    out.reserve(static_cast<size_t>(plan.repeats) * perRepeat);
+    for (uint64_t r = 0; r < plan.repeats; ++r) {
+        const RepeatMask m = plan.Iter(r);
         for (uint32_t k = 0; k < perRepeat; ++k) {
-            if (!(m.bits[k / 64] >> (k % 64) & 1)) continue;
+            if (!m.Has(k)) continue;
             out.emplace_back(RepeatElem<T>(r, k, p.dstBlkStride, p.dstRepStride),
                              f(Load<T>(s, RepeatElem<T>(r, k, p.srcBlkStride, p.srcRepStride))));
         }
@@ -205,13 +137,6 @@ inline void UnaryRepeat(const char* api, const AscendC::LocalTensor<T>& dst, con
     void* d = dst.TwinData();
     for (const auto& e : out) Store<T>(d, e.first, e.second);
 }
-
-template <bool isSetMask>
-struct RequireSetMask {
-    static_assert(isSetMask,
-                  "opgen twin: the level-0 vector APIs with isSetMask = false (the mask set by SetVectorMask) are not "
-                  "emulated; pass the mask to the call (isSetMask = true, the default)");
-};
 
 }  // namespace detail
 }  // namespace opgen_twin
@@ -224,20 +149,18 @@ struct RequireSetMask {
                      uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams)          \
     {                                                                                                            \
         OPGEN_TWIN_SUPPORTED_TYPES(COND, #NAME, LIST);                                                           \
-        (void)opgen_twin::detail::RequireSetMask<isSetMask>{};                                                   \
         const char* api = #NAME "(mask[], repeatTime, BinaryRepeatParams)";                                      \
-        opgen_twin::detail::BinaryRepeat(api, dst, src0, src1, opgen_twin::detail::BitMask<T>(api, mask),        \
-                                         repeatTime, repeatParams, [](T a, T b) { return OP(a, b); });           \
+        opgen_twin::detail::BinaryRepeat(api, dst, src0, src1, opgen_twin::detail::PlanBits<T, isSetMask>(api, mask, repeatTime), \
+                                         repeatParams, [](T a, T b) { return OP(a, b); });           \
     }                                                                                                            \
     template <typename T, bool isSetMask = true>                                                                 \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,          \
                      uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams)            \
     {                                                                                                            \
         OPGEN_TWIN_SUPPORTED_TYPES(COND, #NAME, LIST);                                                           \
-        (void)opgen_twin::detail::RequireSetMask<isSetMask>{};                                                   \
         const char* api = #NAME "(mask, repeatTime, BinaryRepeatParams)";                                        \
-        opgen_twin::detail::BinaryRepeat(api, dst, src0, src1, opgen_twin::detail::ContinuousMask<T>(api, mask), \
-                                         repeatTime, repeatParams, [](T a, T b) { return OP(a, b); });           \
+        opgen_twin::detail::BinaryRepeat(api, dst, src0, src1, opgen_twin::detail::PlanContinuous<T, isSetMask>(api, mask, repeatTime), \
+                                         repeatParams, [](T a, T b) { return OP(a, b); });           \
     }                                                                                                            \
     }
 
@@ -248,9 +171,8 @@ struct RequireSetMask {
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams)                            \
     {                                                                                                            \
         OPGEN_TWIN_SUPPORTED_TYPES(COND, #NAME, LIST);                                                           \
-        (void)opgen_twin::detail::RequireSetMask<isSetMask>{};                                                   \
         const char* api = #NAME "(mask[], repeatTime, UnaryRepeatParams)";                                       \
-        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::BitMask<T>(api, mask), repeatTime,    \
+        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanBits<T, isSetMask>(api, mask, repeatTime),     \
                                         repeatParams, [](T x) { return FN; });                                   \
     }                                                                                                            \
     template <typename T, bool isSetMask = true>                                                                 \
@@ -258,10 +180,9 @@ struct RequireSetMask {
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams)                            \
     {                                                                                                            \
         OPGEN_TWIN_SUPPORTED_TYPES(COND, #NAME, LIST);                                                           \
-        (void)opgen_twin::detail::RequireSetMask<isSetMask>{};                                                   \
         const char* api = #NAME "(mask, repeatTime, UnaryRepeatParams)";                                         \
-        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::ContinuousMask<T>(api, mask),         \
-                                        repeatTime, repeatParams, [](T x) { return FN; });                       \
+        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanContinuous<T, isSetMask>(api, mask, repeatTime), \
+                                        repeatParams, [](T x) { return FN; });                       \
     }                                                                                                            \
     }
 
@@ -273,10 +194,9 @@ struct RequireSetMask {
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams)                            \
     {                                                                                                            \
         OPGEN_TWIN_SUPPORTED_TYPES(COND, #NAME, LIST);                                                           \
-        (void)opgen_twin::detail::RequireSetMask<isSetMask>{};                                                   \
         const char* api = #NAME "(mask[], repeatTime, UnaryRepeatParams)";                                       \
         const T s = scalarValue;                                                                                 \
-        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::BitMask<T>(api, mask), repeatTime,    \
+        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanBits<T, isSetMask>(api, mask, repeatTime),     \
                                         repeatParams, [s](T x) { return OP(x, s); });                            \
     }                                                                                                            \
     template <typename T, bool isSetMask = true>                                                                 \
@@ -284,11 +204,10 @@ struct RequireSetMask {
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams)                            \
     {                                                                                                            \
         OPGEN_TWIN_SUPPORTED_TYPES(COND, #NAME, LIST);                                                           \
-        (void)opgen_twin::detail::RequireSetMask<isSetMask>{};                                                   \
         const char* api = #NAME "(mask, repeatTime, UnaryRepeatParams)";                                         \
         const T s = scalarValue;                                                                                 \
-        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::ContinuousMask<T>(api, mask),         \
-                                        repeatTime, repeatParams, [s](T x) { return OP(x, s); });                \
+        opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanContinuous<T, isSetMask>(api, mask, repeatTime), \
+                                        repeatParams, [s](T x) { return OP(x, s); });                \
     }                                                                                                            \
     }
 
@@ -326,10 +245,9 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsDupT<T>::value, "Duplicate",
                                "int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float");
-    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
     const char* api = "Duplicate(mask[], repeatTime, dstBlockStride, dstRepeatStride)";
     const T s = scalarValue;
-    opgen_twin::detail::UnaryRepeat(api, dst, dst, opgen_twin::detail::BitMask<T>(api, mask), repeatTime,
+    opgen_twin::detail::UnaryRepeat(api, dst, dst, opgen_twin::detail::PlanBits<T, isSetMask>(api, mask, repeatTime),
                                     UnaryRepeatParams(dstBlockStride, dstBlockStride, dstRepeatStride, dstRepeatStride),
                                     [s](T) { return s; });
 }
@@ -339,10 +257,9 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsDupT<T>::value, "Duplicate",
                                "int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float");
-    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
     const char* api = "Duplicate(mask, repeatTime, dstBlockStride, dstRepeatStride)";
     const T s = scalarValue;
-    opgen_twin::detail::UnaryRepeat(api, dst, dst, opgen_twin::detail::ContinuousMask<T>(api, mask), repeatTime,
+    opgen_twin::detail::UnaryRepeat(api, dst, dst, opgen_twin::detail::PlanContinuous<T, isSetMask>(api, mask, repeatTime),
                                     UnaryRepeatParams(dstBlockStride, dstBlockStride, dstRepeatStride, dstRepeatStride),
                                     [s](T) { return s; });
 }

@@ -75,6 +75,13 @@ struct LaunchState {
     // SetAtomicAdd/Max/Min<T>: later UB->GM copies combine with GM (0 none, 1 add, 2 max, 3 min).
     int atomicOp = 0;
     const char* atomicType = nullptr;  // TypeName<T>() of the SetAtomic* call
+    // The vector mask register and its mode (kernel_mask.h): SetMaskCount/SetMaskNorm,
+    // SetVectorMask, ResetMask; read by the level-0 calls with isSetMask = false. A block starts
+    // in Normal mode with every bit set (ResetMask's value).
+    bool maskCounter = false;
+    uint64_t maskHigh = ~uint64_t(0);
+    uint64_t maskLow = ~uint64_t(0);
+    uint8_t cmpMask[16] = {};  // the 128-bit CmpMask register: Compare's register form, Get/SetCmpMask
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the
