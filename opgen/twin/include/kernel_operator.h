@@ -24,5 +24,8 @@
 #include "opgen_twin/detail/kernel_adv_math.h"
 #include "opgen_twin/detail/kernel_misc.h"
 #include "opgen_twin/detail/kernel_list.h"
+// Not in CANN's umbrella, but kernels include it from inside the namespace a variant wraps
+// them in, where it must find its classes declared already (at global scope).
+#include "op_frame/elemwise_frame.h"
 
 #endif  // OPGEN_TWIN_KERNEL_OPERATOR_H

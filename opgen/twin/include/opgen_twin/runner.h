@@ -1102,6 +1102,8 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
             for (int64_t sub = 0; sub < mine.taskRatio || sub == 0; ++sub) {
                 mine.blockIdx = b;
                 mine.subBlockIdx = sub;
+                block_idx = b;
+                block_num = mine.blockNum;
                 if (sub == 0) mine.taskRatio = 1;
                 mine.blockIdxRead = false;
                 mine.gmWrites = sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];

@@ -41,7 +41,8 @@ using QuePosition = TPosition;
 enum class CacheMode : uint8_t { CACHE_MODE_NORMAL = 0, CACHE_MODE_DISABLE, CACHE_MODE_LAST, CACHE_MODE_PERSISTENT };
 
 constexpr int32_t ONE_BLK_SIZE = 32;  // UB data block: the unit of alignment
-constexpr int32_t DEFAULT_C0_SIZE = 32;  // asc-devkit kernel_utils_constants.h
+constexpr int32_t DEFAULT_C0_SIZE = 32;      // asc-devkit kernel_utils_constants.h
+constexpr int32_t DEFAULT_BLOCK_SIZE = 256;  // bytes one repeat of a vector instruction takes
 // The UB a kernel's buffers may take (asc-devkit kernel_utils_constants.h, by __NPU_ARCH__; a
 // variant built without one is Atlas A2/A3's, 2201, the twin's default SoC).
 #if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
@@ -109,6 +110,7 @@ struct BufferSlot {
     // fills only the bytes it does not write (for a copied-in tile, none): filling all of UB for
     // every block cost about as much as a row-broadcast add's own copies.
     bool unfilled = false;
+    int32_t userTag = 0;  // LocalTensor::SetUserTag: travels with the buffer through its queue
 
     // Fills the bytes outside [begin, end), which the caller writes next, if not done yet.
     void FillAround(uint64_t begin, uint64_t end)
@@ -180,6 +182,18 @@ public:
         LocalTensor<U> r;
         r.TwinInit(slot_, gen_, offsetBytes_, static_cast<uint32_t>(static_cast<uint64_t>(size_) * sizeof(T) / sizeof(U)));
         return r;
+    }
+
+    // A tag of the buffer (asc-devkit LocalTensor::SetUserTag/GetUserTag): EnQue/DeQue keep it.
+    void SetUserTag(const int32_t tag) const
+    {
+        TwinCheckLive("LocalTensor::SetUserTag", "tensor");
+        slot_->userTag = tag;
+    }
+    int32_t GetUserTag() const
+    {
+        TwinCheckLive("LocalTensor::GetUserTag", "tensor");
+        return slot_->userTag;
     }
 
     uint32_t GetSize() const { return size_; }

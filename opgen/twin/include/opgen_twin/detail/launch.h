@@ -310,4 +310,10 @@ template <class T> struct AlwaysFalse : std::false_type {};
 }  // namespace detail
 }  // namespace opgen_twin
 
+// The kernel's block index and count as CANN's older kernels read them: global variables, not
+// calls (asc-devkit's GetBlockIdx()/GetBlockNum() are the same values); the runner sets them per
+// block.
+inline thread_local int64_t block_idx = 0;
+inline thread_local int64_t block_num = 1;
+
 #endif  // OPGEN_TWIN_DETAIL_LAUNCH_H
