@@ -152,3 +152,12 @@ def test_the_fake_kernels_rule_is_torchs(shape, size):
     exec(compile(path.read_text(), str(path), "exec"), support)  # noqa: S102 (opgen's own file)
     x = torch.zeros(shape)
     assert support["_expand_shape"]("Expand", "x", x, size) == x.expand(size).shape
+
+
+def test_opgen_news_printed_call_passes_a_size_torch_takes():
+    from opgen.commands.new import call_example
+
+    loaded = prototype.loads(json.dumps([op()])).ops[0]
+    call = call_example(loaded, "e1")
+    assert call == "torch.ops.e1.expand(torch.randn(8, dtype=torch.bfloat16), size=(2, -1))"
+    assert torch.randn(8).expand((2, -1)).shape == (2, 8)

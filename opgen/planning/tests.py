@@ -188,9 +188,15 @@ def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, 
 
 def attr_value(a: Attr, op: Op | None = None) -> Any:
     """The value the tests pass for an attr: its default, or a sample when it is required (the
-    last axis for the attr naming the axes a row op reduces)."""
+    last axis for the attr naming the axes a row op reduces, a new leading dim for expand()'s
+    size)."""
     if a.required and op is not None and op.is_row and op.row_axes.attr == a.name:
         return [-1] if a.type == "list_int" else -1
+    if a.required and op is not None and op.expand is not None and op.expand.attr == a.name:
+        # expand()'s size: a new leading dim of 2 over x's dims kept, x of the example's rank
+        # (opgen new's printed call: 1-D, or its first test_shapes case's)
+        case = op.test_shapes[0] if op.test_shapes else {}
+        return [2] + [-1] * len(case.get(op.expand.x, (8,)))
     if a.required:
         return a.info.test_sample
     return a.default
