@@ -111,7 +111,7 @@ def test_every_dtype_moves_as_words_of_its_width(files):
         assert f"#elif ORIG_DTYPE_X == {ge}\nusing XElement = {word};" in kernel.replace(
             "#if ORIG", "#elif ORIG"
         )
-    assert "opgen_kernel::BroadcastInStream<XElement, EXPAND_BUFFER_NUM> xIn_;" in kernel
+    assert "opgen_kernel::BroadcastInStream<XElement, EXPAND_BUFFER_NUM, true> xIn_;" in kernel
     assert "opgen_kernel::OutStream<OutElement, EXPAND_BUFFER_NUM> outOut_;" in kernel
     step = files["op_kernel/expand_compute.h"]
     assert "opgen_kernel::MoveTile(out, x, count);" in step and "Cast" not in step

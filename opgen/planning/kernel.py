@@ -1510,8 +1510,9 @@ def _move(
     struct: str,
 ) -> Compute:
     """expand(x, size): the broadcasting kernel's reads put x's elements at the output's
-    positions, so the step moves x's tile into the output's, as words of the dtype's width."""
-    template_params, ptype = _stub_types(streamed, outs, combos)
+    positions, so the step moves x's tile into the output's, as words of the dtype's width.
+    It never writes x's tile: a row-broadcast x hands every tile its repeated row (READ_ONLY)."""
+    _, ptype = _stub_types(streamed, outs, combos)
     compute = _stub(streamed, outs, combos, names, struct)
     return replace(
         compute,
@@ -1522,4 +1523,5 @@ def _move(
         zeroing=[],
         scratch_note="The step moves the input's tile and uses none.",
         move=ins[0].kernel_param,
+        read_only_inputs=(ins[0].param.name,),
     )
