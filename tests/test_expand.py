@@ -161,3 +161,15 @@ def test_opgen_news_printed_call_passes_a_size_torch_takes():
     call = call_example(loaded, "e1")
     assert call == "torch.ops.e1.expand(torch.randn(8, dtype=torch.bfloat16), size=(2, -1))"
     assert torch.randn(8).expand((2, -1)).shape == (2, 8)
+
+
+def test_bfloat16_needs_no_cast_so_every_soc_registers_it():
+    """ascend310p has no float <-> bfloat16 Cast, which computing ops need; expand() moves
+    bfloat16 as 16-bit words (the twin runs it for ascend310p3 too)."""
+    from opgen.frontend import soc_dtypes
+
+    loaded = prototype.loads(json.dumps([op()])).ops[0]
+    assert soc_dtypes.check(loaded, ["ascend310p", "ascend910b"]) == []
+    assert soc_dtypes.per_soc(loaded, ["ascend310p"])["ascend310p"] == list(
+        loaded.dtype_combinations
+    )

@@ -368,7 +368,7 @@ def _row_dims(op: Op, keepdim_attrs: list[KeepdimAttr]) -> RowDims:
 def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> SocConfig:
     """AddConfig for one SoC; with an OpAICoreConfig of its own dtype lists when it runs only
     some of the combinations (metadef merges them over the OpDef's, tensor by tensor)."""
-    columns = [i for i, c in enumerate(op.dtype_combinations) if soc_dtypes.runs_on(c, soc)]
+    columns = [i for i, c in enumerate(op.dtype_combinations) if soc_dtypes.runs_on(c, soc, op)]
     config = None
     if len(columns) < len(op.dtype_combinations):
         config = SocOwnDtypes(f"{soc}Config", [_opdef_tensor(t, columns) for t in tensors])

@@ -282,7 +282,7 @@ def combinations(op: Op, twin_soc: str) -> list[Combination]:
     n = len(op.inputs)
     positions = {t.name: i for i, t in enumerate(op.inputs)}
     for combo in op.dtype_combinations:
-        if not soc_dtypes.runs_on(combo, twin_soc):
+        if not soc_dtypes.runs_on(combo, twin_soc, op):
             continue
         ins, outs = combo[:n], combo[n:]
         if op.in_place_only:
