@@ -48,6 +48,9 @@ CASES = {
     # matmul ops on the Matmul API: a plain fp16 matmul with a float output, a bias and leaky
     # ReLU epilogue with an attr slope, a batched matmul with transpose_b from a bool attr
     "matmul": ROOT / "tests" / "data" / "e2e" / "matmul.json",
+    # expand(x, size): the output's shape from a list_int attr (torch's x.expand), in dtypes
+    # Ascend C has no arithmetic for (bool, int64, uint8: moved as words)
+    "expand_attr": ROOT / "tests" / "data" / "e2e" / "expand_attr.json",
 }
 
 
@@ -116,6 +119,47 @@ x64 = x.double()
 golden = x64 * torch.rsqrt((x64 * x64).mean(-1, keepdim=True) + 1e-6) * gamma.double()
 torch.testing.assert_close(y.double(), golden, rtol=1e-4, atol=1e-5)
 print("row shapes alike")
+"""
+
+
+# expand(x, size) against torch's x.expand, bit for bit, on the twin (cpu) and in shape (meta):
+# -1 dims, new leading dims, dims of 1 expanded, rows longer than a tile, an empty x; sizes torch
+# refuses are refused on both, naming x's shape and the size.
+EXPAND_CHECK = """
+import torch
+import expand_attr
+op = torch.ops.expand_attr.expand
+cases = [((3, 1), [3, 4]), ((37,), [2, -1]), ((2, 1, 5), [4, -1, 3, -1]), ((1,), [7, 70000]),
+         ((70000,), [3, -1]), ((5, 1, 1), [2, 5, 33, 2]), ((0, 3), [2, -1, -1]), ((4, 37), [4, 37])]
+for dtype in (torch.bool, torch.int64, torch.float32, torch.bfloat16, torch.uint8, torch.int16):
+    for shape, size in cases:
+        g = torch.Generator().manual_seed(0)
+        if dtype == torch.bool:
+            x = torch.randint(0, 2, shape, generator=g).bool()
+        elif dtype == torch.int64:  # beyond 2^53 too: words moved, not floats
+            x = torch.randint(-2**62, 2**62, shape, generator=g) * 2 + 1
+        elif dtype.is_floating_point:
+            x = torch.randn(shape, generator=g).to(dtype)
+        else:
+            x = torch.randint(0, 100, shape, generator=g).to(dtype)
+        y = op(x, size)
+        assert y.dtype == dtype and torch.equal(y, x.expand(size)), (dtype, shape, size)
+        assert op(x.to("meta"), size).shape == x.expand(size).shape
+for size in ([4, 5], [-1, 3, 5], [5], [3, 5, 2]):
+    try:
+        torch.zeros(3, 5).expand(size)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError(f"torch expanded [3, 5] to {size}")
+    for device in ("cpu", "meta"):
+        try:
+            op(torch.zeros(3, 5, device=device), size)
+        except RuntimeError as exc:
+            assert f"Expand: x [3, 5] does not expand to size {size}" in str(exc), (device, exc)
+        else:
+            raise AssertionError(f"size {size} ran on {device}")
+print("expand as torch")
 """
 
 
@@ -482,6 +526,8 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             run_check(INT_COMPARE_CHECK, project, "int32 comparisons as torch")
         if name == "int_mixed":  # overflowing int8/uint8 and large int32: torch's values
             run_check(INT_WRAP_CHECK, project, "integers as torch")
+        if name == "expand_attr":  # -1, new leading dims, bool and int64 data; refusals
+            run_check(EXPAND_CHECK, project, "expand as torch")
         if name == "norms":  # RMSNorm against torch's own, by the precision standard
             check = subprocess.run(
                 [sys.executable, "-c", RMS_NORM_CHECK],

@@ -501,7 +501,7 @@ def test_elementwise_inputs_broadcast_everywhere():
     # an op that updates x in place: y broadcasts into x, which cannot grow (input 0 of the
     # broadcast, checked after it)
     assert context(protos.IN_PLACE)["cpu"]["shape_checks"] == [
-        {"args": ['"AccumulateCustom"', '{"x", "y"}', "{x, y}", "{0}"]}
+        {"args": ['"AccumulateCustom"', '{"x", "y"}', "{x, y}", "{0}"], "helper": "BroadcastShape"}
     ]
     assert (
         "\n    const std::vector<int64_t> broadcast_shape_ =\n"

@@ -33,7 +33,7 @@ def broadcasts(op: Op) -> bool:
     """An op with a compute expression broadcasts its required inputs (the tensors its kernel
     streams) when it has two or more. An op that updates inputs in place (no outputs, or an
     output that is an input) broadcasts into them: their shape is the broadcast shape."""
-    return op.is_elementwise and len(broadcast_inputs(op)) >= 2
+    return op.is_elementwise and (len(broadcast_inputs(op)) >= 2 or op.expand is not None)
 
 
 def updated_inputs(op: Op) -> list[TensorParam]:

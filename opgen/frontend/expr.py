@@ -230,9 +230,27 @@ class Matmul:
 
 MATMUL_FUNC = "matmul"
 
+
+@dataclass(frozen=True)
+class Expand:
+    """expand(x, size): torch's x.expand(size), the whole expression of its output: input `x`
+    broadcast to the shape the list_int attr `attr` gives: -1 keeps x's dim, new leading dims
+    may be added, a dim of x other than 1 must equal its size. The output's shape comes from
+    the attr's value, not from the inputs."""
+
+    x: str
+    attr: str
+    is_tensor = True
+
+    def show(self) -> str:
+        return f"expand({self.x}, {self.attr})"
+
+
+EXPAND_FUNC = "expand"
+
 Node = (
     Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | TextCompare | Call | Reduce | Index
-) | Matmul
+) | (Matmul | Expand)
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -325,7 +343,7 @@ def parse_compute(
     an int or list_int attr, its keepdim= a bool one).
     """
     node = _to_node(_parse(text), tensors, scalars, others or {}, attr_types or {})
-    if not node.is_tensor or not any(isinstance(n, (Tensor, Matmul)) for n in walk(node)):
+    if not node.is_tensor or not any(isinstance(n, (Tensor, Matmul, Expand)) for n in walk(node)):
         raise ExprError("uses no input tensor; an elementwise output needs at least one")
     return node
 
@@ -432,12 +450,18 @@ def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
         return _index_node(node, attr_types)
     if func == MATMUL_FUNC:
         return _matmul_node(node, conv, attr_types)
+    if func == EXPAND_FUNC:
+        return _expand_node(node, conv, attr_types)
     if node.keywords:
         raise ExprError(f"{func}() takes no keyword arguments")
     arity = _ARITY.get(func)
     if arity is None:
         allowed = ", ".join(
-            UNARY_FUNCS + BINARY_FUNCS + TERNARY_FUNCS + REDUCE_FUNCS + (INDEX_FUNC, MATMUL_FUNC)
+            UNARY_FUNCS
+            + BINARY_FUNCS
+            + TERNARY_FUNCS
+            + REDUCE_FUNCS
+            + (INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC)
         )
         raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
     if len(node.args) != arity:
@@ -488,6 +512,29 @@ def _matmul_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Matmul:
                 "or a bool attr"
             )
     return Matmul(operands[0], operands[1], **flags)
+
+
+def _expand_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Expand:
+    """expand(x, size): x an input, size a list_int attr."""
+    usage = "expand(x, size), x an input and size a list_int attr"
+    if node.keywords or len(node.args) != 2:
+        raise ExprError(f"expand() takes two arguments: {usage}")
+    operand = conv(node.args[0])
+    if not isinstance(operand, Tensor):
+        raise ExprError(f"expand() broadcasts an input, not '{show(operand)}': {usage}")
+    size = node.args[1]
+    if isinstance(size, ast.Name):
+        if attr_types.get(size.id) != "list_int":
+            what = f"a {attr_types[size.id]} attr" if size.id in attr_types else "no attr"
+            raise ExprError(
+                f"expand({operand.name}, {size.id}): '{size.id}' is {what}; expand() takes a "
+                "list_int attr as its size"
+            )
+        return Expand(operand.name, size.id)
+    raise ExprError(
+        f"expand({operand.name}, {_snippet(size)}): give the size as a list_int attr (the "
+        "generated tests pass it sizes made from x's shapes)"
+    )
 
 
 def _index_node(node: ast.Call, attr_types: dict[str, str]) -> Index:
@@ -706,6 +753,8 @@ def broadcast_reductions(node: Node) -> list[Reduce]:
 def names_in(node: Node) -> set[str]:
     """Every input and attr name a compute tree uses (an index() dim's attr too)."""
     names = {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar, TextCompare))}
+    names |= {n.x for n in walk(node) if isinstance(n, Expand)}
+    names |= {n.attr for n in walk(node) if isinstance(n, Expand)}
     return names | {n.dim for n in walk(node) if isinstance(n, Index) and isinstance(n.dim, str)}
 
 
@@ -722,7 +771,7 @@ def show(node: Node) -> str:
 def _show(node: Node, outer: int) -> str:
     if isinstance(node, (Tensor, Scalar)):
         return node.name
-    if isinstance(node, (Index, Matmul)):
+    if isinstance(node, (Index, Matmul, Expand)):
         return node.show()
     if isinstance(node, TextCompare):
         return f"({node.show()})" if outer > CMP_PRECEDENCE else node.show()
@@ -807,6 +856,8 @@ def _torch(node: Node) -> str:
         return f"torch.matmul({_torch_operand(node.a, node.transpose_a)}, " + (
             f"{_torch_operand(node.b, node.transpose_b)})"
         )
+    if isinstance(node, Expand):
+        return f"{node.x}.expand({node.attr})"
     if isinstance(node, Index):
         raise ExprError(
             f"{node.show()} has no default golden: give the output a golden expression "

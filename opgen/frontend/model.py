@@ -137,6 +137,15 @@ class Op:
         return None
 
     @property
+    def expand(self) -> expr.Expand | None:
+        """The op's expand(x, size) (an expand op has one, its one output's whole expression):
+        its output's shape comes from the size."""
+        for tree in self.compute.values():
+            if isinstance(tree, expr.Expand):
+                return tree
+        return None
+
+    @property
     def is_matmul(self) -> bool:
         """Does the op multiply matrices on the cube unit (matmul(a, b) and an epilogue)? Its
         kernel, tiling and InferShape are generated; like an op the user computes, its tests
@@ -178,6 +187,8 @@ class Op:
                 read |= {n.axes.attr} | ({n.keepdim} if isinstance(n.keepdim, str) else set())
         if self.matmul is not None:  # its transpose_a= and transpose_b= attrs
             read |= set(self.matmul.attrs)
+        if self.expand is not None:  # expand()'s size
+            read.add(self.expand.attr)
         return tuple(a for a in self.attrs if a.name not in read)
 
     @property

@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 
 from opgen.frontend import (
     broadcast,
+    expands,
     expr,
     matmuls,
     names,
@@ -594,6 +595,7 @@ def _checked_shapes(op: Op) -> tuple[Op, list[Problem]]:
         op = replace(op, test_shapes=matmuls.default_test_shapes(op))
     problems = broadcast.test_shapes_problems(op) + rows.test_shapes_problems(op)
     problems += matmuls.dtype_problems(op.json_path, op) + matmuls.test_shapes_problems(op)
+    problems += expands.dtype_problems(op.json_path, op)
     return op, problems
 
 
@@ -1019,6 +1021,7 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
         block_path, compute, bool(block.get("keepdim", False))
     )
     problems += matmuls.matmul_problems(block_path, compute, outputs)
+    problems += expands.expand_problems(block_path, compute, inputs, outputs)
     problems += _default_goldens(block_path, compute, golden, bool(block.get("keepdim", False)))
     return compute, golden, problems
 

@@ -3,7 +3,8 @@
 A combination holding bfloat16 computes through the float <-> bfloat16 Cast, which the 910A
 and 310P generations lack (`catalog.SocFamily.has_bf16_cast`): such a SoC registers the other
 combinations, in an OpAICoreConfig of its own (templates/host/op), with a warning. An op that
-would leave a SoC with no combination, or a combination with no SoC, is refused.
+would leave a SoC with no combination, or a combination with no SoC, is refused. An
+expand(x, size) casts nothing (it moves bfloat16 as 16-bit words): every SoC registers all of it.
 """
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ class SocDtypeError(ValueError):
         self.op = op
 
 
-def runs_on(combo: Combination, soc: str) -> bool:
-    """Whether the SoC family `soc` (a short name) can run the combination."""
-    return SOC_FAMILIES[soc].has_bf16_cast or "bfloat16" not in combo
+def runs_on(combo: Combination, soc: str, op: Op | None = None) -> bool:
+    """Whether the SoC family `soc` (a short name) can run the combination (of `op`: an
+    expand(x, size) runs every one)."""
+    moved = op is not None and op.expand is not None
+    return moved or SOC_FAMILIES[soc].has_bf16_cast or "bfloat16" not in combo
 
 
 def per_soc(op: Op, socs: list[str]) -> dict[str, list[Combination]]:
     """Per SoC short name, the combinations it registers, in the prototype's order."""
-    return {s: [c for c in op.dtype_combinations if runs_on(c, s)] for s in socs}
+    return {s: [c for c in op.dtype_combinations if runs_on(c, s, op)] for s in socs}
 
 
 def check(op: Op, socs: list[str]) -> list[str]:
@@ -38,6 +41,8 @@ def check(op: Op, socs: list[str]) -> list[str]:
     none or a combination runs on no SoC."""
     combos = op.dtype_combinations
     lacking = [s for s in socs if not SOC_FAMILIES[s].has_bf16_cast]
+    if op.expand is not None:  # moves bfloat16 as words: no Cast
+        return []
     if not combos or not lacking or not any("bfloat16" in c for c in combos):
         return []
     fix = "list a SoC that has it (e.g. --soc ascend910b1) or drop bfloat16 from the prototype"

@@ -153,6 +153,20 @@ class HostBroadcast:
     updated_names: list[str]
     reads: list[str]  # per input, the tiling field PlanBroadcast fills with how it is read
     shape: str  # the tiling field PlanBroadcast fills with the shape
+    # expand(x, size): the output's shape comes from the size, not from the inputs
+    expand: HostExpand | None = None
+
+
+@dataclass(frozen=True)
+class HostExpand:
+    """expand(x, size): InferShape and TilingFunc take the output's shape from the list_int attr
+    `size` by torch's rule (opgen_tiling.h's ExpandShape)."""
+
+    input: int  # x's index
+    op_literal: str  # the op type and x's name, C++ string literals (the refusal names them)
+    name_literal: str
+    size_text: str  # the attr's name (the comments)
+    attr_index: int  # its index among GetAttrs()
 
 
 @dataclass(frozen=True)
@@ -278,11 +292,28 @@ def _broadcast(op: Op, kernel: KernelData) -> HostBroadcast | None:
     updated = [t for t in ins if t.param.name in {u.name for u in updated_inputs(op)}]
     return HostBroadcast(
         inputs=[t.index for t in ins],
-        names=", ".join(t.param.name for t in ins[:-1]) + " and " + ins[-1].param.name,
+        names=(", ".join(t.param.name for t in ins[:-1]) + " and " if len(ins) > 1 else "")
+        + ins[-1].param.name,
         updated=[t.index for t in updated],
         updated_names=[t.param.name for t in updated],
         reads=[kernel.broadcast.read_of(t.param.name) for t in ins],
         shape=kernel.broadcast.shape,
+        expand=_expand(op, ins[0]),
+    )
+
+
+def _expand(op: Op, x: _Tensor) -> HostExpand | None:
+    """InferShape's and TilingFunc's size of expand(x, size)."""
+    node = op.expand
+    if node is None:
+        return None
+    attrs = [a.name for a in op.attrs]
+    return HostExpand(
+        input=x.index,
+        op_literal=cpp_string(op.op_type),
+        name_literal=cpp_string(node.x),
+        size_text=node.attr,
+        attr_index=attrs.index(node.attr),
     )
 
 
@@ -337,7 +368,7 @@ def _row_dims(op: Op, keepdim_attrs: list[KeepdimAttr]) -> RowDims:
 def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> SocConfig:
     """AddConfig for one SoC; with an OpAICoreConfig of its own dtype lists when it runs only
     some of the combinations (metadef merges them over the OpDef's, tensor by tensor)."""
-    columns = [i for i, c in enumerate(op.dtype_combinations) if soc_dtypes.runs_on(c, soc)]
+    columns = [i for i, c in enumerate(op.dtype_combinations) if soc_dtypes.runs_on(c, soc, op)]
     config = None
     if len(columns) < len(op.dtype_combinations):
         config = SocOwnDtypes(f"{soc}Config", [_opdef_tensor(t, columns) for t in tensors])
@@ -376,6 +407,7 @@ def _infer_and_tiling(op: Op, tensors: list[_Tensor], streamed: list[_Tensor]) -
         and not into
         and not any(isinstance(n, expr.Index) for t in op.compute.values() for n in expr.walk(t))
         and not op.checked_attrs  # InferShape checks their values
+        and op.expand is None  # InferShape reads the size
     ):
         like_input = shape.index
     return {

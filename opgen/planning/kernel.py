@@ -343,6 +343,9 @@ class Compute:
     # and each axis's tiling fields
     offset: str = ""
     index_axes: tuple[IndexAxis, ...] = ()
+    # expand(x, size): the input tile the step moves into the output tile, element by element
+    # as words of its width ("": the step computes)
+    move: str = ""
 
 
 @dataclass(frozen=True)
@@ -396,6 +399,8 @@ class _Tensor:
     # A 1-byte dtype (int8, uint8, bool) of an op with a compute expression: it computes in
     # float, cast through half.
     through_half: bool = False
+    # A stream of an expand(x, size): it moves words of its dtype's width, never widened.
+    moved: bool = False
 
     @property
     def role(self) -> str:
@@ -489,7 +494,10 @@ def _streams(op: Op) -> _Streams:
     ]
     streamed = [t for t in tensors if t.streamed] + writebacks
     for t in streamed:
-        t.through_half = bool(op.compute) and any(d in BYTE_DTYPES for d in t.param.dtypes)
+        t.moved = op.expand is not None
+        t.through_half = (
+            bool(op.compute) and not t.moved and any(d in BYTE_DTYPES for d in t.param.dtypes)
+        )
     return _Streams(tensors, writebacks, streamed, _tags(tensors + writebacks))
 
 
@@ -562,9 +570,12 @@ def _combinations(op: Op, streamed: list[_Tensor]) -> list[Combination]:
             combo[t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index]
             for t in streamed
         ]
-        combos.append(
-            Combination(list(combo), compute_type(dtypes, through_half=bool(op.compute)), dtypes)
+        ctype = (
+            moved_type(dtypes[0])
+            if op.expand is not None
+            else compute_type(dtypes, through_half=bool(op.compute))
         )
+        combos.append(Combination(list(combo), ctype, dtypes))
     return combos
 
 
@@ -691,6 +702,12 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
         raise LoweringError(f"compute expression of output '{out}': {why}", out)
 
 
+def moved_type(dtype: str) -> str:
+    """The unsigned C type of a dtype's width: expand() moves elements as such words (any
+    dtype, whether or not Ascend C computes in it)."""
+    return f"uint{8 * DTYPES[dtype].size}_t"
+
+
 def _element_types(
     streamed: list[_Tensor], tags: dict[str, str], snake: str
 ) -> tuple[dict[str, str], list[StorageAlias]]:
@@ -707,6 +724,9 @@ def _element_types(
             continue
         infos = list(dict.fromkeys(DTYPES[d] for d in t.param.dtypes))
         stored = [d for d in infos if d.storage]
+        if t.moved:  # expand(): every dtype moves as the unsigned words of its width
+            infos = [replace(d, storage=moved_type(d.name)) for d in infos]
+            stored = infos
         if not stored:
             elements[key] = t.macro
         elif len(stored) == len(infos) and len({d.storage for d in stored}) == 1:
@@ -722,7 +742,10 @@ def _element_types(
 
 
 def _can_widen(t: _Tensor) -> bool:
-    """Does some dtype combination give the tensor a compute type other than its dtype?"""
+    """Does some dtype combination give the tensor a compute type other than its dtype? (Never
+    for an expand(), which moves words.)"""
+    if t.moved:
+        return False
     return t.through_half or any(d in ("float16", "bfloat16") for d in t.param.dtypes)
 
 
@@ -926,6 +949,8 @@ def _compute(
     names = _step_names(op, streamed)
     if not op.compute:
         return _stub(streamed, outs, combos, names, struct)
+    if op.expand is not None:
+        return _move(op, streamed, outs, ins, combos, names, struct)
     low = _lower(op, socs, streamed, combos, tiling_names, attr_fields)
     read_only = tuple(
         t.param.name for t in ins if all(f"in:{t.param.name}" not in a.dst for _, a in low.lowered)
@@ -1472,4 +1497,31 @@ def _stub(
         scratch_note="The placeholder compute step uses none; reserve what your code needs.",
         host_scalars=[],
         warnings=[],
+    )
+
+
+def _move(
+    op: Op,
+    streamed: list[_Tensor],
+    outs: list[_Tensor],
+    ins: list[_Tensor],
+    combos: list[Combination],
+    names: _StepNames,
+    struct: str,
+) -> Compute:
+    """expand(x, size): the broadcasting kernel's reads put x's elements at the output's
+    positions, so the step moves x's tile into the output's, as words of the dtype's width.
+    It never writes x's tile: a row-broadcast x hands every tile its repeated row (READ_ONLY)."""
+    _, ptype = _stub_types(streamed, outs, combos)
+    compute = _stub(streamed, outs, combos, names, struct)
+    return replace(
+        compute,
+        has_expression=True,
+        expressions=_expressions(op, [t.param.name for t in outs]),
+        mode="move",
+        type=ptype[outs[0].kernel_param],
+        zeroing=[],
+        scratch_note="The step moves the input's tile and uses none.",
+        move=ins[0].kernel_param,
+        read_only_inputs=(ins[0].param.name,),
     )

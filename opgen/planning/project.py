@@ -204,6 +204,11 @@ class ProjectData:
         return [op for op in self.ops if op.user_computed]
 
     @property
+    def expands(self) -> bool:
+        """Some op is an expand(x, size): the tests' op_testing.py has ExpandSize."""
+        return any(op.kernel.compute.move for op in self.ops)
+
+    @property
     def broadcasts(self) -> bool:
         """Some op broadcasts its inputs: the shared headers carry the broadcast machinery."""
         return any(op.kernel.broadcast is not None for op in self.ops)

@@ -188,9 +188,15 @@ def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, 
 
 def attr_value(a: Attr, op: Op | None = None) -> Any:
     """The value the tests pass for an attr: its default, or a sample when it is required (the
-    last axis for the attr naming the axes a row op reduces)."""
+    last axis for the attr naming the axes a row op reduces, a new leading dim for expand()'s
+    size)."""
     if a.required and op is not None and op.is_row and op.row_axes.attr == a.name:
         return [-1] if a.type == "list_int" else -1
+    if a.required and op is not None and op.expand is not None and op.expand.attr == a.name:
+        # expand()'s size: a new leading dim of 2 over x's dims kept, x of the example's rank
+        # (opgen new's printed call: 1-D, or its first test_shapes case's)
+        case = op.test_shapes[0] if op.test_shapes else {}
+        return [2] + [-1] * len(case.get(op.expand.x, (8,)))
     if a.required:
         return a.info.test_sample
     return a.default
@@ -276,7 +282,7 @@ def combinations(op: Op, twin_soc: str) -> list[Combination]:
     n = len(op.inputs)
     positions = {t.name: i for i, t in enumerate(op.inputs)}
     for combo in op.dtype_combinations:
-        if not soc_dtypes.runs_on(combo, twin_soc):
+        if not soc_dtypes.runs_on(combo, twin_soc, op):
             continue
         ins, outs = combo[:n], combo[n:]
         if op.in_place_only:
@@ -327,6 +333,8 @@ class AttrArgSpec:
     required: bool
     name_literal: str  # the attr's name as a Python string literal
     value: str  # its value as a Python literal, wrapped after `AttrArg(<name>, ` at indent 8
+    # expand(x, size)'s size: the input whose shape the tests make each value from (ExpandSize)
+    expand_of: str = ""
 
 
 def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
@@ -381,6 +389,7 @@ def attr_args(op: Op) -> list[AttrArgSpec]:
                 required=a.required,
                 name_literal=name,
                 value=py_value(attr_value(a, op)),
+                expand_of=op.expand.x if op.expand and op.expand.attr == a.name else "",
             )
         )
     return specs
@@ -570,6 +579,8 @@ class TestsData:
     # An op that broadcasts its inputs (opgen/frontend/broadcast.py): the different-shapes
     # test checks broadcasting instead of refusal
     broadcasts: bool = False
+    # expand(x, size): the refusal test of sizes torch refuses replaces the different-shapes one
+    expands: bool = False
     # precision cases with a shape per input: the prototype's test_shapes
     # of an op with a compute expression, then, for an op that broadcasts, built-in ones
     shape_cases: list[ShapeCase] = field(default_factory=list)
@@ -790,6 +801,8 @@ def op_testing_imports(
         imports.remove("BEYOND_TILES")
     if op.attrs:
         imports.append("AttrArg")
+    if op.expand is not None:
+        imports.append("ExpandSize")
     if has_float_input(op):
         imports.append("has_float_input")
     else:
@@ -798,7 +811,7 @@ def op_testing_imports(
         imports.append("check_backward")
     imports += mutable_imports(torch, gradcheck, float_combos)
     if torch.cpu.shape_checks:
-        imports.append("check_broadcasting")
+        imports.append("check_expand_refused" if op.expand else "check_broadcasting")
     if op.checked_attrs:  # an undeclared value's refusal by the fake kernel and InferShape
         imports += ["fake_outputs", "host_infer"]
     if pending.kernel or pending.host:
@@ -1064,6 +1077,7 @@ def extra_cases(op: Op) -> dict[str, Any]:
     that broadcasts, built-in ones), and each declared value of a string attr."""
     return {
         "broadcasts": broadcasts(op),
+        "expands": op.expand is not None,
         "shape_cases": shape_case_params(op),
         "text_attrs": text_attr_cases(op),
     }

@@ -283,6 +283,8 @@ class BroadcastCheck:
     updates in place."""
 
     args: list[str]  # the op type, the inputs' names and tensors, the indices of updated ones
+    # BroadcastShape; ExpandShape for expand(x, size) (args: the op type, x's name, x, the size)
+    helper: str = "BroadcastShape"
 
 
 @dataclass(frozen=True)
@@ -323,6 +325,11 @@ def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
     bparams = broadcast_params(op, params)
     if not bparams:
         return []
+    node = op.expand
+    if node is not None:  # the output's shape from the size: x.expand(size)'s
+        size = next(p.cpp_name for p in params if p.name == node.attr)
+        x = [cpp_string(op.op_type), cpp_string(node.x), bparams[0].cpp_name]
+        return [BroadcastCheck([*x, size], "ExpandShape")]
     args = _shape_check_args(op, bparams)
     updated = {t.name for t in updated_inputs(op)}
     if updated:  # the indices of the inputs updated in place, which cannot grow
@@ -697,6 +704,10 @@ class Fake:
     # or an int attr's name each); "": none
     index_dims: str
     message: str  # mode "none": what it raises NotImplementedError with
+    # expand(x, size): the output's shape is _expand_shape's (x.expand(size)'s, refused as the
+    # host refuses): x's name and the size attr's; ""
+    expand_x: str = ""
+    expand_size: str = ""
 
 
 def fake_context(op: Op, options, params, outs) -> Fake:
@@ -718,6 +729,8 @@ def fake_context(op: Op, options, params, outs) -> Fake:
         text_attrs=[PyTextAttr(a.name, py_value(a.values)) for a in op.checked_attrs],
         index_dims=_index_dims(op, str, "[{}]") if mode != "none" else "",
         message=_fake_unknown(op, options) if mode == "none" else "",
+        expand_x=op.expand.x if op.expand else "",
+        expand_size=op.expand.attr if op.expand else "",
     )
 
 

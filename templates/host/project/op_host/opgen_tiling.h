@@ -311,6 +311,89 @@ inline ge::graphStatus InferShapeBroadcastInto(gert::InferShapeContext* context,
     return InferElementwiseShape(context, &shape);
 }
 
+// ---- expand(x, size): the output's shape from the size ----
+
+// `count` dims at `dims` as "[a, b, c]" on stderr.
+inline void PrintDims(const int64_t* dims, size_t count)
+{
+    std::fprintf(stderr, "[");
+    for (size_t i = 0; i < count; ++i) {
+        std::fprintf(stderr, "%s%lld", i == 0 ? "" : ", ", static_cast<long long>(dims[i]));
+    }
+    std::fprintf(stderr, "]");
+}
+
+// The `count` ints of list_int attr `index` at `size`; false when it is unset (a required attr).
+inline bool AttrListInt(const gert::RuntimeAttrs* attrs, size_t index, const int64_t*& size, size_t& count)
+{
+    const gert::TypedContinuousVector<int64_t>* values = attrs == nullptr ? nullptr : attrs->GetListInt(index);
+    if (values == nullptr) {
+        return false;
+    }
+    size = values->GetData();
+    count = values->GetSize();
+    return true;
+}
+
+// torch's x.expand(size) shape into `out`: a dim of `size` per output axis, aligned with x's at the
+// last dims; -1 keeps x's dim, new leading dims may be added (not -1), a dim of x other than 1 must
+// equal its size; at most OPGEN_MAX_RANK dims. False where torch refuses (or beyond that rank), with
+// one line on stderr naming the op, x's shape and the size (the PyTorch op's checks say the same).
+inline bool ExpandShape(const char* opType, const char* name, const gert::Shape& x, const int64_t* size,
+                        size_t count, gert::Shape& out)
+{
+    const size_t dims = x.GetDimNum();
+    bool ok = size != nullptr && count >= dims && count <= OPGEN_MAX_RANK;
+    if (ok) {
+        out.SetDimNum(count);
+    }
+    for (size_t d = 0; ok && d < count; ++d) {
+        const bool own = d + dims >= count;  // an axis x has
+        const int64_t have = own ? x.GetDim(d + dims - count) : 1;
+        const int64_t want = size[d] == -1 && own ? have : size[d];
+        ok = want >= 0 && (!own || have == want || have == 1);
+        if (ok) {
+            out.SetDim(d, want);
+        }
+    }
+    if (!ok) {
+        int64_t shape[64] = {};  // x's dims (a gert::Shape holds at most 25)
+        for (size_t d = 0; d < dims && d < 64; ++d) {
+            shape[d] = x.GetDim(d);
+        }
+        std::fprintf(stderr, "%s: %s ", opType, name);
+        PrintDims(shape, dims < 64 ? dims : 64);
+        std::fprintf(stderr, " does not expand to size ");
+        PrintDims(size, size == nullptr ? 0 : count);
+        std::fprintf(stderr, " (torch's x.expand: -1 keeps a dim, new dims lead, a dim other than 1 "
+                             "must equal its size; at most %d dims)\n", static_cast<int>(OPGEN_MAX_RANK));
+    }
+    return ok;
+}
+
+// InferShape of expand(x, size): the output has x.expand(size)'s shape; a size torch refuses fails.
+inline ge::graphStatus InferShapeExpand(gert::InferShapeContext* context, size_t input, const char* opType,
+                                        const char* name, const int64_t* size, size_t count)
+{
+    const gert::Shape* x = context->GetRequiredInputShape(input);
+    gert::Shape shape;
+    if (x == nullptr || !ExpandShape(opType, name, *x, size, count, shape)) {
+        return ge::GRAPH_FAILED;
+    }
+    return InferElementwiseShape(context, &shape);
+}
+
+// TilingFunc of expand(x, size): the output shape is x.expand(size)'s; a size torch refuses fails.
+inline bool CheckExpand(gert::TilingContext* context, size_t input, const gert::StorageShape* outShape,
+                        const char* opType, const char* name, const int64_t* size, size_t count)
+{
+    const gert::StorageShape* x = context->GetRequiredInputShape(input);
+    gert::Shape shape;
+    return x != nullptr && outShape != nullptr &&
+           ExpandShape(opType, name, x->GetStorageShape(), size, count, shape) &&
+           shape == outShape->GetStorageShape();
+}
+
 inline uint64_t Gcd(uint64_t a, uint64_t b)
 {
     while (b != 0) {

@@ -701,6 +701,15 @@ __aicore__ inline void CopyUbToUb(const AscendC::LocalTensor<T>& dst, const Asce
 #endif
 }
 
+// A tile of `count` elements moved UB -> UB as they are (expand()'s compute step): whole 32-byte
+// blocks, which every tile's buffer holds.
+template <typename T>
+__aicore__ inline void MoveTile(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                                uint32_t count)
+{
+    CopyUbToUb(dst, src, static_cast<uint32_t>((count * sizeof(T) + 31) / 32 * 32 / sizeof(T)));
+}
+
 // Whether Duplicate takes T (the one-element fast path); an input of another dtype reads its
 // element as the strided path does.
 template <typename T>

@@ -165,8 +165,10 @@ def wrapped(g: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         return g
     info = torch.iinfo(dtype)
     span = float(info.max) - float(info.min) + 1
-    integral = torch.isfinite(g) & (g == g.round())
-    return torch.where(integral, torch.remainder(g - info.min, span) + info.min, g)
+    # only values outside the range wrap: g - min is inexact in float64 beyond 2^53 (int64's
+    # 4 - min rounds to 2^63), so a value in range stays as it is
+    outside = torch.isfinite(g) & (g == g.round()) & ((g < info.min) | (g > info.max))
+    return torch.where(outside, torch.remainder(g - info.min, span) + info.min, g)
 
 
 def _domains(a: torch.Tensor, g: torch.Tensor, dtype: torch.dtype, indeterminate=None):
@@ -322,7 +324,13 @@ def measure(
             level,
         )
     if indeterminate is not None:
-        indeterminate = indeterminate.to("cpu").reshape(a.shape)
+        # the inputs' mask: of the output's elements, or (an output expanded from the inputs,
+        # expand(x, size)) broadcast to its shape
+        indeterminate = indeterminate.to("cpu")
+        if indeterminate.numel() == a.numel():
+            indeterminate = indeterminate.reshape(a.shape)
+        else:
+            indeterminate = torch.broadcast_to(indeterminate, a.shape)
     bench = None
     if benchmark is not None:
         if not isinstance(benchmark, torch.Tensor):

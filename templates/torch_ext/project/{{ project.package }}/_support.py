@@ -80,6 +80,30 @@ def _broadcast_shape(
     return shape
 
 
+def _expand_shape(op_type: str, name: str, x: torch.Tensor, size) -> torch.Size:
+    """x.expand(size)'s shape by torch's rule (-1 keeps x's dim, new dims lead, a dim of x
+    other than 1 must equal its size), at most 8 dims (opgen's kernels); refused, naming x's
+    shape and the size, as the adapters and the host refuse it."""
+    size = [int(d) for d in size]
+    lead = len(size) - x.dim()
+    ok = lead >= 0 and len(size) <= 8
+    shape = []
+    for d, want in enumerate(size if ok else ()):
+        have = x.shape[d - lead] if d >= lead else None
+        want = have if want == -1 and have is not None else want
+        ok = ok and want >= 0 and (have is None or have in (1, want))
+        shape.append(want)
+    torch._check(
+        ok,
+        lambda: (
+            f"{op_type}: {name} {list(x.shape)} does not expand to size {size} (torch's "
+            "x.expand: -1 keeps a dim, new dims lead, a dim other than 1 must equal its size; "
+            "at most 8 dims)"
+        ),
+    )
+    return torch.Size(shape)
+
+
 def _broadcast_message(op_type: str, inputs: dict[str, torch.Tensor], what: str) -> str:
     shapes = [f"{name} {list(t.shape)}" for name, t in inputs.items()]
     return f"{op_type}: {', '.join(shapes[:-1])} and {shapes[-1]} {what}"

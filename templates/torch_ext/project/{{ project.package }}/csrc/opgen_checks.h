@@ -57,6 +57,31 @@ inline std::vector<int64_t> BroadcastShape(const char* op_type, std::initializer
     return shape;
 }
 
+// torch's x.expand(size) shape (expand(x, size)): a dim of `size` per output axis, aligned with x's
+// at the last dims; -1 keeps x's dim, new leading dims may be added (not -1), a dim of x other
+// than 1 must equal its size; at most 8 dims (opgen's kernels). Refused, naming x's shape and the
+// size, where torch refuses; the message is the host's (op_host/opgen_tiling.h's ExpandShape) and
+// the fake kernel's (_support.py).
+inline std::vector<int64_t> ExpandShape(const char* op_type, const char* name, const at::Tensor& x,
+                                        c10::IntArrayRef size)
+{
+    const c10::IntArrayRef sizes = x.sizes();
+    const size_t dims = sizes.size();
+    bool ok = size.size() >= dims && size.size() <= 8;
+    std::vector<int64_t> shape;
+    for (size_t d = 0; ok && d < size.size(); ++d) {
+        const bool own = d + dims >= size.size();  // an axis x has
+        const int64_t have = own ? sizes[d + dims - size.size()] : 1;
+        const int64_t want = size[d] == -1 && own ? have : size[d];
+        ok = want >= 0 && (!own || have == want || have == 1);
+        shape.push_back(want);
+    }
+    TORCH_CHECK(ok, op_type, ": ", name, " ", sizes, " does not expand to size ", size,
+                " (torch's x.expand: -1 keeps a dim, new dims lead, a dim other than 1 must equal its size; at "
+                "most 8 dims)");
+    return shape;
+}
+
 // An attr no compute expression reads keeps its default: the kernel computes as for it, and
 // another value would be ignored without a word (opgen warned when generating). The fake
 // kernel's _support._fixed_attr says the same.

@@ -66,6 +66,7 @@ inline at::ScalarType ToAten(ge::DataType dtype)
 
 using opgen_checks::AttrOneOf;
 using opgen_checks::BroadcastShape;
+using opgen_checks::ExpandShape;
 using opgen_checks::FixedAttr;
 using opgen_checks::IndexAxes;
 using opgen_checks::RowShapes;
