@@ -15,7 +15,9 @@ at 82acbea 22 one-prototype files built and passed their generated tests, 27 to 
 (94 and 160 s for the first two, run beside the quick tier) on 2 cores shared with other work;
 at 21ee126 the six that int32 comparisons and index() made possible (GreaterEqual, LessEqual,
 Tril and Triu twice each), 26 to 33 s each; with matmul ops the three matmuls (MatmulCustom,
-matmul_leakyrelu_custom, MatMulSub), 26 to 29 s each.
+matmul_leakyrelu_custom, MatMulSub), 26 to 29 s each; at c9841dd MseLoss, whose string attr
+reduction chooses the output's shape (98 tests: each value over every shape), 142 s, beside
+MseLossGrad 126 s and LpNormV2Custom 102 s (the extension's build most of each).
 """
 
 from __future__ import annotations
