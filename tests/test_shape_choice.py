@@ -6,8 +6,10 @@ with the attr (host TilingFunc/InferShape, the adapters, the fake kernel, the te
 from __future__ import annotations
 
 import json
+import types
 
 import pytest
+import torch
 from conftest import op
 from kernel_host import twin
 
@@ -182,3 +184,33 @@ def test_the_tests_pass_each_value_over_every_shape(files):
     assert "AddCustom: reduction='undeclared' is not one of its values" in tests
     (case,) = text_attr_cases(prototype.loads(json.dumps(mse())).ops[0])
     assert case.shapes
+
+
+def test_the_fake_kernel_checks_shapes_by_the_attr(files):
+    module = types.ModuleType("support")
+    exec(compile(files["p/_support.py"], "_support.py", "exec"), module.__dict__)
+
+    def check(x, y, none):
+        try:
+            module._row_shapes(
+                "AddCustom",
+                (),
+                none,
+                x=torch.empty(x, device="meta"),
+                y=torch.empty(y, device="meta"),
+            )
+        except RuntimeError as exc:
+            return str(exc)
+        return None
+
+    # no axis: any shape, the other input the same one (no row of x to broadcast); empty is fine
+    assert check((4, 37, 5), (4, 37, 5), True) is None
+    assert check((0, 3), (0, 3), True) is None
+    assert check((), (), True) is None
+    assert check((4, 37), (37,), True) == (
+        "AddCustom: y has shape [37]; a row op's inputs take x's shape [4, 37]"
+    )
+    # every axis: the row rule, rows of 0 elements refused
+    assert check((4, 37), (4, 37), False) is None
+    assert "or its row [4, 37]" in check((4, 37), (37,), False)
+    assert "rows of 0 elements" in check((0, 3), (0, 3), False)
