@@ -39,7 +39,8 @@ CASES = {
     # max/min/relu/clamp/sign and a row's amax/amin with NaN, +-inf and +-0 (torch's results)
     "special_values": ROOT / "tests" / "data" / "e2e" / "special_values.json",
     # reductions over named axes (dim=, keepdim=): ReduceSum's axes and keep_dims attrs,
-    # GlobalAvgPool, a 0-d MseLoss, MseLossGrad with its string attr reduction, LayerNorm over two
+    # GlobalAvgPool, a 0-d MseLoss, MseLoss whose string attr reduction chooses its shape,
+    # MseLossGrad with its string attr reduction, LayerNorm over two
     # axes, LogSumExp over dim 0 (column mode), LpNorm with its p an attr
     "reductions": ROOT / "tests" / "data" / "e2e" / "reductions.json",
     # a dtype list mixing float and integer combinations (float, fp16, int32, int8), and
@@ -236,6 +237,27 @@ for device in ("cpu", "meta"):
         ops.mse_loss_grad_custom(*args, reduction="avg")
     except RuntimeError as exc:
         assert str(exc).startswith("MseLossGradCustom: reduction='avg' is not one of its values: "
+                                   "'none', 'mean', 'sum'"), (device, str(exc))
+    else:
+        raise AssertionError(f"reduction='avg' ran on {device}")
+# MseLoss: the string attr reduction chooses the expression and the output's shape, as torch's
+# mse_loss ('none' the inputs' shape, in column mode across tiles and cores; 'mean' and 'sum' 0-d)
+for shape in ((3, 5, 7), (2, 40000), (1,), (0, 3)):
+    p, t = torch.randn(shape), torch.randn(shape)
+    for reduction in ("none", "mean", "sum"):
+        if reduction != "none" and p.numel() == 0:
+            continue  # torch's mean of nothing is nan: rows of 0 elements are refused
+        expected = torch.nn.functional.mse_loss(p.double(), t.double(), reduction=reduction)
+        y = ops.mse_loss_choice_custom(p, t, reduction=reduction)
+        torch.testing.assert_close(y.double(), expected, rtol=1e-5, atol=1e-5)
+        meta = ops.mse_loss_choice_custom(p.to("meta"), t.to("meta"), reduction=reduction)
+        assert meta.shape == expected.shape, (shape, reduction, meta.shape)
+for device in ("cpu", "meta"):
+    try:
+        ops.mse_loss_choice_custom(torch.randn(4, device=device), torch.randn(4, device=device),
+                                   reduction="avg")
+    except RuntimeError as exc:
+        assert str(exc).startswith("MseLossChoiceCustom: reduction='avg' is not one of its values: "
                                    "'none', 'mean', 'sum'"), (device, str(exc))
     else:
         raise AssertionError(f"reduction='avg' ran on {device}")

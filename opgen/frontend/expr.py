@@ -158,9 +158,19 @@ class Axes:
 
     dims: tuple[int, ...] = (-1,)
     attr: str = ""
+    # A string attr choosing the output's shape ("compute": {"y": {"reduction": {...}}}, see
+    # frontend/choices.py): while `text` holds one of `none`, the reductions reduce no axis (each
+    # element its own value, the input's shape); else `dims`.
+    text: str = ""
+    none: tuple[str, ...] = ()
 
     def show(self) -> str:
         """The axes as the prototype writes them."""
+        if self.text:
+            plain = ", ".join(repr(v) for v in self.none)
+            return (
+                f"{replace(self, text='', none=()).show()} (no axis where {self.text} is {plain})"
+            )
         if self.attr:
             return self.attr
         if not self.dims:

@@ -184,7 +184,8 @@ class Op:
         }
         for tree in self.compute.values():  # a reduction's dim= and keepdim= attrs
             for n in expr.reductions(tree):
-                read |= {n.axes.attr} | ({n.keepdim} if isinstance(n.keepdim, str) else set())
+                read |= {n.axes.attr, n.axes.text}
+                read |= {n.keepdim} if isinstance(n.keepdim, str) else set()
         if self.matmul is not None:  # its transpose_a= and transpose_b= attrs
             read |= set(self.matmul.attrs)
         if self.expand is not None:  # expand()'s size

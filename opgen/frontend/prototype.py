@@ -11,6 +11,7 @@ Every problem is collected before anything fails, so the user fixes the file in 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import replace
@@ -20,6 +21,7 @@ from typing import Any, NoReturn
 
 from opgen.frontend import (
     broadcast,
+    choices,
     expands,
     expr,
     matmuls,
@@ -984,7 +986,12 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     others = {t.name: f"is an {t.param_type} input" for t in inputs if t.name not in tensors}
     others.update({a.name: _unusable_attr(a) for a in attrs if a.name not in scalars})
     block_path = key_path(base, "opgen")
-
+    names = {t.name for t in inputs} | {a.name for a in attrs}
+    chosen: dict[str, str] = {}  # the default golden of each output a string attr chooses
+    types = {a.name: a.type for a in attrs}
+    parse = functools.partial(
+        expr.parse_compute, tensors=tensors, scalars=scalars, others=others, attr_types=types
+    )
     for section in ("compute", "golden"):
         for out_name, text in block.get(section, {}).items():
             path = key_path(key_path(block_path, section), out_name)
@@ -1003,19 +1010,21 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                     )
                 )
                 continue
+            if section == "compute" and isinstance(text, dict):
+                problems += _check_choice(
+                    path, out_name, text, compute, chosen, parse, attrs, block
+                )
+                continue
             try:
                 if section == "compute":
-                    compute[out_name] = expr.parse_compute(
-                        text, tensors, scalars, others, {a.name: a.type for a in attrs}
-                    )
+                    compute[out_name] = parse(text)
                 else:
-                    golden[out_name] = expr.parse_golden(
-                        text, {t.name for t in inputs} | {a.name for a in attrs}
-                    )
+                    golden[out_name] = expr.parse_golden(text, names)
             except expr.ExprError as exc:
                 problems.append(Problem(path, f"{section} expression: {exc}", text))
             else:
                 problems += _numbers_read_as_zero(path, section, text)
+    golden.update({o: expr.parse_golden(t, names) for o, t in chosen.items() if o not in golden})
     problems += _coverage_problems(block_path, compute, golden, outputs, output_names)
     problems += reductions.reduction_problems(
         block_path, compute, bool(block.get("keepdim", False))
@@ -1024,6 +1033,24 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
     problems += expands.expand_problems(block_path, compute, inputs, outputs)
     problems += _default_goldens(block_path, compute, golden, bool(block.get("keepdim", False)))
     return compute, golden, problems
+
+
+def _check_choice(
+    path: str, out_name: str, choice: dict, compute: dict, chosen: dict, parse, attrs, block
+) -> list[Problem]:
+    """An output whose expression a string attr chooses (frontend/choices.py): its tree into
+    `compute`, its default golden text into `chosen`."""
+    tree, golden, problems = choices.parse_choice(
+        path, choice, attrs, block.get("values", {}), parse
+    )
+    for attr_name, by_value in choice.items() if tree is not None else ():
+        for value, text in by_value.items():
+            problems += _numbers_read_as_zero(
+                key_path(key_path(path, attr_name), value), "compute", text
+            )
+    if tree is not None:
+        compute[out_name], chosen[out_name] = tree, golden
+    return problems
 
 
 def _unusable_attr(attr: Attr) -> str:

@@ -11,15 +11,21 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from opgen.frontend import expr
+from opgen.frontend import choices, expr
 from opgen.frontend.model import Attr
 from opgen.frontend.problems import Problem, did_you_mean, key_path
 
 
 def compared(compute: dict[str, expr.Node]) -> dict[str, list[expr.TextCompare]]:
-    """Per output, the string comparisons of its compute expression, in walk() order."""
+    """Per output, the string comparisons of its compute expression, in walk() order, and
+    those a choice of its shape makes (frontend/choices.py: its reductions' axes)."""
     return {
         out: [n for n in expr.walk(tree) if isinstance(n, expr.TextCompare)]
+        + [
+            expr.TextCompare("==", n.axes.text, value)
+            for n in expr.reductions(tree)[:1]
+            for value in n.axes.none
+        ]
         for out, tree in compute.items()
     }
 
@@ -45,6 +51,7 @@ def values_problems(
     by_name = {a.name: a for a in attrs}
     comparisons = compared(compute)
     read = {c.name for found in comparisons.values() for c in found}
+    read |= choices.choice_attrs(block.get("compute", {}))  # checked there when it fails
     problems = []
     for name, values in block.get("values", {}).items():
         path = key_path(key_path(block_path, "values"), name)

@@ -139,6 +139,17 @@ class RowDims:
     attr_is_list: bool
     attr_required: bool  # a required attr: no default to fall back on
     keepdim_attrs: list[KeepdimAttr]
+    no_axes: NoAxes | None = None  # a string attr choosing no axis for some values
+
+
+@dataclass(frozen=True)
+class NoAxes:
+    """The string attr whose values choose no axis (frontend/choices.py; opgen::NoAxesWhen)."""
+
+    name: str
+    index: int
+    default: str  # C++: its default's literal, or nullptr
+    values: list[str]  # C++ string literals: the values that reduce no axis
 
 
 @dataclass(frozen=True)
@@ -357,6 +368,12 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
 def _row_dims(op: Op, keepdim_attrs: list[KeepdimAttr]) -> RowDims:
     """How TilingFunc and InferShape tell the axes the op reduces."""
     axes = op.row_axes
+    if axes.text:
+        index, attr = next((i, a) for i, a in enumerate(op.attrs) if a.name == axes.text)
+        default = "nullptr" if attr.required else cpp_string(attr.default)
+        none = NoAxes(attr.name, index, default, [cpp_string(v) for v in axes.none])
+        dims = [str(d) for d in axes.dims]
+        return RowDims(axes.show(), dims, None, False, False, keepdim_attrs, none)
     if not axes.attr:
         return RowDims(axes.show(), [str(d) for d in axes.dims], None, False, False, keepdim_attrs)
     index, attr = next((i, a) for i, a in enumerate(op.attrs) if a.name == axes.attr)

@@ -992,6 +992,9 @@ class TextAttrCase:
     values: str  # as a Python list literal
     undeclared: str  # a value outside them, as a Python string literal
     message: str  # the refusal's start, as a Python string literal of a regular expression
+    # It chooses the output's shape (frontend/choices.py): each value over the op's SHAPES, and
+    # the fake kernel against InferShape for each.
+    shapes: bool = False
 
 
 def text_attr_cases(op: Op) -> list[TextAttrCase]:
@@ -1005,7 +1008,12 @@ def text_attr_cases(op: Op) -> list[TextAttrCase]:
         values = py_value(list(a.values))
         cases.append(
             TextAttrCase(
-                a.name, py_string(a.name), values, py_string(undeclared), py_string(message)
+                a.name,
+                py_string(a.name),
+                values,
+                py_string(undeclared),
+                py_string(message),
+                shapes=op.is_row and op.row_axes.text == a.name,
             )
         )
     return cases

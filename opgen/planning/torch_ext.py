@@ -372,6 +372,11 @@ def row_shapes_args(op: Op, params) -> list[str]:
     if not op.dims_given:
         return args  # RowShapes' default: the last axis
     axes = op.row_axes
+    if axes.text:  # no axis for some values of a string attr (frontend/choices.py)
+        text = next(p for p in params if p.name == axes.text)
+        values = "{" + ", ".join(cpp_string(v) for v in axes.none) + "}"
+        dims = "{" + ", ".join(str(d) for d in axes.dims) + "}"
+        return args + [dims, "opgen_torch::OneOf(" + text.cpp_name + ", " + values + ")"]
     if not axes.attr:
         return args + ["{" + ", ".join(str(d) for d in axes.dims) + "}"]
     attr = next(p for p in params if p.name == axes.attr)
@@ -748,6 +753,9 @@ def _index_dims(op: Op, spell, brackets: str) -> str:
 def _py_row_dims(op: Op) -> str:
     """The axes the op's reductions name, as _row_shapes takes them."""
     axes = op.row_axes
+    if axes.text:  # and whether a string attr's value reduces no axis (frontend/choices.py)
+        dims = py_literal("list_int", list(axes.dims))
+        return dims + ", " + axes.text + " in " + repr(axes.none)
     return axes.attr or py_literal("list_int", list(axes.dims))
 
 

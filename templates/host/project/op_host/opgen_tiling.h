@@ -513,6 +513,7 @@ struct RowFacts {
 struct RowDims {
     const int64_t* dims = nullptr;
     size_t count = 0;
+    bool none = false;  // no axis: each element its own value (a string attr's choice, NoAxesWhen)
 };
 
 // The last axis: the row of an op whose reductions name no dim.
@@ -545,6 +546,17 @@ inline bool AttrRowDims(const gert::RuntimeAttrs* attrs, size_t index, bool list
         return false;
     }
     return true;
+}
+
+// `dims`, or no axis when `value` (a string attr's) is one of `values`: the prototype's choice of an
+// output's expression by the attr, whose elementwise choices keep the inputs' shape (MseLoss's
+// reduction 'none'; 'mean' and 'sum' reduce `dims`). A value outside them is refused by AttrOneOf.
+inline RowDims NoAxesWhen(const char* value, std::initializer_list<const char*> values, RowDims dims)
+{
+    for (const char* plain : values) {
+        dims.none = dims.none || (value != nullptr && std::strcmp(value, plain) == 0);
+    }
+    return dims;
 }
 
 // The value of int attr `index`, or `fallback` when it is unset.
@@ -602,6 +614,9 @@ inline bool NamedAxes(const gert::Shape& shape, const RowDims& dims, uint64_t& n
     const size_t rank = shape.GetDimNum();
     const int64_t span = rank > 0 ? static_cast<int64_t>(rank) : 1;
     named = 0;
+    if (dims.none) {
+        return rank <= 64;
+    }
     for (size_t i = 0; i < dims.count; ++i) {
         const int64_t dim = dims.dims[i];
         if (dim < -span || dim >= span || span > 64) {
@@ -624,7 +639,7 @@ inline bool NamedAxes(const gert::Shape& shape, const RowDims& dims, uint64_t& n
 inline bool RowFirstAxis(const gert::Shape& shape, const RowDims& dims, size_t& first)
 {
     uint64_t named = 0;
-    if (!NamedAxes(shape, dims, named)) {
+    if (dims.none || !NamedAxes(shape, dims, named)) {  // no axis: no row to read for every row
         return false;
     }
     const size_t rank = shape.GetDimNum();
@@ -648,6 +663,13 @@ inline bool RowSplit(const gert::Shape& shape, const RowDims& dims, uint64_t& le
         return false;
     }
     lead = reduce = trail = 1;
+    if (dims.none) {  // one line of every element, in column mode (lead 0: nothing to compute)
+        for (size_t axis = 0; axis < shape.GetDimNum(); ++axis) {
+            trail *= static_cast<uint64_t>(shape.GetDim(axis));
+        }
+        lead = trail == 0 ? 0 : 1;
+        return true;
+    }
     int part = 0;  // 0 before the reduced axes, 1 among them, 2 after
     for (size_t axis = 0; axis < shape.GetDimNum(); ++axis) {
         const uint64_t size = static_cast<uint64_t>(shape.GetDim(axis));

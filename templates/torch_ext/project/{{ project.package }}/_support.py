@@ -168,7 +168,7 @@ def _index_axes(op_type: str, dims, /, *inputs: torch.Tensor) -> None:
         )
 
 
-def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
+def _row_shapes(op_type: str, dims=(-1,), none=False, /, **inputs: torch.Tensor) -> None:
     """The row kernel's shape rule (opgen's frontend/rows.py; csrc's opgen_torch::RowShapes says
     the same): the first input x is reduced over the axes `dims` names (torch's dim: an int or a
     list of them, negative ones from the end; none: every axis), which must be adjacent (axes of
@@ -177,9 +177,20 @@ def _row_shapes(op_type: str, dims=(-1,), /, **inputs: torch.Tensor) -> None:
     dims before it or their last ones: InstanceNorm's gamma [C, 1] over [N, C, L]); nothing else
     broadcasts; rows of 0 elements are refused
     (torch's sum over them is 0, its mean nan, its amax/amin an error, which the kernel does not
-    compute). Zero rows are fine: the outputs are empty."""
+    compute). Zero rows are fine: the outputs are empty. With `none` (a string attr's elementwise
+    choice: no axis reduced) every input has x's shape."""
     (ref, x), *others = inputs.items()
     rows = list(x.shape)
+    for name, t in others if none else []:
+        torch._check(
+            list(t.shape) == rows,
+            lambda name=name, t=t: (
+                f"{op_type}: {name} has shape {list(t.shape)}; a row op's inputs take {ref}'s "
+                f"shape {rows}"
+            ),
+        )
+    if none:
+        return
     dims = [dims] if isinstance(dims, int) else list(dims)
     named = _named_axes(rows, dims)
     torch._check(not isinstance(named, str), lambda: f"{op_type}: {named}".format(ref=ref))

@@ -118,6 +118,17 @@ inline void AttrOneOf(const char* op_type, const char* name, c10::string_view va
 }
 
 // `dims` as the messages show it: None (every axis), one dim, or the list.
+// Is `value` (a string attr's) one of `values`?
+inline bool OneOf(c10::string_view value, std::initializer_list<const char*> values)
+{
+    for (const char* v : values) {
+        if (value == v) {
+            return true;
+        }
+    }
+    return false;
+}
+
 inline std::string DimsText(c10::IntArrayRef dims)
 {
     std::ostringstream text;
@@ -185,11 +196,19 @@ inline bool IsRowValue(c10::IntArrayRef shape, c10::IntArrayRef rows, size_t fir
     return true;
 }
 
+// With `none` (a string attr's elementwise choice: no axis reduced) every input has the first's shape.
 inline void RowShapes(const char* op_type, std::initializer_list<const char*> names, at::TensorList tensors,
-                      c10::IntArrayRef dims = {-1})
+                      c10::IntArrayRef dims = {-1}, bool none = false)
 {
     const c10::IntArrayRef rows = tensors[0].sizes();
     const char* ref = names.begin()[0];
+    for (size_t i = 1; none && i < tensors.size(); ++i) {
+        TORCH_CHECK(tensors[i].sizes() == rows, op_type, ": ", names.begin()[i], " has shape ", tensors[i].sizes(),
+                    "; a row op's inputs take ", ref, "'s shape ", rows);
+    }
+    if (none) {
+        return;
+    }
     std::vector<bool> named;
     std::string why;
     TORCH_CHECK(NamedAxes(rows, dims, ref, named, why), op_type, ": ", why);

@@ -69,6 +69,7 @@ using opgen_checks::BroadcastShape;
 using opgen_checks::ExpandShape;
 using opgen_checks::FixedAttr;
 using opgen_checks::IndexAxes;
+using opgen_checks::OneOf;
 using opgen_checks::RowShapes;
 
 // An input for the twin: the tensor's elements, borrowed when they are contiguous (the kernel
