@@ -308,6 +308,26 @@ public:
         return t;
     }
     uint32_t GetBufLen() const { return core_.Initialized() ? core_.Slot(0)->bytes : 0; }
+    // The queue calls TBuf inherits from TQueBind (asc-devkit impl/basic_api/kernel_tbuf_impl.h):
+    // AllocTensor and DeQue are Get(), EnQue and FreeTensor do nothing.
+    template <class T>
+    LocalTensor<T> AllocTensor()
+    {
+        return Get<T>();
+    }
+    template <class T>
+    LocalTensor<T> DeQue()
+    {
+        return Get<T>();
+    }
+    template <class T>
+    void EnQue(const LocalTensor<T>&)
+    {
+    }
+    template <class T>
+    void FreeTensor(LocalTensor<T>&)
+    {
+    }
 
     opgen_twin::detail::QueueCore& TwinCore() { return core_; }
 
