@@ -22,5 +22,9 @@
 #include "opgen_twin/detail/kernel_adv_math.h"
 #include "opgen_twin/detail/kernel_misc.h"
 #include "opgen_twin/detail/kernel_list.h"
+#include "opgen_twin/detail/kernel_symbol.h"
+#include "opgen_twin/detail/kernel_shift.h"
+#include "opgen_twin/detail/kernel_gather_sort.h"
+#include "opgen_twin/detail/kernel_broadcast.h"
 
 #endif  // OPGEN_TWIN_KERNEL_OPERATOR_H
