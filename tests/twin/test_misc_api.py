@@ -233,3 +233,12 @@ def test_expression_operators(misc_bin):
     assert outs["sym_and_64"] == [float(v) for v in (i & j)]
     assert outs["sym_or_64"] == [float(v) for v in (i | j)]
     assert "operator*" in msgs["sym_src_small"]
+
+
+def test_kernel_assert_and_type_utils(misc_bin):
+    """CANN's kernel_operator.h brings a kernel-side assert (asc_assert.h): a failed one is a
+    HardwareError on the twin; ge::TypeUtils::GetDataTypeLength as metadef's."""
+    _, _, msgs = _run(misc_bin, "assert")
+    assert "failed at" in msgs["assert_fails"]
+    # TQue's EnQue<srcUserPos, dstUserPos, T> keeps the queue protocol of the plain EnQue
+    assert "already in the queue" in msgs["enque_userpos_depth"]

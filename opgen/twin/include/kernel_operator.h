@@ -26,5 +26,6 @@
 #include "opgen_twin/detail/kernel_shift.h"
 #include "opgen_twin/detail/kernel_gather_sort.h"
 #include "opgen_twin/detail/kernel_broadcast.h"
+#include "opgen_twin/detail/kernel_assert.h"
 
 #endif  // OPGEN_TWIN_KERNEL_OPERATOR_H

@@ -12,6 +12,7 @@
 
 #include "kernel_operator.h"
 #include "tiling/tiling_api.h"
+#include "graph/utils/type_utils.h"
 
 using namespace AscendC;
 
@@ -358,6 +359,37 @@ void SectionSymbol()
     ExpectHw("sym_src_small", [&] { d = small * b; }, {"operator*", "Mul", "src0"});
 }
 
+// The kernel-side assert (asc_assert.h) and the host's ge::TypeUtils::GetDataTypeLength.
+void SectionAssert()
+{
+    int evaluated = 0;
+    assert(++evaluated == 1);
+    assert(evaluated == 1, "with a message %d", evaluated);
+    CHECK(evaluated == 1, "assert evaluates its condition once");
+    ExpectHw("assert_fails", [&] { assert(evaluated == 2); }, {"assert(evaluated == 2) failed", "test_misc_api.cpp"});
+    ExpectHw("assert_fails_msg", [&] { assert(evaluated > 5, "evaluated %d", evaluated); }, {"assert(evaluated > 5"});
+    // TQueBind's EnQue/DeQue naming the user positions behave as the plain ones.
+    {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, 64);
+        auto t = q.AllocTensor<float>();
+        t.SetValue(0, 2.5f);
+        const bool queued = q.EnQue<TPosition::GM, TPosition::VECIN, float>(t);
+        CHECK(queued, "EnQue<GM, VECIN, float>");
+        ExpectHw("enque_userpos_depth", [&] { q.EnQue<TPosition::GM, TPosition::VECIN, float>(t); }, {"EnQue"});
+        auto u = q.DeQue<TPosition::GM, TPosition::VECIN, float>();
+        CHECK(u.GetValue(0) == 2.5f, "DeQue<GM, VECIN, float>");
+        q.FreeTensor(u);
+    }
+    uint32_t len = 7;
+    CHECK(ge::TypeUtils::GetDataTypeLength(ge::DT_FLOAT16, len) && len == 2, "fp16 %u", len);
+    CHECK(ge::TypeUtils::GetDataTypeLength(ge::DT_INT64, len) && len == 8, "int64 %u", len);
+    CHECK(ge::TypeUtils::GetDataTypeLength(ge::DT_STRING, len) && len == 16, "string %u", len);
+    len = 7;
+    CHECK(!ge::TypeUtils::GetDataTypeLength(ge::DT_UNDEFINED, len) && len == 7, "undefined %u", len);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -367,7 +399,7 @@ int main(int argc, char** argv)
         const char* name;
         void (*fn)();
     } sections[] = {{"shift", SectionShift}, {"gather", SectionGather}, {"sort", SectionSort},
-                    {"broadcast", SectionBroadcast}, {"symbol", SectionSymbol}};
+                    {"broadcast", SectionBroadcast}, {"symbol", SectionSymbol}, {"assert", SectionAssert}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" || sec == s.name) {

@@ -234,6 +234,19 @@ public:
     {
         tensor = DeQue<T>();
     }
+    // The forms naming the positions the data moved between (asc-devkit kernel_tpipe.h:
+    // EnQue<srcUserPos, dstUserPos, T>, DeQue<srcUserPos, dstUserPos, T>): on the NPU they pick the
+    // hardware event to wait on; the twin runs in program order, so the queue protocol is all.
+    template <TPosition srcUserPos, TPosition dstUserPos, class T>
+    bool EnQue(const LocalTensor<T>& tensor)
+    {
+        return EnQue<T>(tensor);
+    }
+    template <TPosition srcUserPos, TPosition dstUserPos, class T>
+    LocalTensor<T> DeQue()
+    {
+        return DeQue<T>();
+    }
     template <class T>
     void FreeTensor(LocalTensor<T>& tensor)
     {
