@@ -13,6 +13,8 @@
 #include "kernel_operator.h"
 #include "tiling/tiling_api.h"
 #include "graph/utils/type_utils.h"
+#include "lib/pad/broadcast.h"
+#include "lib/pad/broadcast_tiling.h"
 
 using namespace AscendC;
 
