@@ -129,6 +129,17 @@ def test_muladddst(misc_bin, name, dst):
             assert _correctly_rounded(y[i], exact, dst), (i, a[i], b[i], d[i], y[i])
         else:
             assert y[i] == d[i]
+    if f"{name}_l0" in outs:  # level 0 (same types): mask 20, 2 iterations, src0 repeat stride 4 blocks
+        per = 256 // np.dtype(dst).itemsize
+        a, b, d, y = (ins[f"{name}_l0_a"], ins[f"{name}_l0_b"], ins[f"{name}_l0_d"], outs[f"{name}_l0"])
+        done = set()
+        for r in range(2):
+            for k in range(20):
+                i, ia = r * per + k, r * per // 2 + k
+                exact = Fraction(a[ia]) * Fraction(b[i]) + Fraction(d[i])
+                assert _correctly_rounded(y[i], exact, dst), (r, k)
+                done.add(i)
+        assert all(y[i] == d[i] for i in range(2 * per) if i not in done)
 
 
 def _repeat_elem(r: int, k: int, blk: int, rep: int, per_block: int) -> int:

@@ -139,6 +139,23 @@ void MulAddDstCase(const char* name)
     Dump("IN", (std::string(name) + "_d").c_str(), d, 64);
     MulAddDst(d, a, b, 50);
     Dump("OUT", name, d, 64);
+    if constexpr (std::is_same<T, U>::value) {
+        // level 0: continuous mask 20, 2 iterations, src0 repeat stride 4 blocks; the rest keeps d.
+        Scratch s2;
+        const uint32_t per = 256 / sizeof(T);
+        auto a2 = s2.Get<T>(2 * per), b2 = s2.Get<T>(2 * per), d2 = s2.Get<T>(2 * per);
+        FillReal(a2, 2 * per);
+        FillReal(b2, 2 * per);
+        FillReal(d2, 2 * per);
+        Dump("IN", (std::string(name) + "_l0_a").c_str(), a2, 2 * per);
+        Dump("IN", (std::string(name) + "_l0_b").c_str(), b2, 2 * per);
+        Dump("IN", (std::string(name) + "_l0_d").c_str(), d2, 2 * per);
+        MulAddDst(d2, a2, b2, uint64_t(20), 2, BinaryRepeatParams(1, 1, 1, 8, 4, 8));
+        Dump("OUT", (std::string(name) + "_l0").c_str(), d2, 2 * per);
+        ExpectHw((std::string(name) + "_l0_overrun").c_str(),
+                 [&] { MulAddDst(d2, a2, b2, uint64_t(20), 3, BinaryRepeatParams(1, 1, 1, 8, 8, 8)); },
+                 {"MulAddDst(mask, repeatTime, BinaryRepeatParams)", "UB buffer overrun"});
+    }
 }
 
 void SectionShift()

@@ -18,7 +18,8 @@
 //
 // MulAddDst (复合计算/MulAddDst.md): dst = src0 * src1 + dst, Atlas A2 (src, dst) = (half, half),
 // (float, float), (half, float); the count form. Evaluated as Axpy is: the product and the sum
-// exact, rounded once to dst's type (float: std::fma).
+// exact, rounded once to dst's type (float: std::fma). The level-0 forms (mask / mask[], repeatTime,
+// BinaryRepeatParams) for (half, half) and (float, float).
 //
 // max / min: CCE (the bisheng compiler) provides unqualified scalar max/min builtins for
 // kernel code (asc-devkit's own impl/simt_api/math_functions_impl.h calls max(x, y) on
@@ -33,6 +34,8 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "opgen_twin/detail/kernel_vec.h"
 #include "opgen_twin/detail/kernel_vec_repeat.h"
@@ -193,6 +196,79 @@ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, con
         }
         opgen_twin::detail::Store<T>(d, i, r);
     }
+}
+
+}  // namespace AscendC
+
+namespace opgen_twin {
+namespace detail {
+
+// MulAddDst's level-0 forms, (half, half) and (float, float): dst element = src0 * src1 + dst over the
+// selected elements of each iteration (as BinaryRepeat, with dst also read).
+template <class T>
+inline void MulAddDstRepeat(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                            const AscendC::LocalTensor<T>& src1, const RepeatMask& m, uint8_t repeat,
+                            const AscendC::BinaryRepeatParams& p)
+{
+    if (repeat == 0 || (m.bits[0] == 0 && m.bits[1] == 0)) return;
+    if (p.dstBlkStride == 0) {
+        ThrowHardware(Format("%s: dstBlkStride 0 is undefined on the NPU (asc-devkit 高维切分.md)", api));
+    }
+    CheckRepeatFits(api, "dst", dst, m, repeat, p.dstBlkStride, p.dstRepStride);
+    CheckRepeatFits(api, "src0", src0, m, repeat, p.src0BlkStride, p.src0RepStride);
+    CheckRepeatFits(api, "src1", src1, m, repeat, p.src1BlkStride, p.src1RepStride);
+    const void* a = src0.TwinData();
+    const void* b = src1.TwinData();
+    void* d = dst.TwinData();
+    constexpr uint32_t perRepeat = 256 / sizeof(T);
+    std::vector<std::pair<uint64_t, T>> out;
+    for (uint32_t r = 0; r < repeat; ++r) {
+        for (uint32_t k = 0; k < perRepeat; ++k) {
+            if (!(m.bits[k / 64] >> (k % 64) & 1)) continue;
+            const T x = Load<T>(a, RepeatElem<T>(r, k, p.src0BlkStride, p.src0RepStride));
+            const T y = Load<T>(b, RepeatElem<T>(r, k, p.src1BlkStride, p.src1RepStride));
+            const uint64_t di = RepeatElem<T>(r, k, p.dstBlkStride, p.dstRepStride);
+            const T z = Load<T>(d, di);
+            T v;
+            if constexpr (std::is_same<T, float>::value) {
+                v = std::fma(x, y, z);
+            } else {
+                v = FromDouble<T>(ToDouble(x) * ToDouble(y) + ToDouble(z));
+            }
+            out.emplace_back(di, v);
+        }
+    }
+    for (const auto& e : out) Store<T>(d, e.first, e.second);
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+template <typename T, typename U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
+{
+    static_assert(std::is_same<T, U>::value && opgen_twin::detail::IsFloatT<T>::value,
+                  "opgen twin: AscendC::MulAddDst level-0 forms: the twin emulates (half, half) and (float, float); "
+                  "(half, float) only in the count form");
+    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
+    const char* api = "MulAddDst(mask[], repeatTime, BinaryRepeatParams)";
+    opgen_twin::detail::MulAddDstRepeat<T>(api, dst, src0, src1, opgen_twin::detail::BitMask<T>(api, mask),
+                                           repeatTime, repeatParams);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
+{
+    static_assert(std::is_same<T, U>::value && opgen_twin::detail::IsFloatT<T>::value,
+                  "opgen twin: AscendC::MulAddDst level-0 forms: the twin emulates (half, half) and (float, float); "
+                  "(half, float) only in the count form");
+    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
+    const char* api = "MulAddDst(mask, repeatTime, BinaryRepeatParams)";
+    opgen_twin::detail::MulAddDstRepeat<T>(api, dst, src0, src1, opgen_twin::detail::ContinuousMask<T>(api, mask),
+                                           repeatTime, repeatParams);
 }
 
 }  // namespace AscendC
