@@ -83,10 +83,14 @@ def test_shift_left_right(misc_bin):
     for tn, (w, signed) in INT_TYPES.items():
         x = [int(v) for v in ins[f"shift_{tn}"]]
         for s in (0, 1, 3, 8, w - 1, w):
-            assert [int(v) for v in outs[f"shl_{tn}_{s}"]] == [_shl(v, s, w, signed) for v in x[:200]], (tn, s)
-            assert [int(v) for v in outs[f"shr_{tn}_{s}"]] == [_shr(v, s, w, signed) for v in x[:200]], (tn, s)
+            assert [int(v) for v in outs[f"shl_{tn}_{s}"]] == [
+                _shl(v, s, w, signed) for v in x[:200]
+            ], (tn, s)
+            assert [int(v) for v in outs[f"shr_{tn}_{s}"]] == [
+                _shr(v, s, w, signed) for v in x[:200]
+            ], (tn, s)
         per = 256 * 8 // w
-        # level 0: continuous mask 20, 2 iterations, dst repeat 8 blocks, src repeat 4 blocks, roundEn
+        # level 0: continuous mask 20, 2 iterations, dst/src repeat 8/4 blocks, roundEn
         exp = [7] * 256
         for r in range(2):
             for k in range(20):
@@ -118,7 +122,11 @@ def _correctly_rounded(r: float, exact: Fraction, dtype) -> bool:
 
 @pytest.mark.parametrize(
     "name,dst",
-    [("muladddst_half", np.float16), ("muladddst_float", np.float32), ("muladddst_half_float", np.float32)],
+    [
+        ("muladddst_half", np.float16),
+        ("muladddst_float", np.float32),
+        ("muladddst_half_float", np.float32),
+    ],
 )
 def test_muladddst(misc_bin, name, dst):
     ins, outs, _ = _run(misc_bin, "shift")
@@ -129,9 +137,15 @@ def test_muladddst(misc_bin, name, dst):
             assert _correctly_rounded(y[i], exact, dst), (i, a[i], b[i], d[i], y[i])
         else:
             assert y[i] == d[i]
-    if f"{name}_l0" in outs:  # level 0 (same types): mask 20, 2 iterations, src0 repeat stride 4 blocks
+    # level 0 (same types): mask 20, 2 iterations, src0 repeat stride 4 blocks
+    if f"{name}_l0" in outs:
         per = 256 // np.dtype(dst).itemsize
-        a, b, d, y = (ins[f"{name}_l0_a"], ins[f"{name}_l0_b"], ins[f"{name}_l0_d"], outs[f"{name}_l0"])
+        a, b, d, y = (
+            ins[f"{name}_l0_a"],
+            ins[f"{name}_l0_b"],
+            ins[f"{name}_l0_d"],
+            outs[f"{name}_l0"],
+        )
         done = set()
         for r in range(2):
             for k in range(20):
@@ -223,8 +237,12 @@ def test_sort32(misc_bin, tn):
 def test_broadcast(misc_bin, tn):
     ins, outs, msgs = _run(misc_bin, "broadcast")
     x = np.array(ins[f"bc_x_{tn}"])
-    assert outs[f"bc_axis1_{tn}_5_40"] == list(np.broadcast_to(x[:5].reshape(5, 1), (5, 40)).ravel())
-    assert outs[f"bc_axis0_{tn}_6_32"] == list(np.broadcast_to(x[:32].reshape(1, 32), (6, 32)).ravel())
+    assert outs[f"bc_axis1_{tn}_5_40"] == list(
+        np.broadcast_to(x[:5].reshape(5, 1), (5, 40)).ravel()
+    )
+    assert outs[f"bc_axis0_{tn}_6_32"] == list(
+        np.broadcast_to(x[:32].reshape(1, 32), (6, 32)).ravel()
+    )
     assert outs[f"bc_dim1_{tn}_37"] == [x[0]] * 37
     assert "256" in msgs["bc_tmp_small"] and "overlap" in msgs["bc_overlap"]
     assert re.search(r"srcShape\[0\] = 4 cannot broadcast", msgs["bc_shape"])
@@ -235,7 +253,12 @@ def test_expression_operators(misc_bin):
     ins, outs, msgs = _run(misc_bin, "symbol")
     a = np.array(ins["sym_a"], dtype=np.float32)
     b = np.array(ins["sym_b"], dtype=np.float32)
-    for name, op in [("mul", np.multiply), ("add", np.add), ("sub", np.subtract), ("div", np.divide)]:
+    for name, op in [
+        ("mul", np.multiply),
+        ("add", np.add),
+        ("sub", np.subtract),
+        ("div", np.divide),
+    ]:
         exp = np.full(128, 5.0, dtype=np.float32)
         exp[:72] = op(a[:72], b[:72])
         assert outs[f"sym_{name}_72"] == [float(v) for v in exp], name
