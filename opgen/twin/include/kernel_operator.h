@@ -24,6 +24,11 @@
 #include "opgen_twin/detail/kernel_adv_math.h"
 #include "opgen_twin/detail/kernel_misc.h"
 #include "opgen_twin/detail/kernel_list.h"
+#include "opgen_twin/detail/kernel_symbol.h"
+#include "opgen_twin/detail/kernel_shift.h"
+#include "opgen_twin/detail/kernel_gather_sort.h"
+#include "opgen_twin/detail/kernel_broadcast.h"
+#include "opgen_twin/detail/kernel_assert.h"
 // Not in CANN's umbrella, but kernels include it from inside the namespace a variant wraps
 // them in, where it must find its classes declared already (at global scope).
 #include "op_frame/elemwise_frame.h"

@@ -4,6 +4,7 @@
 #define OPGEN_TWIN_HOST_TILING_H
 
 #include <cstdint>
+#include <vector>
 
 #include "opgen_twin/ge_types.h"
 #include "opgen_twin/tmp_sizes.h"
@@ -39,6 +40,21 @@ inline void GetSigmoidMaxMinTmpSize(const AscendC::TensorShape& srcShape, const 
     if (n <= 0) return;
     maxValue = opgen_twin::detail::SigmoidMaxTmpBytes(static_cast<uint64_t>(n), typeSize);
     minValue = opgen_twin::detail::SigmoidMinTmpBytes(typeSize);
+}
+
+// Broadcast's scratch sizes (asc-devkit include/adv_api/pad/broadcast_tiling.h); the platform argument
+// is the twin's single SoC (Atlas A2's sizes). Shapes that cannot broadcast leave the outputs, as
+// the real function's ASCENDC_HOST_ASSERT returns.
+template <class Platform>
+inline void GetBroadCastMaxMinTmpSize(const Platform& ascendcPlatform, const AscendC::TensorShape& srcShape,
+                                      const AscendC::TensorShape& dstShape, uint32_t typeSize,
+                                      const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue)
+{
+    (void)ascendcPlatform;
+    (void)isReuseSource;
+    if (srcShape.GetDimNum() != dstShape.GetDimNum()) return;
+    const std::vector<int64_t> s = srcShape.GetDims(), d = dstShape.GetDims();
+    opgen_twin::detail::BroadcastTmpBytes(s.size(), s.data(), d.data(), typeSize, maxValue, minValue);
 }
 
 }  // namespace AscendC

@@ -6,6 +6,7 @@
 #ifndef OPGEN_TWIN_TMP_SIZES_H
 #define OPGEN_TWIN_TMP_SIZES_H
 
+#include <cstddef>
 #include <cstdint>
 
 namespace opgen_twin {
@@ -25,6 +26,59 @@ inline uint32_t SigmoidMaxTmpBytes(uint64_t elems, uint32_t typeSize)
 {
     const uint64_t bytes = elems * typeSize;
     return static_cast<uint32_t>(bytes > kOneRepeatBytes ? bytes : kOneRepeatBytes);
+}
+
+// Broadcast (asc-devkit impl/adv_api/tiling/pad/broadcast_tiling.cpp, the DAV_2201 branch):
+// b8 types are computed in half (the cast buffers: src and dst sizes rounded up to 16 elements);
+// an equal-size or single-element source needs no scratch (b8: the cast buffers + 32 bytes);
+// axis 0 (src [1, k]) 32 bytes; axis 1 (src [m, 1]) the brcb buffer of one block per row (minimum 8
+// rows) plus, when k is not a whole number of blocks, the copy buffer for the aligned rows.
+// Returns false (and leaves the outputs) when the shapes cannot broadcast or axis 0's k is not
+// 32-byte aligned.
+inline bool BroadcastTmpBytes(size_t dimNum, const int64_t* src, const int64_t* dst, uint32_t typeSize,
+                              uint32_t& maxValue, uint32_t& minValue)
+{
+    if (dimNum != 1 && dimNum != 2) return false;
+    if (typeSize != 1 && typeSize != 2 && typeSize != 4) return false;
+    int64_t srcSize = 1, dstSize = 1;
+    for (size_t i = 0; i < dimNum; ++i) {
+        if (src[i] != dst[i] && src[i] != 1) return false;
+        srcSize *= src[i];
+        dstSize *= dst[i];
+    }
+    if (srcSize <= 0) return false;
+    uint32_t castTmp = 0;
+    if (typeSize == 1) {
+        typeSize = 2;
+        const uint64_t a = (static_cast<uint64_t>(srcSize) + 15) / 16 * 16;
+        const uint64_t b = (static_cast<uint64_t>(dstSize) + 15) / 16 * 16;
+        castTmp = static_cast<uint32_t>((a + b) * typeSize);
+    }
+    if (srcSize == dstSize || srcSize == 1) {
+        minValue = maxValue = castTmp == 0 ? 0u : castTmp + 32u;
+        return true;
+    }
+    const uint32_t perBlock = 32 / typeSize;
+    const bool axis1 = dimNum == 2 && src[1] == 1;
+    if (!axis1) {
+        if (dimNum < 2 || dst[1] % perBlock != 0) return false;
+        minValue = maxValue = 32u + castTmp;
+        return true;
+    }
+    const uint64_t firstDim = static_cast<uint64_t>(dst[0]);
+    const uint64_t numBlocks = static_cast<uint64_t>(dst[1]);
+    const uint64_t firstDimAlign8 = (firstDim + 7) / 8 * 8;
+    const uint64_t brcbMin = uint64_t(perBlock) * perBlock * typeSize;
+    const uint64_t brcbMax = firstDimAlign8 * perBlock * typeSize;
+    if (numBlocks % perBlock == 0) {
+        minValue = static_cast<uint32_t>(brcbMin + castTmp);
+        maxValue = static_cast<uint32_t>(brcbMax + castTmp);
+    } else {
+        const uint64_t numBlocksAlign = (numBlocks + perBlock - 1) / perBlock * perBlock;
+        minValue = static_cast<uint32_t>(brcbMin + uint64_t(perBlock) * numBlocksAlign * typeSize + castTmp);
+        maxValue = static_cast<uint32_t>(brcbMax + firstDim * numBlocksAlign * typeSize + castTmp);
+    }
+    return true;
 }
 
 }  // namespace detail

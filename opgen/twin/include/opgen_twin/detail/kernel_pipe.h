@@ -234,6 +234,19 @@ public:
     {
         tensor = DeQue<T>();
     }
+    // The forms naming the positions the data moved between (asc-devkit kernel_tpipe.h:
+    // EnQue<srcUserPos, dstUserPos, T>, DeQue<srcUserPos, dstUserPos, T>): on the NPU they pick the
+    // hardware event to wait on; the twin runs in program order, so the queue protocol is all.
+    template <TPosition srcUserPos, TPosition dstUserPos, class T>
+    bool EnQue(const LocalTensor<T>& tensor)
+    {
+        return EnQue<T>(tensor);
+    }
+    template <TPosition srcUserPos, TPosition dstUserPos, class T>
+    LocalTensor<T> DeQue()
+    {
+        return DeQue<T>();
+    }
     template <class T>
     void FreeTensor(LocalTensor<T>& tensor)
     {
@@ -308,6 +321,26 @@ public:
         return t;
     }
     uint32_t GetBufLen() const { return core_.Initialized() ? core_.Slot(0)->bytes : 0; }
+    // The queue calls TBuf inherits from TQueBind (asc-devkit impl/basic_api/kernel_tbuf_impl.h):
+    // AllocTensor and DeQue are Get(), EnQue and FreeTensor do nothing.
+    template <class T>
+    LocalTensor<T> AllocTensor()
+    {
+        return Get<T>();
+    }
+    template <class T>
+    LocalTensor<T> DeQue()
+    {
+        return Get<T>();
+    }
+    template <class T>
+    void EnQue(const LocalTensor<T>&)
+    {
+    }
+    template <class T>
+    void FreeTensor(LocalTensor<T>&)
+    {
+    }
 
     opgen_twin::detail::QueueCore& TwinCore() { return core_; }
 

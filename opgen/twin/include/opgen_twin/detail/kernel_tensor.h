@@ -69,6 +69,13 @@ template <class T>
 class LocalTensor;
 template <class T>
 class GlobalTensor;
+// The expression operators' operand pairs (dst = a + b; ...), opgen_twin/detail/kernel_symbol.h.
+template <class T> class SymbolOverrideAdd;
+template <class T> class SymbolOverrideSub;
+template <class T> class SymbolOverrideMul;
+template <class T> class SymbolOverrideDiv;
+template <class T> class SymbolOverrideOr;
+template <class T> class SymbolOverrideAnd;
 
 }  // namespace AscendC
 
@@ -175,6 +182,21 @@ public:
         r.size_ = size_ - offset;
         return r;
     }
+
+    // dst = src0 OP src1 over dst.GetSize() elements (asc-devkit kernel_tensor.h; defined in
+    // opgen_twin/detail/kernel_symbol.h).
+    void operator=(const SymbolOverrideAdd<T>& symbolOverride);
+    void operator=(const SymbolOverrideSub<T>& symbolOverride);
+    void operator=(const SymbolOverrideMul<T>& symbolOverride);
+    void operator=(const SymbolOverrideDiv<T>& symbolOverride);
+    void operator=(const SymbolOverrideOr<T>& symbolOverride);
+    void operator=(const SymbolOverrideAnd<T>& symbolOverride);
+    SymbolOverrideAdd<T> operator+(const LocalTensor<T>& src1) const;
+    SymbolOverrideSub<T> operator-(const LocalTensor<T>& src1) const;
+    SymbolOverrideMul<T> operator*(const LocalTensor<T>& src1) const;
+    SymbolOverrideDiv<T> operator/(const LocalTensor<T>& src1) const;
+    SymbolOverrideOr<T> operator|(const LocalTensor<T>& src1) const;
+    SymbolOverrideAnd<T> operator&(const LocalTensor<T>& src1) const;
 
     template <class U>
     LocalTensor<U> ReinterpretCast() const
