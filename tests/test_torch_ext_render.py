@@ -737,10 +737,12 @@ def test_twin_build_compiles_for_the_first_soc(socs, arch):
     files = {
         f.path: f.content.decode() for f in render.render(proto, options, resources.templates_dir())
     }
+    # the twin's platform takes the first SoC's core counts
+    assert f'            ("OPGEN_TWIN_SOC", "{socs[0]}"),\n' in files["setup.py"]
     if arch is None:
         assert "__NPU_ARCH__" not in files["setup.py"]
     else:
-        assert f'        define_macros=[("__NPU_ARCH__", "{arch}")],\n' in files["setup.py"]
+        assert f'            ("__NPU_ARCH__", "{arch}"),\n' in files["setup.py"]
 
 
 def test_attrs_the_compute_never_reads_must_keep_their_defaults(tmp_path):

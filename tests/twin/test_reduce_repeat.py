@@ -3,7 +3,7 @@ mask register (SetMaskCount/SetMaskNorm/SetVectorMask/ResetMask, isSetMask = fal
 references written from asc-devkit's docs, not from the twin's code.
 
 tests/twin/cpp/test_reduce_api.cpp prints the raw bits of its inputs and results; this module
-compiles that one program (a few seconds, so it stays in the quick tier) and recomputes every
+compiles that one program (a few seconds; compiling, it is in the slow tier) and recomputes every
 result here. The inputs are multiples of 1/4 small enough that every sum is exact in float and half,
 so the order of the NPU's binary tree does not matter for these bits.
 """
@@ -18,6 +18,8 @@ import pytest
 from twin_support import CPP, CXX, CXXFLAGS
 
 SENTINEL = -999.0
+
+pytestmark = pytest.mark.slow  # compiles test_reduce_api.cpp
 
 
 @pytest.fixture(scope="module")
@@ -35,12 +37,16 @@ def reduce_api(tmp_path_factory):
         lines = p.stdout.splitlines()
         fails = [ln for ln in lines if ln.startswith("FAIL")]
         assert not fails, "\n".join(fails)
-        assert p.returncode == 0 and any(ln.startswith("SUMMARY") for ln in lines), p.stdout + p.stderr
+        assert p.returncode == 0 and any(ln.startswith("SUMMARY") for ln in lines), (
+            p.stdout + p.stderr
+        )
         arrays, msgs = {}, {}
         for ln in lines:
             if ln.startswith("BITS "):
                 _, name, dtype, *vals = ln.split()
-                raw = np.array([int(v) for v in vals], dtype=np.uint16 if dtype == "half" else np.uint32)
+                raw = np.array(
+                    [int(v) for v in vals], dtype=np.uint16 if dtype == "half" else np.uint32
+                )
                 arrays[name] = raw
             elif ln.startswith("MSG "):
                 name, _, text = ln[4:].partition(": ")
@@ -61,7 +67,9 @@ def _iterations(src, per_repeat, repeats, mask_bits, blk_stride, rep_stride):
     out = []
     for r in range(repeats):
         ks = [k for k in range(per_repeat) if mask_bits(r, k)]
-        idx = [(rep_stride * r + blk_stride * (k // per_block)) * per_block + k % per_block for k in ks]
+        idx = [
+            (rep_stride * r + blk_stride * (k // per_block)) * per_block + k % per_block for k in ks
+        ]
         out.append((np.array(ks), src[idx]))
     return out
 
@@ -138,14 +146,17 @@ def test_block_and_pair_reduce(reduce_api):
         _vals(a["bsum_f_r2"]), per_group(f, 64, 2, _first(64), 1, 8, 8, np.sum, 1, 16, np.float32)
     )
     np.testing.assert_array_equal(
-        _vals(a["bmax_f_m20_d2"]), per_group(f, 64, 2, _first(20), 1, 8, 8, np.max, 2, 32, np.float32)
+        _vals(a["bmax_f_m20_d2"]),
+        per_group(f, 64, 2, _first(20), 1, 8, 8, np.max, 2, 32, np.float32),
     )
     words = [0x00000000FFFF0001, 0x8000000000000000]
     np.testing.assert_array_equal(
-        _vals(a["bmin_h_bits_b2_s16"]), per_group(h, 128, 2, _bits(words), 2, 16, 16, np.min, 1, 16, np.float16)
+        _vals(a["bmin_h_bits_b2_s16"]),
+        per_group(h, 128, 2, _bits(words), 2, 16, 16, np.min, 1, 16, np.float16),
     )
     np.testing.assert_array_equal(
-        _vals(a["psum_h_r2"]), per_group(h, 128, 2, _first(128), 1, 8, 2, np.sum, 1, 128, np.float16)
+        _vals(a["psum_h_r2"]),
+        per_group(h, 128, 2, _first(128), 1, 8, 2, np.sum, 1, 128, np.float16),
     )
 
 
@@ -175,37 +186,44 @@ def test_mask_register_counter_and_normal(reduce_api):
             exp[64 * r + k] = 2 * f[64 * r + k]
     np.testing.assert_array_equal(_vals(a["norm_add_f_bits"]), exp)
 
-    exp = _expect(4, np.float32)  # SetVectorMask<float>(10): the first 10 elements of each iteration
+    exp = _expect(
+        4, np.float32
+    )  # SetVectorMask<float>(10): the first 10 elements of each iteration
     exp[0], exp[1] = f[:10].max(), f[64:74].max()
     np.testing.assert_array_equal(_vals(a["norm_max_f_len10"]), exp)
 
 
 def test_reduce_and_mask_errors_name_the_call(reduce_api):
     _, msgs = reduce_api("errors")
-    assert "WholeReduceSum(mask, " in msgs["whole_mask_zero"] and "[1, 64]" in msgs["whole_mask_zero"]
+    assert (
+        "WholeReduceSum(mask, " in msgs["whole_mask_zero"] and "[1, 64]" in msgs["whole_mask_zero"]
+    )
     assert "no element" in msgs["whole_bits_none"]
     assert "repeatTime 256" in msgs["whole_repeat_256"]
     assert "UB buffer overrun" in msgs["whole_src_overrun"]
     assert "dst write at bytes" in msgs["whole_dst_overrun"]
     assert "Counter-mode count 300" in msgs["counter_overrun"]
     assert "Counter mode with a count of 18446744073709551615" in msgs["counter_after_resetmask"]
-    assert "MaskMode::NORMAL while Counter mode is on" in msgs["setvectormask_len_normal_in_counter"]
+    assert (
+        "MaskMode::NORMAL while Counter mode is on" in msgs["setvectormask_len_normal_in_counter"]
+    )
     assert "maskHigh must be 0" in msgs["setvectormask_high_32bit"]
 
 
 def test_compare_register_form_and_cmpmask(reduce_api):
     """Compare(src0, src1, cmpMode, mask, repeatParams) into the CmpMask register, GetCmpMask and
-    SetCmpMask, and Compare(dst, ..., mask, repeatTime, repeatParams) into a tensor (hand values in the
-    C++ section); GetCmpMask into a never-allocated LocalTensor, as AscendC-S3 ArgMaxWithValue's half
-    path does, is an error."""
+    SetCmpMask, and Compare(dst, ..., mask, repeatTime, repeatParams) into a tensor (hand values
+    in the C++ section); GetCmpMask into a never-allocated LocalTensor, as AscendC-S3
+    ArgMaxWithValue's half path does, is an error."""
     _, msgs = reduce_api("cmpmask")
     assert "UB buffer overrun" in msgs["compare_level0_dst_overrun"]
     assert "default-constructed LocalTensor" in msgs["getcmpmask_default_tensor"]
 
 
 def test_select_level0_forms(reduce_api):
-    """Select(dst, selMask, src0, src1 | scalar, selMode, mask, repeatTime, params) in modes 2 and 1, and
-    mode 0 through the CmpMask register (Compare's register form, then Select(dst, src0, src1,
-    repeatTime, params)); hand values in the C++ section; a selMask too short for the iterations."""
+    """Select(dst, selMask, src0, src1 | scalar, selMode, mask, repeatTime, params) in modes 2
+    and 1, and mode 0 through the CmpMask register (Compare's register form, then Select(dst,
+    src0, src1, repeatTime, params)); hand values in the C++ section; a selMask too short for
+    the iterations."""
     _, msgs = reduce_api("select")
     assert "selMask" in msgs["select_level0_selmask_short"]
