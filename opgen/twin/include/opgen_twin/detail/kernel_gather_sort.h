@@ -84,8 +84,8 @@ inline void CopyRepeatImpl(const char* api, const AscendC::LocalTensor<T>& dst, 
         ThrowHardware(Format("%s: CopyRepeatParams.dstStride (the dst block stride) 0 is undefined on the NPU "
                              "(asc-devkit 高维切分.md); pass {1, 1, 8, 8} for contiguous blocks", api));
     }
-    CheckRepeatFits(api, "dst", dst, m, repeat, p.dstStride, p.dstRepeatSize);
-    CheckRepeatFits(api, "src", src, m, repeat, p.srcStride, p.srcRepeatSize);
+    CheckPlanFits(api, "dst", dst, NormalPlan<T>(m, repeat), p.dstStride, p.dstRepeatSize);
+    CheckPlanFits(api, "src", src, NormalPlan<T>(m, repeat), p.srcStride, p.srcRepeatSize);
     const void* s = src.TwinData();
     constexpr uint32_t perRepeat = 256 / sizeof(T);
     std::vector<std::pair<uint64_t, T>> out;

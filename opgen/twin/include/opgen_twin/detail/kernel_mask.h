@@ -87,6 +87,14 @@ inline RepeatMask BitMask(const char* api, const uint64_t mask[])
     return m;
 }
 
+// For the level-0 forms that take only their own mask (no isSetMask = false emulation yet).
+template <bool isSetMask>
+struct RequireSetMask {
+    static_assert(isSetMask,
+                  "opgen twin: this level-0 API with isSetMask = false (the mask set by SetVectorMask) is not "
+                  "emulated; pass the mask to the call (isSetMask = true, the default)");
+};
+
 // The iterations of one level-0 call and the elements each selects.
 template <class T>
 struct RepeatPlan {

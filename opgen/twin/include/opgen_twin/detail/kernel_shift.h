@@ -107,11 +107,10 @@ inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
                       const uint8_t repeatTime, const UnaryRepeatParams& repeatParams)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsShiftT<T>::value, "ShiftLeft", "int16_t, uint16_t, int32_t, uint32_t");
-    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
     const char* api = "ShiftLeft(mask[], repeatTime, UnaryRepeatParams)";
     opgen_twin::detail::CheckShiftAmount<T>(api, scalarValue);
     const unsigned s = static_cast<unsigned>(scalarValue);
-    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::BitMask<T>(api, mask), repeatTime, repeatParams,
+    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanBits<T, isSetMask>(api, mask, repeatTime), repeatParams,
                                     [s](T x) { return opgen_twin::detail::ShiftLeftValue<T>(x, s); });
 }
 template <typename T, bool isSetMask = true>
@@ -119,11 +118,10 @@ inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
                       const uint8_t repeatTime, const UnaryRepeatParams& repeatParams)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsShiftT<T>::value, "ShiftLeft", "int16_t, uint16_t, int32_t, uint32_t");
-    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
     const char* api = "ShiftLeft(mask, repeatTime, UnaryRepeatParams)";
     opgen_twin::detail::CheckShiftAmount<T>(api, scalarValue);
     const unsigned s = static_cast<unsigned>(scalarValue);
-    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::ContinuousMask<T>(api, mask), repeatTime,
+    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanContinuous<T, isSetMask>(api, mask, repeatTime),
                                     repeatParams, [s](T x) { return opgen_twin::detail::ShiftLeftValue<T>(x, s); });
 }
 
@@ -142,11 +140,10 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
                        const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, bool roundEn = false)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsShiftT<T>::value, "ShiftRight", "int16_t, uint16_t, int32_t, uint32_t");
-    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
     const char* api = "ShiftRight(mask[], repeatTime, UnaryRepeatParams)";
     opgen_twin::detail::CheckShiftAmount<T>(api, scalarValue);
     const unsigned s = static_cast<unsigned>(scalarValue);
-    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::BitMask<T>(api, mask), repeatTime, repeatParams,
+    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanBits<T, isSetMask>(api, mask, repeatTime), repeatParams,
                                     [s, roundEn](T x) { return opgen_twin::detail::ShiftRightValue<T>(x, s, roundEn); });
 }
 template <typename T, bool isSetMask = true>
@@ -154,11 +151,10 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
                        const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, bool roundEn = false)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsShiftT<T>::value, "ShiftRight", "int16_t, uint16_t, int32_t, uint32_t");
-    (void)opgen_twin::detail::RequireSetMask<isSetMask>{};
     const char* api = "ShiftRight(mask, repeatTime, UnaryRepeatParams)";
     opgen_twin::detail::CheckShiftAmount<T>(api, scalarValue);
     const unsigned s = static_cast<unsigned>(scalarValue);
-    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::ContinuousMask<T>(api, mask), repeatTime,
+    opgen_twin::detail::UnaryRepeat(api, dst, src, opgen_twin::detail::PlanContinuous<T, isSetMask>(api, mask, repeatTime),
                                     repeatParams,
                                     [s, roundEn](T x) { return opgen_twin::detail::ShiftRightValue<T>(x, s, roundEn); });
 }
@@ -214,9 +210,9 @@ inline void MulAddDstRepeat(const char* api, const AscendC::LocalTensor<T>& dst,
     if (p.dstBlkStride == 0) {
         ThrowHardware(Format("%s: dstBlkStride 0 is undefined on the NPU (asc-devkit 高维切分.md)", api));
     }
-    CheckRepeatFits(api, "dst", dst, m, repeat, p.dstBlkStride, p.dstRepStride);
-    CheckRepeatFits(api, "src0", src0, m, repeat, p.src0BlkStride, p.src0RepStride);
-    CheckRepeatFits(api, "src1", src1, m, repeat, p.src1BlkStride, p.src1RepStride);
+    CheckPlanFits(api, "dst", dst, NormalPlan<T>(m, repeat), p.dstBlkStride, p.dstRepStride);
+    CheckPlanFits(api, "src0", src0, NormalPlan<T>(m, repeat), p.src0BlkStride, p.src0RepStride);
+    CheckPlanFits(api, "src1", src1, NormalPlan<T>(m, repeat), p.src1BlkStride, p.src1RepStride);
     const void* a = src0.TwinData();
     const void* b = src1.TwinData();
     void* d = dst.TwinData();
