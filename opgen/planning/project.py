@@ -307,13 +307,10 @@ def _build_adopted_op(op: Op, options: Options) -> OpData:
     own op_host/ and op_kernel/), so none of its tests waits for one."""
     data = build_op(op, replace(options, adopted=False))
     cpu = data.torch.cpu
-    # Many hand-written projects register no InferShape (their ops run through aclnn, the
-    # caller allocating the outputs); the CPU kernel then sizes them by the fake kernel.
-    cpu = replace(
-        cpu,
-        placeholder=None,
-        shapes_from_meta_without_infer=not cpu.updates and not cpu.in_place_only,
-    )
+    # Hand-written ops run through aclnn, the caller allocating the outputs (many projects
+    # register no InferShape, or one that sets only some outputs): the CPU kernel sizes them by
+    # the fake kernel, as the NPU adapter does.
+    cpu = replace(cpu, placeholder=None, shapes_from_meta=not cpu.updates and not cpu.in_place_only)
     torch_data = replace(data.torch, cpu=cpu)
     return replace(
         data,

@@ -425,9 +425,10 @@ class CpuKernel:
     in_place_only: bool  # no outputs: the twin hands back the inputs as the kernel left them
     updates: list[CopyBack]  # the inputs it updates in place, from the twin's tensors
     placeholder: CpuPlaceholder | None
-    # An adopted op whose project may register no InferShape (called through aclnn, the caller
-    # allocates the outputs): the CPU kernel then sizes them by the fake kernel on meta copies.
-    shapes_from_meta_without_infer: bool = False
+    # An adopted op runs as its aclnn call does, the caller allocating the outputs: the CPU
+    # kernel sizes them by the fake kernel on meta copies, as the NPU adapter does (the
+    # project's InferShape, which may be missing or partial, has a test of its own).
+    shapes_from_meta: bool = False
 
 
 def cpu_context(op: Op, params, outs) -> CpuKernel:

@@ -1321,13 +1321,6 @@ inline InferResult InferOp(const std::string& opType, const std::vector<HostTens
     return r;
 }
 
-// Whether the op's OpDef registers an InferShape function (false for an op not registered).
-inline bool HasInferShape(const std::string& opType)
-{
-    ops::OpDef def("");
-    return FindOpDef(opType, &def) && def.TwinInferShape() != nullptr;
-}
-
 inline RunResult RunOp(const std::string& opType, const KernelEntry& kernel, const std::vector<HostTensor>& inputs,
                        const std::vector<AttrValue>& attrs, const RunOptions& options)
 {

@@ -189,6 +189,11 @@ inline void CheckPlanFits(const char* api, const char* role, const AscendC::Loca
                           uint32_t blkStride, uint32_t repStride)
 {
     t.TwinCheckLive(api, role);
+    if (t.TwinUbBegin() % 32 != 0) {
+        ThrowHardware(Format("%s: the %s tensor starts at UB byte %llu, which is not 32-byte aligned (UB operand "
+                             "addresses must be 32-byte aligned)",
+                             api, role, static_cast<unsigned long long>(t.TwinUbBegin())));
+    }
     if (p.None()) return;
     uint64_t maxElem = 0;
     bool any = false;

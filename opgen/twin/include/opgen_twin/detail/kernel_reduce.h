@@ -42,7 +42,7 @@ inline void CheckReduceOperands(const char* api, const AscendC::LocalTensor<T>& 
     if (count <= 0) {
         ThrowHardware(Format("%s: count %d; it reduces at least one element", api, count));
     }
-    dst.TwinCheckFits(api, "dst", 1);
+    dst.TwinCheckFits(api, "dst", 1, sizeof(T));  // element-aligned (ReduceRepeat.md 表3)
     src.TwinCheckFits(api, "src", static_cast<uint64_t>(count));
     tmp.TwinCheckFits(api, "sharedTmpBuffer", 1);
     if (src.TwinUbBegin() % 32 != 0 || tmp.TwinUbBegin() % 32 != 0) {

@@ -158,8 +158,9 @@ public:
         return *reinterpret_cast<T*>(static_cast<uint8_t*>(TwinData()) + static_cast<uint64_t>(index) * sizeof(T));
     }
 
-    // Sub-tensor starting `offset` elements in. The NPU needs every operand address in UB
-    // to be 32-byte aligned, so a misaligned sub-tensor is rejected here.
+    // Sub-tensor starting `offset` elements in. Any element may start one (GetValue/SetValue,
+    // or a reduction's dst, which asc-devkit lets be element-aligned); a vector or copy call
+    // that takes it as an operand checks the 32-byte alignment it needs (TwinCheckFits).
     LocalTensor operator[](const uint32_t offset) const
     {
         TwinCheckLive("LocalTensor::operator[]", "tensor");
@@ -169,14 +170,6 @@ public:
                 opgen_twin::detail::TypeName<T>(), offset, size_));
         }
         const uint64_t byteOff = offsetBytes_ + static_cast<uint64_t>(offset) * sizeof(T);
-        if (byteOff % ONE_BLK_SIZE != 0) {
-            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
-                "LocalTensor<%s>::operator[](%u): offset %u x sizeof(%s)=%llu bytes puts the tensor at UB "
-                "byte %llu, which is not 32-byte aligned (UB operand addresses must be 32-byte aligned)",
-                opgen_twin::detail::TypeName<T>(), offset, offset, opgen_twin::detail::TypeName<T>(),
-                static_cast<unsigned long long>(static_cast<uint64_t>(offset) * sizeof(T)),
-                static_cast<unsigned long long>(slot_->ubOffset + byteOff)));
-        }
         LocalTensor r = *this;
         r.offsetBytes_ = static_cast<uint32_t>(byteOff);
         r.size_ = size_ - offset;
@@ -272,9 +265,17 @@ public:
         }
     }
     // Checks that `count` elements fit in this tensor (no overrun of its UB buffer).
-    void TwinCheckFits(const char* api, const char* role, uint64_t count) const
+    // An operand of `count` elements: live, large enough, and starting `align` bytes aligned in UB
+    // (32, a data block, for vector and copy operands: asc-devkit's 通用地址对齐约束).
+    void TwinCheckFits(const char* api, const char* role, uint64_t count, uint32_t align = ONE_BLK_SIZE) const
     {
         TwinCheckLive(api, role);
+        if (TwinUbBegin() % align != 0) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "%s: the %s tensor starts at UB byte %llu, which is not %u-byte aligned (UB operand addresses must "
+                "be %u-byte aligned)",
+                api, role, static_cast<unsigned long long>(TwinUbBegin()), align, align));
+        }
         if (count > size_) {
             opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
                 "%s: count %llu exceeds the %s tensor's size of %u %s elements (UB buffer overrun)", api,
