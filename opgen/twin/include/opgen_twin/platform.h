@@ -30,7 +30,8 @@ struct PlatformConfig {
 
     // Named presets, as npu-smi or msopgen spells them ("Ascend910B1" or "ascend910b1"):
     // "ascend910b" (default above), Ascend910B1/B2 (24/48 cores), Ascend910B3/B4 (20/40
-    // cores), Ascend310P* (a 256 KiB UB). Unknown names keep the defaults but record the name.
+    // cores), Ascend310P* and Ascend310B* (a 256 and a 248 KiB UB, asc-devkit's TOTAL_UB_SIZE).
+    // Unknown names keep the defaults but record the name.
     static PlatformConfig Preset(const std::string& name)
     {
         PlatformConfig c;
@@ -47,6 +48,9 @@ struct PlatformConfig {
         } else if (lower.rfind("ascend310p", 0) == 0) {
             c.socVersion = name;
             c.ubSize = 262144;  // asc-devkit TOTAL_UB_SIZE for __NPU_ARCH__ 2002: 256 KiB
+        } else if (lower.rfind("ascend310b", 0) == 0) {
+            c.socVersion = name;
+            c.ubSize = 253952;  // asc-devkit TOTAL_UB_SIZE for __NPU_ARCH__ 3002: 248 KiB
         } else {
             c.socVersion = name;
         }

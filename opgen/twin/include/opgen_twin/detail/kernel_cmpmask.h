@@ -72,7 +72,7 @@ inline void CompareRepeat(const char* api, const AscendC::LocalTensor<U>& dst, c
                           const AscendC::LocalTensor<T>& src1, AscendC::CMPMODE cmpMode, uint8_t repeatTime,
                           const AscendC::BinaryRepeatParams& p)
 {
-    static_assert(IsCmpDstT<U>::value, "opgen twin: AscendC::Compare writes int8_t or uint8_t (asc-devkit Compare.md)");
+    static_assert(IsCmpDstT<U>::value, "opgen twin: AscendC::Compare writes an integer tensor (asc-devkit Compare.md)");
     OPGEN_TWIN_SUPPORTED_TYPES(IsCmpT<T>::value, "Compare", "half, float, int32_t (EQ only)");
     if (std::is_same<T, int32_t>::value && cmpMode != AscendC::CMPMODE::EQ) {
         ThrowHardware(Format("%s: int32_t takes CMPMODE::EQ only (asc-devkit Compare.md)", api));

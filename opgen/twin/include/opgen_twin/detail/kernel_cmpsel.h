@@ -43,7 +43,11 @@ namespace detail {
 
 template <class T> struct IsCmpSelT : IsAnyOf<T, half, float> {};
 template <class T> struct IsCmpT : IsAnyOf<T, half, float, int32_t> {};
-template <class U> struct IsCmpDstT : IsAnyOf<U, int8_t, uint8_t> {};
+// Compare's dst: the docs list int8_t/uint8_t; the device build checks nothing (ASCENDC_ASSERT is
+// empty there) and writes bits, which a wider integer tensor holds the same way (little endian), so
+// kernels that pass a uint32_t tensor work on the NPU and are accepted.
+template <class U>
+struct IsCmpDstT : IsAnyOf<U, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t> {};
 // Select's mask: the docs list uint8/16/32/64_t; the device build checks nothing (ASCENDC_ASSERT is
 // empty there) and reads bits, so the int8_t tensor Compare wrote works as well and is accepted.
 template <class U>
@@ -140,7 +144,7 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
                     uint32_t count)
 {
     OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpT<T>::value, "Compare", "half, float, int32_t (EQ only)");
-    static_assert(opgen_twin::detail::IsCmpDstT<U>::value, "opgen twin: AscendC::Compare writes int8_t or uint8_t");
+    static_assert(opgen_twin::detail::IsCmpDstT<U>::value, "opgen twin: AscendC::Compare writes an integer tensor");
     const char* api = "Compare";
     if constexpr (std::is_same<T, int32_t>::value) {
         // Compare.md: int32_t on Atlas A2/A3 only, and for CMPMODE::EQ only
