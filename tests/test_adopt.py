@@ -109,9 +109,9 @@ def test_attrs_keep_their_types_and_defaults():
         {"name": "axes", "param_type": "optional", "type": "list_int", "default_value": [-1, 2]},
         {"name": "mode", "param_type": "optional", "type": "string", "default_value": "mean"},
         {"name": "keep", "param_type": "optional", "type": "bool", "default_value": True},
-        # required unless AttrType(OPTIONAL) (metadef), keeping the value its type method got
-        {"name": "slope", "param_type": "required", "type": "float", "default_value": 0.01},
-        {"name": "num", "param_type": "required", "type": "int", "default_value": 0},
+        # required unless AttrType(OPTIONAL) (metadef); the caller gives a required attr's value
+        {"name": "slope", "param_type": "required", "type": "float"},
+        {"name": "num", "param_type": "required", "type": "int"},
     ]
 
 

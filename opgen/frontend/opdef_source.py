@@ -83,11 +83,12 @@ def _attr(name: str, calls: dict[str, str], where: str) -> dict[str, Any]:
     if not typed:
         raise OpDefSourceError(f"{where}: no type method (.Int(), .Float(), .String(), ...)")
     method = typed[0]
-    # metadef's OpAttrDef is required unless AttrType(OPTIONAL) says otherwise, and keeps the
-    # value given to its type method either way (base/asc/opdef/op_def_impl.cc)
+    # metadef's OpAttrDef is required unless AttrType(OPTIONAL) says otherwise
+    # (base/asc/opdef/op_def_impl.cc); a required attr's value is the caller's, so a value given
+    # to its type method is no default
     kind = calls.get("AttrType", "REQUIRED").rsplit(":", 1)[-1].lower()
     attr: dict[str, Any] = {"name": name, "param_type": kind, "type": _ATTR_METHODS[method]}
-    if calls[method]:
+    if kind == "optional" and calls[method]:
         attr["default_value"] = _literal(calls[method], attr["type"], where)
     return attr
 
