@@ -748,28 +748,44 @@ struct GmBuffers {
     {
         for (const auto& m : mapped) FilledPages::Unmap(m.first, m.second);
     }
+    // What the NPU's allocator hands out for `bytes` bytes: the size rounded up to 32 bytes, plus
+    // 32 (aclrtMalloc's rule, which torch_npu's caching allocator and DIPU's Ascend strategy
+    // apply). Kernels write a whole 32-byte block holding a 0-d result, or read one past a tail;
+    // in a buffer the launch allocates (an output, the workspace) that stays inside it.
+    static size_t DevicePadded(size_t bytes) { return (bytes + 31) / 32 * 32 + 32; }
+    static std::string PaddedName(const std::string& name, size_t bytes)
+    {
+        return Format("%s (%zu bytes, %zu as the NPU allocates it)", name.c_str(), bytes, DevicePadded(bytes));
+    }
+
     // A buffer of max(bytes, 32) bytes (so no pointer is null), registered as a GM region of
-    // `bytes` bytes, holding a copy of `src` when given, else (and in the padding) `fill`.
+    // `bytes` bytes, holding a copy of `src` when given, else (and in the padding) `fill`; without
+    // `src` (a buffer of the launch's own) of DevicePadded(bytes) bytes.
     // A large 0xFF buffer is a copy-on-write mapping (filled_pages.h).
     uint8_t* Add(size_t bytes, uint8_t fill, const std::string& name, const void* src = nullptr)
     {
-        uint8_t* m = (src == nullptr && fill == 0xFF && bytes >= FilledPages::kMinBytes) ? FilledPages::Map(bytes)
-                                                                                         : nullptr;
-        if (m != nullptr) {
-            mapped.emplace_back(m, bytes);
-            g_launch.gm.push_back({m, bytes, name});
-            return m;
+        if (src == nullptr) {
+            return AddPadded(bytes, fill, name);
         }
-        if (src != nullptr && bytes != 0) {
-            const uint8_t* s = static_cast<const uint8_t*>(src);
-            bufs.emplace_back(s, s + bytes);  // no fill before the copy
-            if (bytes < 32) bufs.back().resize(32, fill);
-        } else {
-            bufs.emplace_back(std::max<size_t>(bytes, 32), fill);
-        }
+        const uint8_t* s = static_cast<const uint8_t*>(src);
+        bufs.emplace_back(s, s + bytes);  // no fill before the copy
+        if (bytes < 32) bufs.back().resize(32, fill);
         uint8_t* p = bufs.back().data();
         g_launch.gm.push_back({p, bytes, name});
         return p;
+    }
+    uint8_t* AddPadded(size_t bytes, uint8_t fill, const std::string& name)
+    {
+        const size_t padded = DevicePadded(bytes);
+        uint8_t* m = fill == 0xFF && padded >= FilledPages::kMinBytes ? FilledPages::Map(padded) : nullptr;
+        if (m != nullptr) {
+            mapped.emplace_back(m, padded);
+        } else {
+            bufs.emplace_back(padded, fill);
+            m = bufs.back().data();
+        }
+        g_launch.gm.push_back({m, padded, PaddedName(name, bytes)});
+        return m;
     }
     // A GM region of `bytes` bytes on memory the caller owns (a borrowed input): no copy.
     uint8_t* Borrow(const uint8_t* p, size_t bytes, std::string name)
@@ -777,17 +793,17 @@ struct GmBuffers {
         g_launch.gm.push_back({p, bytes, std::move(name)});
         return const_cast<uint8_t*>(p);
     }
-    // Like Add, but the buffer is `data` itself (already filled by the caller): it moves in
-    // here, padded to 32 bytes with `fill`, and Return() moves it back, so an output needs no
-    // second buffer and no copy.
+    // Like Add without `src`, but the buffer is `data` itself (already filled by the caller): it
+    // moves in here, padded to DevicePadded bytes with `fill`, and Return() moves it back, so an
+    // output needs no second buffer and no copy.
     uint8_t* Lend(ByteVector& data, uint8_t fill, const std::string& name)
     {
         const size_t bytes = data.size();
         loans.push_back({&data, bytes, bufs.size()});
         bufs.push_back(std::move(data));
-        if (bytes < 32) bufs.back().resize(32, fill);
+        bufs.back().resize(DevicePadded(bytes), fill);
         uint8_t* p = bufs.back().data();
-        g_launch.gm.push_back({p, bytes, name});
+        g_launch.gm.push_back({p, DevicePadded(bytes), PaddedName(name, bytes)});
         return p;
     }
     void Return()

@@ -40,7 +40,7 @@ inline void CheckAdvOperands(const char* api, const AscendC::LocalTensor<T>& dst
                              "operands)", api));
     }
     if (tmp != nullptr) {
-        tmp->TwinCheckLive(api, "sharedTmpBuffer");
+        tmp->TwinCheckAligned(api, "sharedTmpBuffer");
         const uint64_t tb = tmp->GetSize();
         if (tb < minTmpBytes) {
             ThrowHardware(Format("%s: sharedTmpBuffer has %llu bytes, less than the minimum %u bytes for %s (see "

@@ -63,7 +63,7 @@ inline void BroadcastImpl(const char* api, const AscendC::LocalTensor<T>& dst, c
     uint32_t maxTmp = 0, minTmp = 0;
     BroadcastTmpBytes(static_cast<size_t>(dim), s, d, sizeof(T), maxTmp, minTmp);
     if (tmp != nullptr) {
-        tmp->TwinCheckLive(api, "sharedTmpBuffer");
+        tmp->TwinCheckAligned(api, "sharedTmpBuffer");
         const uint64_t tb = tmp->GetSize();
         if (tb < minTmp) {
             ThrowHardware(Format("%s: sharedTmpBuffer has %llu bytes, less than the minimum %u bytes "

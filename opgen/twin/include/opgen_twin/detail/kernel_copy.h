@@ -93,7 +93,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
                       uint32_t right, T padValue)
 {
     const char* api = "DataCopyPad(GM->UB)";
-    dst.TwinCheckLive(api, "dst");
+    dst.TwinCheckAligned(api, "dst");
     if (blockCount == 0 || blockLen == 0) {
         return;  // documented NOP
     }
@@ -206,7 +206,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
                       uint64_t blockLen, uint64_t srcStrideBlocks, uint64_t dstStrideBytes)
 {
     const char* api = "DataCopyPad(UB->GM)";
-    src.TwinCheckLive(api, "src");
+    src.TwinCheckAligned(api, "src");
     if (blockCount == 0 || blockLen == 0) {
         return;
     }
@@ -285,7 +285,7 @@ template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p)
 {
     const char* api = "DataCopy(GM->UB, DataCopyParams)";
-    dst.TwinCheckLive(api, "dst");
+    dst.TwinCheckAligned(api, "dst");
     if (p.blockCount == 0 || p.blockLen == 0) {
         return;
     }
@@ -302,7 +302,7 @@ template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p)
 {
     const char* api = "DataCopy(UB->GM, DataCopyParams)";
-    src.TwinCheckLive(api, "src");
+    src.TwinCheckAligned(api, "src");
     if (p.blockCount == 0 || p.blockLen == 0) {
         return;
     }

@@ -265,9 +265,9 @@ public:
         }
     }
     // Checks that `count` elements fit in this tensor (no overrun of its UB buffer).
-    // An operand of `count` elements: live, large enough, and starting `align` bytes aligned in UB
-    // (32, a data block, for vector and copy operands: asc-devkit's 通用地址对齐约束).
-    void TwinCheckFits(const char* api, const char* role, uint64_t count, uint32_t align = ONE_BLK_SIZE) const
+    // A live operand starting `align` bytes aligned in UB (32, a data block, for vector and copy
+    // operands: asc-devkit's 通用地址对齐约束).
+    void TwinCheckAligned(const char* api, const char* role, uint32_t align = ONE_BLK_SIZE) const
     {
         TwinCheckLive(api, role);
         if (TwinUbBegin() % align != 0) {
@@ -276,6 +276,11 @@ public:
                 "be %u-byte aligned)",
                 api, role, static_cast<unsigned long long>(TwinUbBegin()), align, align));
         }
+    }
+    // An operand of `count` elements: aligned (TwinCheckAligned) and large enough.
+    void TwinCheckFits(const char* api, const char* role, uint64_t count, uint32_t align = ONE_BLK_SIZE) const
+    {
+        TwinCheckAligned(api, role, align);
         if (count > size_) {
             opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
                 "%s: count %llu exceeds the %s tensor's size of %u %s elements (UB buffer overrun)", api,
