@@ -20,37 +20,9 @@
 using namespace AscendC;
 
 #include "check.h"
+#include "kernel_check.h"
 
 namespace {
-
-// Expects f() to throw opgen_twin::HardwareError whose message contains every needle.
-void ExpectHw(const char* name, const std::function<void()>& f, std::vector<const char*> needles)
-{
-    try {
-        f();
-        ++g_fail;
-        std::printf("FAIL %s: no HardwareError thrown\n", name);
-    } catch (const opgen_twin::HardwareError& e) {
-        std::printf("MSG %s: %s\n", name, e.what());
-        for (const char* n : needles) {
-            CHECK(std::strstr(e.what(), n) != nullptr, "%s: message lacks '%s': %s", name, n, e.what());
-        }
-    } catch (const std::exception& e) {
-        ++g_fail;
-        std::printf("FAIL %s: wrong exception type: %s\n", name, e.what());
-    }
-}
-
-void ExpectOk(const char* name, const std::function<void()>& f)
-{
-    try {
-        f();
-        ++g_pass;
-    } catch (const std::exception& e) {
-        ++g_fail;
-        std::printf("FAIL %s: unexpected exception: %s\n", name, e.what());
-    }
-}
 
 uint16_t HB(float f) { return half(f).Bits(); }
 uint16_t BB(float f) { return bfloat16_t(f).Bits(); }
@@ -67,19 +39,7 @@ float F(uint32_t bits)
     return u;
 }
 
-// A pipe with one TBuf per call site: the easiest way to get scratch LocalTensors.
-struct Scratch {
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b[16];
-    int used = 0;
-    template <class T>
-    LocalTensor<T> Get(uint32_t n)
-    {
-        if (used == 16) throw std::runtime_error("test bug: Scratch has 16 buffers");
-        pipe.InitBuffer(b[used], n * sizeof(T));
-        return b[used++].Get<T>();
-    }
-};
+using Scratch = BasicScratch<16>;
 
 template <class T>
 void Fill(const LocalTensor<T>& t, const std::vector<float>& v)

@@ -19,37 +19,11 @@
 using namespace AscendC;
 
 #include "check.h"
+#include "kernel_check.h"
 
 namespace {
 
-void ExpectHw(const char* name, const std::function<void()>& f, std::vector<const char*> needles)
-{
-    try {
-        f();
-        ++g_fail;
-        std::printf("FAIL %s: no HardwareError thrown\n", name);
-    } catch (const opgen_twin::HardwareError& e) {
-        std::printf("MSG %s: %s\n", name, e.what());
-        for (const char* n : needles) {
-            CHECK(std::strstr(e.what(), n) != nullptr, "%s: message lacks '%s': %s", name, n, e.what());
-        }
-    } catch (const std::exception& e) {
-        ++g_fail;
-        std::printf("FAIL %s: wrong exception type: %s\n", name, e.what());
-    }
-}
-
-struct Scratch {
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b[24];
-    int used = 0;
-    template <class T>
-    LocalTensor<T> Get(uint32_t n)
-    {
-        pipe.InitBuffer(b[used], n * sizeof(T));
-        return b[used++].Get<T>();
-    }
-};
+using Scratch = BasicScratch<24>;
 
 template <class T>
 double D(T v)

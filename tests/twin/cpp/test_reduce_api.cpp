@@ -17,38 +17,11 @@
 using namespace AscendC;
 
 #include "check.h"
+#include "kernel_check.h"
 
 namespace {
 
-void ExpectHw(const char* name, const std::function<void()>& f, std::vector<const char*> needles)
-{
-    try {
-        f();
-        ++g_fail;
-        std::printf("FAIL %s: no HardwareError thrown\n", name);
-    } catch (const opgen_twin::HardwareError& e) {
-        std::printf("MSG %s: %s\n", name, e.what());
-        for (const char* n : needles) {
-            CHECK(std::strstr(e.what(), n) != nullptr, "%s: message lacks '%s': %s", name, n, e.what());
-        }
-    } catch (const std::exception& e) {
-        ++g_fail;
-        std::printf("FAIL %s: wrong exception type: %s\n", name, e.what());
-    }
-}
-
-struct Scratch {
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b[16];
-    int used = 0;
-    template <class T>
-    LocalTensor<T> Get(uint32_t n)
-    {
-        if (used == 16) throw std::runtime_error("test bug: Scratch has 16 buffers");
-        pipe.InitBuffer(b[used], n * sizeof(T));
-        return b[used++].Get<T>();
-    }
-};
+using Scratch = BasicScratch<16>;
 
 // Small exact values (multiples of 1/4 in [-12.5, 12.5]): sums of a few hundred are exact in
 // float and, below 512 in magnitude, in half, so any summation order gives the same bits.
