@@ -113,6 +113,8 @@ class Op:
     test_shapes: tuple[dict[str, tuple[int, ...]], ...] = ()
     # an output reduced over the row keeps the last axis as 1 ("opgen": {"keepdim": true})
     keepdim: bool = False
+    # output -> the part of it the op defines, a subscript such as "[:1]" ("opgen": {"defined"})
+    defined: dict[str, str] = field(default_factory=dict)
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:

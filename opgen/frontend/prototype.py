@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from opgen.frontend import (
     broadcast,
     choices,
+    defined,
     expands,
     expr,
     matmuls,
@@ -554,6 +555,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     problems += _literal_range_problems(base, compute, inputs, outputs)
     test_shapes, found = _check_test_shapes(base, options, inputs)
     problems += found
+    parts, found = defined.defined_problems(base, options, [t.name for t in outputs], bool(compute))
+    problems += found
     if problems:
         return None, problems, warnings
 
@@ -583,6 +586,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         fast_math=options.get("fast_math", False),
         test_shapes=test_shapes,
         keepdim=options.get("keepdim", False),
+        defined=parts,
     )
     op, problems = _checked_shapes(op)
     if problems:

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from opgen.frontend import expr, soc_dtypes
+from opgen.frontend import defined, expr, soc_dtypes
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op
@@ -404,6 +404,10 @@ class OutputSpec:
     returned: int | None = None
     updates: int | None = None
     ir: bool = True
+    # the part the op defines ("opgen": {"defined"}): its subscript as a Python string literal
+    # and as an index tuple literal; "" for the whole output
+    defined_literal: str = ""
+    defined_index: str = ""
 
 
 def output_specs(op: Op) -> list[OutputSpec]:
@@ -416,10 +420,15 @@ def output_specs(op: Op) -> list[OutputSpec]:
         ]
     specs, position = [], 0
     for t in op.outputs:
+        part = op.defined.get(t.name, "")
+        shown = {
+            "defined_literal": py_string(part) if part else "",
+            "defined_index": defined.index_literal(part) if part else "",
+        }
         if t.is_ref:
-            specs.append(OutputSpec(py_string(t.name), updates=input_names.index(t.name)))
+            specs.append(OutputSpec(py_string(t.name), updates=input_names.index(t.name), **shown))
         else:
-            specs.append(OutputSpec(py_string(t.name), returned=position))
+            specs.append(OutputSpec(py_string(t.name), returned=position, **shown))
             position += 1
     return specs
 

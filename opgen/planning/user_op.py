@@ -69,6 +69,9 @@ class UserOpData:
     # the generated test file: its docstring's lines, and its xfail reasons (string pieces)
     doc: list[str]
     reasons: PendingReasons
+    # why opcheck's AOT check is skipped (string pieces): the op leaves part of an output
+    # undefined ("opgen": {"defined"}); [] when it defines every element
+    undefined_reason: list[str]
 
 
 def plan(op: Op, kernel_data: KernelData, written: str = "") -> UserOpData | None:
@@ -121,6 +124,20 @@ def plan(op: Op, kernel_data: KernelData, written: str = "") -> UserOpData | Non
                 for k, v in _reasons(op, kernel, infer).items()
             }
         ),
+        undefined_reason=[py_string(p) for p in split_pieces(_undefined_reason(op))],
+    )
+
+
+def _undefined_reason(op: Op) -> str:
+    """Why opcheck's AOT check cannot judge an op that leaves part of an output undefined;
+    "" when it defines all of them."""
+    if not op.defined:
+        return ""
+    parts = ", ".join(f"{name} outside {name}{sub}" for name, sub in op.defined.items())
+    return (
+        f'{op.op_type} leaves {parts} undefined ("opgen": {{"defined"}}): opcheck\'s AOT '
+        "check compares every element, where NaN is unequal to NaN; test_compile compares "
+        "eager and torch.compile instead, NaN equal"
     )
 
 
