@@ -88,9 +88,13 @@ def _number_or_bool(attr_type: str, value: Any) -> str:
 
 
 def py_value(value: Any) -> str:
-    """`value` (None, bool, int, float, str, list, tuple, dict) as a Python literal."""
-    if value is None or isinstance(value, bool):
+    """`value` (None, bool, int, float, str, list, tuple, dict, slice, Ellipsis) as a Python
+    literal."""
+    if value is None or value is Ellipsis or isinstance(value, bool):
         return repr(value)
+    if isinstance(value, slice):
+        bounds = (value.start, value.stop) + (() if value.step is None else (value.step,))
+        return "slice(" + ", ".join(py_value(b) for b in bounds) + ")"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):

@@ -86,26 +86,20 @@ def subscript_problem(text: str) -> str:
     return ""
 
 
-def index_literal(text: str) -> str:
-    """The subscript as a Python literal tuple for `tensor[index]` (slice(...), integers,
-    Ellipsis): what the generated tests index with, without evaluating text."""
-    tree = ast.parse("t" + text, mode="eval").body
+def index_of(text: str) -> tuple:
+    """The index a checked subscript stands for, as `tensor[index]` takes it: slices, integers
+    and Ellipsis (the generated tests print it with py_value, never evaluating text)."""
+    tree = ast.parse("t" + text.strip(), mode="eval").body
     assert isinstance(tree, ast.Subscript)
     items = tree.slice.elts if isinstance(tree.slice, ast.Tuple) else [tree.slice]
-    shown = []
+    index: list = []
     for item in items:
         if isinstance(item, ast.Slice):
-            bounds = [item.lower, item.upper] + ([item.step] if item.step is not None else [])
-            if bounds == [None, None]:
-                bounds = [None]  # [:]
-            shown.append(
-                f"slice({', '.join('None' if b is None else str(_integer(b)) for b in bounds)})"
-            )
-        elif _is_ellipsis(item):
-            shown.append("Ellipsis")
+            bounds = (item.lower, item.upper, item.step)
+            index.append(slice(*(None if b is None else _integer(b) for b in bounds)))
         else:
-            shown.append(str(_integer(item)))
-    return f"({shown[0]},)" if len(shown) == 1 else f"({', '.join(shown)})"
+            index.append(Ellipsis if _is_ellipsis(item) else _integer(item))
+    return tuple(index)
 
 
 def _integer(node: ast.expr) -> int | None:

@@ -553,9 +553,7 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     inputs = _updated_inputs(inputs, outputs, compute)
     problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
     problems += _literal_range_problems(base, compute, inputs, outputs)
-    test_shapes, found = _check_test_shapes(base, options, inputs)
-    problems += found
-    parts, found = defined.defined_problems(base, options, [t.name for t in outputs], bool(compute))
+    tested, found = _check_test_options(base, options, inputs, outputs, compute)
     problems += found
     if problems:
         return None, problems, warnings
@@ -584,9 +582,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
         json_path=base,
         precision=options.get("precision", "L0"),
         fast_math=options.get("fast_math", False),
-        test_shapes=test_shapes,
         keepdim=options.get("keepdim", False),
-        defined=parts,
+        **tested,
     )
     op, problems = _checked_shapes(op)
     if problems:
@@ -1147,6 +1144,15 @@ def _numbers_read_as_zero(path: str, section: str, text: str) -> list[Problem]:
                     )
                 ]
     return []
+
+
+def _check_test_options(base: str, block: dict[str, Any], inputs, outputs, compute):
+    """What the opgen block says of the tests, as the Op's fields (test_shapes: the cases;
+    defined: the part of each output the op defines), and their problems."""
+    test_shapes, problems = _check_test_shapes(base, block, inputs)
+    output_names = [t.name for t in outputs]
+    parts, found = defined.defined_problems(base, block, output_names, bool(compute))
+    return {"test_shapes": test_shapes, "defined": parts}, problems + found
 
 
 def _check_test_shapes(base: str, block: dict[str, Any], inputs):

@@ -423,7 +423,7 @@ def output_specs(op: Op) -> list[OutputSpec]:
         part = op.defined.get(t.name, "")
         shown = {
             "defined_literal": py_string(part) if part else "",
-            "defined_index": defined.index_literal(part) if part else "",
+            "defined_index": py_value(defined.index_of(part)) if part else "",
         }
         if t.is_ref:
             specs.append(OutputSpec(py_string(t.name), updates=input_names.index(t.name), **shown))

@@ -133,9 +133,11 @@ def _undefined_reason(op: Op) -> str:
     "" when it defines all of them."""
     if not op.defined:
         return ""
-    parts = ", ".join(f"{name} outside {name}{sub}" for name, sub in op.defined.items())
+    parts = "; ".join(
+        f"{name} is undefined outside {name}{sub}" for name, sub in op.defined.items()
+    )
     return (
-        f'{op.op_type} leaves {parts} undefined ("opgen": {{"defined"}}): opcheck\'s AOT '
+        f'{op.op_type}: {parts} ("opgen": {{"defined"}}): opcheck\'s AOT '
         "check compares every element, where NaN is unequal to NaN; test_compile compares "
         "eager and torch.compile instead, NaN equal"
     )
