@@ -206,6 +206,17 @@ def test_broken_tiling_is_reported(twin_build, tmp_path):
     assert "not a multiple of 32 bytes" in err
 
 
+def test_a_division_by_zero_in_the_tiling_func_is_its_error(twin_build, tmp_path):
+    """SIGFPE in the host code fails the call, naming the function; the process lives on."""
+    n = 4096
+    res, _ = run_op(twin_build, tmp_path, "AddCustomBroken", [("DT_FLOAT16", [n], [1.0] * n)] * 2)
+    assert not res["ok"] and res["stage"] == "tiling"
+    assert res["error"].startswith(
+        "TilingFunc of AddCustomBroken: integer division by zero (SIGFPE)"
+    ), res["error"]
+    assert "4096" in res["error"]  # the input shapes
+
+
 def test_dtype_without_variant_or_column(twin_build, tmp_path):
     res, _ = run_op(twin_build, tmp_path, "AddCustom", [("DT_BF16", [4], [1.0] * 4)] * 2)
     assert not res["ok"] and res["stage"] == "validate" and "DT_BF16" in res["error"]

@@ -34,6 +34,7 @@
 
 #include "opgen_twin/detail/block_pool.h"
 #include "opgen_twin/detail/filled_pages.h"
+#include "opgen_twin/detail/host_signals.h"
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/launch.h"
 #include "opgen_twin/detail/list_layout.h"
@@ -684,8 +685,15 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage,
         return Format("%s has no InferShape function (SetInferShape was not called)", op.c_str());
     }
     gert::InferShapeContext sctx(&c);
-    if (givenShapes == nullptr && inferShape(&sctx) != ge::GRAPH_SUCCESS) {
-        return Format("InferShape of %s returned GRAPH_FAILED%s", op.c_str(), InputShapesNote(pc).c_str());
+    if (givenShapes == nullptr) {
+        ge::graphStatus status = ge::GRAPH_FAILED;
+        const std::string crash = CatchSigFpe([&] { status = inferShape(&sctx); });
+        if (!crash.empty()) {
+            return Format("InferShape of %s: %s%s", op.c_str(), crash.c_str(), InputShapesNote(pc).c_str());
+        }
+        if (status != ge::GRAPH_SUCCESS) {
+            return Format("InferShape of %s returned GRAPH_FAILED%s", op.c_str(), InputShapesNote(pc).c_str());
+        }
     }
     for (size_t i = 0; i < c.outShapes.size(); ++i) {
         const gert::Shape& s = c.outShapes[i].GetOriginShape();
@@ -895,7 +903,11 @@ inline std::string RunTiling(PreparedCall& pc, const PlatformConfig& platform, R
     c.tilingBuf.assign(platform.tilingCapacity + 32, 0xA5);
     c.tilingData.TwinInit(c.tilingBuf.data(), platform.tilingCapacity);
     gert::TilingContext tctx(&c);
-    const ge::graphStatus ts = tilingFn(&tctx);
+    ge::graphStatus ts = ge::GRAPH_FAILED;
+    const std::string crash = CatchSigFpe([&] { ts = tilingFn(&tctx); });
+    if (!crash.empty()) {
+        return Format("TilingFunc of %s: %s%s", opType.c_str(), crash.c_str(), InputShapesNote(pc).c_str());
+    }
     if (ts != ge::GRAPH_SUCCESS) {
         std::string err = Format("TilingFunc of %s returned GRAPH_FAILED%s", opType.c_str(),
                                  InputShapesNote(pc).c_str());

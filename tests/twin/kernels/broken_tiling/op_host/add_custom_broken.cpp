@@ -1,6 +1,8 @@
 // A deliberately broken TilingFunc for the unchanged add_custom kernel: the tile length
 // (1000 half = 2000 bytes) is not a multiple of 32 bytes, so the kernel's full-tile
-// DataCopy breaks the NPU's 32-byte rule. The twin must report it.
+// DataCopy breaks the NPU's 32-byte rule. The twin must report it. A second bug: for a length
+// that is a multiple of 4096 the TilingFunc divides by zero (SIGFPE), which the twin must
+// report as this call's error instead of dying of it.
 #include "../../add_custom/op_kernel/add_custom_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -18,6 +20,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     tiling->formerLength = 0;
     tiling->tailLength = total;  // one core takes everything
     tiling->tileLength = 1000;   // BUG: 2000 bytes, not 32-byte aligned
+    volatile uint32_t lastTiles = total / (total % 4096);  // BUG: 0 for a multiple of 4096
+    (void)lastTiles;
     context->SetBlockDim(1);
     context->GetWorkspaceSizes(1)[0] = 0;
     return ge::GRAPH_SUCCESS;
