@@ -102,6 +102,10 @@ def test_reductions(run_section):
     assert "half only" in msgs["reduce_soc"] and "ascend910" in msgs["reduce_soc"]
     assert "ascend950" in msgs["reduce_950"]
     assert "reduce_310p" not in msgs and "reduce_310b" not in msgs  # documented there
+    # calIndex = true: dst holds the value and its index; the documented sharedTmpBuffer and a
+    # dst of two elements are checked
+    assert "the size documented for calIndex = true" in msgs["reduce_index_tmp"]
+    assert "dst (value and index)" in msgs["reduce_index_dst"]
 
 
 def test_level0_mask_repeat_forms(run_section):

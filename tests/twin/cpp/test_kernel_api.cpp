@@ -842,6 +842,43 @@ void SectionReduce()
     ExpectHw("reduce_soc", [&] { ReduceMax<float, 1001>(dst, src, tmp, 8); }, {"ReduceMax", "ascend910", "half only"});
     ExpectHw("reduce_950", [&] { ReduceMin<float, 3510>(dst, src, tmp, 8); }, {"ReduceMin", "310P", "ascend950"});
 
+    // calIndex = true (ReduceMax.md, ReduceMin.md): dst = [value, index], the index in the bits of
+    // T (uint32_t for float, uint16_t for half), the smallest index among equal values.
+    auto idx32 = [](float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; };
+    auto tmpIdx = s.Get<float>(40);  // 1000 floats: 15 repeats -> 30 + 2 -> 32 + 8 = 40 elements
+    for (uint32_t i = 0; i < 1000; ++i) src.SetValue(i, static_cast<float>((i * 37) % 101));
+    src.SetValue(613, 500.0f);
+    src.SetValue(990, 500.0f);  // the same maximum later (in the tail after 15 whole repeats)
+    src.SetValue(777, -3.0f);
+    src.SetValue(5, -3.0f);
+    ReduceMax(dst, src, tmpIdx, 1000, true);
+    CHECK(dst.GetValue(0) == 500.0f && idx32(dst.GetValue(1)) == 613u, "ReduceMax calIndex: %g at %u",
+          dst.GetValue(0), idx32(dst.GetValue(1)));
+    ReduceMin(dst, src, tmpIdx, 1000, true);
+    CHECK(dst.GetValue(0) == -3.0f && idx32(dst.GetValue(1)) == 5u, "ReduceMin calIndex: %g at %u",
+          dst.GetValue(0), idx32(dst.GetValue(1)));
+    src.SetValue(0, NAN);  // a NaN loses, as without the index
+    src.SetValue(1, 9.0f);
+    ReduceMax(dst, src, tmpIdx, 60, true);
+    CHECK(dst.GetValue(0) == 100.0f && idx32(dst.GetValue(1)) == 30u, "ReduceMax calIndex over NaN: %g at %u",
+          dst.GetValue(0), idx32(dst.GetValue(1)));
+    auto srcH = src.ReinterpretCast<half>();
+    for (uint32_t i = 0; i < 2000; ++i) srcH.SetValue(i, half(static_cast<float>(i % 50)));
+    srcH.SetValue(1777, half(60.0f));
+    auto dstH = dst.ReinterpretCast<half>();
+    ReduceMax(dstH, srcH, tmpIdx.ReinterpretCast<half>(), 2000, true);
+    uint16_t hbits = dstH.GetValue(1).Bits();
+    CHECK(float(dstH.GetValue(0)) == 60.0f && hbits == 1777u, "ReduceMax<half> calIndex: %g at %u",
+          float(dstH.GetValue(0)), hbits);
+    ReduceMin(dstH, srcH, tmpIdx.ReinterpretCast<half>(), 2000, true);
+    hbits = dstH.GetValue(1).Bits();
+    CHECK(float(dstH.GetValue(0)) == 0.0f && hbits == 0u, "ReduceMin<half> calIndex: %g at %u",
+          float(dstH.GetValue(0)), hbits);
+    ExpectHw("reduce_index_tmp", [&] { ReduceMax(dst, src, tmp, 1000, true); },
+             {"ReduceMax", "sharedTmpBuffer (the size documented for calIndex = true)", "exceeds"});
+    ExpectHw("reduce_index_dst", [&] { ReduceMin(dst[7], src, tmpIdx, 100, true); },
+             {"ReduceMin", "dst (value and index)"});
+    ExpectOk("reduce_index_part_repeat", [&] { ReduceMax(dst, src, tmp, 63, true); });  // no whole repeat: no tmp
 }
 
 // ---------------------------------------------------------------- LocalTensor
