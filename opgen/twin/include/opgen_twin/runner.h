@@ -791,7 +791,7 @@ struct GmBuffers {
     // A GM region of `bytes` bytes on memory the caller owns (a borrowed input): no copy.
     uint8_t* Borrow(const uint8_t* p, size_t bytes, std::string name)
     {
-        g_launch.gm.push_back({p, bytes, std::move(name)});
+        g_launch.gm.push_back({p, bytes, std::move(name), true});
         return const_cast<uint8_t*>(p);
     }
     // Like Add without `src`, but the buffer is `data` itself (already filled by the caller): it
@@ -1199,6 +1199,21 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
         };
         BlockPool::Run(workers > 1 ? workers - 1 : 0, runBlocks);
         if (restart.load() > 0) {  // SyncAll: the caller runs the launch again cooperatively
+            // ... from the same inputs: a borrowed input (the caller's memory) must be unwritten.
+            for (const auto* blocks : {&gmWrites, &gmWritesSub1}) {
+                for (const BlockGmWrites& w : *blocks) {
+                    for (const auto* ranges : {&w.dmaRanges, &w.scalarLines}) {
+                        for (const BlockGmWrites::Range& r : *ranges) {
+                            if (shared.gm[r.region].borrowed) {
+                                return Format("SyncAll: the kernel wrote %s before its first SyncAll; the twin "
+                                              "runs a kernel that calls SyncAll a second time, with its cores as "
+                                              "coroutines, and cannot restore that input (not emulated)",
+                                              shared.gm[r.region].name.c_str());
+                            }
+                        }
+                    }
+                }
+            }
             syncAllRatio = restart.load();
             return "";
         }

@@ -32,6 +32,7 @@ struct GmRegion {
     const uint8_t* begin = nullptr;
     uint64_t bytes = 0;
     std::string name;
+    bool borrowed = false;  // the caller's memory (a borrowed input), not a copy the runner made
 };
 
 // The GM writes of one block, for the cache-line rule (CacheLineConflict): the lines it wrote
