@@ -1220,6 +1220,20 @@ void SectionSyncAll()
         CHECK(out[b * 8] == static_cast<float>((b + 1) % n + 1), "soft SyncAll: y[%u] = %g", b * 8, out[b * 8]);
         CHECK(sync[b * 8] == 2, "slot %u counts 2 calls: %d", b, sync[b * 8]);
     }
+    // SyncAll.md's other way: every core sets the whole gmWorkspace to 0 in the kernel first.
+    std::fill(sync, sync + n * 8 + 8, -1);
+    err = run([&](uint32_t) {
+        BasicScratch<1> s;
+        auto ub = s.Get<int32_t>(n * 8);
+        Duplicate(ub, 0, n * 8);
+        DataCopy(syncG, ub, n * 8);
+        SyncAll(syncG, ub);
+        SyncAll(syncG, ub);
+    });
+    CHECK(err.empty() && errors[0].empty() && errors[n - 1].empty() && sync[0] == 2 && sync[(n - 1) * 8] == 2,
+          "soft SyncAll, zeroed by every core: %s %s", err.c_str(), errors[0].c_str());
+    CHECK(DmaWriteConflict(writes, launch.gm).empty(), "the cores' zeroing is no race: %s",
+          DmaWriteConflict(writes, launch.gm).c_str());
     std::fill(sync, sync + n * 8 + 8, -1);  // not set to 0
     err = run([&](uint32_t) {
         BasicScratch<1> s;

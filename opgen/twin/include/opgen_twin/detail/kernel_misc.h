@@ -347,8 +347,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
                              static_cast<long long>(idx * 8), calls));
     }
     const int32_t cur = static_cast<int32_t>(++calls);
-    *slot = cur;
-    NoteGmWrite(false, slot, 32);
+    *slot = cur;  // not in the write log: the protocol's own, which the cores' zeroing may precede
     SyncAllBarrier(api);
     // The first call writes its slot again while it polls (a core that sets the whole buffer to 0
     // may come after another's increment), so the slots agree only from the second call on.
