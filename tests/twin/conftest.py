@@ -24,10 +24,12 @@ def twin_build(tmp_path_factory) -> TwinBuild:
         "gelu_custom_fp16": KERNELS / "variants" / "gelu_custom_fp16.cpp",
         "gelu_custom_bf16": KERNELS / "variants" / "gelu_custom_bf16.cpp",
         "list_sum_custom_fp32": KERNELS / "variants" / "list_sum_custom_fp32.cpp",
+        "sync_roll_custom_fp32": KERNELS / "variants" / "sync_roll_custom_fp32.cpp",
         "add_custom_host": KERNELS / "add_custom" / "op_host" / "add_custom.cpp",
         "gelu_custom_host": KERNELS / "gelu_custom" / "op_host" / "gelu_custom.cpp",
         "add_custom_broken_host": KERNELS / "broken_tiling" / "op_host" / "add_custom_broken.cpp",
         "list_sum_custom_host": KERNELS / "list_sum" / "op_host" / "list_sum_custom.cpp",
+        "sync_roll_custom_host": KERNELS / "sync_roll" / "op_host" / "sync_roll_custom.cpp",
         "runner_driver": CPP / "runner_driver.cpp",
     }
     programs = {

@@ -102,6 +102,10 @@ def test_reductions(run_section):
     assert "half only" in msgs["reduce_soc"] and "ascend910" in msgs["reduce_soc"]
     assert "ascend950" in msgs["reduce_950"]
     assert "reduce_310p" not in msgs and "reduce_310b" not in msgs  # documented there
+    # calIndex = true: dst holds the value and its index; the documented sharedTmpBuffer and a
+    # dst of two elements are checked
+    assert "the size documented for calIndex = true" in msgs["reduce_index_tmp"]
+    assert "dst (value and index)" in msgs["reduce_index_dst"]
 
 
 def test_level0_mask_repeat_forms(run_section):
@@ -125,3 +129,22 @@ def test_axpy_gather_logic_intrinsics(run_section):
     in-place refused), And/Or, and the raw pipe_barrier/set_flag/wait_flag intrinsics."""
     msgs = run_section("test_kernel_api", "misc_api")["messages"]
     assert "UB read out of bounds" in msgs["gather_oob"]
+
+
+def test_sync_all(run_section):
+    """SyncAll (asc-devkit SyncAll.md): the cores run as coroutines, so every core reaches the
+    barrier before any goes on and reads what its neighbour wrote before it; writes a SyncAll
+    apart are not a race; a core that calls SyncAll fewer times than the others (the NPU hangs),
+    the kernel types the hardware form does not work in, and the software form's workspace rules
+    are errors naming the call."""
+    msgs = run_section("test_kernel_api", "syncall")["messages"]
+    assert msgs["syncall_count"].startswith(
+        "SyncAll(): kernel block 0 waits in its SyncAll call number 2, but kernel block 2 returned "
+        "after 1 SyncAll call(s)"
+    )
+    assert "KERNEL_TYPE_MIX_AIV_1_0" in msgs["syncall_aiv_only"]
+    assert msgs["syncall_not_aiv_only"].startswith("SyncAll<false>(): isAIVOnly = false")
+    assert "gmWorkspace was not set to 0" in msgs["syncall_soft_unset"]
+    assert "needs GetBlockNum() * 32 = 192 bytes" in msgs["syncall_soft_ub"]
+    assert "needs GetBlockNum() * 32 = 192 bytes" in msgs["syncall_soft_gm"]
+    assert "usedCores 7" in msgs["syncall_soft_used"]

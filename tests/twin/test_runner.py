@@ -229,6 +229,35 @@ def test_dtype_without_variant_or_column(twin_build, tmp_path):
     assert not res["ok"] and "no dtype combination" in res["error"]
 
 
+@pytest.mark.parametrize("cores", [1, 5, 40])
+def test_sync_all_orders_the_cores(twin_build, tmp_path, cores):
+    """SyncRollCustom: each core writes its part of x to the workspace, SyncAll, copies the part
+    its neighbour (b + 1) % n wrote to y, SyncAll, then overwrites that neighbour's part: the
+    runner reruns the launch with the cores as coroutines, so y is x rolled by one part (not
+    the 0xFF workspace a core that ran first would read), and the last phase's writes over
+    another core's bytes are no race."""
+    n = cores * 8
+    x = [float(i) for i in range(n)]
+    res, outs = run_op(twin_build, tmp_path, "SyncRollCustom", [("DT_FLOAT", [n], x)])
+    assert res["ok"], res["error"]
+    assert outs[0] == x[8:] + x[:8]
+
+
+def test_sync_all_count_mismatch_is_an_error(twin_build, tmp_path):
+    """The last core returns without its second SyncAll: on the NPU the others hang."""
+    x = [float(i) for i in range(40)]
+    res, _ = run_op(twin_build, tmp_path, "SyncRollCustom", [("DT_FLOAT", [40], x)], attr_str="skip")
+    assert not res["ok"]
+    assert res["error"].startswith(
+        "SyncAll(): kernel block 0 waits in its SyncAll call number 2, but kernel block 4 returned "
+        "after 1 SyncAll call(s)"
+    ), res["error"]
+    res, _ = run_op(
+        twin_build, tmp_path, "SyncRollCustom", [("DT_FLOAT", [40], x)], attr_str="aiv_only"
+    )
+    assert not res["ok"] and "KERNEL_TYPE_AIV_ONLY" in res["error"], res["error"]
+
+
 def test_infer_only(twin_build, tmp_path):
     f = tmp_path / "x.bin"
     f.write_bytes(encode("DT_BF16", [0.0] * 15))

@@ -24,6 +24,8 @@ KERNEL_INCLUDES = [
     str(KERNELS / "gelu_custom" / "op_kernel"),
     "-I",
     str(KERNELS / "list_sum" / "op_kernel"),
+    "-I",
+    str(KERNELS / "sync_roll" / "op_kernel"),
 ]
 
 

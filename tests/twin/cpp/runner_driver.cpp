@@ -28,6 +28,7 @@ extern "C" void opgen_kernel_gelu_custom_fp32(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR
 extern "C" void opgen_kernel_gelu_custom_fp16(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 extern "C" void opgen_kernel_gelu_custom_bf16(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 extern "C" void opgen_kernel_list_sum_custom_fp32(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+extern "C" void opgen_kernel_sync_roll_custom_fp32(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 #endif
 
 using opgen_twin::detail::JsonEscape;
@@ -54,6 +55,9 @@ std::vector<opgen_twin::KernelVariant> Variants(const std::string& op)
     }
     if (op == "ListSumCustom") {
         return {{{DT_FLOAT, DT_FLOAT, DT_FLOAT, DT_FLOAT, DT_FLOAT}, MakeKernel(opgen_kernel_list_sum_custom_fp32)}};
+    }
+    if (op == "SyncRollCustom") {
+        return {{{DT_FLOAT, DT_FLOAT}, MakeKernel(opgen_kernel_sync_roll_custom_fp32)}};
     }
     return {};
 #endif

@@ -841,6 +841,44 @@ void SectionReduce()
     ExpectOk("reduce_310b", [&] { ReduceSum<float, true, 3002>(dst, src, tmp, 8); });
     ExpectHw("reduce_soc", [&] { ReduceMax<float, 1001>(dst, src, tmp, 8); }, {"ReduceMax", "ascend910", "half only"});
     ExpectHw("reduce_950", [&] { ReduceMin<float, 3510>(dst, src, tmp, 8); }, {"ReduceMin", "310P", "ascend950"});
+
+    // calIndex = true (ReduceMax.md, ReduceMin.md): dst = [value, index], the index in the bits of
+    // T (uint32_t for float, uint16_t for half), the smallest index among equal values.
+    auto idx32 = [](float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; };
+    auto tmpIdx = s.Get<float>(40);  // 1000 floats: 15 repeats -> 30 + 2 -> 32 + 8 = 40 elements
+    for (uint32_t i = 0; i < 1000; ++i) src.SetValue(i, static_cast<float>((i * 37) % 101));
+    src.SetValue(613, 500.0f);
+    src.SetValue(990, 500.0f);  // the same maximum later (in the tail after 15 whole repeats)
+    src.SetValue(777, -3.0f);
+    src.SetValue(5, -3.0f);
+    ReduceMax(dst, src, tmpIdx, 1000, true);
+    CHECK(dst.GetValue(0) == 500.0f && idx32(dst.GetValue(1)) == 613u, "ReduceMax calIndex: %g at %u",
+          dst.GetValue(0), idx32(dst.GetValue(1)));
+    ReduceMin(dst, src, tmpIdx, 1000, true);
+    CHECK(dst.GetValue(0) == -3.0f && idx32(dst.GetValue(1)) == 5u, "ReduceMin calIndex: %g at %u",
+          dst.GetValue(0), idx32(dst.GetValue(1)));
+    src.SetValue(0, NAN);  // a NaN loses, as without the index
+    src.SetValue(1, 9.0f);
+    ReduceMax(dst, src, tmpIdx, 60, true);
+    CHECK(dst.GetValue(0) == 100.0f && idx32(dst.GetValue(1)) == 30u, "ReduceMax calIndex over NaN: %g at %u",
+          dst.GetValue(0), idx32(dst.GetValue(1)));
+    auto srcH = src.ReinterpretCast<half>();
+    for (uint32_t i = 0; i < 2000; ++i) srcH.SetValue(i, half(static_cast<float>(i % 50)));
+    srcH.SetValue(1777, half(60.0f));
+    auto dstH = dst.ReinterpretCast<half>();
+    ReduceMax(dstH, srcH, tmpIdx.ReinterpretCast<half>(), 2000, true);
+    uint16_t hbits = dstH.GetValue(1).Bits();
+    CHECK(float(dstH.GetValue(0)) == 60.0f && hbits == 1777u, "ReduceMax<half> calIndex: %g at %u",
+          float(dstH.GetValue(0)), hbits);
+    ReduceMin(dstH, srcH, tmpIdx.ReinterpretCast<half>(), 2000, true);
+    hbits = dstH.GetValue(1).Bits();
+    CHECK(float(dstH.GetValue(0)) == 0.0f && hbits == 0u, "ReduceMin<half> calIndex: %g at %u",
+          float(dstH.GetValue(0)), hbits);
+    ExpectHw("reduce_index_tmp", [&] { ReduceMax(dst, src, tmp, 1000, true); },
+             {"ReduceMax", "sharedTmpBuffer (the size documented for calIndex = true)", "exceeds"});
+    ExpectHw("reduce_index_dst", [&] { ReduceMin(dst[7], src, tmpIdx, 100, true); },
+             {"ReduceMin", "dst (value and index)"});
+    ExpectOk("reduce_index_part_repeat", [&] { ReduceMax(dst, src, tmp, 63, true); });  // no whole repeat: no tmp
 }
 
 // ---------------------------------------------------------------- LocalTensor
@@ -1032,12 +1070,200 @@ void SectionTiling()
         WaitFlag<HardEvent::V_MTE3>(1);
     });
     ExpectHw("waitflag_twice", [] { WaitFlag<HardEvent::V_MTE3>(1); }, {"WaitFlag"});
-    try {
+    opgen_twin::detail::g_launch.kernelType = KERNEL_TYPE_MIX_AIV_1_0;
+    ExpectOk("syncall_one_block", [] { SyncAll(); });  // one core: nothing to wait for
+}
+
+// ---------------------------------------------------------------- SyncAll
+// The cores of a launch as the runner runs a kernel that calls SyncAll: coroutines on one
+// thread (opgen_twin::detail::CoopScheduler), each with its own launch state.
+void SectionSyncAll()
+{
+    using opgen_twin::detail::BlockGmWrites;
+    using opgen_twin::detail::CoopScheduler;
+    using opgen_twin::detail::DmaWriteConflict;
+    constexpr uint32_t n = 6;
+    alignas(64) static float ws[n * 8];
+    alignas(64) static float out[n * 8];
+    alignas(64) static int32_t sync[n * 8 + 8];
+    auto& launch = opgen_twin::detail::g_launch;
+    launch.gm = {{reinterpret_cast<uint8_t*>(ws), sizeof(ws), "workspace"},
+                 {reinterpret_cast<uint8_t*>(out), sizeof(out), "output 'y'"},
+                 {reinterpret_cast<uint8_t*>(sync), sizeof(sync), "sync workspace"}};
+    launch.blockNum = n;
+    std::vector<std::string> errors(n);
+    std::vector<BlockGmWrites> writes(n);
+    auto name = [](uint32_t u) { return "kernel block " + std::to_string(u); };
+    // Runs `body(b)` as block b of n, the way RunBlocks does.
+    auto run = [&](const std::function<void(uint32_t)>& body) {
+        errors.assign(n, "");
+        writes.assign(n, BlockGmWrites{});
+        return CoopScheduler::Run(n, [&](uint32_t b) {
+            auto& mine = opgen_twin::detail::g_launch;
+            mine.blockIdx = b;
+            mine.gmWrites = &writes[b];
+            mine.syncPhase = 0;
+            mine.softSyncCalls = 0;
+            mine.kernelType = KERNEL_TYPE_MIX_AIV_1_0;
+            try {
+                body(b);
+                return true;
+            } catch (const std::exception& e) {
+                errors[b] = e.what();
+                return false;
+            }
+        }, name);
+    };
+    GlobalTensor<float> wsG, outG;
+    wsG.SetGlobalBuffer(ws, n * 8);
+    outG.SetGlobalBuffer(out, n * 8);
+    // Phase 1: block b writes 8 values b*10+i to its part of the workspace; phase 2: it reads
+    // what block (b+1)%n wrote and copies it to its part of y, then writes its neighbour's part
+    // of the workspace (a write of bytes another block wrote in phase 1: ordered by SyncAll).
+    std::fill(out, out + n * 8, -1.0f);
+    std::vector<int> order;
+    std::string err = run([&](uint32_t b) {
+        BasicScratch<2> s;
+        auto t = s.Get<float>(8);
+        for (uint32_t i = 0; i < 8; ++i) t.SetValue(i, static_cast<float>(b * 10 + i));
+        DataCopy(wsG[b * 8], t, 8);
+        order.push_back(static_cast<int>(b));
         SyncAll();
-        CHECK(false, "SyncAll must throw");
-    } catch (const opgen_twin::TwinError& e) {
-        CHECK(std::strstr(e.what(), "SyncAll") != nullptr, "SyncAll message");
+        order.push_back(100 + static_cast<int>(b));
+        auto u = s.Get<float>(8);
+        DataCopy(u, wsG[((b + 1) % n) * 8], 8);
+        DataCopy(outG[b * 8], u, 8);
+        CHECK(GetBlockIdx() == b, "block %u's GetBlockIdx() after SyncAll: %lld", b, (long long)GetBlockIdx());
+        SyncAll();  // every block has read before anyone overwrites
+        for (uint32_t i = 0; i < 8; ++i) t.SetValue(i, -1.0f);
+        DataCopy(wsG[((b + 1) % n) * 8], t, 8);
+    });
+    CHECK(err.empty(), "two phases: %s", err.c_str());
+    for (uint32_t b = 0; b < n; ++b) {
+        CHECK(errors[b].empty(), "block %u: %s", b, errors[b].c_str());
+        for (uint32_t i = 0; i < 8; ++i) {
+            const float want = static_cast<float>(((b + 1) % n) * 10 + i);
+            CHECK(out[b * 8 + i] == want, "y[%u] = %g, want %g (block %u read its neighbour's phase-1 part)",
+                  b * 8 + i, out[b * 8 + i], want, b);
+        }
     }
+    bool barrier = order.size() == 2 * n;
+    for (uint32_t i = 0; i < n && barrier; ++i) barrier = order[i] < 100 && order[n + i] >= 100;
+    CHECK(barrier, "every block reaches SyncAll before any continues");
+    CHECK(DmaWriteConflict(writes, launch.gm).empty(), "writes a SyncAll apart are ordered: %s",
+          DmaWriteConflict(writes, launch.gm).c_str());
+    // The same writes in one phase are a race.
+    err = run([&](uint32_t b) {
+        BasicScratch<1> s;
+        auto t = s.Get<float>(8);
+        for (uint32_t i = 0; i < 8; ++i) t.SetValue(i, static_cast<float>(b));
+        DataCopy(wsG[b * 8], t, 8);
+        DataCopy(wsG[((b + 1) % n) * 8], t, 8);
+        SyncAll();
+    });
+    const std::string race = DmaWriteConflict(writes, launch.gm);
+    CHECK(err.empty() && race.find("different values") != std::string::npos, "one phase: a race: %s", race.c_str());
+
+    // A block that returns while the others wait in a SyncAll: the NPU hangs; the twin says so.
+    err = run([&](uint32_t b) {
+        SyncAll();
+        if (b != 2) SyncAll();
+    });
+    std::printf("MSG syncall_count: %s\n", err.c_str());
+    CHECK(err.find("SyncAll()") == 0 && err.find("kernel block 0 waits in its SyncAll call number 2") != std::string::npos &&
+              err.find("kernel block 2 returned after 1 SyncAll call") != std::string::npos,
+          "mismatched SyncAll counts: %s", err.c_str());
+    // A core that fails ends the launch; the waiting ones unwind (their TPipe destructors run).
+    err = run([&](uint32_t b) {
+        BasicScratch<1> s;
+        (void)s.Get<float>(8);
+        SyncAll();
+        if (b == 3) opgen_twin::detail::ThrowHardware("block 3 fails");
+        SyncAll();
+    });
+    CHECK(err.empty() && errors[3] == "block 3 fails", "a failing core: '%s' / '%s'", err.c_str(), errors[3].c_str());
+    ExpectOk("syncall_pipe_after_abort", [] { BasicScratch<1> s; (void)s.Get<float>(8); });
+
+    // The kernel type and the template argument (asc-devkit SyncAll.md).
+    err = run([&](uint32_t) {
+        opgen_twin::detail::g_launch.kernelType = KERNEL_TYPE_AIV_ONLY;
+        SyncAll();
+    });
+    std::printf("MSG syncall_aiv_only: %s\n", errors[0].c_str());
+    CHECK(errors[0].find("SyncAll(): the kernel type is KERNEL_TYPE_AIV_ONLY") == 0 &&
+              errors[0].find("KERNEL_TYPE_MIX_AIV_1_0") != std::string::npos,
+          "AIV_ONLY: %s", errors[0].c_str());
+    err = run([&](uint32_t) { SyncAll<false>(); });
+    std::printf("MSG syncall_not_aiv_only: %s\n", errors[0].c_str());
+    CHECK(errors[0].find("SyncAll<false>(): isAIVOnly = false") == 0, "isAIVOnly false: %s", errors[0].c_str());
+
+    // The software form: slots counted in a zeroed GM workspace, polled through UB.
+    GlobalTensor<int32_t> syncG;
+    syncG.SetGlobalBuffer(sync, n * 8);
+    std::fill(sync, sync + n * 8 + 8, 0);
+    std::fill(out, out + n * 8, -1.0f);
+    err = run([&](uint32_t b) {
+        BasicScratch<2> s;
+        auto t = s.Get<float>(8);
+        auto ub = s.Get<int32_t>(n * 8);
+        for (uint32_t i = 0; i < 8; ++i) t.SetValue(i, static_cast<float>(b + 1));
+        DataCopy(wsG[b * 8], t, 8);
+        SyncAll(syncG, ub);
+        DataCopy(t, wsG[((b + 1) % n) * 8], 8);
+        DataCopy(outG[b * 8], t, 8);
+        SyncAll(syncG, ub);
+        CHECK(ub.GetValue(8 * ((b + 1) % n)) == 2, "UB holds the slots after the call");
+    });
+    CHECK(err.empty(), "soft SyncAll: %s", err.c_str());
+    for (uint32_t b = 0; b < n; ++b) {
+        CHECK(errors[b].empty(), "soft SyncAll block %u: %s", b, errors[b].c_str());
+        CHECK(out[b * 8] == static_cast<float>((b + 1) % n + 1), "soft SyncAll: y[%u] = %g", b * 8, out[b * 8]);
+        CHECK(sync[b * 8] == 2, "slot %u counts 2 calls: %d", b, sync[b * 8]);
+    }
+    // SyncAll.md's other way: every core sets the whole gmWorkspace to 0 in the kernel first.
+    std::fill(sync, sync + n * 8 + 8, -1);
+    err = run([&](uint32_t) {
+        BasicScratch<1> s;
+        auto ub = s.Get<int32_t>(n * 8);
+        Duplicate(ub, 0, n * 8);
+        DataCopy(syncG, ub, n * 8);
+        SyncAll(syncG, ub);
+        SyncAll(syncG, ub);
+    });
+    CHECK(err.empty() && errors[0].empty() && errors[n - 1].empty() && sync[0] == 2 && sync[(n - 1) * 8] == 2,
+          "soft SyncAll, zeroed by every core: %s %s", err.c_str(), errors[0].c_str());
+    CHECK(DmaWriteConflict(writes, launch.gm).empty(), "the cores' zeroing is no race: %s",
+          DmaWriteConflict(writes, launch.gm).c_str());
+    std::fill(sync, sync + n * 8 + 8, -1);  // not set to 0
+    err = run([&](uint32_t) {
+        BasicScratch<1> s;
+        SyncAll(syncG, s.Get<int32_t>(n * 8));
+    });
+    std::printf("MSG syncall_soft_unset: %s\n", errors[0].c_str());
+    CHECK(errors[0].find("gmWorkspace was not set to 0") != std::string::npos, "soft, not zeroed: %s", errors[0].c_str());
+    std::fill(sync, sync + n * 8 + 8, 0);
+    err = run([&](uint32_t) {
+        BasicScratch<1> s;
+        SyncAll(syncG, s.Get<int32_t>(n * 8 - 8));
+    });
+    std::printf("MSG syncall_soft_ub: %s\n", errors[0].c_str());
+    CHECK(errors[0].find("ubWorkspace holds 40 int32") != std::string::npos && errors[0].find("192 bytes") != std::string::npos,
+          "soft, small UB: %s", errors[0].c_str());
+    GlobalTensor<int32_t> small;
+    small.SetGlobalBuffer(sync, n * 8 - 8);
+    err = run([&](uint32_t) {
+        BasicScratch<1> s;
+        SyncAll(small, s.Get<int32_t>(n * 8), n + 1);
+    });
+    std::printf("MSG syncall_soft_used: %s\n", errors[0].c_str());
+    CHECK(errors[0].find("usedCores 7") != std::string::npos, "soft, usedCores: %s", errors[0].c_str());
+    err = run([&](uint32_t) {
+        BasicScratch<1> s;
+        SyncAll(small, s.Get<int32_t>(n * 8));
+    });
+    std::printf("MSG syncall_soft_gm: %s\n", errors[0].c_str());
+    CHECK(errors[0].find("gmWorkspace holds 40 int32") != std::string::npos, "soft, small GM: %s", errors[0].c_str());
+    launch = opgen_twin::detail::LaunchState();
 }
 
 
@@ -1264,7 +1490,7 @@ int main(int argc, char** argv)
                     {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb},
                     {"reduce", SectionReduce}, {"cacheline", SectionCacheLine},
                     {"repeat", SectionRepeat}, {"atomic", SectionAtomic},
-                    {"misc_api", SectionMiscApi}};
+                    {"misc_api", SectionMiscApi}, {"syncall", SectionSyncAll}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {

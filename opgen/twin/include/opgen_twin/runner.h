@@ -38,6 +38,7 @@
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/launch.h"
 #include "opgen_twin/detail/list_layout.h"
+#include "opgen_twin/detail/sync_all.h"
 #include "opgen_twin/ge_types.h"
 #include "opgen_twin/gert.h"
 #include "opgen_twin/op_def.h"
@@ -798,7 +799,7 @@ struct GmBuffers {
     // A GM region of `bytes` bytes on memory the caller owns (a borrowed input): no copy.
     uint8_t* Borrow(const uint8_t* p, size_t bytes, std::string name)
     {
-        g_launch.gm.push_back({p, bytes, std::move(name)});
+        g_launch.gm.push_back({p, bytes, std::move(name), true});
         return const_cast<uint8_t*>(p);
     }
     // Like Add without `src`, but the buffer is `data` itself (already filled by the caller): it
@@ -1110,60 +1111,127 @@ inline void AddOutputArgs(const PreparedCall& pc, uint8_t fill, std::vector<Host
 // one (a thread the OS holds back delays only its own block); a failure is reported for the
 // lowest failing block, as if they ran one after the other: the blocks before it all run,
 // those after it are not started once it failed.
+// A kernel that calls SyncAll cannot run so: the first SyncAll stops the launch and sets
+// `syncAllRatio` (> 0: the AIVs per block); the caller then runs it again from fresh buffers with
+// that `syncAllRatio` given, and every AIV runs as a coroutine on this thread (sync_all.h).
 inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
-                             const std::vector<uint8_t*>& args)
+                             const std::vector<uint8_t*>& args, int64_t& syncAllRatio)
 {
-    const uint32_t workers = std::min<uint32_t>(c.blockDim, LaunchThreads());
+    const bool coop = syncAllRatio > 0;
+    const uint32_t workers = coop ? 1u : std::min<uint32_t>(c.blockDim, LaunchThreads());
     std::vector<std::string> blockErrors(c.blockDim);
     std::atomic<uint32_t> nextBlock{0};
     std::atomic<uint32_t> firstFailed{c.blockDim};
+    std::atomic<int64_t> restart{0};
     std::vector<BlockGmWrites> gmWrites(c.blockDim);     // for the cache-line rule
     std::vector<BlockGmWrites> gmWritesSub1(c.blockDim); // a mixed kernel's second AIV per block
-    std::atomic<bool> mixed{false};
+    std::atomic<bool> mixed{coop && syncAllRatio > 1};
     const LaunchState shared = g_launch;
-    auto runBlocks = [&]() {
-        LaunchState& mine = g_launch;  // this thread's
-        mine = shared;
-        for (uint32_t b = nextBlock++; b < c.blockDim && b < firstFailed.load(); b = nextBlock++) {
-            // A KERNEL_TYPE_MIX_AIC_1_2 kernel (known once its body set the type) runs again as the
-            // block's second AIV (sub-block 1).
-            for (int64_t sub = 0; sub < mine.taskRatio || sub == 0; ++sub) {
-                mine.blockIdx = b;
-                mine.subBlockIdx = sub;
-                block_idx = b;
-                block_num = mine.blockNum;
-                if (sub == 0) mine.taskRatio = 1;
-                mine.blockIdxRead = false;
-                mine.gmWrites = sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
-                mine.currentPipe = nullptr;
-                mine.kernelType = -1;
-                mine.atomicOp = 0;
-                mine.atomicType = nullptr;
-                mine.sysWorkspace = shared.sysWorkspace;
-                ResetLaunchFlags();
-                try {
-                    k.fn(args);
-                    if (mine.taskRatio > 1) mixed = true;
-                    continue;
-                } catch (const std::exception& e) {
-                    blockErrors[b] = mine.taskRatio > 1
-                        ? Format("kernel block %u of %u (AIV %lld, GetBlockIdx() %lld): %s", b, c.blockDim,
-                                 static_cast<long long>(sub), static_cast<long long>(b * mine.taskRatio + sub), e.what())
-                        : Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
-                } catch (...) {
-                    blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
-                }
-                uint32_t failed = firstFailed.load();
-                while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
-                }
-                break;
-            }
+    // Runs AIV `sub` of block b on this thread's launch state; false when it failed (blockErrors).
+    auto runOne = [&](LaunchState& mine, uint32_t b, int64_t sub) -> bool {
+        mine.blockIdx = b;
+        mine.subBlockIdx = sub;
+        block_idx = b;
+        block_num = mine.blockNum;
+        if (sub == 0) mine.taskRatio = 1;
+        mine.blockIdxRead = false;
+        mine.gmWrites = sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
+        mine.currentPipe = nullptr;
+        mine.kernelType = -1;
+        mine.atomicOp = 0;
+        mine.atomicType = nullptr;
+        mine.sysWorkspace = shared.sysWorkspace;
+        mine.syncPhase = 0;
+        mine.softSyncCalls = 0;
+        ResetLaunchFlags();
+        try {
+            k.fn(args);
+            if (mine.taskRatio > 1) mixed = true;
+            return true;
+        } catch (const CoopAbort&) {
+            throw;
+        } catch (const SyncAllRestart& r) {
+            restart = r.taskRatio;
+            blockErrors[b] = "SyncAll: restart";  // replaced by the cooperative run's outcome
+        } catch (const std::exception& e) {
+            blockErrors[b] = mine.taskRatio > 1
+                ? Format("kernel block %u of %u (AIV %lld, GetBlockIdx() %lld): %s", b, c.blockDim,
+                         static_cast<long long>(sub), static_cast<long long>(b * mine.taskRatio + sub), e.what())
+                : Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
+        } catch (...) {
+            blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
         }
-        mine = LaunchState();
+        return false;
     };
-    BlockPool::Run(workers > 1 ? workers - 1 : 0, runBlocks);
-    for (const std::string& e : blockErrors) {
-        if (!e.empty()) return e;
+    if (coop) {
+        const int64_t ratio = syncAllRatio;
+        const uint32_t units = c.blockDim * static_cast<uint32_t>(ratio);
+        std::string err = CoopScheduler::Run(
+            units,
+            [&](uint32_t u) {
+                LaunchState& mine = g_launch;  // this core's (the scheduler swaps it in)
+                const int64_t sub = u % ratio;
+                if (sub > 0) mine.taskRatio = ratio;
+                const bool ok = runOne(mine, u / static_cast<uint32_t>(ratio), sub);
+                if (ok && mine.taskRatio != ratio) {
+                    blockErrors[u / ratio] = Format("kernel block %u of %u: SyncAll: the kernel type differs "
+                                                    "between blocks (AIVs per block %lld, then %lld)",
+                                                    static_cast<uint32_t>(u / ratio), c.blockDim,
+                                                    static_cast<long long>(ratio),
+                                                    static_cast<long long>(mine.taskRatio));
+                    return false;
+                }
+                return ok;
+            },
+            [&](uint32_t u) {
+                return ratio > 1 ? Format("kernel block %u (AIV %lld, GetBlockIdx() %u)", u / static_cast<uint32_t>(ratio),
+                                          static_cast<long long>(u % ratio), u)
+                                 : Format("kernel block %u", u);
+            });
+        for (const std::string& e : blockErrors) {
+            if (!e.empty()) return e;
+        }
+        if (!err.empty()) return err;
+    } else {
+        auto runBlocks = [&]() {
+            LaunchState& mine = g_launch;  // this thread's
+            mine = shared;
+            for (uint32_t b = nextBlock++; b < c.blockDim && b < firstFailed.load(); b = nextBlock++) {
+                // A KERNEL_TYPE_MIX_AIC_1_2 kernel (known once its body set the type) runs again as the
+                // block's second AIV (sub-block 1).
+                for (int64_t sub = 0; sub < mine.taskRatio || sub == 0; ++sub) {
+                    if (runOne(mine, b, sub)) continue;
+                    uint32_t failed = firstFailed.load();
+                    while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
+                    }
+                    break;
+                }
+            }
+            mine = LaunchState();
+        };
+        BlockPool::Run(workers > 1 ? workers - 1 : 0, runBlocks);
+        if (restart.load() > 0) {  // SyncAll: the caller runs the launch again cooperatively
+            // ... from the same inputs: a borrowed input (the caller's memory) must be unwritten.
+            for (const auto* blocks : {&gmWrites, &gmWritesSub1}) {
+                for (const BlockGmWrites& w : *blocks) {
+                    for (const auto* ranges : {&w.dmaRanges, &w.scalarLines}) {
+                        for (const BlockGmWrites::Range& r : *ranges) {
+                            if (shared.gm[r.region].borrowed) {
+                                return Format("SyncAll: the kernel wrote %s before its first SyncAll; the twin "
+                                              "runs a kernel that calls SyncAll a second time, with its cores as "
+                                              "coroutines, and cannot restore that input (not emulated)",
+                                              shared.gm[r.region].name.c_str());
+                            }
+                        }
+                    }
+                }
+            }
+            syncAllRatio = restart.load();
+            return "";
+        }
+        for (const std::string& e : blockErrors) {
+            if (!e.empty()) return e;
+        }
     }
     // g_launch was reset by the blocks run on this thread: the regions are shared's.
     if (mixed) {  // the AIVs in GetBlockIdx() order: block * 2 + sub-block
@@ -1183,9 +1251,8 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
 // Launches kernel `k` on GM buffers for the call (r.outputs' data lent as the outputs' own).
 // Returns "" or an error; then the outputs hold their fill again, as before the launch, else
 // what the kernel wrote, and r.inputs (an op without outputs) what it left in its inputs.
-inline std::string LaunchKernel(PreparedCall& pc, const KernelEntry& k,
-                                const std::vector<HostTensor>& inputs, const RunOptions& opt,
-                                RunResult& r)
+inline std::string LaunchOnce(PreparedCall& pc, const KernelEntry& k, const std::vector<HostTensor>& inputs,
+                              const RunOptions& opt, RunResult& r, int64_t& syncAllRatio)
 {
     CallData& c = pc.call;
     const uint8_t fill = opt.poisonOutputs ? 0xFF : 0x00;
@@ -1210,10 +1277,11 @@ inline std::string LaunchKernel(PreparedCall& pc, const KernelEntry& k,
     L.socVersion = opt.platform.socVersion;
     L.sysWorkspaceBytes = opt.platform.libApiWorkspace;
     r.launched = true;
-    const std::string err = RunBlocks(c, k, args);
+    const int64_t ratioBefore = syncAllRatio;
+    const std::string err = RunBlocks(c, k, args, syncAllRatio);
     L = LaunchState();  // later code (e.g. unit tests) must not see this call's buffers
     gm.Return();  // the outputs' data hold what the kernel wrote
-    if (!err.empty()) {
+    if (!err.empty() || syncAllRatio != ratioBefore) {
         for (size_t inst = 0; inst < c.outShapes.size(); ++inst) {  // as before the launch
             ByteVector& d = OutputSlot(r.outputs, c, inst).data;
             std::fill(d.begin(), d.end(), fill);
@@ -1227,6 +1295,18 @@ inline std::string LaunchKernel(PreparedCall& pc, const KernelEntry& k,
         }
     }
     return "";
+}
+
+// Launches kernel `k` (LaunchOnce); a kernel that calls SyncAll runs a second time, from fresh
+// buffers, with its cores as coroutines (RunBlocks).
+inline std::string LaunchKernel(PreparedCall& pc, const KernelEntry& k,
+                                const std::vector<HostTensor>& inputs, const RunOptions& opt,
+                                RunResult& r)
+{
+    int64_t syncAllRatio = 0;
+    const std::string err = LaunchOnce(pc, k, inputs, opt, r, syncAllRatio);
+    if (!err.empty() || syncAllRatio == 0) return err;
+    return LaunchOnce(pc, k, inputs, opt, r, syncAllRatio);
 }
 
 // A run that got to its end.

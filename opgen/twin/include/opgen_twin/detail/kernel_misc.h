@@ -11,6 +11,7 @@
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/kernel_pipe.h"
 #include "opgen_twin/detail/soc_table.h"
+#include "opgen_twin/detail/sync_all.h"
 
 // ---- qualifiers: meaningless on the CPU ----
 #ifndef __aicore__
@@ -249,10 +250,117 @@ inline void WaitFlag(int32_t eventID)
     --n;
 }
 
+// SyncAll: every core of the launch waits until all have called it; what a core wrote to GM
+// before it is there for every core after it (sync_all.h runs the cores as coroutines for that).
+// The hardware form (asc-devkit SyncAll.md, dav_c220 SyncAllImpl): Atlas A2/A3 and Ascend 950 only;
+// not in a KERNEL_TYPE_AIV_ONLY/AIC_ONLY kernel (the hardware does not start the cross-core
+// scheduler then: CrossCoreSetFlag's constraints; use KERNEL_TYPE_MIX_AIV_1_0); isAIVOnly = false
+// in a kernel without an AIC waits for a cube core that never comes. Its flags live in hardware:
+// it needs no workspace. In a MIX_AIC_1_x kernel the AIVs synchronise (the twin computes the
+// cube's part in the AIVs' Matmul calls).
+template <bool isAIVOnly = true>
 inline void SyncAll()
 {
-    opgen_twin::detail::ThrowTwin(
-        "SyncAll: cross-core synchronisation cannot be emulated - the twin runs blocks one after another");
+    using namespace opgen_twin::detail;
+    const char* api = isAIVOnly ? "SyncAll()" : "SyncAll<false>()";
+#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002 || __NPU_ARCH__ == 3002)
+    ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no hardware SyncAll (asc-devkit SyncAll.md: Atlas A2/A3 "
+                         "and Ascend 950 only); use the software form SyncAll(gmWorkspace, ubWorkspace)",
+                         api, OPGEN_SOC_NAME(__NPU_ARCH__), __NPU_ARCH__));
+#endif
+    const int t = g_launch.kernelType;
+    if (t == KERNEL_TYPE_AIV_ONLY || t == KERNEL_TYPE_AIC_ONLY || t == KERNEL_TYPE_VECTORCORE) {
+        ThrowHardware(Format("%s: the kernel type is %s, for which the hardware does not start the cross-core "
+                             "scheduler, so SyncAll never returns on the NPU (asc-devkit SyncAll.md / CrossCoreSetFlag "
+                             "constraints): set KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0) for a vector kernel",
+                             api, t == KERNEL_TYPE_AIV_ONLY ? "KERNEL_TYPE_AIV_ONLY"
+                                  : t == KERNEL_TYPE_AIC_ONLY ? "KERNEL_TYPE_AIC_ONLY" : "KERNEL_TYPE_VECTORCORE"));
+    }
+    if (!isAIVOnly && t == KERNEL_TYPE_MIX_AIV_1_0) {
+        ThrowHardware(Format("%s: isAIVOnly = false in a KERNEL_TYPE_MIX_AIV_1_0 kernel: the AIVs wait for the cube "
+                             "cores' signal and there are none, so the NPU hangs (asc-devkit SyncAll.md: a pure "
+                             "vector kernel must use isAIVOnly = true)",
+                             api));
+    }
+    SyncAllBarrier(api);
+}
+
+// The software form (asc-devkit SyncAll.md, dav_c220 SoftSyncAllImpl): each core adds 1 to its
+// int32 slot (32 bytes at gmWorkspace[8 * core]) and polls, through ubWorkspace, until every slot
+// holds its new count. gmWorkspace needs GetBlockNum() * 32 bytes set to 0 before the first call
+// (by the host, or by every core for the whole buffer), ubWorkspace GetBlockNum() * 32 bytes in
+// VECIN/VECCALC/VECOUT; usedCores (0: all) at most GetBlockNum() * GetTaskRatio().
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                    const int32_t usedCores = 0)
+{
+    using namespace opgen_twin::detail;
+    const char* api = "SyncAll(gmWorkspace, ubWorkspace)";
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3002
+    ThrowHardware(Format("%s: ascend310b has no SyncAll (asc-devkit SyncAll.md)", api));
+#endif
+    const int64_t all = GetBlockNum() * GetTaskRatio();
+    if (usedCores < 0 || usedCores > all) {
+        ThrowHardware(Format("%s: usedCores %d is not in [0, GetBlockNum() * GetTaskRatio() = %lld] (asc-devkit "
+                             "SyncAll.md)", api, usedCores, static_cast<long long>(all)));
+    }
+    if (GetTaskRatio() > 1 && isAIVOnly) {
+        ThrowTwin(Format("%s: the software SyncAll<true> in a KERNEL_TYPE_MIX_AIC_1_2 kernel (two AIVs per slot) is "
+                         "not emulated by the twin", api));
+    }
+    const int64_t total = usedCores != 0 ? usedCores : all;
+    if (total != all) {
+        ThrowTwin(Format("%s: usedCores %d of %lld cores (a barrier of some cores only) is not emulated by the twin",
+                         api, usedCores, static_cast<long long>(all)));
+    }
+    const uint64_t bytes = static_cast<uint64_t>(total) * 32;
+    const int32_t pos = ubWorkspace.GetPosition();
+    if (pos != static_cast<int32_t>(TPosition::VECIN) && pos != static_cast<int32_t>(TPosition::VECCALC) &&
+        pos != static_cast<int32_t>(TPosition::VECOUT)) {
+        ThrowHardware(Format("%s: ubWorkspace must be in VECIN, VECCALC or VECOUT (asc-devkit SyncAll.md)", api));
+    }
+    if (static_cast<uint64_t>(ubWorkspace.GetSize()) * 4 < bytes) {
+        ThrowHardware(Format("%s: ubWorkspace holds %u int32 (%llu bytes) but needs GetBlockNum() * 32 = %llu bytes "
+                             "(asc-devkit SyncAll.md)", api, ubWorkspace.GetSize(),
+                             static_cast<unsigned long long>(ubWorkspace.GetSize()) * 4,
+                             static_cast<unsigned long long>(bytes)));
+    }
+    int32_t* gm = gmWorkspace.GetPhyAddr(0);
+    if (gm == nullptr) ThrowHardware(Format("%s: gmWorkspace has no buffer (SetGlobalBuffer)", api));
+    if (gmWorkspace.GetSize() != 0 && gmWorkspace.GetSize() * 4 < bytes) {
+        ThrowHardware(Format("%s: gmWorkspace holds %llu int32 (%llu bytes) but needs GetBlockNum() * 32 = %llu "
+                             "bytes (asc-devkit SyncAll.md)", api,
+                             static_cast<unsigned long long>(gmWorkspace.GetSize()),
+                             static_cast<unsigned long long>(gmWorkspace.GetSize()) * 4,
+                             static_cast<unsigned long long>(bytes)));
+    }
+    CheckGmRange(api, gm, bytes);
+    const int64_t idx = isAIVOnly ? GetBlockIdx() / GetTaskRatio() : GetBlockIdx();
+    uint32_t& calls = g_launch.softSyncCalls;
+    int32_t* slot = gm + idx * 8;
+    if (*slot != static_cast<int32_t>(calls)) {
+        ThrowHardware(Format("%s: call %u of core %lld finds %d in its slot of gmWorkspace (int32 %lld) where it "
+                             "left %u: gmWorkspace was not set to 0 before the first SyncAll (asc-devkit SyncAll.md: "
+                             "by the host, or by every core for the whole buffer), or something else wrote there; "
+                             "on the NPU the cores do not wait for each other then",
+                             api, calls + 1, static_cast<long long>(idx), *slot,
+                             static_cast<long long>(idx * 8), calls));
+    }
+    const int32_t cur = static_cast<int32_t>(++calls);
+    *slot = cur;  // not in the write log: the protocol's own, which the cores' zeroing may precede
+    SyncAllBarrier(api);
+    // The first call writes its slot again while it polls (a core that sets the whole buffer to 0
+    // may come after another's increment), so the slots agree only from the second call on.
+    if (cur == 1) *slot = cur;
+    for (int64_t i = 0; i < total && cur > 1; ++i) {
+        if (gm[i * 8] != cur) {
+            ThrowHardware(Format("%s: after call %d the slot of core %lld in gmWorkspace holds %d, not %d: "
+                                 "gmWorkspace was not set to 0 before the first SyncAll, or a core wrote over it "
+                                 "(asc-devkit SyncAll.md); on the NPU the cores do not wait as meant",
+                                 api, cur, static_cast<long long>(i), gm[i * 8], cur));
+        }
+    }
+    std::memcpy(&ubWorkspace(0), gm, bytes);  // the last poll's copy
 }
 
 // Workspace layout: [system workspace (GetLibApiWorkSpaceSize)][user workspace].

@@ -1,7 +1,7 @@
 // opgen CPU twin: the level-2 reductions of a tensor's first `count` elements (ReduceSum,
 // ReduceMax, ReduceMin; asc-devkit docs/api/context/ReduceSum.md, ReduceMax.md, ReduceMin.md).
 //
-// The result goes to dst[0]. ReduceSum adds as Atlas A2/A3 do in this form: a binary tree within
+// The result goes to dst[0]; ReduceMax/ReduceMin with calIndex = true put its index in dst[1]. ReduceSum adds as Atlas A2/A3 do in this form: a binary tree within
 // each repeat (256 bytes: 64 floats or 128 halves), the repeats' results in order. The NPU's
 // rules are errors: half and float only, src and sharedTmpBuffer 32-byte aligned, count > 0, the
 // sharedTmpBuffer at least the documented minimum for ReduceSum, and the documented products
@@ -10,6 +10,7 @@
 #define OPGEN_TWIN_DETAIL_KERNEL_REDUCE_H
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -82,6 +83,57 @@ inline double Reduce(const void* s, uint32_t count, int kind)  // kind: 0 sum, 1
     return ToDouble(total);
 }
 
+// ReduceMax/ReduceMin with calIndex = true (ReduceMax.md, ReduceMin.md, ReduceRepeat.md): dst[0]
+// the value, dst[1] its index stored in the bits of T (read back as uint16_t for half, uint32_t
+// for float), the smallest index among equal values. NaN: as OpMax/OpMin, the other operand wins,
+// so the index is that of the first value equal to the result (0 when all are NaN).
+template <class T>
+inline void ReduceWithIndex(const char* api, const AscendC::LocalTensor<T>& dst, const void* src, uint32_t count,
+                            const AscendC::LocalTensor<T>& tmp, int kind)
+{
+    dst.TwinCheckFits(api, "dst (value and index)", 2, sizeof(T));
+    if (sizeof(T) == 2 && count > 65536u) {
+        ThrowHardware(Format("%s: calIndex = true with half indexes at most 65535 (the index is stored as a "
+                             "uint16_t), but count is %u (%s.md)", api, count, api));
+    }
+    // The documented sharedTmpBuffer size with calIndex (ReduceMax.md 关键特性说明), in elements.
+    const uint32_t perRepeat = 256 / sizeof(T), perBlock = 32 / sizeof(T);
+    auto up = [](uint32_t a, uint32_t b) { return (a + b - 1) / b; };
+    const uint32_t firstMaxRepeat = count / perRepeat;
+    const uint32_t iter1OutputCount = firstMaxRepeat * 2;
+    const uint32_t iter2AlignStart = up(iter1OutputCount, perBlock) * perBlock;
+    const uint32_t iter2OutputCount = up(iter1OutputCount, perRepeat) * 2;
+    const uint32_t iter2AlignEnd = up(iter2OutputCount, perBlock) * perBlock;
+    uint32_t need = iter2AlignStart + iter2AlignEnd;
+    if (iter2OutputCount > 2) {
+        const uint32_t iter3OutputCount = up(iter2OutputCount, perRepeat) * 2;
+        need = iter2AlignStart + iter2AlignEnd + up(iter3OutputCount, perBlock) * perBlock;
+    }
+    if (need > 0) {
+        tmp.TwinCheckFits(api, "sharedTmpBuffer (the size documented for calIndex = true)", need);
+    }
+    T best = Load<T>(src, 0);
+    for (uint32_t i = 1; i < count; ++i) {
+        const T v = Load<T>(src, i);
+        best = kind == 1 ? OpMax<T>(best, v) : OpMin<T>(best, v);
+    }
+    const double b = ToDouble(best);
+    uint32_t index = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (ToDouble(Load<T>(src, i)) == b) {
+            index = i;
+            break;
+        }
+    }
+    Store<T>(dst.TwinData(), 0, best);
+    if (sizeof(T) == 2) {
+        const uint16_t bits = static_cast<uint16_t>(index);
+        std::memcpy(static_cast<uint8_t*>(dst.TwinData()) + sizeof(T), &bits, 2);
+    } else {
+        std::memcpy(static_cast<uint8_t*>(dst.TwinData()) + sizeof(T), &index, 4);
+    }
+}
+
 }  // namespace detail
 }  // namespace opgen_twin
 
@@ -112,7 +164,9 @@ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     opgen_twin::detail::CheckReduceExists<Arch, T>("ReduceMax");
     opgen_twin::detail::CheckReduceOperands("ReduceMax", dst, src, sharedTmpBuffer, count);
     if (calIndex) {
-        opgen_twin::detail::ThrowHardware("ReduceMax: calIndex = true is not emulated by the twin");
+        opgen_twin::detail::ReduceWithIndex<T>("ReduceMax", dst, src.TwinData(), static_cast<uint32_t>(count),
+                                             sharedTmpBuffer, 1);
+        return;
     }
     const double r = opgen_twin::detail::Reduce<T>(src.TwinData(), static_cast<uint32_t>(count), 1);
     opgen_twin::detail::Store<T>(dst.TwinData(), 0, opgen_twin::detail::FromDouble<T>(r));
@@ -126,7 +180,9 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     opgen_twin::detail::CheckReduceExists<Arch, T>("ReduceMin");
     opgen_twin::detail::CheckReduceOperands("ReduceMin", dst, src, sharedTmpBuffer, count);
     if (calIndex) {
-        opgen_twin::detail::ThrowHardware("ReduceMin: calIndex = true is not emulated by the twin");
+        opgen_twin::detail::ReduceWithIndex<T>("ReduceMin", dst, src.TwinData(), static_cast<uint32_t>(count),
+                                             sharedTmpBuffer, 2);
+        return;
     }
     const double r = opgen_twin::detail::Reduce<T>(src.TwinData(), static_cast<uint32_t>(count), 2);
     opgen_twin::detail::Store<T>(dst.TwinData(), 0, opgen_twin::detail::FromDouble<T>(r));

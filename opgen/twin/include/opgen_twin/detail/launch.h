@@ -32,6 +32,7 @@ struct GmRegion {
     const uint8_t* begin = nullptr;
     uint64_t bytes = 0;
     std::string name;
+    bool borrowed = false;  // the caller's memory (a borrowed input), not a copy the runner made
 };
 
 // The GM writes of one block, for the cache-line rule (CacheLineConflict): the lines it wrote
@@ -46,6 +47,7 @@ struct BlockGmWrites {
         uint64_t end;
         bool accumulates = false;
         std::vector<uint8_t> bytes;  // DMA, not accumulating: what the block left in [begin, end)
+        uint32_t phase = 0;          // SyncAll calls the block had made before the write
     };
     std::vector<Range> scalarLines;  // [line start, line end), consecutive repeats merged
     std::vector<Range> dmaRanges;    // contiguous and overlapping writes merged
@@ -82,6 +84,9 @@ struct LaunchState {
     uint64_t maskHigh = ~uint64_t(0);
     uint64_t maskLow = ~uint64_t(0);
     uint8_t cmpMask[16] = {};  // the 128-bit CmpMask register: Compare's register form, Get/SetCmpMask
+    // SyncAll calls this block has made (sync_all.h): writes in different phases are ordered.
+    uint32_t syncPhase = 0;
+    uint32_t softSyncCalls = 0;  // the software SyncAll's count: the value this block left in its slot
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the
@@ -160,7 +165,8 @@ inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes, bool accumul
     auto& ranges = scalar ? log->scalarLines : log->dmaRanges;
     if (!ranges.empty()) {
         BlockGmWrites::Range& last = ranges.back();
-        if (last.region == i && last.accumulates == accumulates && begin <= last.end && end >= last.begin) {
+        if (last.region == i && last.accumulates == accumulates && last.phase == g_launch.syncPhase &&
+            begin <= last.end && end >= last.begin) {
             if (keepBytes) {  // the merged range's bytes: the old ones, then the new ones over them
                 const uint64_t from = std::min(last.begin, begin);
                 std::vector<uint8_t> merged(std::max(last.end, end) - from);
@@ -173,7 +179,7 @@ inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes, bool accumul
             return;
         }
     }
-    BlockGmWrites::Range range{i, begin, end, accumulates, {}};
+    BlockGmWrites::Range range{i, begin, end, accumulates, {}, g_launch.syncPhase};
     if (keepBytes) {
         const auto* b = static_cast<const uint8_t*>(p);
         range.bytes.assign(b, b + bytes);
@@ -184,7 +190,8 @@ inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes, bool accumul
 // The first bytes (by buffer, then address) that two blocks wrote by DMA with different values, as
 // an error naming both; "" when there is none. Blocks may write past their own part (whole 32-byte
 // blocks past a tail, say) as long as what they write there is what its owner writes: on the NPU the
-// cores run at once and either write may land last.
+// cores run at once and either write may land last. Writes separated by a SyncAll (different
+// phases) are ordered: a later phase's write lands last.
 inline std::string DmaWriteConflict(const std::vector<BlockGmWrites>& blocks, const std::vector<GmRegion>& regions)
 {
     struct Write {
@@ -208,7 +215,7 @@ inline std::string DmaWriteConflict(const std::vector<BlockGmWrites>& blocks, co
             if (y.region != x.region || y.begin >= x.end) {
                 break;
             }
-            if (writes[j].block == writes[i].block) {
+            if (writes[j].block == writes[i].block || y.phase != x.phase) {
                 continue;
             }
             const uint64_t to = std::min(x.end, y.end);
