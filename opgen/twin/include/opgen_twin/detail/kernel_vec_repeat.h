@@ -9,9 +9,10 @@
 // iteration r of an operand starts blkStride * b + repStride * r blocks after the tensor's start.
 // The mask selects the elements of each iteration: continuous mode (uint64_t mask) the first `mask`
 // ones (at most 128 / 64; a larger value counts as the maximum, 0 is a no-op), bit mode
-// (uint64_t mask[2]) bit k of mask[k / 64] (32-bit types: mask[1] must be 0). repeatTime 0 is a no-op.
+// (uint64_t mask[2]) bit k of mask[k / 64] (32-bit types: mask[0] only, mask[1] not read; it must be
+// 0 on ascend950). repeatTime 0 is a no-op.
 // Checked (HardwareError naming the call): every element touched lies inside its tensor; dstBlkStride
-// 0 (undefined); bit mode's mask[1] != 0 for 32-bit types; a continuous mask of 2^63 or more (a
+// 0 (undefined); on ascend950 bit mode's mask[1] != 0 for 32-bit types; a continuous mask of 2^63 or more (a
 // negative value, undefined). Unselected destination elements keep their bytes. All reads of one
 // call happen before its writes.
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_VEC_REPEAT_H
