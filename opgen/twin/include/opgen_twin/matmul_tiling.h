@@ -1,12 +1,26 @@
 // opgen CPU twin: the host-side Matmul tiling API (namespace matmul_tiling), included by
 // tiling/tiling_api.h. Names, enums and signatures as asc-devkit include/adv_api/matmul/
-// {matmul_tiling_base.h, matmul_tiling.h, bmm_tiling.h}; the split is the twin's own:
+// {matmul_tiling_base.h, matmul_tiling.h, bmm_tiling.h}. The multi-core split is CANN's, the
+// rest the twin's own:
 //
-// - cores: singleCoreM/N from the (mDim, nDim) with mDim * nDim <= SetDim's dim that minimises the
-//   per-core output block (rows rounded up to 16), ties broken towards more N cores, then fewer
-//   cores; K is never split (singleCoreK = K); usedCoreNum = ceil(M / singleCoreM) * ceil(N / singleCoreN);
-// - base blocks: SetFixSplit's, else baseM <= 128, baseN <= 256 (multiples of 16, no larger than the
-//   single block rounded up to 16), baseK a multiple of 32 bytes of A, with baseM * baseN * 4 <= L0C,
+// - cores (SplitCores, a reimplementation of asc-devkit impl/adv_api/tiling/matmul/
+//   matmul_tiling_algorithm.cpp MatmulTilingAlgorithm::GetDims and what it calls): in blocks of 16
+//   rows/columns and 32 bytes of K, PreProcessMiniShape's shapes that fit L0 go to few cores; else
+//   every (nDim, mDim) with nDim * mDim <= SetDim's dim from the divisors of M, N, the mapped
+//   (power-of-two) sizes and dim, plus AddOptimalFactors' sqrt(M / N * dim) pair, is tried N-major
+//   in ascending order; a candidate replaces the kept one by GetBigPackageCondition (while no kept
+//   split has an N block of 16 or more columns, the later one wins: N under 256 columns ends up
+//   split as far as dim allows), else by fewer L0 loops or more cores, else by less A+B traffic
+//   (CalcLoadSize); FindBestSingleCore then rounds the blocks to sizes with enough divisors.
+//   singleCoreM/N = ceil(16 * ceil(M / 16) / mDim) and likewise N when dim > 1 (GetSingleShape:
+//   they can exceed M/N), M/N when dim is 1; K is never split (singleCoreK = K);
+//   usedCoreNum = mDim * nDim. Checked against asc-devkit's code compiled on the host over 3000
+//   random shapes/dims/dtypes/transposes/fixed bases: singleCoreM/N/K, usedCoreNum and the -1
+//   cases agree. Not reproduced: 910B's SPLIT_MN/SPLIT_SMALL_MN scenarios (GetMultiCoreScenario,
+//   taken when SetShape was never called) and EnableMultiCoreSplitK;
+// - base blocks: SetFixSplit's (-1, as CANN's GetL0FactorsCand finds none, when one is larger than
+//   the split's single-core block in 16s), else baseM <= 128, baseN <= 256 (multiples of 16, no
+//   larger than the single block rounded up to 16), baseK a multiple of 32 bytes of A, with baseM * baseN * 4 <= L0C,
 //   2 * baseM * baseK and 2 * baseK * baseN elements within L0A/L0B, and, when C is in UB,
 //   baseM * baseN * sizeof(C) within SetBufferSpace's UB;
 // - stepM = stepN = 1, stepKa = stepKb up to 4 within L1, depthA1/depthB1 = 2 * step, iterateOrder 0
@@ -17,9 +31,12 @@
 #define OPGEN_TWIN_MATMUL_TILING_H
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "kernel_tiling/kernel_tiling.h"
 #include "register/tilingdata_base.h"
@@ -474,6 +491,194 @@ protected:
     }
     static bool InUb(TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; }
 
+    // The multi-core split: CANN's MatmulTilingAlgorithm::GetDims path, reimplemented (asc-devkit
+    // impl/adv_api/tiling/matmul/matmul_tiling_algorithm.cpp: Process, FillParam, NonFactorMap,
+    // PreProcessMiniShape, GenDimsMapFactors, AddOptimalFactors, GetDims, GetDimsHelper,
+    // CalcLoadSize, GetBigPackageCondition, LoopNumFromSingleCoreToL0, UpdateMultiCore,
+    // GetSingleShape; math_util.cpp: MapShape, GetBlockFactors, FindBestSingleCore,
+    // CheckFactorNumSatisfy, GetFactorLayerCnt). Sizes in the algorithm's units: M and N in rows or
+    // columns of 16, K in 32-byte blocks of A. K is never split (EnableMultiCoreSplitK ignored).
+    struct CoreSplit {
+        int32_t mDim = 1, nDim = 1;  // cores along M and N
+        int32_t m16 = 1, n16 = 1;    // the single-core block in units of 16 (caps the base blocks)
+    };
+    static int32_t CDiv(int64_t a, int64_t b) { return b == 0 ? 0 : static_cast<int32_t>((a + b - 1) / b); }
+    // math_util.cpp MapShape: 16..1024 to the next power of two (doubled when roundUp), above to
+    // 2048 (roundUp); below 16 unchanged.
+    static int32_t MapShape(int32_t shape, bool roundUp = true)
+    {
+        int32_t seed = 16;
+        if (shape < seed) return shape;
+        while (seed < 1024) {
+            if (seed < shape && seed * 2 >= shape) break;
+            seed *= 2;
+        }
+        return roundUp ? seed * 2 : seed;
+    }
+    static int32_t FactorCnt(int32_t shape, int32_t from, int32_t to)
+    {
+        int32_t cnt = 0;
+        for (int32_t i = from; i <= to && i <= shape; ++i) cnt += shape % i == 0 ? 1 : 0;
+        return cnt;
+    }
+    // GetFactorLayerCnt: the most divisors any divisor of shape within [from, to] has.
+    static int32_t FactorLayerCnt(int32_t shape, int32_t from, int32_t to)
+    {
+        int32_t best = 0;
+        for (int32_t f = to; f >= from; --f) {
+            if (shape % f == 0) best = std::max(best, FactorCnt(f, 1, f + 1));
+        }
+        return best;
+    }
+    static bool FactorNumOk(int32_t dim)
+    {
+        if (dim <= 8) return true;
+        const int32_t l0 = FactorLayerCnt(dim, 1, 64);
+        const int32_t l1 = dim > 128 ? FactorLayerCnt(dim, 65, 128) : 0;
+        return !(l0 <= 2 || (dim > 128 && l0 + l1 <= 4));
+    }
+    // FindBestSingleCore (not K): from ceil(ori / cores) towards ceil(mapped / cores), the first
+    // size with enough divisors.
+    static int32_t BestSingleCore(int32_t ori, int32_t mapped, int32_t cores)
+    {
+        if (cores == 1 && FactorNumOk(ori)) return ori;
+        int32_t best = CDiv(ori, cores);
+        const int32_t target = CDiv(mapped, cores);
+        while (best != target) {
+            if (FactorNumOk(best)) return best;
+            best += best < target ? 1 : -1;
+        }
+        return best;
+    }
+    CoreSplit SplitCores(int32_t dim, int32_t m, int32_t n, int32_t k, int64_t l1, int64_t l0c) const
+    {
+        CoreSplit s;
+        const int32_t m32 = CDiv(m, 16), n32 = CDiv(n, 16);
+        const int32_t k32 = CDiv(k, 32 / Bytes(aType_.dataType));
+        s.m16 = m32;
+        s.n16 = n32;
+        if (dim <= 1) return s;
+        const bool aT = aType_.isTrans, bT = bType_.isTrans;
+        const int32_t mMapped = MapShape(m32), nMapped = MapShape(n32);
+        // PreProcessMiniShape: everything fits one core's L0 and there are more cores than blocks of 16.
+        const int64_t miniL0c = l0c / 256 / 4, miniL0ab = l0aSize_ / (16 * 32);
+        if (static_cast<int64_t>(n32) * m32 <= dim && static_cast<int64_t>(m32) * k32 <= miniL0ab &&
+            static_cast<int64_t>(n32) * k32 <= miniL0ab && static_cast<int64_t>(m32) * n32 <= miniL0c) {
+            const int32_t nd = n32 <= 32 ? 1 : nMapped / 32, md = m32 <= 32 ? 1 : mMapped / 32;
+            s.n16 = nd == 1 ? n32 : CDiv(nMapped, nd);
+            s.m16 = md == 1 ? m32 : CDiv(mMapped, md);
+            s.nDim = CDiv(n32, s.n16);
+            s.mDim = CDiv(m32, s.m16);
+            return s;
+        }
+        // GenDimsMapFactors + AddOptimalFactors: the candidate core counts along M and N.
+        auto factors = [dim](int32_t ori, int32_t mapped) {
+            std::vector<int32_t> f;
+            for (int32_t i = 1; i <= std::min(dim, ori); ++i) {
+                if (ori % i == 0 || mapped % i == 0 || dim % i == 0) f.push_back(i);
+            }
+            return f;
+        };
+        std::vector<int32_t> mFactors = factors(m32, mMapped), nFactors = factors(n32, nMapped);
+        auto add = [](std::vector<int32_t>& v, int32_t x) {
+            v.push_back(x);
+            std::sort(v.begin(), v.end());
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+        };
+        {
+            const float opt = static_cast<float>(std::sqrt((m32 + 0.0f) / n32 * dim));
+            const int32_t md = static_cast<int32_t>(std::ceil(opt));
+            const int32_t nd = static_cast<int32_t>(std::ceil(dim / opt));
+            add(mFactors, md);
+            add(mFactors, nd == 0 ? 1 : dim / nd);
+            add(nFactors, nd);
+            add(nFactors, md == 0 ? 1 : dim / md);
+        }
+        // GetDimsHelper over (n, m) in that order, keeping the state it updates.
+        const int64_t kBytes = static_cast<int64_t>(k32) * 16 * 16 * 2;
+        int64_t minLoad = INT32_MAX;
+        int32_t bestM = 1, bestN = 1, coreUse = 1, loopToL0 = INT32_MAX;
+        bool bigPackage = false;
+        for (const int32_t nf : nFactors) {
+            if (nf > dim || nf <= 0) continue;
+            for (const int32_t mf : mFactors) {
+                if (nf * mf > dim || mf <= 0) continue;
+                const int32_t cm = CDiv(m32, mf), cn = CDiv(n32, nf), ck = k32;
+                // CalcLoadSize: the GM traffic of A and B under the L1 residency cases.
+                const int32_t n0 = std::min(16, cn);
+                const int32_t m0 = std::min(16, n0 == 0 ? 0 : std::min(cm, 128 / n0));
+                const int32_t k0 = (m0 != 0 && n0 != 0) ? std::min(std::min(64 / m0, 64 / n0), ck) : ck;
+                const int64_t oriA = m32, oriB = n32, amat = cm, bmat = cn;
+                const int64_t frac = static_cast<int64_t>(k0) * 16 * 32;
+                int64_t total = INT32_MAX;
+                auto upd = [&total](int64_t v) { total = std::min(total, v); };
+                if ((amat + n0 * 2) * kBytes <= l1 || (bmat + m0 * 2) * kBytes <= l1 || (amat + bmat) * kBytes <= l1) {
+                    upd(oriA * nf + oriB * mf);
+                } else if ((n0 * kBytes + m0 * frac) * 2 > l1 && (m0 * kBytes + n0 * frac) * 2 > l1) {
+                    upd(oriA * CDiv(n32, n0) + oriB * CDiv(m32, m0));
+                } else if ((m0 + n0) * kBytes * 2 <= l1) {
+                    const int64_t m1 = CDiv(l1 - n0 * kBytes * 2, kBytes * 2 * m0) * static_cast<int64_t>(m0);
+                    const int64_t n1 = CDiv(l1 - m0 * kBytes * 2, kBytes * 2 * n0) * static_cast<int64_t>(n0);
+                    const int64_t mFirst = oriA * nf + oriB * CDiv(m32, m1);
+                    const int64_t nFirst = oriB * mf + oriA * CDiv(n32, n1);
+                    upd(mFirst < nFirst ? mFirst : oriA * CDiv(n32, n1) + oriB * mf);
+                } else {
+                    // As UpdateDimCalculator does, a first estimate that lowers the total also
+                    // replaces the A/B sizes the second condition reads.
+                    int64_t bNow = bmat;
+                    if (amat * kBytes + n0 * frac * 2 <= l1 || m0 * kBytes * 2 + n0 * frac * 2 <= l1) {
+                        const int64_t tb = oriB * CDiv(m32, m0);
+                        upd(oriA * nf + tb);
+                        bNow = tb;
+                    }
+                    if (bNow * kBytes + m0 * frac * 2 <= l1 || n0 * kBytes * 2 + m0 * frac * 2 <= l1) {
+                        upd(oriB * mf + oriA * CDiv(n32, n0));
+                    }
+                }
+                // GetBigPackageCondition.
+                int32_t bp = 0;
+                if (!(bT && !aT)) {
+                    bool flag = true;
+                    if (!bT && n32 >= 16 && cn < 16) flag = false;
+                    if (aT && m32 >= 16 && cm < 16) flag = false;
+                    bp = (!bigPackage && flag) ? 2 : ((bigPackage && !flag) ? 1 : 0);
+                }
+                // LoopNumFromSingleCoreToL0.
+                int32_t ln0 = std::min(std::min(16, cn), 64);
+                int32_t lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
+                ln0 = lm0 == 0 ? 0 : std::min(std::min(cn, 128 / lm0), 64);
+                lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
+                const int32_t lk0 = (lm0 != 0 && ln0 != 0) ? std::min(std::min(64 / lm0, 64 / ln0), ck) : ck;
+                const int32_t loopNum = CDiv(cm, lm0) * CDiv(cn, ln0) * CDiv(ck, lk0);
+                const int32_t use = mf * nf;
+                const bool byCores = bp == 0 && (loopNum < loopToL0 || (use > coreUse && loopNum == loopToL0));
+                const bool byLoad = !byCores && use == coreUse && total < minLoad;
+                const bool byNDim = !byCores && use == coreUse && total == minLoad && bestN * bestM < use;
+                if ((bp == 2 || byCores || byLoad || byNDim) && bp != 1) {
+                    minLoad = total;
+                    bestN = nf;
+                    bestM = mf;
+                    coreUse = use;
+                    loopToL0 = loopNum;
+                    bigPackage = (!bT ? cn >= 16 : true) && (aT ? cm >= 16 : true) && use > 1;
+                }
+            }
+        }
+        s.n16 = CDiv(n32, bestN);
+        s.m16 = CDiv(m32, bestM);
+        // factorSplit: single-core sizes with enough divisors, if they need no more cores.
+        const int32_t bn = BestSingleCore(n32, nMapped, bestN), bm = BestSingleCore(m32, mMapped, bestM);
+        const int64_t need = static_cast<int64_t>(CDiv(n32, bn)) * CDiv(m32, bm);
+        if (need > 0 && need <= dim) {
+            s.n16 = bn;
+            s.m16 = bm;
+        }
+        // UpdateMultiCore.
+        s.nDim = std::min(CDiv(n32, s.n16), dim);
+        s.mDim = std::min(CDiv(m32, s.m16), dim);
+        return s;
+    }
+
     // The tiling for `dim` cores (1 for MatmulApiTiling), into t. 0 or -1.
     int64_t Compute(int32_t dim, AscendC::tiling::TCubeTiling& t)
     {
@@ -502,48 +707,38 @@ protected:
         const bool cInUb = InUb(cType_.pos);
         if (cInUb && ub < static_cast<int64_t>(minBase) * minBase * sc) return Fail("the UB space left for C is too small");
 
-        // Core split.
-        int32_t bestM = 0, bestN = 0;
-        int64_t bestArea = -1;
-        int32_t bestUsed = 0, bestNDim = 0;
-        for (int32_t md = 1; md <= dim; ++md) {
-            for (int32_t nd = 1; md * nd <= dim; ++nd) {
-                const int32_t sm = Align(Ceil(m, md), 16);
-                const int32_t sn = Align(Ceil(n, nd), 16);
-                if (fixBaseM_ > 0 && sm < fixBaseM_ && md > 1) continue;
-                if (fixBaseN_ > 0 && sn < fixBaseN_ && nd > 1) continue;
-                const int32_t used = Ceil(m, sm) * Ceil(n, sn);
-                const int64_t area = static_cast<int64_t>(std::min(sm, m)) * std::min(sn, n);
-                const int32_t ndUsed = Ceil(n, sn);
-                const bool better = bestArea < 0 || area < bestArea ||
-                                    (area == bestArea && (ndUsed > bestNDim || (ndUsed == bestNDim && used < bestUsed)));
-                if (better) {
-                    bestArea = area;
-                    bestM = std::min(sm, m);
-                    bestN = std::min(sn, n);
-                    bestUsed = used;
-                    bestNDim = ndUsed;
-                }
-            }
-        }
-        singleCoreM = bestM;
-        singleCoreN = bestN;
+        // Core split (SplitCores: CANN's GetDims). With more than one core CANN's GetSingleShape
+        // sizes the blocks from M and N rounded up to 16: ceil(16 * ceil(M / 16) / mDim).
+        const CoreSplit split = SplitCores(dim, m, n, k, l1, l0c);
+        singleCoreM = dim > 1 ? Ceil(16 * static_cast<int64_t>(Ceil(m, 16)), split.mDim) : m;
+        singleCoreN = dim > 1 ? Ceil(16 * static_cast<int64_t>(Ceil(n, 16)), split.nDim) : n;
         singleCoreK = k;
+        const int32_t capM = std::min(Align(singleCoreM, 16), 16 * split.m16);
+        const int32_t capN = std::min(Align(singleCoreN, 16), 16 * split.n16);
 
         // Base blocks.
         if (fixBaseM_ > 0) {
             if (fixBaseM_ % 16 != 0) return Fail("SetFixSplit: baseM is not a multiple of 16");
-            if (fixBaseM_ > Align(singleCoreM, 16)) return Fail("SetFixSplit: baseM exceeds singleCoreM rounded up to 16");
+            // CANN's GetL0FactorsCand takes no base block larger than the single-core block in 16s.
+            if (fixBaseM_ > 16 * split.m16) {
+                return Fail("SetFixSplit: baseM " + std::to_string(fixBaseM_) + " exceeds the " +
+                            std::to_string(16 * split.m16) + " rows of the single-core block (M " + std::to_string(m) +
+                            " over " + std::to_string(split.mDim) + " of SetDim's " + std::to_string(dim) + " cores)");
+            }
             baseM = fixBaseM_;
         } else {
-            baseM = std::min(Align(singleCoreM, 16), maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
+            baseM = std::min(capM, maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
         }
         if (fixBaseN_ > 0) {
             if (fixBaseN_ % 16 != 0) return Fail("SetFixSplit: baseN is not a multiple of 16");
-            if (fixBaseN_ > Align(singleCoreN, 16)) return Fail("SetFixSplit: baseN exceeds singleCoreN rounded up to 16");
+            if (fixBaseN_ > 16 * split.n16) {
+                return Fail("SetFixSplit: baseN " + std::to_string(fixBaseN_) + " exceeds the " +
+                            std::to_string(16 * split.n16) + " columns of the single-core block (N " + std::to_string(n) +
+                            " over " + std::to_string(split.nDim) + " of SetDim's " + std::to_string(dim) + " cores)");
+            }
             baseN = fixBaseN_;
         } else {
-            baseN = std::min(Align(singleCoreN, 16), maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
+            baseN = std::min(capN, maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
             while (baseN > 16 && (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
                                   (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
                 baseN -= 16;
@@ -577,7 +772,7 @@ protected:
         if (l1Need(stepK) > l1) return Fail("the base blocks do not fit L1");
 
         t = AscendC::tiling::TCubeTiling{};
-        t.usedCoreNum = Ceil(m, singleCoreM) * Ceil(n, singleCoreN);
+        t.usedCoreNum = split.mDim * split.nDim;
         t.M = orgM;
         t.N = orgN;
         t.Ka = orgKa;
@@ -608,8 +803,10 @@ protected:
         t.dbL0B = 2;
         t.dbL0C = 1;
         blockDim = t.usedCoreNum;
+        // CANN's GetCoreNum: ceil(singleM / singleCoreM), ceil(singleN / singleCoreN).
         mDim_ = Ceil(m, singleCoreM);
         nDim_ = Ceil(n, singleCoreN);
+        usedCores_ = t.usedCoreNum;
         return 0;
     }
 
@@ -620,7 +817,7 @@ protected:
     int32_t maxBaseM_ = -1, maxBaseN_ = -1, maxBaseK_ = -1;
     int32_t userL1_ = -1, userL0c_ = -1, userUb_ = -1;
     int64_t l1Size_ = 524288, l0cSize_ = 131072, ubSize_ = 196608, l0aSize_ = 65536, l0bSize_ = 65536;
-    int32_t mDim_ = 0, nDim_ = 0;
+    int32_t mDim_ = 0, nDim_ = 0, usedCores_ = 0;
     std::string error_;
 };
 
@@ -669,7 +866,7 @@ public:
         if (mDim_ <= 0) return -1;
         mDim = mDim_;
         nDim = nDim_;
-        dim = mDim_ * nDim_;
+        dim = usedCores_;
         return 0;
     }
     // The twin never splits K across cores (singleCoreK = K), whatever this says.
