@@ -308,6 +308,16 @@ def test_multicore_tiling_split_is_canns(mm_build):
         assert all(w is None or w == g for w, g in zip(want, got, strict=True)), (case, want, got)
 
 
+def test_matmul_tiling_failure_says_why(mm_build):
+    """A TilingFunc that returns GRAPH_FAILED after GetTiling's -1 is reported with the tiling's
+    reason (CANN logs it): float32 96 x 80 on 40 AIVs is cut into 16 x 16 blocks, smaller than a
+    fixed 32 x 32 base."""
+    c = _case(column="fp32->fp32", m=96, n=80, k=300, ta=1, tb=1, base_m=32, base_n=32)
+    ((kind, msg),) = run_cases(mm_build, [c], "why")
+    assert kind == "err" and "TilingFunc of MatmulLeakyCustom returned GRAPH_FAILED" in msg, msg
+    assert "GetTiling returned -1: MatmulApi Tiling: SetFixSplit: baseM 32 exceeds the 16 rows" in msg
+
+
 def test_matmul_api_misuse(mm_build):
     proc = subprocess.run(
         [str(mm_build / "test_matmul_api")], capture_output=True, text=True, timeout=120

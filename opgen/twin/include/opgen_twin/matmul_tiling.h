@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "kernel_tiling/kernel_tiling.h"
+#include "opgen_twin/errors.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -471,6 +472,7 @@ protected:
     int64_t Fail(const std::string& why)
     {
         error_ = "MatmulApi Tiling: " + why;
+        opgen_twin::detail::HostTilingNote() = "GetTiling returned -1: " + error_;
         return -1;
     }
     // The element types of asc-devkit's Matmul table (floating-point rows) for the platform's SoC.
