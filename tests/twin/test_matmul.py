@@ -259,36 +259,48 @@ def test_matmul_block_dim_counts_ai_cores(mm_build):
 
 
 # MultiCoreMatmulTiling's split against CANN's: (M, N, K, dim, fixBaseM, fixBaseN, transA, transB,
-# fp32 A/B, C in UB) -> (GetTiling's return, usedCoreNum, singleCoreM, singleCoreN, singleCoreK,
+# fp32 A/B, C in UB, no SetShape) -> (GetTiling's return, usedCoreNum, singleCoreM, singleCoreN, singleCoreK,
 # baseM, baseN). The values are what asc-devkit's MatmulTilingAlgorithm::Process gives (impl/
 # adv_api/tiling/matmul/matmul_tiling_algorithm.cpp: GetDims picks mDim x nDim, UpdateMultiCore
 # and GetSingleShape size the blocks, GetL0FactorsCand finds no L0 block for a fixed base larger
 # than the single-core block so Process returns -1), read there and confirmed by compiling that
 # code on the host (910B: L1 524032 bytes, L0A/L0B 64 KB, L0C 128 KB); base sizes only where
-# SetFixSplit fixes them.
+# SetFixSplit fixes them or, without SetShape, CANN's scenario picks them (elsewhere they are the
+# twin's own).
 CANN_SPLITS = [
     # ascend_op_learning MatmulCustomMultiCore at a [128, 256] x b [256, 128]: N under 256 columns
     # is split over both cores (64 columns each), smaller than the fixed baseN 128: -1.
-    ((128, 128, 256, 2, 128, 128, 0, 0, 0, 0), (-1, 0, 0, 0, 0, 0, 0)),
+    ((128, 128, 256, 2, 128, 128, 0, 0, 0, 0, 0), (-1, 0, 0, 0, 0, 0, 0)),
     # ... and at a [256, 128] x b [128, 256]: M is split.
-    ((256, 256, 128, 2, 128, 128, 0, 0, 0, 0), (0, 2, 128, 256, 128, 128, 128)),
+    ((256, 256, 128, 2, 128, 128, 0, 0, 0, 0, 0), (0, 2, 128, 256, 128, 128, 128)),
     # ascend_op_learning MatmulLeakyReluCustom (M 1024, N 640, K 256, C in UB): M is split.
-    ((1024, 640, 256, 2, 128, 128, 0, 0, 0, 1), (0, 2, 512, 640, 256, 128, 128)),
+    ((1024, 640, 256, 2, 128, 128, 0, 0, 0, 1, 0), (0, 2, 512, 640, 256, 128, 128)),
     # asc-devkit's matmul_leakyrelu sample (M 512, N 128, K 128, 128 x 64 bases): N is split.
-    ((512, 128, 128, 2, 128, 64, 0, 0, 0, 1), (0, 2, 512, 64, 128, 128, 64)),
+    ((512, 128, 128, 2, 128, 64, 0, 0, 0, 1, 0), (0, 2, 512, 64, 128, 128, 64)),
     # PreProcessMiniShape: fits one core's L0, one core.
-    ((96, 80, 300, 40, 0, 0, 0, 0, 0, 0), (0, 1, 96, 80, 300, None, None)),
+    ((96, 80, 300, 40, 0, 0, 0, 0, 0, 0, 0), (0, 1, 96, 80, 300, None, None)),
     # float32 (K in blocks of 8): not a mini shape, cut into 16 x 16 blocks; a fixed 32 is -1.
-    ((96, 80, 300, 40, 0, 0, 1, 1, 1, 1), (0, 30, 16, 16, 300, None, None)),
-    ((96, 80, 300, 40, 32, 32, 1, 1, 1, 1), (-1, 0, 0, 0, 0, 0, 0)),
+    ((96, 80, 300, 40, 0, 0, 1, 1, 1, 1, 0), (0, 30, 16, 16, 300, None, None)),
+    ((96, 80, 300, 40, 32, 32, 1, 1, 1, 1, 0), (-1, 0, 0, 0, 0, 0, 0)),
     # The blocks come from M and N rounded up to 16: larger than M and N here.
-    ((100, 70, 129, 40, 0, 0, 0, 0, 0, 0), (0, 1, 112, 80, 129, None, None)),
-    ((300, 260, 77, 40, 0, 0, 0, 0, 0, 0), (0, 19, 16, 272, 77, None, None)),
-    ((64, 1000, 40, 40, 0, 0, 0, 0, 0, 0), (0, 16, 16, 252, 40, None, None)),
+    ((100, 70, 129, 40, 0, 0, 0, 0, 0, 0, 0), (0, 1, 112, 80, 129, None, None)),
+    ((300, 260, 77, 40, 0, 0, 0, 0, 0, 0, 0), (0, 19, 16, 272, 77, None, None)),
+    ((64, 1000, 40, 40, 0, 0, 0, 0, 0, 0, 0), (0, 16, 16, 252, 40, None, None)),
     # CalcLoadSize's estimates (the second reads the sizes the first replaced).
-    ((2244, 569, 512, 2, 16, 0, 1, 0, 0, 1), (0, 2, 1128, 576, 512, 16, None)),
-    ((4096, 4096, 4096, 20, 0, 0, 0, 0, 0, 0), (0, 20, 820, 1024, 4096, None, None)),
-    ((4096, 4096, 4096, 24, 128, 256, 0, 0, 0, 0), (0, 24, 1366, 512, 4096, 128, 256)),
+    ((2244, 569, 512, 2, 16, 0, 1, 0, 0, 1, 0), (0, 2, 1128, 576, 512, 16, None)),
+    ((4096, 4096, 4096, 20, 0, 0, 0, 0, 0, 0, 0), (0, 20, 820, 1024, 4096, None, None)),
+    ((4096, 4096, 4096, 24, 128, 256, 0, 0, 0, 0, 0), (0, 24, 1366, 512, 4096, 128, 256)),
+    # Without SetShape (the single shape -1), 910B's DoMultiCoreSplitMNTiling scenarios, base
+    # blocks included. SPLIT_MN: mDim x nDim = dim by CalcComputeIntensity, 128 x 256 x 64 bases,
+    # N rounded up to 256 bytes where every core still gets some.
+    ((1024, 1024, 512, 8, 0, 0, 0, 0, 0, 0, 1), (0, 8, 256, 512, 512, 128, 256)),
+    ((4096, 4096, 4096, 20, 0, 0, 0, 0, 0, 0, 1), (0, 20, 1024, 896, 4096, 128, 256)),
+    # SPLIT_SMALL_MN (M x N under 26214 per core): CalcMultiCoreDimsSmallShape, bases from
+    # UpdateBaseBlock, SetFixSplit's overridden.
+    ((100, 70, 129, 40, 0, 0, 0, 0, 0, 0, 1), (0, 20, 23, 20, 129, 32, 32)),
+    ((64, 1000, 40, 40, 0, 0, 0, 0, 0, 0, 1), (0, 38, 32, 54, 40, 32, 64)),
+    ((128, 128, 256, 2, 128, 128, 0, 0, 0, 0, 1), (0, 2, 64, 128, 256, 64, 128)),
+    ((2048, 96, 17, 48, 0, 0, 0, 0, 1, 1, 1), (0, 42, 49, 96, 17, 64, 96)),
 ]
 
 

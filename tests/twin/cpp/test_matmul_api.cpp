@@ -336,15 +336,16 @@ void HostTiling()
           "MatmulApiTiling: used %d single %d %d", t.usedCoreNum, t.singleCoreM, t.singleCoreN);
 }
 
-// One MultiCoreMatmulTiling per group of 10 arguments (M N K dim fixBaseM fixBaseN transA transB
-// fp32 cInUb; fixBase 0 = not fixed; float16 A/B unless fp32, float C and bias, SetShape and
-// SetOrgShape both M N K, bias on, SetBufferSpace(-1, -1, -1)): prints
+// One MultiCoreMatmulTiling per group of 11 arguments (M N K dim fixBaseM fixBaseN transA transB
+// fp32 cInUb noSetShape; fixBase 0 = not fixed; float16 A/B unless fp32, float C and bias,
+// SetOrgShape M N K and, unless noSetShape, SetShape M N K, bias on, SetBufferSpace(-1, -1, -1)):
+// prints
 // "SPLIT r usedCoreNum singleCoreM singleCoreN singleCoreK baseM baseN" per group.
 int SplitCases(int argc, char** argv)
 {
-    for (int i = 2; i + 10 <= argc; i += 10) {
-        int v[10];
-        for (int j = 0; j < 10; ++j) v[j] = std::atoi(argv[i + j]);
+    for (int i = 2; i + 11 <= argc; i += 11) {
+        int v[11];
+        for (int j = 0; j < 11; ++j) v[j] = std::atoi(argv[i + j]);
         const mt::DataType in = v[8] ? mt::DataType::DT_FLOAT : mt::DataType::DT_FLOAT16;
         mt::MultiCoreMatmulTiling api(*platform_ascendc::PlatformAscendCManager::GetInstance());
         api.SetDim(v[3]);
@@ -352,7 +353,7 @@ int SplitCases(int argc, char** argv)
         api.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, in, v[7] != 0);
         api.SetCType(v[9] ? mt::TPosition::VECIN : mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
         api.SetBiasType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
-        api.SetShape(v[0], v[1], v[2]);
+        if (v[10] == 0) api.SetShape(v[0], v[1], v[2]);
         api.SetOrgShape(v[0], v[1], v[2]);
         if (v[4] > 0 || v[5] > 0) api.SetFixSplit(v[4] > 0 ? v[4] : -1, v[5] > 0 ? v[5] : -1, -1);
         api.SetBias(true);

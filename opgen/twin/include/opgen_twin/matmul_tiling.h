@@ -13,16 +13,26 @@
 //   split as far as dim allows), else by fewer L0 loops or more cores, else by less A+B traffic
 //   (CalcLoadSize); FindBestSingleCore then rounds the blocks to sizes with enough divisors.
 //   singleCoreM/N = ceil(16 * ceil(M / 16) / mDim) and likewise N when dim > 1 (GetSingleShape:
-//   they can exceed M/N), M/N when dim is 1; K is never split (singleCoreK = K);
-//   usedCoreNum = mDim * nDim. Checked against asc-devkit's code compiled on the host over 3000
-//   random shapes/dims/dtypes/transposes/fixed bases: singleCoreM/N/K, usedCoreNum and the -1
-//   cases agree. Not reproduced: 910B's SPLIT_MN/SPLIT_SMALL_MN scenarios (GetMultiCoreScenario,
-//   taken when SetShape was never called) and EnableMultiCoreSplitK;
-// - base blocks: SetFixSplit's (-1, as CANN's GetL0FactorsCand finds none, when one is larger than
-//   the split's single-core block in 16s), else baseM <= 128, baseN <= 256 (multiples of 16, no
-//   larger than the single block rounded up to 16), baseK a multiple of 32 bytes of A, with baseM * baseN * 4 <= L0C,
-//   2 * baseM * baseK and 2 * baseK * baseN elements within L0A/L0B, and, when C is in UB,
-//   baseM * baseN * sizeof(C) within SetBufferSpace's UB;
+//   they can exceed M/N), M/N when dim is 1; singleCoreK = K;
+//   usedCoreNum = mDim * nDim. On 910B when SetShape never set the single shape (-1), CANN's
+//   DoMultiCoreSplitMNTiling scenarios instead (ScenarioDims; GetMultiCoreScenario,
+//   CalcMultiCoreDims, CalcComputeIntensity, CalcMultiCoreDimsSmallShape, UpdateBaseBlock):
+//   SPLIT_MN (M >= 128, M x N over 26214 per core) takes the mDim x nDim = dim with the best
+//   compute intensity for GetMultiCoreBasicBlock's 128 x 256 x 128-byte block (or SetFixSplit's
+//   baseM/baseN), SPLIT_SMALL_MN (under 26214 per core) the one with the least memory traffic over
+//   up to dim cores, with UpdateBaseBlock's blocks (SetFixSplit's overridden); the blocks are
+//   rounded up to 256 bytes where every core still gets some; the base block is the tiling's, even
+//   larger than the single-core block. Checked against asc-devkit's code compiled on the host over
+//   4000 random shapes/dims/dtypes/transposes/fixed bases, with and without SetShape:
+//   singleCoreM/N/K, usedCoreNum, the scenarios' base blocks and the -1 cases agree, except where
+//   CANN's tiling overflows L0C (the twin returns -1) or its std::sort of candidates runs off the
+//   vector (crashes; CannSort stops at the ends). K is never split (EnableMultiCoreSplitK ignored);
+// - base blocks (outside the scenarios): SetFixSplit's (-1, as CANN's GetL0FactorsCand finds none,
+//   when one is larger than the split's single-core block in 16s), else baseM <= 128,
+//   baseN <= 256 (multiples of 16, no larger than the single block rounded up to 16), baseK a
+//   multiple of 32 bytes of A; always baseM * baseN * 4 <= L0C, 2 * baseM * baseK and
+//   2 * baseK * baseN elements within L0A/L0B, and, when C is in UB, baseM * baseN * sizeof(C)
+//   within SetBufferSpace's UB;
 // - stepM = stepN = 1, stepKa = stepKb up to 4 within L1, depthA1/depthB1 = 2 * step, iterateOrder 0
 //   (1 after SetTraverse(FIRSTN)).
 // GetTiling returns -1 where the inputs cannot give a tiling (see Check()).
@@ -34,7 +44,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -681,6 +693,262 @@ protected:
         return s;
     }
 
+    // std::sort as libstdc++ does it (introsort: median-of-three pivots, heap sort past
+    // 2 * log2(n) levels, insertion sort of runs up to 16), for CANN's candidate orders: their
+    // comparators (ComputeIntensity's epsilons) are not strict weak orders, so the order depends
+    // on the algorithm, and libstdc++'s unguarded loops can then run off the range (asc-devkit's
+    // own code, compiled on the host, crashes on some shapes). This one stops at the range's ends
+    // and otherwise takes the same steps.
+    template <class T, class Less>
+    static void CannSort(std::vector<T>& v, Less less)
+    {
+        const ptrdiff_t n = static_cast<ptrdiff_t>(v.size());
+        if (n < 2) return;
+        auto guardedInsert = [&](ptrdiff_t lo, ptrdiff_t i) {  // __unguarded_linear_insert
+            T val = v[i];
+            ptrdiff_t j = i;
+            while (j - 1 >= lo && less(val, v[j - 1])) {
+                v[j] = v[j - 1];
+                --j;
+            }
+            v[j] = val;
+        };
+        auto insertionSort = [&](ptrdiff_t lo, ptrdiff_t hi) {  // __insertion_sort
+            for (ptrdiff_t i = lo + 1; i < hi; ++i) {
+                if (less(v[i], v[lo])) {
+                    T val = v[i];
+                    for (ptrdiff_t j = i; j > lo; --j) v[j] = v[j - 1];
+                    v[lo] = val;
+                } else {
+                    guardedInsert(lo, i);
+                }
+            }
+        };
+        std::function<void(ptrdiff_t, ptrdiff_t, int)> loop = [&](ptrdiff_t lo, ptrdiff_t hi, int depth) {
+            while (hi - lo > 16) {
+                if (depth == 0) {
+                    std::make_heap(v.begin() + lo, v.begin() + hi, less);
+                    std::sort_heap(v.begin() + lo, v.begin() + hi, less);
+                    return;
+                }
+                --depth;
+                // __move_median_to_first(lo, lo + 1, mid, hi - 1)
+                const ptrdiff_t a = lo + 1, b = lo + (hi - lo) / 2, c = hi - 1;
+                ptrdiff_t med;
+                if (less(v[a], v[b])) {
+                    med = less(v[b], v[c]) ? b : (less(v[a], v[c]) ? c : a);
+                } else {
+                    med = less(v[a], v[c]) ? a : (less(v[b], v[c]) ? c : b);
+                }
+                std::swap(v[lo], v[med]);
+                // __unguarded_partition(lo + 1, hi, lo)
+                ptrdiff_t f = lo + 1, l = hi;
+                while (true) {
+                    while (f < hi && less(v[f], v[lo])) ++f;
+                    --l;
+                    while (l > lo && less(v[lo], v[l])) --l;
+                    if (!(f < l)) break;
+                    std::swap(v[f], v[l]);
+                    ++f;
+                }
+                loop(f, hi, depth);
+                hi = f;
+            }
+        };
+        int lg = 0;
+        for (ptrdiff_t x = n; x > 1; x >>= 1) ++lg;
+        loop(0, n, 2 * lg);
+        if (n > 16) {  // __final_insertion_sort
+            insertionSort(0, 16);
+            for (ptrdiff_t i = 16; i < n; ++i) guardedInsert(0, i);
+        } else {
+            insertionSort(0, n);
+        }
+    }
+
+    // 910B's other two multi-core scenarios (GetMultiCoreScenario; taken when SetShape never set
+    // the single shape, i.e. it is -1): DoMultiCoreSplitMNTiling with GetMultiCoreBasicBlock's base
+    // block (128 x 256 x 128 bytes of K, or SetFixSplit's baseM/baseN), mDim x nDim = SetDim's dim
+    // by CalcComputeIntensity (SPLIT_MN), or by CalcMultiCoreDimsSmallShape with UpdateBaseBlock's
+    // blocks (SPLIT_SMALL_MN, M x N under 26214 per core); the base block is then the tiling's, as
+    // large as it is.
+    enum class Scenario { OTHERS, SPLIT_MN, SPLIT_SMALL_MN };
+    Scenario MultiCoreScenario(int32_t dim) const
+    {
+        if (dim <= 1 || (socVersion != platform_ascendc::SocVersion::ASCEND910B &&
+                         socVersion != platform_ascendc::SocVersion::ASCEND950)) {
+            return Scenario::OTHERS;
+        }
+        if (singleM != -1 || singleN != -1) return Scenario::OTHERS;
+        constexpr int64_t mnLimit = 26214;  // 128 * 256 * 0.8
+        const int64_t mn = static_cast<int64_t>(orgM) * orgN;
+        if (orgM >= 128 && mn > mnLimit * dim) return Scenario::SPLIT_MN;
+        if (mn < mnLimit * dim) return Scenario::SPLIT_SMALL_MN;
+        return Scenario::OTHERS;
+    }
+    struct BaseBlock {
+        int32_t m, n, k;
+    };
+    // AlignSingleShape: ceil(org / factor), rounded up to align when asked and it still leaves
+    // every core some of the shape.
+    static bool AlignSingle(bool need, int32_t org, int32_t factor, int32_t align, int32_t& single)
+    {
+        single = CDiv(org, factor);
+        if (!need || align == 0 || factor <= 1) return true;
+        const int32_t aligned = CDiv(single, align) * align;
+        if (aligned >= CDiv(org, factor - 1)) return false;
+        single = aligned;
+        return true;
+    }
+    // CalcTotalCycleMemory: cycles and traffic of the main blocks and the M/N tails.
+    void CycleMemory(int32_t sm, int32_t sn, const BaseBlock& b, float ratio, float aRatio, float bRatio,
+                     float& cycles, float& memory) const
+    {
+        const int32_t aBits = Bytes(aType_.dataType) * 8, bBits = Bytes(bType_.dataType) * 8;
+        const int32_t reduce = 256 / aBits;
+        auto cyc = [&](int32_t bm, int32_t bn) { return static_cast<float>(bm * bn * b.k) / (16 * 16 * reduce); };
+        auto mem = [&](int32_t bm, int32_t bn) {
+            const float am = aRatio * bm * b.k * aBits / 8;
+            const float bmem = bRatio * bn * b.k * bBits / 8;
+            return am + bmem;
+        };
+        const int32_t mainM = b.m == 0 ? 0 : sm / b.m, tailM = b.m == 0 ? 0 : sm % b.m;
+        const int32_t mainN = b.n == 0 ? 0 : sn / b.n, tailN = b.n == 0 ? 0 : sn % b.n;
+        cycles = 0;
+        memory = 0;
+        if (mainM > 0 && mainN > 0) {
+            const int32_t count = mainM * mainN;
+            cycles += cyc(b.m, b.n) * count;
+            memory += ratio * mem(b.m, b.n) * count;
+        }
+        if (mainM > 0 && tailN > 0) {
+            cycles += cyc(b.m, tailN) * mainM;
+            memory += ratio * mem(b.m, tailN) * mainM;
+        }
+        if (tailM > 0 && mainN > 0) {
+            cycles += cyc(tailM, b.n) * mainN;
+            memory += ratio * mem(tailM, b.n) * mainN;
+        }
+        if (tailM > 0 && tailN > 0) {
+            cycles += cyc(tailM, tailN);
+            memory += ratio * mem(tailM, tailN);
+        }
+    }
+    // GetMultiCoreBasicBlock.
+    BaseBlock BasicBlock(int64_t l0c) const
+    {
+        BaseBlock b{l0c == 262144 ? 256 : 128, 256, 128 * 8 / (Bytes(aType_.dataType) * 8)};
+        if (fixBaseM_ > 0) b.m = fixBaseM_;
+        if (fixBaseN_ > 0) b.n = fixBaseN_;
+        if (aType_.isTrans && bType_.isTrans) {
+            b.m = fixBaseM_ > 0 ? b.m : 256;
+            b.n = fixBaseN_ > 0 ? b.n : 128;
+        }
+        return b;
+    }
+    // UpdateBaseBlock (small shapes): the base block follows the single-core block.
+    void SmallBaseBlock(int32_t sm, int32_t sn, BaseBlock& b) const
+    {
+        b.k = std::min(b.k, Align(orgKa, 32));
+        b.m = sm >= 128 ? 128 : Align(sm, 16);
+        const int32_t maxN = (b.k <= 32 && b.m <= 64) ? 384 : 256;
+        b.n = sn >= maxN ? maxN : Align(sn, 16);
+    }
+    // The mDim x nDim of DoMultiCoreSplitMNTiling's scenarios, and its base block in b.
+    void ScenarioDims(Scenario sc, int32_t dim, int64_t l0c, int32_t& mDim, int32_t& nDim, BaseBlock& b) const
+    {
+        static const std::pair<int32_t, float> bandTab[] = {{128, 2.0f}, {192, 2.7f}, {256, 1.0f}, {320, 2.0f},
+                                                            {384, 1.5f}, {448, 1.7f}, {512, 1.0f}};
+        const int32_t aAlign = 256 / Bytes(aType_.dataType), bAlign = 256 / Bytes(bType_.dataType);
+        const bool aT = aType_.isTrans, bT = bType_.isTrans;
+        b = BasicBlock(l0c);
+        auto bandRatio = [&](int32_t mf, int32_t nf, const BaseBlock& bb) {
+            return static_cast<float>((dim - mf) * bb.m + (dim - nf) * bb.n) / static_cast<float>((bb.m + bb.n) * dim);
+        };
+        if (sc == Scenario::SPLIT_MN) {
+            // CalcMultiCoreDims over GetFactorPairs(dim), best CalcComputeIntensity first.
+            struct R {
+                int32_t mf, nf;
+                float cycle, intensity, band;
+            };
+            std::vector<R> rs;
+            for (int32_t i = 1; i <= dim; ++i) {
+                if (dim % i != 0) continue;
+                const int32_t mf = i, nf = dim / i;
+                int32_t sm = 0, sn = 0;
+                const bool okA = AlignSingle(aT && orgM % aAlign == 0, orgM, mf, aAlign, sm);
+                const bool okB = AlignSingle(!bT && orgN % bAlign == 0, orgN, nf, bAlign, sn);
+                float cycles = 0, memory = 0;
+                CycleMemory(sm, sn, b, (okA && okB) ? 1.0f : 2.0f, 1.0f, 1.0f, cycles, memory);
+                rs.push_back({mf, nf, cycles, memory > 0 ? cycles / memory : 0, bandRatio(mf, nf, b)});
+            }
+            CannSort(rs, [](const R& l, const R& r) {
+                if (std::fabs(l.intensity - r.intensity) > 1.0E-4F) return l.intensity > r.intensity;
+                if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
+                return l.cycle < r.cycle;
+            });
+            mDim = rs[0].mf;
+            nDim = rs[0].nf;
+            return;
+        }
+        // CalcMultiCoreDimsSmallShape.
+        if (orgM <= 128 && orgN >= 128 * dim) {
+            mDim = 1;
+            nDim = dim;
+            SmallBaseBlock(orgM, orgN / dim, b);
+        } else if (orgN <= 256 && orgM >= 128 * dim) {
+            mDim = dim;
+            nDim = 1;
+            SmallBaseBlock(orgM / dim, orgN, b);
+        } else {
+            auto aligned = [](int32_t org) {
+                for (const auto& e : bandTab) {
+                    if (org % e.first == 0) return true;
+                }
+                return false;
+            };
+            struct R {
+                int32_t mf, nf;
+                float cycle, intensity, band, memory;
+                BaseBlock b;
+            };
+            std::vector<R> rs;
+            for (int32_t cores = dim; cores >= 1; --cores) {
+                for (int32_t i = 1; i <= cores; ++i) {
+                    if (cores % i != 0) continue;
+                    const int32_t mf = i, nf = cores / i;
+                    int32_t sm = 0, sn = 0;
+                    const bool okA = AlignSingle(aT && aligned(orgM), orgM, mf, aAlign, sm);
+                    const bool okB = AlignSingle(!bT && aligned(orgN), orgN, nf, bAlign, sn);
+                    SmallBaseBlock(sm, sn, b);  // carried on to the next candidate, as CANN's is
+                    float aRatio = okA ? 1.0f : 4.0f, bRatio = okB ? 1.0f : 4.0f;
+                    for (const auto& e : bandTab) {
+                        if (!okA && e.first == sm) aRatio = e.second;
+                        if (!okB && e.first == sn) bRatio = e.second;
+                    }
+                    int32_t bandRate = mf * nf;
+                    if (sm < 32 && sn < 32 && bandRate > 20) bandRate = 20;
+                    const float ratio = static_cast<float>(mf * nf) / static_cast<float>(bandRate);
+                    float cycles = 0, memory = 0;
+                    CycleMemory(sm, sn, b, ratio, aRatio, bRatio, cycles, memory);
+                    rs.push_back({mf, nf, cycles, memory > 0 ? cycles / memory : 0, bandRatio(mf, nf, b), memory, b});
+                }
+            }
+            CannSort(rs, [](const R& l, const R& r) {
+                if (std::fabs(r.memory - l.memory) > 0.05F * l.memory) return l.memory < r.memory;
+                if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
+                return l.intensity > r.intensity;
+            });
+            mDim = rs[0].mf;
+            nDim = rs[0].nf;
+            b = rs[0].b;
+        }
+        const int32_t c0 = 32 / Bytes(aType_.dataType);
+        const int32_t tmp = 65536 / 2 / Bytes(aType_.dataType);
+        b.k = std::min(tmp / b.m, tmp / b.n);
+        b.k = std::min(b.k / c0 * c0, Align(orgKa, c0));
+    }
+
     // The tiling for `dim` cores (1 for MatmulApiTiling), into t. 0 or -1.
     int64_t Compute(int32_t dim, AscendC::tiling::TCubeTiling& t)
     {
@@ -709,46 +977,73 @@ protected:
         const bool cInUb = InUb(cType_.pos);
         if (cInUb && ub < static_cast<int64_t>(minBase) * minBase * sc) return Fail("the UB space left for C is too small");
 
-        // Core split (SplitCores: CANN's GetDims). With more than one core CANN's GetSingleShape
-        // sizes the blocks from M and N rounded up to 16: ceil(16 * ceil(M / 16) / mDim).
-        const CoreSplit split = SplitCores(dim, m, n, k, l1, l0c);
-        singleCoreM = dim > 1 ? Ceil(16 * static_cast<int64_t>(Ceil(m, 16)), split.mDim) : m;
-        singleCoreN = dim > 1 ? Ceil(16 * static_cast<int64_t>(Ceil(n, 16)), split.nDim) : n;
+        // Core split: CANN's GetDims (SplitCores), or on 910B without a single shape its
+        // DoMultiCoreSplitMNTiling scenarios (ScenarioDims, which also fix the base block).
+        const Scenario scen = MultiCoreScenario(dim);
+        BaseBlock block{0, 0, 0};
+        CoreSplit split;
+        if (scen == Scenario::OTHERS) {
+            split = SplitCores(dim, m, n, k, l1, l0c);
+        } else {
+            ScenarioDims(scen, dim, l0c, split.mDim, split.nDim, block);
+        }
+        // GetSingleShape: with more than one core the blocks come from M and N rounded up to 16
+        // (ceil(16 * ceil(M / 16) / mDim)), in the scenarios rounded up to 256 bytes where that
+        // still leaves every core some (N unless B is transposed and C is smaller than A plus B).
+        singleCoreM = Ceil(m, split.mDim);
+        singleCoreN = Ceil(n, split.nDim);
         singleCoreK = k;
+        if (dim > 1) {
+            const bool inScenario = scen != Scenario::OTHERS;
+            const int32_t sb = Bytes(bType_.dataType);
+            const bool outAlign = static_cast<int64_t>(singleCoreN) * singleCoreM * (2 * sc * 8) >
+                                  static_cast<int64_t>(singleCoreN) * k * sa * 8 + static_cast<int64_t>(singleCoreM) * k * sb * 8;
+            AlignSingle(inScenario && (!bType_.isTrans || outAlign), 16 * Ceil(n, 16), split.nDim, 256 / sb, singleCoreN);
+            AlignSingle(inScenario && aType_.isTrans, 16 * Ceil(m, 16), split.mDim, 256 / sa, singleCoreM);
+        }
         const int32_t capM = std::min(Align(singleCoreM, 16), 16 * split.m16);
         const int32_t capN = std::min(Align(singleCoreN, 16), 16 * split.n16);
 
-        // Base blocks.
-        if (fixBaseM_ > 0) {
-            if (fixBaseM_ % 16 != 0) return Fail("SetFixSplit: baseM is not a multiple of 16");
-            // CANN's GetL0FactorsCand takes no base block larger than the single-core block in 16s.
-            if (fixBaseM_ > 16 * split.m16) {
-                return Fail("SetFixSplit: baseM " + std::to_string(fixBaseM_) + " exceeds the " +
-                            std::to_string(16 * split.m16) + " rows of the single-core block (M " + std::to_string(m) +
-                            " over " + std::to_string(split.mDim) + " of SetDim's " + std::to_string(dim) + " cores)");
-            }
-            baseM = fixBaseM_;
+        // Base blocks: in the scenarios CANN's block as it is (SetFixSplit's baseK is not read);
+        // else SetFixSplit's or the twin's own, within the single-core block.
+        if (fixBaseM_ > 0 && fixBaseM_ % 16 != 0) return Fail("SetFixSplit: baseM is not a multiple of 16");
+        if (fixBaseN_ > 0 && fixBaseN_ % 16 != 0) return Fail("SetFixSplit: baseN is not a multiple of 16");
+        if (scen != Scenario::OTHERS) {
+            baseM = block.m / 16 * 16;
+            baseN = block.n / 16 * 16;
         } else {
-            baseM = std::min(capM, maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
-        }
-        if (fixBaseN_ > 0) {
-            if (fixBaseN_ % 16 != 0) return Fail("SetFixSplit: baseN is not a multiple of 16");
-            if (fixBaseN_ > 16 * split.n16) {
-                return Fail("SetFixSplit: baseN " + std::to_string(fixBaseN_) + " exceeds the " +
-                            std::to_string(16 * split.n16) + " columns of the single-core block (N " + std::to_string(n) +
-                            " over " + std::to_string(split.nDim) + " of SetDim's " + std::to_string(dim) + " cores)");
+            if (fixBaseM_ > 0) {
+                // CANN's GetL0FactorsCand takes no base block larger than the single-core block.
+                if (fixBaseM_ > 16 * split.m16) {
+                    return Fail("SetFixSplit: baseM " + std::to_string(fixBaseM_) + " exceeds the " +
+                                std::to_string(16 * split.m16) + " rows of the single-core block (M " +
+                                std::to_string(m) + " over " + std::to_string(split.mDim) + " of SetDim's " +
+                                std::to_string(dim) + " cores)");
+                }
+                baseM = fixBaseM_;
+            } else {
+                baseM = std::min(capM, maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
             }
-            baseN = fixBaseN_;
-        } else {
-            baseN = std::min(capN, maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
-            while (baseN > 16 && (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
-                                  (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
-                baseN -= 16;
+            if (fixBaseN_ > 0) {
+                if (fixBaseN_ > 16 * split.n16) {
+                    return Fail("SetFixSplit: baseN " + std::to_string(fixBaseN_) + " exceeds the " +
+                                std::to_string(16 * split.n16) + " columns of the single-core block (N " +
+                                std::to_string(n) + " over " + std::to_string(split.nDim) + " of SetDim's " +
+                                std::to_string(dim) + " cores)");
+                }
+                baseN = fixBaseN_;
+            } else {
+                baseN = std::min(capN, maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
+                while (baseN > 16 && (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
+                                      (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
+                    baseN -= 16;
+                }
             }
-        }
-        while (fixBaseM_ <= 0 && baseM > 16 &&
-               (static_cast<int64_t>(baseM) * baseN * 4 > l0c || (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
-            baseM -= 16;
+            while (fixBaseM_ <= 0 && baseM > 16 &&
+                   (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
+                    (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
+                baseM -= 16;
+            }
         }
         if (static_cast<int64_t>(baseM) * baseN * 4 > l0c) return Fail("baseM * baseN * 4 bytes exceed L0C");
         if (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub) return Fail("baseM * baseN of C exceed the UB space");
@@ -756,7 +1051,10 @@ protected:
         const int64_t maxKb = l0bSize_ / (2 * static_cast<int64_t>(baseN) * sa);
         const int32_t kCap = static_cast<int32_t>(std::min<int64_t>(std::min(maxKa, maxKb) / c0k * c0k,
                                                                     maxBaseK_ > 0 ? maxBaseK_ / c0k * c0k : 1 << 30));
-        if (fixBaseK_ > 0) {
+        if (scen != Scenario::OTHERS) {
+            baseK = block.k / c0k * c0k;
+            if (baseK < c0k || baseK > std::min(maxKa, maxKb)) return Fail("baseM/baseN * baseK exceed L0A/L0B");
+        } else if (fixBaseK_ > 0) {
             if (fixBaseK_ % c0k != 0) return Fail("SetFixSplit: baseK is not a multiple of 32 bytes of A");
             if (fixBaseK_ > kCap) return Fail("SetFixSplit: baseM/baseN * baseK exceed L0A/L0B");
             baseK = fixBaseK_;
