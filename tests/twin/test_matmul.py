@@ -184,7 +184,9 @@ def _check(results, cases):
 
 
 # Shapes with tails in M, N and K (baseK 64 for half), 1 x 1, K not a multiple of baseK, more
-# blocks than cores, fixed small base blocks (several Iterate rounds per core, both orders).
+# blocks than cores, fixed small base blocks (several Iterate rounds per core, both orders; on 2
+# AIVs, where CANN's split leaves single-core blocks of 96 x 40 or 48 x 80: on 40 it cuts 96 x 80
+# into 16 x 16 blocks, smaller than a fixed 32, and GetTiling returns -1 as CANN's does).
 SHAPES = [
     dict(m=1, n=1, k=1),
     dict(m=16, n=16, k=16),
@@ -193,8 +195,8 @@ SHAPES = [
     dict(m=300, n=260, k=77),
     dict(m=64, n=1000, k=40),
     dict(m=513, n=31, k=200),
-    dict(m=96, n=80, k=300, base_m=32, base_n=32),
-    dict(m=96, n=80, k=48, base_m=32, base_n=16, order=1),
+    dict(m=96, n=80, k=300, base_m=32, base_n=32, aiv=2, aic=1),
+    dict(m=96, n=80, k=48, base_m=32, base_n=16, order=1, aiv=2, aic=1),
     dict(m=40, n=40, k=40, aiv=2, aic=1),
 ]
 
@@ -244,7 +246,8 @@ def test_matmul_block_dim_counts_ai_cores(mm_build):
     (NaN)."""
     cases = [
         _case(m=512, n=512, k=32, block_dim=30),
-        _case(m=64, n=64, k=32, base_m=32, base_n=32, aiv=4, aic=2, block_dim=1),
+        # CANN's split of N 64 over 4 AIVs: one 64 x 16 block each (baseN 16).
+        _case(m=64, n=64, k=32, base_m=32, base_n=16, aiv=4, aic=2, block_dim=1),
     ]
     (kind, msg), (kind2, payload) = run_cases(mm_build, cases, "aic")
     assert kind == "err" and "SetBlockDim(30) exceeds the 20 AI Cube cores" in msg, msg
@@ -253,6 +256,78 @@ def test_matmul_block_dim_counts_ai_cores(mm_build):
     got, ref = payload
     written = ~torch.isnan(got)
     assert written.sum() == ref.numel() // 2, int(written.sum())  # 2 of the 4 AIVs' blocks ran
+
+
+# MultiCoreMatmulTiling's split against CANN's: (M, N, K, dim, fixBaseM, fixBaseN, transA, transB,
+# fp32 A/B, C in UB, no SetShape) -> (GetTiling's return, usedCoreNum, singleCoreM, singleCoreN, singleCoreK,
+# baseM, baseN). The values are what asc-devkit's MatmulTilingAlgorithm::Process gives (impl/
+# adv_api/tiling/matmul/matmul_tiling_algorithm.cpp: GetDims picks mDim x nDim, UpdateMultiCore
+# and GetSingleShape size the blocks, GetL0FactorsCand finds no L0 block for a fixed base larger
+# than the single-core block so Process returns -1), read there and confirmed by compiling that
+# code on the host (910B: L1 524032 bytes, L0A/L0B 64 KB, L0C 128 KB); base sizes only where
+# SetFixSplit fixes them or, without SetShape, CANN's scenario picks them (elsewhere they are the
+# twin's own).
+CANN_SPLITS = [
+    # ascend_op_learning MatmulCustomMultiCore at a [128, 256] x b [256, 128]: N under 256 columns
+    # is split over both cores (64 columns each), smaller than the fixed baseN 128: -1.
+    ((128, 128, 256, 2, 128, 128, 0, 0, 0, 0, 0), (-1, 0, 0, 0, 0, 0, 0)),
+    # ... and at a [256, 128] x b [128, 256]: M is split.
+    ((256, 256, 128, 2, 128, 128, 0, 0, 0, 0, 0), (0, 2, 128, 256, 128, 128, 128)),
+    # ascend_op_learning MatmulLeakyReluCustom (M 1024, N 640, K 256, C in UB): M is split.
+    ((1024, 640, 256, 2, 128, 128, 0, 0, 0, 1, 0), (0, 2, 512, 640, 256, 128, 128)),
+    # asc-devkit's matmul_leakyrelu sample (M 512, N 128, K 128, 128 x 64 bases): N is split.
+    ((512, 128, 128, 2, 128, 64, 0, 0, 0, 1, 0), (0, 2, 512, 64, 128, 128, 64)),
+    # PreProcessMiniShape: fits one core's L0, one core.
+    ((96, 80, 300, 40, 0, 0, 0, 0, 0, 0, 0), (0, 1, 96, 80, 300, None, None)),
+    # float32 (K in blocks of 8): not a mini shape, cut into 16 x 16 blocks; a fixed 32 is -1.
+    ((96, 80, 300, 40, 0, 0, 1, 1, 1, 1, 0), (0, 30, 16, 16, 300, None, None)),
+    ((96, 80, 300, 40, 32, 32, 1, 1, 1, 1, 0), (-1, 0, 0, 0, 0, 0, 0)),
+    # The blocks come from M and N rounded up to 16: larger than M and N here.
+    ((100, 70, 129, 40, 0, 0, 0, 0, 0, 0, 0), (0, 1, 112, 80, 129, None, None)),
+    ((300, 260, 77, 40, 0, 0, 0, 0, 0, 0, 0), (0, 19, 16, 272, 77, None, None)),
+    ((64, 1000, 40, 40, 0, 0, 0, 0, 0, 0, 0), (0, 16, 16, 252, 40, None, None)),
+    # CalcLoadSize's estimates (the second reads the sizes the first replaced).
+    ((2244, 569, 512, 2, 16, 0, 1, 0, 0, 1, 0), (0, 2, 1128, 576, 512, 16, None)),
+    ((4096, 4096, 4096, 20, 0, 0, 0, 0, 0, 0, 0), (0, 20, 820, 1024, 4096, None, None)),
+    ((4096, 4096, 4096, 24, 128, 256, 0, 0, 0, 0, 0), (0, 24, 1366, 512, 4096, 128, 256)),
+    # Without SetShape (the single shape -1), 910B's DoMultiCoreSplitMNTiling scenarios, base
+    # blocks included. SPLIT_MN: mDim x nDim = dim by CalcComputeIntensity, 128 x 256 x 64 bases,
+    # N rounded up to 256 bytes where every core still gets some.
+    ((1024, 1024, 512, 8, 0, 0, 0, 0, 0, 0, 1), (0, 8, 256, 512, 512, 128, 256)),
+    ((4096, 4096, 4096, 20, 0, 0, 0, 0, 0, 0, 1), (0, 20, 1024, 896, 4096, 128, 256)),
+    # SPLIT_SMALL_MN (M x N under 26214 per core): CalcMultiCoreDimsSmallShape, bases from
+    # UpdateBaseBlock, SetFixSplit's overridden.
+    ((100, 70, 129, 40, 0, 0, 0, 0, 0, 0, 1), (0, 20, 23, 20, 129, 32, 32)),
+    ((64, 1000, 40, 40, 0, 0, 0, 0, 0, 0, 1), (0, 38, 32, 54, 40, 32, 64)),
+    ((128, 128, 256, 2, 128, 128, 0, 0, 0, 0, 1), (0, 2, 64, 128, 256, 64, 128)),
+    ((2048, 96, 17, 48, 0, 0, 0, 0, 1, 1, 1), (0, 42, 49, 96, 17, 64, 96)),
+]
+
+
+def test_multicore_tiling_split_is_canns(mm_build):
+    args = [str(x) for case, _ in CANN_SPLITS for x in case]
+    proc = subprocess.run(
+        [str(mm_build / "test_matmul_api"), "--split", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [ln.split()[1:] for ln in proc.stdout.splitlines() if ln.startswith("SPLIT ")]
+    assert len(lines) == len(CANN_SPLITS), proc.stdout
+    for (case, want), got in zip(CANN_SPLITS, lines, strict=True):
+        got = tuple(int(x) for x in got)
+        assert all(w is None or w == g for w, g in zip(want, got, strict=True)), (case, want, got)
+
+
+def test_matmul_tiling_failure_says_why(mm_build):
+    """A TilingFunc that returns GRAPH_FAILED after GetTiling's -1 is reported with the tiling's
+    reason (CANN logs it): float32 96 x 80 on 40 AIVs is cut into 16 x 16 blocks, smaller than a
+    fixed 32 x 32 base."""
+    c = _case(column="fp32->fp32", m=96, n=80, k=300, ta=1, tb=1, base_m=32, base_n=32)
+    ((kind, msg),) = run_cases(mm_build, [c], "why")
+    assert kind == "err" and "TilingFunc of MatmulLeakyCustom returned GRAPH_FAILED" in msg, msg
+    assert "GetTiling returned -1: MatmulApi Tiling: SetFixSplit: baseM 32 exceeds the 16 rows" in msg
 
 
 def test_matmul_api_misuse(mm_build):

@@ -2,6 +2,7 @@
 // and of matmul_tiling's GetTiling (its -1 cases and the constraints of the tilings it gives).
 // Run by tests/twin/test_matmul.py; prints FAIL lines and a SUMMARY.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -335,10 +336,41 @@ void HostTiling()
           "MatmulApiTiling: used %d single %d %d", t.usedCoreNum, t.singleCoreM, t.singleCoreN);
 }
 
+// One MultiCoreMatmulTiling per group of 11 arguments (M N K dim fixBaseM fixBaseN transA transB
+// fp32 cInUb noSetShape; fixBase 0 = not fixed; float16 A/B unless fp32, float C and bias,
+// SetOrgShape M N K and, unless noSetShape, SetShape M N K, bias on, SetBufferSpace(-1, -1, -1)):
+// prints
+// "SPLIT r usedCoreNum singleCoreM singleCoreN singleCoreK baseM baseN" per group.
+int SplitCases(int argc, char** argv)
+{
+    for (int i = 2; i + 11 <= argc; i += 11) {
+        int v[11];
+        for (int j = 0; j < 11; ++j) v[j] = std::atoi(argv[i + j]);
+        const mt::DataType in = v[8] ? mt::DataType::DT_FLOAT : mt::DataType::DT_FLOAT16;
+        mt::MultiCoreMatmulTiling api(*platform_ascendc::PlatformAscendCManager::GetInstance());
+        api.SetDim(v[3]);
+        api.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, in, v[6] != 0);
+        api.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, in, v[7] != 0);
+        api.SetCType(v[9] ? mt::TPosition::VECIN : mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
+        api.SetBiasType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
+        if (v[10] == 0) api.SetShape(v[0], v[1], v[2]);
+        api.SetOrgShape(v[0], v[1], v[2]);
+        if (v[4] > 0 || v[5] > 0) api.SetFixSplit(v[4] > 0 ? v[4] : -1, v[5] > 0 ? v[5] : -1, -1);
+        api.SetBias(true);
+        api.SetBufferSpace(-1, -1, -1);
+        TCubeTiling t{};
+        const long long r = api.GetTiling(t);
+        std::printf("SPLIT %lld %d %d %d %d %d %d\n", r, r == 0 ? t.usedCoreNum : 0, r == 0 ? t.singleCoreM : 0,
+                    r == 0 ? t.singleCoreN : 0, r == 0 ? t.singleCoreK : 0, r == 0 ? t.baseM : 0, r == 0 ? t.baseN : 0);
+    }
+    return 0;
+}
+
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    if (argc > 1 && std::strcmp(argv[1], "--split") == 0) return SplitCases(argc, argv);
     KernelMisuse();
     MixedKernelIndexing();
     HostTiling();

@@ -48,6 +48,15 @@ __attribute__((format(printf, 1, 2))) inline std::string Format(const char* fmt,
     return out;
 }
 
+// Why the last host tiling API call on this thread failed (matmul_tiling's GetTiling returning
+// -1), for the runner to add to a TilingFunc's GRAPH_FAILED: CANN writes it to its log, the twin
+// has none.
+inline std::string& HostTilingNote()
+{
+    thread_local std::string note;
+    return note;
+}
+
 [[noreturn]] inline void ThrowHardware(const std::string& msg) { throw HardwareError(msg); }
 [[noreturn]] inline void ThrowTwin(const std::string& msg) { throw TwinError(msg); }
 

@@ -1,14 +1,38 @@
 // opgen CPU twin: the host-side Matmul tiling API (namespace matmul_tiling), included by
 // tiling/tiling_api.h. Names, enums and signatures as asc-devkit include/adv_api/matmul/
-// {matmul_tiling_base.h, matmul_tiling.h, bmm_tiling.h}; the split is the twin's own:
+// {matmul_tiling_base.h, matmul_tiling.h, bmm_tiling.h}. The multi-core split is CANN's, the
+// rest the twin's own:
 //
-// - cores: singleCoreM/N from the (mDim, nDim) with mDim * nDim <= SetDim's dim that minimises the
-//   per-core output block (rows rounded up to 16), ties broken towards more N cores, then fewer
-//   cores; K is never split (singleCoreK = K); usedCoreNum = ceil(M / singleCoreM) * ceil(N / singleCoreN);
-// - base blocks: SetFixSplit's, else baseM <= 128, baseN <= 256 (multiples of 16, no larger than the
-//   single block rounded up to 16), baseK a multiple of 32 bytes of A, with baseM * baseN * 4 <= L0C,
-//   2 * baseM * baseK and 2 * baseK * baseN elements within L0A/L0B, and, when C is in UB,
-//   baseM * baseN * sizeof(C) within SetBufferSpace's UB;
+// - cores (SplitCores, a reimplementation of asc-devkit impl/adv_api/tiling/matmul/
+//   matmul_tiling_algorithm.cpp MatmulTilingAlgorithm::GetDims and what it calls): in blocks of 16
+//   rows/columns and 32 bytes of K, PreProcessMiniShape's shapes that fit L0 go to few cores; else
+//   every (nDim, mDim) with nDim * mDim <= SetDim's dim from the divisors of M, N, the mapped
+//   (power-of-two) sizes and dim, plus AddOptimalFactors' sqrt(M / N * dim) pair, is tried N-major
+//   in ascending order; a candidate replaces the kept one by GetBigPackageCondition (while no kept
+//   split has an N block of 16 or more columns, the later one wins: N under 256 columns ends up
+//   split as far as dim allows), else by fewer L0 loops or more cores, else by less A+B traffic
+//   (CalcLoadSize); FindBestSingleCore then rounds the blocks to sizes with enough divisors.
+//   singleCoreM/N = ceil(16 * ceil(M / 16) / mDim) and likewise N when dim > 1 (GetSingleShape:
+//   they can exceed M/N), M/N when dim is 1; singleCoreK = K;
+//   usedCoreNum = mDim * nDim. On 910B when SetShape never set the single shape (-1), CANN's
+//   DoMultiCoreSplitMNTiling scenarios instead (ScenarioDims; GetMultiCoreScenario,
+//   CalcMultiCoreDims, CalcComputeIntensity, CalcMultiCoreDimsSmallShape, UpdateBaseBlock):
+//   SPLIT_MN (M >= 128, M x N over 26214 per core) takes the mDim x nDim = dim with the best
+//   compute intensity for GetMultiCoreBasicBlock's 128 x 256 x 128-byte block (or SetFixSplit's
+//   baseM/baseN), SPLIT_SMALL_MN (under 26214 per core) the one with the least memory traffic over
+//   up to dim cores, with UpdateBaseBlock's blocks (SetFixSplit's overridden); the blocks are
+//   rounded up to 256 bytes where every core still gets some; the base block is the tiling's, even
+//   larger than the single-core block. Checked against asc-devkit's code compiled on the host over
+//   4000 random shapes/dims/dtypes/transposes/fixed bases, with and without SetShape:
+//   singleCoreM/N/K, usedCoreNum, the scenarios' base blocks and the -1 cases agree, except where
+//   CANN's tiling overflows L0C (the twin returns -1) or its std::sort of candidates runs off the
+//   vector (crashes; CannSort stops at the ends). K is never split (EnableMultiCoreSplitK ignored);
+// - base blocks (outside the scenarios): SetFixSplit's (-1, as CANN's GetL0FactorsCand finds none,
+//   when one is larger than the split's single-core block in 16s), else baseM <= 128,
+//   baseN <= 256 (multiples of 16, no larger than the single block rounded up to 16), baseK a
+//   multiple of 32 bytes of A; always baseM * baseN * 4 <= L0C, 2 * baseM * baseK and
+//   2 * baseK * baseN elements within L0A/L0B, and, when C is in UB, baseM * baseN * sizeof(C)
+//   within SetBufferSpace's UB;
 // - stepM = stepN = 1, stepKa = stepKb up to 4 within L1, depthA1/depthB1 = 2 * step, iterateOrder 0
 //   (1 after SetTraverse(FIRSTN)).
 // GetTiling returns -1 where the inputs cannot give a tiling (see Check()).
@@ -17,11 +41,17 @@
 #define OPGEN_TWIN_MATMUL_TILING_H
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "kernel_tiling/kernel_tiling.h"
+#include "opgen_twin/errors.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -454,6 +484,7 @@ protected:
     int64_t Fail(const std::string& why)
     {
         error_ = "MatmulApi Tiling: " + why;
+        opgen_twin::detail::HostTilingNote() = "GetTiling returned -1: " + error_;
         return -1;
     }
     // The element types of asc-devkit's Matmul table (floating-point rows) for the platform's SoC.
@@ -473,6 +504,450 @@ protected:
         return !(IsBf16(a) && bias == DataType::DT_FLOAT16 && IsBf16(c));
     }
     static bool InUb(TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; }
+
+    // The multi-core split: CANN's MatmulTilingAlgorithm::GetDims path, reimplemented (asc-devkit
+    // impl/adv_api/tiling/matmul/matmul_tiling_algorithm.cpp: Process, FillParam, NonFactorMap,
+    // PreProcessMiniShape, GenDimsMapFactors, AddOptimalFactors, GetDims, GetDimsHelper,
+    // CalcLoadSize, GetBigPackageCondition, LoopNumFromSingleCoreToL0, UpdateMultiCore,
+    // GetSingleShape; math_util.cpp: MapShape, GetBlockFactors, FindBestSingleCore,
+    // CheckFactorNumSatisfy, GetFactorLayerCnt). Sizes in the algorithm's units: M and N in rows or
+    // columns of 16, K in 32-byte blocks of A. K is never split (EnableMultiCoreSplitK ignored).
+    struct CoreSplit {
+        int32_t mDim = 1, nDim = 1;  // cores along M and N
+        int32_t m16 = 1, n16 = 1;    // the single-core block in units of 16 (caps the base blocks)
+    };
+    static int32_t CDiv(int64_t a, int64_t b) { return b == 0 ? 0 : static_cast<int32_t>((a + b - 1) / b); }
+    // math_util.cpp MapShape: 16..1024 to the next power of two (doubled when roundUp), above to
+    // 2048 (roundUp); below 16 unchanged.
+    static int32_t MapShape(int32_t shape, bool roundUp = true)
+    {
+        int32_t seed = 16;
+        if (shape < seed) return shape;
+        while (seed < 1024) {
+            if (seed < shape && seed * 2 >= shape) break;
+            seed *= 2;
+        }
+        return roundUp ? seed * 2 : seed;
+    }
+    static int32_t FactorCnt(int32_t shape, int32_t from, int32_t to)
+    {
+        int32_t cnt = 0;
+        for (int32_t i = from; i <= to && i <= shape; ++i) cnt += shape % i == 0 ? 1 : 0;
+        return cnt;
+    }
+    // GetFactorLayerCnt: the most divisors any divisor of shape within [from, to] has.
+    static int32_t FactorLayerCnt(int32_t shape, int32_t from, int32_t to)
+    {
+        int32_t best = 0;
+        for (int32_t f = to; f >= from; --f) {
+            if (shape % f == 0) best = std::max(best, FactorCnt(f, 1, f + 1));
+        }
+        return best;
+    }
+    static bool FactorNumOk(int32_t dim)
+    {
+        if (dim <= 8) return true;
+        const int32_t l0 = FactorLayerCnt(dim, 1, 64);
+        const int32_t l1 = dim > 128 ? FactorLayerCnt(dim, 65, 128) : 0;
+        return !(l0 <= 2 || (dim > 128 && l0 + l1 <= 4));
+    }
+    // FindBestSingleCore (not K): from ceil(ori / cores) towards ceil(mapped / cores), the first
+    // size with enough divisors.
+    static int32_t BestSingleCore(int32_t ori, int32_t mapped, int32_t cores)
+    {
+        if (cores == 1 && FactorNumOk(ori)) return ori;
+        int32_t best = CDiv(ori, cores);
+        const int32_t target = CDiv(mapped, cores);
+        while (best != target) {
+            if (FactorNumOk(best)) return best;
+            best += best < target ? 1 : -1;
+        }
+        return best;
+    }
+    CoreSplit SplitCores(int32_t dim, int32_t m, int32_t n, int32_t k, int64_t l1, int64_t l0c) const
+    {
+        CoreSplit s;
+        const int32_t m32 = CDiv(m, 16), n32 = CDiv(n, 16);
+        const int32_t k32 = CDiv(k, 32 / Bytes(aType_.dataType));
+        s.m16 = m32;
+        s.n16 = n32;
+        if (dim <= 1) return s;
+        const bool aT = aType_.isTrans, bT = bType_.isTrans;
+        const int32_t mMapped = MapShape(m32), nMapped = MapShape(n32);
+        // PreProcessMiniShape: everything fits one core's L0 and there are more cores than blocks of 16.
+        const int64_t miniL0c = l0c / 256 / 4, miniL0ab = l0aSize_ / (16 * 32);
+        if (static_cast<int64_t>(n32) * m32 <= dim && static_cast<int64_t>(m32) * k32 <= miniL0ab &&
+            static_cast<int64_t>(n32) * k32 <= miniL0ab && static_cast<int64_t>(m32) * n32 <= miniL0c) {
+            const int32_t nd = n32 <= 32 ? 1 : nMapped / 32, md = m32 <= 32 ? 1 : mMapped / 32;
+            s.n16 = nd == 1 ? n32 : CDiv(nMapped, nd);
+            s.m16 = md == 1 ? m32 : CDiv(mMapped, md);
+            s.nDim = CDiv(n32, s.n16);
+            s.mDim = CDiv(m32, s.m16);
+            return s;
+        }
+        // GenDimsMapFactors + AddOptimalFactors: the candidate core counts along M and N.
+        auto factors = [dim](int32_t ori, int32_t mapped) {
+            std::vector<int32_t> f;
+            for (int32_t i = 1; i <= std::min(dim, ori); ++i) {
+                if (ori % i == 0 || mapped % i == 0 || dim % i == 0) f.push_back(i);
+            }
+            return f;
+        };
+        std::vector<int32_t> mFactors = factors(m32, mMapped), nFactors = factors(n32, nMapped);
+        auto add = [](std::vector<int32_t>& v, int32_t x) {
+            v.push_back(x);
+            std::sort(v.begin(), v.end());
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+        };
+        {
+            const float opt = static_cast<float>(std::sqrt((m32 + 0.0f) / n32 * dim));
+            const int32_t md = static_cast<int32_t>(std::ceil(opt));
+            const int32_t nd = static_cast<int32_t>(std::ceil(dim / opt));
+            add(mFactors, md);
+            add(mFactors, nd == 0 ? 1 : dim / nd);
+            add(nFactors, nd);
+            add(nFactors, md == 0 ? 1 : dim / md);
+        }
+        // GetDimsHelper over (n, m) in that order, keeping the state it updates.
+        const int64_t kBytes = static_cast<int64_t>(k32) * 16 * 16 * 2;
+        int64_t minLoad = INT32_MAX;
+        int32_t bestM = 1, bestN = 1, coreUse = 1, loopToL0 = INT32_MAX;
+        bool bigPackage = false;
+        for (const int32_t nf : nFactors) {
+            if (nf > dim || nf <= 0) continue;
+            for (const int32_t mf : mFactors) {
+                if (nf * mf > dim || mf <= 0) continue;
+                const int32_t cm = CDiv(m32, mf), cn = CDiv(n32, nf), ck = k32;
+                // CalcLoadSize: the GM traffic of A and B under the L1 residency cases.
+                const int32_t n0 = std::min(16, cn);
+                const int32_t m0 = std::min(16, n0 == 0 ? 0 : std::min(cm, 128 / n0));
+                const int32_t k0 = (m0 != 0 && n0 != 0) ? std::min(std::min(64 / m0, 64 / n0), ck) : ck;
+                const int64_t oriA = m32, oriB = n32, amat = cm, bmat = cn;
+                const int64_t frac = static_cast<int64_t>(k0) * 16 * 32;
+                int64_t total = INT32_MAX;
+                auto upd = [&total](int64_t v) { total = std::min(total, v); };
+                if ((amat + n0 * 2) * kBytes <= l1 || (bmat + m0 * 2) * kBytes <= l1 || (amat + bmat) * kBytes <= l1) {
+                    upd(oriA * nf + oriB * mf);
+                } else if ((n0 * kBytes + m0 * frac) * 2 > l1 && (m0 * kBytes + n0 * frac) * 2 > l1) {
+                    upd(oriA * CDiv(n32, n0) + oriB * CDiv(m32, m0));
+                } else if ((m0 + n0) * kBytes * 2 <= l1) {
+                    const int64_t m1 = CDiv(l1 - n0 * kBytes * 2, kBytes * 2 * m0) * static_cast<int64_t>(m0);
+                    const int64_t n1 = CDiv(l1 - m0 * kBytes * 2, kBytes * 2 * n0) * static_cast<int64_t>(n0);
+                    const int64_t mFirst = oriA * nf + oriB * CDiv(m32, m1);
+                    const int64_t nFirst = oriB * mf + oriA * CDiv(n32, n1);
+                    upd(mFirst < nFirst ? mFirst : oriA * CDiv(n32, n1) + oriB * mf);
+                } else {
+                    // As UpdateDimCalculator does, a first estimate that lowers the total also
+                    // replaces the A/B sizes the second condition reads.
+                    int64_t bNow = bmat;
+                    if (amat * kBytes + n0 * frac * 2 <= l1 || m0 * kBytes * 2 + n0 * frac * 2 <= l1) {
+                        const int64_t tb = oriB * CDiv(m32, m0);
+                        upd(oriA * nf + tb);
+                        bNow = tb;
+                    }
+                    if (bNow * kBytes + m0 * frac * 2 <= l1 || n0 * kBytes * 2 + m0 * frac * 2 <= l1) {
+                        upd(oriB * mf + oriA * CDiv(n32, n0));
+                    }
+                }
+                // GetBigPackageCondition.
+                int32_t bp = 0;
+                if (!(bT && !aT)) {
+                    bool flag = true;
+                    if (!bT && n32 >= 16 && cn < 16) flag = false;
+                    if (aT && m32 >= 16 && cm < 16) flag = false;
+                    bp = (!bigPackage && flag) ? 2 : ((bigPackage && !flag) ? 1 : 0);
+                }
+                // LoopNumFromSingleCoreToL0.
+                int32_t ln0 = std::min(std::min(16, cn), 64);
+                int32_t lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
+                ln0 = lm0 == 0 ? 0 : std::min(std::min(cn, 128 / lm0), 64);
+                lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
+                const int32_t lk0 = (lm0 != 0 && ln0 != 0) ? std::min(std::min(64 / lm0, 64 / ln0), ck) : ck;
+                const int32_t loopNum = CDiv(cm, lm0) * CDiv(cn, ln0) * CDiv(ck, lk0);
+                const int32_t use = mf * nf;
+                const bool byCores = bp == 0 && (loopNum < loopToL0 || (use > coreUse && loopNum == loopToL0));
+                const bool byLoad = !byCores && use == coreUse && total < minLoad;
+                const bool byNDim = !byCores && use == coreUse && total == minLoad && bestN * bestM < use;
+                if ((bp == 2 || byCores || byLoad || byNDim) && bp != 1) {
+                    minLoad = total;
+                    bestN = nf;
+                    bestM = mf;
+                    coreUse = use;
+                    loopToL0 = loopNum;
+                    bigPackage = (!bT ? cn >= 16 : true) && (aT ? cm >= 16 : true) && use > 1;
+                }
+            }
+        }
+        s.n16 = CDiv(n32, bestN);
+        s.m16 = CDiv(m32, bestM);
+        // factorSplit: single-core sizes with enough divisors, if they need no more cores.
+        const int32_t bn = BestSingleCore(n32, nMapped, bestN), bm = BestSingleCore(m32, mMapped, bestM);
+        const int64_t need = static_cast<int64_t>(CDiv(n32, bn)) * CDiv(m32, bm);
+        if (need > 0 && need <= dim) {
+            s.n16 = bn;
+            s.m16 = bm;
+        }
+        // UpdateMultiCore.
+        s.nDim = std::min(CDiv(n32, s.n16), dim);
+        s.mDim = std::min(CDiv(m32, s.m16), dim);
+        return s;
+    }
+
+    // std::sort as libstdc++ does it (introsort: median-of-three pivots, heap sort past
+    // 2 * log2(n) levels, insertion sort of runs up to 16), for CANN's candidate orders: their
+    // comparators (ComputeIntensity's epsilons) are not strict weak orders, so the order depends
+    // on the algorithm, and libstdc++'s unguarded loops can then run off the range (asc-devkit's
+    // own code, compiled on the host, crashes on some shapes). This one stops at the range's ends
+    // and otherwise takes the same steps.
+    template <class T, class Less>
+    static void CannSort(std::vector<T>& v, Less less)
+    {
+        const ptrdiff_t n = static_cast<ptrdiff_t>(v.size());
+        if (n < 2) return;
+        auto guardedInsert = [&](ptrdiff_t lo, ptrdiff_t i) {  // __unguarded_linear_insert
+            T val = v[i];
+            ptrdiff_t j = i;
+            while (j - 1 >= lo && less(val, v[j - 1])) {
+                v[j] = v[j - 1];
+                --j;
+            }
+            v[j] = val;
+        };
+        auto insertionSort = [&](ptrdiff_t lo, ptrdiff_t hi) {  // __insertion_sort
+            for (ptrdiff_t i = lo + 1; i < hi; ++i) {
+                if (less(v[i], v[lo])) {
+                    T val = v[i];
+                    for (ptrdiff_t j = i; j > lo; --j) v[j] = v[j - 1];
+                    v[lo] = val;
+                } else {
+                    guardedInsert(lo, i);
+                }
+            }
+        };
+        std::function<void(ptrdiff_t, ptrdiff_t, int)> loop = [&](ptrdiff_t lo, ptrdiff_t hi, int depth) {
+            while (hi - lo > 16) {
+                if (depth == 0) {
+                    std::make_heap(v.begin() + lo, v.begin() + hi, less);
+                    std::sort_heap(v.begin() + lo, v.begin() + hi, less);
+                    return;
+                }
+                --depth;
+                // __move_median_to_first(lo, lo + 1, mid, hi - 1)
+                const ptrdiff_t a = lo + 1, b = lo + (hi - lo) / 2, c = hi - 1;
+                ptrdiff_t med;
+                if (less(v[a], v[b])) {
+                    med = less(v[b], v[c]) ? b : (less(v[a], v[c]) ? c : a);
+                } else {
+                    med = less(v[a], v[c]) ? a : (less(v[b], v[c]) ? c : b);
+                }
+                std::swap(v[lo], v[med]);
+                // __unguarded_partition(lo + 1, hi, lo)
+                ptrdiff_t f = lo + 1, l = hi;
+                while (true) {
+                    while (f < hi && less(v[f], v[lo])) ++f;
+                    --l;
+                    while (l > lo && less(v[lo], v[l])) --l;
+                    if (!(f < l)) break;
+                    std::swap(v[f], v[l]);
+                    ++f;
+                }
+                loop(f, hi, depth);
+                hi = f;
+            }
+        };
+        int lg = 0;
+        for (ptrdiff_t x = n; x > 1; x >>= 1) ++lg;
+        loop(0, n, 2 * lg);
+        if (n > 16) {  // __final_insertion_sort
+            insertionSort(0, 16);
+            for (ptrdiff_t i = 16; i < n; ++i) guardedInsert(0, i);
+        } else {
+            insertionSort(0, n);
+        }
+    }
+
+    // 910B's other two multi-core scenarios (GetMultiCoreScenario; taken when SetShape never set
+    // the single shape, i.e. it is -1): DoMultiCoreSplitMNTiling with GetMultiCoreBasicBlock's base
+    // block (128 x 256 x 128 bytes of K, or SetFixSplit's baseM/baseN), mDim x nDim = SetDim's dim
+    // by CalcComputeIntensity (SPLIT_MN), or by CalcMultiCoreDimsSmallShape with UpdateBaseBlock's
+    // blocks (SPLIT_SMALL_MN, M x N under 26214 per core); the base block is then the tiling's, as
+    // large as it is.
+    enum class Scenario { OTHERS, SPLIT_MN, SPLIT_SMALL_MN };
+    Scenario MultiCoreScenario(int32_t dim) const
+    {
+        if (dim <= 1 || (socVersion != platform_ascendc::SocVersion::ASCEND910B &&
+                         socVersion != platform_ascendc::SocVersion::ASCEND950)) {
+            return Scenario::OTHERS;
+        }
+        if (singleM != -1 || singleN != -1) return Scenario::OTHERS;
+        constexpr int64_t mnLimit = 26214;  // 128 * 256 * 0.8
+        const int64_t mn = static_cast<int64_t>(orgM) * orgN;
+        if (orgM >= 128 && mn > mnLimit * dim) return Scenario::SPLIT_MN;
+        if (mn < mnLimit * dim) return Scenario::SPLIT_SMALL_MN;
+        return Scenario::OTHERS;
+    }
+    struct BaseBlock {
+        int32_t m, n, k;
+    };
+    // AlignSingleShape: ceil(org / factor), rounded up to align when asked and it still leaves
+    // every core some of the shape.
+    static bool AlignSingle(bool need, int32_t org, int32_t factor, int32_t align, int32_t& single)
+    {
+        single = CDiv(org, factor);
+        if (!need || align == 0 || factor <= 1) return true;
+        const int32_t aligned = CDiv(single, align) * align;
+        if (aligned >= CDiv(org, factor - 1)) return false;
+        single = aligned;
+        return true;
+    }
+    // CalcTotalCycleMemory: cycles and traffic of the main blocks and the M/N tails.
+    void CycleMemory(int32_t sm, int32_t sn, const BaseBlock& b, float ratio, float aRatio, float bRatio,
+                     float& cycles, float& memory) const
+    {
+        const int32_t aBits = Bytes(aType_.dataType) * 8, bBits = Bytes(bType_.dataType) * 8;
+        const int32_t reduce = 256 / aBits;
+        auto cyc = [&](int32_t bm, int32_t bn) { return static_cast<float>(bm * bn * b.k) / (16 * 16 * reduce); };
+        auto mem = [&](int32_t bm, int32_t bn) {
+            const float am = aRatio * bm * b.k * aBits / 8;
+            const float bmem = bRatio * bn * b.k * bBits / 8;
+            return am + bmem;
+        };
+        const int32_t mainM = b.m == 0 ? 0 : sm / b.m, tailM = b.m == 0 ? 0 : sm % b.m;
+        const int32_t mainN = b.n == 0 ? 0 : sn / b.n, tailN = b.n == 0 ? 0 : sn % b.n;
+        cycles = 0;
+        memory = 0;
+        if (mainM > 0 && mainN > 0) {
+            const int32_t count = mainM * mainN;
+            cycles += cyc(b.m, b.n) * count;
+            memory += ratio * mem(b.m, b.n) * count;
+        }
+        if (mainM > 0 && tailN > 0) {
+            cycles += cyc(b.m, tailN) * mainM;
+            memory += ratio * mem(b.m, tailN) * mainM;
+        }
+        if (tailM > 0 && mainN > 0) {
+            cycles += cyc(tailM, b.n) * mainN;
+            memory += ratio * mem(tailM, b.n) * mainN;
+        }
+        if (tailM > 0 && tailN > 0) {
+            cycles += cyc(tailM, tailN);
+            memory += ratio * mem(tailM, tailN);
+        }
+    }
+    // GetMultiCoreBasicBlock.
+    BaseBlock BasicBlock(int64_t l0c) const
+    {
+        BaseBlock b{l0c == 262144 ? 256 : 128, 256, 128 * 8 / (Bytes(aType_.dataType) * 8)};
+        if (fixBaseM_ > 0) b.m = fixBaseM_;
+        if (fixBaseN_ > 0) b.n = fixBaseN_;
+        if (aType_.isTrans && bType_.isTrans) {
+            b.m = fixBaseM_ > 0 ? b.m : 256;
+            b.n = fixBaseN_ > 0 ? b.n : 128;
+        }
+        return b;
+    }
+    // UpdateBaseBlock (small shapes): the base block follows the single-core block.
+    void SmallBaseBlock(int32_t sm, int32_t sn, BaseBlock& b) const
+    {
+        b.k = std::min(b.k, Align(orgKa, 32));
+        b.m = sm >= 128 ? 128 : Align(sm, 16);
+        const int32_t maxN = (b.k <= 32 && b.m <= 64) ? 384 : 256;
+        b.n = sn >= maxN ? maxN : Align(sn, 16);
+    }
+    // The mDim x nDim of DoMultiCoreSplitMNTiling's scenarios, and its base block in b.
+    void ScenarioDims(Scenario sc, int32_t dim, int64_t l0c, int32_t& mDim, int32_t& nDim, BaseBlock& b) const
+    {
+        static const std::pair<int32_t, float> bandTab[] = {{128, 2.0f}, {192, 2.7f}, {256, 1.0f}, {320, 2.0f},
+                                                            {384, 1.5f}, {448, 1.7f}, {512, 1.0f}};
+        const int32_t aAlign = 256 / Bytes(aType_.dataType), bAlign = 256 / Bytes(bType_.dataType);
+        const bool aT = aType_.isTrans, bT = bType_.isTrans;
+        b = BasicBlock(l0c);
+        auto bandRatio = [&](int32_t mf, int32_t nf, const BaseBlock& bb) {
+            return static_cast<float>((dim - mf) * bb.m + (dim - nf) * bb.n) / static_cast<float>((bb.m + bb.n) * dim);
+        };
+        if (sc == Scenario::SPLIT_MN) {
+            // CalcMultiCoreDims over GetFactorPairs(dim), best CalcComputeIntensity first.
+            struct R {
+                int32_t mf, nf;
+                float cycle, intensity, band;
+            };
+            std::vector<R> rs;
+            for (int32_t i = 1; i <= dim; ++i) {
+                if (dim % i != 0) continue;
+                const int32_t mf = i, nf = dim / i;
+                int32_t sm = 0, sn = 0;
+                const bool okA = AlignSingle(aT && orgM % aAlign == 0, orgM, mf, aAlign, sm);
+                const bool okB = AlignSingle(!bT && orgN % bAlign == 0, orgN, nf, bAlign, sn);
+                float cycles = 0, memory = 0;
+                CycleMemory(sm, sn, b, (okA && okB) ? 1.0f : 2.0f, 1.0f, 1.0f, cycles, memory);
+                rs.push_back({mf, nf, cycles, memory > 0 ? cycles / memory : 0, bandRatio(mf, nf, b)});
+            }
+            CannSort(rs, [](const R& l, const R& r) {
+                if (std::fabs(l.intensity - r.intensity) > 1.0E-4F) return l.intensity > r.intensity;
+                if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
+                return l.cycle < r.cycle;
+            });
+            mDim = rs[0].mf;
+            nDim = rs[0].nf;
+            return;
+        }
+        // CalcMultiCoreDimsSmallShape.
+        if (orgM <= 128 && orgN >= 128 * dim) {
+            mDim = 1;
+            nDim = dim;
+            SmallBaseBlock(orgM, orgN / dim, b);
+        } else if (orgN <= 256 && orgM >= 128 * dim) {
+            mDim = dim;
+            nDim = 1;
+            SmallBaseBlock(orgM / dim, orgN, b);
+        } else {
+            auto aligned = [](int32_t org) {
+                for (const auto& e : bandTab) {
+                    if (org % e.first == 0) return true;
+                }
+                return false;
+            };
+            struct R {
+                int32_t mf, nf;
+                float cycle, intensity, band, memory;
+                BaseBlock b;
+            };
+            std::vector<R> rs;
+            for (int32_t cores = dim; cores >= 1; --cores) {
+                for (int32_t i = 1; i <= cores; ++i) {
+                    if (cores % i != 0) continue;
+                    const int32_t mf = i, nf = cores / i;
+                    int32_t sm = 0, sn = 0;
+                    const bool okA = AlignSingle(aT && aligned(orgM), orgM, mf, aAlign, sm);
+                    const bool okB = AlignSingle(!bT && aligned(orgN), orgN, nf, bAlign, sn);
+                    SmallBaseBlock(sm, sn, b);  // carried on to the next candidate, as CANN's is
+                    float aRatio = okA ? 1.0f : 4.0f, bRatio = okB ? 1.0f : 4.0f;
+                    for (const auto& e : bandTab) {
+                        if (!okA && e.first == sm) aRatio = e.second;
+                        if (!okB && e.first == sn) bRatio = e.second;
+                    }
+                    int32_t bandRate = mf * nf;
+                    if (sm < 32 && sn < 32 && bandRate > 20) bandRate = 20;
+                    const float ratio = static_cast<float>(mf * nf) / static_cast<float>(bandRate);
+                    float cycles = 0, memory = 0;
+                    CycleMemory(sm, sn, b, ratio, aRatio, bRatio, cycles, memory);
+                    rs.push_back({mf, nf, cycles, memory > 0 ? cycles / memory : 0, bandRatio(mf, nf, b), memory, b});
+                }
+            }
+            CannSort(rs, [](const R& l, const R& r) {
+                if (std::fabs(r.memory - l.memory) > 0.05F * l.memory) return l.memory < r.memory;
+                if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
+                return l.intensity > r.intensity;
+            });
+            mDim = rs[0].mf;
+            nDim = rs[0].nf;
+            b = rs[0].b;
+        }
+        const int32_t c0 = 32 / Bytes(aType_.dataType);
+        const int32_t tmp = 65536 / 2 / Bytes(aType_.dataType);
+        b.k = std::min(tmp / b.m, tmp / b.n);
+        b.k = std::min(b.k / c0 * c0, Align(orgKa, c0));
+    }
 
     // The tiling for `dim` cores (1 for MatmulApiTiling), into t. 0 or -1.
     int64_t Compute(int32_t dim, AscendC::tiling::TCubeTiling& t)
@@ -502,56 +977,73 @@ protected:
         const bool cInUb = InUb(cType_.pos);
         if (cInUb && ub < static_cast<int64_t>(minBase) * minBase * sc) return Fail("the UB space left for C is too small");
 
-        // Core split.
-        int32_t bestM = 0, bestN = 0;
-        int64_t bestArea = -1;
-        int32_t bestUsed = 0, bestNDim = 0;
-        for (int32_t md = 1; md <= dim; ++md) {
-            for (int32_t nd = 1; md * nd <= dim; ++nd) {
-                const int32_t sm = Align(Ceil(m, md), 16);
-                const int32_t sn = Align(Ceil(n, nd), 16);
-                if (fixBaseM_ > 0 && sm < fixBaseM_ && md > 1) continue;
-                if (fixBaseN_ > 0 && sn < fixBaseN_ && nd > 1) continue;
-                const int32_t used = Ceil(m, sm) * Ceil(n, sn);
-                const int64_t area = static_cast<int64_t>(std::min(sm, m)) * std::min(sn, n);
-                const int32_t ndUsed = Ceil(n, sn);
-                const bool better = bestArea < 0 || area < bestArea ||
-                                    (area == bestArea && (ndUsed > bestNDim || (ndUsed == bestNDim && used < bestUsed)));
-                if (better) {
-                    bestArea = area;
-                    bestM = std::min(sm, m);
-                    bestN = std::min(sn, n);
-                    bestUsed = used;
-                    bestNDim = ndUsed;
+        // Core split: CANN's GetDims (SplitCores), or on 910B without a single shape its
+        // DoMultiCoreSplitMNTiling scenarios (ScenarioDims, which also fix the base block).
+        const Scenario scen = MultiCoreScenario(dim);
+        BaseBlock block{0, 0, 0};
+        CoreSplit split;
+        if (scen == Scenario::OTHERS) {
+            split = SplitCores(dim, m, n, k, l1, l0c);
+        } else {
+            ScenarioDims(scen, dim, l0c, split.mDim, split.nDim, block);
+        }
+        // GetSingleShape: with more than one core the blocks come from M and N rounded up to 16
+        // (ceil(16 * ceil(M / 16) / mDim)), in the scenarios rounded up to 256 bytes where that
+        // still leaves every core some (N unless B is transposed and C is smaller than A plus B).
+        singleCoreM = Ceil(m, split.mDim);
+        singleCoreN = Ceil(n, split.nDim);
+        singleCoreK = k;
+        if (dim > 1) {
+            const bool inScenario = scen != Scenario::OTHERS;
+            const int32_t sb = Bytes(bType_.dataType);
+            const bool outAlign = static_cast<int64_t>(singleCoreN) * singleCoreM * (2 * sc * 8) >
+                                  static_cast<int64_t>(singleCoreN) * k * sa * 8 + static_cast<int64_t>(singleCoreM) * k * sb * 8;
+            AlignSingle(inScenario && (!bType_.isTrans || outAlign), 16 * Ceil(n, 16), split.nDim, 256 / sb, singleCoreN);
+            AlignSingle(inScenario && aType_.isTrans, 16 * Ceil(m, 16), split.mDim, 256 / sa, singleCoreM);
+        }
+        const int32_t capM = std::min(Align(singleCoreM, 16), 16 * split.m16);
+        const int32_t capN = std::min(Align(singleCoreN, 16), 16 * split.n16);
+
+        // Base blocks: in the scenarios CANN's block as it is (SetFixSplit's baseK is not read);
+        // else SetFixSplit's or the twin's own, within the single-core block.
+        if (fixBaseM_ > 0 && fixBaseM_ % 16 != 0) return Fail("SetFixSplit: baseM is not a multiple of 16");
+        if (fixBaseN_ > 0 && fixBaseN_ % 16 != 0) return Fail("SetFixSplit: baseN is not a multiple of 16");
+        if (scen != Scenario::OTHERS) {
+            baseM = block.m / 16 * 16;
+            baseN = block.n / 16 * 16;
+        } else {
+            if (fixBaseM_ > 0) {
+                // CANN's GetL0FactorsCand takes no base block larger than the single-core block.
+                if (fixBaseM_ > 16 * split.m16) {
+                    return Fail("SetFixSplit: baseM " + std::to_string(fixBaseM_) + " exceeds the " +
+                                std::to_string(16 * split.m16) + " rows of the single-core block (M " +
+                                std::to_string(m) + " over " + std::to_string(split.mDim) + " of SetDim's " +
+                                std::to_string(dim) + " cores)");
+                }
+                baseM = fixBaseM_;
+            } else {
+                baseM = std::min(capM, maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
+            }
+            if (fixBaseN_ > 0) {
+                if (fixBaseN_ > 16 * split.n16) {
+                    return Fail("SetFixSplit: baseN " + std::to_string(fixBaseN_) + " exceeds the " +
+                                std::to_string(16 * split.n16) + " columns of the single-core block (N " +
+                                std::to_string(n) + " over " + std::to_string(split.nDim) + " of SetDim's " +
+                                std::to_string(dim) + " cores)");
+                }
+                baseN = fixBaseN_;
+            } else {
+                baseN = std::min(capN, maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
+                while (baseN > 16 && (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
+                                      (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
+                    baseN -= 16;
                 }
             }
-        }
-        singleCoreM = bestM;
-        singleCoreN = bestN;
-        singleCoreK = k;
-
-        // Base blocks.
-        if (fixBaseM_ > 0) {
-            if (fixBaseM_ % 16 != 0) return Fail("SetFixSplit: baseM is not a multiple of 16");
-            if (fixBaseM_ > Align(singleCoreM, 16)) return Fail("SetFixSplit: baseM exceeds singleCoreM rounded up to 16");
-            baseM = fixBaseM_;
-        } else {
-            baseM = std::min(Align(singleCoreM, 16), maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
-        }
-        if (fixBaseN_ > 0) {
-            if (fixBaseN_ % 16 != 0) return Fail("SetFixSplit: baseN is not a multiple of 16");
-            if (fixBaseN_ > Align(singleCoreN, 16)) return Fail("SetFixSplit: baseN exceeds singleCoreN rounded up to 16");
-            baseN = fixBaseN_;
-        } else {
-            baseN = std::min(Align(singleCoreN, 16), maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
-            while (baseN > 16 && (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
-                                  (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
-                baseN -= 16;
+            while (fixBaseM_ <= 0 && baseM > 16 &&
+                   (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
+                    (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
+                baseM -= 16;
             }
-        }
-        while (fixBaseM_ <= 0 && baseM > 16 &&
-               (static_cast<int64_t>(baseM) * baseN * 4 > l0c || (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
-            baseM -= 16;
         }
         if (static_cast<int64_t>(baseM) * baseN * 4 > l0c) return Fail("baseM * baseN * 4 bytes exceed L0C");
         if (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub) return Fail("baseM * baseN of C exceed the UB space");
@@ -559,7 +1051,10 @@ protected:
         const int64_t maxKb = l0bSize_ / (2 * static_cast<int64_t>(baseN) * sa);
         const int32_t kCap = static_cast<int32_t>(std::min<int64_t>(std::min(maxKa, maxKb) / c0k * c0k,
                                                                     maxBaseK_ > 0 ? maxBaseK_ / c0k * c0k : 1 << 30));
-        if (fixBaseK_ > 0) {
+        if (scen != Scenario::OTHERS) {
+            baseK = block.k / c0k * c0k;
+            if (baseK < c0k || baseK > std::min(maxKa, maxKb)) return Fail("baseM/baseN * baseK exceed L0A/L0B");
+        } else if (fixBaseK_ > 0) {
             if (fixBaseK_ % c0k != 0) return Fail("SetFixSplit: baseK is not a multiple of 32 bytes of A");
             if (fixBaseK_ > kCap) return Fail("SetFixSplit: baseM/baseN * baseK exceed L0A/L0B");
             baseK = fixBaseK_;
@@ -577,7 +1072,7 @@ protected:
         if (l1Need(stepK) > l1) return Fail("the base blocks do not fit L1");
 
         t = AscendC::tiling::TCubeTiling{};
-        t.usedCoreNum = Ceil(m, singleCoreM) * Ceil(n, singleCoreN);
+        t.usedCoreNum = split.mDim * split.nDim;
         t.M = orgM;
         t.N = orgN;
         t.Ka = orgKa;
@@ -608,8 +1103,10 @@ protected:
         t.dbL0B = 2;
         t.dbL0C = 1;
         blockDim = t.usedCoreNum;
+        // CANN's GetCoreNum: ceil(singleM / singleCoreM), ceil(singleN / singleCoreN).
         mDim_ = Ceil(m, singleCoreM);
         nDim_ = Ceil(n, singleCoreN);
+        usedCores_ = t.usedCoreNum;
         return 0;
     }
 
@@ -620,7 +1117,7 @@ protected:
     int32_t maxBaseM_ = -1, maxBaseN_ = -1, maxBaseK_ = -1;
     int32_t userL1_ = -1, userL0c_ = -1, userUb_ = -1;
     int64_t l1Size_ = 524288, l0cSize_ = 131072, ubSize_ = 196608, l0aSize_ = 65536, l0bSize_ = 65536;
-    int32_t mDim_ = 0, nDim_ = 0;
+    int32_t mDim_ = 0, nDim_ = 0, usedCores_ = 0;
     std::string error_;
 };
 
@@ -669,7 +1166,7 @@ public:
         if (mDim_ <= 0) return -1;
         mDim = mDim_;
         nDim = nDim_;
-        dim = mDim_ * nDim_;
+        dim = usedCores_;
         return 0;
     }
     // The twin never splits K across cores (singleCoreK = K), whatever this says.

@@ -904,6 +904,7 @@ inline std::string RunTiling(PreparedCall& pc, const PlatformConfig& platform, R
     c.tilingBuf.assign(platform.tilingCapacity + 32, 0xA5);
     c.tilingData.TwinInit(c.tilingBuf.data(), platform.tilingCapacity);
     gert::TilingContext tctx(&c);
+    HostTilingNote().clear();
     ge::graphStatus ts = ge::GRAPH_FAILED;
     const std::string crash = CatchSigFpe([&] { ts = tilingFn(&tctx); });
     if (!crash.empty()) {
@@ -912,6 +913,9 @@ inline std::string RunTiling(PreparedCall& pc, const PlatformConfig& platform, R
     if (ts != ge::GRAPH_SUCCESS) {
         std::string err = Format("TilingFunc of %s returned GRAPH_FAILED%s", opType.c_str(),
                                  InputShapesNote(pc).c_str());
+        if (!HostTilingNote().empty()) {
+            err += " (in it, matmul_tiling's " + HostTilingNote() + ")";
+        }
         if (c.tilingRequested != 0) {
             err += Format(" after GetTilingData<T>() returned nullptr: sizeof(T)=%zu bytes exceeds "
                           "the tiling buffer capacity of %zu bytes",
