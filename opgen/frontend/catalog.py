@@ -356,6 +356,10 @@ class SocFamily:
     has_int_compare: bool = False
     # the Matmul API driven from the vector cores of a mixed kernel (KERNEL_TYPE_MIX_AIC_1_2)
     has_mixed_matmul: bool = False
+    has_hardware_sync_all: bool = False  # SyncAll() without workspaces (the cores' flags)
+    has_soft_sync_all: bool = True  # SyncAll(gmWorkspace, ubWorkspace) through GM
+    # a 32/64-bit bit-mode mask[] must have mask[1] == 0 (CANN asserts it); elsewhere unread
+    needs_b32_mask_high_zero: bool = False
 
 
 @dataclass(frozen=True)
@@ -459,6 +463,26 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         "architecture of Atlas A2/A3). opgen's matmul ops are such kernels; it refuses them for "
         "the other SoCs.",
     ),
+    SocCapability(
+        "has_hardware_sync_all",
+        "HAS_HARDWARE_SYNC_ALL",
+        "SyncAll() across the cores of a launch without workspaces (asc-devkit SyncAll.md: Atlas "
+        "A2/A3 and Ascend 950); elsewhere only the software form through GM.",
+    ),
+    SocCapability(
+        "has_soft_sync_all",
+        "HAS_SOFT_SYNC_ALL",
+        "SyncAll(gmWorkspace, ubWorkspace), the software form through GM (asc-devkit SyncAll.md: "
+        "not Atlas 200I/500 A2).",
+    ),
+    SocCapability(
+        "needs_b32_mask_high_zero",
+        "NEEDS_B32_MASK_HIGH_ZERO",
+        "A bit-mode mask[] of a 32- or 64-bit type must have mask[1] == 0: CANN's CPU debug "
+        "asserts it on Ascend 950 (impl/basic_api/kernel_utils_base.h, SetMask). Elsewhere an "
+        "iteration of such a type reads the low word only (掩码.md: the array's effective length "
+        "is 1) and kernels pass the address of one uint64_t.",
+    ),
 )
 
 
@@ -474,6 +498,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             select_reserves_ub=True,
             has_int_compare=True,
             has_mixed_matmul=True,
+            has_hardware_sync_all=True,
         ),
         SocFamily(
             "ascend910_93",
@@ -482,6 +507,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             select_reserves_ub=True,
             has_int_compare=True,
             has_mixed_matmul=True,
+            has_hardware_sync_all=True,
         ),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
@@ -520,6 +546,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             True,
             frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma", "index"}),
             has_ub_copy=False,
+            has_soft_sync_all=False,
         ),
         # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
         SocFamily(
@@ -529,6 +556,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             frozenset({"fma", "index"}),
             has_reduce=False,
             has_float_reduce=False,
+            has_hardware_sync_all=True,
+            needs_b32_mask_high_zero=True,
         ),
         SocFamily(
             "bs9sx1a",

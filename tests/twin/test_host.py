@@ -89,7 +89,13 @@ def _assert_matches_prototype(entry: dict, proto: dict) -> None:
 def test_registry_json_matches_prototypes(twin_build):
     reg = json.loads(twin_build.run("runner_driver", "registry", check=True).stdout)
     ops = {op["op_type"]: op for op in reg["ops"]}
-    assert set(ops) == {"AddCustom", "GeluCustom", "AddCustomBroken", "ListSumCustom", "SyncRollCustom"}
+    assert set(ops) == {
+        "AddCustom",
+        "GeluCustom",
+        "AddCustomBroken",
+        "ListSumCustom",
+        "SyncRollCustom",
+    }
     assert reg["duplicate_registrations"] == []
     for name, proto in PROTOTYPES.items():
         _assert_matches_prototype(ops[name], proto)

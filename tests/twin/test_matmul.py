@@ -258,9 +258,9 @@ def test_matmul_block_dim_counts_ai_cores(mm_build):
     assert written.sum() == ref.numel() // 2, int(written.sum())  # 2 of the 4 AIVs' blocks ran
 
 
-# MultiCoreMatmulTiling's split against CANN's: (M, N, K, dim, fixBaseM, fixBaseN, transA, transB,
-# fp32 A/B, C in UB, no SetShape) -> (GetTiling's return, usedCoreNum, singleCoreM, singleCoreN, singleCoreK,
-# baseM, baseN). The values are what asc-devkit's MatmulTilingAlgorithm::Process gives (impl/
+# MultiCoreMatmulTiling's split against CANN's: (M, N, K, dim, fixBaseM, fixBaseN, transA,
+# transB, fp32 A/B, C in UB, no SetShape) -> (GetTiling's return, usedCoreNum, singleCoreM,
+# singleCoreN, singleCoreK, baseM, baseN). The values are what asc-devkit's MatmulTilingAlgorithm::Process gives (impl/
 # adv_api/tiling/matmul/matmul_tiling_algorithm.cpp: GetDims picks mDim x nDim, UpdateMultiCore
 # and GetSingleShape size the blocks, GetL0FactorsCand finds no L0 block for a fixed base larger
 # than the single-core block so Process returns -1), read there and confirmed by compiling that
@@ -327,7 +327,9 @@ def test_matmul_tiling_failure_says_why(mm_build):
     c = _case(column="fp32->fp32", m=96, n=80, k=300, ta=1, tb=1, base_m=32, base_n=32)
     ((kind, msg),) = run_cases(mm_build, [c], "why")
     assert kind == "err" and "TilingFunc of MatmulLeakyCustom returned GRAPH_FAILED" in msg, msg
-    assert "GetTiling returned -1: MatmulApi Tiling: SetFixSplit: baseM 32 exceeds the 16 rows" in msg
+    assert (
+        "GetTiling returned -1: MatmulApi Tiling: SetFixSplit: baseM 32 exceeds the 16 rows" in msg
+    )
 
 
 def test_matmul_api_misuse(mm_build):

@@ -246,7 +246,9 @@ def test_sync_all_orders_the_cores(twin_build, tmp_path, cores):
 def test_sync_all_count_mismatch_is_an_error(twin_build, tmp_path):
     """The last core returns without its second SyncAll: on the NPU the others hang."""
     x = [float(i) for i in range(40)]
-    res, _ = run_op(twin_build, tmp_path, "SyncRollCustom", [("DT_FLOAT", [40], x)], attr_str="skip")
+    res, _ = run_op(
+        twin_build, tmp_path, "SyncRollCustom", [("DT_FLOAT", [40], x)], attr_str="skip"
+    )
     assert not res["ok"]
     assert res["error"].startswith(
         "SyncAll(): kernel block 0 waits in its SyncAll call number 2, but kernel block 4 returned "

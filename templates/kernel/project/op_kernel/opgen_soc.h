@@ -84,6 +84,21 @@
 // ascend910_93 (2201).
 #define OPGEN_SOC_HAS_MIXED_MATMUL(arch) ((arch) == 2201)
 
+// SyncAll() across the cores of a launch without workspaces (asc-devkit SyncAll.md: Atlas A2/A3 and
+// Ascend 950); elsewhere only the software form through GM. On: ascend910b (2201),
+// ascend910_93 (2201), ascend950 (3510).
+#define OPGEN_SOC_HAS_HARDWARE_SYNC_ALL(arch) ((arch) == 2201 || (arch) == 3510)
+
+// SyncAll(gmWorkspace, ubWorkspace), the software form through GM (asc-devkit SyncAll.md: not Atlas
+// 200I/500 A2). Lacking: ascend310b (3002).
+#define OPGEN_SOC_HAS_SOFT_SYNC_ALL(arch) ((arch) != 3002)
+
+// A bit-mode mask[] of a 32- or 64-bit type must have mask[1] == 0: CANN's CPU debug asserts it on
+// Ascend 950 (impl/basic_api/kernel_utils_base.h, SetMask). Elsewhere an iteration of such a type
+// reads the low word only (掩码.md: the array's effective length is 1) and kernels pass the address
+// of one uint64_t. On: ascend950 (3510).
+#define OPGEN_SOC_NEEDS_B32_MASK_HIGH_ZERO(arch) ((arch) == 3510)
+
 // The API of each compute function some SoC lacks (the catalog's missing_apis, from asc-devkit's
 // 产品支持情况 of each API; fma is FusedMulAdd, pow Power). opgen's kernels compute such a function
 // another way there, or refuse it.

@@ -77,8 +77,8 @@ inline RepeatMask BitMask(const char* api, const uint64_t mask[])
     m.bits[0] = mask[0];
     if constexpr (sizeof(T) == 2) {
         m.bits[1] = mask[1];
-    } else if (kNpuArch == 3510 || kNpuArch == 5102) {
-        // CANN's CPU debug asserts maskHigh == 0 for b32/b64 on these archs (kernel_utils_base.h)
+    } else if (OPGEN_SOC_NEEDS_B32_MASK_HIGH_ZERO(kNpuArch)) {
+        // CANN's CPU debug asserts maskHigh == 0 for b32/b64 there (kernel_utils_base.h)
         if (mask[1] != 0) {
             ThrowHardware(Format("%s: bit-mode mask[1] = 0x%llx for a %zu-byte type; an iteration has %zu elements, "
                                  "mask[1] must be 0 (asc-devkit 掩码.md)",

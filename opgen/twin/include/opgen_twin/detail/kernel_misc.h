@@ -10,6 +10,7 @@
 
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/kernel_pipe.h"
+#include "opgen_twin/detail/soc.h"
 #include "opgen_twin/detail/soc_table.h"
 #include "opgen_twin/detail/sync_all.h"
 
@@ -263,11 +264,11 @@ inline void SyncAll()
 {
     using namespace opgen_twin::detail;
     const char* api = isAIVOnly ? "SyncAll()" : "SyncAll<false>()";
-#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002 || __NPU_ARCH__ == 3002)
-    ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no hardware SyncAll (asc-devkit SyncAll.md: Atlas A2/A3 "
-                         "and Ascend 950 only); use the software form SyncAll(gmWorkspace, ubWorkspace)",
-                         api, OPGEN_SOC_NAME(__NPU_ARCH__), __NPU_ARCH__));
-#endif
+    if (!OPGEN_SOC_HAS_HARDWARE_SYNC_ALL(kNpuArch)) {
+        ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no hardware SyncAll (asc-devkit SyncAll.md: Atlas A2/A3 "
+                             "and Ascend 950 only); use the software form SyncAll(gmWorkspace, ubWorkspace)",
+                             api, SocName(kNpuArch), kNpuArch));
+    }
     const int t = g_launch.kernelType;
     if (t == KERNEL_TYPE_AIV_ONLY || t == KERNEL_TYPE_AIC_ONLY || t == KERNEL_TYPE_VECTORCORE) {
         ThrowHardware(Format("%s: the kernel type is %s, for which the hardware does not start the cross-core "
@@ -296,9 +297,9 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
 {
     using namespace opgen_twin::detail;
     const char* api = "SyncAll(gmWorkspace, ubWorkspace)";
-#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3002
-    ThrowHardware(Format("%s: ascend310b has no SyncAll (asc-devkit SyncAll.md)", api));
-#endif
+    if (!OPGEN_SOC_HAS_SOFT_SYNC_ALL(kNpuArch)) {
+        ThrowHardware(Format("%s: %s has no SyncAll (asc-devkit SyncAll.md)", api, SocName(kNpuArch)));
+    }
     const int64_t all = GetBlockNum() * GetTaskRatio();
     if (usedCores < 0 || usedCores > all) {
         ThrowHardware(Format("%s: usedCores %d is not in [0, GetBlockNum() * GetTaskRatio() = %lld] (asc-devkit "
