@@ -277,3 +277,18 @@ def test_the_adopt_corpus_prototypes_stay_valid(path):
 
     for op in prototype.load(path).ops:
         assert op.golden and op.test_shapes and not op.compute, op.op_type
+
+
+def test_every_adopt_corpus_project_has_a_source_and_a_verdict():
+    """SOURCES.tsv says where each project comes from, VERDICTS.tsv what it gave and why a
+    failing one fails (its own bug, traced): one row each, for exactly the prototypes there."""
+    folder = ROOT / "tests" / "data" / "adopt_corpus"
+    names = {p.name for p in ADOPT_CORPUS}
+    for table in ("SOURCES.tsv", "VERDICTS.tsv"):
+        rows = [line.split("\t") for line in (folder / table).read_text().splitlines()[1:]]
+        assert sorted(r[0] for r in rows) == sorted(names), table
+    for row in (
+        line.split("\t") for line in (folder / "VERDICTS.tsv").read_text().splitlines()[1:]
+    ):
+        passed = row[1] == "all" and row[2] == "all"
+        assert passed == (row[3] == "passes every test"), row
