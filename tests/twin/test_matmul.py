@@ -260,8 +260,9 @@ def test_matmul_block_dim_counts_ai_cores(mm_build):
 
 # MultiCoreMatmulTiling's split against CANN's: (M, N, K, dim, fixBaseM, fixBaseN, transA,
 # transB, fp32 A/B, C in UB, no SetShape) -> (GetTiling's return, usedCoreNum, singleCoreM,
-# singleCoreN, singleCoreK, baseM, baseN). The values are what asc-devkit's MatmulTilingAlgorithm::Process gives (impl/
-# adv_api/tiling/matmul/matmul_tiling_algorithm.cpp: GetDims picks mDim x nDim, UpdateMultiCore
+# singleCoreN, singleCoreK, baseM, baseN). The values are what asc-devkit's
+# MatmulTilingAlgorithm::Process gives (impl/adv_api/tiling/matmul/matmul_tiling_algorithm.cpp:
+# GetDims picks mDim x nDim, UpdateMultiCore
 # and GetSingleShape size the blocks, GetL0FactorsCand finds no L0 block for a fixed base larger
 # than the single-core block so Process returns -1), read there and confirmed by compiling that
 # code on the host (910B: L1 524032 bytes, L0A/L0B 64 KB, L0C 128 KB); base sizes only where
