@@ -217,6 +217,16 @@ def test_a_division_by_zero_in_the_tiling_func_is_its_error(twin_build, tmp_path
     assert "4096" in res["error"]  # the input shapes
 
 
+def test_a_division_by_zero_in_a_kernel_block_is_its_error(twin_build, tmp_path):
+    """SIGFPE in the kernel fails the launch naming the block, and the process lives on."""
+    n = 4000
+    res, _ = run_op(twin_build, tmp_path, "AddCustomBroken", [("DT_FLOAT16", [n], [1.0] * n)] * 2)
+    assert not res["ok"] and res["stage"] == "launch"
+    assert res["error"] == (
+        "kernel block 0 of 1: integer division by zero (SIGFPE) in the kernel's scalar code"
+    ), res["error"]
+
+
 def test_dtype_without_variant_or_column(twin_build, tmp_path):
     res, _ = run_op(twin_build, tmp_path, "AddCustom", [("DT_BF16", [4], [1.0] * 4)] * 2)
     assert not res["ok"] and res["stage"] == "validate" and "DT_BF16" in res["error"]

@@ -1149,7 +1149,14 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
         mine.softSyncCalls = 0;
         ResetLaunchFlags();
         try {
-            k.fn(args);
+            const bool arenaInUse = ThreadUbArena().inUse;
+            const std::string crash = CatchSigFpe([&] { k.fn(args); });
+            if (!crash.empty()) {
+                ThreadUbArena().inUse = arenaInUse;  // the block's TPipe was abandoned, not destroyed
+                blockErrors[b] = Format("kernel block %u of %u: %s in the kernel's scalar code", b, c.blockDim,
+                                        crash.c_str());
+                return false;
+            }
             if (mine.taskRatio > 1) mixed = true;
             return true;
         } catch (const CoopAbort&) {

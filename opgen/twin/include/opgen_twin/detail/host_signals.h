@@ -1,42 +1,50 @@
-// opgen CPU twin: an integer division by zero in the project's host code (a TilingFunc that
+// opgen CPU twin: an integer division by zero in a project's code (a TilingFunc or a kernel that
 // divides by a shape-derived count that is 0 for some shape) raises SIGFPE, which would end the
 // whole Python process the twin runs in, every remaining test with it. The runner calls
-// InferShape and the TilingFunc through CatchSigFpe, which turns the signal into an error
-// naming the function, as a host crash under CANN fails the one call.
+// InferShape, the TilingFunc and each kernel block through CatchSigFpe, which turns the signal
+// into an error naming the function or block, as such a crash under CANN fails the one call.
 //
-// The signal arrives on the thread that divided; the handler jumps back to the CatchSigFpe of
-// that thread (siglongjmp: the frames in between are abandoned without their destructors, a
-// small leak on a path that ends the call anyway). A SIGFPE outside CatchSigFpe goes to the
-// handler that was there before (Python's faulthandler, or the default).
+// The handler is installed once for the process. The signal arrives on the thread that divided;
+// the handler jumps back to the innermost CatchSigFpe of the core running there (its launch
+// state's sigFpeJump; siglongjmp: the frames in between are abandoned without their destructors,
+// a small leak on a path that ends the call anyway).
+// Outside CatchSigFpe it puts back the handler that was there before (Python's faulthandler, or
+// the default) and returns: the faulting instruction runs again and raises SIGFPE to that one.
 #ifndef OPGEN_TWIN_DETAIL_HOST_SIGNALS_H
 #define OPGEN_TWIN_DETAIL_HOST_SIGNALS_H
 
 #include <csetjmp>
 #include <csignal>
+#include <mutex>
 #include <string>
+
+#include "opgen_twin/detail/launch.h"
 
 namespace opgen_twin {
 namespace detail {
 
-struct SigFpeCatch {
-    sigjmp_buf jump;
-    struct sigaction previous;
-};
+inline struct sigaction g_previousSigFpe = {};
 
-inline thread_local SigFpeCatch* g_sigFpeCatch = nullptr;
-
-inline void OnSigFpe(int sig, siginfo_t* info, void* context)
+inline void OnSigFpe(int, siginfo_t* info, void*)
 {
-    SigFpeCatch* c = g_sigFpeCatch;
-    if (c != nullptr) {
-        g_sigFpeCatch = nullptr;
-        siglongjmp(c->jump, info != nullptr && info->si_code > 0 ? info->si_code : -1);
+    auto* jump = static_cast<sigjmp_buf*>(g_launch.sigFpeJump);
+    if (jump != nullptr) {
+        g_launch.sigFpeJump = nullptr;
+        siglongjmp(*jump, info != nullptr && info->si_code > 0 ? info->si_code : -1);
     }
-    // not ours: what the process had before (only the outermost catch's previous handler is
-    // known here, so fall back to the default action)
-    signal(sig, SIG_DFL);
-    raise(sig);
-    (void)context;
+    sigaction(SIGFPE, &g_previousSigFpe, nullptr);
+}
+
+inline void InstallSigFpeHandler()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction mine = {};
+        mine.sa_sigaction = OnSigFpe;
+        mine.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&mine.sa_mask);
+        sigaction(SIGFPE, &mine, &g_previousSigFpe);
+    });
 }
 
 inline std::string SigFpeText(int code)
@@ -55,23 +63,20 @@ inline std::string SigFpeText(int code)
 template <class Fn>
 std::string CatchSigFpe(Fn&& fn)
 {
-    SigFpeCatch c;
-    struct sigaction mine = {};
-    mine.sa_sigaction = OnSigFpe;
-    mine.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&mine.sa_mask);
-    sigaction(SIGFPE, &mine, &c.previous);
-    SigFpeCatch* outer = g_sigFpeCatch;
-    const int code = sigsetjmp(c.jump, 1);
-    if (code != 0) {
-        g_sigFpeCatch = outer;
-        sigaction(SIGFPE, &c.previous, nullptr);
+    InstallSigFpeHandler();
+    struct Restore {  // the enclosing catch again, however fn() ends
+        void* outer;
+        ~Restore() { g_launch.sigFpeJump = outer; }
+    };
+    sigjmp_buf jump;
+    void* const outer = g_launch.sigFpeJump;
+    if (const int code = sigsetjmp(jump, 1); code != 0) {
+        g_launch.sigFpeJump = outer;
         return SigFpeText(code);
     }
-    g_sigFpeCatch = &c;
+    g_launch.sigFpeJump = &jump;
+    Restore restore{outer};
     fn();
-    g_sigFpeCatch = outer;
-    sigaction(SIGFPE, &c.previous, nullptr);
     return "";
 }
 

@@ -358,24 +358,6 @@ private:
 
 }  // namespace AscendC
 
-namespace opgen_twin {
-namespace detail {
-// The UB memory of a thread's TPipe, kept from one emulated core to the next: allocating it
-// afresh for every core cost a page fault per 4 KiB page of every launch. A second TPipe
-// alive at the same time on the thread gets memory of its own.
-struct UbArena {
-    std::unique_ptr<uint8_t[]> memory;
-    size_t bytes = 0;
-    bool inUse = false;
-};
-inline UbArena& ThreadUbArena()
-{
-    static thread_local UbArena arena;
-    return arena;
-}
-}  // namespace detail
-}  // namespace opgen_twin
-
 namespace AscendC {
 
 // The pipe owns the core's Unified Buffer (one arena of the configured UB size) and

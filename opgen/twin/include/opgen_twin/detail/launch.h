@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,9 @@ struct LaunchState {
     uint64_t maskHigh = ~uint64_t(0);
     uint64_t maskLow = ~uint64_t(0);
     uint8_t cmpMask[16] = {};  // the 128-bit CmpMask register: Compare's register form, Get/SetCmpMask
+    // CatchSigFpe's jump target for this core (host_signals.h): here, not thread_local, so that it
+    // follows a core when SyncAll switches the cores of a thread (sync_all.h)
+    void* sigFpeJump = nullptr;
     // SyncAll calls this block has made (sync_all.h): writes in different phases are ordered.
     uint32_t syncPhase = 0;
     uint32_t softSyncCalls = 0;  // the software SyncAll's count: the value this block left in its slot
@@ -92,6 +96,20 @@ struct LaunchState {
 // One per thread: the runner launches blocks on several threads, each with its own copy of the
 // launch's facts (a C++17 inline variable: one definition per program).
 inline thread_local LaunchState g_launch;
+
+// The UB memory of a thread's TPipe (kernel_pipe.h), kept from one emulated core to the next:
+// allocating it afresh for every core cost a page fault per 4 KiB page of every launch. A second
+// TPipe alive at the same time on the thread gets memory of its own.
+struct UbArena {
+    std::unique_ptr<uint8_t[]> memory;
+    size_t bytes = 0;
+    bool inUse = false;
+};
+inline UbArena& ThreadUbArena()
+{
+    static thread_local UbArena arena;
+    return arena;
+}
 
 inline void ResetLaunchFlags() { g_launch.pendingFlags.assign(64u * 64u, 0u); }
 

@@ -2,7 +2,8 @@
 // (1000 half = 2000 bytes) is not a multiple of 32 bytes, so the kernel's full-tile
 // DataCopy breaks the NPU's 32-byte rule. The twin must report it. A second bug: for a length
 // that is a multiple of 4096 the TilingFunc divides by zero (SIGFPE), which the twin must
-// report as this call's error instead of dying of it.
+// report as this call's error instead of dying of it; for 4000 elements the tile length is 0,
+// which the kernel divides by.
 #include "../../add_custom/op_kernel/add_custom_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -19,7 +20,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     tiling->formerNum = 0;
     tiling->formerLength = 0;
     tiling->tailLength = total;  // one core takes everything
-    tiling->tileLength = 1000;   // BUG: 2000 bytes, not 32-byte aligned
+    tiling->tileLength = total == 4000 ? 0 : 1000;  // BUG: 2000 bytes, not 32-byte aligned; 0
     volatile uint32_t lastTiles = total / (total % 4096);  // BUG: 0 for a multiple of 4096
     (void)lastTiles;
     context->SetBlockDim(1);
