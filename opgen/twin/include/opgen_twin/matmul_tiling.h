@@ -1012,13 +1012,17 @@ protected:
             baseM = block.m / 16 * 16;
             baseN = block.n / 16 * 16;
         } else {
+            // CANN's GetL0FactorsCand takes no base block larger than the single-core block.
+            const auto tooLarge = [&](const char* base, int32_t fixed, int32_t block, const char* what,
+                                      const char* axis, int32_t extent, int32_t cores) {
+                return Fail(std::string("SetFixSplit: ") + base + " " + std::to_string(fixed) + " exceeds the " +
+                            std::to_string(block) + " " + what + " of the single-core block (" + axis + " " +
+                            std::to_string(extent) + " over " + std::to_string(cores) + " of SetDim's " +
+                            std::to_string(dim) + " cores)");
+            };
             if (fixBaseM_ > 0) {
-                // CANN's GetL0FactorsCand takes no base block larger than the single-core block.
                 if (fixBaseM_ > 16 * split.m16) {
-                    return Fail("SetFixSplit: baseM " + std::to_string(fixBaseM_) + " exceeds the " +
-                                std::to_string(16 * split.m16) + " rows of the single-core block (M " +
-                                std::to_string(m) + " over " + std::to_string(split.mDim) + " of SetDim's " +
-                                std::to_string(dim) + " cores)");
+                    return tooLarge("baseM", fixBaseM_, 16 * split.m16, "rows", "M", m, split.mDim);
                 }
                 baseM = fixBaseM_;
             } else {
@@ -1026,10 +1030,7 @@ protected:
             }
             if (fixBaseN_ > 0) {
                 if (fixBaseN_ > 16 * split.n16) {
-                    return Fail("SetFixSplit: baseN " + std::to_string(fixBaseN_) + " exceeds the " +
-                                std::to_string(16 * split.n16) + " columns of the single-core block (N " +
-                                std::to_string(n) + " over " + std::to_string(split.nDim) + " of SetDim's " +
-                                std::to_string(dim) + " cores)");
+                    return tooLarge("baseN", fixBaseN_, 16 * split.n16, "columns", "N", n, split.nDim);
                 }
                 baseN = fixBaseN_;
             } else {

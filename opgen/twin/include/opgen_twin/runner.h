@@ -34,8 +34,8 @@
 
 #include "opgen_twin/detail/block_pool.h"
 #include "opgen_twin/detail/filled_pages.h"
-#include "opgen_twin/detail/host_signals.h"
 #include "opgen_twin/detail/gm_addr.h"
+#include "opgen_twin/detail/host_signals.h"
 #include "opgen_twin/detail/launch.h"
 #include "opgen_twin/detail/list_layout.h"
 #include "opgen_twin/detail/sync_all.h"
@@ -1153,9 +1153,7 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
             const std::string crash = CatchSigFpe([&] { k.fn(args); });
             if (!crash.empty()) {
                 ThreadUbArena().inUse = arenaInUse;  // the block's TPipe was abandoned, not destroyed
-                blockErrors[b] = Format("kernel block %u of %u: %s in the kernel's scalar code", b, c.blockDim,
-                                        crash.c_str());
-                return false;
+                ThrowHardware(crash + " in the kernel's scalar code");  // reported as any block error
             }
             if (mine.taskRatio > 1) mixed = true;
             return true;

@@ -1,8 +1,9 @@
 // opgen CPU twin: the level-2 reductions of a tensor's first `count` elements (ReduceSum,
 // ReduceMax, ReduceMin; asc-devkit docs/api/context/ReduceSum.md, ReduceMax.md, ReduceMin.md).
 //
-// The result goes to dst[0]; ReduceMax/ReduceMin with calIndex = true put its index in dst[1]. ReduceSum adds as Atlas A2/A3 do in this form: a binary tree within
-// each repeat (256 bytes: 64 floats or 128 halves), the repeats' results in order. The NPU's
+// The result goes to dst[0]; ReduceMax/ReduceMin with calIndex = true put its index in dst[1].
+// ReduceSum adds as Atlas A2/A3 do in this form: a binary tree within each repeat (256 bytes: 64
+// floats or 128 halves), the repeats' results in order. The NPU's
 // rules are errors: half and float only, src and sharedTmpBuffer 32-byte aligned, count > 0, the
 // sharedTmpBuffer at least the documented minimum for ReduceSum, and the documented products
 // (Atlas A2/A3: __NPU_ARCH__ 2201).
