@@ -360,7 +360,8 @@ MATMUL_LEAKYRELU_FILES = ROOT / "tests" / "data" / "e2e" / "matmul_leakyrelu_use
 def test_a_hand_written_matmul_kernel_runs_on_the_twin(tmp_path):
     """A golden-only matmul project whose four user files are a real cube kernel: it builds on
     the twin and passes precision against torch (tails in M, N and K, one core's block and
-    several); a kernel that adds where it should take the max fails."""
+    several); a kernel that adds where it should take the max fails, and so does one that
+    registers its Matmul object in Init(), whose scope ends before the Matmul calls."""
     project = tmp_path / "matmul_leakyrelu"
     run = [sys.executable, "-m", "opgen"]
     try:
@@ -394,9 +395,24 @@ def test_a_hand_written_matmul_kernel_runs_on_the_twin(tmp_path):
             assert len(re.findall(rf"^PASSED \S+::{test}\[", out, re.M)) == 4, out[-3000:]
         assert not re.search(r"^(FAILED|XFAIL|XPASS|ERROR)", out, re.M), out[-3000:]
         kernel = project / "op_kernel" / "matmul_leakyrelu_custom_kernel.h"
-        kernel.write_text(kernel.read_text().replace("AscendC::Max(", "AscendC::Add("))
+        written = kernel.read_text()
+        kernel.write_text(written.replace("AscendC::Max(", "AscendC::Add("))
         out = suite()
         assert len(re.findall(r"^FAILED \S+::test_precision\[", out, re.M)) == 4, out[-3000:]
+        # registered in Init(), the AIVs' clients end with it and the NPU would hang: refused
+        regist = (
+            "        REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mm_, &tiling_.cubeTiling);\n"
+        )
+        assert regist in written
+        moved = written.replace(regist, "").replace(
+            "        tiling_ = tiling;\n", "        tiling_ = tiling;\n" + regist, 1
+        )
+        kernel.write_text(moved)
+        out = suite()
+        assert len(re.findall(r"^FAILED \S+::test_precision\[", out, re.M)) == 4, out[-3000:]
+        assert "REGIST_MATMUL_OBJ declared in Init(), ended with the scope of Init()" in out, out[
+            -3000:
+        ]
     finally:
         subprocess.run(
             [sys.executable, "-m", "pip", "uninstall", "-y", "-q", project.name],

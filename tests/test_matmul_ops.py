@@ -212,14 +212,19 @@ def test_the_rendered_files_use_the_matmul_api():
     files = {f.path: f.content.decode() for f in twin.render_files(proto, twin.options())}
     kernel = files["op_kernel/matmul_epilogue.cpp"]
     for needle in (
-        "matmul::Matmul<AType, BType, CType, BiasType> matmul_;",
-        "REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), matmul_, &tiling_.cubeTiling);",
+        "matmul::Matmul<AType, BType, CType, BiasType> matmulObj;",
         "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);",
         "CubeFormat::ND, DTYPE_B, true>",  # b's transpose is an attr: ISTRANS
-        "matmul_.SetTail(rows_, cols_);",
-        "matmul_.template GetTensorC<true>(product, false, true);",
+        "matmulObj.SetTail(rows_, cols_);",
+        "matmulObj.template GetTensorC<true>(product, false, true);",
     ):
         assert needle in kernel, needle
+    # registered in the kernel entry, whose scope covers every Matmul call (on an AIV the macro's
+    # client lives in the scope it is expanded in; on the AIC it returns from that function)
+    entry = kernel[kernel.index("__global__") :]
+    regist = "REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), op.matmulObj, &tilingData.cubeTiling);"
+    assert kernel.count("REGIST_MATMUL_OBJ(") == 1 and regist in entry, entry
+    assert entry.index(regist) < entry.index("op.Init(") < entry.index("op.Process();")
     host = files["op_host/matmul_epilogue.cpp"]
     for needle in (
         "matmul_tiling::MultiCoreMatmulTiling api(platform);",

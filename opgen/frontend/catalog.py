@@ -357,6 +357,8 @@ class SocFamily:
     # the Matmul API driven from the vector cores of a mixed kernel (KERNEL_TYPE_MIX_AIC_1_2)
     has_mixed_matmul: bool = False
     has_hardware_sync_all: bool = False  # SyncAll() without workspaces (the cores' flags)
+    # the AI Core split into a cube core (AIC) and vector cores (AIV), each compiled apart
+    has_split_cores: bool = False
     has_soft_sync_all: bool = True  # SyncAll(gmWorkspace, ubWorkspace) through GM
     # a 32/64-bit bit-mode mask[] must have mask[1] == 0 (CANN asserts it); elsewhere unread
     needs_b32_mask_high_zero: bool = False
@@ -464,6 +466,14 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         "the other SoCs.",
     ),
     SocCapability(
+        "has_split_cores",
+        "HAS_SPLIT_CORES",
+        "The AI Core split into a cube core (AIC) and vector cores (AIV), the kernel compiled once "
+        "for each (impl/utils/sys_macros.h: SPLIT_CORE_CUBE / SPLIT_CORE_VEC for __NPU_ARCH__ 2201 "
+        "and 3510). There g_coreType is AIC or AIV and REGIST_MATMUL_OBJ serves on the AIC and "
+        "returns; elsewhere g_coreType is MIX (ASCEND_IS_AIC and ASCEND_IS_AIV both false).",
+    ),
+    SocCapability(
         "has_hardware_sync_all",
         "HAS_HARDWARE_SYNC_ALL",
         "SyncAll() across the cores of a launch without workspaces (asc-devkit SyncAll.md: Atlas "
@@ -499,6 +509,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_int_compare=True,
             has_mixed_matmul=True,
             has_hardware_sync_all=True,
+            has_split_cores=True,
         ),
         SocFamily(
             "ascend910_93",
@@ -508,6 +519,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_int_compare=True,
             has_mixed_matmul=True,
             has_hardware_sync_all=True,
+            has_split_cores=True,
         ),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
@@ -557,6 +569,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_reduce=False,
             has_float_reduce=False,
             has_hardware_sync_all=True,
+            has_split_cores=True,
             needs_b32_mask_high_zero=True,
         ),
         SocFamily(

@@ -342,3 +342,20 @@ def test_matmul_api_misuse(mm_build):
     assert not fails, "\n".join(fails)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert any(ln.startswith("SUMMARY") for ln in lines), proc.stdout
+
+
+def test_matmul_registration_outside_the_calls_scope_hangs(mm_build):
+    """REGIST_MATMUL_OBJ as asc-devkit's macro on A2/A3: on an AIV its client lives in the scope it
+    is expanded in; on the AIC it serves and returns. Registered where the NPU would hang, the run
+    fails naming the macro, the function and the call that waits."""
+    results = run_cases(mm_build, [_case(mode=mode) for mode in (2, 3, 4)], "misregistered")
+    (k2, helper), (k3, aiv_only), (k4, early_return) = results
+    assert k2 == "err" and "(AIV 0, GetBlockIdx() 0)" in helper, helper
+    assert "client, which REGIST_MATMUL_OBJ declared in RegistInHelper(), ended" in helper, helper
+    assert "Matmul::SetTensorA" in helper and "SERVICE_QUIT" in helper, helper
+    assert k3 == "err" and "kernel block 0 of" in aiv_only, aiv_only
+    assert "waits for the block's cube core (AIC), which ended without reaching" in aiv_only
+    assert k4 == "err" and "(AIC): REGIST_MATMUL_OBJ serves until each of the block's 2" in (
+        early_return
+    )
+    assert "but 1 of them reached REGIST_MATMUL_OBJ" in early_return, early_return

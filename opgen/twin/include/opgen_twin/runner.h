@@ -1109,6 +1109,27 @@ inline void AddOutputArgs(const PreparedCall& pc, uint8_t fill, std::vector<Host
     }
 }
 
+// What the AIC and the AIVs of a mixed kernel's block b waited for from each other, once all have
+// run: on the NPU a wait nobody answers hangs the kernel. "" when every wait was answered.
+inline std::string MixBlockError(const MixBlock& m, uint32_t b, uint32_t blocks, int64_t ratio)
+{
+    if (m.request != nullptr && !m.aicServed) {
+        return Format("kernel block %u of %u (AIV %lld): %s waits for the block's cube core (AIC), which ended "
+                      "without reaching REGIST_MATMUL_OBJ, so nothing serves the call (on the NPU the kernel "
+                      "hangs): the AIC must reach REGIST_MATMUL_OBJ too (not behind `if ASCEND_IS_AIV` or an "
+                      "early return)",
+                      b, blocks, static_cast<long long>(m.requestAiv), m.request);
+    }
+    if (m.aicServed && m.aivClients < ratio) {
+        return Format("kernel block %u of %u (AIC): REGIST_MATMUL_OBJ serves until each of the block's %lld vector "
+                      "cores has quit (its client's destructor sends SERVICE_QUIT), but %u of them reached "
+                      "REGIST_MATMUL_OBJ, so the AIC waits forever (on the NPU the kernel hangs): register on "
+                      "every AIV, before any early return",
+                      b, blocks, static_cast<long long>(ratio), m.aivClients);
+    }
+    return "";
+}
+
 // Runs the kernel's blocks on `args`, then checks the cache-line rule. Returns "" or an error.
 // Blocks are independent, as AI cores are: they run on up to LaunchThreads() threads, each
 // with its own launch state (a copy of this thread's), taking the next block as they finish
@@ -1131,15 +1152,22 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
     std::vector<BlockGmWrites> gmWritesSub1(c.blockDim); // a mixed kernel's second AIV per block
     std::atomic<bool> mixed{coop && syncAllRatio > 1};
     const LaunchState shared = g_launch;
-    // Runs AIV `sub` of block b on this thread's launch state; false when it failed (blockErrors).
-    auto runOne = [&](LaunchState& mine, uint32_t b, int64_t sub) -> bool {
+    std::vector<MixBlock> mixBlocks(c.blockDim);         // a mixed kernel's AIC and AIVs per block
+    // Runs AIV `sub` of block b (or its AIC) on this thread's launch state; false when it failed
+    // (blockErrors).
+    auto runOne = [&](LaunchState& mine, uint32_t b, int64_t sub, bool aic) -> bool {
         mine.blockIdx = b;
         mine.subBlockIdx = sub;
         block_idx = b;
         block_num = mine.blockNum;
         if (sub == 0) mine.taskRatio = 1;
+        mine.coreType = aic ? kCoreAic : kCoreAiv;
+        mine.splitCores = false;
+        mine.aicBeside = false;
+        mine.mix = &mixBlocks[b];
+        mine.kfcClients.clear();
         mine.blockIdxRead = false;
-        mine.gmWrites = sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
+        mine.gmWrites = aic ? nullptr : sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
         mine.currentPipe = nullptr;
         mine.kernelType = -1;
         mine.atomicOp = 0;
@@ -1156,6 +1184,7 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
                 ThrowHardware(crash + " in the kernel's scalar code");  // reported as any block error
             }
             if (mine.taskRatio > 1) mixed = true;
+            if (!aic && mine.aicBeside) mixBlocks[b].needsAic = true;
             return true;
         } catch (const CoopAbort&) {
             throw;
@@ -1163,7 +1192,8 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
             restart = r.taskRatio;
             blockErrors[b] = "SyncAll: restart";  // replaced by the cooperative run's outcome
         } catch (const std::exception& e) {
-            blockErrors[b] = mine.taskRatio > 1
+            blockErrors[b] = aic ? Format("kernel block %u of %u (AIC): %s", b, c.blockDim, e.what())
+                : mine.taskRatio > 1
                 ? Format("kernel block %u of %u (AIV %lld, GetBlockIdx() %lld): %s", b, c.blockDim,
                          static_cast<long long>(sub), static_cast<long long>(b * mine.taskRatio + sub), e.what())
                 : Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
@@ -1171,6 +1201,12 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
             blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
         }
         return false;
+    };
+    // The AIC of block b, once its AIVs have run, then what the group waited for.
+    auto runAic = [&](LaunchState& mine, uint32_t b, int64_t ratio) -> bool {
+        if (!runOne(mine, b, 0, true)) return false;
+        blockErrors[b] = MixBlockError(mixBlocks[b], b, c.blockDim, ratio);
+        return blockErrors[b].empty();
     };
     if (coop) {
         const int64_t ratio = syncAllRatio;
@@ -1181,7 +1217,7 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
                 LaunchState& mine = g_launch;  // this core's (the scheduler swaps it in)
                 const int64_t sub = u % ratio;
                 if (sub > 0) mine.taskRatio = ratio;
-                const bool ok = runOne(mine, u / static_cast<uint32_t>(ratio), sub);
+                const bool ok = runOne(mine, u / static_cast<uint32_t>(ratio), sub, false);
                 if (ok && mine.taskRatio != ratio) {
                     blockErrors[u / ratio] = Format("kernel block %u of %u: SyncAll: the kernel type differs "
                                                     "between blocks (AIVs per block %lld, then %lld)",
@@ -1201,6 +1237,15 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
             if (!e.empty()) return e;
         }
         if (!err.empty()) return err;
+        const LaunchState outer = g_launch;  // the AICs, after the cooperative run of the AIVs
+        g_launch = shared;
+        for (uint32_t b = 0; b < c.blockDim; ++b) {
+            if (mixBlocks[b].needsAic && !runAic(g_launch, b, ratio)) break;
+        }
+        g_launch = outer;
+        for (const std::string& e : blockErrors) {
+            if (!e.empty()) return e;
+        }
     } else {
         auto runBlocks = [&]() {
             LaunchState& mine = g_launch;  // this thread's
@@ -1208,12 +1253,15 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
             for (uint32_t b = nextBlock++; b < c.blockDim && b < firstFailed.load(); b = nextBlock++) {
                 // A KERNEL_TYPE_MIX_AIC_1_2 kernel (known once its body set the type) runs again as the
                 // block's second AIV (sub-block 1).
-                for (int64_t sub = 0; sub < mine.taskRatio || sub == 0; ++sub) {
-                    if (runOne(mine, b, sub)) continue;
-                    uint32_t failed = firstFailed.load();
-                    while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
-                    }
-                    break;
+                // Then the block's AIC, where the kernel type has one (a SoC with split cores).
+                bool ok = true;
+                for (int64_t sub = 0; ok && (sub < mine.taskRatio || sub == 0); ++sub) {
+                    ok = runOne(mine, b, sub, false);
+                }
+                if (ok && mixBlocks[b].needsAic) ok = runAic(mine, b, mine.taskRatio);
+                if (ok) continue;
+                uint32_t failed = firstFailed.load();
+                while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
                 }
             }
             mine = LaunchState();

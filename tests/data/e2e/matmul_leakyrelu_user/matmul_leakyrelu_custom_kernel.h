@@ -27,7 +27,6 @@ public:
         (void)workspace;
         tiling_ = tiling;
         const AscendC::tiling::TCubeTiling& t = tiling_.cubeTiling;
-        REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mm_, &tiling_.cubeTiling);
         const uint32_t mCores = Ceil(t.M, t.singleCoreM);
         const uint32_t idx = AscendC::GetBlockIdx();
         active_ = idx < static_cast<uint32_t>(t.usedCoreNum) && idx < mCores * Ceil(t.N, t.singleCoreN);
@@ -48,6 +47,10 @@ public:
 
     __aicore__ inline void Process()
     {
+        // Registered here, whose scope covers every Matmul call, and on every core: the cube core
+        // serves the vector cores and returns from Process(); each vector core's client lives until
+        // Process() ends (registered in Init(), it would tell the cube core to stop when Init() returns).
+        REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mm_, &tiling_.cubeTiling);
         if (!active_) {
             return;
         }

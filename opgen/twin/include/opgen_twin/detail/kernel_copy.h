@@ -177,6 +177,9 @@ template <class T>
 inline void GmStore(const char* api, void* gm, const void* ub, uint64_t bytes)
 {
     const LaunchState& L = g_launch;
+    if (L.coreType == kCoreAic) {
+        return;  // the cube core has no UB: the copy does nothing there (dav_c220 DataCopyUB2GMImpl)
+    }
     if (L.atomicOp == 0) {
         std::memcpy(gm, ub, bytes);
         return;

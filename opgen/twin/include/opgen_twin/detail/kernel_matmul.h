@@ -226,6 +226,38 @@ inline void MatmulCheckGm(const char* api, const AscendC::GlobalTensor<T>& g, co
     g.TwinCheckAccess(api, 0, extent);
 }
 
+// The client of the objects REGIST_MATMUL_OBJ initialised for the server on the AIC.
+constexpr int kMatmulServer = -2;
+
+// A Matmul call through `client` (TwinSetClient): on an AIV, its client must live; on the AIC, the
+// server's objects take no calls from the kernel.
+inline void MatmulCheckClient(const char* api, int client)
+{
+    LaunchState& L = g_launch;
+    if (client == kMatmulServer) {
+        const char* fn = L.kfcClients.empty() ? "?" : L.kfcClients.back().function;
+        ThrowHardware(Format("%s on the cube core (AIC): REGIST_MATMUL_OBJ, expanded in %s(), served the vector "
+                             "cores and returned from %s(), and the AIC ran on into the kernel's Matmul calls, "
+                             "which only the AIVs make. Expand REGIST_MATMUL_OBJ in the kernel entry function, "
+                             "as asc-devkit's samples do",
+                             api, fn, fn));
+    }
+    if (client < 0 || static_cast<size_t>(client) >= L.kfcClients.size()) return;
+    const KfcClientState& c = L.kfcClients[client];
+    if (!c.alive) {
+        ThrowHardware(Format("%s: the Matmul object's client, which REGIST_MATMUL_OBJ declared in %s(), ended with "
+                             "the scope of %s(): its destructor told the cube core to quit (SERVICE_QUIT), so this "
+                             "call waits for an answer that never comes (on the NPU the kernel hangs). Expand "
+                             "REGIST_MATMUL_OBJ in the kernel entry function, whose scope covers every Matmul call, "
+                             "as asc-devkit's samples do",
+                             api, c.function, c.function));
+    }
+    if (L.mix != nullptr && L.mix->request == nullptr) {
+        L.mix->request = api;
+        L.mix->requestAiv = L.subBlockIdx;
+    }
+}
+
 }  // namespace detail
 }  // namespace opgen_twin
 
@@ -586,6 +618,9 @@ public:
 
     // ---- twin internals ----
     void TwinSetPipe(TPipe* p) { pipe_ = p; }
+    // REGIST_MATMUL_OBJ's client on an AIV (an index in the core's LaunchState::kfcClients), or the
+    // server's object on the AIC (kMatmulServer); -1: neither (a non-split SoC, mm.Init alone).
+    void TwinSetClient(int client) { client_ = client; }
 
 private:
     [[noreturn]] static void Fail(const char* api, const std::string& msg)
@@ -601,6 +636,7 @@ private:
             Fail(api, "the Matmul object was not initialised: call REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), "
                       "mm, &tiling) (or mm.Init(&tiling)) first");
         }
+        if (client_ != -1) opgen_twin::detail::MatmulCheckClient(api, client_);
     }
     void CheckReady(const char* api)
     {
@@ -749,6 +785,7 @@ private:
     TCubeTiling tiling_{};
     TPipe* pipe_ = nullptr;
     bool inited_ = false;
+    int client_ = -1;
     int32_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, orgKc_ = 0;
     int32_t singleM_ = 0, singleN_ = 0, singleK_ = 0;
     GlobalTensor<SrcAT> a_;
@@ -768,19 +805,53 @@ using Matmul = MatmulImpl<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG, MM_CB>;
 
 // REGIST_MATMUL_OBJ(tpipe, workspace, mm1, &tiling1, mm2, &tiling2, ...) or (tpipe, workspace, mm):
 // each object's Init(tiling, tpipe), as kfc_register_obj.h's InitCurObj.
+// `client`: the AIV's client each object sends its calls through (SetMatrixKfc), the server's mark
+// on the AIC (server.InitObj), or -1.
 template <class MM>
-inline void TwinInitCurObj(TPipe* tpipe, MM& a)
+inline void TwinInitCurObj(TPipe* tpipe, int client, MM& a)
 {
     a.TwinSetPipe(tpipe);
+    a.TwinSetClient(client);
 }
 template <class MM, class TilingT, class... Rest>
-inline void TwinInitCurObj(TPipe* tpipe, MM& a, TilingT* tiling, Rest&&... rest)
+inline void TwinInitCurObj(TPipe* tpipe, int client, MM& a, TilingT* tiling, Rest&&... rest)
 {
     a.Init(tiling, tpipe);
+    a.TwinSetClient(client);
     if constexpr (sizeof...(rest) > 0) {
-        TwinInitCurObj(tpipe, rest...);
+        TwinInitCurObj(tpipe, client, rest...);
     }
 }
+
+// The client REGIST_MATMUL_OBJ declares on an AIV of a SoC with split cores (asc-devkit
+// kfc_register_obj.h, SPLIT_CORE_VEC: `AscendC::KfcCommClient __kfcClient__` in the scope the macro
+// is expanded in). The Matmul objects keep its address; its destructor sends SERVICE_QUIT to the
+// cube core (dav_c220 kfc_comm_client.h), whose server stops once every AIV of the group has quit.
+class KfcCommClient {
+public:
+    KfcCommClient(GM_ADDR workspace, const char* function, bool cubeOnly)
+    {
+        (void)workspace;
+        opgen_twin::detail::LaunchState& L = opgen_twin::detail::g_launch;
+        if (!L.splitCores || cubeOnly || L.coreType != opgen_twin::detail::kCoreAiv) {
+            return;
+        }
+        L.kfcClients.push_back({function, true});
+        index_ = static_cast<int>(L.kfcClients.size()) - 1;
+        if (L.mix != nullptr) ++L.mix->aivClients;
+    }
+    ~KfcCommClient()
+    {
+        std::vector<opgen_twin::detail::KfcClientState>& clients = opgen_twin::detail::g_launch.kfcClients;
+        if (index_ >= 0 && static_cast<size_t>(index_) < clients.size()) clients[index_].alive = false;
+    }
+    KfcCommClient(const KfcCommClient&) = delete;
+    KfcCommClient& operator=(const KfcCommClient&) = delete;
+    int TwinIndex() const { return index_; }
+
+private:
+    int index_ = -1;
+};
 
 }  // namespace AscendC
 
@@ -795,7 +866,8 @@ namespace detail {
 // that did not declare one is taken as the compiler takes a kernel with Matmul and vector code,
 // KERNEL_TYPE_MIX_AIC_1_2 (KERNEL_TYPE_AIC_ONLY with ASCENDC_CUBE_ONLY defined before
 // lib/matmul_intf.h).
-inline void MatmulRegister(const void* tpipe, const void* workspace, bool cubeOnly)
+template <int Arch>
+inline void MatmulCheckRegister(const void* tpipe, const void* workspace, bool cubeOnly)
 {
     const char* api = "REGIST_MATMUL_OBJ";
     if (tpipe == nullptr) {
@@ -819,7 +891,7 @@ inline void MatmulRegister(const void* tpipe, const void* workspace, bool cubeOn
         }
     }
     if (L.kernelType < 0) {
-        SetKernelType(cubeOnly ? KERNEL_TYPE_AIC_ONLY : KERNEL_TYPE_MIX_AIC_1_2, api);
+        SetKernelType<Arch>(cubeOnly ? KERNEL_TYPE_AIC_ONLY : KERNEL_TYPE_MIX_AIC_1_2, api);
     } else if (L.kernelType == KERNEL_TYPE_AIV_ONLY || L.kernelType == KERNEL_TYPE_MIX_AIV_1_0) {
         ThrowHardware(Format("%s: the kernel type (KERNEL_TASK_TYPE_DEFAULT) starts no cube core; a kernel with "
                              "Matmul is KERNEL_TYPE_MIX_AIC_1_2 (or KERNEL_TYPE_AIC_ONLY for a cube-only one)",
@@ -827,12 +899,40 @@ inline void MatmulRegister(const void* tpipe, const void* workspace, bool cubeOn
     }
 }
 
+// Returns true where the macro returns from the function it is expanded in: on the AIC of a mixed
+// kernel, having served the AIVs (the twin computes their calls in the AIVs), and on an AIV of a
+// cube-only one; Arch is the kernel's __NPU_ARCH__, `function` the function it is expanded in.
+template <int Arch>
+inline bool MatmulRegister(const void* tpipe, const void* workspace, bool cubeOnly, const char* function)
+{
+    MatmulCheckRegister<Arch>(tpipe, workspace, cubeOnly);
+    LaunchState& L = g_launch;
+    if (!L.splitCores) return false;
+    if (cubeOnly) return L.coreType == kCoreAiv;
+    if (L.coreType != kCoreAic) return false;
+    if (L.mix != nullptr) L.mix->aicServed = true;
+    L.kfcClients.push_back({function, false});  // the function the AIC returns from, for messages
+    return true;
+}
+
 }  // namespace detail
 }  // namespace opgen_twin
 
-#define REGIST_MATMUL_OBJ(tpipe, workspace, ...)                                                          \
-    ::opgen_twin::detail::MatmulRegister(tpipe, workspace, opgen_twin_matmul_cube_only::value);          \
-    ::AscendC::TwinInitCurObj(tpipe, __VA_ARGS__)
+// REGIST_MATMUL_OBJ as asc-devkit's REGIST_CUBE_OBJ expands on each core (kfc_register_obj.h): on
+// the AIC of a mixed kernel (SPLIT_CORE_CUBE) it initialises the server's objects, serves the AIVs
+// and `return`s from the function it is expanded in; on an AIV (SPLIT_CORE_VEC) it declares
+// `__kfcClient__` in the enclosing scope, the client every Matmul call goes through until that
+// scope ends; on a SoC without split cores it initialises the objects (InitCurObj). With
+// ASCENDC_CUBE_ONLY: InitCurObj on the AIC, `return` on an AIV.
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...)                                                   \
+    if (::opgen_twin::detail::MatmulRegister<::opgen_twin::detail::kNpuArch>(                      \
+            tpipe, workspace, opgen_twin_matmul_cube_only::value, __func__)) {                     \
+        ::AscendC::TwinInitCurObj(tpipe, opgen_twin_matmul_cube_only::value                       \
+                                             ? -1 : ::opgen_twin::detail::kMatmulServer, __VA_ARGS__);   \
+        return;                                                                                    \
+    }                                                                                              \
+    ::AscendC::KfcCommClient __kfcClient__(workspace, __func__, opgen_twin_matmul_cube_only::value); \
+    ::AscendC::TwinInitCurObj(tpipe, __kfcClient__.TwinIndex(), __VA_ARGS__)
 #define REGIST_MATMUL_OBJ_STATIC REGIST_MATMUL_OBJ
 #define REGIST_CUBE_OBJ REGIST_MATMUL_OBJ
 

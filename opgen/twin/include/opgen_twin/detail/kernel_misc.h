@@ -72,11 +72,18 @@ namespace detail {
 // a 1:2 mixed kernel the index is block * 2 + sub-block, in [0, 2 * numBlocks)), else 1.
 inline int64_t TaskRatioOf(KernelMetaType t) { return t == KERNEL_TYPE_MIX_AIC_1_2 ? 2 : 1; }
 
+// The kernel type; Arch is the __NPU_ARCH__ the kernel was built for (the macros pass kNpuArch).
+// On a SoC with split cores a KERNEL_TYPE_AIC_ONLY kernel runs on the cube cores alone, and the AIC
+// of a mixed one sees one core per block (asc-devkit GetTaskRationImpl: 1 on the AIC).
+template <int Arch = kNpuArch>
 inline void SetKernelType(KernelMetaType t, const char* api = "KERNEL_TASK_TYPE_DEFAULT")
 {
     LaunchState& L = g_launch;
     L.kernelType = static_cast<int>(t);
-    const int64_t ratio = TaskRatioOf(t);
+    L.splitCores = OPGEN_SOC_HAS_SPLIT_CORES(Arch);
+    L.aicBeside = L.splitCores && (t == KERNEL_TYPE_MIX_AIC_1_1 || t == KERNEL_TYPE_MIX_AIC_1_2);
+    if (t == KERNEL_TYPE_AIC_ONLY && L.splitCores) L.coreType = kCoreAic;
+    const int64_t ratio = L.coreType == kCoreAic ? 1 : TaskRatioOf(t);
     if (ratio != L.taskRatio) {
         if (L.blockIdxRead) {
             ThrowTwin(Format("%s: the kernel read GetBlockIdx() before its kernel type was set; on the NPU a "
@@ -201,27 +208,72 @@ using opgen_twin_macro_tiling_OPGEN_TWIN_OP_TYPE [[maybe_unused]] = opgen_twin::
 #define ASSERT(...)
 #endif
 #define TILING_KEY_IS(key) (::opgen_twin::detail::g_launch.tilingKey == static_cast<uint64_t>(key))
-#define KERNEL_TASK_TYPE_DEFAULT(value) ::opgen_twin::detail::SetKernelType(value)
+#define KERNEL_TASK_TYPE_DEFAULT(value) \
+    ::opgen_twin::detail::SetKernelType<::opgen_twin::detail::kNpuArch>(value)
 // The kernel type of the launches with tiling key `key` (CANN compiles one kernel per key).
 #define KERNEL_TASK_TYPE(key, value)                                                               \
     ((::opgen_twin::detail::g_launch.tilingKey == static_cast<uint64_t>(key))                      \
-         ? ::opgen_twin::detail::SetKernelType(value, "KERNEL_TASK_TYPE(" #key ", " #value ")")      \
+         ? ::opgen_twin::detail::SetKernelType<::opgen_twin::detail::kNpuArch>(                      \
+               value, "KERNEL_TASK_TYPE(" #key ", " #value ")")                                       \
          : static_cast<void>(0))
+
+namespace opgen_twin {
+namespace detail {
+// The core the code runs on, as g_coreType: AIC or AIV on a SoC with split cores, else MIX.
+template <int Arch>
+inline int32_t CoreType()
+{
+    return OPGEN_SOC_HAS_SPLIT_CORES(Arch) ? g_launch.coreType : kCoreMix;
+}
+
+// The twin runs a mixed kernel's AIC after its AIVs (runner.h RunBlocks): it cannot meet them.
+inline void RefuseSyncAllOnAic(const char* api)
+{
+    if (g_launch.coreType == kCoreAic) {
+        ThrowTwin(Format("%s on the cube core (AIC) is not emulated (the twin runs a mixed kernel's AIC after its "
+                         "AIVs); guard it with `if ASCEND_IS_AIV`",
+                         api));
+    }
+}
+}  // namespace detail
+}  // namespace opgen_twin
+
+// g_coreType and ASCEND_IS_AIC/AIV (asc-devkit impl/utils/sys_macros.h): AIC or AIV where the SoC
+// splits the AI Core (SPLIT_CORE_CUBE / SPLIT_CORE_VEC), MIX elsewhere, where ASCEND_IS_AIC and
+// ASCEND_IS_AIV are both false. The NPU build makes them constant per compiled core (`if
+// ASCEND_IS_AIV {` is an `if constexpr`); the twin runs one build on both cores, so they read the
+// core that runs.
+#define g_coreType (::opgen_twin::detail::CoreType<::opgen_twin::detail::kNpuArch>())
+#define ASCEND_IS_AIV (g_coreType == ::AscendC::AIV)
+#define ASCEND_IS_AIC (g_coreType == ::AscendC::AIC)
+#define ASCEND_IS_NOT_AIV (g_coreType != ::AscendC::AIV)
+#define ASCEND_IS_NOT_AIC (g_coreType != ::AscendC::AIC)
 
 namespace AscendC {
 
+// The core types (asc-devkit impl/utils/sys_constants.h).
+constexpr int32_t MIX = opgen_twin::detail::kCoreMix;
+constexpr int32_t AIC = opgen_twin::detail::kCoreAic;
+constexpr int32_t AIV = opgen_twin::detail::kCoreAiv;
+
 // On the AIV of a KERNEL_TYPE_MIX_AIC_1_2 kernel: block * 2 + sub-block, GetBlockNum() the blocks
-// (numBlocks / SetBlockDim), as asc-devkit's GetBlockIdx/GetBlockNum document.
+// (numBlocks / SetBlockDim), as asc-devkit's GetBlockIdx/GetBlockNum document; on the AIC the
+// block, its sub-block 0 of 1 (dav_c220 kernel_operator_sys_var_impl.h).
 inline int64_t GetBlockIdx()
 {
     opgen_twin::detail::LaunchState& L = opgen_twin::detail::g_launch;
     L.blockIdxRead = true;
+    if (L.coreType == AIC) return L.blockIdx;
     return L.blockIdx * L.taskRatio + L.subBlockIdx;
 }
 inline int64_t GetBlockNum() { return opgen_twin::detail::g_launch.blockNum; }
 inline int64_t GetSubBlockIdx() { return opgen_twin::detail::g_launch.subBlockIdx; }
-inline int64_t GetSubBlockNum() { return opgen_twin::detail::g_launch.taskRatio; }
-inline int64_t GetTaskRatio() { return opgen_twin::detail::g_launch.taskRatio; }
+inline int64_t GetTaskRatio()
+{
+    const opgen_twin::detail::LaunchState& L = opgen_twin::detail::g_launch;
+    return L.coreType == AIC ? 1 : L.taskRatio;
+}
+inline int64_t GetSubBlockNum() { return GetTaskRatio(); }
 inline constexpr int16_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }
 
 // Pipeline barriers order instructions on the NPU; the twin executes in program order.
@@ -264,6 +316,7 @@ inline void SyncAll()
 {
     using namespace opgen_twin::detail;
     const char* api = isAIVOnly ? "SyncAll()" : "SyncAll<false>()";
+    RefuseSyncAllOnAic(api);
     if (!OPGEN_SOC_HAS_HARDWARE_SYNC_ALL(kNpuArch)) {
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no hardware SyncAll (asc-devkit SyncAll.md: Atlas A2/A3 "
                              "and Ascend 950 only); use the software form SyncAll(gmWorkspace, ubWorkspace)",
@@ -297,6 +350,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
 {
     using namespace opgen_twin::detail;
     const char* api = "SyncAll(gmWorkspace, ubWorkspace)";
+    RefuseSyncAllOnAic(api);
     if (!OPGEN_SOC_HAS_SOFT_SYNC_ALL(kNpuArch)) {
         ThrowHardware(Format("%s: %s has no SyncAll (asc-devkit SyncAll.md)", api, SocName(kNpuArch)));
     }

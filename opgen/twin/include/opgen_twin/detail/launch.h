@@ -54,6 +54,28 @@ struct BlockGmWrites {
     std::vector<Range> dmaRanges;    // contiguous and overlapping writes merged
 };
 
+// The core types as asc-devkit numbers them (impl/utils/sys_constants.h: MIX 0, AIC 1, AIV 2).
+constexpr int32_t kCoreMix = 0;
+constexpr int32_t kCoreAic = 1;
+constexpr int32_t kCoreAiv = 2;
+
+// A client REGIST_MATMUL_OBJ declared on an AIV (kfc.h): the function it was expanded in and
+// whether it still lives (its destructor sends SERVICE_QUIT to the cube core).
+struct KfcClientState {
+    const char* function = "";
+    bool alive = true;
+};
+
+// One AI Core group of a mixed kernel (an AIC and its AIVs): what they tell each other, for the
+// runner's checks once the group has run (RunBlocks).
+struct MixBlock {
+    bool needsAic = false;             // the AIVs ran a kernel type with a cube core on a split SoC
+    bool aicServed = false;            // the AIC reached REGIST_MATMUL_OBJ and served
+    uint32_t aivClients = 0;           // AIVs that declared a client (each quits in its destructor)
+    const char* request = nullptr;     // the first Matmul call an AIV sent to the AIC
+    int64_t requestAiv = 0;            // ... from this sub-block
+};
+
 struct LaunchState {
     int64_t blockIdx = 0;
     int64_t blockNum = 1;
@@ -67,10 +89,19 @@ struct LaunchState {
     std::vector<uint32_t> pendingFlags;  // SetFlag/WaitFlag pairing, indexed by event*64+id
     BlockGmWrites* gmWrites = nullptr;   // this block's, under the runner (else not tracked)
     // Mixed cube/vector kernels (KERNEL_TYPE_MIX_AIC_1_2): the runner launches `blockNum` AI Core
-    // groups of one AIC and `taskRatio` AIVs; the kernel body runs on each AIV (the twin computes
-    // the cube's part in the AIV's Matmul calls), GetBlockIdx() = blockIdx * taskRatio + subBlockIdx.
+    // groups of one AIC and `taskRatio` AIVs; the kernel body runs on each AIV, then on the AIC (the
+    // twin computes the cube's part in the AIVs' Matmul calls; the AIC's REGIST_MATMUL_OBJ serves
+    // them), GetBlockIdx() = blockIdx * taskRatio + subBlockIdx on an AIV, blockIdx on the AIC.
     int64_t subBlockIdx = 0;
     int64_t taskRatio = 1;
+    // The core this state runs (g_coreType): kCoreAiv, or kCoreAic for the cube core of a mixed
+    // kernel, or of a KERNEL_TYPE_AIC_ONLY one, on a SoC with split cores (the runner sets it;
+    // kernel_misc.h's g_coreType reads MIX on the other SoCs).
+    int32_t coreType = kCoreAiv;
+    bool splitCores = false;             // the kernel was built for a SoC with split cores
+    bool aicBeside = false;              // ... and its type has a cube core beside its AIVs
+    MixBlock* mix = nullptr;             // this core's AI Core group, under the runner
+    std::vector<KfcClientState> kfcClients;  // the REGIST_MATMUL_OBJ clients this AIV declared
     bool blockIdxRead = false;           // GetBlockIdx() was called in this block (before the type)
     uint32_t aicCoreNum = kDefaultAicCoreNum;
     uint8_t* sysWorkspace = nullptr;     // the workspace argument: system workspace first

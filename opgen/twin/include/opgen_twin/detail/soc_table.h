@@ -84,6 +84,13 @@
 // ascend910_93 (2201).
 #define OPGEN_SOC_HAS_MIXED_MATMUL(arch) ((arch) == 2201)
 
+// The AI Core split into a cube core (AIC) and vector cores (AIV), the kernel compiled once for
+// each (impl/utils/sys_macros.h: SPLIT_CORE_CUBE / SPLIT_CORE_VEC for __NPU_ARCH__ 2201 and 3510).
+// There g_coreType is AIC or AIV and REGIST_MATMUL_OBJ serves on the AIC and returns; elsewhere
+// g_coreType is MIX (ASCEND_IS_AIC and ASCEND_IS_AIV both false). On: ascend910b (2201),
+// ascend910_93 (2201), ascend950 (3510).
+#define OPGEN_SOC_HAS_SPLIT_CORES(arch) ((arch) == 2201 || (arch) == 3510)
+
 // SyncAll() across the cores of a launch without workspaces (asc-devkit SyncAll.md: Atlas A2/A3 and
 // Ascend 950); elsewhere only the software form through GM. On: ascend910b (2201),
 // ascend910_93 (2201), ascend950 (3510).

@@ -49,8 +49,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     mm.SetDim(static_cast<int32_t>(platform.GetCoreNumAiv()));  // a mixed kernel splits over the AIVs
     mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, MmType(aType), transA);
     mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, MmType(aType), transB);
-    mm.SetCType(mode == 0 ? matmul_tiling::TPosition::VECIN : matmul_tiling::TPosition::GM,
-                mode == 0 ? matmul_tiling::CubeFormat::ND_ALIGN : matmul_tiling::CubeFormat::ND, MmType(cType));
+    mm.SetCType(mode != 1 ? matmul_tiling::TPosition::VECIN : matmul_tiling::TPosition::GM,
+                mode != 1 ? matmul_tiling::CubeFormat::ND_ALIGN : matmul_tiling::CubeFormat::ND, MmType(cType));
     mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, MmType(biasType));
     mm.SetOrgShape(m, n, k);
     mm.SetShape(m, n, k);

@@ -2,7 +2,7 @@
 // high-level API computes C = A * B (+ bias) block by block on the cube unit; mode 0 takes each
 // baseM x baseN block into UB (GetTensorC), applies LeakyReLU on the vector unit and copies it out;
 // mode 1 writes the whole product with IterateAll. Cores split M and N by singleCoreM/N, with
-// SetTail at the edges.
+// SetTail at the edges. Modes 2 to 4 register the Matmul object where the NPU would hang (tests).
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "matmul_leaky_custom_tiling.h"
@@ -130,6 +130,39 @@ private:
     int32_t rowOff = 0, colOff = 0, tailM = 0, tailN = 0;
 };
 
+// Misuse, for the tests: REGIST_MATMUL_OBJ in a helper. On the AIC it returns from here; on an AIV
+// its client ends here, and the cube core with it.
+template <class Kernel>
+__aicore__ inline void RegistInHelper(AscendC::TPipe& pipe, Kernel& op, const MatmulLeakyCustomTilingData& t)
+{
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), op.mmUb, &t.cubeTiling);
+}
+
+// Misuse, for the tests: mode 2, the registration in a helper; mode 3, on the AIVs only (nothing
+// serves them); mode 4, an AIV that returns before it (its AIC waits for its quit).
+template <class Kernel>
+__aicore__ inline void RunMisregistered(AscendC::TPipe& pipe, Kernel& op, const MatmulLeakyCustomTilingData& t,
+                                        GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c)
+{
+    if (t.mode == 2) {
+        RegistInHelper(pipe, op, t);
+        if (op.Init(a, b, bias, c, t)) {
+            op.ProcessEpilogue(&pipe);
+        }
+        return;
+    }
+    if (t.mode == 3 && ASCEND_IS_AIC) {
+        return;
+    }
+    if (t.mode == 4 && ASCEND_IS_AIV && AscendC::GetBlockIdx() == 1) {
+        return;
+    }
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), op.mmUb, &t.cubeTiling);
+    if (op.Init(a, b, bias, c, t)) {
+        op.ProcessEpilogue(&pipe);
+    }
+}
+
 extern "C" __global__ __aicore__ void matmul_leaky_custom(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
                                                           GM_ADDR workspace, GM_ADDR tiling)
 {
@@ -143,10 +176,12 @@ extern "C" __global__ __aicore__ void matmul_leaky_custom(GM_ADDR a, GM_ADDR b, 
         if (op.Init(a, b, bias, c, tilingData)) {
             op.ProcessEpilogue(&pipe);
         }
-    } else {
+    } else if (tilingData.mode == 1) {
         REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), op.mmGm, &tilingData.cubeTiling);
         if (op.Init(a, b, bias, c, tilingData)) {
             op.ProcessAll();
         }
+    } else {
+        RunMisregistered(pipe, op, tilingData, a, b, bias, c);
     }
 }
