@@ -8,9 +8,9 @@ import array
 import json
 import math
 import random
+import resource
 import struct
 import subprocess
-import time
 
 import pytest
 from twin_support import CXX, CXXFLAGS, KERNEL_INCLUDES, KERNELS
@@ -301,15 +301,17 @@ def test_variants_have_distinct_symbols(twin_build):
 
 
 def test_kernel_variant_compile_time(tmp_path):
-    """One kernel dtype variant against the twin must compile in well under 10 s."""
+    """One kernel dtype variant against the twin must compile in well under 10 s of CPU time
+    (the compiler's own, so that other work on the machine does not decide the outcome)."""
     src = KERNELS / "variants" / "gelu_custom_fp16.cpp"
-    start = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [CXX, *CXXFLAGS, *KERNEL_INCLUDES, "-c", str(src), "-o", str(tmp_path / "v.o")],
         capture_output=True,
         text=True,
     )
-    seconds = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert proc.returncode == 0, proc.stderr
-    print(f"gelu_custom fp16 variant compile: {seconds:.2f} s")
+    print(f"gelu_custom fp16 variant compile: {seconds:.2f} s of CPU")
     assert seconds < 10.0

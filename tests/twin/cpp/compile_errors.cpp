@@ -84,8 +84,15 @@ public:
 }  // namespace ops
 #else
 #include "kernel_operator.h"
-#if CASE == 10
+#if CASE == 10 || CASE == 20
 #include "lib/matmul_intf.h"
+#endif
+#if CASE == 18
+#include "opgen_twin/kernel_type.h"
+// every DT_* and FORMAT_* of CANN's kernel_type.h: an undefined one would be 0 (DT_FLOAT) in #if
+#if ORIG_DTYPE_NONE == DT_HIFLOAT8 || DT_FLOAT8_E4M3FN != 36 || DT_MAX != 42 || FORMAT_ND != 2
+#error "a DT_ or FORMAT_ number differs from CANN's"
+#endif
 #endif
 
 struct DemoTiling {
@@ -123,6 +130,40 @@ extern "C" __global__ __aicore__ void demo(GM_ADDR x, GM_ADDR tiling)
     AscendC::Adds(h, h, 1.0f, 16);
 #elif CASE == 9
     AscendC::Exp(buf.Get<int32_t>(), buf.Get<int32_t>(), 8);
+#elif CASE == 17
+    ASSERT(t.n != 0, "n");  // one argument on the NPU (impl/basic_api/kernel_macros.h)
+#elif CASE == 18
+    // control: the tiling macros of generate_tiling_code.py and kernel_utils_macros.h
+    GET_TILING_DATA_PTR_WITH_STRUCT(DemoTiling, ptr, tiling);
+    COPY_TILING_WITH_STRUCT(DemoTiling, ptr, copy);
+    COPY_TILING_WITH_ARRAY(uint32_t, 1, ptr, words);
+    if (TILING_KEY_LIST(1, 2, 3) && TILING_KEY_VAR == 2 && copy->n == (*words)[0]) {
+        AscendC::Adds(h, h, half(1.0f), 16);
+    }
+#elif CASE == 19
+    REGISTER_TILING_FOR_TILINGKEY("TILING_KEY_VAR == 1", DemoTiling);
+#elif CASE == 20
+    // REGIST_MATMUL_OBJ declares ASCubeObjConfig first: not a statement an unbraced if takes
+    using MT = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>;
+    AscendC::Matmul<MT, MT, AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>> mm;
+    if (t.n > 0) REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm);
+#elif CASE == 15
+    // ASCEND_IS_AIV is `constexpr(...)` on the NPU: only `if ASCEND_IS_AIV {` compiles
+    if (ASCEND_IS_AIV) {
+        AscendC::Adds(h, h, half(1.0f), 16);
+    }
+#elif CASE == 16
+    // control: the forms asc-devkit's kernels write, with else and else if, warning-free (-Wall)
+    if ASCEND_IS_AIV {
+        AscendC::Adds(h, h, half(1.0f), 16);
+    } else if ASCEND_IS_AIC {
+        AscendC::Adds(h, h, half(2.0f), 16);
+    } else {
+        AscendC::Adds(h, h, half(3.0f), 16);
+    }
+    if ASCEND_IS_NOT_AIC {
+        AscendC::Adds(h, h, half(4.0f), 16);
+    }
 #elif CASE == 10
     // bfloat16_t inputs with a half bias cannot give a bfloat16_t C (asc-devkit's Matmul type table).
     using In = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, bfloat16_t>;

@@ -666,7 +666,7 @@ inline std::string RegistryJson()
 // Registers class `opType` (derived from ops::OpDef) under its own name; used inside
 // namespace ops, like the real macro. Extra arguments (old samples) are ignored.
 #define OP_ADD(opType, ...)                                                                             \
-    static const int g_##opType##_added = ::opgen_twin::detail::RegisterOpDef(                          \
+    [[maybe_unused]] static int g_##opType##_added = ::opgen_twin::detail::RegisterOpDef(               \
         #opType, [](const char* name) -> ::ops::OpDef { return opType(name); })
 
 #endif  // OPGEN_TWIN_OP_DEF_H

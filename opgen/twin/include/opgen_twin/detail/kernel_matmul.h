@@ -229,6 +229,13 @@ inline void MatmulCheckGm(const char* api, const AscendC::GlobalTensor<T>& g, co
 // The client of the objects REGIST_MATMUL_OBJ initialised for the server on the AIC.
 constexpr int kMatmulServer = -2;
 
+// What REGIST_MATMUL_OBJ's ASCubeObjConfig says of the objects (GetCubeObjConfig): the twin
+// emulates neither MixDualMaster nor IBShare (MatmulImpl refuses them).
+struct CubeObjConfig {
+    static constexpr int8_t enableMixDualMasterValue = 0;
+    static constexpr int8_t enableABShareValue = 0;
+};
+
 // A Matmul call through `client` (TwinSetClient): on an AIV, its client must live; on the AIC, the
 // server's objects take no calls from the kernel.
 inline void MatmulCheckClient(const char* api, int client)
@@ -923,8 +930,11 @@ inline bool MatmulRegister(const void* tpipe, const void* workspace, bool cubeOn
 // and `return`s from the function it is expanded in; on an AIV (SPLIT_CORE_VEC) it declares
 // `__kfcClient__` in the enclosing scope, the client every Matmul call goes through until that
 // scope ends; on a SoC without split cores it initialises the objects (InitCurObj). With
-// ASCENDC_CUBE_ONLY: InitCurObj on the AIC, `return` on an AIV.
+// ASCENDC_CUBE_ONLY: InitCurObj on the AIC, `return` on an AIV. Both declare ASCubeObjConfig and
+// asEnableMixDualMaster in the enclosing scope, as the split-core expansions do.
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...)                                                   \
+    using ASCubeObjConfig [[maybe_unused]] = ::opgen_twin::detail::CubeObjConfig;                  \
+    [[maybe_unused]] constexpr int8_t asEnableMixDualMaster = ASCubeObjConfig::enableMixDualMasterValue; \
     if (::opgen_twin::detail::MatmulRegister<::opgen_twin::detail::kNpuArch>(                      \
             tpipe, workspace, opgen_twin_matmul_cube_only::value, __func__)) {                     \
         ::AscendC::TwinInitCurObj(tpipe, opgen_twin_matmul_cube_only::value                       \

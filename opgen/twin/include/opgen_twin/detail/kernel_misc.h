@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <type_traits>
 
 #include "opgen_twin/detail/gm_addr.h"
@@ -38,6 +39,12 @@
 #endif
 #ifndef __kfc_workspace__
 #define __kfc_workspace__
+#endif
+#ifndef __vector__
+#define __vector__
+#endif
+#ifndef __schedmode__
+#define __schedmode__(mode)
 #endif
 
 // Hardware pipelines (a compiler builtin enum on the NPU).
@@ -163,6 +170,23 @@ inline T LoadTiling(const uint8_t* tiling, const char* api)
 }
 
 // GET_TILING_DATA_MEMBER: the member at `offset` of Struct.
+// GET_TILING_DATA_PTR_WITH_STRUCT: the tiling's bytes in GM, read in place.
+template <class T>
+inline const T* TilingPtr(const uint8_t* tiling, const char* api)
+{
+    CheckTilingBytes(tiling, 0, sizeof(T), sizeof(T), api);
+    return reinterpret_cast<const T*>(tiling);
+}
+
+// TILING_KEY_LIST: whether the key is one of the listed.
+inline bool TilingKeyIn(uint64_t key, std::initializer_list<uint64_t> keys)
+{
+    for (uint64_t k : keys) {
+        if (k == key) return true;
+    }
+    return false;
+}
+
 template <class Struct, class M>
 inline M LoadTilingMember(const uint8_t* tiling, size_t offset, const char* api)
 {
@@ -205,9 +229,32 @@ using opgen_twin_macro_tiling_OPGEN_TWIN_OP_TYPE [[maybe_unused]] = opgen_twin::
 // defines it as assert(x) only in a CPU debug build): the twin compiles what the NPU compiles,
 // and kernels in the wild write `tileNum ASSERT(tileNum != 0)` with no ';' before it.
 #ifndef ASSERT
-#define ASSERT(...)
+#define ASSERT(x)
 #endif
-#define TILING_KEY_IS(key) (::opgen_twin::detail::g_launch.tilingKey == static_cast<uint64_t>(key))
+// The tiling key. CANN compiles one kernel per key with TILING_KEY_VAR a constant, so
+// `if constexpr (TILING_KEY_IS(1))` compiles there; the twin runs one build for every key.
+#define TILING_KEY_VAR (::opgen_twin::detail::g_launch.tilingKey)
+#define TILING_KEY_IS(key) (TILING_KEY_VAR == static_cast<uint64_t>(key))
+#define TILING_KEY_LIST(...) (::opgen_twin::detail::TilingKeyIn(TILING_KEY_VAR, {__VA_ARGS__}))
+// A tiling struct per key is chosen at build time by CANN's scan of the kernel's text.
+#define REGISTER_TILING_FOR_TILINGKEY(expression, tiling_struct)                                  \
+    static_assert(sizeof(tiling_struct) == 0,                                                    \
+                  "opgen twin: REGISTER_TILING_FOR_TILINGKEY (a tiling struct per key) is not emulated")
+// No tiling: CANN's GET_TILING_DATA then expands to nothing; the twin's kernels that say so read none.
+#define REGISTER_NONE_TILING
+// A pointer to the tiling in GM, unchanged (asc-devkit generate_tiling_code.py).
+#define GET_TILING_DATA_PTR_WITH_STRUCT(tiling_struct, dst_ptr, tiling_ptr)                        \
+    const tiling_struct* dst_ptr = ::opgen_twin::detail::TilingPtr<tiling_struct>(                 \
+        reinterpret_cast<const uint8_t*>(tiling_ptr), "GET_TILING_DATA_PTR_WITH_STRUCT(" #dst_ptr ")")
+// A copy of a struct or an array from a tiling pointer, and a pointer to the copy.
+#define COPY_TILING_WITH_STRUCT(tiling_struct, src_ptr, dst_ptr)                                   \
+    tiling_struct __ascendc_var##dst_ptr;                                                          \
+    std::memcpy(&__ascendc_var##dst_ptr, (const void*)(src_ptr), sizeof(tiling_struct));          \
+    const tiling_struct* dst_ptr = &__ascendc_var##dst_ptr
+#define COPY_TILING_WITH_ARRAY(arr_type, arr_count, src_ptr, dst_ptr)                              \
+    arr_type __ascendc_var##dst_ptr[arr_count];                                                    \
+    std::memcpy(&__ascendc_var##dst_ptr, (const void*)(src_ptr), sizeof(arr_type) * (arr_count));  \
+    const arr_type(*dst_ptr)[arr_count] = &__ascendc_var##dst_ptr
 #define KERNEL_TASK_TYPE_DEFAULT(value) \
     ::opgen_twin::detail::SetKernelType<::opgen_twin::detail::kNpuArch>(value)
 // The kernel type of the launches with tiling key `key` (CANN compiles one kernel per key).
@@ -238,16 +285,7 @@ inline void RefuseSyncAllOnAic(const char* api)
 }  // namespace detail
 }  // namespace opgen_twin
 
-// g_coreType and ASCEND_IS_AIC/AIV (asc-devkit impl/utils/sys_macros.h): AIC or AIV where the SoC
-// splits the AI Core (SPLIT_CORE_CUBE / SPLIT_CORE_VEC), MIX elsewhere, where ASCEND_IS_AIC and
-// ASCEND_IS_AIV are both false. The NPU build makes them constant per compiled core (`if
-// ASCEND_IS_AIV {` is an `if constexpr`); the twin runs one build on both cores, so they read the
-// core that runs.
-#define g_coreType (::opgen_twin::detail::CoreType<::opgen_twin::detail::kNpuArch>())
-#define ASCEND_IS_AIV (g_coreType == ::AscendC::AIV)
-#define ASCEND_IS_AIC (g_coreType == ::AscendC::AIC)
-#define ASCEND_IS_NOT_AIV (g_coreType != ::AscendC::AIV)
-#define ASCEND_IS_NOT_AIC (g_coreType != ::AscendC::AIC)
+#include "opgen_twin/detail/core_type.h"
 
 namespace AscendC {
 

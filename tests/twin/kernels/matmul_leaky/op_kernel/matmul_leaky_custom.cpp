@@ -151,10 +151,11 @@ __aicore__ inline void RunMisregistered(AscendC::TPipe& pipe, Kernel& op, const 
         }
         return;
     }
-    if (t.mode == 3 && ASCEND_IS_AIC) {
-        return;
-    }
-    if (t.mode == 4 && ASCEND_IS_AIV && AscendC::GetBlockIdx() == 1) {
+    if ASCEND_IS_AIC {
+        if (t.mode == 3) {
+            return;
+        }
+    } else if (t.mode == 4 && AscendC::GetBlockIdx() == 1) {
         return;
     }
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), op.mmUb, &t.cubeTiling);
