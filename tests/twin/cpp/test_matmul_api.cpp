@@ -233,6 +233,58 @@ void MixedKernelIndexing()
     L = opgen_twin::detail::LaunchState();
 }
 
+// g_coreType / ASCEND_IS_*: the running core once the kernel type is known (the twin refuses to
+// guess before: the NPU's compiler knows it from __cube__/__mix__); the AIC's indices.
+void CoreTypes()
+{
+    opgen_twin::detail::LaunchState& L = opgen_twin::detail::g_launch;
+    L = opgen_twin::detail::LaunchState();
+    int seen = 0;
+    CHECK_ERR(if ASCEND_IS_AIV { seen = 1; }, "g_coreType (ASCEND_IS_AIC/ASCEND_IS_AIV) read before the kernel type");
+    L.blockIdx = 3;
+    L.blockNum = 8;
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    if ASCEND_IS_AIV {
+        seen = 2;
+    } else if ASCEND_IS_AIC {
+        seen = 3;
+    }
+    CHECK(seen == 2 && GetBlockIdx() == 6 && GetTaskRatio() == 2, "AIV: %d, GetBlockIdx %lld", seen,
+          static_cast<long long>(GetBlockIdx()));
+    L.coreType = AscendC::AIC;
+    if ASCEND_IS_NOT_AIC {
+        seen = 4;
+    } else {
+        seen = 5;
+    }
+    CHECK(seen == 5 && GetBlockIdx() == 3 && GetTaskRatio() == 1 && GetSubBlockIdx() == 0,
+          "AIC: %d, GetBlockIdx %lld", seen, static_cast<long long>(GetBlockIdx()));
+    L = opgen_twin::detail::LaunchState();
+}
+
+// C in GM as CubeFormat::ND_ALIGN: rows rounded up to 32 bytes, the padding written 0
+// (asc-devkit's matmul_format_nd_align example).
+void NdAlignInGm()
+{
+    opgen_twin::detail::g_launch = opgen_twin::detail::LaunchState();
+    TPipe pipe;
+    TCubeTiling t = Tiling(32, 60, 32);
+    Data d(32, 60, 32);
+    std::vector<float> c(32 * 64, -1.0f);
+    GlobalTensor<float> gc;
+    gc.SetGlobalBuffer(c.data(), c.size());
+    Matmul<AT, AT, MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>, BiasT> mm;
+    mm.Init(&t, &pipe);
+    mm.SetTensorA(d.ga);
+    mm.SetTensorB(d.gb);
+    mm.IterateAll(gc);
+    int wrong = 0;
+    for (int i = 0; i < 32; ++i) {
+        for (int j = 0; j < 64; ++j) wrong += c[i * 64 + j] != (j < 60 ? 64.0f : 0.0f);
+    }
+    CHECK(wrong == 0, "ND_ALIGN C [32, 60] as rows of 64 floats: %d wrong elements", wrong);
+}
+
 mt::MultiCoreMatmulTiling Api(int dim, mt::DataType in = mt::DataType::DT_FLOAT16, mt::DataType out = mt::DataType::DT_FLOAT)
 {
     mt::MultiCoreMatmulTiling api(*platform_ascendc::PlatformAscendCManager::GetInstance());
@@ -373,6 +425,8 @@ int main(int argc, char** argv)
     if (argc > 1 && std::strcmp(argv[1], "--split") == 0) return SplitCases(argc, argv);
     KernelMisuse();
     MixedKernelIndexing();
+    CoreTypes();
+    NdAlignInGm();
     HostTiling();
     std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
     return g_fail == 0 ? 0 : 1;

@@ -761,19 +761,23 @@ private:
         if (enAtomic > 3) {
             Fail(api, opgen_twin::detail::Format("enAtomic = %u is not 0 (none), 1 (add), 2 (max) or 3 (min)", enAtomic));
         }
-        const uint64_t ldc = orgKc_ != 0 ? orgKc_ : orgN_;
+        // ND_ALIGN: C's rows 32 bytes apart at least, the padding after each row's last column 0.
+        const uint32_t c0 = C_TYPE::format == CubeFormat::ND_ALIGN ? 32 / sizeof(DstT) : 1;
+        const uint32_t w = (tileCols_ + c0 - 1) / c0 * c0;
+        const uint64_t ldc = (static_cast<uint64_t>(orgKc_ != 0 ? orgKc_ : orgN_) + c0 - 1) / c0 * c0;
         uint64_t stride, offset;
         if (enSequentialWrite) {
-            stride = tileCols_;
+            stride = w;
             offset = 0;
         } else {
             stride = ldc;
             offset = static_cast<uint64_t>(curM_) * tiling_.baseM * ldc + static_cast<uint64_t>(curN_) * tiling_.baseN;
         }
-        opgen_twin::detail::MatmulCheckGm(api, gm, "C", offset + (tileRows_ - 1) * stride + tileCols_);
+        opgen_twin::detail::MatmulCheckGm(api, gm, "C", offset + (tileRows_ - 1) * stride + w);
         DstT* c = gm.TwinPtr();
         for (uint32_t i = 0; i < tileRows_; ++i) {
             DstT* row = c + offset + i * stride;
+            for (uint32_t j = tileCols_; j < w; ++j) opgen_twin::detail::Store<DstT>(row, j, DstT(0.0f));
             for (uint32_t j = 0; j < tileCols_; ++j) {
                 const float v = acc_[static_cast<size_t>(i) * tileCols_ + j];
                 DstT out = DstT(v);
@@ -785,7 +789,7 @@ private:
                 }
                 opgen_twin::detail::Store<DstT>(row, j, out);
             }
-            opgen_twin::detail::NoteGmWrite(false, row, static_cast<uint64_t>(tileCols_) * sizeof(DstT), enAtomic != 0);
+            opgen_twin::detail::NoteGmWrite(false, row, static_cast<uint64_t>(w) * sizeof(DstT), enAtomic != 0);
         }
     }
 

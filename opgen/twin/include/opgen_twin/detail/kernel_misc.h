@@ -267,10 +267,19 @@ using opgen_twin_macro_tiling_OPGEN_TWIN_OP_TYPE [[maybe_unused]] = opgen_twin::
 namespace opgen_twin {
 namespace detail {
 // The core the code runs on, as g_coreType: AIC or AIV on a SoC with split cores, else MIX.
+// Which core runs is known once the kernel type is: the NPU's compiler knows it from the kernel's
+// declaration (KERNEL_TASK_TYPE_DEFAULT, __cube__, __mix__); the twin sees the first alone, or
+// REGIST_MATMUL_OBJ's default, and refuses to guess before either ran.
 template <int Arch>
 inline int32_t CoreType()
 {
-    return OPGEN_SOC_HAS_SPLIT_CORES(Arch) ? g_launch.coreType : kCoreMix;
+    if (!OPGEN_SOC_HAS_SPLIT_CORES(Arch)) return kCoreMix;
+    if (g_launch.kernelType < 0) {
+        ThrowTwin("g_coreType (ASCEND_IS_AIC/ASCEND_IS_AIV) read before the kernel type was set: the twin cannot "
+                  "see __cube__ or __mix__(1, 2); declare the type first in the kernel entry "
+                  "(KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_AIC_1_2 / KERNEL_TYPE_AIV_ONLY))");
+    }
+    return g_launch.coreType;
 }
 
 // The twin runs a mixed kernel's AIC after its AIVs (runner.h RunBlocks): it cannot meet them.
