@@ -388,17 +388,6 @@ template <typename T, CacheLine entireType>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
 #endif
 
-template <typename... Args>
-inline void PRINTF(const char* fmt, Args... args)
-{
-    std::printf(fmt, args...);
-}
-template <typename... Args>
-inline void printf(const char* fmt, Args... args)  // NOLINT: AscendC spelling
-{
-    std::printf(fmt, args...);
-}
-
 // ParamOffset<T>(gm, blockLength): this block's part of a tensor cut into equal parts of blockLength
 // elements, gm + GetBlockIdx() * blockLength * sizeof(T). An API of the first Ascend C (TIK C++,
 // namespace tik2) that no public document the twin found describes; the semantics are those of the
