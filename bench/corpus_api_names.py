@@ -11,8 +11,8 @@ the project's op_kernel sources at the recorded commit, strips comments and stri
 counts the calls `Name(` / `Name<...>(` of those functions that are not calls on an object and not
 of a function the project defines itself (a kernel class's CopyIn/Compute/Process). It writes
 tests/data/corpus_basic_api_names.tsv: each name, the projects calling it, the call sites, and a
-header line with the commits read. tests/twin/test_api_coverage.py checks that the twin declares every
-name listed. No project's code is written anywhere.
+header line with the commits read. tests/twin/test_api_coverage.py checks that the twin declares
+every name listed. No project's code is written anywhere.
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ def git(git_dir: Path, *args: str) -> str:
 
 def basic_api_names(asc: Path, commit: str) -> set[str]:
     names = set(DEBUG_NAMES)
-    for path in git(asc, "ls-tree", "-r", "--name-only", commit, "--", "include/basic_api/").split():
+    for path in git(
+        asc, "ls-tree", "-r", "--name-only", commit, "--", "include/basic_api/"
+    ).split():
         if path.endswith(".h"):
             names |= set(DECL.findall(git(asc, "show", f"{commit}:{path}")))
     return names
@@ -61,7 +63,7 @@ def kernel_sources(repo: str, commit: str, path: str) -> list[str]:
     files = [
         f
         for f in listing.splitlines()
-        if "/op_kernel/" in f"/{f[len(path):]}" and f.endswith((".cpp", ".h", ".hpp", ".cc"))
+        if "/op_kernel/" in f"/{f[len(path) :]}" and f.endswith((".cpp", ".h", ".hpp", ".cc"))
     ]
     return [git(git_dir, "show", f"{commit}:{f}") for f in files]
 
@@ -89,8 +91,8 @@ def main() -> int:
         sites.update(called)
         read.append(f"{row['repo']}@{row['commit'][:10]}:{row['path']}")
     lines = [
-        f"# basic-API functions the adopt corpus's kernels call (bench/corpus_api_names.py): asc-devkit "
-        f"{asc_commit}; {len(read)} projects read, {len(skipped)} without a mirror "
+        "# basic-API functions the adopt corpus's kernels call (bench/corpus_api_names.py): "
+        f"asc-devkit {asc_commit}; {len(read)} projects read, {len(skipped)} without a mirror "
         f"({', '.join(skipped) or 'none'})",
         "# name\tprojects\tcall sites",
     ]

@@ -1,6 +1,7 @@
-"""The twin declares every Ascend C basic-API function hand-written kernels call: the names the adopt
-corpus's kernels call (tests/data/corpus_basic_api_names.tsv, written by bench/corpus_api_names.py
-from the projects' op_kernel sources) and those issue 49's survey of 105 public kernels found missing.
+"""The twin declares every Ascend C basic-API function hand-written kernels call: the names the
+adopt corpus's kernels call (tests/data/corpus_basic_api_names.tsv, written by
+bench/corpus_api_names.py from the projects' op_kernel sources) and those issue 49's survey of 105
+public kernels found missing.
 One g++ compile of a probe TU with a `using AscendC::Name;` per name (a name the twin keeps in the
 global namespace, as asc-devkit does GetSysWorkSpacePtr, is probed with `using ::Name;` next)."""
 
@@ -20,7 +21,10 @@ SURVEY_49 = {"CompareScalar", "DumpTensor", "Subs", "LoadData", "DumpAccChkPoint
 # Called by public kernels but not emulated yet (the cube's basic API; see opgen/twin/README.md
 # "Not supported"). The test fails when one of them appears, so the list stays true.
 NOT_YET = {"LoadData", "Mmad"}
-UNDECLARED = re.compile(r"[‘'](\w+)[’'] has not been declared in [‘']::[’']|[‘'](\w+)[’'] has not been declared")
+UNDECLARED = re.compile(
+    r"[‘'](\w+)[’'] has not been declared in [‘']::[’']"
+    r"|[‘'](\w+)[’'] has not been declared"
+)
 
 
 def corpus_names() -> set[str]:
@@ -31,9 +35,13 @@ def corpus_names() -> set[str]:
 def missing(names: set[str], scope: str, tmp_path) -> set[str]:
     src = tmp_path / f"probe_{len(scope)}.cpp"
     body = "\n".join(f"using {scope}::{n};" for n in sorted(names))
-    src.write_text(f'#include "kernel_operator.h"\nnamespace probe {{\n{body}\n}}\n', encoding="utf-8")
+    src.write_text(
+        f'#include "kernel_operator.h"\nnamespace probe {{\n{body}\n}}\n', encoding="utf-8"
+    )
     proc = subprocess.run(
-        [CXX, *CXXFLAGS, "-fmax-errors=0", "-fsyntax-only", str(src)], capture_output=True, text=True
+        [CXX, *CXXFLAGS, "-fmax-errors=0", "-fsyntax-only", str(src)],
+        capture_output=True,
+        text=True,
     )
     found = {a or b for a, b in UNDECLARED.findall(proc.stderr)}
     assert proc.returncode == 0 or found, proc.stderr

@@ -1,8 +1,8 @@
 """CompareScalar / Compares (count and level-0 forms, per-SoC element types), Subs and the debug
 output (printf, DumpTensor, DumpAccChkPoint) on the twin, against references written from the
-asc-devkit docs (Compares.md, Subs（灵活标量位置）.md, DumpTensor.md, DumpAccChkPoint.md, printf.md);
-cpp/test_debug_cmp_api.cpp prints the inputs and the twin's outputs. The same APIs in a kernel run by
-the runner: test_heaviside.py."""
+asc-devkit docs (Compares.md, Subs（灵活标量位置）.md, DumpTensor.md, DumpAccChkPoint.md,
+printf.md); cpp/test_debug_cmp_api.cpp prints the inputs and the twin's outputs. The same APIs in a
+kernel run by the runner: test_heaviside.py."""
 
 from __future__ import annotations
 
@@ -74,7 +74,8 @@ def test_compare_scalar_forms(dbg_bin, tn):
         count = _pack(list(holds[: 2 * per])) + untouched
         assert outs[f"cs_count_{tn}_{m}"] == count, m
         assert outs[f"compares_count_{tn}_{m}"] == count, m
-        # level 0: 3 iterations, src repeat stride 16 blocks (every other iteration's data), dst contiguous
+        # level 0: 3 iterations, src repeat stride 16 blocks (every other iteration's data),
+        # dst contiguous
         l0 = [bool(holds[2 * per * r + k]) for r in range(3) for k in range(per)]
         assert outs[f"cs_l0_{tn}_{m}"] == _pack(l0) + untouched, m
         # the mask is reserved on Atlas A2/A3: mask {1, 0} still compares the whole iteration
@@ -143,7 +144,9 @@ def test_dump_and_printf_format(dbg_bin):
         "[16.000000, 16.500000, 17.000000]",
     ]
     assert re.fullmatch(
-        r"DumpTensor: desc=11, addr=0x[0-9a-f]+, data_type=float32, position=GM, dump_size=4", dump[8]
+        r"DumpTensor: desc=11, addr=0x[0-9a-f]+, data_type=float32, position=GM, "
+        r"dump_size=4",
+        dump[8],
     )
     assert dump[9:] == [
         "[1.500000, -2.000000, 3.250000, 0.000000]",

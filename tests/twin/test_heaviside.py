@@ -27,7 +27,9 @@ def driver(tmp_path_factory):
         "host": HEAVISIDE / "op_host" / "heaviside_custom.cpp",
         "driver": CPP / "heaviside_driver.cpp",
     }
-    jobs = [[CXX, *CXXFLAGS, *inc, "-c", str(s), "-o", str(out / f"{n}.o")] for n, s in objs.items()]
+    jobs = [
+        [CXX, *CXXFLAGS, *inc, "-c", str(s), "-o", str(out / f"{n}.o")] for n, s in objs.items()
+    ]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(compile_cmd, jobs))
     errors = [p.stderr for _, p in results if p.returncode != 0]
@@ -72,8 +74,8 @@ def test_heaviside_values(driver, dtype, n, cores):
 
 @pytest.mark.parametrize("dtype", ["fp16", "fp32"])
 def test_heaviside_debug_output(driver, dtype):
-    """Per block, in block order: the DumpHead line, the printf line, DumpTensor of the first 8 outputs
-    (desc 7) and DumpAccChkPoint of x from the second 256 bytes on (desc 8, 4 elements)."""
+    """Per block, in block order: the DumpHead line, the printf line, DumpTensor of the first 8
+    outputs (desc 7) and DumpAccChkPoint of x from the second 256 bytes on (desc 8, 4 elements)."""
     n, cores = 5000, 2
     vals, lines = run(driver, dtype, n, cores)
     size = 2 if dtype == "fp16" else 4
@@ -87,7 +89,8 @@ def test_heaviside_debug_output(driver, dtype):
         y8 = ", ".join(f"{v:f}" for v in vals["y"][off : off + 8])
         x4 = ", ".join(f"{v:f}" for v in vals["x"][off + 256 // size : off + 256 // size + 4])
         expected += [
-            f"opType=HeavisideCustom, DumpHead: AIV-{b}, CoreType=AIV, block dim=2, total_block_num=2",
+            f"opType=HeavisideCustom, DumpHead: AIV-{b}, CoreType=AIV, block dim=2, "
+            "total_block_num=2",
             f"[AIV Block {b}/2] heaviside block {b}: {count} elements from {off}",
             f"DumpTensor: desc=7, addr=0x{4 * 4096:x}, data_type={name}, position=UB, dump_size=8",
             f"[{y8}]",
