@@ -158,3 +158,11 @@ def test_dump_and_printf_format(dbg_bin):
     assert "17" in msgs["dump_overrun"] and "ascend910" in msgs["dump_910"]
     assert "countOff 17" in msgs["acc_offset"] and "32-byte aligned" in msgs["acc_align"]
     assert "no printf" in msgs["printf_310p"]
+
+
+def test_tquesync(dbg_bin):
+    """TQueSync<PIPE_MTE2, PIPE_V> sets and waits the MTE2_V flag; a wait without a set hangs the
+    NPU (an error); another pair's flag is another flag."""
+    _, _, msgs, _ = _run(dbg_bin, "sync")
+    assert "no matching SetFlag" in msgs["tquesync_unset"]
+    assert "no matching SetFlag" in msgs["tquesync_other_pair"]

@@ -213,6 +213,24 @@ void SectionDebug()
              {"printf", "ascend310p", "no printf"});
 }
 
+// TQueSync<src, dst>: the flag between two pipes, the same as SetFlag/WaitFlag<HardEvent::SRC_DST>.
+void SectionSync()
+{
+    TQueSync<PIPE_MTE2, PIPE_V> sync;
+    ExpectOk("tquesync_pair", [&] {
+        sync.SetFlag(0);
+        sync.WaitFlag(0);
+        sync.SetFlag(1);
+        WaitFlag<HardEvent::MTE2_V>(1);
+    });
+    ExpectHw("tquesync_unset", [&] { sync.WaitFlag(2); }, {"WaitFlag", "no matching SetFlag"});
+    TQueSync<PIPE_V, PIPE_MTE3> out;
+    ExpectHw("tquesync_other_pair", [&] {
+        sync.SetFlag(3);
+        out.WaitFlag(3);
+    }, {"WaitFlag", "no matching SetFlag"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -221,7 +239,8 @@ int main(int argc, char** argv)
     struct S {
         const char* name;
         void (*fn)();
-    } sections[] = {{"compare", SectionCompare}, {"subs", SectionSubs}, {"debug", SectionDebug}};
+    } sections[] = {{"compare", SectionCompare}, {"subs", SectionSubs}, {"debug", SectionDebug},
+                    {"sync", SectionSync}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" || sec == s.name) {
