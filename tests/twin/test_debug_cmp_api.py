@@ -166,3 +166,35 @@ def test_tquesync(dbg_bin):
     _, _, msgs, _ = _run(dbg_bin, "sync")
     assert "no matching SetFlag" in msgs["tquesync_unset"]
     assert "no matching SetFlag" in msgs["tquesync_other_pair"]
+
+
+def _rows(values, rows, cols, missing=0):
+    lines = [",".join(f"{v:f}" for v in values[r * cols : (r + 1) * cols]) for r in range(rows)]
+    lines += [",".join(["-"] * cols)] * missing
+    return "[" + ",\n".join(f"[{ln}]" for ln in lines) + "]"
+
+
+def test_dump_with_shape(dbg_bin):
+    """DumpTensor.md's ShapeInfo examples: a row per line; a shape smaller than dumpSize prints only
+    its elements after a note, a larger one "-" for the missing ones."""
+    _, _, _, out = _run(dbg_bin, "debug")
+    text = out.split("BEGIN shape\n", 1)[1].split("END shape\n", 1)[0]
+    h = [k * 0.5 for k in range(64)]
+    head = "DumpTensor: desc={}, addr=0x0, data_type=float16, position=UB, dump_size={}\n"
+    cube = "[" + ",\n".join(_rows(h[12 * i :], 3, 4) for i in range(2)) + "]"
+    assert text == (
+        head.format(2, 64)
+        + _rows(h, 8, 8)
+        + "\n"
+        + head.format(3, 64)
+        + "shape is [7, 8], dumpSize is 64, dumpSize is greater than shapeSize.\n"
+        + _rows(h, 7, 8)
+        + "\n"
+        + head.format(4, 64)
+        + "shape is [9, 8], dumpSize is 64, data is not enough.\n"
+        + _rows(h, 8, 8, missing=1)
+        + "\n"
+        + head.format(5, 24)
+        + cube
+        + "\n"
+    )

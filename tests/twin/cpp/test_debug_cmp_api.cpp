@@ -201,6 +201,14 @@ void SectionDebug()
     AscendC::printf("fmt string int: %d, float: %f, half: %f, str: %s\n", 0x123, 3.14f, half(1.5f), "ok");
     PRINTF("PRINTF %u\n", 7u);
     std::printf("END dump\n");
+    // DumpTensor.md's three ShapeInfo cases: shape = dumpSize, shape < dumpSize, shape > dumpSize
+    std::printf("BEGIN shape\n");
+    const uint32_t s88[] = {8, 8}, s78[] = {7, 8}, s98[] = {9, 8}, s234[] = {2, 3, 4};
+    DumpTensor(h, 2, 64, ShapeInfo(2, s88));
+    DumpTensor(h, 3, 64, ShapeInfo(2, s78));
+    DumpTensor(h, 4, 64, ShapeInfo(2, s98));
+    DumpTensor(h, 5, 24, ShapeInfo(3, s234, DataFormat::ND));
+    std::printf("END shape\n");
     auto big = s.Get<float>(8192);
     std::printf("BEGIN big\n");
     DumpTensor(big, 3, 8000);

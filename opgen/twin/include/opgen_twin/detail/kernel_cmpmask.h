@@ -141,7 +141,7 @@ inline void ComparesRepeat(const char* api, const AscendC::LocalTensor<U>& dst, 
     OPGEN_TWIN_SUPPORTED_TYPES(IsComparesT<T>::value, "Compares",
                                "half, float, int32_t (EQ only); int16_t, uint16_t, uint32_t on 310B and 950");
     CheckComparesType<T, Arch>(api, cmpMode);
-    if (Arch == 3002 || Arch == 3510) {
+    if (OPGEN_SOC_COMPARES_MASK_SELECTS(Arch)) {
         ThrowTwin(Format("%s: on %s (__NPU_ARCH__ %d) the mask selects the elements compared (Compares.md); the twin "
                          "emulates the level-0 form where the mask is reserved (Atlas A2/A3, 310P) only: not emulated",
                          api, SocName(Arch), Arch));

@@ -99,8 +99,8 @@ inline void WriteMask(const char* api, const AscendC::LocalTensor<U>& dst, uint3
 // nothing and writes bits, so U is any integer tensor as for Compare): half and float wherever
 // Compares exists; int32_t for CMPMODE::EQ only on Atlas A2/A3 (dav_c220's int32_t
 // VcmpvsIntrinsicsImpl issues vcmpvs_eq whatever the mode, so another mode would silently test
-// equality); int16_t, uint16_t, int32_t and uint32_t in every mode on Atlas 200I/500 A2 (3002) and
-// Ascend 950 (3510). ascend910 has no Compares at all.
+// equality); int16_t, uint16_t, int32_t and uint32_t in every mode on Atlas 200I/500 A2 and Ascend 950
+// (OPGEN_SOC_HAS_WIDE_INT_COMPARES). ascend910 has no Compares at all.
 template <class T> struct IsComparesT : IsAnyOf<T, half, float, int16_t, uint16_t, int32_t, uint32_t> {};
 
 template <class T, int Arch>
@@ -111,7 +111,7 @@ inline void CheckComparesType(const char* api, AscendC::CMPMODE mode)
                              "and use Compare",
                              api, SocName(Arch), Arch));
     }
-    if (IsCmpSelT<T>::value || Arch == 3002 || Arch == 3510) {
+    if (IsCmpSelT<T>::value || OPGEN_SOC_HAS_WIDE_INT_COMPARES(Arch)) {
         return;
     }
     if (std::is_same<T, int32_t>::value && OPGEN_SOC_HAS_INT_COMPARE(Arch)) {

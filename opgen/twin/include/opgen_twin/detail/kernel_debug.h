@@ -21,7 +21,12 @@
 // range outside the launch's buffers; DumpAccChkPoint's countOff beyond the tensor (CANN's CPU debug
 // asserts; the NPU skips the dump) or not 32-byte aligned in UB. A dump of more than 30 KB (its 72-byte
 // header and data rounded up to 32 bytes; the default print buffer, DumpTensor.md) is not printed, as on
-// the NPU; the twin prints a line saying so. Shapes (the ShapeInfo overloads) are not emulated.
+// the NPU; the twin prints a line saying so.
+// The ShapeInfo overloads print the values nested as the shape says, a row per line (DumpTensor.md's
+// examples: `[[a,b],\n[c,d]]`, no spaces); a shape of fewer elements than dumpSize prints
+// "shape is [7, 8], dumpSize is 64, dumpSize is greater than shapeSize." first and only the shape's
+// elements, one of more prints "shape is [9, 8], dumpSize is 64, data is not enough." first and "-" for
+// the missing ones. Nesting beyond two dimensions follows the same rule (the docs show two).
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_DEBUG_H
 #define OPGEN_TWIN_DETAIL_KERNEL_DEBUG_H
 
@@ -35,6 +40,60 @@
 #include "opgen_twin/detail/kernel_tensor.h"
 #include "opgen_twin/detail/launch.h"
 #include "opgen_twin/detail/soc.h"
+
+#ifndef K_MAX_SHAPE_DIM
+#define K_MAX_SHAPE_DIM 8  // asc-devkit impl/utils/sys_macros.h
+#endif
+
+namespace AscendC {
+
+// asc-devkit include/basic_api/kernel_struct_data_copy.h
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
+
+// asc-devkit include/basic_api/kernel_tensor.h (a dim above K_MAX_SHAPE_DIM is a HardwareError here; the
+// NPU build does not check it)
+struct ShapeInfo {
+    ShapeInfo() {}
+    ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[], const uint8_t inputOriginalShapeDim,
+              const uint32_t inputOriginalShape[], const DataFormat inputFormat)
+        : shapeDim(inputShapeDim), originalShapeDim(inputOriginalShapeDim), dataFormat(inputFormat)
+    {
+        Check(inputShapeDim), Check(inputOriginalShapeDim);
+        for (int i = 0; i < shapeDim; ++i) shape[i] = inputShape[i];
+        for (int i = 0; i < originalShapeDim; ++i) originalShape[i] = inputOriginalShape[i];
+    }
+    ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[], const DataFormat inputFormat)
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, inputFormat)
+    {
+    }
+    ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[])
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, DataFormat::ND)
+    {
+    }
+    uint8_t shapeDim = 0;
+    uint8_t originalShapeDim = 0;
+    uint32_t shape[K_MAX_SHAPE_DIM] = {};
+    uint32_t originalShape[K_MAX_SHAPE_DIM] = {};
+    DataFormat dataFormat = DataFormat::ND;
+
+private:
+    static void Check(uint8_t dim)
+    {
+        if (dim > K_MAX_SHAPE_DIM) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "ShapeInfo: shapeDim %u is more than K_MAX_SHAPE_DIM (%d)", static_cast<unsigned>(dim), K_MAX_SHAPE_DIM));
+        }
+    }
+};
+
+inline uint64_t GetShapeSize(const ShapeInfo& shapeInfo)
+{
+    uint64_t size = 1;
+    for (int i = 0; i < shapeInfo.shapeDim; ++i) size *= shapeInfo.shape[i];
+    return size;
+}
+
+}  // namespace AscendC
 
 namespace opgen_twin {
 namespace detail {
@@ -64,7 +123,7 @@ inline auto PrintfArg(const A& a)
 template <int Arch>
 inline void CheckPrintfExists(const char* api)
 {
-    if (Arch == 1001 || Arch == 2002 || Arch == 3002) {
+    if (!OPGEN_SOC_HAS_PRINTF(Arch)) {
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no printf (asc-devkit printf.md: Atlas A2/A3 and Ascend "
                              "950); DumpTensor prints tensors there",
                              api, SocName(Arch), Arch));
@@ -134,9 +193,44 @@ inline std::string DumpValue(const void* data, uint32_t i)
 constexpr uint64_t kDumpTlvHeadBytes = 72;     // sizeof(DumpTensorTlv), asc-devkit impl/utils/debug/asc_debug_types.h
 constexpr uint64_t kDumpBufferBytes = 30 * 1024;  // the default print buffer per core (DumpTensor.md)
 
-// Emits one DumpTensor record of `n` elements at `data`.
+// The values of a dump nested as `shape` says (DumpTensor.md): element `at` on, dimension `d`; "-" past n.
 template <class T>
-inline void EmitDump(uint32_t desc, uint64_t addr, const char* position, const void* data, uint32_t n)
+inline void AppendNested(std::string& text, const AscendC::ShapeInfo& shape, int d, uint64_t& at, const void* data,
+                         uint32_t n)
+{
+    text += "[";
+    for (uint32_t i = 0; i < shape.shape[d]; ++i) {
+        if (i > 0) text += d + 1 == shape.shapeDim ? "," : ",\n";
+        if (d + 1 < shape.shapeDim) {
+            AppendNested<T>(text, shape, d + 1, at, data, n);
+        } else {
+            text += at < n ? DumpValue<T>(data, static_cast<uint32_t>(at)) : std::string("-");
+            ++at;
+        }
+    }
+    text += "]";
+}
+
+// The values of a dump as DumpTensor.md prints them with a ShapeInfo: a note when the sizes differ.
+template <class T>
+inline std::string ShapedValues(const AscendC::ShapeInfo& shape, const void* data, uint32_t n)
+{
+    std::string text;
+    const uint64_t size = AscendC::GetShapeSize(shape);
+    if (size != n) {
+        text += "shape is [";
+        for (int d = 0; d < shape.shapeDim; ++d) text += Format(d > 0 ? ", %u" : "%u", shape.shape[d]);
+        text += Format("], dumpSize is %u, %s\n", n, size < n ? "dumpSize is greater than shapeSize." : "data is not enough.");
+    }
+    uint64_t at = 0;
+    AppendNested<T>(text, shape, 0, at, data, n);
+    return text + "\n";
+}
+
+// Emits one DumpTensor record of `n` elements at `data` (nested by `shape` when it has dimensions).
+template <class T>
+inline void EmitDump(uint32_t desc, uint64_t addr, const char* position, const void* data, uint32_t n,
+                     const AscendC::ShapeInfo* shape = nullptr)
 {
     const uint64_t bytes = (uint64_t{n} * sizeof(T) + 31) / 32 * 32;
     if (kDumpTlvHeadBytes + bytes > kDumpBufferBytes) {
@@ -145,8 +239,13 @@ inline void EmitDump(uint32_t desc, uint64_t addr, const char* position, const v
                          desc, n, DumpTypeName<T>(), static_cast<unsigned long long>(kDumpTlvHeadBytes + bytes)));
         return;
     }
-    std::string text = Format("DumpTensor: desc=%u, addr=0x%llx, data_type=%s, position=%s, dump_size=%u\n[", desc,
+    std::string text = Format("DumpTensor: desc=%u, addr=0x%llx, data_type=%s, position=%s, dump_size=%u\n", desc,
                               static_cast<unsigned long long>(addr & 0xFFFFFFFFull), DumpTypeName<T>(), position, n);
+    if (shape != nullptr && shape->shapeDim > 0) {
+        DebugEmit(text + ShapedValues<T>(*shape, data, n));
+        return;
+    }
+    text += "[";
     for (uint32_t i = 0; i < n; ++i) {
         if (i > 0) text += ", ";
         text += DumpValue<T>(data, i);
@@ -158,7 +257,7 @@ inline void EmitDump(uint32_t desc, uint64_t addr, const char* position, const v
 template <int Arch>
 inline void CheckDumpExists(const char* api)
 {
-    if (Arch == 1001) {
+    if (!OPGEN_SOC_HAS_DUMP_TENSOR(Arch)) {
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no DumpTensor (asc-devkit DumpTensor.md)", api, SocName(Arch),
                              Arch));
     }
@@ -181,7 +280,8 @@ inline const char* DumpPosition(const char* api, AscendC::TPosition pos)
 }
 
 template <class T, int Arch>
-inline void DumpLocal(const char* api, const AscendC::LocalTensor<T>& t, uint32_t desc, uint32_t dumpSize)
+inline void DumpLocal(const char* api, const AscendC::LocalTensor<T>& t, uint32_t desc, uint32_t dumpSize,
+                      const AscendC::ShapeInfo* shape = nullptr)
 {
     static_assert(IsDumpT<T>::value, "opgen twin: AscendC::DumpTensor takes bool, (u)int8/16/32/64_t, half, "
                                      "bfloat16_t, float");
@@ -189,11 +289,12 @@ inline void DumpLocal(const char* api, const AscendC::LocalTensor<T>& t, uint32_
     if (dumpSize == 0) return;  // asc_dump_impl: nothing to print
     t.TwinCheckFits(api, "source", dumpSize);
     const char* pos = DumpPosition(api, static_cast<AscendC::TPosition>(t.GetPosition()));
-    EmitDump<T>(desc, t.GetPhyAddr(), pos, t.TwinData(), dumpSize);
+    EmitDump<T>(desc, t.GetPhyAddr(), pos, t.TwinData(), dumpSize, shape);
 }
 
 template <class T, int Arch>
-inline void DumpGlobal(const char* api, const AscendC::GlobalTensor<T>& t, uint32_t desc, uint32_t dumpSize)
+inline void DumpGlobal(const char* api, const AscendC::GlobalTensor<T>& t, uint32_t desc, uint32_t dumpSize,
+                       const AscendC::ShapeInfo* shape = nullptr)
 {
     static_assert(IsDumpT<T>::value, "opgen twin: AscendC::DumpTensor takes bool, (u)int8/16/32/64_t, half, "
                                      "bfloat16_t, float");
@@ -202,7 +303,7 @@ inline void DumpGlobal(const char* api, const AscendC::GlobalTensor<T>& t, uint3
     const T* p = t.GetPhyAddr();
     if (p == nullptr) return;  // set_dump_tlv_data: a null GM source prints nothing
     CheckGmRange(api, p, uint64_t{dumpSize} * sizeof(T));
-    EmitDump<T>(desc, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)), "GM", p, dumpSize);
+    EmitDump<T>(desc, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)), "GM", p, dumpSize, shape);
 }
 
 }  // namespace detail
@@ -233,6 +334,21 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 {
 #if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
     opgen_twin::detail::DumpGlobal<T, Arch>("DumpTensor", tensor, desc, dumpSize);
+#endif
+}
+
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
+inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo)
+{
+#if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
+    opgen_twin::detail::DumpLocal<T, Arch>("DumpTensor", tensor, desc, dumpSize, &shapeInfo);
+#endif
+}
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
+inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo)
+{
+#if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
+    opgen_twin::detail::DumpGlobal<T, Arch>("DumpTensor", tensor, desc, dumpSize, &shapeInfo);
 #endif
 }
 

@@ -9,7 +9,7 @@
 // tensor's element type, as the call's implicit conversion does) or a LocalTensor whose element 0 is
 // read (a "single point", src1Local[0]); when both are tensors, the BinaryConfig template argument's
 // scalarTensorIndex says which one is the scalar (1, the default: src1; 0: src0). Only Ascend 950
-// (__NPU_ARCH__ 3510) has Subs: asc-devkit implements SubsImpl in dav_3510 (and the Kirin dav_l300 /
+// (OPGEN_SOC_HAS_SUBS) has Subs: asc-devkit implements SubsImpl in dav_3510 (and the Kirin dav_l300 /
 // dav_m510) only, so a build for another SoC does not compile; the twin reports that at the call.
 // Element types: half, bfloat16_t, int16_t, float, int32_t, and for the count form also int64_t and
 // uint64_t (complex32/complex64 are not emulated). Floating point is rounded once (half/bfloat16 from
@@ -48,7 +48,7 @@ template <class T> struct IsSubsCountT : IsAnyOf<T, half, bfloat16_t, int16_t, f
 template <int Arch>
 inline void CheckSubsExists()
 {
-    if (Arch != 3510) {
+    if (!OPGEN_SOC_HAS_SUBS(Arch)) {
         ThrowHardware(Format("Subs: %s (__NPU_ARCH__ %d) has no Subs: asc-devkit implements it for Ascend 950 only "
                              "(Subs（灵活标量位置）.md), so the kernel does not compile there. Use Adds with the negated "
                              "scalar, or Muls by -1 and Adds for scalar - tensor",
