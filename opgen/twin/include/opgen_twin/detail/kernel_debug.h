@@ -327,6 +327,8 @@ inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dum
 {
 #if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
     opgen_twin::detail::DumpLocal<T, Arch>("DumpTensor", tensor, desc, dumpSize);
+#else
+    (void)tensor, (void)desc, (void)dumpSize;
 #endif
 }
 template <typename T, int Arch = opgen_twin::detail::kNpuArch>
@@ -334,6 +336,8 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 {
 #if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
     opgen_twin::detail::DumpGlobal<T, Arch>("DumpTensor", tensor, desc, dumpSize);
+#else
+    (void)tensor, (void)desc, (void)dumpSize;
 #endif
 }
 
@@ -342,6 +346,8 @@ inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dum
 {
 #if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
     opgen_twin::detail::DumpLocal<T, Arch>("DumpTensor", tensor, desc, dumpSize, &shapeInfo);
+#else
+    (void)tensor, (void)desc, (void)dumpSize, (void)shapeInfo;
 #endif
 }
 template <typename T, int Arch = opgen_twin::detail::kNpuArch>
@@ -349,6 +355,8 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 {
 #if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
     opgen_twin::detail::DumpGlobal<T, Arch>("DumpTensor", tensor, desc, dumpSize, &shapeInfo);
+#else
+    (void)tensor, (void)desc, (void)dumpSize, (void)shapeInfo;
 #endif
 }
 
@@ -369,6 +377,8 @@ inline void DumpAccChkPoint(const LocalTensor<T>& tensor, uint32_t index, uint32
             api, countOff, opgen_twin::detail::TypeName<T>(), static_cast<unsigned long long>(uint64_t{countOff} * sizeof(T))));
     }
     opgen_twin::detail::DumpLocal<T, Arch>(api, tensor[countOff], index, dumpSize);
+#else
+    (void)tensor, (void)index, (void)countOff, (void)dumpSize;
 #endif
 }
 template <typename T, int Arch = opgen_twin::detail::kNpuArch>
@@ -382,6 +392,8 @@ inline void DumpAccChkPoint(const GlobalTensor<T>& tensor, uint32_t index, uint3
             countOff, static_cast<unsigned long long>(tensor.GetSize())));
     }
     opgen_twin::detail::DumpGlobal<T, Arch>(api, tensor[countOff], index, dumpSize);
+#else
+    (void)tensor, (void)index, (void)countOff, (void)dumpSize;
 #endif
 }
 
