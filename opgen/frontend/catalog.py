@@ -362,7 +362,8 @@ class SocFamily:
     needs_b32_mask_high_zero: bool = False
     # Compares of int16_t, uint16_t, int32_t, uint32_t in every CMPMODE (not int32_t EQ only)
     has_wide_int_compares: bool = False
-    compares_mask_selects: bool = False  # Compares' level-0 mask selects elements (not reserved)
+    # Compare's and Compares' level-0 mask selects elements (not reserved)
+    compare_mask_selects: bool = False
     has_subs: bool = False  # Subs, the tensor-scalar subtraction with the scalar on either side
     has_printf: bool = True  # the kernel's printf/PRINTF
     has_dump_tensor: bool = True  # DumpTensor and DumpAccChkPoint
@@ -497,12 +498,12 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         "and float, and on Atlas A2/A3 int32_t for CMPMODE::EQ only (OPGEN_SOC_HAS_INT_COMPARE).",
     ),
     SocCapability(
-        "compares_mask_selects",
-        "COMPARES_MASK_SELECTS",
-        "Compares' level-0 mask selects the elements compared (asc-devkit Compares.md: 设置有效 on "
-        "Atlas 200I/500 A2 and Ascend 950); elsewhere it is reserved and every element of an "
-        "iteration is compared (dav_c220 VcmpvsImpl ignores it). The twin emulates the reserved "
-        "mask only.",
+        "compare_mask_selects",
+        "COMPARE_MASK_SELECTS",
+        "The level-0 mask of Compare and Compares selects the elements compared (asc-devkit "
+        "Compare.md, Compares.md: 设置有效 on Atlas 200I/500 A2 and Ascend 950); elsewhere it is "
+        "reserved and every element of an iteration is compared (dav_c220 VcmpvImpl and "
+        "VcmpvsImpl ignore it). The twin emulates the reserved mask only.",
     ),
     SocCapability(
         "has_subs",
@@ -590,7 +591,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_ub_copy=False,
             has_soft_sync_all=False,
             has_wide_int_compares=True,
-            compares_mask_selects=True,
+            compare_mask_selects=True,
             has_printf=False,
         ),
         # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
@@ -604,7 +605,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_hardware_sync_all=True,
             needs_b32_mask_high_zero=True,
             has_wide_int_compares=True,
-            compares_mask_selects=True,
+            compare_mask_selects=True,
             has_subs=True,
         ),
         SocFamily(

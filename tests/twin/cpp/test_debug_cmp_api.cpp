@@ -6,6 +6,7 @@
 // section's own output (DumpTensor and printf lines) goes to stdout between "BEGIN name" and "END name".
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -55,6 +56,22 @@ void Fill(const LocalTensor<T>& t, uint32_t n)
 }
 
 const char* kModes[] = {"LT", "GT", "EQ", "LE", "GE", "NE"};
+
+// `f` throws a TwinError (not emulated), not a HardwareError; printed as "MSG name: ...".
+void ExpectTwin(const char* name, const std::function<void()>& f)
+{
+    try {
+        f();
+        ++g_fail;
+        std::printf("FAIL %s: no TwinError\n", name);
+    } catch (const opgen_twin::HardwareError& e) {
+        ++g_fail;
+        std::printf("FAIL %s: a HardwareError, not a TwinError: %s\n", name, e.what());
+    } catch (const opgen_twin::TwinError& e) {
+        std::printf("MSG %s: %s\n", name, e.what());
+        CHECK(std::strstr(e.what(), "not emulated") != nullptr, "%s", e.what());
+    }
+}
 
 // Count form (CompareScalar and Compares) of 2 repeats, and level 0: 3 iterations, src repeat stride 16
 // blocks (every other iteration's data), dst block stride 1, dst repeat stride 8 (the default).
@@ -114,18 +131,13 @@ void SectionCompare()
              {"CompareScalar(dst, src0, scalar, cmpMode, mask, repeatTime, UnaryRepeatParams)", "src0"});
     ExpectHw("cs_l0_dst_overrun", [&] { CompareScalar(bits, x, 0.0f, CMPMODE::LT, uint64_t(64), 4, UnaryRepeatParams(1, 1, 32, 8)); },
              {"CompareScalar", "dst needs", "UB buffer overrun"});
-    try {
-        uint64_t mask[2] = {~0ull, 0};
+    uint64_t mask[2] = {~0ull, 0};
+    ExpectTwin("cs_l0_310b", [&] {
         CompareScalar<float, uint8_t, true, 3002>(bits, x, 0.0f, CMPMODE::LT, mask, 1, UnaryRepeatParams());
-        ++g_fail;
-        std::printf("FAIL cs_l0_310b: no TwinError\n");
-    } catch (const opgen_twin::HardwareError&) {
-        ++g_fail;
-        std::printf("FAIL cs_l0_310b: a HardwareError, not a TwinError\n");
-    } catch (const opgen_twin::TwinError& e) {
-        std::printf("MSG cs_l0_310b: %s\n", e.what());
-        CHECK(std::strstr(e.what(), "not emulated") != nullptr, "%s", e.what());
-    }
+    });
+    ExpectTwin("compare_l0_950", [&] {
+        Compare<float, uint8_t, true, 3510>(bits, x, x, CMPMODE::LT, uint64_t(64), 1, BinaryRepeatParams());
+    });
 }
 
 // Subs on Ascend 950 (Arch 3510 given explicitly): scalar after and before, as a value and as a single point.

@@ -105,11 +105,11 @@
 // ascend950 (3510).
 #define OPGEN_SOC_HAS_WIDE_INT_COMPARES(arch) ((arch) == 3002 || (arch) == 3510)
 
-// Compares' level-0 mask selects the elements compared (asc-devkit Compares.md: 设置有效 on Atlas
-// 200I/500 A2 and Ascend 950); elsewhere it is reserved and every element of an iteration is
-// compared (dav_c220 VcmpvsImpl ignores it). The twin emulates the reserved mask only. On:
-// ascend310b (3002), ascend950 (3510).
-#define OPGEN_SOC_COMPARES_MASK_SELECTS(arch) ((arch) == 3002 || (arch) == 3510)
+// The level-0 mask of Compare and Compares selects the elements compared (asc-devkit Compare.md,
+// Compares.md: 设置有效 on Atlas 200I/500 A2 and Ascend 950); elsewhere it is reserved and every
+// element of an iteration is compared (dav_c220 VcmpvImpl and VcmpvsImpl ignore it). The twin
+// emulates the reserved mask only. On: ascend310b (3002), ascend950 (3510).
+#define OPGEN_SOC_COMPARE_MASK_SELECTS(arch) ((arch) == 3002 || (arch) == 3510)
 
 // Subs, the tensor-scalar subtraction with the scalar on either side (asc-devkit Subs（灵活标量位置）.md:
 // Ascend 950; SubsImpl exists in dav_3510 only, so a kernel calling it does not compile for the

@@ -9,7 +9,8 @@
 // (CMPMODE::EQ only); U: int8_t / uint8_t (Compare.md; CANN's CheckVcmpvDtype asserts it).
 // Compares / CompareScalar(dst, src0, scalar, cmpMode, mask / mask[], repeatTime, UnaryRepeatParams) (Compares.md;
 // dav_c220 VcmpvsImpl) likewise, the scalar in place of src1, with Compares' element types per SoC
-// (kernel_cmpsel.h); where the mask selects elements (310B, 950) the level-0 form is a TwinError (not emulated).
+// (kernel_cmpsel.h). Where the mask selects elements (310B, 950: OPGEN_SOC_COMPARE_MASK_SELECTS) both level-0
+// forms are a TwinError (not emulated).
 //
 // Select's level-0 forms (Select.md; dav_c220 VselImpl): Select(dst, selMask, src0, src1 | scalar, selMode,
 // mask | mask[], repeatTime, BinaryRepeatParams) and Select(dst, src0, src1, repeatTime, BinaryRepeatParams)
@@ -105,7 +106,19 @@ inline void WriteCmpBitsRepeat(const char* api, const AscendC::LocalTensor<U>& d
     }
 }
 
-template <class T, class U>
+// Where the mask selects elements (310B, 950) a level-0 compare is not emulated.
+template <int Arch>
+inline void CheckCompareMaskReserved(const char* api)
+{
+    if (OPGEN_SOC_COMPARE_MASK_SELECTS(Arch)) {
+        ThrowTwin(Format("%s: on %s (__NPU_ARCH__ %d) the mask selects the elements compared (Compare.md, "
+                         "Compares.md); the twin emulates the level-0 form where the mask is reserved (Atlas A2/A3, "
+                         "310P) only: not emulated",
+                         api, SocName(Arch), Arch));
+    }
+}
+
+template <class T, class U, int Arch>
 inline void CompareRepeat(const char* api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0,
                           const AscendC::LocalTensor<T>& src1, AscendC::CMPMODE cmpMode, uint8_t repeatTime,
                           const AscendC::BinaryRepeatParams& p)
@@ -115,6 +128,7 @@ inline void CompareRepeat(const char* api, const AscendC::LocalTensor<U>& dst, c
     if (std::is_same<T, int32_t>::value && cmpMode != AscendC::CMPMODE::EQ) {
         ThrowHardware(Format("%s: int32_t takes CMPMODE::EQ only (asc-devkit Compare.md)", api));
     }
+    CheckCompareMaskReserved<Arch>(api);
     const RepeatPlan<T> plan = NormalPlan<T>(FirstN(RepeatPlan<T>::kPerRepeat), repeatTime);  // mask ignored
     if (plan.None()) return;
     CheckPlanFits(api, "src0", src0, plan, p.src0BlkStride, p.src0RepStride);
@@ -141,11 +155,7 @@ inline void ComparesRepeat(const char* api, const AscendC::LocalTensor<U>& dst, 
     OPGEN_TWIN_SUPPORTED_TYPES(IsComparesT<T>::value, "Compares",
                                "half, float, int32_t (EQ only); int16_t, uint16_t, uint32_t on 310B and 950");
     CheckComparesType<T, Arch>(api, cmpMode);
-    if (OPGEN_SOC_COMPARES_MASK_SELECTS(Arch)) {
-        ThrowTwin(Format("%s: on %s (__NPU_ARCH__ %d) the mask selects the elements compared (Compares.md); the twin "
-                         "emulates the level-0 form where the mask is reserved (Atlas A2/A3, 310P) only: not emulated",
-                         api, SocName(Arch), Arch));
-    }
+    CheckCompareMaskReserved<Arch>(api);
     const RepeatPlan<T> plan = NormalPlan<T>(FirstN(RepeatPlan<T>::kPerRepeat), repeatTime);  // mask ignored
     if (plan.None()) return;
     CheckPlanFits(api, "src0", src0, plan, p.srcBlkStride, p.srcRepStride);
@@ -279,21 +289,21 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const 
         });
 }
 
-template <typename T, typename U, bool isSetMask = true>
+template <typename T, typename U, bool isSetMask = true, int Arch = opgen_twin::detail::kNpuArch>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
 {
     (void)mask;
-    opgen_twin::detail::CompareRepeat("Compare(dst, src0, src1, cmpMode, mask[], repeatTime, BinaryRepeatParams)", dst,
+    opgen_twin::detail::CompareRepeat<T, U, Arch>("Compare(dst, src0, src1, cmpMode, mask[], repeatTime, BinaryRepeatParams)", dst,
                                       src0, src1, cmpMode, repeatTime, repeatParams);
 }
 
-template <typename T, typename U, bool isSetMask = true>
+template <typename T, typename U, bool isSetMask = true, int Arch = opgen_twin::detail::kNpuArch>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
 {
     (void)mask;
-    opgen_twin::detail::CompareRepeat("Compare(dst, src0, src1, cmpMode, mask, repeatTime, BinaryRepeatParams)", dst,
+    opgen_twin::detail::CompareRepeat<T, U, Arch>("Compare(dst, src0, src1, cmpMode, mask, repeatTime, BinaryRepeatParams)", dst,
                                       src0, src1, cmpMode, repeatTime, repeatParams);
 }
 
