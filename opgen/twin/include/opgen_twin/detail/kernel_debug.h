@@ -388,8 +388,9 @@ inline void DumpAccChkPoint(const GlobalTensor<T>& tensor, uint32_t index, uint3
     const char* api = "DumpAccChkPoint";
     if (countOff > tensor.GetSize()) {
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
-            "%s: countOff %u is beyond the tensor's %llu elements (asc-devkit: \"tensor offset exceeds limit\")", api,
-            countOff, static_cast<unsigned long long>(tensor.GetSize())));
+            "%s: countOff %u is beyond the tensor's %llu elements (GetSize(), the size SetGlobalBuffer was given; "
+            "asc-devkit: \"tensor offset exceeds limit\", and the NPU dumps nothing)",
+            api, countOff, static_cast<unsigned long long>(tensor.GetSize())));
     }
     opgen_twin::detail::DumpGlobal<T, Arch>(api, tensor[countOff], index, dumpSize);
 #else
