@@ -362,6 +362,13 @@ class SocFamily:
     has_soft_sync_all: bool = True  # SyncAll(gmWorkspace, ubWorkspace) through GM
     # a 32/64-bit bit-mode mask[] must have mask[1] == 0 (CANN asserts it); elsewhere unread
     needs_b32_mask_high_zero: bool = False
+    # Compares of int16_t, uint16_t, int32_t, uint32_t in every CMPMODE (not int32_t EQ only)
+    has_wide_int_compares: bool = False
+    # Compare's and Compares' level-0 mask selects elements (not reserved)
+    compare_mask_selects: bool = False
+    has_subs: bool = False  # Subs, the tensor-scalar subtraction with the scalar on either side
+    has_printf: bool = True  # the kernel's printf/PRINTF
+    has_dump_tensor: bool = True  # DumpTensor and DumpAccChkPoint
 
 
 @dataclass(frozen=True)
@@ -493,6 +500,39 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         "iteration of such a type reads the low word only (掩码.md: the array's effective length "
         "is 1) and kernels pass the address of one uint64_t.",
     ),
+    SocCapability(
+        "has_wide_int_compares",
+        "HAS_WIDE_INT_COMPARES",
+        "Compares (and CompareScalar, its older name) of int16_t, uint16_t, int32_t and uint32_t "
+        "in every CMPMODE (asc-devkit Compares.md: Atlas 200I/500 A2, Ascend 950). Elsewhere half "
+        "and float, and on Atlas A2/A3 int32_t for CMPMODE::EQ only (OPGEN_SOC_HAS_INT_COMPARE).",
+    ),
+    SocCapability(
+        "compare_mask_selects",
+        "COMPARE_MASK_SELECTS",
+        "The level-0 mask of Compare and Compares selects the elements compared (asc-devkit "
+        "Compare.md, Compares.md: 设置有效 on Atlas 200I/500 A2 and Ascend 950); elsewhere it is "
+        "reserved and every element of an iteration is compared (dav_c220 VcmpvImpl and "
+        "VcmpvsImpl ignore it). The twin emulates the reserved mask only.",
+    ),
+    SocCapability(
+        "has_subs",
+        "HAS_SUBS",
+        "Subs, the tensor-scalar subtraction with the scalar on either side (asc-devkit "
+        "Subs（灵活标量位置）.md: Ascend 950; SubsImpl exists in dav_3510 only, so a kernel "
+        "calling it does not compile for the other SoCs).",
+    ),
+    SocCapability(
+        "has_printf",
+        "HAS_PRINTF",
+        "The kernel's printf/PRINTF (asc-devkit printf.md: Atlas A2/A3 and Ascend 950).",
+    ),
+    SocCapability(
+        "has_dump_tensor",
+        "HAS_DUMP_TENSOR",
+        "DumpTensor and DumpAccChkPoint, a tensor's values printed from the kernel (asc-devkit "
+        "DumpTensor.md, DumpAccChkPoint.md: not the training series).",
+    ),
 )
 
 
@@ -535,6 +575,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_dcci_dst=False,
             has_compare_select=False,
             has_float_reduce=False,
+            has_printf=False,
+            has_dump_tensor=False,
         ),
         # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), DataCacheCleanAndInvalid only without DcciDst, Floor and Ceil
@@ -549,6 +591,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_dcci_dst=False,
             has_wide_floor=False,
             select_reserves_ub=True,
+            has_printf=False,
         ),
         # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists), no
         # UB-to-UB DataCopy.
@@ -559,6 +602,9 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma", "index"}),
             has_ub_copy=False,
             has_soft_sync_all=False,
+            has_wide_int_compares=True,
+            compare_mask_selects=True,
+            has_printf=False,
         ),
         # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
         SocFamily(
@@ -571,6 +617,9 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_hardware_sync_all=True,
             has_split_cores=True,
             needs_b32_mask_high_zero=True,
+            has_wide_int_compares=True,
+            compare_mask_selects=True,
+            has_subs=True,
         ),
         SocFamily(
             "bs9sx1a",

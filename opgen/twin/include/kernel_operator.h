@@ -18,6 +18,7 @@
 #include "opgen_twin/detail/kernel_vec_repeat.h"
 #include "opgen_twin/detail/kernel_cmpsel.h"
 #include "opgen_twin/detail/kernel_cmpmask.h"
+#include "opgen_twin/detail/kernel_subs.h"
 #include "opgen_twin/detail/kernel_reduce.h"
 #include "opgen_twin/detail/kernel_reduce_repeat.h"
 #include "opgen_twin/detail/kernel_adv.h"
@@ -29,6 +30,7 @@
 #include "opgen_twin/detail/kernel_gather_sort.h"
 #include "opgen_twin/detail/kernel_broadcast.h"
 #include "opgen_twin/detail/kernel_assert.h"
+#include "opgen_twin/detail/kernel_debug.h"
 // Not in CANN's umbrella, but kernels include it from inside the namespace a variant wraps
 // them in, where it must find its classes declared already (at global scope).
 #include "op_frame/elemwise_frame.h"

@@ -20,9 +20,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -1139,8 +1140,56 @@ inline std::string MixBlockError(const MixBlock& m, uint32_t b, uint32_t blocks,
 // A kernel that calls SyncAll cannot run so: the first SyncAll stops the launch and sets
 // `syncAllRatio` (> 0: the AIVs per block); the caller then runs it again from fresh buffers with
 // that `syncAllRatio` given, and every AIV runs as a coroutine on this thread (sync_all.h).
-inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
-                             const std::vector<uint8_t*>& args, int64_t& syncAllRatio)
+// Each core's printf/DumpTensor text of a launch (kernel_debug.h): [block][sub-block], the AIC's.
+struct DebugTexts {
+    std::vector<std::string> sub0, sub1, aic;  // a mixed kernel's AIC too (after its AIVs)
+    std::atomic<int64_t> ratio{1};
+    explicit DebugTexts(uint32_t blocks) : sub0(blocks), sub1(blocks), aic(blocks) {}
+};
+
+// Prints the launch's debug text as the NPU's runtime does after a kernel: core by core in GetBlockIdx()
+// order, each core's part after its DumpHead line.
+inline void PrintDebugTexts(const CallData& c, const DebugTexts& d)
+{
+    const int64_t ratio = d.ratio.load();
+    std::string out;
+    for (uint32_t b = 0; b < c.blockDim; ++b) {
+        for (int64_t sub = 0; sub < 2; ++sub) {
+            const std::string& text = sub == 0 ? d.sub0[b] : d.sub1[b];
+            if (text.empty()) continue;
+            out += Format("opType=%s, DumpHead: AIV-%lld, CoreType=AIV, block dim=%u, total_block_num=%lld\n",
+                          c.opType.c_str(), static_cast<long long>(b * ratio + sub), c.blockDim,
+                          static_cast<long long>(c.blockDim * ratio));
+            out += text;
+        }
+        if (!d.aic[b].empty()) {
+            out += Format("opType=%s, DumpHead: AIC-%u, CoreType=AIC, block dim=%u, total_block_num=%u\n",
+                          c.opType.c_str(), b, c.blockDim, c.blockDim);
+            out += d.aic[b];
+        }
+    }
+    if (out.empty()) return;
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+}
+
+inline std::string RunBlocksOnCores(const CallData& c, const KernelEntry& k, const std::vector<uint8_t*>& args,
+                                    int64_t& syncAllRatio, DebugTexts& debug);
+
+// Runs the launch's blocks (RunBlocksOnCores) and prints their debug text, unless the launch runs again
+// (SyncAll): the NPU runs it once.
+inline std::string RunBlocks(const CallData& c, const KernelEntry& k, const std::vector<uint8_t*>& args,
+                             int64_t& syncAllRatio)
+{
+    DebugTexts debug(c.blockDim);
+    const int64_t before = syncAllRatio;
+    std::string err = RunBlocksOnCores(c, k, args, syncAllRatio, debug);
+    if (syncAllRatio == before) PrintDebugTexts(c, debug);
+    return err;
+}
+
+inline std::string RunBlocksOnCores(const CallData& c, const KernelEntry& k, const std::vector<uint8_t*>& args,
+                                    int64_t& syncAllRatio, DebugTexts& debug)
 {
     const bool coop = syncAllRatio > 0;
     const uint32_t workers = coop ? 1u : std::min<uint32_t>(c.blockDim, LaunchThreads());
@@ -1168,6 +1217,7 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
         mine.kfcClients.clear();
         mine.blockIdxRead = false;
         mine.gmWrites = aic ? nullptr : sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
+        mine.debugOut = aic ? &debug.aic[b] : sub == 0 ? &debug.sub0[b] : &debug.sub1[b];
         mine.currentPipe = nullptr;
         mine.kernelType = -1;
         mine.atomicOp = 0;
@@ -1183,7 +1233,7 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k,
                 ThreadUbArena().inUse = arenaInUse;  // the block's TPipe was abandoned, not destroyed
                 ThrowHardware(crash + " in the kernel's scalar code");  // reported as any block error
             }
-            if (mine.taskRatio > 1) mixed = true;
+            if (mine.taskRatio > 1) mixed = true, debug.ratio = mine.taskRatio;
             if (!aic && mine.aicBeside) mixBlocks[b].needsAic = true;
             return true;
         } catch (const CoopAbort&) {

@@ -7,6 +7,10 @@
 // dstBlkStride * b) * (32 / sizeof(T) / 8) bytes, so the default {1, 1, 1, 8, 8, 8} writes the bits
 // contiguously, as CANN's own count-form Compare (dav_c220 CompareCompute) relies on. T: half, float, int32_t
 // (CMPMODE::EQ only); U: int8_t / uint8_t (Compare.md; CANN's CheckVcmpvDtype asserts it).
+// Compares / CompareScalar(dst, src0, scalar, cmpMode, mask / mask[], repeatTime, UnaryRepeatParams) (Compares.md;
+// dav_c220 VcmpvsImpl) likewise, the scalar in place of src1, with Compares' element types per SoC
+// (kernel_cmpsel.h). Where the mask selects elements (310B, 950: OPGEN_SOC_COMPARE_MASK_SELECTS) both level-0
+// forms are a TwinError (not emulated).
 //
 // Select's level-0 forms (Select.md; dav_c220 VselImpl): Select(dst, selMask, src0, src1 | scalar, selMode,
 // mask | mask[], repeatTime, BinaryRepeatParams) and Select(dst, src0, src1, repeatTime, BinaryRepeatParams)
@@ -67,7 +71,54 @@ inline void CompareToRegister(const char* api, const AscendC::LocalTensor<T>& sr
     std::memcpy(g_launch.cmpMask, bits, sizeof(bits));
 }
 
-template <class T, class U>
+// Writes the compare bits of repeatTime whole iterations, holds(r, k) for element k of iteration r, to dst:
+// the bits of block b of iteration r at byte (dstRepStride * r + dstBlkStride * b) * (32 / sizeof(T) / 8).
+template <class T, class U, class Holds>
+inline void WriteCmpBitsRepeat(const char* api, const AscendC::LocalTensor<U>& dst, uint8_t repeatTime,
+                               uint32_t dstBlkStride, uint32_t dstRepStride, const Holds& holds)
+{
+    constexpr uint32_t perBlock = 32 / sizeof(T);
+    constexpr uint32_t blockBytes = perBlock / 8;
+    const uint64_t lastByte =
+        (uint64_t{dstRepStride} * (repeatTime - 1u) + uint64_t{dstBlkStride} * 7u) * blockBytes + blockBytes;
+    dst.TwinCheckLive(api, "dst");
+    if (lastByte > uint64_t{dst.GetSize()} * sizeof(U)) {
+        ThrowHardware(Format("%s: dst needs %llu bytes (repeatTime %u, dstBlkStride %u, dstRepStride %u) but holds %llu "
+                             "(UB buffer overrun)",
+                             api, static_cast<unsigned long long>(lastByte), static_cast<unsigned>(repeatTime),
+                             dstBlkStride, dstRepStride, static_cast<unsigned long long>(uint64_t{dst.GetSize()} * sizeof(U))));
+    }
+    std::vector<uint8_t> bits(static_cast<size_t>(repeatTime) * 8 * blockBytes, 0);
+    for (uint32_t r = 0; r < repeatTime; ++r) {
+        for (uint32_t k = 0; k < RepeatPlan<T>::kPerRepeat; ++k) {
+            if (holds(r, k)) {
+                const uint32_t i = r * RepeatPlan<T>::kPerRepeat + k;
+                bits[i / 8] = static_cast<uint8_t>(bits[i / 8] | (1u << (i % 8)));
+            }
+        }
+    }
+    uint8_t* d = static_cast<uint8_t*>(dst.TwinData());
+    for (uint32_t r = 0; r < repeatTime; ++r) {
+        for (uint32_t blk = 0; blk < 8; ++blk) {
+            const uint64_t off = (uint64_t{dstRepStride} * r + uint64_t{dstBlkStride} * blk) * blockBytes;
+            std::memcpy(d + off, &bits[(static_cast<size_t>(r) * 8 + blk) * blockBytes], blockBytes);
+        }
+    }
+}
+
+// Where the mask selects elements (310B, 950) a level-0 compare is not emulated.
+template <int Arch>
+inline void CheckCompareMaskReserved(const char* api)
+{
+    if (OPGEN_SOC_COMPARE_MASK_SELECTS(Arch)) {
+        ThrowTwin(Format("%s: on %s (__NPU_ARCH__ %d) the mask selects the elements compared (Compare.md, "
+                         "Compares.md); the twin emulates the level-0 form where the mask is reserved (Atlas A2/A3, "
+                         "310P) only: not emulated",
+                         api, SocName(Arch), Arch));
+    }
+}
+
+template <class T, class U, int Arch>
 inline void CompareRepeat(const char* api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0,
                           const AscendC::LocalTensor<T>& src1, AscendC::CMPMODE cmpMode, uint8_t repeatTime,
                           const AscendC::BinaryRepeatParams& p)
@@ -77,42 +128,42 @@ inline void CompareRepeat(const char* api, const AscendC::LocalTensor<U>& dst, c
     if (std::is_same<T, int32_t>::value && cmpMode != AscendC::CMPMODE::EQ) {
         ThrowHardware(Format("%s: int32_t takes CMPMODE::EQ only (asc-devkit Compare.md)", api));
     }
+    CheckCompareMaskReserved<Arch>(api);
     const RepeatPlan<T> plan = NormalPlan<T>(FirstN(RepeatPlan<T>::kPerRepeat), repeatTime);  // mask ignored
     if (plan.None()) return;
     CheckPlanFits(api, "src0", src0, plan, p.src0BlkStride, p.src0RepStride);
     CheckPlanFits(api, "src1", src1, plan, p.src1BlkStride, p.src1RepStride);
-    constexpr uint32_t perBlock = 32 / sizeof(T);
-    constexpr uint32_t blockBytes = perBlock / 8;
-    const uint64_t lastByte =
-        (uint64_t{p.dstRepStride} * (repeatTime - 1u) + uint64_t{p.dstBlkStride} * 7u) * blockBytes + blockBytes;
-    dst.TwinCheckLive(api, "dst");
-    if (lastByte > uint64_t{dst.GetSize()} * sizeof(U)) {
-        ThrowHardware(Format("%s: dst needs %llu bytes (repeatTime %u, dstBlkStride %u, dstRepStride %u) but holds %llu "
-                             "(UB buffer overrun)",
-                             api, static_cast<unsigned long long>(lastByte), static_cast<unsigned>(repeatTime),
-                             static_cast<unsigned>(p.dstBlkStride), static_cast<unsigned>(p.dstRepStride),
-                             static_cast<unsigned long long>(uint64_t{dst.GetSize()} * sizeof(U))));
-    }
     const void* a = src0.TwinData();
     const void* b = src1.TwinData();
-    std::vector<uint8_t> bits(static_cast<size_t>(repeatTime) * 8 * blockBytes, 0);
-    for (uint32_t r = 0; r < repeatTime; ++r) {
-        for (uint32_t k = 0; k < RepeatPlan<T>::kPerRepeat; ++k) {
-            const double x = ToDouble(Load<T>(a, RepeatElem<T>(r, k, p.src0BlkStride, p.src0RepStride)));
-            const double y = ToDouble(Load<T>(b, RepeatElem<T>(r, k, p.src1BlkStride, p.src1RepStride)));
-            if (CmpHolds(cmpMode, x, y)) {
-                const uint32_t i = r * RepeatPlan<T>::kPerRepeat + k;
-                bits[i / 8] = static_cast<uint8_t>(bits[i / 8] | (1u << (i % 8)));
-            }
-        }
-    }
-    uint8_t* d = static_cast<uint8_t*>(dst.TwinData());
-    for (uint32_t r = 0; r < repeatTime; ++r) {
-        for (uint32_t blk = 0; blk < 8; ++blk) {
-            const uint64_t off = (uint64_t{p.dstRepStride} * r + uint64_t{p.dstBlkStride} * blk) * blockBytes;
-            std::memcpy(d + off, &bits[(static_cast<size_t>(r) * 8 + blk) * blockBytes], blockBytes);
-        }
-    }
+    WriteCmpBitsRepeat<T>(api, dst, repeatTime, p.dstBlkStride, p.dstRepStride, [a, b, cmpMode, &p](uint32_t r, uint32_t k) {
+        const double x = ToDouble(Load<T>(a, RepeatElem<T>(r, k, p.src0BlkStride, p.src0RepStride)));
+        const double y = ToDouble(Load<T>(b, RepeatElem<T>(r, k, p.src1BlkStride, p.src1RepStride)));
+        return CmpHolds(cmpMode, x, y);
+    });
+}
+
+// Compares / CompareScalar, level 0 (Compares.md; dav_c220 VcmpvsImpl: `(void)(mask)`, vcmpvs over repeatTime
+// whole iterations with UnaryRepeatParams' strides): every element of each iteration is compared with the scalar
+// where the mask is reserved (Atlas A2/A3, 310P); on Atlas 200I/500 A2 and Ascend 950 it selects elements,
+// which the twin does not emulate.
+template <class T, class U, int Arch>
+inline void ComparesRepeat(const char* api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0,
+                           const T scalar, AscendC::CMPMODE cmpMode, uint8_t repeatTime,
+                           const AscendC::UnaryRepeatParams& p)
+{
+    static_assert(IsCmpDstT<U>::value, "opgen twin: AscendC::Compares writes an integer tensor (uint8_t)");
+    OPGEN_TWIN_SUPPORTED_TYPES(IsComparesT<T>::value, "Compares",
+                               "half, float, int32_t (EQ only); int16_t, uint16_t, uint32_t on 310B and 950");
+    CheckComparesType<T, Arch>(api, cmpMode);
+    CheckCompareMaskReserved<Arch>(api);
+    const RepeatPlan<T> plan = NormalPlan<T>(FirstN(RepeatPlan<T>::kPerRepeat), repeatTime);  // mask ignored
+    if (plan.None()) return;
+    CheckPlanFits(api, "src0", src0, plan, p.srcBlkStride, p.srcRepStride);
+    const void* a = src0.TwinData();
+    const double y = ToDouble(scalar);
+    WriteCmpBitsRepeat<T>(api, dst, repeatTime, p.dstBlkStride, p.dstRepStride, [a, y, cmpMode, &p](uint32_t r, uint32_t k) {
+        return CmpHolds(cmpMode, ToDouble(Load<T>(a, RepeatElem<T>(r, k, p.srcBlkStride, p.srcRepStride))), y);
+    });
 }
 
 // Level-0 Select: selBit(r, k) gives the select bit, src1(r, k) the value taken where it is 0.
@@ -238,23 +289,40 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const 
         });
 }
 
-template <typename T, typename U, bool isSetMask = true>
+template <typename T, typename U, bool isSetMask = true, int Arch = opgen_twin::detail::kNpuArch>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
 {
     (void)mask;
-    opgen_twin::detail::CompareRepeat("Compare(dst, src0, src1, cmpMode, mask[], repeatTime, BinaryRepeatParams)", dst,
+    opgen_twin::detail::CompareRepeat<T, U, Arch>("Compare(dst, src0, src1, cmpMode, mask[], repeatTime, BinaryRepeatParams)", dst,
                                       src0, src1, cmpMode, repeatTime, repeatParams);
 }
 
-template <typename T, typename U, bool isSetMask = true>
+template <typename T, typename U, bool isSetMask = true, int Arch = opgen_twin::detail::kNpuArch>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams)
 {
     (void)mask;
-    opgen_twin::detail::CompareRepeat("Compare(dst, src0, src1, cmpMode, mask, repeatTime, BinaryRepeatParams)", dst,
+    opgen_twin::detail::CompareRepeat<T, U, Arch>("Compare(dst, src0, src1, cmpMode, mask, repeatTime, BinaryRepeatParams)", dst,
                                       src0, src1, cmpMode, repeatTime, repeatParams);
 }
+
+// Compares and its older name CompareScalar, level 0: the mask is reserved on Atlas A2/A3 and 310P (Compares.md).
+#define OPGEN_TWIN_COMPARES_REPEAT(NAME, MASK_T, MASK_NAME)                                                           \
+    template <typename T, typename U, bool isSetMask = true, int Arch = opgen_twin::detail::kNpuArch>                \
+    inline void NAME(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,      \
+                     MASK_T mask, uint8_t repeatTime, const UnaryRepeatParams& repeatParams)                         \
+    {                                                                                                                \
+        (void)mask;                                                                                                  \
+        opgen_twin::detail::ComparesRepeat<T, U, Arch>(#NAME "(dst, src0, scalar, cmpMode, " MASK_NAME                \
+                                                       ", repeatTime, UnaryRepeatParams)",                           \
+                                                       dst, src0, src1Scalar, cmpMode, repeatTime, repeatParams);    \
+    }
+OPGEN_TWIN_COMPARES_REPEAT(Compares, const uint64_t*, "mask[]")
+OPGEN_TWIN_COMPARES_REPEAT(Compares, const uint64_t, "mask")
+OPGEN_TWIN_COMPARES_REPEAT(CompareScalar, const uint64_t*, "mask[]")
+OPGEN_TWIN_COMPARES_REPEAT(CompareScalar, const uint64_t, "mask")
+#undef OPGEN_TWIN_COMPARES_REPEAT
 
 template <typename T, bool isSetMask = true>
 inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask[],

@@ -6,6 +6,8 @@
 // reports it. Select takes element i from src0 where bit i of selMask is 1, else from src1.
 // ascend910 (Atlas training) has no Compares and only Select's VSEL_CMPMASK_SPR mode; the tensor
 // modes reserve 8 KB of UB on Atlas A2/A3 and 310P, which the twin checks against the pipe.
+// CompareScalar is Compares' older name (asc-devkit kernel_operator_vec_cmpsel_intf.h: "CompareScalar
+// has been updated, please use Compares instead"): the same forms, implementation and checks.
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_CMPSEL_H
 #define OPGEN_TWIN_DETAIL_KERNEL_CMPSEL_H
 
@@ -93,6 +95,53 @@ inline void WriteMask(const char* api, const AscendC::LocalTensor<U>& dst, uint3
     }
 }
 
+// Compares' element types (Compares.md, 数据类型; U is uint8_t there, but the device build checks
+// nothing and writes bits, so U is any integer tensor as for Compare): half and float wherever
+// Compares exists; int32_t for CMPMODE::EQ only on Atlas A2/A3 (dav_c220's int32_t
+// VcmpvsIntrinsicsImpl issues vcmpvs_eq whatever the mode, so another mode would silently test
+// equality); int16_t, uint16_t, int32_t and uint32_t in every mode on Atlas 200I/500 A2 and Ascend 950
+// (OPGEN_SOC_HAS_WIDE_INT_COMPARES). ascend910 has no Compares at all.
+template <class T> struct IsComparesT : IsAnyOf<T, half, float, int16_t, uint16_t, int32_t, uint32_t> {};
+
+template <class T, int Arch>
+inline void CheckComparesType(const char* api, AscendC::CMPMODE mode)
+{
+    if (!OPGEN_SOC_HAS_COMPARE_SELECT(Arch)) {
+        ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no Compares (asc-devkit Compares.md); Duplicate the scalar "
+                             "and use Compare",
+                             api, SocName(Arch), Arch));
+    }
+    if (IsCmpSelT<T>::value || OPGEN_SOC_HAS_WIDE_INT_COMPARES(Arch)) {
+        return;
+    }
+    if (std::is_same<T, int32_t>::value && OPGEN_SOC_HAS_INT_COMPARE(Arch)) {
+        if (mode != AscendC::CMPMODE::EQ) {
+            ThrowHardware(Format("%s: int32_t takes CMPMODE::EQ only on %s (asc-devkit Compares.md; the NPU would "
+                                 "test equality whatever the mode)",
+                                 api, SocName(Arch)));
+        }
+        return;
+    }
+    ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) has no %s Compares (asc-devkit Compares.md: half and float%s)", api,
+                         SocName(Arch), Arch, TypeName<T>(),
+                         OPGEN_SOC_HAS_INT_COMPARE(Arch) ? ", int32_t for CMPMODE::EQ" : ""));
+}
+
+template <class T, class U, int Arch>
+inline void ComparesCount(const char* api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0,
+                          const T src1Scalar, AscendC::CMPMODE cmpMode, uint32_t count)
+{
+    OPGEN_TWIN_SUPPORTED_TYPES(IsComparesT<T>::value, "Compares",
+                               "half, float, int32_t (EQ only); int16_t, uint16_t, uint32_t on 310B and 950");
+    static_assert(IsCmpDstT<U>::value, "opgen twin: AscendC::Compares writes an integer tensor (uint8_t)");
+    CheckComparesType<T, Arch>(api, cmpMode);
+    CheckCmpCount<T>(api, count);
+    src0.TwinCheckFits(api, "src0", count);
+    const void* a = src0.TwinData();
+    const double s = ToDouble(src1Scalar);
+    WriteMask(api, dst, count, [a, s, cmpMode](uint32_t i) { return CmpHolds(cmpMode, ToDouble(Load<T>(a, i)), s); });
+}
+
 inline bool MaskBit(const void* mask, uint32_t i)
 {
     return ((static_cast<const uint8_t*>(mask)[i / 8] >> (i % 8)) & 1u) != 0;
@@ -172,22 +221,15 @@ template <typename T, typename U, int Arch = opgen_twin::detail::kNpuArch>
 inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
                      uint32_t count)
 {
-    OPGEN_TWIN_SUPPORTED_TYPES(opgen_twin::detail::IsCmpSelT<T>::value, "Compares", "half, float");
-    static_assert(std::is_same<U, uint8_t>::value, "opgen twin: AscendC::Compares writes uint8_t");
-    const char* api = "Compares";
-    if (!OPGEN_SOC_HAS_COMPARE_SELECT(Arch)) {
-        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
-            "Compares: %s (__NPU_ARCH__ %d) has no Compares (asc-devkit Compares.md); Duplicate the scalar and "
-            "use Compare",
-            opgen_twin::detail::SocName(Arch), Arch));
-    }
-    opgen_twin::detail::CheckCmpCount<T>(api, count);
-    src0.TwinCheckFits(api, "src0", count);
-    const void* a = src0.TwinData();
-    const double s = opgen_twin::detail::ToDouble(src1Scalar);
-    opgen_twin::detail::WriteMask(api, dst, count, [a, s, cmpMode](uint32_t i) {
-        return opgen_twin::detail::CmpHolds(cmpMode, opgen_twin::detail::ToDouble(opgen_twin::detail::Load<T>(a, i)), s);
-    });
+    opgen_twin::detail::ComparesCount<T, U, Arch>("Compares", dst, src0, src1Scalar, cmpMode, count);
+}
+
+// Compares' older name (asc-devkit: "CompareScalar has been updated, please use Compares instead").
+template <typename T, typename U, int Arch = opgen_twin::detail::kNpuArch>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                          uint32_t count)
+{
+    opgen_twin::detail::ComparesCount<T, U, Arch>("CompareScalar", dst, src0, src1Scalar, cmpMode, count);
 }
 
 // Modes 0 and 2: two tensors.

@@ -350,6 +350,69 @@ inline void WaitFlag(int32_t eventID)
     --n;
 }
 
+// TQueSync<src, dst> (asc-devkit kernel_operator_block_sync_intf.h): SetFlag/WaitFlag of the flag between
+// two pipes, the same flag as SetFlag<HardEvent::SRC_DST> (whose names list the pairs the NPU has).
+namespace detail_sync {
+struct PipeEvent {
+    pipe_t src, dst;
+    HardEvent event;
+};
+constexpr HardEvent EventBetween(pipe_t src, pipe_t dst)
+{
+    constexpr PipeEvent kPairs[] = {
+        {PIPE_MTE2, PIPE_MTE1, HardEvent::MTE2_MTE1},
+        {PIPE_MTE1, PIPE_MTE2, HardEvent::MTE1_MTE2},
+        {PIPE_MTE1, PIPE_M, HardEvent::MTE1_M},
+        {PIPE_M, PIPE_MTE1, HardEvent::M_MTE1},
+        {PIPE_MTE2, PIPE_V, HardEvent::MTE2_V},
+        {PIPE_V, PIPE_MTE2, HardEvent::V_MTE2},
+        {PIPE_MTE3, PIPE_V, HardEvent::MTE3_V},
+        {PIPE_V, PIPE_MTE3, HardEvent::V_MTE3},
+        {PIPE_M, PIPE_V, HardEvent::M_V},
+        {PIPE_V, PIPE_M, HardEvent::V_M},
+        {PIPE_V, PIPE_V, HardEvent::V_V},
+        {PIPE_MTE3, PIPE_MTE1, HardEvent::MTE3_MTE1},
+        {PIPE_MTE1, PIPE_MTE3, HardEvent::MTE1_MTE3},
+        {PIPE_MTE1, PIPE_V, HardEvent::MTE1_V},
+        {PIPE_MTE2, PIPE_M, HardEvent::MTE2_M},
+        {PIPE_M, PIPE_MTE2, HardEvent::M_MTE2},
+        {PIPE_V, PIPE_MTE1, HardEvent::V_MTE1},
+        {PIPE_M, PIPE_FIX, HardEvent::M_FIX},
+        {PIPE_FIX, PIPE_M, HardEvent::FIX_M},
+        {PIPE_MTE3, PIPE_MTE2, HardEvent::MTE3_MTE2},
+        {PIPE_MTE2, PIPE_MTE3, HardEvent::MTE2_MTE3},
+        {PIPE_S, PIPE_V, HardEvent::S_V},
+        {PIPE_V, PIPE_S, HardEvent::V_S},
+        {PIPE_S, PIPE_MTE2, HardEvent::S_MTE2},
+        {PIPE_MTE2, PIPE_S, HardEvent::MTE2_S},
+        {PIPE_S, PIPE_MTE3, HardEvent::S_MTE3},
+        {PIPE_MTE3, PIPE_S, HardEvent::MTE3_S},
+        {PIPE_MTE2, PIPE_FIX, HardEvent::MTE2_FIX},
+        {PIPE_FIX, PIPE_MTE2, HardEvent::FIX_MTE2},
+        {PIPE_FIX, PIPE_S, HardEvent::FIX_S},
+        {PIPE_M, PIPE_S, HardEvent::M_S},
+        {PIPE_FIX, PIPE_MTE3, HardEvent::FIX_MTE3},
+        {PIPE_MTE1, PIPE_FIX, HardEvent::MTE1_FIX},
+        {PIPE_FIX, PIPE_MTE1, HardEvent::FIX_MTE1},
+        {PIPE_FIX, PIPE_FIX, HardEvent::FIX_FIX}};
+    for (const PipeEvent& p : kPairs) {
+        if (p.src == src && p.dst == dst) return p.event;
+    }
+    return HardEvent::MAX;
+}
+}  // namespace detail_sync
+
+template <pipe_t src, pipe_t dst>
+class TQueSync {
+public:
+    inline void SetFlag(TEventID id) { AscendC::SetFlag<kEvent>(id); }
+    inline void WaitFlag(TEventID id) { AscendC::WaitFlag<kEvent>(id); }
+
+private:
+    static constexpr HardEvent kEvent = detail_sync::EventBetween(src, dst);
+    static_assert(kEvent != HardEvent::MAX, "opgen twin: TQueSync: the NPU has no flag between these two pipes");
+};
+
 // SyncAll: every core of the launch waits until all have called it; what a core wrote to GM
 // before it is there for every core after it (sync_all.h runs the cores as coroutines for that).
 // The hardware form (asc-devkit SyncAll.md, dav_c220 SyncAllImpl): Atlas A2/A3 and Ascend 950 only;
@@ -488,17 +551,6 @@ inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {}
 template <typename T, CacheLine entireType>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
 #endif
-
-template <typename... Args>
-inline void PRINTF(const char* fmt, Args... args)
-{
-    std::printf(fmt, args...);
-}
-template <typename... Args>
-inline void printf(const char* fmt, Args... args)  // NOLINT: AscendC spelling
-{
-    std::printf(fmt, args...);
-}
 
 // ParamOffset<T>(gm, blockLength): this block's part of a tensor cut into equal parts of blockLength
 // elements, gm + GetBlockIdx() * blockLength * sizeof(T). An API of the first Ascend C (TIK C++,

@@ -122,6 +122,9 @@ struct LaunchState {
     // SyncAll calls this block has made (sync_all.h): writes in different phases are ordered.
     uint32_t syncPhase = 0;
     uint32_t softSyncCalls = 0;  // the software SyncAll's count: the value this block left in its slot
+    // printf/DumpTensor text of this block (kernel_debug.h), printed by the runner after the launch; null:
+    // printed at once
+    std::string* debugOut = nullptr;
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the

@@ -106,6 +106,31 @@
 // of one uint64_t. On: ascend950 (3510).
 #define OPGEN_SOC_NEEDS_B32_MASK_HIGH_ZERO(arch) ((arch) == 3510)
 
+// Compares (and CompareScalar, its older name) of int16_t, uint16_t, int32_t and uint32_t in every
+// CMPMODE (asc-devkit Compares.md: Atlas 200I/500 A2, Ascend 950). Elsewhere half and float, and on
+// Atlas A2/A3 int32_t for CMPMODE::EQ only (OPGEN_SOC_HAS_INT_COMPARE). On: ascend310b (3002),
+// ascend950 (3510).
+#define OPGEN_SOC_HAS_WIDE_INT_COMPARES(arch) ((arch) == 3002 || (arch) == 3510)
+
+// The level-0 mask of Compare and Compares selects the elements compared (asc-devkit Compare.md,
+// Compares.md: 设置有效 on Atlas 200I/500 A2 and Ascend 950); elsewhere it is reserved and every
+// element of an iteration is compared (dav_c220 VcmpvImpl and VcmpvsImpl ignore it). The twin
+// emulates the reserved mask only. On: ascend310b (3002), ascend950 (3510).
+#define OPGEN_SOC_COMPARE_MASK_SELECTS(arch) ((arch) == 3002 || (arch) == 3510)
+
+// Subs, the tensor-scalar subtraction with the scalar on either side (asc-devkit Subs（灵活标量位置）.md:
+// Ascend 950; SubsImpl exists in dav_3510 only, so a kernel calling it does not compile for the
+// other SoCs). On: ascend950 (3510).
+#define OPGEN_SOC_HAS_SUBS(arch) ((arch) == 3510)
+
+// The kernel's printf/PRINTF (asc-devkit printf.md: Atlas A2/A3 and Ascend 950). Lacking:
+// ascend910 (1001), ascend310p (2002), ascend310b (3002).
+#define OPGEN_SOC_HAS_PRINTF(arch) ((arch) != 1001 && (arch) != 2002 && (arch) != 3002)
+
+// DumpTensor and DumpAccChkPoint, a tensor's values printed from the kernel (asc-devkit
+// DumpTensor.md, DumpAccChkPoint.md: not the training series). Lacking: ascend910 (1001).
+#define OPGEN_SOC_HAS_DUMP_TENSOR(arch) ((arch) != 1001)
+
 // The API of each compute function some SoC lacks (the catalog's missing_apis, from asc-devkit's
 // 产品支持情况 of each API; fma is FusedMulAdd, pow Power). opgen's kernels compute such a function
 // another way there, or refuse it.
