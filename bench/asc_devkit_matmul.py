@@ -11,23 +11,29 @@ plus scripts/gen_data.py and scripts/verify_result.py. None of their code is com
 example is materialized from the local bare mirror /work/.mirror/mirror-cann+asc-devkit/repo at
 HEAD (what the session's `fetch` tool brings; a script cannot fetch, so a missing mirror is
 reported and every example skipped) into DIR/<name>/, then turned into C++ for the twin by one
-mechanical rewrite, written next to it as <name>.cpp:
+mechanical rewrite, written next to it as <name>.cpp, and two build settings:
 
 - `kernel<<<numBlocks, l2ctrl, stream>>>(args...)` becomes
   `opgen_twin_acl::Launch("kernel", kernel, numBlocks, args...)`: bench/asc_devkit_shim/acl/acl.h
   (found as "acl/acl.h" by -I) maps the ACL runtime (aclInit, aclrtMalloc/MallocHost/Memcpy/Free,
   streams, ...) to host memory and launches through opgen_twin/launch_direct.h, every
   aclrtMalloc'd buffer a GM buffer, the argument before the last the system workspace.
+- The CMakeLists' `target_compile_definitions` become -D flags (its variables at their set()
+  defaults, CMAKE_ASC_RUN_MODE "cpu": `if (VAR EQUAL n)`/`STREQUAL` and else followed), e.g.
+  matmul_ibshareAB's SCENARIO_NUM=1 and CYCLENUMS=1.
+- The shim header includes <iostream> (the examples use std::cout without it; on CANN another
+  header brings it) and gives data_utils.h's aclFloat16 / aclFloat16ToFloat.
 
 It is compiled with `g++ -std=c++17 -O1 -I opgen/twin/include -I bench/asc_devkit_shim
 -I DIR/<name>` (no __NPU_ARCH__: the twin emulates Atlas A2, 2201; no ASCENDC_CPU_DEBUG, so no
 cpu_debug_launch.h), and run as the example's README says, in DIR/<name>/build: its gen_data.py
 line (with this Python, which needs numpy), ./demo, its verify_result.py line. One line per example
-goes to stdout and DIR/results.tsv: the outcome (passed, or the step that failed: build, gen_data,
-run, verify), the first error (the compiler's first `error:`, the twin's `[twin] ...` launch
-error, an uncaught exception's what(), verify's last line), and the Matmul features the example
-uses that the twin does not emulate (opgen/twin/README.md "Not emulated"), which explain most
-failures.
+goes to stdout and DIR/results.tsv: the architecture the example is built for by default
+(dav-2201 is Atlas A2, which the twin emulates; dav-3510 is Ascend 950), the outcome (passed, or
+the step that failed: build, gen_data, run, verify), the first error (the compiler's first
+`error:`, the twin's `[twin] ...` launch error, an uncaught exception's what(), verify's last
+line), and the Matmul features the example uses that the twin does not emulate
+(opgen/twin/README.md "Not emulated", and a few it lacks), which explain most failures.
 
 --move-regist then takes each example that passed, moves its REGIST_MATMUL_OBJ statement out of
 the kernel entry into a helper (`OpgenMovedRegister(args)`, a function template defined just
@@ -50,7 +56,7 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +74,7 @@ CXX = [
     "-I",
     str(ROOT / "bench" / "asc_devkit_shim"),
 ]
-COLUMNS = ["example", "outcome", "seconds", "first_error", "not_emulated"]
+COLUMNS = ["example", "arch", "outcome", "seconds", "first_error", "not_emulated"]
 # Matmul features the twin does not emulate (opgen/twin/README.md, Matmul "Not emulated" and
 # "Element types"), by a pattern of the source that uses them.
 FEATURES = [
@@ -79,7 +85,7 @@ FEATURES = [
     (r"SPARSE|Sparse|sparse", "sparse"),
     (r"IterateBatch|IterateNBatch|BatchMatmul|LayoutMode::(?!NONE)", "BatchMatmul"),
     (r"Iterate<false>|IterateAll<false>|GetTensorC<false>", "async"),
-    (r"MatmulCallBackFunc<\s*[A-Za-z]", "callbacks"),
+    (r"MatmulCallBackFunc<[^>]*?(?:&|\b(?!nullptr\b)[A-Za-z_])", "callbacks"),
     (r"CubeFormat::NZ|FORMAT_FRACTAL_NZ", "NZ"),
     (r"TPosition::TSCM|TPosition::VECOUT\s*,\s*CubeFormat", "TSCM/VECOUT input"),
     (r"IBSHARE|ibshare|isIBShare|IBShare", "IBShare"),
@@ -89,6 +95,14 @@ FEATURES = [
     (r"enPartialSum|Iterate\(true", "partial sums"),
     (r"SetHF32\(true|HF32", "HF32"),
     (r"GetBatchTensorC|SetBatchNum", "BatchMatmul"),
+    (r"CubeFormat::COLUMN_MAJOR", "COLUMN_MAJOR"),
+    (r"CubeFormat::VECTOR", "GEMV (VECTOR A)"),
+    (r"MatmulShapeParams|GetMatmulApiTiling", "constant tiling"),
+    (r"Impl::Detail::\w*Policy", "custom policy"),
+    (r"ScheduleType::OUTER_PRODUCT", "OUTER_PRODUCT"),
+    (r"EnableMultiCoreSplitK\(true", "multi-core K split"),
+    (r"isPartialOutput\s*=\s*true", "partial output"),
+    (r"AscendC::Std::", "AscendC::Std"),
 ]
 
 
@@ -167,6 +181,49 @@ def readme_command(example: Path, script: str) -> list[str]:
     return []
 
 
+COMMAND = re.compile(r"^\s*(\w+)\s*\(([^)]*)\)", re.MULTILINE)
+
+
+def condition(text: str, variables: dict[str, str]) -> bool:
+    """A CMake `if` condition of the form `VAR EQUAL n` or `VAR STREQUAL "s"` (others: false)."""
+    m = re.fullmatch(r'\s*(\w+)\s+(EQUAL|STREQUAL)\s+"?([^"\s]*)"?\s*', text)
+    return m is not None and variables.get(m.group(1), "").strip('"') == m.group(3)
+
+
+def cmake_definitions(example: Path) -> list[str]:
+    """`-D` flags of the CMakeLists' target_compile_definitions, its variables at their set()
+    defaults and CMAKE_ASC_RUN_MODE "cpu" (the twin runs on the CPU), if/else followed."""
+    cmake = example / "CMakeLists.txt"
+    text = cmake.read_text(errors="replace") if cmake.is_file() else ""
+    variables, active, flags = {}, [True], []
+    for command, args in COMMAND.findall(text):
+        command = command.lower()
+        if command == "if":
+            active.append(active[-1] and condition(args, variables))
+        elif command == "else":
+            active[-1] = not active[-1] and active[-2]
+        elif command == "endif":
+            active.pop()
+        elif not active[-1]:
+            continue
+        elif command == "set" and args.split():
+            name, value = args.split()[0], (args.split()[1:] or [""])[0]
+            variables[name] = "cpu" if name == "CMAKE_ASC_RUN_MODE" else value.strip('"')
+        elif command == "target_compile_definitions":
+            for word in args.split()[2:]:
+                value = re.sub(r"\$\{(\w+)\}", lambda m: variables.get(m.group(1), ""), word)
+                flags.append("-D" + value)
+    return flags
+
+
+def arch(example: Path) -> str:
+    """The NPU architecture the example builds for by default (its CMakeLists)."""
+    cmake = example / "CMakeLists.txt"
+    text = cmake.read_text(errors="replace") if cmake.is_file() else ""
+    m = re.search(r'set\(CMAKE_ASC_ARCHITECTURES\s+"([^"]+)"', text)
+    return m.group(1) if m else ""
+
+
 def first_error(output: str) -> str:
     """The compiler's first `error:`, the twin's launch error, an exception's what(), else the
     last line."""
@@ -195,7 +252,8 @@ def build(example: Path, asc: Path, cpp_text: str, timeout: float) -> tuple[bool
     cpp = example / (asc.stem + ".cpp")
     cpp.write_text(cpp_text, encoding="utf-8")
     (example / "build").mkdir(exist_ok=True)
-    cmd = ["nice", "-n", "10", *CXX, "-I", str(example), str(cpp), "-o", "build/demo"]
+    defines = cmake_definitions(example)
+    cmd = ["nice", "-n", "10", *CXX, *defines, "-I", str(example), str(cpp), "-o", "build/demo"]
     ok, output = step(cmd, example, timeout)
     return ok, output.replace(str(example) + "/", "")
 
@@ -233,7 +291,7 @@ def run_example(path: str, out: Path, timeout: float, transform=None) -> dict:
         record.update(outcome="skipped", first_error=why or "no .asc file")
         return record
     source = asc.read_text(encoding="utf-8", errors="replace")
-    record["not_emulated"] = not_emulated(source)
+    record.update(not_emulated=not_emulated(source), arch=arch(example))
     cpp_text = rewrite_launch(source)
     if transform is not None:
         cpp_text, why = transform(cpp_text)
@@ -335,9 +393,13 @@ def report(records: list[dict], path: Path, columns: list[str]) -> None:
 
 
 def run_all(paths: list[str], out: Path, jobs: int, timeout: float, transform=None) -> list[dict]:
-    """run_example over `paths`, `jobs` at a time, in the order given."""
+    """run_example over `paths`, `jobs` at a time (each outcome printed as it comes), in the
+    order given."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_example, p, out, timeout, transform) for p in paths]
+        for future in as_completed(futures):
+            record = future.result()
+            print(f"# {record['example']}: {record['outcome']}", file=sys.stderr, flush=True)
         return [f.result() for f in futures]
 
 

@@ -27,12 +27,15 @@
 #include <memory>
 #include <tuple>
 
+#include "opgen_twin/fp16.h"
 #include "opgen_twin/launch_direct.h"
 
 using aclError = int;
 using aclrtStream = void*;
 using aclrtContext = void*;
+using aclFloat16 = uint16_t;  // acl_base.h: the bits of an IEEE half
 constexpr aclError ACL_SUCCESS = 0;
+constexpr aclError ACL_ERROR_NONE = 0;
 enum aclrtMemMallocPolicy { ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY };
 enum aclrtMemcpyKind {
     ACL_MEMCPY_HOST_TO_HOST,
@@ -73,6 +76,9 @@ void Launch(const char* name, void (*fn)(P...), uint32_t numBlocks, A... args)
 }
 
 }  // namespace opgen_twin_acl
+
+inline float aclFloat16ToFloat(aclFloat16 v) { return opgen_twin::fp::HalfBitsToFloat(v); }
+inline aclFloat16 aclFloatToFloat16(float v) { return opgen_twin::fp::FloatToHalfBits(v); }
 
 inline aclError aclInit(const char*) { return ACL_SUCCESS; }
 inline aclError aclFinalize() { return ACL_SUCCESS; }
