@@ -45,11 +45,12 @@ kfc_register_obj.h): no server, no client, and the moved registration still pass
 
 Figures (asc-devkit 82b89a15f, 2026-11-29, 9 min with --move-regist; details in docs/bench.md
 "asc-devkit Matmul examples on the twin"): 42 examples (34 for Atlas A2, 8 for Ascend 950 only),
-6 pass (matmul, matmul_a2b2_share, matmul_k_reorder_load, matmul_multi_core_unaligned,
-matmul_unitflag, matmul_leakyrelu_advanced_api); 31 do not build (features not emulated or APIs
-the twin lacks), 3 stop with a twin error (async Iterate; GetBlockIdx() read before the mixed
-type is known), 2 verify wrong results (twin gaps: ND_ALIGN C in GM; an AIC-only kernel's
-`if ASCEND_IS_AIV return;` before REGIST_MATMUL_OBJ). Moved registrations: the 2 mixed kernels
+7 pass (matmul, matmul_a2b2_share, matmul_k_reorder_load, matmul_multi_core_unaligned,
+matmul_unitflag, matmul_leakyrelu_advanced_api, matmul_format_nd_align); 31 do not build (features
+not emulated or APIs the twin lacks), 4 stop with a twin error (async Iterate; GetBlockIdx() read
+before the mixed type is known; g_coreType read before any type, in matmul_preload's `__cube__`
+kernel), none verifies a wrong result (the first run found two, since fixed in the twin: ND_ALIGN C
+in GM, and that g_coreType). Moved registrations: the 2 mixed kernels
 fail naming REGIST_MATMUL_OBJ, the 4 ASCENDC_CUBE_ONLY ones pass; 0 unexpected.
 """
 
