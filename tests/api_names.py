@@ -10,6 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "tests" / "data" / "asc_devkit_names.tsv"
+RENAMED = ROOT / "tests" / "data" / "asc_devkit_renamed.tsv"
 PROTOTYPE = ROOT / "tests" / "data" / "e2e" / "matmul.json"
 
 QUALIFIED = re.compile(r"\b(?:AscendC|matmul|matmul_tiling|platform_ascendc)((?:::\w+)+)")
@@ -48,4 +49,11 @@ def used_names() -> set[str]:
 def recorded_names() -> dict[str, str]:
     """name -> the asc-devkit header bench/asc_devkit_names.py found it in."""
     rows = [r for r in TABLE.read_text(encoding="utf-8").splitlines() if not r.startswith("#")]
+    return dict(r.split("\t") for r in rows)
+
+
+def renamed_names() -> dict[str, str]:
+    """old name -> the new name every CANN release opgen supports has (asc-devkit's API change
+    table, as bench/asc_devkit_names.py recorded it)."""
+    rows = [r for r in RENAMED.read_text(encoding="utf-8").splitlines() if not r.startswith("#")]
     return dict(r.split("\t") for r in rows)

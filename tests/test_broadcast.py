@@ -152,9 +152,9 @@ def test_a_byte_op_broadcasts_through_half():
 
 def test_inputs_the_compute_step_never_writes_hand_out_their_row_without_a_copy():
     """READ_ONLY streams: x + bias writes no input tile, so a row-broadcast x or bias is read
-    from its repeated row in place; on ascend310b, without FusedMulAdd, a * b + c keeps a * b in
-    a's tile, so a's stream copies its row into each tile, and the compute header says which
-    tiles are read-only (on ascend910b FusedMulAdd writes the output tile only)."""
+    from its repeated row in place; with ascend910 (910A) among the targets, without FusedMulAdd,
+    a * b + c keeps a * b in a's tile, so a's stream copies its row into each tile, and the
+    compute header says which tiles are read-only (FusedMulAdd writes the output tile only)."""
     files = rendered(BROADCAST_JSON.read_text())
     bias = files["op_kernel/bias_add_custom.cpp"]
     assert "BroadcastInStream<DTYPE_X, BIAS_ADD_CUSTOM_BUFFER_NUM, true> xIn_;" in bias
@@ -162,7 +162,11 @@ def test_inputs_the_compute_step_never_writes_hand_out_their_row_without_a_copy(
     assert "except x's and bias's" in files["op_kernel/bias_add_custom_compute.h"]
     fused = files["op_kernel/broadcast_fma_custom.cpp"]
     assert "BroadcastInStream<DTYPE_A, BROADCAST_FMA_CUSTOM_BUFFER_NUM, true> aIn_;" in fused
-    files = rendered(BROADCAST_JSON.read_text(), ("ascend310b1",))
+    fused = rendered(BROADCAST_JSON.read_text(), ("ascend310b1",))[
+        "op_kernel/broadcast_fma_custom.cpp"
+    ]
+    assert "BroadcastInStream<DTYPE_A, BROADCAST_FMA_CUSTOM_BUFFER_NUM, true> aIn_;" in fused
+    files = rendered(BROADCAST_JSON.read_text(), ("ascend910b1", "ascend910a"))
     fma = files["op_kernel/broadcast_fma_custom.cpp"]
     assert "BroadcastInStream<DTYPE_A, BROADCAST_FMA_CUSTOM_BUFFER_NUM> aIn_;" in fma
     assert "BroadcastInStream<DTYPE_B, BROADCAST_FMA_CUSTOM_BUFFER_NUM, true> bIn_;" in fma

@@ -14,6 +14,9 @@ Slow (build real projects, run their suites in a child pytest; tests/generated/p
   precision tests xfail strictly naming op_kernel/add_custom_compute.h.
 - tests/data/e2e/tails.json for ascend310p3 and for ascend910a (no DataCopyPad): no kernel calls
   it, the twin is built for the SoC, and every test passes, the tail sizes and broadcasts
+  included;
+- the precision trials' lerp (torch.lerp's formula) for ascend310p3 and for ascend310b1: its
+  branches are FusedMulAdds there too, and its boundary values pass, the float32 extremes
   included.
 """
 
@@ -403,6 +406,38 @@ def test_precision_trials(trials):
     assert list(failed) == [k for k in softplus if "boundary_values[float32-extremes]" in k]
     (message,) = [v["message"] for v in failed.values()]
     assert "special values:" in message and "actual inf" in message, message
+
+
+@pytest.fixture(scope="module", params=["ascend310p3", "ascend310b1"])
+def lerp_310(request, tmp_path_factory):
+    """The trials' lerp (torch.lerp's formula) alone, for a 310 SoC: FusedMulAdd is documented
+    for 310P's AI Core and 200I/500 A2 (asc-devkit FusedMulAdd.md)."""
+    needs_toolchain()
+    soc = request.param
+    lerp = [op for op in json.loads(PRECISION_TRIALS.read_text()) if op["op"] == "LerpCustom"]
+    proto = tmp_path_factory.mktemp(soc) / "lerp.json"
+    proto.write_text(json.dumps(lerp))
+    project = render(proto, proto.parent / "lerp_proj", (soc,))
+    build(project)
+    return soc, project
+
+
+@pytest.mark.slow
+def test_lerp_passes_its_float32_extremes_on_310p_and_310b(lerp_310):
+    """Each branch is one FusedMulAdd there too: multiplied and added, (end - start) *
+    (1 - weight) overflowed where torch's fused result is finite (start 1, end 3.4e38, weight
+    -1), 30 special-value mismatches against torch's 6 in float32."""
+    soc, project = lerp_310
+    step = (project.directory / "op_kernel" / "lerp_custom_compute.h").read_text()
+    assert step.count("AscendC::FusedMulAdd(") == 2 and "#if defined" not in step, step
+    suite = run_suite(project, "-k", "boundary_values")
+    print(f"\n{soc} lerp boundary values: {dict(suite.counts())} in {suite.seconds:.1f} s")
+    lerp = suite.select(name="test_lerp_custom.py::")
+    for node, outcome in lerp.items():
+        assert outcome["outcome"] in ("passed", "skipped"), (node, outcome["message"])
+    for dtype in ("float16", "float32"):
+        (extremes,) = [n for n in lerp if f"boundary_values[{dtype}-extremes]" in n]
+        assert lerp[extremes]["outcome"] == "passed", suite.describe()
 
 
 @pytest.mark.slow

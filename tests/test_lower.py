@@ -400,19 +400,43 @@ def test_constant_errors_name_the_output():
 )
 def test_a_multiply_add_is_one_fused_multiply_add_where_the_soc_has_it(text, operands):
     """As torch's CPU kernels: rounded once, no overflow of the product where the sum is
-    finite. FusedMulAdd is documented for Atlas A2/A3 only: ascend310p multiplies and adds."""
+    finite. FusedMulAdd is documented for Atlas A2/A3, 310P's AI Core and 200I/500 A2
+    (asc-devkit FusedMulAdd.md), not for the training series: ascend910 multiplies and adds."""
     one, factor, addend = operands
-    c = compute(text)
-    assert calls(c) == ["Muls", "FusedMulAdd"]
-    assert f"AscendC::Muls(z, x, {one}, count);" in step_body(c)
-    assert f"AscendC::FusedMulAdd(z, {factor}, {addend}, count);" in step_body(c)
-    assert calls(compute(text, socs=("ascend310p1",)))[-2:] in (["Mul", "Add"], ["Mul", "Sub"])
-    both = step_body(compute(text, socs=("ascend910b1", "ascend310p1")))
-    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 2002)" in both
-    assert "ascend310p has no FusedMulAdd API: FusedMulAdd computed through Mul and Add" in both
+    for socs in (("ascend910b1",), ("ascend310p3",), ("ascend310b1",)):
+        c = compute(text, socs=socs)
+        assert calls(c) == ["Muls", "FusedMulAdd"], socs
+        assert f"AscendC::Muls(z, x, {one}, count);" in step_body(c)
+        assert f"AscendC::FusedMulAdd(z, {factor}, {addend}, count);" in step_body(c)
+    assert calls(compute(text, socs=("ascend910a",)))[-2:] in (["Mul", "Add"], ["Mul", "Sub"])
+    both = step_body(compute(text, socs=("ascend910b1", "ascend910a")))
+    assert "#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001)" in both
+    assert "ascend910 has no FusedMulAdd API: FusedMulAdd computed through Mul and Add" in both
+    assert "#if" not in step_body(compute(text, socs=("ascend910b1", "ascend310p3", "ascend310b1")))
     op = make_op({"z": text})
     check_meaning(op)
-    check_meaning(op, socs=("ascend910b1", "ascend310p1"), arch=2002)
+    check_meaning(op, socs=("ascend910b1", "ascend910a"), arch=1001)
+
+
+# torch.lerp's own formula (tests/data/precision/trials.json) and the corpus's Lerp
+# (tests/data/corpus_opgen/wenyi1989__AscendC/Lerp__Lerp.json)
+LERPS = (
+    "where(abs(weight) < 0.5, start + weight * (end - start),"
+    " end - (end - start) * (1.0 - weight))",
+    "where(weight < 0.5, start + weight * (end - start), end - (end - start) * (1 - weight))",
+)
+
+
+@pytest.mark.parametrize("soc", ["ascend910b1", "ascend310p3", "ascend310b1"])
+@pytest.mark.parametrize("text", LERPS, ids=["torch", "corpus"])
+def test_lerp_fuses_both_branches_where_the_soc_has_fused_multiply_add(text, soc):
+    """Each branch is one FusedMulAdd, as torch.lerp's: unfused, (end - start) * (1 - weight)
+    overflows float32 where torch's result is finite (start 1, end 3.4e38, weight -1)."""
+    op = make_op({"z": text}, inputs=("start", "end", "weight"))
+    step = step_body(context(op, (soc,)).compute)
+    assert calls(context(op, (soc,)).compute).count("FusedMulAdd") == 2, step
+    assert "#if" not in step and "AscendC::Mul(" not in step
+    check_meaning(op, socs=(soc,), lo=-2, hi=2)
 
 
 def test_products_of_scalars_and_integer_sums_are_not_fused():

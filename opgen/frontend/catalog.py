@@ -539,8 +539,9 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
 SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
-        # Atlas A2/A3: FusedMulAdd (a fused multiply-add, "fma") and CreateVecIndex (index())
-        # are documented for them only.
+        # Atlas A2/A3: CreateVecIndex (index()) is documented for them only. FusedMulAdd (a
+        # fused multiply-add, "fma") is documented for them, 310P's AI Core and 200I/500 A2
+        # (310B) in half and float (FusedMulAdd.md; vmadd in dav_c220, dav_m200, dav_m300).
         SocFamily(
             "ascend910b",
             2201,
@@ -585,7 +586,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend310p",
             2002,
             False,
-            frozenset({"fma", "index"}),
+            frozenset({"index"}),
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci_dst=False,
@@ -599,7 +600,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend310b",
             3002,
             True,
-            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "fma", "index"}),
+            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "index"}),
             has_ub_copy=False,
             has_soft_sync_all=False,
             has_wide_int_compares=True,

@@ -519,6 +519,16 @@ void SectionPlatform()
     CHECK(platform_ascendc::PlatformAscendC(&b2).GetCoreNumAiv() == 48, "B2 preset");
     CHECK(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNumAiv() == 40, "manager");
     CHECK(p.CalcTschBlockDim(10, 20, 40) == 5, "CalcTschBlockDim");
+    // asc-devkit tests/api/utils/tiling/test_tiling.cpp's cases, under both names: a 1:2 mix
+    // starting more groups than cube cores is an error (0)
+    const uint32_t cases[][4] = {{1, 0, 1, 1},    {1, 1, 0, 1},     {2, 1, 1, 2},    {2, 2, 1, 2},
+                                 {2, 1, 2, 1},    {3, 1, 2, 0},     {6, 1, 3, 2},    {38, 20, 40, 19},
+                                 {39, 20, 40, 20}, {40, 20, 40, 20}, {41, 20, 40, 0}, {61, 20, 60, 21}};
+    for (const auto& c : cases) {
+        CHECK(p.CalcTschNumBlocks(c[0], c[1], c[2]) == c[3] && p.CalcTschBlockDim(c[0], c[1], c[2]) == c[3],
+              "CalcTschNumBlocks(%u, %u, %u): %u, expected %u", c[0], c[1], c[2], p.CalcTschNumBlocks(c[0], c[1], c[2]),
+              c[3]);
+    }
 }
 
 void SectionSocConfig()

@@ -248,8 +248,15 @@ void SectionVec()
     FusedMulAdd(z, w, minus, 2);
     CHECK(z.GetValue(0) == std::ldexp(1.0f, -40) && z.GetValue(1) == 7.0f, "FusedMulAdd rounds once: %g",
           z.GetValue(0));
-    ExpectHw("fused_mul_add_310p", [&] { FusedMulAdd<float, 2002>(z, w, minus, 2); },
-             {"ascend310p (__NPU_ARCH__ 2002) has no FusedMulAdd", "Atlas A2/A3"});
+    // documented for 310P's AI Core and 200I/500 A2 too, not for the training series (910A)
+    Fill(z, {near, 2.0f});
+    FusedMulAdd<float, 2002>(z, w, minus, 2);
+    CHECK(z.GetValue(0) == std::ldexp(1.0f, -40) && z.GetValue(1) == 7.0f, "FusedMulAdd on 310P");
+    Fill(z, {near, 2.0f});
+    FusedMulAdd<float, 3002>(z, w, minus, 2);
+    CHECK(z.GetValue(0) == std::ldexp(1.0f, -40) && z.GetValue(1) == 7.0f, "FusedMulAdd on 310B");
+    ExpectHw("fused_mul_add_910a", [&] { FusedMulAdd<float, 1001>(z, w, minus, 2); },
+             {"ascend910 (__NPU_ARCH__ 1001) has no FusedMulAdd", "FusedMulAdd.md"});
     Adds(z, x, 1.0f, 8);
     CHECK(z.GetValue(3) == 1.25f, "Adds");
     Muls(z, x, -2.0f, 8);

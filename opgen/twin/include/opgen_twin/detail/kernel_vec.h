@@ -196,7 +196,8 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
                                [](T a, T b) { return opgen_twin::detail::OpDiv<T>(a, b); });
 }
 // FusedMulAdd (asc-devkit FusedMulAdd.md): dst = src0 * dst + src1, half and float, documented for
-// Atlas A2/A3 only (产品支持情况): elsewhere an error naming the SoC. Rounded once, as a fused
+// Atlas A2/A3, 310P's AI Core and 200I/500 A2 (产品支持情况); where opgen's SoC catalog has no
+// FusedMulAdd (OPGEN_SOC_HAS_API_FMA), an error naming the SoC. Rounded once, as a fused
 // multiply-add: float by std::fma, half in double (its product is exact there). Arch as for
 // DataCopyPad (opgen_twin/detail/soc.h).
 template <typename T, int Arch = opgen_twin::detail::kNpuArch>
@@ -207,7 +208,7 @@ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, c
     const char* api = "FusedMulAdd";
     if (!OPGEN_SOC_HAS_API_FMA(Arch)) {
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
-            "%s: %s (__NPU_ARCH__ %d) has no FusedMulAdd (asc-devkit: Atlas A2/A3 only); multiply and add",
+            "%s: %s (__NPU_ARCH__ %d) has no FusedMulAdd (asc-devkit FusedMulAdd.md); multiply and add",
             api, opgen_twin::detail::SocName(Arch), Arch));
     }
     if (count < 0) {

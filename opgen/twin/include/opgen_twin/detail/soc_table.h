@@ -137,7 +137,7 @@
 #define OPGEN_SOC_HAS_API_CEIL(arch) ((arch) != 1001 && (arch) != 3002)
 #define OPGEN_SOC_HAS_API_ERF(arch) ((arch) != 1001 && (arch) != 3002)
 #define OPGEN_SOC_HAS_API_FLOOR(arch) ((arch) != 1001)
-#define OPGEN_SOC_HAS_API_FMA(arch) ((arch) != 1001 && (arch) != 2002 && (arch) != 3002 && (arch) != 3510)
+#define OPGEN_SOC_HAS_API_FMA(arch) ((arch) != 1001 && (arch) != 3510)
 #define OPGEN_SOC_HAS_API_INDEX(arch) ((arch) != 1001 && (arch) != 2002 && (arch) != 3002 && (arch) != 3510)
 #define OPGEN_SOC_HAS_API_POW(arch) ((arch) != 1001 && (arch) != 3002)
 #define OPGEN_SOC_HAS_API_SIGMOID(arch) ((arch) != 3002)

@@ -35,17 +35,22 @@ public:
     uint32_t GetCoreNumAiv(void) const { return Cfg().aivCoreNum; }
     // Separate "Vector Core" units exist only on Atlas inference (310P); 0 elsewhere.
     uint32_t GetCoreNumVector(void) const { return 0; }
-    uint32_t CalcTschBlockDim(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const
+    // The cube/vector groups a mixed kernel starts for sliceNum vector slices, as asc-devkit's
+    // impl/utils/tiling/platform/platform_ascendc.cpp computes it: 0 (an error) where one cube
+    // core serves two vector cores and the groups outnumber the cube cores. CANN 9.0.0 named it
+    // CalcTschNumBlocks and kept CalcTschBlockDim, the same function, logging its deprecation.
+    uint32_t CalcTschNumBlocks(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const
     {
         if (aicCoreNum == 0 || aivCoreNum == 0 || aicCoreNum > aivCoreNum) {
             return sliceNum;
         }
         const uint32_t ratio = aivCoreNum / aicCoreNum;
-        return (sliceNum + ratio - 1) / ratio;
+        const uint32_t numBlocks = (sliceNum + ratio - 1) / ratio;
+        return ratio == 2 && numBlocks > aicCoreNum ? 0 : numBlocks;
     }
-    uint32_t CalcTschNumBlocks(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const
+    uint32_t CalcTschBlockDim(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const
     {
-        return CalcTschBlockDim(sliceNum, aicCoreNum, aivCoreNum);
+        return CalcTschNumBlocks(sliceNum, aicCoreNum, aivCoreNum);
     }
     uint32_t GetLibApiWorkSpaceSize(void) const { return Cfg().libApiWorkspace; }
     uint32_t GetResCubeGroupWorkSpaceSize(void) const { return 1u << 20; }
