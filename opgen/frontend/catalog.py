@@ -503,7 +503,7 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
     SocCapability(
         "has_wide_int_compares",
         "HAS_WIDE_INT_COMPARES",
-        "Compares (and CompareScalar, its older name) of int16_t, uint16_t, int32_t and uint32_t "
+        "Compares (also under its older name) of int16_t, uint16_t, int32_t and uint32_t "
         "in every CMPMODE (asc-devkit Compares.md: Atlas 200I/500 A2, Ascend 950). Elsewhere half "
         "and float, and on Atlas A2/A3 int32_t for CMPMODE::EQ only (OPGEN_SOC_HAS_INT_COMPARE).",
     ),

@@ -106,9 +106,9 @@
 // of one uint64_t. On: ascend950 (3510).
 #define OPGEN_SOC_NEEDS_B32_MASK_HIGH_ZERO(arch) ((arch) == 3510)
 
-// Compares (and CompareScalar, its older name) of int16_t, uint16_t, int32_t and uint32_t in every
-// CMPMODE (asc-devkit Compares.md: Atlas 200I/500 A2, Ascend 950). Elsewhere half and float, and on
-// Atlas A2/A3 int32_t for CMPMODE::EQ only (OPGEN_SOC_HAS_INT_COMPARE). On: ascend310b (3002),
+// Compares (also under its older name) of int16_t, uint16_t, int32_t and uint32_t in every CMPMODE
+// (asc-devkit Compares.md: Atlas 200I/500 A2, Ascend 950). Elsewhere half and float, and on Atlas
+// A2/A3 int32_t for CMPMODE::EQ only (OPGEN_SOC_HAS_INT_COMPARE). On: ascend310b (3002),
 // ascend950 (3510).
 #define OPGEN_SOC_HAS_WIDE_INT_COMPARES(arch) ((arch) == 3002 || (arch) == 3510)
 
