@@ -7,11 +7,10 @@ kernel run by the runner: test_heaviside.py."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import numpy as np
 import pytest
-from twin_support import CPP, CXX, CXXFLAGS
+from twin_support import build_check, run_check_section
 
 # One g++ build of cpp/test_debug_cmp_api.cpp for the module (a few seconds).
 pytestmark = pytest.mark.slow
@@ -29,32 +28,11 @@ SIZES = {"half": 2, "float": 4, "int32": 4, "int16": 2, "bfloat16": 2}
 
 @pytest.fixture(scope="module")
 def dbg_bin(tmp_path_factory):
-    exe = tmp_path_factory.mktemp("twin_dbg") / "test_debug_cmp_api"
-    proc = subprocess.run(
-        [CXX, *CXXFLAGS, str(CPP / "test_debug_cmp_api.cpp"), "-o", str(exe)],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return exe
+    return build_check(tmp_path_factory, "test_debug_cmp_api")
 
 
 def _run(exe, section: str):
-    proc = subprocess.run([str(exe), section], capture_output=True, text=True, timeout=120)
-    lines = proc.stdout.splitlines()
-    fails = [ln for ln in lines if ln.startswith("FAIL")]
-    assert not fails, "\n".join(fails)
-    assert proc.returncode == 0 and any(ln.startswith("SUMMARY") for ln in lines), proc.stdout
-    ins, outs, msgs = {}, {}, {}
-    for ln in lines:
-        tag, _, rest = ln.partition(" ")
-        if tag in ("IN", "OUT"):
-            name, *vals = rest.split()
-            (ins if tag == "IN" else outs)[name] = [float(v) for v in vals]
-        elif tag == "MSG":
-            name, _, text = rest.partition(": ")
-            msgs[name] = text
-    return ins, outs, msgs, proc.stdout
+    return run_check_section(exe, section)
 
 
 def _pack(bits: list[bool]) -> list[int]:

@@ -6,12 +6,11 @@ and the twin's outputs)."""
 from __future__ import annotations
 
 import re
-import subprocess
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from twin_support import CPP, CXX, CXXFLAGS
+from twin_support import build_check, run_check_section
 
 # One g++ build of cpp/test_misc_api.cpp for the module (about 10 s), as the other C++ checks.
 pytestmark = pytest.mark.slow
@@ -19,32 +18,11 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def misc_bin(tmp_path_factory):
-    exe = tmp_path_factory.mktemp("twin_misc") / "test_misc_api"
-    proc = subprocess.run(
-        [CXX, *CXXFLAGS, str(CPP / "test_misc_api.cpp"), "-o", str(exe)],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return exe
+    return build_check(tmp_path_factory, "test_misc_api")
 
 
 def _run(exe, section: str):
-    proc = subprocess.run([str(exe), section], capture_output=True, text=True, timeout=120)
-    lines = proc.stdout.splitlines()
-    fails = [ln for ln in lines if ln.startswith("FAIL")]
-    assert not fails, "\n".join(fails)
-    assert proc.returncode == 0 and any(ln.startswith("SUMMARY") for ln in lines), proc.stdout
-    ins, outs, msgs = {}, {}, {}
-    for ln in lines:
-        tag, _, rest = ln.partition(" ")
-        if tag in ("IN", "OUT"):
-            name, *vals = rest.split()
-            (ins if tag == "IN" else outs)[name] = [float(v) for v in vals]
-        elif tag == "MSG":
-            name, _, text = rest.partition(": ")
-            msgs[name] = text
-    return ins, outs, msgs
+    return run_check_section(exe, section)[:3]
 
 
 INT_TYPES = {"int16": (16, True), "uint16": (16, False), "int32": (32, True), "uint32": (32, False)}

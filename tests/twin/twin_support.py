@@ -53,3 +53,35 @@ def compile_cmd(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess]:
     start = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     return time.monotonic() - start, proc
+
+
+def build_check(tmp_path_factory, name: str) -> Path:
+    """Compiles cpp/<name>.cpp, a program of C++ checks, into a scratch folder."""
+    exe = tmp_path_factory.mktemp(name) / name
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, str(CPP / f"{name}.cpp"), "-o", str(exe)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def run_check_section(exe: Path, section: str) -> tuple[dict, dict, dict, str]:
+    """Runs one section of a check program: no FAIL line, a SUMMARY, exit 0. Returns its IN and
+    OUT lines (name -> values), its MSG lines (name -> text) and the whole output."""
+    proc = subprocess.run([str(exe), section], capture_output=True, text=True, timeout=120)
+    lines = proc.stdout.splitlines()
+    fails = [ln for ln in lines if ln.startswith("FAIL")]
+    assert not fails, "\n".join(fails)
+    assert proc.returncode == 0 and any(ln.startswith("SUMMARY") for ln in lines), proc.stdout
+    ins: dict = {}
+    outs: dict = {}
+    msgs: dict = {}
+    for ln in lines:
+        tag, _, rest = ln.partition(" ")
+        if tag in ("IN", "OUT"):
+            name, *vals = rest.split()
+            (ins if tag == "IN" else outs)[name] = [float(v) for v in vals]
+        elif tag == "MSG":
+            name, _, text = rest.partition(": ")
+            msgs[name] = text
+    return ins, outs, msgs, proc.stdout
