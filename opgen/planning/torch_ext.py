@@ -292,8 +292,9 @@ class FixedAttrCheck:
     """An adapter's call of <helpers>::FixedAttr<cpp_type> (macros/cpp.jinja `checks`): an attr
     no compute expression reads keeps its default (Op.fixed_attrs), as the kernel computes."""
 
-    cpp_type: str
+    cpp_type: str  # FixedAttr's template argument: the parameter's type, or a list's item's
     args: list[str]  # the op type, the attr's name, its parameter and its default
+    helper: str = "FixedAttr"  # FixedListAttr for a list attr
 
 
 @dataclass(frozen=True)
@@ -342,16 +343,29 @@ def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
 def cpp_fixed_attr_checks(op: Op) -> list[FixedAttrCheck]:
     """The adapters' checks that each attr no compute expression reads keeps its default."""
 
-    def value(a: Attr) -> str:  # the schema's default as the adapter receives it (a double)
-        return cpp_double(a.default) if a.type == "float" else cpp_literal(a.type, a.default)
+    def value(a: Attr) -> str:  # the schema's default as the adapter receives it (doubles)
+        if a.type == "float":
+            return cpp_double(a.default)
+        if a.type == "list_float":
+            return "{" + ", ".join(cpp_double(v) for v in a.default) + "}"
+        return cpp_literal(a.type, a.default)
 
-    return [
-        FixedAttrCheck(
-            a.info.cpp_param,
-            [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name), value(a)],
-        )
-        for a in op.fixed_attrs
-    ]
+    def check(a: Attr) -> FixedAttrCheck:
+        args = [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name), value(a)]
+        if a.type in _LIST_ITEM_TYPES:
+            return FixedAttrCheck(_LIST_ITEM_TYPES[a.type], args, "FixedListAttr")
+        return FixedAttrCheck(a.info.cpp_param, args)
+
+    return [check(a) for a in op.fixed_attrs]
+
+
+# FixedListAttr's item type for each list attr type
+_LIST_ITEM_TYPES = {
+    "list_int": "int64_t",
+    "list_float": "double",
+    "list_bool": "bool",
+    "list_list_int": "std::vector<int64_t>",
+}
 
 
 def _shape_check_args(op: Op, checked: list[Param]) -> list[str]:

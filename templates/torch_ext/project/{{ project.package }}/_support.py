@@ -112,7 +112,10 @@ def _broadcast_message(op_type: str, inputs: dict[str, torch.Tensor], what: str)
 def _fixed_attr(op_type: str, name: str, value, default) -> None:
     """An attr no compute expression reads keeps its default: the kernel computes as for it, and
     another value would be ignored without a word (opgen warned when generating); csrc's
-    opgen_torch::FixedAttr says the same."""
+    opgen_torch::FixedAttr says the same. A list attr's default (a tuple) and value are compared
+    and shown as lists."""
+    if isinstance(default, tuple):
+        value, default = _as_list(value), _as_list(default)
     torch._check(
         value == default,
         lambda: (
@@ -120,6 +123,13 @@ def _fixed_attr(op_type: str, name: str, value, default) -> None:
             f"compute expression; the kernel computes as for the default {name}={default!r}"
         ),
     )
+
+
+def _as_list(value):
+    """A list attr's value or default (of lists for list_list_int) as nested lists."""
+    if isinstance(value, (list, tuple)):
+        return [_as_list(v) for v in value]
+    return value
 
 
 def _attr_one_of(op_type: str, name: str, value: str, values: tuple[str, ...]) -> None:

@@ -93,10 +93,37 @@ inline std::string AttrText(const T& value)
 
 inline std::string AttrText(bool value) { return value ? "True" : "False"; }
 
+inline std::string AttrText(c10::string_view value) { return "'" + std::string(value) + "'"; }
+
+template <typename T>
+inline std::string AttrText(const std::vector<T>& values)
+{
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) {
+        text += (i == 0 ? "" : ", ") + AttrText(static_cast<const T&>(values[i]));
+    }
+    return text + "]";
+}
+
 template <typename T>
 inline void FixedAttr(const char* op_type, const char* name, const T& value, const T& fallback)
 {
     TORCH_CHECK(value == fallback, op_type, ": ", name, "=", AttrText(value),
+                " is not read by its compute expression; the kernel computes as for the default ", name, "=",
+                AttrText(fallback));
+}
+
+// The same for a list attr (list_int, list_float, list_bool, list_list_int): its items, of type
+// T, as the default's.
+template <typename T, typename Values>
+inline void FixedListAttr(const char* op_type, const char* name, const Values& values,
+                          const std::vector<T>& fallback)
+{
+    std::vector<T> given;
+    for (const auto& value : values) {
+        given.push_back(static_cast<T>(value));
+    }
+    TORCH_CHECK(given == fallback, op_type, ": ", name, "=", AttrText(given),
                 " is not read by its compute expression; the kernel computes as for the default ", name, "=",
                 AttrText(fallback));
 }
