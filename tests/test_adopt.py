@@ -115,6 +115,32 @@ def test_attrs_keep_their_types_and_defaults():
     ]
 
 
+STRINGS = r"""
+class TextCustom : public OpDef {
+public:
+    explicit TextCustom(const char* name) : OpDef(name)
+    {
+        this->Input("x").DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});  // "a comment; ("
+        this->Output("y").DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Attr("a").AttrType(OPTIONAL).String("a)b");
+        this->Attr("b").AttrType(OPTIONAL).String("x; // y, (\"q\")\n");  /* ) ; */
+        this->Attr("c").AttrType(OPTIONAL).Int(3);
+    }
+};
+"""
+
+
+def test_a_string_default_may_hold_parentheses_semicolons_commas_and_escapes():
+    """A string literal is read whole (was cut at its ')': "its default "a is no string
+    literal"), and C++'s escapes are undone."""
+    (op,) = prototype_from_opdef(STRINGS, "text.cpp")
+    assert [(a["name"], a["default_value"]) for a in op["attr"]] == [
+        ("a", "a)b"),
+        ("b", 'x; // y, ("q")\n'),
+        ("c", 3),
+    ]
+
+
 @pytest.mark.parametrize(
     ("source", "message"),
     [

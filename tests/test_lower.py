@@ -983,9 +983,11 @@ def test_float_valued_byte_output_without_integer_combinations_suggests_floor():
 
 
 @pytest.mark.parametrize(
-    "text", ["x + y", "x * y - abs(x) + 3", "clamp(x, -3, 3) + y", "max(x, y) - min(x, y)"]
+    "text", ["x + y", "x * y - abs(x) + 3", "clamp(x, 0, 3) + y", "max(x, y) - min(x, y)"]
 )
 def test_wrapping_byte_arithmetic_is_accepted(text):
+    # clamp(x, -3, 3) is refused: torch clamps uint8 to [253, 3], -3 wrapped
+    # (test_prototype_rules.py::test_a_whole_number_out_of_an_integer_inputs_range_is_a_problem)
     assert context(mixed_op(text, types=("int8", "uint8"))).compute.mode == "float"
 
 
