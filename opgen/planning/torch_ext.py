@@ -25,6 +25,7 @@ from opgen.compiler.lower import fresh
 from opgen.frontend import expr
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
+from opgen.frontend.matmuls import epilogue_inputs
 from opgen.frontend.model import Attr, Op, TensorParam
 from opgen.frontend.options import Options
 from opgen.literals import (
@@ -368,6 +369,35 @@ _LIST_ITEM_TYPES = {
 }
 
 
+def matmul_check_args(op: Op, params, python: bool) -> list[str]:
+    """The arguments of opgen_torch::MatmulShapes (C++) or _support._matmul_shapes (Python,
+    `python`) for a matmul op: the op type, a's and b's names and tensors, their transposes (a
+    bool attr's parameter or a literal) and the epilogue's inputs; [] for another op."""
+    mm = op.matmul
+    if mm is None:
+        return []
+    by_name = {p.name: p for p in params}
+
+    def value(name: str) -> str:
+        return name if python else by_name[name].cpp_name
+
+    def flag(transpose: bool | str) -> str:
+        if isinstance(transpose, str):
+            return value(transpose)
+        return str(transpose) if python else str(transpose).lower()
+
+    quote = py_string if python else cpp_string
+    args = [quote(op.op_type), quote(mm.a), value(mm.a), quote(mm.b), value(mm.b)]
+    args += [flag(mm.transpose_a), flag(mm.transpose_b)]
+    epilogue = [t.name for t in epilogue_inputs(op)]
+    if python and epilogue:
+        args.append("{" + ", ".join(quote(n) + ": " + n for n in epilogue) + "}")
+    elif epilogue:
+        args.append("{" + ", ".join(quote(n) for n in epilogue) + "}")
+        args.append("{" + ", ".join(value(n) for n in epilogue) + "}")
+    return args
+
+
 def _shape_check_args(op: Op, checked: list[Param]) -> list[str]:
     """The arguments opgen's shape checks (BroadcastShape, RowShapes) start with: the op type,
     the checked inputs' names and their tensors."""
@@ -443,6 +473,9 @@ class CpuKernel:
     # kernel sizes them by the fake kernel on meta copies, as the NPU adapter does (the
     # project's InferShape, which may be missing or partial, has a test of its own).
     shapes_from_meta: bool = False
+    # opgen_torch::MatmulShapes's, for a matmul op (its operands and epilogue inputs as the
+    # kernel takes them); []: no such check
+    matmul_args: list[str] = field(default_factory=list)
 
 
 def cpu_context(op: Op, params, outs) -> CpuKernel:
@@ -728,6 +761,8 @@ class Fake:
     # host refuses): x's name and the size attr's; ""
     expand_x: str = ""
     expand_size: str = ""
+    # _matmul_shapes's arguments as Python source, for a matmul op; "": none
+    matmul: str = ""
 
 
 def fake_context(op: Op, options, params, outs) -> Fake:

@@ -132,6 +132,51 @@ def _as_list(value):
     return value
 
 
+def _matmul_shapes(
+    op_type: str, a_name: str, a, b_name: str, b, a_t: bool, b_t: bool, epilogue=None
+) -> None:
+    """The operands of matmul(a, b) as opgen's kernel takes them: a [M, K] or [B, M, K] and b
+    [K, N] or [B, K, N] (the same B), each transposed first where its flag holds, K > 0 unless
+    the product is empty, and each epilogue input (name -> tensor) [N] or of the product's
+    shape; csrc's opgen_torch::MatmulShapes says the same."""
+    sa, sb = list(a.shape), list(b.shape)
+    given = f"{op_type}: {a_name} {sa} and {b_name} {sb}"
+    torch._check(
+        len(sa) in (2, 3) and len(sb) in (2, 3),
+        lambda: (
+            f"{given}: opgen's matmul takes {a_name} [M, K] or [B, M, K] and {b_name} [K, N] "
+            "or [B, K, N] (not 1-D, at most 3-D)"
+        ),
+    )
+    m, ka = (sa[-1], sa[-2]) if a_t else (sa[-2], sa[-1])
+    kb, n = (sb[-1], sb[-2]) if b_t else (sb[-2], sb[-1])
+    torch._check(ka == kb, lambda: f"{given} cannot be multiplied ({m}x{ka} and {kb}x{n})")
+    torch._check(
+        len(sb) == 2 or (len(sa) == 3 and sa[0] == sb[0]),
+        lambda: (
+            f"{given}: a batched {b_name} takes {a_name} of the same batch (opgen's matmul does "
+            "not broadcast batch dims)"
+        ),
+    )
+    product = [*sa[:-2], m, n]
+    empty = m == 0 or n == 0 or (len(sa) == 3 and sa[0] == 0)
+    torch._check(
+        ka != 0 or empty,
+        lambda: (
+            f"{given}: K is 0, which the Matmul API does not take (torch's product would be zeros)"
+        ),
+    )
+    for name, x in (epilogue or {}).items():
+        shape = list(x.shape)
+        torch._check(
+            shape == product or shape == [n],
+            lambda name=name, shape=shape: (
+                f"{op_type}: {name} {shape}: the epilogue of a matmul takes [N] ([{n}]) or the "
+                f"product's shape ({product}), not one it broadcasts"
+            ),
+        )
+
+
 def _attr_one_of(op_type: str, name: str, value: str, values: tuple[str, ...]) -> None:
     """A string attr that a compute expression compares holds one of the values the prototype
     declares ("opgen": {"values"}): another would be unequal to every literal and pick a branch

@@ -70,6 +70,7 @@ using opgen_checks::ExpandShape;
 using opgen_checks::FixedAttr;
 using opgen_checks::FixedListAttr;
 using opgen_checks::IndexAxes;
+using opgen_checks::MatmulShapes;
 using opgen_checks::OneOf;
 using opgen_checks::RowShapes;
 
