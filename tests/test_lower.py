@@ -593,6 +593,23 @@ def test_unsupported_types_raise_an_error_naming_the_output(text, types, reason)
         compute(text, types=types)
 
 
+def test_a_compare_on_int16_blames_only_the_int16_combinations():
+    """int16 and int32 combinations (torch.fmax's NaN rule, on integers): the message was two
+    run together ("... or float dtypes, int16_t, which ...") and named int32_t too."""
+    with pytest.raises(LoweringError) as info:
+        compute("where(x != x, y, max(x, y))", types=("int16", "int32"))
+    message = str(info.value)
+    assert "int32_t dtype combinations" not in message and "float dtypes, int16_t" not in message
+    assert (
+        "compares or selects, but the op's dtype combinations that compute in int16_t do (one "
+        "compute step serves every combination), which asc-devkit's Compare and Select do not "
+        "take" in message
+    )
+    assert message.endswith("give those combinations int32 or float dtypes, or an op of their own")
+    with pytest.raises(LoweringError, match="but the op computes in int16_t, which asc-devkit"):
+        compute("where(x != x, y, max(x, y))", types=("int16",))
+
+
 def test_mixed_dtype_combination_is_rejected():
     data = {
         "op": "MixCustom",
