@@ -158,12 +158,25 @@ def print_new_summary(result, verbose: bool = False) -> None:
             f"{escape(', '.join(result.kept))}",
             soft_wrap=True,
         )
+    out.print(skeleton_line(result.skeleton), soft_wrap=True)
     out.print(
-        f"CANN skeleton: {escape(result.skeleton)}; "
-        f"{'' if verbose else 'every file: --verbose; '}"
-        "generated files are re-rendered by [bold]opgen update[/bold]",
+        "The generated files are re-rendered by [bold]opgen update[/bold]"
+        + ("." if verbose else "; --verbose lists every file."),
         soft_wrap=True,
     )
+
+
+def skeleton_line(skeleton: str) -> str:
+    """Who wrote the CANN project skeleton (its CMake files, build.sh, scripts): "opgen",
+    "msopgen <path>[ (not run: dry run)]", or the project's own (an adopted project)."""
+    from rich.markup import escape
+
+    what = "The CANN project skeleton (CMake files, build.sh, scripts)"
+    if skeleton.startswith("the project's own"):
+        return f"{what} is {escape(skeleton)}."
+    if skeleton == "opgen":
+        return f"{what} was written by opgen itself (msopgen was not used)."
+    return f"{what} was written by {escape(skeleton)}."
 
 
 _DIRECTORY_ROLES = {
