@@ -20,11 +20,15 @@ TORCH_NPU := torch-npu==2.13.0
 
 .PHONY: demo test clean
 
+# pip's own progress shows while torch and the rest download and install (about 3 minutes on
+# 2 busy cores; README's "How long things take").
 $(VENV)/.installed: $(ROOT)/pyproject.toml
+	@echo "Creating $(VENV) and installing $(TORCH), ninja and opgen into it, once (a few minutes)..."
 	$(PYTHON) -m venv "$(VENV)"
 	"$(BIN)/python" -m pip install -q --upgrade pip
-	"$(BIN)/python" -m pip install -q $(PIP_TORCH_INDEX) $(TORCH) ninja -e "$(ROOT)[test]"
+	"$(BIN)/python" -m pip install --progress-bar on $(PIP_TORCH_INDEX) $(TORCH) ninja -e "$(ROOT)[test]"
 	touch "$@"
+	@echo "$(VENV) is ready."
 
 # A second environment with torch_npu: importing torch there needs
 # TORCH_DEVICE_BACKEND_AUTOLOAD=0 without CANN, so it is kept apart from .venv.

@@ -15,6 +15,25 @@ from opgen import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
+
+def _flags_without_a_type() -> None:
+    """typer's rich help shows a flag's type beside it (`--force <bool>`, `--help <bool>`) as if
+    it took a value: a flag (every bool option here, and --help) shows none."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "opgen_flags", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich.opgen_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_without_a_type()
+
 app = typer.Typer(
     name="opgen",
     help="Scaffold Huawei Ascend custom operators from a JSON prototype.\n\n"

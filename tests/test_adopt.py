@@ -115,6 +115,32 @@ def test_attrs_keep_their_types_and_defaults():
     ]
 
 
+STRINGS = r"""
+class TextCustom : public OpDef {
+public:
+    explicit TextCustom(const char* name) : OpDef(name)
+    {
+        this->Input("x").DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});  // "a comment; ("
+        this->Output("y").DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Attr("a").AttrType(OPTIONAL).String("a)b");
+        this->Attr("b").AttrType(OPTIONAL).String("x; // y, (\"q\")\n");  /* ) ; */
+        this->Attr("c").AttrType(OPTIONAL).Int(3);
+    }
+};
+"""
+
+
+def test_a_string_default_may_hold_parentheses_semicolons_commas_and_escapes():
+    """A string literal is read whole (was cut at its ')': "its default "a is no string
+    literal"), and C++'s escapes are undone."""
+    (op,) = prototype_from_opdef(STRINGS, "text.cpp")
+    assert [(a["name"], a["default_value"]) for a in op["attr"]] == [
+        ("a", "a)b"),
+        ("b", 'x; // y, ("q")\n'),
+        ("c", 3),
+    ]
+
+
 @pytest.mark.parametrize(
     ("source", "message"),
     [
@@ -190,7 +216,8 @@ def test_what_adopt_refuses(project, tmp_path):
     with_compute = tmp_path / "with_compute.json"
     with_compute.write_text(json.dumps(proto))
     result = adopt(str(project), "--prototype", str(with_compute), "--no-build")
-    assert result.exit_code == 2 and "opgen adopt keeps the project's own kernel" in result.output
+    assert result.exit_code == 2
+    assert "an adopted project keeps its own kernel" in " ".join(result.output.split())
     proto[0]["opgen"].pop("compute")
     proto[0]["op"] = "SubCustom"
     other = tmp_path / "other.json"
@@ -202,6 +229,47 @@ def test_what_adopt_refuses(project, tmp_path):
     assert adopt(str(project), "--prototype", str(PROTOTYPE), "--no-build").exit_code == 0
     again = adopt(str(project), "--prototype", str(PROTOTYPE), "--no-build")
     assert again.exit_code == 2 and "an opgen project already" in again.output
+
+
+def test_new_force_refuses_to_write_over_an_adopted_project(project):
+    """opgen new --force would write opgen's skeletons over the project's own op_host/ and
+    op_kernel/ files, of which .opgen/pristine keeps no copy: refused, nothing written."""
+    assert adopt(str(project), "--prototype", str(PROTOTYPE), "--no-build").exit_code == 0
+    before = sorted(p.as_posix() for p in project.rglob("*"))
+    ours = their_files(project)
+    result = CliRunner().invoke(
+        app, ["new", str(PROTOTYPE), "-o", str(project), "--force", "--no-build"]
+    )
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "is an adopted msopgen project (opgen adopt)" in flat and "opgen update" in flat
+    assert "Traceback" not in result.output
+    assert sorted(p.as_posix() for p in project.rglob("*")) == before
+    assert their_files(project) == ours
+
+
+def test_update_of_an_adopted_project_refuses_a_compute_and_an_op_without_sources(project):
+    """The adopted prototype gains a compute expression (was an internal template error, exit
+    1) or a second op with no op_host/op_kernel sources (was accepted): exit 2, the JSON path,
+    nothing written."""
+    assert adopt(str(project), "--prototype", str(PROTOTYPE), "--no-build").exit_code == 0
+    written = project / PROTOTYPE.name
+    proto = json.loads(written.read_text())
+    before = sorted(p.as_posix() for p in project.rglob("*") if p != written)
+    proto[0]["opgen"]["compute"] = {"z": "x + y"}
+    written.write_text(json.dumps(proto))
+    result = CliRunner().invoke(app, ["update", str(project), "--allow-dirty"])
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "$[0].opgen.compute" in flat and "an adopted project keeps its own kernel" in flat
+    proto[0]["opgen"].pop("compute")
+    proto.append({**proto[0], "op": "SubCustom"})
+    written.write_text(json.dumps(proto))
+    result = CliRunner().invoke(app, ["update", str(project), "--allow-dirty"])
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "$[1]" in flat and "op_kernel/sub_custom.cpp does not exist" in flat
+    assert sorted(p.as_posix() for p in project.rglob("*") if p != written) == before
 
 
 @pytest.mark.slow

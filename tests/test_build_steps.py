@@ -141,6 +141,26 @@ def test_failing_step_exits_1_with_the_log_tail_and_json_summary(project, monkey
     assert (project / ".opgen" / "logs" / "test.log").is_file()
 
 
+def test_the_printed_log_paths_work_from_the_callers_folder(project, tmp_path, monkeypatch):
+    """Run from another folder than the project, `opgen test` named its logs relative to the
+    project (.opgen/logs/test.log), a path that did not exist where the caller stood."""
+    (project / "tests" / "test_npu.py").write_text("def test_fails():\n    assert 1 == 2\n")
+    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
+    monkeypatch.chdir(tmp_path)  # the project's parent: proj/.opgen/logs/test.log
+    result = CliRunner().invoke(app, ["test", "proj"])
+    assert result.exit_code == 1
+    flat = " ".join(result.stdout.split())
+    assert "log: proj/.opgen/logs/test.log" in flat, result.stdout
+    assert "last lines of proj/.opgen/logs/test.log:" in result.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # outside the project's parent: the absolute path
+    result = CliRunner().invoke(app, ["test", "../proj"])
+    log = project.resolve() / ".opgen" / "logs" / "test.log"
+    assert f"log: {log}" in " ".join(result.stdout.split()), result.stdout
+    assert f"last lines of {log}:" in result.stderr
+
+
 def test_pytest_args_are_passed_through(project, monkeypatch):
     monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
     result = CliRunner().invoke(app, ["test", str(project), "--json", "--", "-k", "cpu_only"])

@@ -94,6 +94,15 @@ def test_help_lists_the_commands():
     assert "--install-completion" in result.stdout
 
 
+@pytest.mark.parametrize("command", ["new", "update", "adopt", "build", "test", "bench", "doctor"])
+def test_help_shows_no_type_after_a_flag(command):
+    """typer printed `--force <bool>`, `--help <bool>`, as if a flag took a value."""
+    result = run(command, "--help")
+    assert result.exit_code == 0
+    assert "<bool>" not in result.stdout
+    assert "<path>" in result.stdout or command in ("doctor", "bench", "test", "build")
+
+
 def test_usage_error_exits_2():
     assert run("validate").exit_code == 2
     assert run("frobnicate").exit_code == 2

@@ -37,6 +37,8 @@ from torch_ext import protos
 from opgen import resources
 from opgen.frontend import expr, prototype
 from opgen.frontend.options import Options
+from opgen.frontend.problems import PrototypeError
+from opgen.planning import plan_project
 from opgen.planning import tests as tests_data
 from opgen.rendering import render as render_mod
 
@@ -549,3 +551,91 @@ def test_comparisons_give_their_operands_ties(tmp_path):
     rendered_tests(json.dumps(data[2]), tmp_path)
     text = (tmp_path / "tests" / "test_greater_custom.py").read_text()
     assert 'TensorArg("y", -4.0, 4.0, ties=("x",)),' in text
+
+
+# ---------------------------------------------------------------------------------------------
+# every op class with test_shapes: the generated test files collect (fast, no build)
+# ---------------------------------------------------------------------------------------------
+
+E2E = ROOT / "tests" / "data" / "e2e"
+# Tril as msopgen's corpus writes it: index() with test_shapes rendered a test file whose
+# SHAPE_CASES was defined only for ops without index() (a NameError when collected)
+TRIL = {
+    "op": "TrilShapesCustom",
+    "input_desc": [{"name": "x", "param_type": "required", "format": ["ND"], "type": ["float"]}],
+    "output_desc": [{"name": "y", "param_type": "required", "format": ["ND"], "type": ["float"]}],
+    "attr": [{"name": "diagonal", "param_type": "optional", "type": "int", "default_value": 0}],
+    "opgen": {
+        "compute": {"y": "where(index(-1) <= index(-2) + diagonal, x, 0.0)"},
+        "golden": {"y": "torch.tril(x, diagonal)"},
+        "test_shapes": [{"x": [5, 7]}, {"x": [3, 4, 9]}],
+    },
+}
+
+
+def with_test_shapes(raw: dict) -> dict:
+    """The op with test_shapes: its own, else each required input [4, 8] when the op takes that
+    (an elementwise, row, index() or in-place op); else as it is."""
+    block = raw.get("opgen", {})
+    if "test_shapes" in block:
+        return raw
+    inputs = [t["name"] for t in raw.get("input_desc", []) if t.get("param_type") == "required"]
+    given = {**raw, "opgen": {**block, "test_shapes": [{name: [4, 8] for name in inputs}]}}
+    try:
+        prototype.loads(json.dumps([given]))
+    except PrototypeError:
+        return raw
+    return given
+
+
+def every_op_class() -> list[dict]:
+    """The ops of the end-to-end prototypes (every op class opgen generates: elementwise,
+    broadcast, row, index(), expand, string-attr choice, matmul, in place, user-computed,
+    golden-only), each with test_shapes where it takes them, and TRIL."""
+    ops, seen = [TRIL], {TRIL["op"]}
+    for path in sorted(E2E.glob("*.json")):
+        for raw in json.loads(path.read_text()):
+            if raw["op"] not in seen:
+                seen.add(raw["op"])
+                ops.append(with_test_shapes(raw))
+    return ops
+
+
+def test_every_op_class_with_test_shapes_renders_test_files_that_collect(tmp_path):
+    """ruff's pyflakes checks (an undefined name) and a real `pytest --collect-only`, with the
+    package's `_C` a stub defining the schemas (no build); each op's test_shapes cases are
+    among the collected tests."""
+    ops = every_op_class()
+    proto_text = json.dumps(ops)
+    files = rendered_tests(proto_text, tmp_path, "allops")
+    result = subprocess.run(  # pyflakes' checks: an undefined name, an unused import
+        [str(RUFF), "check", "--no-cache", "--select", "F", *map(str, files)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = plan_project(prototype.loads(proto_text), Options("allops", "allops", "allops"))
+    stub = ["import torch", "_lib = torch.library.Library('allops', 'DEF')"]
+    stub += ["_lib.define('_opgen_registry() -> str')"]
+    for op in prototype.loads(proto_text).ops:
+        stub.append(f"_lib.define({op.torch_schema!r})")
+    stub += [f"_lib.define({op.torch.introspection.schema!r})" for op in data.ops]
+    (tmp_path / "allops" / "_C.py").write_text("\n".join(stub) + "\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path / "tests",
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    collected = result.stdout.splitlines()
+    for op in ops:
+        if "test_shapes" in op.get("opgen", {}):
+            snake = prototype.loads(json.dumps([op])).ops[0].snake_name
+            ids = [line for line in collected if f"test_{snake}.py::" in line]
+            name, dims = next(iter(op["opgen"]["test_shapes"][0].items()))
+            case = name + "x".join(map(str, dims))  # the first case, in its tests' ids
+            assert any(case in line or "test-shapes" in line for line in ids), (op["op"], ids[:5])

@@ -244,6 +244,26 @@ def test_the_rendered_files_use_the_matmul_api():
     }
 
 
+def test_the_adapters_check_the_operands_as_the_kernel_takes_them():
+    """The CPU adapter and the fake kernel (which the NPU adapter runs for the output shapes)
+    refuse, with the reason, the shapes the host's ReadMatrices/EpilogueShape and TilingFunc
+    refuse (was "InferShape/TilingFunc returned GRAPH_FAILED" alone, and torch.matmul's
+    broadcasting on meta): tests/test_opgen_checks.py checks the helpers' messages."""
+    proto = prototype.loads(json.dumps([mm_op(LEAKY)]))
+    rendered = twin.render_files(proto, twin.options(), full=True)
+    files = {f.path: f.content.decode() for f in rendered}
+    cpu = next(text for path, text in files.items() if path.endswith("/csrc/ops.cpp"))
+    call = (
+        'opgen_torch::MatmulShapes("MatmulEpilogue", "a", a, "b", b, false, tb, {"bias"}, {bias});'
+    )
+    assert call in " ".join(cpu.split()), cpu
+    fake = next(text for path, text in files.items() if path.endswith("/ops.py"))
+    call = '_matmul_shapes("MatmulEpilogue", "a", a, "b", b, False, tb, {"bias": bias})'
+    assert call in fake
+    fake_body = fake[fake.index("def _matmul_epilogue_fake(") :]
+    assert fake_body.index("_matmul_shapes(") < fake_body.index("_golden.matmul_epilogue(")
+
+
 @pytest.mark.parametrize(
     "compute",
     [LEAKY, "matmul(a, b)", "matmul(a, b, transpose_a=True) * alpha + bias"],

@@ -287,6 +287,68 @@ def test_dtype_lists_must_have_equal_length():
     assert "lists 1 dtype(s) but $.input_desc[0] lists 2" in text
 
 
+def test_dtype_lists_of_unequal_length_with_a_compute_are_a_problem_not_a_traceback():
+    """The compute's checks that walk the dtype combinations (the literals' ranges, complex
+    dtypes) wait for the lists to agree: was a ValueError from zip()."""
+    data = op(input_desc=[tensor("x"), tensor("y", ["fp16"])], opgen={"compute": {"z": "x + y"}})
+    path, text = only_problem(data)
+    assert path == "$.input_desc[1].type"
+    assert "lists 1 dtype(s) but $.input_desc[0] lists 2" in text
+
+
+def test_a_golden_naming_a_torch_function_that_does_not_exist_is_a_problem():
+    """Was accepted, and failed only when the generated tests ran it."""
+    pytest.importorskip("torch")
+    data = op(opgen={"golden": {"z": "torch.nn.functional.gelux(x) + y"}})
+    path, text = only_problem(data)
+    assert path == "$.opgen.golden.z"
+    assert "'torch.nn.functional.gelux' is not a function of torch" in text
+    assert "did you mean 'torch.nn.functional.gelu'?" in text
+    data = op(opgen={"golden": {"z": "torch.special.erfx(x) + torch.addd(x, y)"}})
+    assert "'torch.special.erfx' is not a function" in only_problem(data)[1]
+
+
+@pytest.mark.parametrize(
+    ("dtype", "compute", "number", "span"),
+    [
+        ("uint8", "clamp(x, -5, 5) + y", "-5", "0 to 255"),
+        ("int8", "where(x > 200, x, y)", "200", "-128 to 127"),
+        ("uint8", "where(x > 300, x, y)", "300", "0 to 255"),
+    ],
+)
+def test_a_whole_number_out_of_an_integer_inputs_range_is_a_problem(dtype, compute, number, span):
+    """torch converts it to the inputs' dtype, wrapping it (clamp(x, -5, 5) on uint8 clamps to
+    [251, 5]), where the kernel computed with the number: was accepted."""
+    ints = [tensor("x", [dtype]), tensor("y", [dtype])]
+    data = op(
+        input_desc=ints, output_desc=[tensor("z", [dtype])], opgen={"compute": {"z": compute}}
+    )
+    path, text = only_problem(data)
+    assert path == "$.opgen.compute.z"
+    assert (
+        f"the number {number} does not fit in {dtype}, the dtype of x ($.input_desc[0].type)"
+        in text
+    )
+    assert f"write a number from {span}" in text
+
+
+def test_whole_numbers_in_range_and_beside_floats_are_accepted():
+    ints = [tensor("x", ["uint8", "float"]), tensor("y", ["uint8", "float"])]
+    data = op(
+        input_desc=ints,
+        output_desc=[tensor("z", ["uint8", "float"])],
+        opgen={"compute": {"z": "clamp(x, 0, 5) + y"}},
+    )
+    assert prototype.loads(json.dumps(data)).ops
+    mixed = [tensor("x", ["float"]), tensor("y", ["int8"])]
+    data = op(
+        input_desc=mixed,
+        output_desc=[tensor("z", ["float"])],
+        opgen={"compute": {"z": "x * 1000 + y"}},
+    )
+    assert prototype.loads(json.dumps(data)).ops
+
+
 def test_format_list_is_one_or_one_per_dtype():
     data = op(input_desc=[tensor("x", format=["ND", "ND", "ND"]), tensor("y")])
     path, text = only_problem(data)

@@ -363,7 +363,19 @@ def python_cpu_kernel(package, op):
             lambda t: [
                 (t.randn(3, 5),),
                 (t.randn(3, 5, dtype=t.float16),),
-                (t.randn(4), t.randn(4), 2.0, 1, False, "x", [3], [1.5, 2.0], [True]),
+                # the string and list attrs no compute reads: their defaults (another value is
+                # refused: test_unread_string_and_list_attrs_are_refused_on_meta)
+                (
+                    t.randn(4),
+                    t.randn(4),
+                    2.0,
+                    1,
+                    False,
+                    'say "hi"\\ \u00e9\n',
+                    [1, 2],
+                    [0.25],
+                    [True, False],
+                ),
             ],
         ),
         (
@@ -400,6 +412,25 @@ def test_opcheck_with_golden_kernels(sink_package, op_type, make_args):
         # refuses a leaf that requires grad
         grad_args = [a.clone() if i in updated else a for i, a in enumerate(grad_args)]
         torch.library.opcheck(overload, grad_args)
+
+
+def test_unread_string_and_list_attrs_are_refused_on_meta(sink_package):
+    """AllAttrsCustom's compute reads none of its string and list attrs: a value other than the
+    default is refused (the kernel would compute as for the default), its default taken in any
+    sequence type."""
+    torch = pytest.importorskip("torch")
+    _, package = sink_package
+    x = torch.randn(4, device="meta")
+    package.all_attrs_custom(x, dims=(1, 2), scales=[0.25], masks=(True, False))
+    for name, value, shown in (
+        ("mode", "b", "mode='b'"),
+        ("dims", [7], "dims=[7]"),
+        ("scales", [0.5], "scales=[0.5]"),
+        ("masks", [True], "masks=[True]"),
+    ):
+        with pytest.raises(RuntimeError) as info:
+            package.all_attrs_custom(x, **{name: value})
+        assert f"AllAttrsCustom: {shown} is not read by its compute expression" in str(info.value)
 
 
 def test_golden_backward_matches_autograd(sink_package):
@@ -746,14 +777,16 @@ def test_twin_build_compiles_for_the_first_soc(socs, arch):
 
 
 def test_attrs_the_compute_never_reads_must_keep_their_defaults(tmp_path):
-    """The CPU and NPU adapters and the fake kernel refuse another value of an int, float or bool
-    attr that no compute expression reads (the kernel would ignore it); the float's default as
-    the double the adapter receives; a project whose attrs are all read has no such check."""
+    """The CPU and NPU adapters and the fake kernel refuse another value of an attr that no
+    compute expression reads, of any type (the kernel would ignore it); a float's default as the
+    double the adapter receives; a project whose attrs are all read has no such check."""
     attrs = [
         {"name": "alpha", "param_type": "optional", "type": "float", "default_value": 0.1},
         {"name": "dim", "param_type": "optional", "type": "int", "default_value": -1},
         {"name": "mode", "param_type": "optional", "type": "string", "default_value": "a"},
         {"name": "scale", "param_type": "optional", "type": "float", "default_value": 2.0},
+        {"name": "lst", "param_type": "optional", "type": "list_int", "default_value": [1, 2]},
+        {"name": "fl", "param_type": "optional", "type": "list_float", "default_value": [0.1]},
     ]
     data = {
         "op": "ScaleCustom",
@@ -771,15 +804,20 @@ def test_attrs_the_compute_never_reads_must_keep_their_defaults(tmp_path):
     cpu = text["fixed/csrc/ops.cpp"]
     assert 'opgen_torch::FixedAttr<double>("ScaleCustom", "alpha", alpha, 0.1);' in cpu
     assert 'opgen_torch::FixedAttr<int64_t>("ScaleCustom", "dim", dim, -1);' in cpu
-    assert '"mode"' not in cpu.split("FixedAttr", 1)[1] and '"scale", scale' not in cpu
+    assert 'opgen_torch::FixedAttr<c10::string_view>("ScaleCustom", "mode", mode, "a");' in cpu
+    assert 'opgen_torch::FixedListAttr<int64_t>("ScaleCustom", "lst", lst, {1, 2});' in cpu
+    assert 'opgen_torch::FixedListAttr<double>("ScaleCustom", "fl", fl, {0.1});' in cpu
+    assert '"scale", scale' not in cpu
     npu = text["fixed/csrc_npu/scale_custom_npu.cpp"]
     assert 'opgen_npu::FixedAttr<double>("ScaleCustom", "alpha", alpha, 0.1);' in npu
     fake = text["fixed/ops.py"]
     assert '_fixed_attr("ScaleCustom", "alpha", alpha, 0.1)' in fake
     assert '_fixed_attr("ScaleCustom", "dim", dim, -1)' in fake
+    assert '_fixed_attr("ScaleCustom", "mode", mode, "a")' in fake
+    assert '_fixed_attr("ScaleCustom", "lst", lst, (1, 2))' in fake
     assert "def _fixed_attr(" in text["fixed/_support.py"]
     data["opgen"]["compute"] = {"y": "x * scale * alpha + dim"}
-    data["attr"] = [a for a in attrs if a["name"] != "mode"]
+    data["attr"] = [a for a in attrs if a["name"] not in ("mode", "lst", "fl")]
     _, _, files, _ = rendered(json.dumps([data]), tmp_path / "read", "read")
     # the libraries (_support.py, csrc/opgen_checks.h, the same in every project) define them;
     # nothing calls them

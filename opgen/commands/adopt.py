@@ -66,7 +66,7 @@ def plan(
             '"opgen": {"golden": ..., "test_shapes": ...} for them'
         )
     proto = prototype.loads(text, source=str(proto_path or directory / "op_host"))
-    _check_ops(proto, directory)
+    check_ops(proto, directory)
     existing = directory / file_name
     if existing.exists() and existing.read_text(encoding="utf-8", errors="replace") != text:
         raise UsageError(f"{existing} exists and is not the prototype; move it away first")
@@ -132,17 +132,18 @@ def _opdef_prototype(directory: Path) -> list[dict]:
     return ops
 
 
-def _check_ops(proto: prototype.Prototype, directory: Path) -> None:
+def check_ops(proto: prototype.Prototype, directory: Path) -> None:
     """Each op is one the project computes: no compute expression, its kernel and host files
-    where the CANN build and opgen's adapters look for them."""
+    where the CANN build and opgen's adapters look for them (`opgen adopt`, and `opgen update`
+    of an adopted project, whose prototype may have changed since)."""
     problems = []
     for op in proto.ops:
         if op.compute:
             problems.append(
                 Problem(
                     key_path(key_path(op.json_path, "opgen"), "compute"),
-                    f"{op.op_type}: opgen adopt keeps the project's own kernel; drop the compute "
-                    "expression (opgen new writes a project from one)",
+                    f"{op.op_type}: an adopted project keeps its own kernel; drop the compute "
+                    "expression (opgen new writes a project from one, in another directory)",
                 )
             )
         for sub in SOURCE_DIRS:
@@ -151,7 +152,8 @@ def _check_ops(proto: prototype.Prototype, directory: Path) -> None:
                     Problem(
                         op.json_path,
                         f"{op.op_type}: {sub}/{op.snake_name}.cpp does not exist (CANN's build "
-                        f"and opgen's adapters name the op's files {op.snake_name}.*)",
+                        f"and opgen's adapters name the op's files {op.snake_name}.*; an adopted "
+                        "project's ops are its own: write them first)",
                     )
                 )
     if problems:

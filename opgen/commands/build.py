@@ -310,6 +310,8 @@ def step_npu_symbols(project: Path, package: str, step: Step) -> None:
 
 def step_cann_package(project: Path, step: Step) -> None:
     """build.sh, then install the .run inside the project (never into the shared CANN tree)."""
+    from opgen.commands import console
+
     home = cann_home()
     if home is None:
         step.status, step.detail = "skipped", "skipped: CANN not found (ASCEND_HOME_PATH unset)"
@@ -325,7 +327,7 @@ def step_cann_package(project: Path, step: Step) -> None:
     env = {"ASCEND_CUSTOM_OPP_PATH": ""}  # a ':' in it is a hard error for the installer
     install = [str(runs[0]), f"--install-path={target.resolve()}", "--quiet"]
     if run_logged(step, install, project, "install_run.log", env):
-        step.status, step.detail = "passed", f"installed into {target.relative_to(project)}"
+        step.status, step.detail = "passed", f"installed into {console.shown_path(target)}"
     else:
         step.status = "failed"
 
@@ -336,6 +338,8 @@ def set_env_script(project: Path) -> Path | None:
 
 
 def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> None:
+    from opgen.commands import console
+
     args = [sys.executable, "-m", "pytest", "tests", "-q", *pytest_args]
     running = project / LOG_DIR / "running_test"
     running.parent.mkdir(parents=True, exist_ok=True)
@@ -361,7 +365,7 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
     if ok:
         step.detail = summary_line(project, step)
         if written is not None:
-            step.detail += f"; precision report: {written.relative_to(project)}"
+            step.detail += f"; precision report: {console.shown_path(written)}"
     elif running.is_file():  # the run ended inside this test: it hung (timed out) or crashed
         limit = os.environ.get("OPGEN_TEST_TIMEOUT") or TEST_TIMEOUT_DEFAULT
         step.detail = (
@@ -420,7 +424,7 @@ def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) ->
         step.seconds = time.monotonic() - started
         console.print_step(step)
         if step.status == "failed":
-            console.print_log_tail(step, tail(project, step))
+            console.print_log_tail(step, tail(project, step), project)
             break
     return report
 

@@ -158,12 +158,25 @@ def print_new_summary(result, verbose: bool = False) -> None:
             f"{escape(', '.join(result.kept))}",
             soft_wrap=True,
         )
+    out.print(skeleton_line(result.skeleton), soft_wrap=True)
     out.print(
-        f"CANN skeleton: {escape(result.skeleton)}; "
-        f"{'' if verbose else 'every file: --verbose; '}"
-        "generated files are re-rendered by [bold]opgen update[/bold]",
+        "The generated files are re-rendered by [bold]opgen update[/bold]"
+        + ("." if verbose else "; --verbose lists every file."),
         soft_wrap=True,
     )
+
+
+def skeleton_line(skeleton: str) -> str:
+    """Who wrote the CANN project skeleton (its CMake files, build.sh, scripts): "opgen",
+    "msopgen <path>[ (not run: dry run)]", or the project's own (an adopted project)."""
+    from rich.markup import escape
+
+    what = "The CANN project skeleton (CMake files, build.sh, scripts)"
+    if skeleton.startswith("the project's own"):
+        return f"{what} is {escape(skeleton)}."
+    if skeleton == "opgen":
+        return f"{what} was written by opgen itself (msopgen was not used)."
+    return f"{what} was written by {escape(skeleton)}."
 
 
 _DIRECTORY_ROLES = {
@@ -198,11 +211,25 @@ def print_step(step) -> None:
     )
 
 
-def print_log_tail(step, text: str) -> None:
+def shown_path(path) -> str:
+    """A path as the caller can use it from the folder opgen was run in (a step's log, the
+    precision report): relative to that folder when inside it, else absolute."""
+    from pathlib import Path
+
+    absolute = Path(path).resolve()
+    try:
+        return str(absolute.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(absolute)
+
+
+def print_log_tail(step, text: str, project) -> None:
+    """The last lines of a failed step's log (`step.log`, relative to `project`)."""
     from rich.markup import escape
 
     if text:
-        stderr().print(f"[dim]last lines of {escape(step.log or '')}:[/dim]")
+        where = shown_path(project / step.log) if step.log else ""
+        stderr().print(f"[dim]last lines of {escape(where)}:[/dim]", soft_wrap=True)
         stderr().print(escape(text), soft_wrap=True)
 
 
@@ -213,7 +240,8 @@ def print_report(report) -> None:
     seconds = sum(s.seconds for s in report.steps)
     failed = [s for s in report.steps if s.status == "failed"]
     if failed:
-        where = f"; log: {failed[0].log}" if failed[0].log else ""
+        log = failed[0].log
+        where = f"; log: {shown_path(report.project / log)}" if log else ""
         stdout().print(
             f"[red]FAILED[/red] {escape(failed[0].name)} in "
             f"{escape(str(report.project))}{escape(where)}",

@@ -99,6 +99,7 @@ def plan(
         raise UsageError(
             f"{destination} is not empty; choose another -o or pass --force to write over it"
         )
+    _refuse_adopted(destination)
     chosen = package is not None
     if chosen:
         check_namespace(package, "package")
@@ -128,6 +129,25 @@ def plan(
     data = template_data(proto, options)
     warnings += list(proto.warnings) + data.warnings
     return Plan(proto_path, destination, options, source, found, data, warnings, force), proto
+
+
+def _refuse_adopted(destination: Path) -> None:
+    """An adopted msopgen project (`opgen adopt`) holds the user's own op_host/ and op_kernel/
+    files, which `opgen new --force` would write opgen's skeletons over (no pristine copy keeps
+    them): refused, saying what re-renders it instead."""
+    if not (destination / project_state.MANIFEST).is_file():
+        return
+    try:
+        adopted = project_state.load(destination).options.adopted
+    except project_state.ProjectError:
+        return  # a damaged manifest: not known to be adopted; --force writes over it as asked
+    if adopted:
+        raise UsageError(
+            f"{destination} is an adopted msopgen project (opgen adopt): opgen new --force would "
+            "write opgen's skeletons over its own op_host/ and op_kernel/ files; run "
+            f"`opgen update {destination}` to re-render opgen's files around them, or choose "
+            "another -o"
+        )
 
 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:

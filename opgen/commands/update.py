@@ -27,6 +27,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from opgen.commands.adopt import check_ops
 from opgen.commands.new import load_prototype, template_data
 from opgen.errors import BadInput
 from opgen.frontend.options import Options, TemplateSource, check_template_source
@@ -164,6 +165,8 @@ def plan_update(
 
     proto_path = project / options.prototype_file
     proto = load_prototype(proto_path, list(options.socs))
+    if options.adopted:  # its ops stay the project's own: no compute, their sources there
+        check_ops(proto, project)
     data = template_data(proto, options)
     files = {f.path: f for f in render.render(proto, options, source, data)}
     old_files = state.files

@@ -737,10 +737,20 @@ class Lowerer:
 
     def _check_compare_type(self, node: expr.Node) -> None:
         if "int16_t" in self.ctypes:
+            # only the int16_t combinations are to blame (an int32_t one compares)
+            which, fix = (
+                ("the op computes in int16_t", "give the op int32 or float dtypes")
+                if self.ctype == "int16_t"
+                else (
+                    "the op's dtype combinations that compute in int16_t do (one compute step "
+                    "serves every combination)",
+                    "give those combinations int32 or float dtypes, or an op of their own",
+                )
+            )
             raise self.fail(
-                f"'{show(node)}' compares or selects, but {self.int_why()}, int16_t, which "
-                "asc-devkit's Compare and Select do not take (Compare.md, Select.md: half, "
-                "float, and int32_t for CMPMODE::EQ): give the op int32 or float dtypes"
+                f"'{show(node)}' compares or selects, but {which}, which asc-devkit's Compare "
+                "and Select do not take (Compare.md, Select.md: half, float, and int32_t for "
+                f"CMPMODE::EQ): {fix}"
             )
 
     def mask(self, cond: expr.Node) -> int:

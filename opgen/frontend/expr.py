@@ -1053,6 +1053,8 @@ def _check_golden_call(node: ast.Call, names: set[str]) -> None:
         )
     if func.startswith("_") or func in GOLDEN_BLOCKED:
         raise ExprError(f"'{path}' is not allowed in a golden expression")
+    if not method:
+        _check_torch_function(namespace, func)
     for arg in node.args:
         if isinstance(arg, ast.Starred):
             raise ExprError("*args is not allowed")
@@ -1061,3 +1063,31 @@ def _check_golden_call(node: ast.Call, names: set[str]) -> None:
         if kw.arg is None:
             raise ExprError("**kwargs is not allowed")
         _check_golden(kw.value, names)
+
+
+def _check_torch_function(namespace: str, func: str) -> None:
+    """`namespace.func` is a function of the installed torch, which the generated tests call
+    (a misspelt one, torch.nn.functional.gelux, would fail only there). Without torch nothing
+    is known: the check is left to the tests."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return
+    module = importlib.import_module(namespace)
+    if callable(getattr(module, func, None)):
+        return
+    import difflib
+
+    names = [n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n))]
+    near = difflib.get_close_matches(func, names, n=1)
+    raise ExprError(
+        f"'{namespace}.{func}' is not a function of torch {_torch_version()}"
+        + (f"; did you mean '{namespace}.{near[0]}'?" if near else "")
+    )
+
+
+def _torch_version() -> str:
+    import torch
+
+    return str(torch.__version__).split("+")[0]

@@ -169,7 +169,7 @@ class Op:
     def unread_attrs(self) -> tuple[Attr, ...]:
         """The attrs no compute expression reads, when it has some: its kernel computes the same
         whatever their values (opgen warns; the adapters refuse a value other than the default
-        of an int, float or bool one)."""
+        of an optional one)."""
         if not self.compute:
             return ()
         read = {
@@ -196,11 +196,9 @@ class Op:
 
     @property
     def fixed_attrs(self) -> tuple[Attr, ...]:
-        """The unread attrs whose value the PyTorch op checks: optional int, float and bool ones,
+        """The unread attrs whose value the PyTorch op checks: the optional ones, of every type,
         which must keep their default (another value would be ignored silently)."""
-        return tuple(
-            a for a in self.unread_attrs if not a.required and a.type in ("int", "float", "bool")
-        )
+        return tuple(a for a in self.unread_attrs if not a.required)
 
     @property
     def checked_attrs(self) -> tuple[Attr, ...]:

@@ -27,26 +27,51 @@ class OpDefSourceError(ValueError):
 
 def prototype_from_opdef(text: str, source: str) -> list[dict[str, Any]]:
     """The msopgen prototype of every OpDef class in `text` (C++ source from `source`)."""
-    text = _without_comments(text)
+    text, strings = _masked(text)
     classes = list(_CLASS.finditer(text))
     if not classes:
         raise OpDefSourceError(f"{source}: no OpDef class (class <Op> : public OpDef)")
     ops = []
     for k, match in enumerate(classes):
         end = classes[k + 1].start() if k + 1 < len(classes) else len(text)
-        ops.append(_op(match.group(1), text[match.end() : end], source))
+        ops.append(_op(match.group(1), text[match.end() : end], source, strings))
     return ops
 
 
+# a string or character literal, or a comment: what the statements' patterns must not look into
+_LEXEME = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+_MASK = re.compile("\x00(\\d+)\x00")
+
+
+def _masked(text: str) -> tuple[str, list[str]]:
+    """`text` without comments, each string literal but a plain name ("x") replaced by a mark
+    holding no `)`, `;`, `,` or `//` (.String("a)b") stays one call), and the literals the marks
+    stand for."""
+    strings: list[str] = []
+
+    def mask(match: re.Match) -> str:
+        lexeme = match.group(0)
+        if lexeme.startswith("/"):
+            return " "
+        if re.fullmatch(r'"\w*"', lexeme):
+            return lexeme
+        strings.append(lexeme)
+        return f"\x00{len(strings) - 1}\x00"
+
+    return _LEXEME.sub(mask, text), strings
+
+
 def _without_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
+    return _masked(text)[0]
 
 
-def _op(op_type: str, body: str, source: str) -> dict[str, Any]:
+def _op(op_type: str, body: str, source: str, strings: list[str]) -> dict[str, Any]:
     op: dict[str, Any] = {"op": op_type, "input_desc": [], "output_desc": [], "attr": []}
     for kind, name, chain in _STATEMENT.findall(body):
-        calls = {method: args.strip() for method, args in _CALL.findall(chain)}
+        calls = {
+            method: _MASK.sub(lambda m: strings[int(m.group(1))], args.strip())
+            for method, args in _CALL.findall(chain)
+        }
         where = f"{source}: {op_type}'s {kind.lower()} '{name}'"
         if kind == "Attr":
             op["attr"].append(_attr(name, calls, where))
@@ -93,6 +118,9 @@ def _attr(name: str, calls: dict[str, str], where: str) -> dict[str, Any]:
     return attr
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}  # the rest stand for themselves: \\ \"
+
+
 def _items(text: str) -> list[str]:
     """The items of a braced initializer list `{a, b}` (or a single value)."""
     inner = text.strip().removeprefix("{").removesuffix("}")
@@ -108,7 +136,8 @@ def _literal(text: str, attr_type: str, where: str) -> Any:
         if attr_type == "bool":
             return {"true": True, "false": False}[value]
         if attr_type == "string":
-            return re.fullmatch(r'"(.*)"', value, re.S).group(1)  # type: ignore[union-attr]
+            body = re.fullmatch(r'"((?:\\.|[^"\\])*)"', value, re.S).group(1)  # type: ignore[union-attr]
+            return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
         if attr_type == "int":
             return int(value.rstrip("lLuU"))
         return float(value.rstrip("fF"))

@@ -536,8 +536,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     options = raw.get("opgen", {})
     warnings = _kernel_name_warnings(raw, base, snake)
     problems = _name_problems(raw, base)
-    inputs, outputs, found = _check_tensors(raw, base)
-    problems += found
+    inputs, outputs, unpaired = _check_tensors(raw, base)
+    problems += unpaired
     if not problems:
         problems += _check_combinations(base, inputs, outputs)
     problems += _check_ref_and_outputs(base, inputs, outputs)
@@ -551,8 +551,8 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
     attrs = text_attrs.with_values(attrs, options)
     problems += text_attrs.values_problems(base, options, attrs, compute)
     inputs = _updated_inputs(inputs, outputs, compute)
-    problems += _complex_compute_problems(base, snake, inputs, outputs, compute)
-    problems += _literal_range_problems(base, compute, inputs, outputs)
+    if not unpaired:  # else the dtype lists' lengths may differ (a problem): no combinations
+        problems += _combination_problems(base, snake, inputs, outputs, compute)
     tested, found = _check_test_options(base, options, inputs, outputs, compute)
     problems += found
     if problems:
@@ -1276,6 +1276,12 @@ _COMPUTE_TYPE_RANGES = {
 }
 
 
+def _combination_problems(base: str, snake: str, inputs, outputs, compute) -> list[Problem]:
+    """The compute expressions' problems in the op's dtype combinations."""
+    problems = _complex_compute_problems(base, snake, inputs, outputs, compute)
+    return problems + _literal_range_problems(base, compute, inputs, outputs)
+
+
 def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem]:
     """Every number written in a compute expression (with its sign: -2147483648 is one) fits
     each type the op's dtype combinations compute in (catalog.compute_type)."""
@@ -1290,11 +1296,7 @@ def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem
     } - {None}
     problems = []
     for out_name, tree in compute.items():
-        negated = {id(n.arg) for n in expr.walk(tree) if isinstance(n, expr.Neg)}
-        for node in expr.walk(tree):
-            if not isinstance(node, expr.Const):
-                continue
-            value = -node.value if id(node) in negated else node.value
+        for value in _literals(tree):
             if "float" in types and value != 0 and abs(value) < FLOAT32_MIN_SUBNORMAL:
                 problems.append(
                     Problem(
@@ -1321,7 +1323,73 @@ def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem
                     )
                 )
                 break
+    reported = {p.path for p in problems}  # one problem per expression
+    unreported = {
+        out_name: tree
+        for out_name, tree in compute.items()
+        if key_path(key_path(key_path(base, "opgen"), "compute"), out_name) not in reported
+    }
+    return problems + _integer_literal_problems(base, unreported, inputs)
+
+
+def _literals(tree: expr.Node) -> list[float]:
+    """The numbers written in an expression, each with its sign (-5 is one)."""
+    negated = {id(n.arg) for n in expr.walk(tree) if isinstance(n, expr.Neg)}
+    return [
+        -n.value if id(n) in negated else n.value
+        for n in expr.walk(tree)
+        if isinstance(n, expr.Const)
+    ]
+
+
+def _integer_literal_problems(base: str, compute, inputs) -> list[Problem]:
+    """In a dtype combination whose inputs are all integers, torch converts a whole number to
+    the inputs' dtype, wrapping one out of its range (clamp(x, -5, 5) on uint8 clamps to 251..5,
+    x > 200 on int8 compares with -56) or failing, where the kernel computes with the number:
+    such a number is refused."""
+    ranges = _integer_input_ranges(inputs)
+    problems = []
+    for out_name, tree in compute.items():
+        for value in _literals(tree):
+            bad = [
+                (name, r)
+                for name, r in sorted(ranges.items())
+                if float(value).is_integer() and not r[0] <= value <= r[1]
+            ]
+            if not bad:
+                continue
+            name, (low, high, i) = bad[0]
+            number = _literal_text(value)
+            problems.append(
+                Problem(
+                    key_path(key_path(key_path(base, "opgen"), "compute"), out_name),
+                    f"the number {number} does not fit in {name}, the dtype of {inputs[i].name} "
+                    f"({key_path(key_path(base, 'input_desc'), i)}.type): torch converts it to "
+                    f"{name}, wrapping it, where the kernel computes with {number}; write a "
+                    f"number from {low} to {high}",
+                )
+            )
+            break
     return problems
+
+
+def _integer_input_ranges(inputs) -> dict[str, tuple[int, int, int]]:
+    """The integer dtypes of the required inputs in the dtype combinations whose inputs are all
+    integers (no float, complex or bool): dtype -> (lowest, highest, the first input's index)."""
+    from opgen.frontend.catalog import DTYPES
+
+    streamed = [(i, t) for i, t in enumerate(inputs) if t.param_type == "required"]
+    ranges: dict[str, tuple[int, int, int]] = {}
+    for combo in zip(*(t.dtypes for _, t in streamed), strict=True):
+        kinds = [DTYPES[d] for d in combo]
+        if any(k.is_float or k.is_complex or k.name == "bool" for k in kinds):
+            continue
+        for (i, _), kind in zip(streamed, kinds, strict=True):
+            bits = kind.size * 8
+            signed = not kind.name.startswith("u")
+            low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+            ranges.setdefault(kind.name, (low, high, i))
+    return ranges
 
 
 def _literal_text(value: float) -> str:

@@ -286,7 +286,16 @@ def _build_matmul_op(op: Op, options: Options) -> OpData:
     for a file of the user's."""
     shell = replace(op, compute={})
     data = build_op(shell, options)
-    torch_data = replace(data.torch, cpu=replace(data.torch.cpu, placeholder=None))
+    params = data.torch.params  # the adapters check the operands as the kernel takes them
+    cpu = replace(
+        data.torch.cpu,
+        placeholder=None,
+        matmul_args=torch_ext.matmul_check_args(op, params, python=False),
+    )
+    fake = replace(
+        data.torch.fake, matmul=", ".join(torch_ext.matmul_check_args(op, params, python=True))
+    )
+    torch_data = replace(data.torch, cpu=cpu, fake=fake)
     return replace(
         data,
         has_compute=True,

@@ -25,6 +25,7 @@ from opgen.compiler.lower import fresh
 from opgen.frontend import expr
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
+from opgen.frontend.matmuls import epilogue_inputs
 from opgen.frontend.model import Attr, Op, TensorParam
 from opgen.frontend.options import Options
 from opgen.literals import (
@@ -292,8 +293,9 @@ class FixedAttrCheck:
     """An adapter's call of <helpers>::FixedAttr<cpp_type> (macros/cpp.jinja `checks`): an attr
     no compute expression reads keeps its default (Op.fixed_attrs), as the kernel computes."""
 
-    cpp_type: str
+    cpp_type: str  # FixedAttr's template argument: the parameter's type, or a list's item's
     args: list[str]  # the op type, the attr's name, its parameter and its default
+    helper: str = "FixedAttr"  # FixedListAttr for a list attr
 
 
 @dataclass(frozen=True)
@@ -342,16 +344,58 @@ def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
 def cpp_fixed_attr_checks(op: Op) -> list[FixedAttrCheck]:
     """The adapters' checks that each attr no compute expression reads keeps its default."""
 
-    def value(a: Attr) -> str:  # the schema's default as the adapter receives it (a double)
-        return cpp_double(a.default) if a.type == "float" else cpp_literal(a.type, a.default)
+    def value(a: Attr) -> str:  # the schema's default as the adapter receives it (doubles)
+        if a.type == "float":
+            return cpp_double(a.default)
+        if a.type == "list_float":
+            return "{" + ", ".join(cpp_double(v) for v in a.default) + "}"
+        return cpp_literal(a.type, a.default)
 
-    return [
-        FixedAttrCheck(
-            a.info.cpp_param,
-            [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name), value(a)],
-        )
-        for a in op.fixed_attrs
-    ]
+    def check(a: Attr) -> FixedAttrCheck:
+        args = [cpp_string(op.op_type), cpp_string(a.name), cpp_param_name(a.name), value(a)]
+        if a.type in _LIST_ITEM_TYPES:
+            return FixedAttrCheck(_LIST_ITEM_TYPES[a.type], args, "FixedListAttr")
+        return FixedAttrCheck(a.info.cpp_param, args)
+
+    return [check(a) for a in op.fixed_attrs]
+
+
+# FixedListAttr's item type for each list attr type
+_LIST_ITEM_TYPES = {
+    "list_int": "int64_t",
+    "list_float": "double",
+    "list_bool": "bool",
+    "list_list_int": "std::vector<int64_t>",
+}
+
+
+def matmul_check_args(op: Op, params, python: bool) -> list[str]:
+    """The arguments of opgen_torch::MatmulShapes (C++) or _support._matmul_shapes (Python,
+    `python`) for a matmul op: the op type, a's and b's names and tensors, their transposes (a
+    bool attr's parameter or a literal) and the epilogue's inputs; [] for another op."""
+    mm = op.matmul
+    if mm is None:
+        return []
+    by_name = {p.name: p for p in params}
+
+    def value(name: str) -> str:
+        return name if python else by_name[name].cpp_name
+
+    def flag(transpose: bool | str) -> str:
+        if isinstance(transpose, str):
+            return value(transpose)
+        return str(transpose) if python else str(transpose).lower()
+
+    quote = py_string if python else cpp_string
+    args = [quote(op.op_type), quote(mm.a), value(mm.a), quote(mm.b), value(mm.b)]
+    args += [flag(mm.transpose_a), flag(mm.transpose_b)]
+    epilogue = [t.name for t in epilogue_inputs(op)]
+    if python and epilogue:
+        args.append("{" + ", ".join(quote(n) + ": " + n for n in epilogue) + "}")
+    elif epilogue:
+        args.append("{" + ", ".join(quote(n) for n in epilogue) + "}")
+        args.append("{" + ", ".join(value(n) for n in epilogue) + "}")
+    return args
 
 
 def _shape_check_args(op: Op, checked: list[Param]) -> list[str]:
@@ -429,6 +473,9 @@ class CpuKernel:
     # kernel sizes them by the fake kernel on meta copies, as the NPU adapter does (the
     # project's InferShape, which may be missing or partial, has a test of its own).
     shapes_from_meta: bool = False
+    # opgen_torch::MatmulShapes's, for a matmul op (its operands and epilogue inputs as the
+    # kernel takes them); []: no such check
+    matmul_args: list[str] = field(default_factory=list)
 
 
 def cpu_context(op: Op, params, outs) -> CpuKernel:
@@ -714,6 +761,8 @@ class Fake:
     # host refuses): x's name and the size attr's; ""
     expand_x: str = ""
     expand_size: str = ""
+    # _matmul_shapes's arguments as Python source, for a matmul op; "": none
+    matmul: str = ""
 
 
 def fake_context(op: Op, options, params, outs) -> Fake:

@@ -112,7 +112,10 @@ def _broadcast_message(op_type: str, inputs: dict[str, torch.Tensor], what: str)
 def _fixed_attr(op_type: str, name: str, value, default) -> None:
     """An attr no compute expression reads keeps its default: the kernel computes as for it, and
     another value would be ignored without a word (opgen warned when generating); csrc's
-    opgen_torch::FixedAttr says the same."""
+    opgen_torch::FixedAttr says the same. A list attr's default (a tuple) and value are compared
+    and shown as lists."""
+    if isinstance(default, tuple):
+        value, default = _as_list(value), _as_list(default)
     torch._check(
         value == default,
         lambda: (
@@ -120,6 +123,58 @@ def _fixed_attr(op_type: str, name: str, value, default) -> None:
             f"compute expression; the kernel computes as for the default {name}={default!r}"
         ),
     )
+
+
+def _as_list(value):
+    """A list attr's value or default (of lists for list_list_int) as nested lists."""
+    if isinstance(value, (list, tuple)):
+        return [_as_list(v) for v in value]
+    return value
+
+
+def _matmul_shapes(
+    op_type: str, a_name: str, a, b_name: str, b, a_t: bool, b_t: bool, epilogue=None
+) -> None:
+    """The operands of matmul(a, b) as opgen's kernel takes them: a [M, K] or [B, M, K] and b
+    [K, N] or [B, K, N] (the same B), each transposed first where its flag holds, K > 0 unless
+    the product is empty, and each epilogue input (name -> tensor) [N] or of the product's
+    shape; csrc's opgen_torch::MatmulShapes says the same."""
+    sa, sb = list(a.shape), list(b.shape)
+    given = f"{op_type}: {a_name} {sa} and {b_name} {sb}"
+    torch._check(
+        len(sa) in (2, 3) and len(sb) in (2, 3),
+        lambda: (
+            f"{given}: opgen's matmul takes {a_name} [M, K] or [B, M, K] and {b_name} [K, N] "
+            "or [B, K, N] (not 1-D, at most 3-D)"
+        ),
+    )
+    m, ka = (sa[-1], sa[-2]) if a_t else (sa[-2], sa[-1])
+    kb, n = (sb[-1], sb[-2]) if b_t else (sb[-2], sb[-1])
+    torch._check(ka == kb, lambda: f"{given} cannot be multiplied ({m}x{ka} and {kb}x{n})")
+    torch._check(
+        len(sb) == 2 or (len(sa) == 3 and sa[0] == sb[0]),
+        lambda: (
+            f"{given}: a batched {b_name} takes {a_name} of the same batch (opgen's matmul does "
+            "not broadcast batch dims)"
+        ),
+    )
+    product = [*sa[:-2], m, n]
+    empty = m == 0 or n == 0 or (len(sa) == 3 and sa[0] == 0)
+    torch._check(
+        ka != 0 or empty,
+        lambda: (
+            f"{given}: K is 0, which the Matmul API does not take (torch's product would be zeros)"
+        ),
+    )
+    for name, x in (epilogue or {}).items():
+        shape = list(x.shape)
+        torch._check(
+            shape == product or shape == [n],
+            lambda name=name, shape=shape: (
+                f"{op_type}: {name} {shape}: the epilogue of a matmul takes [N] ([{n}]) or the "
+                f"product's shape ({product}), not one it broadcasts"
+            ),
+        )
 
 
 def _attr_one_of(op_type: str, name: str, value: str, values: tuple[str, ...]) -> None:

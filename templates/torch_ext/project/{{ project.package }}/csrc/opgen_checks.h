@@ -93,12 +93,82 @@ inline std::string AttrText(const T& value)
 
 inline std::string AttrText(bool value) { return value ? "True" : "False"; }
 
+inline std::string AttrText(c10::string_view value) { return "'" + std::string(value) + "'"; }
+
+template <typename T>
+inline std::string AttrText(const std::vector<T>& values)
+{
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) {
+        text += (i == 0 ? "" : ", ") + AttrText(static_cast<const T&>(values[i]));
+    }
+    return text + "]";
+}
+
 template <typename T>
 inline void FixedAttr(const char* op_type, const char* name, const T& value, const T& fallback)
 {
     TORCH_CHECK(value == fallback, op_type, ": ", name, "=", AttrText(value),
                 " is not read by its compute expression; the kernel computes as for the default ", name, "=",
                 AttrText(fallback));
+}
+
+// The same for a list attr (list_int, list_float, list_bool, list_list_int): its items, of type
+// T, as the default's.
+template <typename T, typename Values>
+inline void FixedListAttr(const char* op_type, const char* name, const Values& values,
+                          const std::vector<T>& fallback)
+{
+    std::vector<T> given;
+    for (const auto& value : values) {
+        given.push_back(static_cast<T>(value));
+    }
+    TORCH_CHECK(given == fallback, op_type, ": ", name, "=", AttrText(given),
+                " is not read by its compute expression; the kernel computes as for the default ", name, "=",
+                AttrText(fallback));
+}
+
+// The operands of matmul(a, b) as opgen's kernel takes them (op_host's ReadMatrices and
+// EpilogueShape): a [M, K] or [B, M, K] and b [K, N] or [B, K, N] (the same B), each transposed
+// first where its flag holds, K > 0 unless the product is empty, and each epilogue input [N] or
+// of the product's shape; refused before the twin's InferShape/TilingFunc would fail without a
+// reason. The fake kernel's _support._matmul_shapes says the same.
+inline std::string ShapeText(at::IntArrayRef shape) { return c10::str(shape); }
+
+inline void MatmulShapes(const char* op_type, const char* a_name, const at::Tensor& a, const char* b_name,
+                         const at::Tensor& b, bool a_t, bool b_t, std::initializer_list<const char*> names = {},
+                         at::TensorList epilogue = {})
+{
+    const at::IntArrayRef sa = a.sizes();
+    const at::IntArrayRef sb = b.sizes();
+    const std::string given = c10::str(op_type, ": ", a_name, " ", ShapeText(sa), " and ", b_name, " ",
+                                       ShapeText(sb));
+    TORCH_CHECK(sa.size() >= 2 && sa.size() <= 3 && sb.size() >= 2 && sb.size() <= 3, given,
+                ": opgen's matmul takes ", a_name, " [M, K] or [B, M, K] and ", b_name,
+                " [K, N] or [B, K, N] (not 1-D, at most 3-D)");
+    const size_t ra = sa.size();
+    const size_t rb = sb.size();
+    const int64_t m = a_t ? sa[ra - 1] : sa[ra - 2];
+    const int64_t ka = a_t ? sa[ra - 2] : sa[ra - 1];
+    const int64_t kb = b_t ? sb[rb - 1] : sb[rb - 2];
+    const int64_t n = b_t ? sb[rb - 2] : sb[rb - 1];
+    TORCH_CHECK(ka == kb, given, " cannot be multiplied (", m, "x", ka, " and ", kb, "x", n, ")");
+    TORCH_CHECK(rb == 2 || (ra == 3 && sa[0] == sb[0]), given,
+                ": a batched ", b_name, " takes ", a_name, " of the same batch (opgen's matmul does not broadcast "
+                "batch dims)");
+    std::vector<int64_t> product(sa.begin(), sa.end() - 2);
+    product.push_back(m);
+    product.push_back(n);
+    const bool empty = m == 0 || n == 0 || (ra == 3 && sa[0] == 0);
+    TORCH_CHECK(ka != 0 || empty, given, ": K is 0, which the Matmul API does not take (torch's product "
+                "would be zeros)");
+    auto name = names.begin();
+    for (const at::Tensor& x : epilogue) {
+        const bool ok = x.sizes() == at::IntArrayRef(product) || (x.dim() == 1 && x.size(0) == n);
+        TORCH_CHECK(ok, op_type, ": ", *name, " ", ShapeText(x.sizes()), ": the epilogue of a matmul takes [N] ([",
+                    n, "]) or the product's shape (", ShapeText(product), "), not one it broadcasts");
+        ++name;
+    }
 }
 
 // A string attr that a compute expression compares holds one of the values the prototype declares

@@ -68,7 +68,9 @@ using opgen_checks::AttrOneOf;
 using opgen_checks::BroadcastShape;
 using opgen_checks::ExpandShape;
 using opgen_checks::FixedAttr;
+using opgen_checks::FixedListAttr;
 using opgen_checks::IndexAxes;
+using opgen_checks::MatmulShapes;
 using opgen_checks::OneOf;
 using opgen_checks::RowShapes;
 
