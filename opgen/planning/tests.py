@@ -22,7 +22,7 @@ from opgen.frontend.model import Attr, Op
 from opgen.frontend.options import Options
 from opgen.frontend.rows import named_axes, row_first_axis, row_split
 from opgen.literals import py_string, py_value
-from opgen.planning.kernel import special_values_exact
+from opgen.planning.kernel import compute_types, special_values_exact
 from opgen.planning.layout import LINE, doc_lines, split_pieces
 from opgen.planning.torch_ext import TorchData, py_dtype_tuple
 
@@ -341,10 +341,11 @@ def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
     """The OpSpec's TensorArg per input, with the values the tests draw for it."""
     positive: dict[str, str] = {}
     no_nan: set[str] = set()
+    ctypes = compute_types(op)
     for tree in op.compute.values():
         for name, why in positive_inputs(tree).items():
             positive.setdefault(name, why)
-        if not special_values_exact(socs):
+        if "float" in ctypes and not special_values_exact(socs, ctypes):
             no_nan |= nan_blocked_inputs(tree)
     ties = comparison_ties(op)
     specs = []
@@ -371,7 +372,7 @@ def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
                 ties_shown=", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values),
                 ties_literal=py_value(tuple(tie_values)),
                 no_nan=t.name in no_nan,
-                lacking=", ".join(s for s in socs if not special_values_exact([s])),
+                lacking=", ".join(s for s in socs if not special_values_exact([s], ctypes)),
             )
         )
     return specs
