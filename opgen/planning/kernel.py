@@ -48,6 +48,7 @@ from opgen.frontend.catalog import (
     tensor_compute_bytes,
 )
 from opgen.frontend.expr import show
+from opgen.frontend.int_dtypes import bool_subtraction, wrapped_part
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.names import aclnn_name, pascal_name
 from opgen.frontend.options import Options
@@ -1019,6 +1020,7 @@ def _lower(
     _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
     _check_attr_powers(trees, short_missing["pow"])
     _check_compare(op, socs, outs, mode)
+    _check_integer_parts(op, outs)
     _check_byte_outputs(op, outs)
     _check_index(op)
     variants = _variants(short_missing, used_funcs, len(socs))
@@ -1401,6 +1403,26 @@ def _check_index(op: Op) -> None:
                 "an op with reductions computes by rows, where it is not supported",
                 out,
             )
+
+
+def _check_integer_parts(op: Op, outs: list[_Tensor]) -> None:
+    """Per dtype combination: no `-` of a bool (torch refuses it), and where the output is not
+    int8/uint8 (those wrap their result: _check_byte_outputs), no part torch computes in
+    int8/uint8/bool that may leave its range (torch wraps it, the kernel's float does not)."""
+    attr_types = {a.name: a.type for a in op.attrs}
+    names = [t.name for t in op.tensors]
+    for t in outs:
+        tree = op.compute.get(t.param.name)
+        pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
+        for combo in op.dtype_combinations if tree is not None else ():
+            ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
+            why = bool_subtraction(tree, ins, attr_types)
+            if not why and combo[pos] not in ("int8", "uint8"):
+                why = wrapped_part(tree, ins, attr_types, combo[pos])
+            if why:
+                raise LoweringError(
+                    f"compute expression of output '{t.param.name}': {why}", t.param.name
+                )
 
 
 def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:
