@@ -1020,9 +1020,7 @@ def _lower(
     _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
     _check_attr_powers(trees, short_missing["pow"])
     _check_compare(op, socs, outs, mode)
-    _check_integer_parts(op, outs)
-    _check_byte_outputs(op, outs)
-    _check_index(op)
+    _check_values(op, outs)
     variants = _variants(short_missing, used_funcs, len(socs))
     host_scalars: dict[expr.Node, str] = {}
     lowered = []
@@ -1403,6 +1401,13 @@ def _check_index(op: Op) -> None:
                 "an op with reductions computes by rows, where it is not supported",
                 out,
             )
+
+
+def _check_values(op: Op, outs: list[_Tensor]) -> None:
+    """The values the kernel computes are torch's: integer parts, int8/uint8 outputs, index()."""
+    _check_integer_parts(op, outs)
+    _check_byte_outputs(op, outs)
+    _check_index(op)
 
 
 def _check_integer_parts(op: Op, outs: list[_Tensor]) -> None:
