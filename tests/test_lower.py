@@ -1217,6 +1217,8 @@ def test_an_attr_only_index_reads_is_not_unread():
         ("x * y + x - y", ("int8",), "float32", "torch computes 'x \\* y' in int8"),
         ("x + y", ("uint8",), "float16", "torch computes 'x \\+ y' in uint8"),
         ("max(x, y) - min(x, y)", ("int8",), "float32", "in int8"),
+        ("abs(x) * 0.5", ("int8",), "float32", "'abs\\(x\\)' in int8"),  # abs(-128) is -128
+        ("-x + y * 0.5", ("int8",), "float32", "'-x' in int8"),
         ("x + y", ("bool",), "float32", "True \\+ True is True"),
         # torch refuses `-` of a bool: bool - bool, -bool, a comparison's value
         ("x - y", ("bool",), "float32", "'x - y' applies `-` to a bool value"),

@@ -99,6 +99,13 @@ def bool_subtraction(tree: expr.Node, ins: dict[str, str], attr_types: dict[str,
     return ""
 
 
+def _may_leave(n: expr.Node) -> bool:
+    """An arithmetic step whose value may leave its operands' range (abs and - of int8's -128)."""
+    if isinstance(n, expr.Call):
+        return n.func == "abs"
+    return isinstance(n, (expr.BinOp, expr.Pow, expr.Neg))
+
+
 def wrapped_part(
     tree: expr.Node, ins: dict[str, str], attr_types: dict[str, str], out_dtype: str
 ) -> str:
@@ -109,7 +116,7 @@ def wrapped_part(
     found = []
     for n in expr.walk(tree):
         kind = dt.of(n)
-        if kind not in ("int8", "uint8", "bool") or not isinstance(n, (expr.BinOp, expr.Pow)):
+        if kind not in ("int8", "uint8", "bool") or not _may_leave(n):
             continue
         lo, hi = INT_RANGES[kind]
         vb = ValueBounds(
