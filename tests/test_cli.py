@@ -58,6 +58,28 @@ def test_validate_invalid_exits_2_with_a_panel_on_stderr(write_proto):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    "types, compute, words",
+    [
+        (("int8", "float"), "x * y + x - y", "torch computes 'x * y' in int8"),
+        (("bool", "float"), "x - y", "'x - y' applies `-` to a bool value"),
+    ],
+)
+def test_validate_refuses_what_torch_computes_otherwise(write_proto, types, compute, words):
+    """int8 inputs into a float output: torch wraps x * y in int8 (100 * 100 + 0 is 16.0), the
+    kernel's float did not; bool - bool: torch refuses it. Exit 2, the JSON path, no traceback."""
+    data = op(op="NarrowCustom")
+    for t in data["input_desc"]:
+        t["type"] = [types[0]]
+    data["output_desc"][0]["type"] = [types[1]]
+    data["opgen"] = {"compute": {data["output_desc"][0]["name"]: compute}}
+    result = run("validate", write_proto([data]), "--json")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["path"] == f"$[0].opgen.compute.{data['output_desc'][0]['name']}"
+    assert words in error["message"]
+
+
 def test_validate_invalid_json_output(write_proto):
     result = run("validate", write_proto('{"op": "A",'), "--json")
     assert result.exit_code == 2

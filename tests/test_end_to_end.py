@@ -180,6 +180,16 @@ for axes, keep in itertools.product(
     torch.testing.assert_close(y.double(), expected, rtol=1e-5, atol=1e-4)
     meta = ops.reduce_sum_custom(x.to("meta"), axes, keep_dims=keep)
     assert meta.shape == expected.shape, (axes, keep, meta.shape, expected.shape)
+# column mode adds its lines in a cascade: 2^24 + 2^20 ones sum exactly (one float32 tile taking
+# them a line at a time stopped at 2^24), and a column of 2^22 rand is as close as torch's float32
+ones = torch.ones(2**24 + 2**20, 2)
+assert ops.reduce_sum_custom(ones, [0]).tolist() == [2.0**24 + 2**20] * 2
+r = torch.rand(2**22, 2, generator=torch.Generator().manual_seed(0))
+gold = r.double().sum(0)
+mine = (ops.reduce_sum_custom(r, [0]).double() - gold).abs()
+theirs = (r.sum(0).double() - gold).abs()
+ulp = torch.finfo(torch.float32).eps * gold.abs()
+assert (mine <= 4 * torch.maximum(theirs, ulp)).all(), (mine, theirs)
 for device in ("cpu", "meta"):
     try:
         ops.reduce_sum_custom(x.to(device), [0, 2])

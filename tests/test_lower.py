@@ -609,7 +609,6 @@ def test_float_and_int_combinations_share_a_template():
         ("log1p(x)", ("int32",), "log1p\\(\\) needs a float type"),
         ("x ** 2.5", ("int32",), "non-integer exponent"),
         ("x ** -2", ("int16",), "negative exponent"),
-        ("sign(x)", ("float", "int32"), "sign\\(\\) computes differently"),
     ],
 )
 def test_unsupported_types_raise_an_error_naming_the_output(text, types, reason):
@@ -722,6 +721,46 @@ def test_a_template_step_over_float_and_int32_compares_through_the_library():
     assert "opgen_kernel::CompareMask(tmp0, x, y, AscendC::CMPMODE::GE, cmpCount, tmp1);" in (
         step_body(c)
     )
+
+
+@pytest.mark.parametrize(
+    "text", ["max(x, y) - min(x, y)", "sign(x) + relu(y)", "min(x, 1) + max(2, y)"]
+)
+def test_a_template_step_over_float_and_int32_propagates_nan_as_torch(text):
+    """max/min/sign/relu in a step templated over int32 and float (int8 computes in
+    float): compare and select, as a float step does, so a float NaN propagates (the instructions
+    let it lose: max(x, y) - min(x, y) was 0 for a NaN x); the int32 values stay exact."""
+    op = int_compare_op(
+        {"z": text}, types=("int32", "int8", "float32"), out_types=("int32", "int8", "float32")
+    )
+    c = context(op).compute
+    assert c.mode == "template" and "opgen_kernel::CompareMask(" in step_body(c)
+    x = np.array([np.nan, 1.0, -0.0, 3.0, -4.0, np.nan] * 16)
+    y = np.array([2.0, np.nan, 0.0, 3.0, 5.0, np.nan] * 16)
+    out = interp.run(step_body(c), {"x": x, "y": y, "z": np.full(96, 7.0)}, tiling_values(op, c))
+    want = evaluate_torch(text, torch.tensor(x), torch.tensor(y)).numpy()
+    np.testing.assert_array_equal(out["z"], want)
+
+
+def evaluate_torch(text: str, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """max/min/sign/relu expressions as torch computes them."""
+
+    def bound(f):
+        return lambda a, b: f(torch.as_tensor(a, dtype=x.dtype), torch.as_tensor(b, dtype=x.dtype))
+
+    names = {"max": bound(torch.maximum), "min": bound(torch.minimum), "sign": torch.sign}
+    names["relu"] = torch.relu
+    return eval(text, {"__builtins__": {}}, {**names, "x": x, "y": y})  # noqa: S307
+
+
+def test_a_template_sign_without_int32_compare_is_refused():
+    """On a target without Compare's int32_t form (ascend310p) a template step keeps the
+    instructions, where sign() has no one form for float and int32."""
+    op = int_compare_op(
+        {"z": "sign(x)"}, types=("float32", "int32"), out_types=("float32", "int32")
+    )
+    with pytest.raises(LoweringError, match="sign\\(\\) computes differently"):
+        context(op, socs=("ascend310p3",))
 
 
 @pytest.mark.parametrize("a", [0.5, 2.0])
@@ -1211,3 +1250,43 @@ def test_an_attr_only_index_reads_is_not_unread():
     assert op.unread_attrs == ()
     host = context(op).compute
     assert [a.dim for a in host.index_axes] == ["d"]
+
+
+@pytest.mark.parametrize(
+    "text, types, out, reason",
+    [
+        # torch computes int8 x * y in int8 (wrapping) and converts only then: 100 * 100 + 0
+        # is 16.0, the kernel's float gave 10000.0
+        ("x * y + x - y", ("int8",), "float32", "torch computes 'x \\* y' in int8"),
+        ("x + y", ("uint8",), "float16", "torch computes 'x \\+ y' in uint8"),
+        ("max(x, y) - min(x, y)", ("int8",), "float32", "in int8"),
+        ("abs(x) * 0.5", ("int8",), "float32", "'abs\\(x\\)' in int8"),  # abs(-128) is -128
+        ("-x + y * 0.5", ("int8",), "float32", "'-x' in int8"),
+        ("x + y", ("bool",), "float32", "True \\+ True is True"),
+        # torch refuses `-` of a bool: bool - bool, -bool, a comparison's value
+        ("x - y", ("bool",), "float32", "'x - y' applies `-` to a bool value"),
+        ("-x", ("bool",), "float32", "'-x' applies `-` to a bool value"),
+        ("(x > y) - (x < y)", ("float32",), "float32", "applies `-` to a bool value"),
+    ],
+)
+def test_what_torch_computes_in_a_narrow_integer_or_refuses_is_refused(text, types, out, reason):
+    """A float output of int8/uint8/bool inputs: a part torch computes in the inputs' dtype and
+    that may leave its range (torch wraps it, the kernel's float does not), and `-` of a bool
+    (torch raises), are refused naming the output; int8/uint8 outputs wrap their result."""
+    op = int_compare_op({"z": text}, types=types, out_types=(out,))
+    with pytest.raises(LoweringError, match="compute expression of output 'z'.*" + reason):
+        context(op)
+
+
+@pytest.mark.parametrize(
+    "text, types, out",
+    [
+        ("x * y + x - y", ("int8",), "int8"),  # an int8 output wraps as torch
+        ("x * 1.0 * y + x - y", ("int8",), "float32"),  # torch computes it in float
+        ("where(x > y, x, y) * 0.5", ("int8",), "float32"),
+        ("x * y", ("bool",), "float32"),  # and of two bools: 0 or 1
+        ("x - y", ("float32",), "float32"),
+    ],
+)
+def test_integer_parts_that_stay_in_range_are_accepted(text, types, out):
+    context(int_compare_op({"z": text}, types=types, out_types=(out,)))

@@ -313,9 +313,15 @@ def test_the_tests_shapes_fit_the_dims():
         # dim=(2, 3) of 5 dims: ARA, the kernel's column mode, on shapes as they are
         "columns": '{"x": (3, 5, 17, 4, 37)}',
         "columns-wider-than-ub": '{"x": (2, 2, 2, 2, 20000)}',
+        # 65536 lines of 16 values: the column sum's cascade (a line at a time drifts by 3e-4)
+        "long-columns": '{"x": (1, 1, 65536, 1, 16)}',
     }
     files = rendered(proto({"y": "mean(x, dim=(2, 3), keepdim=True)"}))
     assert "    rows=(2, 2),\n" in files["tests/test_reduce_custom.py"]
+    assert 'SameLines({"x": (1, 1, 65536, 1, 16)}), id="long-columns"' in " ".join(
+        files["tests/test_reduce_custom.py"].split()
+    )
+    assert "def same_lines(t: torch.Tensor) -> torch.Tensor:" in files["tests/op_testing.py"]
     assert "def fit_rows(shape, layout: tuple[int, int]) -> tuple:" in files["tests/op_testing.py"]
     # an op over every axis, or the last one, takes the usual shapes
     for compute in ("sum(x, dim=None)", "sum(x, dim=-1)", "sum(x)"):

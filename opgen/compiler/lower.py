@@ -418,8 +418,9 @@ class Lowerer:
         floor_domain: bool = False,
     ) -> None:
         self.op = op
-        # compute torch's NaN/inf/-0 results (torch_special_values); float mode only
-        self.special_values = special_values and mode == "float"
+        # compute torch's NaN/inf/-0 results (torch_special_values): float, or a step templated
+        # over float and an integer type (kernel.special_values_exact)
+        self.special_values = special_values and mode != "int"
         self.floor_domain = floor_domain  # guard_floor_domain: a target's Floor/Ceil need it
         self.mode = mode
         self.ctype = ctype

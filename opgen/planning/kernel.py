@@ -48,6 +48,7 @@ from opgen.frontend.catalog import (
     tensor_compute_bytes,
 )
 from opgen.frontend.expr import show
+from opgen.frontend.int_dtypes import bool_subtraction, wrapped_part
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.names import aclnn_name, pascal_name
 from opgen.frontend.options import Options
@@ -1012,17 +1013,16 @@ def _lower(
         f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
         for f in MISSABLE_APIS + UNAVOIDABLE_APIS
     }
-    trees = {o: kernel_tree(op, socs, o, mode) for o in op.compute}
-    warnings = special_values_warning(op, socs) if mode == "float" else []
+    ctypes = frozenset(c.compute_type for c in combos)
+    trees = {o: kernel_tree(op, socs, o, mode, ctypes) for o in op.compute}
+    warnings = special_values_warning(op, socs, ctypes) if mode != "int" else []
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
     _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
     _check_attr_powers(trees, short_missing["pow"])
     _check_compare(op, socs, outs, mode)
-    _check_byte_outputs(op, outs)
-    _check_index(op)
+    _check_values(op, outs)
     variants = _variants(short_missing, used_funcs, len(socs))
     host_scalars: dict[expr.Node, str] = {}
-    ctypes = frozenset(c.compute_type for c in combos)
     lowered = []
     for v in variants:
         lw = Lowerer(
@@ -1034,7 +1034,7 @@ def _lower(
             tiling_names,
             attr_fields,
             ctypes,
-            special_values=special_values_exact(socs),
+            special_values=special_values_exact(socs, ctypes),
             floor_domain=floor_domain(socs),
         )
         prog = lw.lower([t.param.name for t in ins], [t.param.name for t in outs])
@@ -1287,13 +1287,27 @@ def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
 # has Select mode 0 only, whose mask repeats every 256 bytes, and no Compares): the catalog's
 # without has_compare_select.
 NO_COMPARE_SELECT = tuple(s for s, f in SOC_FAMILIES.items() if not f.has_compare_select)
+FLOAT_ONLY = frozenset({"float"})  # the compute types of an op whose combinations compute in float
 
 
-def special_values_exact(socs: list[str]) -> bool:
-    """Whether float kernels compute torch's NaN and -0 results for min/max/relu/clamp/sign and
-    amax/amin (lower.torch_special_values): that compares and selects, which every target SoC
-    must have."""
-    return not any(s in NO_COMPARE_SELECT for s in socs)
+def special_values_exact(socs: list[str], ctypes: frozenset[str] = FLOAT_ONLY) -> bool:
+    """Whether kernels computing in `ctypes` (one type, or a compute step templated over several)
+    compute torch's NaN and -0 results for min/max/relu/clamp/sign and amax/amin
+    (lower.torch_special_values): that compares and selects, which every target SoC must have,
+    and a step templated over float and int32_t compares int32_t too (Compare's int32_t form,
+    has_int_compare; int16_t has none). Otherwise min/max are the instructions, which let a NaN
+    lose."""
+    if "float" not in ctypes or any(s in NO_COMPARE_SELECT for s in socs):
+        return False
+    ints = set(ctypes) - {"float"}
+    return not ints or ints == {"int32_t"} and all(SOC_FAMILIES[s].has_int_compare for s in socs)
+
+
+def compute_types(op: Op) -> frozenset[str]:
+    """The types the op's dtype combinations compute in (as the kernel planner's combinations,
+    over every tensor)."""
+    types = {compute_type(list(c), through_half=bool(op.compute)) for c in op.dtype_combinations}
+    return frozenset(t for t in types if t is not None)
 
 
 def floor_domain(socs: list[str]) -> bool:
@@ -1301,14 +1315,17 @@ def floor_domain(socs: list[str]) -> bool:
     return any(s in SMALL_DOMAIN_FLOOR_SOCS for s in socs)
 
 
-def kernel_tree(op: Op, socs: list[str], output: str, mode: str = "float") -> expr.Node:
+def kernel_tree(
+    op: Op, socs: list[str], output: str, mode: str = "float", ctypes: frozenset[str] = FLOAT_ONLY
+) -> expr.Node:
     """The compute tree of `output` as the kernel for `socs` computes it (the Lowerer's tree)."""
-    return computed_tree(
-        op.compute[output], mode == "float" and special_values_exact(socs), floor_domain(socs)
-    )
+    exact = mode != "int" and special_values_exact(socs, ctypes)
+    return computed_tree(op.compute[output], exact, floor_domain(socs))
 
 
-def special_values_warning(op: Op, socs: list[str]) -> list[str]:
+def special_values_warning(
+    op: Op, socs: list[str], ctypes: frozenset[str] = FLOAT_ONLY
+) -> list[str]:
     """The warning for an op whose min/max/... cannot follow torch's NaN rule on a target."""
     used = sorted(
         {
@@ -1318,11 +1335,14 @@ def special_values_warning(op: Op, socs: list[str]) -> list[str]:
             if isinstance(n, (expr.Call, expr.Reduce)) and n.func in SPECIAL_VALUE_FUNCS
         }
     )
-    lacking = [s for s in socs if s in NO_COMPARE_SELECT]
+    lacking = [s for s in socs if not special_values_exact([s], ctypes)]
     if not used or not lacking:
         return []
+    why = "no Compare/Select tensor modes" if set(ctypes) == {"float"} else "templated over "
+    if set(ctypes) != {"float"}:
+        why += f"{'/'.join(sorted(ctypes))}: no Compare/Select of its integer type"
     return [
-        f"{op.op_type}: on {', '.join(lacking)} (no Compare/Select tensor modes) "
+        f"{op.op_type}: on {', '.join(lacking)} ({why}) "
         f"{'/'.join(used)} do not propagate NaN as torch does; its tests feed them none"
     ]
 
@@ -1381,6 +1401,33 @@ def _check_index(op: Op) -> None:
                 "an op with reductions computes by rows, where it is not supported",
                 out,
             )
+
+
+def _check_values(op: Op, outs: list[_Tensor]) -> None:
+    """The values the kernel computes are torch's: integer parts, int8/uint8 outputs, index()."""
+    _check_integer_parts(op, outs)
+    _check_byte_outputs(op, outs)
+    _check_index(op)
+
+
+def _check_integer_parts(op: Op, outs: list[_Tensor]) -> None:
+    """Per dtype combination: no `-` of a bool (torch refuses it), and where the output is not
+    int8/uint8 (those wrap their result: _check_byte_outputs), no part torch computes in
+    int8/uint8/bool that may leave its range (torch wraps it, the kernel's float does not)."""
+    attr_types = {a.name: a.type for a in op.attrs}
+    names = [t.name for t in op.tensors]
+    for t in outs:
+        tree = op.compute.get(t.param.name)
+        pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
+        for combo in op.dtype_combinations if tree is not None else ():
+            ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
+            why = bool_subtraction(tree, ins, attr_types)
+            if not why and combo[pos] not in ("int8", "uint8"):
+                why = wrapped_part(tree, ins, attr_types, combo[pos])
+            if why:
+                raise LoweringError(
+                    f"compute expression of output '{t.param.name}': {why}", t.param.name
+                )
 
 
 def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:

@@ -505,8 +505,12 @@ struct RowFacts {
     uint64_t reduceLength = 0;
     uint64_t coreRowsUnit = 1;       // each core takes a multiple of this many rows (AddRowOutput)
     bool wholeRowsPerCore = false;  // column mode: no row's tiles on two cores (AddRowOutput)
-    uint32_t accumulators = 0;  // column mode: the reductions' running values, a float tile each
+    uint32_t accumulators = 0;  // column mode: the reductions, COLUMN_TILES float tiles each
 };
+
+// Column mode: the float tiles of UB a reduction keeps (opgen_kernel.h's RowPass::COLUMN_TILES): its
+// running value and a sum's two levels of partial sums.
+constexpr uint64_t COLUMN_TILES = 3;
 
 // The axes a row op reduces (torch's dim): `count` dims at `dims`, a negative one counting from the
 // end; none: every axis (torch's dim=None).
@@ -857,7 +861,8 @@ inline RowPlan DefaultRowPlan(const TilingFacts& facts, const ScratchNeeds& scra
         return plan;
     }
     uint64_t tile = CeilDiv(rows.rowLength > 0 ? rows.rowLength : 1, align) * align;
-    const uint64_t accumulators = rows.reduceLength > 0 ? rows.accumulators : 0;  // column mode: floats
+    // column mode: floats, COLUMN_TILES per reduction
+    const uint64_t accumulators = rows.reduceLength > 0 ? uint64_t{rows.accumulators} * COLUMN_TILES : 0;
     const uint64_t scratchPerElem =
         uint64_t{scratch.tmpCount + scratch.sharedLiveNodes} * facts.computeBytes + accumulators * sizeof(float);
     const uint64_t fixed = 32 * uint64_t{facts.buffers + 1} + scratch.sharedMinBytes;

@@ -1161,9 +1161,17 @@ public:
         next_ = 0;
     }
 
+    // Column mode: a reduction's float tiles, `tileLength` elements apart: its running value and
+    // a sum's two levels of partial sums (Column). TilingFunc leaves UB for them
+    // (opgen_tiling.h's COLUMN_TILES).
+    static constexpr uint32_t COLUMN_TILES = 3;
+    // Column mode: the lines a sum adds into its first partial sum, and the partials it adds into
+    // its second.
+    static constexpr uint32_t COLUMN_BLOCK = 256;
+
     // Column mode: before each call of the compute step on line `line` of `reduceLength` (a
-    // tile of values, each reduced down its column), in pass `pass`. `accumulators` holds a
-    // float tile per reduction, `tileLength` elements apart: their running values.
+    // tile of values, each reduced down its column), in pass `pass`. `accumulators` holds
+    // COLUMN_TILES float tiles per reduction, `tileLength` elements apart.
     __aicore__ inline void BeginColumns(const AscendC::LocalTensor<float>& accumulators, uint32_t tileLength,
                                         uint32_t pass, uint32_t line, uint32_t reduceLength)
     {
@@ -1171,6 +1179,7 @@ public:
         columns_ = true;
         accumulators_ = accumulators;
         tileLength_ = tileLength;
+        line_ = line;
     }
 
     __aicore__ inline void Sum(uint32_t level, const AscendC::LocalTensor<float>& dst,
@@ -1253,32 +1262,69 @@ private:
 
     enum Kind { SUM, MEAN, MAX, MIN };
 
-    // Column mode: the reduction of level `level` accumulates line after line in its pass (the
-    // first line copied: x * 1 keeps -0 and NaN), gives its running value in a later pass (a
-    // mean divided by the lines), and 0 before (what follows from it is not used).
+    // Column mode: the reduction of level `level` accumulates line after line in its pass, gives its
+    // running value in a later pass (a mean divided by the lines), and 0 before (what follows from
+    // it is not used). Max and min keep a running tile; the first line is copied (x * 1 keeps -0
+    // and NaN).
     __aicore__ inline void Column(Kind kind, uint32_t level, const AscendC::LocalTensor<float>& dst,
                                   const AscendC::LocalTensor<float>& src, uint32_t count)
     {
-        const AscendC::LocalTensor<float> acc = accumulators_[next_++ * tileLength_];
-        if (level == pass_ && first_) {
+        const AscendC::LocalTensor<float> acc = accumulators_[next_++ * COLUMN_TILES * tileLength_];
+        if (level == pass_ && (kind == SUM || kind == MEAN)) {
+            ColumnSum(acc, src, count);
+        } else if (level == pass_ && first_) {
             AscendC::Muls(acc, src, 1.0f, count);
-        } else if (level == pass_ && (kind == SUM || kind == MEAN)) {
-            AscendC::Add(acc, acc, src, count);
         } else if (level == pass_ && kind == MAX) {
             AscendC::Max(acc, acc, src, count);
         } else if (level == pass_) {
             AscendC::Min(acc, acc, src, count);
         }
-        if (level < pass_) {
-            AscendC::Muls(dst, acc, kind == MEAN ? 1.0f / static_cast<float>(rowLength_) : 1.0f, count);
+        if (level < pass_ && kind == MEAN) {
+            AscendC::Duplicate(dst, static_cast<float>(rowLength_), count);
+            AscendC::Div(dst, acc, dst, count);  // rounded once, as torch's sum / n
+        } else if (level < pass_) {
+            AscendC::Muls(dst, acc, 1.0f, count);
         } else {
             AscendC::Duplicate(dst, 0.0f, count);
+        }
+    }
+
+    // Column mode: a sum adds in a cascade, as torch's float sum does rather than line after line
+    // into one tile (whose rounding error grows with the lines: a float32 column of 2^24 ones
+    // stops there). Line `line_` goes into the first partial tile, which holds COLUMN_BLOCK lines;
+    // a full (or the last) one goes into the second, which holds COLUMN_BLOCK of them; a full (or
+    // the last) second one goes into `acc`. Each tile's first value is copied (x * 1 keeps -0 and
+    // NaN). A value passes through at most 2 (COLUMN_BLOCK - 1) + lines / COLUMN_BLOCK^2 additions.
+    __aicore__ inline void ColumnSum(const AscendC::LocalTensor<float>& acc, const AscendC::LocalTensor<float>& src,
+                                     uint32_t count)
+    {
+        const AscendC::LocalTensor<float> blocks = acc[tileLength_];
+        const AscendC::LocalTensor<float> lines = acc[2 * tileLength_];
+        const bool last = line_ + 1 == rowLength_;
+        const uint32_t block = line_ / COLUMN_BLOCK;
+        AddInto(lines, src, line_ % COLUMN_BLOCK == 0, count);
+        if (line_ % COLUMN_BLOCK + 1 == COLUMN_BLOCK || last) {
+            AddInto(blocks, lines, block % COLUMN_BLOCK == 0, count);
+            if (block % COLUMN_BLOCK + 1 == COLUMN_BLOCK || last) {
+                AddInto(acc, blocks, block < COLUMN_BLOCK, count);
+            }
+        }
+    }
+
+    __aicore__ inline void AddInto(const AscendC::LocalTensor<float>& sum, const AscendC::LocalTensor<float>& part,
+                                   bool first, uint32_t count)
+    {
+        if (first) {
+            AscendC::Muls(sum, part, 1.0f, count);
+        } else {
+            AscendC::Add(sum, sum, part, count);
         }
     }
 
     float acc_[MAX_REDUCTIONS] = {};
     AscendC::LocalTensor<float> accumulators_;  // column mode
     uint32_t tileLength_ = 0;
+    uint32_t line_ = 0;  // column mode: the line of the call
     bool columns_ = false;
     uint32_t next_ = 0;
     uint32_t pass_ = 0;
@@ -1369,7 +1415,8 @@ protected:
             scratch_ = scratchBuf_.Get<uint8_t>();
         }
         if (tiling.reduceLength > 0) {
-            pipe_.InitBuffer(accumulatorBuf_, Derived::REDUCTIONS * tiling.tileLength * sizeof(float));
+            pipe_.InitBuffer(accumulatorBuf_,
+                             Derived::REDUCTIONS * RowPass::COLUMN_TILES * tiling.tileLength * sizeof(float));
             accumulators_ = accumulatorBuf_.Get<float>();
         }
         return true;
@@ -1420,7 +1467,7 @@ protected:
     CalcBuf scratchBuf_;
     AscendC::LocalTensor<uint8_t> scratch_;  // the compute step's temporaries and API scratch
     CalcBuf accumulatorBuf_;
-    AscendC::LocalTensor<float> accumulators_;  // column mode: a tile per reduction
+    AscendC::LocalTensor<float> accumulators_;  // column mode: COLUMN_TILES tiles per reduction
     RowPass rows_;                              // the reductions' state over a row's passes
 };
 

@@ -5,9 +5,10 @@ Every element is first sorted by its float64 golden g, rounded into the output d
 - Special values: where g is NaN or +-inf (in the output dtype: a finite golden beyond the
   dtype's range is inf there), the output should be NaN, or the inf of the same sign; where g
   is finite, the output should be finite. An element that is not is a special-value mismatch;
-  relative errors mean nothing there. Where an input is infinite or NaN, a NaN on either side
-  is not judged (inf - inf and 0 * inf make the result depend on the formula: lerp's
-  start + weight * (end - start) against torch.lerp). Mismatches are judged like the other
+  relative errors mean nothing there. Where an input is infinite, a NaN on either side is not
+  judged (inf - inf and 0 * inf make the result depend on the formula: lerp's
+  start + weight * (end - start) against torch.lerp); a NaN input is judged like any other
+  element (every formula propagates it where torch does). Mismatches are judged like the other
   measures: none passes; otherwise they are counted against the benchmark's (below) on the same
   inputs, and at most the level's MERE ratio limit times as many pass (L0: 2 x). This is the
   ratio standard's idea, which CANN applies to small-value error counts, applied to special
@@ -174,7 +175,7 @@ def wrapped(g: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
 def _domains(a: torch.Tensor, g: torch.Tensor, dtype: torch.dtype, indeterminate=None):
     """(special mismatch, finite, small, normal) masks and the elementwise errors.
 
-    indeterminate: elements with an infinite or NaN input, where a NaN on either side is not
+    indeterminate: elements with an infinite input, where a NaN on either side is not
     judged (inf - inf, 0 * inf: the formula decides, not the op)."""
     g_dtype = g.to(dtype).double() if dtype.is_floating_point else g
     special = ~torch.isfinite(g_dtype) | ~torch.isfinite(a)
@@ -285,7 +286,7 @@ def measure(
 ) -> Precision:
     """Compare an op output with its float64 golden by the standard for the output's dtype;
     `benchmark`: the same output computed by torch in the op's dtype (the ratio standard);
-    `indeterminate`: where an input is infinite or NaN (see _domains)."""
+    `indeterminate`: where an input is infinite (see _domains)."""
     if actual.is_complex():
         return measure(
             *(_parts(t, actual.dtype) for t in (actual, golden, benchmark)),
