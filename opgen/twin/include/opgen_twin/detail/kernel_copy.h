@@ -93,6 +93,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
                       uint32_t right, T padValue)
 {
     const char* api = "DataCopyPad(GM->UB)";
+    const OnPipe onMte2(kPipeMte2);
     dst.TwinCheckAligned(api, "dst");
     if (blockCount == 0 || blockLen == 0) {
         return;  // documented NOP
@@ -115,6 +116,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
                              api, static_cast<unsigned long long>(ubNeed), blockCount,
                              static_cast<unsigned long long>(blockLen), static_cast<unsigned long long>(ubHave)));
     }
+    dst.TwinNoteAccess(api, true, 0, ubNeed);
     const uint64_t srcPitchBytes = blockLen + srcStrideBytes;
     if (srcPitchBytes % sizeof(T) != 0) {
         ThrowHardware(Format("%s: srcStride %llu bytes is not a multiple of sizeof(%s)", api,
@@ -206,6 +208,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
                       uint64_t blockLen, uint64_t srcStrideBlocks, uint64_t dstStrideBytes)
 {
     const char* api = "DataCopyPad(UB->GM)";
+    const OnPipe onMte3(kPipeMte3);
     src.TwinCheckAligned(api, "src");
     if (blockCount == 0 || blockLen == 0) {
         return;
@@ -221,6 +224,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
         ThrowHardware(Format("%s: reads %llu bytes of UB but the src tensor has %llu bytes (UB buffer overrun)", api,
                              static_cast<unsigned long long>(ubNeed), static_cast<unsigned long long>(ubHave)));
     }
+    src.TwinNoteAccess(api, false, 0, ubNeed);
     const uint64_t dstPitchBytes = blockLen + dstStrideBytes;
     if (dstPitchBytes % sizeof(T) != 0) {
         ThrowHardware(Format("%s: dstStride %llu bytes is not a multiple of sizeof(%s)", api,
@@ -246,6 +250,7 @@ template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count)
 {
     const char* api = "DataCopy(GM->UB)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte2);
     opgen_twin::detail::CheckDataCopyCount(api, opgen_twin::detail::TypeName<T>(), sizeof(T), count);
     dst.TwinCheckFits(api, "dst", count);
     src.TwinCheckAccess(api, 0, count);
@@ -257,6 +262,7 @@ template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count)
 {
     const char* api = "DataCopy(UB->GM)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte3);
     opgen_twin::detail::CheckDataCopyCount(api, opgen_twin::detail::TypeName<T>(), sizeof(T), count);
     src.TwinCheckFits(api, "src", count);
     dst.TwinCheckAccess(api, 0, count);
@@ -285,6 +291,7 @@ template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p)
 {
     const char* api = "DataCopy(GM->UB, DataCopyParams)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte2);
     dst.TwinCheckAligned(api, "dst");
     if (p.blockCount == 0 || p.blockLen == 0) {
         return;
@@ -302,6 +309,7 @@ template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p)
 {
     const char* api = "DataCopy(UB->GM, DataCopyParams)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte3);
     src.TwinCheckAligned(api, "src");
     if (p.blockCount == 0 || p.blockLen == 0) {
         return;

@@ -41,6 +41,8 @@ struct GmRegion {
 // (`region`: its index in LaunchState::gm) and counted from that buffer's start.
 // A DMA range also keeps the bytes the block wrote there (for DmaWriteConflict), except when it
 // accumulates (SetAtomicAdd/Max/Min, a Matmul's atomic output), where several blocks meet by design.
+struct PipeState;  // pipes.h: the pipe check's clocks and UB shadow
+
 struct BlockGmWrites {
     struct Range {
         size_t region;
@@ -91,6 +93,8 @@ struct LaunchState {
     // SyncAll calls this block has made (sync_all.h): writes in different phases are ordered.
     uint32_t syncPhase = 0;
     uint32_t softSyncCalls = 0;  // the software SyncAll's count: the value this block left in its slot
+    uint8_t pipeCheck = 0;                // pipes.h: 0 off, 1 on, 2 on with the scalar unit's accesses
+    std::shared_ptr<PipeState> pipes;     // pipes.h: this core's, made on first use
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the
@@ -111,7 +115,11 @@ inline UbArena& ThreadUbArena()
     return arena;
 }
 
-inline void ResetLaunchFlags() { g_launch.pendingFlags.assign(64u * 64u, 0u); }
+inline void ResetLaunchFlags()
+{
+    g_launch.pendingFlags.assign(64u * 64u, 0u);
+    g_launch.pipes.reset();  // a new core: fresh pipe clocks
+}
 
 // Checks that [p, p+bytes) lies inside one GM buffer the runner allocated.
 inline void CheckGmRange(const char* api, const void* p, uint64_t bytes)
