@@ -25,7 +25,9 @@ EVENTS = {
 def pipes_bin(tmp_path_factory):
     exe = tmp_path_factory.mktemp("twin_pipes") / "test_pipes"
     proc = subprocess.run(
-        [CXX, *CXXFLAGS, str(CPP / "test_pipes.cpp"), "-o", str(exe)], capture_output=True, text=True
+        [CXX, *CXXFLAGS, str(CPP / "test_pipes.cpp"), "-o", str(exe)],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
     return exe
@@ -67,4 +69,7 @@ def test_tque_orders_and_tbuf_does_not(pipes_bin):
 
 def test_scalar_read_needs_v_s_without_auto_sync(pipes_bin):
     msgs = _run(pipes_bin, "scalar")
-    assert "HardEvent::V_S> between Adds (V) and LocalTensor::GetValue (S)" in msgs["scalar_without_V_S"]
+    assert (
+        "HardEvent::V_S> between Adds (V) and LocalTensor::GetValue (S)"
+        in msgs["scalar_without_V_S"]
+    )
