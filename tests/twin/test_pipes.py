@@ -73,3 +73,8 @@ def test_scalar_read_needs_v_s_without_auto_sync(pipes_bin):
         "HardEvent::V_S> between Adds (V) and LocalTensor::GetValue (S)"
         in msgs["scalar_without_V_S"]
     )
+
+
+def test_gm_read_back_needs_mte3_mte2(pipes_bin):
+    msgs = _run(pipes_bin, "gm")
+    assert "HardEvent::MTE3_MTE2" in msgs["gm_without_MTE3_MTE2"]

@@ -259,6 +259,44 @@ void SectionScalar()
     ExpectOk("scalar_auto_sync", [&] { ScalarRead(false, v); });
 }
 
+// A core's copy out read back by its copy in (a workspace round trip): MTE3_MTE2 between them.
+void GmRoundTrip(bool withEvent)
+{
+    std::vector<float> ws(64, 0.0f);
+    AscendC::GlobalTensor<float> wsGm;
+    wsGm.SetGlobalBuffer(ws.data(), 64);
+    AscendC::TPipe pipe;
+    AscendC::TQue<AscendC::TPosition::VECOUT, 1> out;
+    AscendC::TQue<AscendC::TPosition::VECIN, 1> in;
+    pipe.InitBuffer(out, 1, 64 * sizeof(float));
+    pipe.InitBuffer(in, 1, 64 * sizeof(float));
+    AscendC::LocalTensor<float> o = out.AllocTensor<float>();
+    AscendC::Duplicate(o, 1.5f, 64);
+    out.EnQue(o);
+    o = out.DeQue<float>();
+    AscendC::DataCopy(wsGm, o, 64);
+    out.FreeTensor(o);
+    if (withEvent) {
+        AscendC::SetFlag<AscendC::HardEvent::MTE3_MTE2>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(EVENT_ID0);
+    }
+    AscendC::LocalTensor<float> i = in.AllocTensor<float>();
+    AscendC::DataCopy(i, wsGm, 64);
+    in.EnQue(i);
+    i = in.DeQue<float>();
+    in.FreeTensor(i);
+}
+
+void SectionGm()
+{
+    SetPipeCheck(kPipeCheckOn);
+    ExpectOk("gm_with_MTE3_MTE2", [] { GmRoundTrip(true); });
+    SetPipeCheck(kPipeCheckOn);
+    ExpectHw("gm_without_MTE3_MTE2", [] { GmRoundTrip(false); },
+             {"pipe hazard (read after write, GM)",
+              "HardEvent::MTE3_MTE2> between DataCopy(UB->GM) (MTE3) and DataCopy(GM->UB) (MTE2)"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -267,7 +305,7 @@ int main(int argc, char** argv)
     struct S {
         const char* name;
         void (*fn)();
-    } sections[] = {{"static", SectionStatic}, {"tque", SectionTque}, {"scalar", SectionScalar}};
+    } sections[] = {{"static", SectionStatic}, {"tque", SectionTque}, {"scalar", SectionScalar}, {"gm", SectionGm}};
     bool found = false;
     for (const S& s : sections) {
         if (sec == "all" || sec == s.name) {

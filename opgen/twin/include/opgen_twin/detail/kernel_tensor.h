@@ -390,17 +390,20 @@ public:
     T GetValue(const uint64_t offset) const
     {
         TwinCheckAccess("GlobalTensor::GetValue", offset, 1);
+        TwinNoteScalar("GlobalTensor::GetValue", false, offset);
         return opgen_twin::detail::Load<T>(address_, offset);
     }
     void SetValue(const uint64_t offset, T value)
     {
         TwinCheckAccess("GlobalTensor::SetValue", offset, 1);
+        TwinNoteScalar("GlobalTensor::SetValue", true, offset);
         opgen_twin::detail::Store<T>(address_, offset, value);
         opgen_twin::detail::NoteGmWrite(true, address_ + offset, sizeof(T));
     }
     __gm__ T& operator()(const uint64_t offset) const
     {
         TwinCheckAccess("GlobalTensor::operator()", offset, 1);
+        TwinNoteScalar("GlobalTensor::operator()", true, offset);  // read or written: taken as a write
         return address_[offset];
     }
     uint64_t GetSize() const
@@ -460,6 +463,12 @@ public:
         opgen_twin::detail::CheckGmRange(api, address_ + offset, count * sizeof(T));
     }
     __gm__ T* TwinPtr() const { return address_; }
+    // A scalar access to element `offset` on the S pipe (checked with OPGEN_TWIN_CCE_AUTO_SYNC=0).
+    void TwinNoteScalar(const char* api, bool write, uint64_t offset) const
+    {
+        if (opgen_twin::detail::g_launch.pipeCheck != opgen_twin::detail::kPipeCheckScalarToo) return;
+        opgen_twin::detail::NoteGmOn(opgen_twin::detail::kPipeS, api, write, address_ + offset, sizeof(T));
+    }
 
     // Public as in asc-devkit's BaseGlobalTensor; kernels read address_ for scalar GM writes.
     __gm__ T* address_ = nullptr;

@@ -71,11 +71,23 @@ struct UbBlockShadow {
     PipeAccess reads[kPipeNum];
 };
 
+// A copy's (or a scalar access's) GM bytes [begin, end), kept until every other pipe knows it
+// completed (then no later access can conflict with it).
+struct GmPipeAccess {
+    uintptr_t begin = 0;
+    uintptr_t end = 0;
+    uint32_t seq = 0;
+    uint8_t pipe = kPipeNone;
+    bool write = false;
+    const char* api = nullptr;
+};
+
 struct PipeState {
     uint32_t issued[kPipeNum] = {};
     PipeClock known[kPipeNum] = {};
     std::unordered_map<uint32_t, std::deque<PipeClock>> flags;  // SetFlag snapshots by event key
     std::vector<UbBlockShadow> ub;                             // one per 32-byte UB block
+    std::vector<GmPipeAccess> gm;                              // this core's GM accesses not yet known to all
     // Static tensors' UB (LocalTensor(pos, addr, len)): kept when the tracking is reset.
     std::unique_ptr<uint8_t[]> staticMem;
     std::shared_ptr<void> staticSlot;  // a BufferSlot (kernel_tensor.h)
@@ -86,6 +98,7 @@ struct PipeState {
         for (PipeClock& k : known) k.fill(0);
         flags.clear();
         ub.clear();
+        gm.clear();
     }
 };
 
@@ -270,6 +283,65 @@ inline void NoteUb(const char* api, bool write, const Slot* slot, uint64_t begin
 {
     if (g_launch.pipeCheck == kPipeCheckOff) return;
     NoteUbOn(g_issuePipe, api, write, slot, begin, bytes);
+}
+
+// Drops the GM accesses every other checked pipe knows completed; at most kGmKept are kept (the
+// oldest dropped first: a hazard with them is then missed, never invented).
+inline void PruneGmAccesses(PipeState& P)
+{
+    constexpr size_t kGmKept = 4096;
+    auto retired = [&P](const GmPipeAccess& r) {
+        for (uint8_t q = 0; q < kPipeNum; ++q) {
+            if (q != r.pipe && PipeTracked(q) && P.known[q][r.pipe] < r.seq) return false;
+        }
+        return true;
+    };
+    P.gm.erase(std::remove_if(P.gm.begin(), P.gm.end(), retired), P.gm.end());
+    if (P.gm.size() >= kGmKept) P.gm.erase(P.gm.begin(), P.gm.begin() + kGmKept / 2);
+}
+
+inline std::string DescribeGm(uintptr_t begin, uintptr_t end)
+{
+    const GmRegion* r = FindGmRegion(reinterpret_cast<const void*>(begin));
+    if (r == nullptr) return Format("GM bytes [%p, %p)", reinterpret_cast<void*>(begin), reinterpret_cast<void*>(end));
+    const uintptr_t base = reinterpret_cast<uintptr_t>(r->begin);
+    return Format("GM bytes [%llu, %llu) of %s", static_cast<unsigned long long>(begin - base),
+                  static_cast<unsigned long long>(end - base), r->name.c_str());
+}
+
+[[noreturn]] inline void ThrowGmPipeHazard(const GmPipeAccess& r, const GmPipeAccess& now)
+{
+    const char* kind = now.write ? (r.write ? "write after write" : "write after read") : "read after write";
+    ThrowHardware(Format("pipe hazard (%s, GM): %s (%s) %s %s, where %s (%s) %s %s of this core, and nothing orders "
+                         "the two pipes, which run concurrently on the NPU: %s",
+                         kind, now.api, PipeName(now.pipe), now.write ? "writes" : "reads",
+                         DescribeGm(now.begin, now.end).c_str(), r.api, PipeName(r.pipe),
+                         r.write ? "wrote" : "read", DescribeGm(r.begin, r.end).c_str(),
+                         PipeEventAdvice(r.pipe, now.pipe, r.api, now.api).c_str()));
+}
+
+// An access of pipe q to GM bytes [p, p + bytes) of this core: a conflicting earlier access of
+// another pipe not known to have completed fails it (a core's copy out read back by its copy in
+// needs MTE3_MTE2, a copy in overwritten by a copy out MTE2_MTE3 unless ordered through V).
+inline void NoteGmOn(uint8_t q, const char* api, bool write, const void* p, uint64_t bytes)
+{
+    if (bytes == 0 || !PipeTracked(q)) return;
+    PipeState& P = PipesOf(g_launch);
+    const uintptr_t b = reinterpret_cast<uintptr_t>(p);
+    const GmPipeAccess now{b, b + bytes, ++P.issued[q], q, write, api};
+    PruneGmAccesses(P);
+    for (const GmPipeAccess& r : P.gm) {
+        if (r.pipe == q || r.end <= now.begin || now.end <= r.begin || !(write || r.write)) continue;
+        if (r.seq > P.known[q][r.pipe]) ThrowGmPipeHazard(r, now);
+    }
+    P.gm.push_back(now);
+}
+
+// The same on the pipe of the call being emulated.
+inline void NoteGm(const char* api, bool write, const void* p, uint64_t bytes)
+{
+    if (g_launch.pipeCheck == kPipeCheckOff) return;
+    NoteGmOn(g_issuePipe, api, write, p, bytes);
 }
 
 }  // namespace detail
