@@ -26,14 +26,11 @@
 #define OPGEN_TWIN_DETAIL_PIPES_H
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "opgen_twin/detail/launch.h"
@@ -50,12 +47,25 @@ inline const char* PipeName(uint8_t p)
     return p < kPipeNum ? kNames[p] : "?";
 }
 
-using PipeClock = std::array<uint32_t, kPipeNum>;
+// A vector clock: per pipe, how many of its instructions are known to have completed.
+struct PipeClock {
+    uint32_t v[kPipeNum] = {};
+    uint32_t& operator[](size_t p) { return v[p]; }
+    uint32_t operator[](size_t p) const { return v[p]; }
+    void fill(uint32_t x) { std::fill(std::begin(v), std::end(v), x); }
+};
 
 inline void JoinClock(PipeClock& into, const PipeClock& c)
 {
     for (int p = 0; p < kPipeNum; ++p) into[p] = std::max(into[p], c[p]);
 }
+
+// The SetFlag snapshots of one event and id not yet waited for, oldest first.
+struct FlagQueue {
+    uint32_t key = 0;
+    std::vector<PipeClock> pending;
+    size_t head = 0;
+};
 
 // LaunchState::pipeCheck values.
 enum PipeCheckMode : uint8_t { kPipeCheckOff = 0, kPipeCheckOn = 1, kPipeCheckScalarToo = 2 };
@@ -85,7 +95,7 @@ struct GmPipeAccess {
 struct PipeState {
     uint32_t issued[kPipeNum] = {};
     PipeClock known[kPipeNum] = {};
-    std::unordered_map<uint32_t, std::deque<PipeClock>> flags;  // SetFlag snapshots by event key
+    std::vector<FlagQueue> flags;  // SetFlag snapshots by event key (few keys: searched in order)
     std::vector<UbBlockShadow> ub;                             // one per 32-byte UB block
     std::vector<GmPipeAccess> gm;                              // this core's GM accesses not yet known to all
     // Static tensors' UB (LocalTensor(pos, addr, len)): kept when the tracking is reset.
@@ -162,21 +172,35 @@ inline PipeClock PipeSnapshot(const PipeState& P, uint8_t a)
 inline uint32_t FlagKey(uint32_t event, int32_t id) { return event * 64u + (static_cast<uint32_t>(id) & 63u); }
 
 // SetFlag<A_B>(id) / WaitFlag<A_B>(id), the event given by its pipes and key.
+inline FlagQueue& FlagQueueOf(PipeState& P, uint32_t key)
+{
+    for (FlagQueue& f : P.flags) {
+        if (f.key == key) return f;
+    }
+    P.flags.emplace_back();
+    P.flags.back().key = key;
+    return P.flags.back();
+}
+
 inline void PipeSetFlag(uint8_t a, uint8_t b, uint32_t key)
 {
     if (g_launch.pipeCheck == kPipeCheckOff || a >= kPipeNum || b >= kPipeNum) return;
     PipeState& P = PipesOf(g_launch);
-    P.flags[key].push_back(PipeSnapshot(P, a));
+    FlagQueue& f = FlagQueueOf(P, key);
+    if (f.head == f.pending.size()) {  // all waited for: start over
+        f.pending.clear();
+        f.head = 0;
+    }
+    f.pending.push_back(PipeSnapshot(P, a));
 }
 
 inline void PipeWaitFlag(uint8_t a, uint8_t b, uint32_t key)
 {
     if (g_launch.pipeCheck == kPipeCheckOff || a >= kPipeNum || b >= kPipeNum) return;
     PipeState& P = PipesOf(g_launch);
-    auto it = P.flags.find(key);
-    if (it == P.flags.end() || it->second.empty()) return;  // the pairing check reports it
-    JoinClock(P.known[b], it->second.front());
-    it->second.pop_front();
+    FlagQueue& f = FlagQueueOf(P, key);
+    if (f.head == f.pending.size()) return;  // no SetFlag: the pairing check reports it
+    JoinClock(P.known[b], f.pending[f.head++]);
 }
 
 // A TQue's own events (kept with the buffer, not in the kernel's event ids).
