@@ -65,6 +65,8 @@ def test_static_add_without_one_event_fails(static_msgs, kernel, event):
 def test_tque_orders_and_tbuf_does_not(pipes_bin):
     msgs = _run(pipes_bin, "tque")
     assert "HardEvent::MTE2_V" in msgs["tbuf_without_events"]
+    # 关键特性说明.md 反例2: EnQue without DeQue sets MTE2_V that nothing waits for
+    assert "HardEvent::MTE2_V" in msgs["tque_without_DeQue"]
 
 
 def test_scalar_read_needs_v_s_without_auto_sync(pipes_bin):

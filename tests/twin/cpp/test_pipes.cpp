@@ -212,8 +212,38 @@ void QueAdd(Gm& gm, bool tbuf, bool barrier)
     }
 }
 
+// 关键特性说明.md, 反例2: x is EnQue'd but not DeQue'd, so nothing waits for its MTE2_V. (y's
+// DeQue waits for everything MTE2 did before y's EnQue, so x is copied in after y here: with x
+// first, y's event would order x's copy too, as on the NPU.)
+void QueAddWithoutDeQue()
+{
+    std::vector<float> xs(64, 1.0f), ys(64, 2.0f), zs(64, 0.0f);
+    AscendC::GlobalTensor<float> xGm, yGm, zGm;
+    xGm.SetGlobalBuffer(xs.data(), 64);
+    yGm.SetGlobalBuffer(ys.data(), 64);
+    zGm.SetGlobalBuffer(zs.data(), 64);
+    AscendC::TPipe pipe;
+    AscendC::TQue<AscendC::TPosition::VECIN, 1> inX, inY;
+    AscendC::TQue<AscendC::TPosition::VECOUT, 1> outZ;
+    pipe.InitBuffer(inX, 1, 64 * sizeof(float));
+    pipe.InitBuffer(inY, 1, 64 * sizeof(float));
+    pipe.InitBuffer(outZ, 1, 64 * sizeof(float));
+    AscendC::LocalTensor<float> xLocal = inX.AllocTensor<float>();
+    AscendC::LocalTensor<float> yLocal = inY.AllocTensor<float>();
+    AscendC::DataCopy(yLocal, yGm, 64);
+    inY.EnQue(yLocal);
+    AscendC::DataCopy(xLocal, xGm, 64);
+    inX.EnQue(xLocal);
+    yLocal = inY.DeQue<float>();
+    AscendC::LocalTensor<float> zLocal = outZ.AllocTensor<float>();
+    AscendC::Add(zLocal, xLocal, yLocal, 64);
+}
+
 void SectionTque()
 {
+    SetPipeCheck(kPipeCheckOn);
+    ExpectHw("tque_without_DeQue", QueAddWithoutDeQue,
+             {"HardEvent::MTE2_V> between DataCopy(GM->UB) (MTE2) and Add (V)", "TQue<VECIN, depth 1>"});
     SetPipeCheck(kPipeCheckOn);
     Gm ok;
     ExpectOk("tque", [&] { QueAdd(ok, false, false); });
