@@ -115,11 +115,8 @@ inline UbArena& ThreadUbArena()
     return arena;
 }
 
-inline void ResetLaunchFlags()
-{
-    g_launch.pendingFlags.assign(64u * 64u, 0u);
-    g_launch.pipes.reset();  // a new core: fresh pipe clocks
-}
+// A new core's SetFlag counts and pipe clocks (defined in pipes.h, which knows PipeState).
+inline void ResetLaunchFlags();
 
 // Checks that [p, p+bytes) lies inside one GM buffer the runner allocated.
 inline void CheckGmRange(const char* api, const void* p, uint64_t bytes)

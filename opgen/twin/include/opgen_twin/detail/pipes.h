@@ -107,7 +107,7 @@ struct PipeState {
         std::fill(std::begin(issued), std::end(issued), 0u);
         for (PipeClock& k : known) k.fill(0);
         flags.clear();
-        ub.clear();
+        std::fill(ub.begin(), ub.end(), UbBlockShadow());  // the size kept: no new pages
         gm.clear();
     }
 };
@@ -116,6 +116,20 @@ inline PipeState& PipesOf(LaunchState& L)
 {
     if (!L.pipes) L.pipes = std::make_shared<PipeState>();
     return *L.pipes;
+}
+
+// A new core: its SetFlag counts, and fresh pipe clocks in the state of the thread's last core
+// (a new UB shadow for every core cost a page fault per 4 KiB of it), unless another launch
+// state shares that one (a SyncAll coroutine copied from it).
+inline void ResetLaunchFlags()
+{
+    g_launch.pendingFlags.assign(64u * 64u, 0u);
+    if (g_launch.pipes && g_launch.pipes.use_count() == 1) {
+        g_launch.pipes->ResetTracking();
+        g_launch.pipes->staticSlot.reset();
+    } else {
+        g_launch.pipes.reset();
+    }
 }
 
 // The pipe the call being emulated runs on: V unless a copy says otherwise (OnPipe).
