@@ -81,6 +81,22 @@ struct UbBlockShadow {
     PipeAccess reads[kPipeNum];
 };
 
+inline bool SameShadow(const UbBlockShadow& a, const UbBlockShadow& b)
+{
+    if (a.writePipe != b.writePipe || a.write.seq != b.write.seq || a.write.api != b.write.api) return false;
+    for (int p = 0; p < kPipeNum; ++p) {
+        if (a.reads[p].seq != b.reads[p].seq || a.reads[p].api != b.reads[p].api) return false;
+    }
+    return true;
+}
+
+// UB bytes [begin, end) (whole 32-byte blocks) whose blocks all have the same shadow.
+struct UbSegment {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    UbBlockShadow s;
+};
+
 // A copy's (or a scalar access's) GM bytes [begin, end), kept until every other pipe knows it
 // completed (then no later access can conflict with it).
 struct GmPipeAccess {
@@ -96,7 +112,10 @@ struct PipeState {
     uint32_t issued[kPipeNum] = {};
     PipeClock known[kPipeNum] = {};
     std::vector<FlagQueue> flags;  // SetFlag snapshots by event key (few keys: searched in order)
-    std::vector<UbBlockShadow> ub;                             // one per 32-byte UB block
+    // The UB blocks' shadows as runs of equal ones, sorted and covering every address: a tile
+    // read or written whole is one run, so an access costs a search and a few runs, not a step
+    // per block.
+    std::vector<UbSegment> ub;
     std::vector<GmPipeAccess> gm;                              // this core's GM accesses not yet known to all
     // Static tensors' UB (LocalTensor(pos, addr, len)): kept when the tracking is reset.
     std::unique_ptr<uint8_t[]> staticMem;
@@ -107,7 +126,7 @@ struct PipeState {
         std::fill(std::begin(issued), std::end(issued), 0u);
         for (PipeClock& k : known) k.fill(0);
         flags.clear();
-        std::fill(ub.begin(), ub.end(), UbBlockShadow());  // the size kept: no new pages
+        ub.clear();
         gm.clear();
     }
 };
@@ -297,6 +316,35 @@ inline std::string PipeEventAdvice(uint8_t p, uint8_t q, const char* first, cons
         PipeEventAdvice(h.pipe, q, h.api, api).c_str()));
 }
 
+// The index of the run starting at byte x (a multiple of 32), splitting the run that holds it.
+inline size_t SplitUbAt(std::vector<UbSegment>& runs, uint64_t x)
+{
+    if (runs.empty()) runs.push_back({0, ~uint64_t(0) / 64 * 32, UbBlockShadow()});
+    auto it = std::upper_bound(runs.begin(), runs.end(), x,
+                               [](uint64_t v, const UbSegment& r) { return v < r.begin; });
+    size_t i = static_cast<size_t>(it - runs.begin()) - 1;
+    if (runs[i].begin == x) return i;
+    UbSegment tail = runs[i];
+    tail.begin = x;
+    runs[i].end = x;
+    runs.insert(runs.begin() + static_cast<std::ptrdiff_t>(i + 1), tail);
+    return i + 1;
+}
+
+// Joins equal neighbours among runs [lo, hi).
+inline void MergeUbRuns(std::vector<UbSegment>& runs, size_t lo, size_t hi)
+{
+    size_t w = lo;
+    for (size_t k = lo + 1; k < hi; ++k) {
+        if (SameShadow(runs[w].s, runs[k].s)) {
+            runs[w].end = runs[k].end;
+        } else {
+            runs[++w] = runs[k];
+        }
+    }
+    runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(w + 1), runs.begin() + static_cast<std::ptrdiff_t>(hi));
+}
+
 // An access of pipe q to UB bytes [begin, begin + bytes) of a buffer (Slot: BufferSlot, named by
 // DescribeSlot, found by argument-dependent lookup in kernel_pipe.h).
 template <class Slot>
@@ -305,14 +353,14 @@ inline void NoteUbOn(uint8_t q, const char* api, bool write, const Slot* slot, u
     if (bytes == 0 || !PipeTracked(q)) return;
     PipeState& P = PipesOf(g_launch);
     const uint32_t seq = ++P.issued[q];
-    const uint64_t first = begin / 32, end = (begin + bytes + 31) / 32;
-    if (P.ub.size() < end) P.ub.resize(std::max<uint64_t>(end, g_launch.ubSize / 32));
-    for (uint64_t b = first; b < end; ++b) {
-        UbBlockShadow& s = P.ub[b];
-        const PipeHazard h = FindPipeHazard(P, q, write, s);
-        if (h.pipe != kPipeNone) ThrowPipeHazard(h, q, api, write, DescribeSlot(slot), begin, bytes, b);
-        RecordPipeAccess(s, q, write, seq, api);
+    const size_t i = SplitUbAt(P.ub, begin / 32 * 32);
+    const size_t j = SplitUbAt(P.ub, (begin + bytes + 31) / 32 * 32);
+    for (size_t k = i; k < j; ++k) {
+        const PipeHazard h = FindPipeHazard(P, q, write, P.ub[k].s);
+        if (h.pipe != kPipeNone) ThrowPipeHazard(h, q, api, write, DescribeSlot(slot), begin, bytes, P.ub[k].begin / 32);
     }
+    for (size_t k = i; k < j; ++k) RecordPipeAccess(P.ub[k].s, q, write, seq, api);
+    MergeUbRuns(P.ub, i > 0 ? i - 1 : 0, std::min(j + 1, P.ub.size()));
 }
 
 // The same on the pipe of the call being emulated.
