@@ -29,6 +29,8 @@ constexpr size_t kDefaultTilingCapacity = 2048;          // OpImplRegisterV2::Ti
 
 namespace detail {
 
+struct PipeState;  // pipes.h: the pipe check's clocks and UB shadow
+
 struct GmRegion {
     const uint8_t* begin = nullptr;
     uint64_t bytes = 0;
@@ -41,8 +43,6 @@ struct GmRegion {
 // (`region`: its index in LaunchState::gm) and counted from that buffer's start.
 // A DMA range also keeps the bytes the block wrote there (for DmaWriteConflict), except when it
 // accumulates (SetAtomicAdd/Max/Min, a Matmul's atomic output), where several blocks meet by design.
-struct PipeState;  // pipes.h: the pipe check's clocks and UB shadow
-
 struct BlockGmWrites {
     struct Range {
         size_t region;
