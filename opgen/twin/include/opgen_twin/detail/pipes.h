@@ -116,7 +116,7 @@ struct PipeState {
     // read or written whole is one run, so an access costs a search and a few runs, not a step
     // per block.
     std::vector<UbSegment> ub;
-    std::vector<GmPipeAccess> gm;                              // this core's GM accesses not yet known to all
+    std::vector<GmPipeAccess> gm;  // this core's GM accesses not yet known to every other pipe
     // Static tensors' UB (LocalTensor(pos, addr, len)): kept when the tracking is reset.
     std::unique_ptr<uint8_t[]> staticMem;
     std::shared_ptr<void> staticSlot;  // a BufferSlot (kernel_tensor.h)
@@ -138,8 +138,8 @@ inline PipeState& PipesOf(LaunchState& L)
 }
 
 // A new core: its SetFlag counts, and fresh pipe clocks in the state of the thread's last core
-// (a new UB shadow for every core cost a page fault per 4 KiB of it), unless another launch
-// state shares that one (a SyncAll coroutine copied from it).
+// (its vectors keep their memory), unless another launch state shares that one (a SyncAll
+// coroutine copied from it).
 inline void ResetLaunchFlags()
 {
     g_launch.pendingFlags.assign(64u * 64u, 0u);
