@@ -8,7 +8,8 @@ msopgen's `gen` (run when msopgen is on PATH, else the figure recorded below); a
 changed (invoked three ways, each counting the units compiled: none expected) and after a one-line
 edit of the compute step, and the CPU twin's throughput for GELU on
 1M float32 and float16 elements against torch.nn.functional.gelu in one process, 5 rounds of 5
-calls of each, median and fastest, the row-broadcast add x + bias against torch's x + bias
+calls of each, median and fastest (and the twin's again with its pipe check off), the
+row-broadcast add x + bias against torch's x + bias
 (5 rounds of 20 calls after 20 untimed ones, in three processes), and the twin's RMSNorm
 (bench/rms_norm_custom.json, the row kernel) on [4096, 4096] float32 against torch's
 composition x * rsqrt(mean(x * x) + eps) * gamma, the same way (all skipped with --quick).
@@ -63,7 +64,7 @@ def opgen_script() -> list[str]:
 
 
 def twin_throughput(
-    project: Path, dtype: str = "float32", rounds: int = 5, calls: int = 5
+    project: Path, dtype: str = "float32", rounds: int = 5, calls: int = 5, env: dict | None = None
 ) -> list[float]:
     """Median and fastest seconds per call of the generated op (CPU twin) and of torch's GELU,
     in `rounds` rounds of `calls` calls of each, so that both see the same changes of load (not
@@ -79,11 +80,19 @@ def twin_throughput(
         "torch.nn.functional.gelu(x, approximate='tanh')",
         rounds,
         calls,
+        env=env,
     )
 
 
 def twin_against_torch(
-    project: Path, setup: str, ours: str, ref: str, rounds: int = 5, calls: int = 5, settle: int = 0
+    project: Path,
+    setup: str,
+    ours: str,
+    ref: str,
+    rounds: int = 5,
+    calls: int = 5,
+    settle: int = 0,
+    env: dict | None = None,
 ) -> list[float]:
     """Median and fastest seconds per call of `ours` (the generated op on the CPU twin) and of
     `ref` (torch), after `setup` (with a seeded generator `gen`), as twin_throughput measures.
@@ -108,7 +117,7 @@ for _ in range({rounds}):
             s = time.perf_counter(); f(); out.append(time.perf_counter() - s)
 print(statistics.median(ours), min(ours), statistics.median(torchs), min(torchs))
 """
-    env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    env = {**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0", **(env or {})}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout.split()
@@ -353,6 +362,18 @@ def main() -> None:
                         f"{n / torchs / 1e6:.1f} M elem/s; fastest {torchs_min:.4f} s; "
                         "twin is "
                         f"{ours / torchs:.1f}x (fastest: {ours_min / torchs_min:.1f}x)",
+                    )
+                )
+                # the pipe check's cost (opgen/twin/README.md, "Pipes"): the same without it
+                off, off_min, _, _ = twin_throughput(
+                    dest, dtype, env={"OPGEN_TWIN_PIPE_CHECK": "0"}
+                )
+                rows.append(
+                    (
+                        f"CPU twin GELU, 1M {dtype}, pipe check off",
+                        off,
+                        f"fastest {off_min:.4f} s; the check costs {(ours - off) / off:+.0%} "
+                        f"(fastest: {(ours_min - off_min) / off_min:+.0%})",
                     )
                 )
             # opgen new installed the generated package into this environment: take it out

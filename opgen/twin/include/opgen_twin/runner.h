@@ -39,6 +39,7 @@
 #include "opgen_twin/detail/host_signals.h"
 #include "opgen_twin/detail/launch.h"
 #include "opgen_twin/detail/list_layout.h"
+#include "opgen_twin/detail/pipes.h"
 #include "opgen_twin/detail/sync_all.h"
 #include "opgen_twin/ge_types.h"
 #include "opgen_twin/gert.h"
@@ -188,6 +189,9 @@ struct RunOptions {
     // way: an op called through its aclnn API needs no InferShape, and many hand-written ones
     // register none). Given, InferShape is not run; InferDataType still is.
     std::vector<std::vector<int64_t>> outputShapes;
+    // The pipe check (detail/pipes.h): a UB access of one pipe not ordered after another pipe's
+    // conflicting access fails the launch. OPGEN_TWIN_PIPE_CHECK=0 in the environment turns it off.
+    bool checkPipes = true;
 };
 
 // Shapes and dtypes per output *instance* (GE's output index: IR outputs in order, a DYNAMIC
@@ -1383,6 +1387,7 @@ inline std::string LaunchOnce(PreparedCall& pc, const KernelEntry& k, const std:
     L.ubSize = opt.platform.ubSize;
     L.socVersion = opt.platform.socVersion;
     L.sysWorkspaceBytes = opt.platform.libApiWorkspace;
+    L.pipeCheck = opt.checkPipes ? PipeCheckModeFromEnv() : kPipeCheckOff;
     r.launched = true;
     const int64_t ratioBefore = syncAllRatio;
     const std::string err = RunBlocks(c, k, args, syncAllRatio);

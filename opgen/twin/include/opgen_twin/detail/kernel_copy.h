@@ -93,6 +93,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
                       uint32_t right, T padValue)
 {
     const char* api = "DataCopyPad(GM->UB)";
+    const OnPipe onMte2(kPipeMte2);
     dst.TwinCheckAligned(api, "dst");
     if (blockCount == 0 || blockLen == 0) {
         return;  // documented NOP
@@ -115,6 +116,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
                              api, static_cast<unsigned long long>(ubNeed), blockCount,
                              static_cast<unsigned long long>(blockLen), static_cast<unsigned long long>(ubHave)));
     }
+    dst.TwinNoteAccess(api, true, 0, ubNeed);
     const uint64_t srcPitchBytes = blockLen + srcStrideBytes;
     if (srcPitchBytes % sizeof(T) != 0) {
         ThrowHardware(Format("%s: srcStride %llu bytes is not a multiple of sizeof(%s)", api,
@@ -122,6 +124,7 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
     }
     const uint64_t srcPitch = srcPitchBytes / sizeof(T);
     src.TwinCheckAccess(api, 0, srcPitch * (blockCount - 1) + elems);
+    NoteGm(api, false, src.TwinPtr(), (srcPitch * (blockCount - 1) + elems) * sizeof(T));
     uint8_t* ub = static_cast<uint8_t*>(dst.TwinData());
     const T* gm = src.TwinPtr();
     const uint64_t rowElems = rowBytes / sizeof(T);
@@ -209,6 +212,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
                       uint64_t blockLen, uint64_t srcStrideBlocks, uint64_t dstStrideBytes)
 {
     const char* api = "DataCopyPad(UB->GM)";
+    const OnPipe onMte3(kPipeMte3);
     src.TwinCheckAligned(api, "src");
     if (blockCount == 0 || blockLen == 0) {
         return;
@@ -224,6 +228,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
         ThrowHardware(Format("%s: reads %llu bytes of UB but the src tensor has %llu bytes (UB buffer overrun)", api,
                              static_cast<unsigned long long>(ubNeed), static_cast<unsigned long long>(ubHave)));
     }
+    src.TwinNoteAccess(api, false, 0, ubNeed);
     const uint64_t dstPitchBytes = blockLen + dstStrideBytes;
     if (dstPitchBytes % sizeof(T) != 0) {
         ThrowHardware(Format("%s: dstStride %llu bytes is not a multiple of sizeof(%s)", api,
@@ -231,6 +236,7 @@ inline void PadUbToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalT
     }
     const uint64_t elems = blockLen / sizeof(T);
     dst.TwinCheckAccess(api, 0, dstPitchBytes / sizeof(T) * (blockCount - 1) + elems);
+    NoteGm(api, true, dst.TwinPtr(), dstPitchBytes * (blockCount - 1) + blockLen);
     const uint8_t* ub = static_cast<const uint8_t*>(src.TwinData());
     uint8_t* gm = reinterpret_cast<uint8_t*>(dst.TwinPtr());
     for (uint32_t b = 0; b < blockCount; ++b) {
@@ -249,9 +255,11 @@ template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count)
 {
     const char* api = "DataCopy(GM->UB)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte2);
     opgen_twin::detail::CheckDataCopyCount(api, opgen_twin::detail::TypeName<T>(), sizeof(T), count);
     dst.TwinCheckFits(api, "dst", count);
     src.TwinCheckAccess(api, 0, count);
+    opgen_twin::detail::NoteGm(api, false, src.TwinPtr(), static_cast<uint64_t>(count) * sizeof(T));
     const size_t bytes = static_cast<size_t>(count) * sizeof(T);
     std::memcpy(dst.TwinDataToOverwrite(bytes), src.TwinPtr(), bytes);
 }
@@ -260,9 +268,11 @@ template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count)
 {
     const char* api = "DataCopy(UB->GM)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte3);
     opgen_twin::detail::CheckDataCopyCount(api, opgen_twin::detail::TypeName<T>(), sizeof(T), count);
     src.TwinCheckFits(api, "src", count);
     dst.TwinCheckAccess(api, 0, count);
+    opgen_twin::detail::NoteGm(api, true, dst.TwinPtr(), static_cast<uint64_t>(count) * sizeof(T));
     opgen_twin::detail::GmStore<T>(api, dst.TwinPtr(), src.TwinData(), static_cast<uint64_t>(count) * sizeof(T));
     opgen_twin::detail::NoteGmWrite(false, dst.TwinPtr(), static_cast<uint64_t>(count) * sizeof(T));
 }
@@ -288,6 +298,7 @@ template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p)
 {
     const char* api = "DataCopy(GM->UB, DataCopyParams)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte2);
     dst.TwinCheckAligned(api, "dst");
     if (p.blockCount == 0 || p.blockLen == 0) {
         return;
@@ -296,6 +307,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     const uint64_t len = p.blockLen * blk, sp = (p.blockLen + p.srcStride) * blk, dp = (p.blockLen + p.dstStride) * blk;
     dst.TwinCheckFits(api, "dst", dp * (p.blockCount - 1) + len);
     src.TwinCheckAccess(api, 0, sp * (p.blockCount - 1) + len);
+    opgen_twin::detail::NoteGm(api, false, src.TwinPtr(), (sp * (p.blockCount - 1) + len) * sizeof(T));
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         std::memcpy(static_cast<uint8_t*>(dst.TwinData()) + b * dp * sizeof(T), src.TwinPtr() + b * sp, len * sizeof(T));
     }
@@ -305,6 +317,7 @@ template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p)
 {
     const char* api = "DataCopy(UB->GM, DataCopyParams)";
+    const opgen_twin::detail::OnPipe onPipe(opgen_twin::detail::kPipeMte3);
     src.TwinCheckAligned(api, "src");
     if (p.blockCount == 0 || p.blockLen == 0) {
         return;
@@ -313,6 +326,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     const uint64_t len = p.blockLen * blk, sp = (p.blockLen + p.srcStride) * blk, dp = (p.blockLen + p.dstStride) * blk;
     src.TwinCheckFits(api, "src", sp * (p.blockCount - 1) + len);
     dst.TwinCheckAccess(api, 0, dp * (p.blockCount - 1) + len);
+    opgen_twin::detail::NoteGm(api, true, dst.TwinPtr(), (dp * (p.blockCount - 1) + len) * sizeof(T));
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         opgen_twin::detail::GmStore<T>(api, dst.TwinPtr() + b * dp,
                                        static_cast<const uint8_t*>(src.TwinData()) + b * sp * sizeof(T),
@@ -411,6 +425,8 @@ inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t si
 {
     const char* api = "InitGlobalMemory";
     gmWorkspaceAddr.TwinCheckAccess(api, 0, size);
+    // a Duplicate in UB copied out (asc-devkit InitGlobalMemory): a write of the MTE3 pipe
+    opgen_twin::detail::NoteGmOn(opgen_twin::detail::kPipeMte3, api, true, gmWorkspaceAddr.TwinPtr(), size * sizeof(T));
     T* p = gmWorkspaceAddr.TwinPtr();
     for (uint64_t i = 0; i < size; ++i) std::memcpy(p + i, &value, sizeof(T));
     opgen_twin::detail::NoteGmWrite(false, p, size * sizeof(T));

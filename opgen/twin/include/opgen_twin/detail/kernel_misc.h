@@ -50,12 +50,12 @@
 // Hardware pipelines (a compiler builtin enum on the NPU).
 enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };
 
-// The NPU's pipeline intrinsics as older kernels call them directly (the twin executes in program
-// order): pipe_barrier(PIPE_ALL), set_flag/wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0).
+// The NPU's pipeline intrinsics as older kernels call them directly: pipe_barrier(PIPE_ALL),
+// set_flag/wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); ordering as in detail/pipes.h.
 enum event_t : uint8_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
-inline void pipe_barrier(pipe_t) {}
-inline void set_flag(pipe_t, pipe_t, event_t) {}
-inline void wait_flag(pipe_t, pipe_t, event_t) {}
+inline void pipe_barrier(pipe_t p) { if (p == PIPE_ALL) opgen_twin::detail::PipeBarrierAll(); }
+inline void set_flag(pipe_t a, pipe_t b, event_t id) { opgen_twin::detail::PipeIntrinsicFlag(a, b, id, true); }
+inline void wait_flag(pipe_t a, pipe_t b, event_t id) { opgen_twin::detail::PipeIntrinsicFlag(a, b, id, false); }
 
 // Kernel types for KERNEL_TASK_TYPE_DEFAULT (global, as in the real headers).
 enum KernelMetaType : uint8_t {
@@ -323,24 +323,30 @@ inline int64_t GetTaskRatio()
 inline int64_t GetSubBlockNum() { return GetTaskRatio(); }
 inline constexpr int16_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }
 
-// Pipeline barriers order instructions on the NPU; the twin executes in program order.
+// PipeBarrier<PIPE_ALL> orders every pipe after every earlier instruction; one pipe's barrier
+// orders that pipe, whose instructions the twin already takes as completing in order (pipes.h).
 template <pipe_t pipe>
-inline void PipeBarrier() {}
+inline void PipeBarrier()
+{
+    if (pipe == PIPE_ALL) opgen_twin::detail::PipeBarrierAll();
+}
 
-// SetFlag/WaitFlag are executed in order, so data hazards cannot occur; a WaitFlag with
-// no earlier SetFlag for the same event and id would hang the NPU and is reported.
+// SetFlag<A_B> hands pipe A's progress to pipe B's WaitFlag (the pipe check, detail/pipes.h); a
+// WaitFlag with no earlier SetFlag for the same event and id would hang the NPU and is reported.
 template <HardEvent event>
 inline void SetFlag(int32_t eventID)
 {
     auto& f = opgen_twin::detail::g_launch.pendingFlags;
-    if (f.empty()) opgen_twin::detail::ResetLaunchFlags();
+    if (f.empty()) f.assign(64u * 64u, 0u);
     ++f[static_cast<size_t>(event) * 64u + (static_cast<uint32_t>(eventID) & 63u)];
+    opgen_twin::detail::PipeEventFlag(event, eventID, true);
 }
 template <HardEvent event>
 inline void WaitFlag(int32_t eventID)
 {
     auto& f = opgen_twin::detail::g_launch.pendingFlags;
-    if (f.empty()) opgen_twin::detail::ResetLaunchFlags();
+    if (f.empty()) f.assign(64u * 64u, 0u);
+    opgen_twin::detail::PipeEventFlag(event, eventID, false);
     uint32_t& n = f[static_cast<size_t>(event) * 64u + (static_cast<uint32_t>(eventID) & 63u)];
     if (n == 0) {
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(

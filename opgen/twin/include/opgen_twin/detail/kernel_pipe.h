@@ -61,10 +61,89 @@ class TBuf;
 namespace opgen_twin {
 namespace detail {
 
+// The pipes of a HardEvent (src sets, dst waits), kPipeNone for the cube's.
+inline void EventPipes(AscendC::HardEvent e, uint8_t& src, uint8_t& dst)
+{
+    constexpr uint8_t N = kPipeNone, S = kPipeS, V = kPipeV, I = kPipeMte2, O = kPipeMte3;
+    static const uint8_t kPipes[][2] = {
+        {I, N}, {N, I}, {N, N}, {N, N}, {I, V}, {V, I}, {O, V}, {V, O}, {N, V}, {V, N}, {V, V}, {O, N},
+        {N, O}, {N, V}, {I, N}, {N, I}, {V, N}, {N, N}, {N, N}, {O, I}, {I, O}, {S, V}, {V, S}, {S, I},
+        {I, S}, {S, O}, {O, S}, {I, N}, {N, I}, {N, S}, {N, S}, {N, O}, {N, N}, {N, N}, {N, N}};
+    const size_t i = static_cast<size_t>(e);
+    src = i < sizeof(kPipes) / sizeof(kPipes[0]) ? kPipes[i][0] : N;
+    dst = i < sizeof(kPipes) / sizeof(kPipes[0]) ? kPipes[i][1] : N;
+}
+
+// SetFlag<event>(id) (set) or WaitFlag<event>(id).
+inline void PipeEventFlag(AscendC::HardEvent e, int32_t id, bool set)
+{
+    if (g_launch.pipeCheck == kPipeCheckOff) return;
+    uint8_t a = kPipeNone, b = kPipeNone;
+    EventPipes(e, a, b);
+    const uint32_t key = FlagKey(static_cast<uint32_t>(e), id);
+    if (set) {
+        PipeSetFlag(a, b, key);
+    } else {
+        PipeWaitFlag(a, b, key);
+    }
+}
+
+// set_flag/wait_flag(pipe_t a, pipe_t b, id): the compiler's pipe_t numbers (kernel_misc.h:
+// PIPE_S 0, PIPE_V 1, PIPE_MTE2 4, PIPE_MTE3 5), in ids of their own.
+inline void PipeIntrinsicFlag(int a, int b, int id, bool set)
+{
+    if (g_launch.pipeCheck == kPipeCheckOff) return;
+    const auto tracked = [](int p) -> uint8_t {
+        return p == 0 ? kPipeS : p == 1 ? kPipeV : p == 4 ? kPipeMte2 : p == 5 ? kPipeMte3 : kPipeNone;
+    };
+    const uint32_t key = 0x10000u + static_cast<uint32_t>(a * 16 + b) * 64u + (static_cast<uint32_t>(id) & 63u);
+    if (set) {
+        PipeSetFlag(tracked(a), tracked(b), key);
+    } else {
+        PipeWaitFlag(tracked(a), tracked(b), key);
+    }
+}
+
+// The events a queue between two positions sets and waits (asc-devkit kernel_event.h GetQueEvt on
+// the positions' memories, GetPhyType): GM->UB MTE2_V forward (EnQue sets, DeQue waits) and V_MTE2
+// backward (FreeTensor sets, AllocTensor waits); UB->GM V_MTE3 and MTE3_V; UB->UB MTE2_MTE3 and
+// MTE3_MTE2; the cube's memories none the twin tracks.
+struct QueEvents {
+    uint8_t fwdSrc = kPipeNone, fwdDst = kPipeNone, backSrc = kPipeNone, backDst = kPipeNone;
+};
+
+inline bool InUb(AscendC::TPosition p)
+{
+    return p == AscendC::TPosition::VECIN || p == AscendC::TPosition::VECOUT || p == AscendC::TPosition::VECCALC ||
+           p == AscendC::TPosition::MAX;
+}
+
+inline QueEvents QueEventsOf(AscendC::TPosition src, AscendC::TPosition dst)
+{
+    const bool srcGm = src == AscendC::TPosition::GM, dstGm = dst == AscendC::TPosition::GM;
+    if (srcGm && InUb(dst)) return {kPipeMte2, kPipeV, kPipeV, kPipeMte2};
+    if (InUb(src) && dstGm) return {kPipeV, kPipeMte3, kPipeMte3, kPipeV};
+    if (InUb(src) && InUb(dst)) return {kPipeMte2, kPipeMte3, kPipeMte3, kPipeMte2};
+    return {};
+}
+
+// TQue<pos>'s: the positions asc-devkit's GetBufferLogicPos gives it (VECIN: GM->VECIN, VECOUT and
+// SPM: VECOUT->GM, VECCALC: none, so UB->UB).
+inline QueEvents TQueEventsOf(AscendC::TPosition pos)
+{
+    using AscendC::TPosition;
+    if (pos == TPosition::VECIN) return QueEventsOf(TPosition::GM, TPosition::VECIN);
+    if (pos == TPosition::VECOUT || pos == TPosition::SPM) return QueEventsOf(TPosition::VECOUT, TPosition::GM);
+    if (pos == TPosition::VECCALC) return QueEventsOf(TPosition::MAX, TPosition::MAX);
+    return {};
+}
+
 // Non-template part of every queue: the protocol state machine.
 class QueueCore {
 public:
     static constexpr int kMaxBufs = 16;
+
+    void SetEvents(const QueEvents& e) { events_ = e; }
 
     void Init(AscendC::TPosition pos, int32_t depth, bool isTBuf)
     {
@@ -97,6 +176,8 @@ public:
             if (s->state == SlotState::kFree) {
                 nextAlloc_ = (nextAlloc_ + k + 1) % num_;
                 s->state = SlotState::kAllocated;
+                if (s->freePending) PipeWaitOn(s->freeClock, events_.backDst);
+                s->freePending = false;
                 return s;
             }
         }
@@ -105,7 +186,8 @@ public:
                              Describe().c_str(), num_));
     }
 
-    void EnQue(BufferSlot* s, uint32_t gen)
+    // EnQue<srcUserPos, dstUserPos>: the event those positions give, else the queue's own.
+    void EnQue(BufferSlot* s, uint32_t gen, const QueEvents* user = nullptr)
     {
         CheckOwned("EnQue", s, gen);
         if (s->state == SlotState::kEnqueued) {
@@ -117,6 +199,9 @@ public:
                                  "queue depth", Describe().c_str(), count_));
         }
         s->state = SlotState::kEnqueued;
+        const QueEvents& e = user != nullptr ? *user : events_;
+        PipeSetInto(s->enqClock, e.fwdSrc);
+        s->enqWaitPipe = e.fwdDst;
         fifo_[(head_ + count_) % kMaxBufs] = s;
         ++count_;
     }
@@ -131,6 +216,7 @@ public:
         head_ = (head_ + 1) % kMaxBufs;
         --count_;
         s->state = SlotState::kAllocated;
+        PipeWaitOn(s->enqClock, s->enqWaitPipe);
         return s;
     }
 
@@ -143,6 +229,18 @@ public:
         }
         s->state = SlotState::kFree;
         ++s->gen;
+        if (events_.backSrc < kPipeNum) {
+            PipeSetInto(s->freeClock, events_.backSrc);
+            s->freePending = true;
+        }
+    }
+    // TPipe::Reset/Destroy: the free events of released buffers are waited on.
+    void WaitFreeEvents()
+    {
+        for (int k = 0; k < num_; ++k) {
+            if (slots_[k]->freePending) PipeWaitOn(slots_[k]->freeClock, events_.backDst);
+            slots_[k]->freePending = false;
+        }
     }
 
     void Forget()
@@ -188,7 +286,16 @@ private:
     int nextAlloc_ = 0;
     bool isTBuf_ = false;
     AscendC::TPosition pos_ = AscendC::TPosition::VECCALC;
+    QueEvents events_;
 };
+
+// The buffer a pipe-check message names.
+inline std::string DescribeSlot(const BufferSlot* s)
+{
+    if (s->owner == nullptr) return "the static tensors' UB";
+    return Format("a %s buffer (UB bytes [%u, %u))", static_cast<const QueueCore*>(s->owner)->Describe().c_str(),
+                  s->ubOffset, s->ubOffset + s->bytes);
+}
 
 }  // namespace detail
 }  // namespace opgen_twin
@@ -198,7 +305,11 @@ namespace AscendC {
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:
-    TQueBind() { core_.Init(src == TPosition::GM ? dst : src, depth, false); }
+    TQueBind()
+    {
+        core_.Init(src == TPosition::GM ? dst : src, depth, false);
+        core_.SetEvents(opgen_twin::detail::QueEventsOf(src, dst));
+    }
     TQueBind(const TQueBind&) = delete;
     TQueBind& operator=(const TQueBind&) = delete;
 
@@ -236,11 +347,13 @@ public:
     }
     // The forms naming the positions the data moved between (asc-devkit kernel_tpipe.h:
     // EnQue<srcUserPos, dstUserPos, T>, DeQue<srcUserPos, dstUserPos, T>): on the NPU they pick the
-    // hardware event to wait on; the twin runs in program order, so the queue protocol is all.
+    // hardware event; the twin's pipe check orders the pipes of those positions' event.
     template <TPosition srcUserPos, TPosition dstUserPos, class T>
     bool EnQue(const LocalTensor<T>& tensor)
     {
-        return EnQue<T>(tensor);
+        const opgen_twin::detail::QueEvents user = opgen_twin::detail::QueEventsOf(srcUserPos, dstUserPos);
+        core_.EnQue(tensor.TwinSlot(), tensor.TwinGen(), &user);
+        return true;
     }
     template <TPosition srcUserPos, TPosition dstUserPos, class T>
     LocalTensor<T> DeQue()
@@ -270,7 +383,7 @@ class TQue : public TQueBind<pos, pos, depth, mask> {
                   "opgen twin: TQue depth must be in [1, 16]");
 
 public:
-    TQue() = default;
+    TQue() { this->TwinCore().SetEvents(opgen_twin::detail::TQueEventsOf(pos)); }
 };
 
 template <TPosition pos = TPosition::VECCALC>
@@ -367,6 +480,7 @@ class TPipe {
 public:
     TPipe() : capacity_(opgen_twin::detail::g_launch.ubSize)
     {
+        if (opgen_twin::detail::g_launch.currentPipe == nullptr) opgen_twin::detail::ResetPipeTracking();
         const size_t bytes = capacity_ + 64;
         opgen_twin::detail::UbArena& shared = opgen_twin::detail::ThreadUbArena();
         uint8_t* memory = nullptr;
@@ -432,6 +546,7 @@ public:
     // them before the Reset become stale.
     void Reset()
     {
+        WaitFreeEvents();
         for (auto& s : slots_) {
             s->FillAround(0, 0);  // the garbage a later buffer there finds
             if (s->owner != nullptr) {
@@ -443,7 +558,13 @@ public:
         }
         used_ = 0;
     }
-    void Destroy() {}
+    // Waits for the released buffers' free events, then PipeBarrier<PIPE_ALL> (asc-devkit
+    // TPipe::Destroy).
+    void Destroy()
+    {
+        WaitFreeEvents();
+        opgen_twin::detail::PipeBarrierAll();
+    }
     void Init() {}
     template <HardEvent evt>
     TEventID FetchEventID() { return 0; }
@@ -458,6 +579,14 @@ public:
     uint64_t TwinCapacity() const { return capacity_; }
 
 private:
+    void WaitFreeEvents()
+    {
+        for (auto& s : slots_) {
+            if (s->owner != nullptr) {
+                static_cast<opgen_twin::detail::QueueCore*>(const_cast<void*>(s->owner))->WaitFreeEvents();
+            }
+        }
+    }
     template <class What>
     void Carve(const What& what, opgen_twin::detail::QueueCore& core, uint32_t num, uint32_t len)
     {
@@ -498,6 +627,10 @@ private:
     uint8_t* base_ = nullptr;
     std::vector<std::unique_ptr<opgen_twin::detail::BufferSlot>> slots_;
 };
+
+// Initialises the core's global state registers, as a static-tensor kernel must at its start
+// (asc-devkit InitSocState.md); the twin's launch starts each core in that state.
+inline void InitSocState() {}
 
 inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(opgen_twin::detail::g_launch.currentPipe); }
 

@@ -8,6 +8,7 @@
 
 #include "opgen_twin/detail/gm_addr.h"
 #include "opgen_twin/detail/launch.h"
+#include "opgen_twin/detail/pipes.h"
 
 #ifndef __ubuf__
 #define __ubuf__
@@ -118,6 +119,12 @@ struct BufferSlot {
     // every block cost about as much as a row-broadcast add's own copies.
     bool unfilled = false;
     int32_t userTag = 0;  // LocalTensor::SetUserTag: travels with the buffer through its queue
+    // The events of its queue (pipes.h), kept with the buffer as asc-devkit keeps their ids:
+    // EnQue's snapshot for DeQue (waited on by pipe enqWaitPipe), FreeTensor's for AllocTensor.
+    PipeClock enqClock{};
+    PipeClock freeClock{};
+    uint8_t enqWaitPipe = kPipeNone;
+    bool freePending = false;
 
     // Fills the bytes outside [begin, end), which the caller writes next, if not done yet.
     void FillAround(uint64_t begin, uint64_t end)
@@ -128,6 +135,30 @@ struct BufferSlot {
         unfilled = false;
     }
 };
+
+// The UB of static tensors (LocalTensor(pos, addr, tileSize), asc-devkit 静态Tensor编程.md): one
+// buffer over the core's whole UB, its bytes at their UB addresses.
+inline BufferSlot* StaticUbSlot()
+{
+    PipeState& P = PipesOf(g_launch);
+    if (!P.staticSlot) {
+        auto slot = std::make_shared<BufferSlot>();
+        P.staticMem.reset(new uint8_t[g_launch.ubSize + 64]);
+        uint8_t* m = P.staticMem.get();
+        slot->data = m + (64 - reinterpret_cast<uintptr_t>(m) % 64) % 64;
+        slot->bytes = static_cast<uint32_t>(g_launch.ubSize);
+        slot->state = SlotState::kFixed;
+        slot->unfilled = true;
+        P.staticSlot = slot;
+    }
+    return static_cast<BufferSlot*>(P.staticSlot.get());
+}
+
+// A vector or copy call's operand role that it writes (else it reads it).
+inline bool IsWrittenRole(const char* role)
+{
+    return std::strncmp(role, "dst", 3) == 0 || std::strncmp(role, "sharedTmpBuffer", 15) == 0;
+}
 
 }  // namespace detail
 }  // namespace opgen_twin
@@ -140,21 +171,36 @@ public:
     using PrimType = T;
 
     LocalTensor() = default;
+    // A static tensor: tileSize elements at UB byte address addr (asc-devkit 静态Tensor编程.md).
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize)
+    {
+        opgen_twin::detail::BufferSlot* s = opgen_twin::detail::StaticUbSlot();
+        if (static_cast<uint64_t>(addr) + static_cast<uint64_t>(tileSize) * sizeof(T) > s->bytes) {
+            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+                "LocalTensor<%s>(%s, addr %u, %u elements): ends at UB byte %llu, past the %u-byte Unified Buffer",
+                opgen_twin::detail::TypeName<T>(), opgen_twin::detail::PositionName(pos), addr, tileSize,
+                static_cast<unsigned long long>(addr + static_cast<uint64_t>(tileSize) * sizeof(T)), s->bytes));
+        }
+        TwinInit(s, s->gen, addr, tileSize);
+    }
 
     T GetValue(const uint32_t index) const
     {
         TwinCheckIndex("LocalTensor::GetValue", index);
+        TwinNoteScalar("LocalTensor::GetValue", false, index);
         return opgen_twin::detail::Load<T>(TwinData(), index);
     }
     template <class S>
     void SetValue(const uint32_t index, const S value) const
     {
         TwinCheckIndex("LocalTensor::SetValue", index);
+        TwinNoteScalar("LocalTensor::SetValue", true, index);
         opgen_twin::detail::Store<T>(TwinData(), index, static_cast<T>(value));
     }
     T& operator()(const uint32_t index) const
     {
         TwinCheckIndex("LocalTensor::operator()", index);
+        TwinNoteScalar("LocalTensor::operator()", true, index);  // read or written: taken as a write
         return *reinterpret_cast<T*>(static_cast<uint8_t*>(TwinData()) + static_cast<uint64_t>(index) * sizeof(T));
     }
 
@@ -278,6 +324,8 @@ public:
         }
     }
     // An operand of `count` elements: aligned (TwinCheckAligned) and large enough.
+    // The call accesses those elements: on the pipe of the call (pipes.h), a write for a dst or
+    // sharedTmpBuffer role, else a read.
     void TwinCheckFits(const char* api, const char* role, uint64_t count, uint32_t align = ONE_BLK_SIZE) const
     {
         TwinCheckAligned(api, role, align);
@@ -286,9 +334,21 @@ public:
                 "%s: count %llu exceeds the %s tensor's size of %u %s elements (UB buffer overrun)", api,
                 static_cast<unsigned long long>(count), role, size_, opgen_twin::detail::TypeName<T>()));
         }
+        TwinNoteAccess(api, opgen_twin::detail::IsWrittenRole(role), 0, count * sizeof(T));
+    }
+    // Bytes [byteOffset, byteOffset + bytes) from the tensor's start are accessed on the call's pipe.
+    void TwinNoteAccess(const char* api, bool write, uint64_t byteOffset, uint64_t bytes) const
+    {
+        opgen_twin::detail::NoteUb(api, write, slot_, TwinUbBegin() + byteOffset, bytes);
     }
 
 private:
+    void TwinNoteScalar(const char* api, bool write, uint32_t index) const
+    {
+        if (opgen_twin::detail::g_launch.pipeCheck != opgen_twin::detail::kPipeCheckScalarToo) return;
+        opgen_twin::detail::NoteUbOn(opgen_twin::detail::kPipeS, api, write, slot_,
+                                     TwinUbBegin() + static_cast<uint64_t>(index) * sizeof(T), sizeof(T));
+    }
     void TwinCheckIndex(const char* api, uint32_t index) const
     {
         TwinCheckLive(api, "tensor");
@@ -330,17 +390,20 @@ public:
     T GetValue(const uint64_t offset) const
     {
         TwinCheckAccess("GlobalTensor::GetValue", offset, 1);
+        TwinNoteScalar("GlobalTensor::GetValue", false, offset);
         return opgen_twin::detail::Load<T>(address_, offset);
     }
     void SetValue(const uint64_t offset, T value)
     {
         TwinCheckAccess("GlobalTensor::SetValue", offset, 1);
+        TwinNoteScalar("GlobalTensor::SetValue", true, offset);
         opgen_twin::detail::Store<T>(address_, offset, value);
         opgen_twin::detail::NoteGmWrite(true, address_ + offset, sizeof(T));
     }
     __gm__ T& operator()(const uint64_t offset) const
     {
         TwinCheckAccess("GlobalTensor::operator()", offset, 1);
+        TwinNoteScalar("GlobalTensor::operator()", true, offset);  // read or written: taken as a write
         return address_[offset];
     }
     uint64_t GetSize() const
@@ -400,6 +463,12 @@ public:
         opgen_twin::detail::CheckGmRange(api, address_ + offset, count * sizeof(T));
     }
     __gm__ T* TwinPtr() const { return address_; }
+    // A scalar access to element `offset` on the S pipe (checked with OPGEN_TWIN_CCE_AUTO_SYNC=0).
+    void TwinNoteScalar(const char* api, bool write, uint64_t offset) const
+    {
+        if (opgen_twin::detail::g_launch.pipeCheck != opgen_twin::detail::kPipeCheckScalarToo) return;
+        opgen_twin::detail::NoteGmOn(opgen_twin::detail::kPipeS, api, write, address_ + offset, sizeof(T));
+    }
 
     // Public as in asc-devkit's BaseGlobalTensor; kernels read address_ for scalar GM writes.
     __gm__ T* address_ = nullptr;

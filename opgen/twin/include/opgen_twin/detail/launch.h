@@ -29,6 +29,8 @@ constexpr size_t kDefaultTilingCapacity = 2048;          // OpImplRegisterV2::Ti
 
 namespace detail {
 
+struct PipeState;  // pipes.h: the pipe check's clocks and UB shadow
+
 struct GmRegion {
     const uint8_t* begin = nullptr;
     uint64_t bytes = 0;
@@ -125,6 +127,8 @@ struct LaunchState {
     // printf/DumpTensor text of this block (kernel_debug.h), printed by the runner after the launch; null:
     // printed at once
     std::string* debugOut = nullptr;
+    uint8_t pipeCheck = 0;                // pipes.h: 0 off, 1 on, 2 on with the scalar unit's accesses
+    std::shared_ptr<PipeState> pipes;     // pipes.h: this core's, made on first use
 };
 
 // One per thread: the runner launches blocks on several threads, each with its own copy of the
@@ -145,7 +149,8 @@ inline UbArena& ThreadUbArena()
     return arena;
 }
 
-inline void ResetLaunchFlags() { g_launch.pendingFlags.assign(64u * 64u, 0u); }
+// A new core's SetFlag counts and pipe clocks (defined in pipes.h, which knows PipeState).
+inline void ResetLaunchFlags();
 
 // Checks that [p, p+bytes) lies inside one GM buffer the runner allocated.
 inline void CheckGmRange(const char* api, const void* p, uint64_t bytes)

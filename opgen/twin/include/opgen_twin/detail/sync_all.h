@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "opgen_twin/detail/launch.h"
+#include "opgen_twin/detail/pipes.h"
 
 namespace opgen_twin {
 namespace detail {
@@ -213,6 +214,7 @@ private:
 // A launch of one core (a unit test's, or blockDim 1) has nothing to wait for.
 inline void SyncAllBarrier(const char* api)
 {
+    PipeBarrierAll();  // both SyncAll forms start with PipeBarrier<PIPE_ALL> (dav_c220 SyncAllImpl)
     if (CoopScheduler* s = CoopScheduler::Current()) {
         ++g_launch.syncPhase;
         s->Barrier(api);
