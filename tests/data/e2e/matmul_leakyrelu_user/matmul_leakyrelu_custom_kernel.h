@@ -76,11 +76,18 @@ public:
             AscendC::LocalTensor<float> scaled = tmp_.Get<float>();
             AscendC::Muls(scaled, block, tiling_.alpha, count);  // leaky_relu(x) = max(x, alpha * x)
             AscendC::Max(block, block, scaled, count);
+            // the vector unit's result out by MTE3, and MTE3 done before the vector unit writes again
+            const int32_t vToMte3 = static_cast<int32_t>(pipe_.FetchEventID(AscendC::HardEvent::V_MTE3));
+            AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(vToMte3);
+            AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(vToMte3);
             // rows of `cols` floats to c's rows, N apart
             const uint32_t gmGap = (t.N - cols) * sizeof(float);
             AscendC::DataCopyExtParams out{static_cast<uint16_t>(rows),
                                            static_cast<uint32_t>(cols * sizeof(float)), 0, gmGap, 0};
             AscendC::DataCopyPad(cGm_[mi * t.baseM * t.N + ni * t.baseN], block, out);
+            const int32_t mte3ToV = static_cast<int32_t>(pipe_.FetchEventID(AscendC::HardEvent::MTE3_V));
+            AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(mte3ToV);
+            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(mte3ToV);
             cQueue_.FreeTensor(block);
         }
         mm_.End();
