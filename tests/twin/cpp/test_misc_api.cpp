@@ -387,28 +387,7 @@ void SectionAssert()
 
 int main(int argc, char** argv)
 {
-    const std::string sec = argc > 1 ? argv[1] : "all";
-    struct S {
-        const char* name;
-        void (*fn)();
-    } sections[] = {{"shift", SectionShift}, {"gather", SectionGather}, {"sort", SectionSort},
+    static const CheckSection sections[] = {{"shift", SectionShift}, {"gather", SectionGather}, {"sort", SectionSort},
                     {"broadcast", SectionBroadcast}, {"symbol", SectionSymbol}, {"assert", SectionAssert}};
-    bool found = false;
-    for (const S& s : sections) {
-        if (sec == "all" || sec == s.name) {
-            found = true;
-            try {
-                s.fn();
-            } catch (const std::exception& e) {
-                ++g_fail;
-                std::printf("FAIL section %s: uncaught exception: %s\n", s.name, e.what());
-            }
-        }
-    }
-    if (!found) {
-        std::printf("FAIL unknown section %s\n", sec.c_str());
-        return 2;
-    }
-    std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
-    return g_fail == 0 ? 0 : 1;
+    return RunSections(argc, argv, sections);
 }

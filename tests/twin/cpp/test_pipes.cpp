@@ -331,27 +331,7 @@ void SectionGm()
 
 int main(int argc, char** argv)
 {
-    const std::string sec = argc > 1 ? argv[1] : "all";
-    struct S {
-        const char* name;
-        void (*fn)();
-    } sections[] = {{"static", SectionStatic}, {"tque", SectionTque}, {"scalar", SectionScalar}, {"gm", SectionGm}};
-    bool found = false;
-    for (const S& s : sections) {
-        if (sec == "all" || sec == s.name) {
-            found = true;
-            try {
-                s.fn();
-            } catch (const std::exception& e) {
-                ++g_fail;
-                std::printf("FAIL section %s: uncaught exception: %s\n", s.name, e.what());
-            }
-        }
-    }
-    if (!found) {
-        std::printf("FAIL unknown section %s\n", sec.c_str());
-        return 2;
-    }
-    std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
-    return g_fail == 0 ? 0 : 1;
+    static const CheckSection sections[] = {
+        {"static", SectionStatic}, {"tque", SectionTque}, {"scalar", SectionScalar}, {"gm", SectionGm}};
+    return RunSections(argc, argv, sections);
 }
