@@ -1219,6 +1219,7 @@ inline std::string RunBlocksOnCores(const CallData& c, const KernelEntry& k, con
         mine.aicBeside = false;
         mine.mix = &mixBlocks[b];
         mine.kfcClients.clear();
+        mine.aicRegistFunction = nullptr;
         mine.blockIdxRead = false;
         mine.gmWrites = aic ? nullptr : sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
         mine.debugOut = aic ? &debug.aic[b] : sub == 0 ? &debug.sub0[b] : &debug.sub1[b];

@@ -242,7 +242,7 @@ inline void MatmulCheckClient(const char* api, int client)
 {
     LaunchState& L = g_launch;
     if (client == kMatmulServer) {
-        const char* fn = L.kfcClients.empty() ? "?" : L.kfcClients.back().function;
+        const char* fn = L.aicRegistFunction != nullptr ? L.aicRegistFunction : "?";
         ThrowHardware(Format("%s on the cube core (AIC): REGIST_MATMUL_OBJ, expanded in %s(), served the vector "
                              "cores and returned from %s(), and the AIC ran on into the kernel's Matmul calls, "
                              "which only the AIVs make. Expand REGIST_MATMUL_OBJ in the kernel entry function, "
@@ -922,7 +922,7 @@ inline bool MatmulRegister(const void* tpipe, const void* workspace, bool cubeOn
     if (cubeOnly) return L.coreType == kCoreAiv;
     if (L.coreType != kCoreAic) return false;
     if (L.mix != nullptr) L.mix->aicServed = true;
-    L.kfcClients.push_back({function, false});  // the function the AIC returns from, for messages
+    L.aicRegistFunction = function;
     return true;
 }
 

@@ -104,6 +104,7 @@ struct LaunchState {
     bool aicBeside = false;              // ... and its type has a cube core beside its AIVs
     MixBlock* mix = nullptr;             // this core's AI Core group, under the runner
     std::vector<KfcClientState> kfcClients;  // the REGIST_MATMUL_OBJ clients this AIV declared
+    const char* aicRegistFunction = nullptr;  // on the AIC: the function REGIST_MATMUL_OBJ returned from
     bool blockIdxRead = false;           // GetBlockIdx() was called in this block (before the type)
     uint32_t aicCoreNum = kDefaultAicCoreNum;
     uint8_t* sysWorkspace = nullptr;     // the workspace argument: system workspace first
