@@ -203,7 +203,7 @@ def test_no_template_over_300_lines():
 # kernel.py names the dtypes of a combination in an error message ("x is float16, i is int32"),
 # too short for the prose test. (C++ calls too long for a line are wrapped by
 # rendering/cpp_layout.py, the templates' filter, outside the planners.)
-PLANNER_FSTRINGS = {"kernel.py": 1}
+PLANNER_FSTRINGS: dict[str, int] = {}
 NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_./:-]*")
 PROSE = re.compile(r"(?<![\w:])[A-Za-z]+,? [a-z]+\b")
 COMMENT = re.compile(r"\s*(//|#|<!--)")
@@ -272,3 +272,16 @@ def untyped_fields() -> set[str]:
 def test_no_untyped_field_in_the_template_context():
     found = sorted(untyped_fields())
     assert not found, f"template context fields typed as dict or Any: {found} (use a dataclass)"
+
+
+def test_the_planners_raise_nothing():
+    """Planners decide, they do not judge: every check runs before planning, in the front end
+    or the compiler (opgen.compiler.checks), with its JSON path."""
+    raising = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((PACKAGE / "planning").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Raise)
+    ]
+    assert not raising, raising
+
