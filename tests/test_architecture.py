@@ -285,3 +285,30 @@ def test_the_planners_raise_nothing():
     ]
     assert not raising, raising
 
+
+def test_rendering_plans_only_for_copier_by_itself():
+    """opgen hands the rendering the data it planned (template_context.hand_over): rendering
+    takes from planning its marks and ProjectData (and planning.layout's text filters, by
+    name), and plans only in template_context.plan_answers, for copier run by itself in a
+    generated project (`copier recopy`)."""
+    imported: dict[str, set[str]] = {}  # module.function (or module) -> planning names
+    for path in sorted((PACKAGE / "rendering").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.module or "").startswith(
+                "opgen.planning"
+            ):
+                continue
+            inside = [f.name for f in functions if f.lineno <= node.lineno <= f.end_lineno]
+            where = f"{path.stem}.{inside[-1]}" if inside else path.stem
+            imported.setdefault(where, set()).update(f"{node.module}.{a.name}" for a in node.names)
+    assert imported == {
+        "render": {
+            "opgen.planning.FOLLOWS_COMPUTE_MARK",
+            "opgen.planning.GENERATED_MARK",
+            "opgen.planning.ProjectData",
+        },
+        "template_context": {"opgen.planning.ProjectData"},  # a type only
+        "template_context.plan_answers": {"opgen.planning.plan_project"},
+    }
