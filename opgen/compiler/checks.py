@@ -77,11 +77,8 @@ def op_error(op: Op, socs: list[str]) -> LoweringError | SocDtypeError | None:
 
 
 def _soc_dtype_error(op: Op, socs: list[str]) -> SocDtypeError | None:
-    try:
-        soc_dtypes.check(op, socs)
-    except SocDtypeError as exc:
-        return exc
-    return None
+    why = soc_dtypes.refusal(op, socs)
+    return SocDtypeError(op, why) if why else None
 
 
 def _matmul_error(op: Op, socs: list[str]) -> LoweringError | None:
