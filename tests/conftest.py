@@ -41,3 +41,14 @@ def op(**overrides):
     }
     base.update(overrides)
     return base
+
+
+def render_files(proto, options, source):
+    """What opgen new renders for `proto`: checked (compiler.checks: PrototypeError), planned,
+    then rendered from the template `source`."""
+    from opgen.compiler import checks
+    from opgen.planning import plan_project
+    from opgen.rendering import render
+
+    checks.check(proto, options)
+    return render.render(proto, options, source, plan_project(proto, options))

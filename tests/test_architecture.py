@@ -203,7 +203,7 @@ def test_no_template_over_300_lines():
 # kernel.py names the dtypes of a combination in an error message ("x is float16, i is int32"),
 # too short for the prose test. (C++ calls too long for a line are wrapped by
 # rendering/cpp_layout.py, the templates' filter, outside the planners.)
-PLANNER_FSTRINGS = {"kernel.py": 1}
+PLANNER_FSTRINGS: dict[str, int] = {}
 NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_./:-]*")
 PROSE = re.compile(r"(?<![\w:])[A-Za-z]+,? [a-z]+\b")
 COMMENT = re.compile(r"\s*(//|#|<!--)")
@@ -272,3 +272,43 @@ def untyped_fields() -> set[str]:
 def test_no_untyped_field_in_the_template_context():
     found = sorted(untyped_fields())
     assert not found, f"template context fields typed as dict or Any: {found} (use a dataclass)"
+
+
+def test_the_planners_raise_nothing():
+    """Planners decide, they do not judge: every check runs before planning, in the front end
+    or the compiler (opgen.compiler.checks), with its JSON path."""
+    raising = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((PACKAGE / "planning").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Raise)
+    ]
+    assert not raising, raising
+
+
+def test_rendering_plans_only_for_copier_by_itself():
+    """opgen hands the rendering the data it planned (template_context.hand_over): rendering
+    takes from planning its marks and ProjectData (and planning.layout's text filters, by
+    name), and plans only in template_context.plan_answers, for copier run by itself in a
+    generated project (`copier recopy`)."""
+    imported: dict[str, set[str]] = {}  # module.function (or module) -> planning names
+    for path in sorted((PACKAGE / "rendering").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.module or "").startswith(
+                "opgen.planning"
+            ):
+                continue
+            inside = [f.name for f in functions if f.lineno <= node.lineno <= f.end_lineno]
+            where = f"{path.stem}.{inside[-1]}" if inside else path.stem
+            imported.setdefault(where, set()).update(f"{node.module}.{a.name}" for a in node.names)
+    assert imported == {
+        "render": {
+            "opgen.planning.FOLLOWS_COMPUTE_MARK",
+            "opgen.planning.GENERATED_MARK",
+            "opgen.planning.ProjectData",
+        },
+        "template_context": {"opgen.planning.ProjectData"},  # a type only
+        "template_context.plan_answers": {"opgen.planning.plan_project"},
+    }

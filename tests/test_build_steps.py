@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import render_files
 from typer.testing import CliRunner
 
 from opgen.cli import app
@@ -238,10 +239,9 @@ def test_installed_from_reads_the_editable_install_record(tmp_path):
 def test_a_hung_test_is_stopped_and_named(project, monkeypatch):
     from opgen.frontend import prototype
     from opgen.frontend.options import Options
-    from opgen.rendering import render
     from opgen.resources import templates_dir
 
-    files = render.render(
+    files = render_files(
         prototype.load(Path(__file__).parent.parent / "examples" / "gelu_custom.json"),
         Options("acme", "acme", "acme"),
         templates_dir(),

@@ -17,14 +17,13 @@ import sys
 import types
 
 import pytest
-from conftest import ROOT, op
+from conftest import ROOT, op, render_files
 from typer.testing import CliRunner
 
 from opgen.cli import app
 from opgen.frontend import prototype
 from opgen.frontend.options import Options
 from opgen.frontend.problems import PrototypeError
-from opgen.rendering import render
 from opgen.resources import templates_dir
 
 CORPUS = ROOT / "tests" / "data" / "corpus" / "hicann__cann-ops-competitions"
@@ -48,7 +47,7 @@ def scale(types=("float", "complex64"), **opgen_block):
 
 def rendered(data) -> dict[str, str]:
     proto = prototype.loads(json.dumps(data))
-    files = render.render(proto, Options("p", "p", "p"), templates_dir())
+    files = render_files(proto, Options("p", "p", "p"), templates_dir())
     return {f.path: f.content.decode() for f in files}
 
 

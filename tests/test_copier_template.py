@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, render_files
 from test_update import cli, edit, new_project
 
 from opgen.resources import templates_dir
@@ -143,7 +143,6 @@ def test_rendering_starts_no_git_process_per_file(tmp_path, monkeypatch):
 
     from opgen.frontend import prototype
     from opgen.frontend.options import Options
-    from opgen.rendering import render
 
     assert hasattr(Worker, "_sync_git_index_executable_bit"), (
         "copier renamed the method rendering.render._scratch_worker overrides"
@@ -157,9 +156,26 @@ def test_rendering_starts_no_git_process_per_file(tmp_path, monkeypatch):
         real_run(self, args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", counting)
-    files = render.render(
+    files = render_files(
         prototype.load(EXAMPLES / "gelu_custom.json"), Options("g", "g", "g"), templates_dir()
     )
     assert len(files) > 40
     assert len(calls) < 5, calls  # copier's probes of the template source, not one per file
     assert next(f for f in files if f.path == "build.sh").executable
+
+
+def test_opgen_renders_the_data_it_planned(monkeypatch):
+    """opgen hands copier's rendering the data it checked and planned: the extension plans from
+    the answers only when copier renders by itself (`copier recopy`, test above)."""
+    from opgen.frontend import prototype
+    from opgen.frontend.options import Options
+    from opgen.rendering import template_context
+
+    planned = []
+    monkeypatch.setattr(template_context, "plan_answers", planned.append)
+
+    files = render_files(
+        prototype.load(EXAMPLES / "gelu_custom.json"), Options("g", "g", "g"), templates_dir()
+    )
+    assert "op_kernel/gelu_custom.cpp" in {f.path for f in files}
+    assert not planned

@@ -15,10 +15,11 @@ from conftest import ROOT
 from typer.testing import CliRunner
 
 from opgen.cli import app
+from opgen.compiler import checks
 from opgen.frontend import prototype
 from opgen.frontend.options import Options
 from opgen.frontend.problems import PrototypeError
-from opgen.planning.project import build_ops
+from opgen.planning import plan_project
 
 CORPUS = ROOT / "tests" / "data" / "corpus"
 SOURCES = list(csv.DictReader((CORPUS / "SOURCES.tsv").open(encoding="utf-8"), delimiter="\t"))
@@ -117,6 +118,7 @@ def test_one_prototype_loads_and_compiles(name):
     proto = prototype.loads(json.dumps(merged(name)), name)
     for op in proto.ops:
         assert set(op.compute) == {t.name for t in op.outputs}
-    built, errors = build_ops(proto.ops, Options("corpus", "corpus", "corpus"))
-    assert not errors, [str(e) for e in errors]
-    assert len(built) == len(proto.ops)
+    options = Options("corpus", "corpus", "corpus")
+    problems = checks.problems(proto.ops, options)
+    assert not problems, [p.text() for p in problems]
+    assert len(plan_project(proto, options).ops) == len(proto.ops)

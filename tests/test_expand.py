@@ -12,14 +12,13 @@ import sys
 
 import pytest
 import torch
-from conftest import ROOT
+from conftest import ROOT, render_files
 
 from opgen import resources
 from opgen.frontend import expr, prototype
 from opgen.frontend.broadcast import broadcasts
 from opgen.frontend.options import Options
 from opgen.frontend.prototype import PrototypeError
-from opgen.rendering import render
 
 DTYPES = ["bfloat16", "bool", "float32", "float16", "int32", "int8", "int64", "int16", "uint16",
           "uint32", "uint64", "uint8"]  # fmt: skip
@@ -98,9 +97,7 @@ def test_a_misspelling_exits_2_naming_the_op(write_proto):
 def files() -> dict[str, str]:
     """The whole project (render.render: the PyTorch package and tests too)."""
     options = Options(package="e1", namespace="e1", vendor="v", socs=("ascend910b1",))
-    rendered = render.render(
-        prototype.loads(json.dumps([op()])), options, resources.templates_dir()
-    )
+    rendered = render_files(prototype.loads(json.dumps([op()])), options, resources.templates_dir())
     return {f.path: f.content.decode() for f in rendered}
 
 

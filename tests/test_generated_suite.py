@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, ROOT, SHARED_PROTOS
+from conftest import EXAMPLES, ROOT, SHARED_PROTOS, render_files
 from generated.project import build, planted, render, run_suite
 from torch_ext import protos
 
@@ -40,7 +40,6 @@ from opgen.frontend.options import Options
 from opgen.frontend.problems import PrototypeError
 from opgen.planning import plan_project
 from opgen.planning import tests as tests_data
-from opgen.rendering import render as render_mod
 
 RUFF = Path(sys.executable).with_name("ruff")
 RUFF_STRICT = ["--select", "E,F,W,I,B,UP", "--line-length", "100", "--target-version", "py310"]
@@ -60,7 +59,7 @@ def rendered_tests(
 ) -> list[Path]:
     proto = prototype.loads(proto_text)
     options = Options(package=package, namespace=package, vendor=package, socs=list(socs))
-    for f in render_mod.render(proto, options, resources.templates_dir()):
+    for f in render_files(proto, options, resources.templates_dir()):
         path = directory / f.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(f.content)

@@ -17,12 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import render_files
 from kernel_host import protos, twin
 
-from opgen.compiler.lower import SELECT_RESERVED_UB, LoweringError
+from opgen.compiler.lower import SELECT_RESERVED_UB
 from opgen.frontend import prototype
 from opgen.frontend.catalog import SOC_SHORT_NAMES
-from opgen.planning.project import OpDataErrors
+from opgen.frontend.problems import PrototypeError
 from opgen.rendering import render
 from opgen.rendering.cpp_layout import cpp_comment
 from opgen.resources import templates_dir
@@ -542,7 +543,7 @@ def test_several_ops_in_one_project_with_all_templates():
     text = protos.text(
         *(json.loads(ALL_PROTOS[n])[0] for n in ("gelu", "add", "leaky_relu")), protos.SILU
     )
-    rendered_files = render.render(prototype.loads(text), twin.options(), templates_dir())
+    rendered_files = render_files(prototype.loads(text), twin.options(), templates_dir())
     files = {f.path: f.content.decode() for f in rendered_files}
     for snake in ("gelu_custom", "add_custom", "leaky_relu_custom", "silu_custom"):
         assert f"op_kernel/{snake}.cpp" in files and f"op_host/{snake}.cpp" in files
@@ -585,10 +586,11 @@ def test_lowering_error_surfaces_from_render():
     data = json.loads(ALL_PROTOS["gelu"])
     for t in data[0]["input_desc"] + data[0]["output_desc"]:
         t["type"] = ["double"]
-    with pytest.raises(OpDataErrors, match="output 'y'.*float64") as raised:
+    with pytest.raises(PrototypeError) as raised:
         rendered(json.dumps(data))
-    (error,) = raised.value.errors
-    assert isinstance(error, LoweringError) and error.op.op_type == "GeluCustom"
+    (problem,) = raised.value.problems
+    assert problem.path == "$[0].opgen.compute.y"
+    assert re.match(r"GeluCustom: compute expression of output 'y'.*float64", problem.text())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1081,7 +1083,7 @@ def test_no_compute_step_calls_the_imprecise_instructions():
         for soc in one_per_family:
             try:
                 files = rendered(text, (soc,))
-            except OpDataErrors:  # a compute expression or a dtype the SoC cannot run
+            except PrototypeError:  # a compute expression or a dtype the SoC cannot run
                 continue
             for path, code in files.items():
                 if path.endswith("_compute.h"):

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from kernel_host import interp
 from kernel_host.step import step_body, step_signature
 
+from opgen.compiler import checks
 from opgen.compiler.lower import LoweringError
 from opgen.frontend import expr, prototype
 from opgen.frontend.options import Options
@@ -53,7 +54,12 @@ def make_op(
 
 
 def context(op, socs=("ascend910b1",)):
-    return kernel.plan(op, Options("p", "p", "p", socs=tuple(socs)))
+    """The kernel's data, or the error the compiler's checks find first."""
+    options = Options("p", "p", "p", socs=tuple(socs))
+    error = checks.op_error(op, options.soc_short_names)
+    if error is not None:
+        raise error
+    return kernel.plan(op, options)
 
 
 def compute(text: str, socs=("ascend910b1",), **kw) -> dict:

@@ -15,7 +15,6 @@ from kernel_host import twin
 from opgen.frontend import expr, matmuls, prototype
 from opgen.frontend.problems import PrototypeError
 from opgen.planning import matmul
-from opgen.planning.project import OpDataErrors
 
 SCOPE = {"tensors": {"a", "b", "bias"}, "scalars": {"alpha", "tb"}}
 ATTR_TYPES = {"alpha": "float", "tb": "bool", "k": "int"}
@@ -291,14 +290,16 @@ def test_every_ascend_c_name_the_templates_use_is_in_asc_devkit():
 
 
 def test_a_soc_without_the_mixed_matmul_is_refused():
-    with pytest.raises(OpDataErrors) as err:
+    with pytest.raises(PrototypeError) as err:
         twin.render_files(
             prototype.loads(json.dumps([mm_op("matmul(a, b)")])),
             twin.options(("ascend910b1", "ascend310p3")),
         )
-    assert "MatmulEpilogue: matmul(a, b) drives the Matmul API from the vector cores" in str(
-        err.value
-    ) and "KERNEL_TYPE_MIX_AIC_1_2, Atlas A2/A3 only), which ascend310p lacks" in str(err.value)
+    (problem,) = err.value.problems
+    assert problem.path == "$[0].opgen.compute.c"
+    text = problem.text()
+    assert "MatmulEpilogue: matmul(a, b) drives the Matmul API from the vector cores" in text
+    assert "KERNEL_TYPE_MIX_AIC_1_2, Atlas A2/A3 only), which ascend310p lacks" in text
 
 
 def test_a_long_call_of_a_lowered_step_is_wrapped_after_its_commas():

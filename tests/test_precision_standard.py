@@ -9,11 +9,10 @@ import sys
 import types
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, render_files
 
 from opgen.frontend import prototype
 from opgen.frontend.options import Options
-from opgen.rendering import render
 from opgen.resources import templates_dir
 
 torch = pytest.importorskip("torch")
@@ -21,7 +20,7 @@ torch = pytest.importorskip("torch")
 
 def load_rendered(tmp_path_factory, name: str):
     proto = prototype.load(EXAMPLES / "gelu_custom.json")
-    files = render.render(proto, Options("p", "p", "p"), templates_dir())
+    files = render_files(proto, Options("p", "p", "p"), templates_dir())
     (source,) = [f for f in files if f.path == f"tests/{name}.py"]
     path = tmp_path_factory.mktemp(name) / f"{name}.py"
     path.write_bytes(source.content)

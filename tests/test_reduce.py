@@ -8,18 +8,19 @@ import json
 import re
 
 import pytest
+from conftest import render_files
 from kernel_host import twin
 from kernel_host.step import step_body, step_signature
 from typer.testing import CliRunner
 
 from opgen.cli import app
+from opgen.compiler import checks
 from opgen.compiler.lower import LoweringError
 from opgen.frontend import expr, prototype
 from opgen.frontend.options import Options
 from opgen.planning import kernel, plan_project
 from opgen.planning.host import RowOutput
 from opgen.planning.kernel import RowPlan, TensorField
-from opgen.rendering.render import render
 from opgen.resources import templates_dir
 
 RMS = "x * rsqrt(mean(x * x) + epsilon) * gamma"
@@ -116,7 +117,12 @@ def test_default_golden_squeezes_a_reduced_output_unless_keepdim():
 
 
 def kernel_data(op, socs=("ascend910b1",)):
-    return kernel.plan(op, Options("p", "p", "p", socs=tuple(socs)))
+    """The kernel's data, or the error the compiler's checks find first."""
+    options = Options("p", "p", "p", socs=tuple(socs))
+    error = checks.op_error(op, options.soc_short_names)
+    if error is not None:
+        raise error
+    return kernel.plan(op, options)
 
 
 def test_rms_norm_lowers_to_reduce_sum_in_float_and_the_row_tiling():
@@ -248,7 +254,8 @@ def test_row_templates_render_only_for_row_ops():
         RowOutput(0, "y", reduced="true", keepdim="false", keepdim_text="false")
     ]
     files = {
-        f.path: f.content.decode() for f in render(proto, Options("p", "p", "p"), templates_dir())
+        f.path: f.content.decode()
+        for f in render_files(proto, Options("p", "p", "p"), templates_dir())
     }
     assert (
         "    // By rows: y has x's shape without its last axis.\n"

@@ -7,13 +7,13 @@ import dataclasses
 import json
 
 import pytest
+from conftest import render_files
 from torch_ext import protos
 
 from opgen import resources
 from opgen.frontend import prototype
 from opgen.frontend.options import Options
 from opgen.planning import layout, torch_ext
-from opgen.rendering import render
 
 OPTIONS = Options(package="my_ops", namespace="myns", vendor="my_ops")
 
@@ -35,7 +35,7 @@ def cpp_params(ctx) -> str:
 def rendered(op_data, path: str) -> str:
     """The text of one file of the project rendered for the op."""
     proto = prototype.loads(json.dumps(op_data))
-    files = render.render(proto, OPTIONS, resources.templates_dir())
+    files = render_files(proto, OPTIONS, resources.templates_dir())
     return next(f.content.decode() for f in files if f.path == path)
 
 

@@ -21,14 +21,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, SHARED_PROTOS
+from conftest import EXAMPLES, SHARED_PROTOS, render_files
 from torch_ext import protos
 
 from opgen import resources
 from opgen.frontend import prototype
 from opgen.frontend.options import Options
 from opgen.planning import plan_project
-from opgen.rendering import render
 
 RUFF = Path(sys.executable).with_name("ruff")
 RUFF_ARGS = [
@@ -54,7 +53,7 @@ def write(files, directory: Path) -> Path:
 def rendered(proto_text: str, directory: Path, package: str, namespace: str | None = None):
     proto = prototype.loads(proto_text)
     options = Options(package=package, namespace=namespace or package, vendor=package)
-    files = render.render(proto, options, resources.templates_dir())
+    files = render_files(proto, options, resources.templates_dir())
     return proto, options, files, write(files, directory)
 
 
@@ -766,7 +765,7 @@ def test_twin_build_compiles_for_the_first_soc(socs, arch):
     proto = prototype.loads(protos.text([protos.ONLY_IN_PLACE]))
     options = Options(package="pkg", namespace="pkg", vendor="pkg", socs=socs)
     files = {
-        f.path: f.content.decode() for f in render.render(proto, options, resources.templates_dir())
+        f.path: f.content.decode() for f in render_files(proto, options, resources.templates_dir())
     }
     # the twin's platform takes the first SoC's core counts
     assert f'            ("OPGEN_TWIN_SOC", "{socs[0]}"),\n' in files["setup.py"]

@@ -11,6 +11,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from opgen.compiler import checks
 from opgen.errors import ActionError, UsageError
 from opgen.frontend import prototype
 from opgen.frontend.opdef_source import OpDefSourceError, prototype_from_opdef, target_socs
@@ -78,6 +79,7 @@ def plan(
     namespace = namespace or package
     check_namespace(namespace)
     options = Options(package, namespace, package, soc_names, file_name, adopted=True)
+    checks.check(proto, options)
     data = template_data(proto, options)
     warnings += list(proto.warnings) + data.warnings
     return AdoptPlan(directory, text.encode(), options, data, warnings), proto

@@ -4,13 +4,12 @@ build is build.py's)."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from opgen.compiler.lower import LoweringError
+from opgen.compiler import checks
 from opgen.errors import ActionError, UsageError
 from opgen.frontend import prototype
 from opgen.frontend.options import (
@@ -24,10 +23,8 @@ from opgen.frontend.options import (
     resolve_socs,
     safe_file_name,
 )
-from opgen.frontend.problems import Problem, PrototypeError, key_path
-from opgen.frontend.soc_dtypes import SocDtypeError
+from opgen.frontend.problems import PrototypeError
 from opgen.planning import ProjectData, plan_project
-from opgen.planning.project import OpDataErrors, build_ops
 from opgen.project import manifest as project_state
 from opgen.project import msopgen
 from opgen.rendering import render
@@ -151,43 +148,26 @@ def _refuse_adopted(destination: Path) -> None:
 
 
 def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
-    """Build the template data now, so a compute expression or a dtype the SoCs cannot run is
-    bad input (exit 2, a problem at the expression's or the op's JSON path) found before
-    anything is rendered."""
-    try:
-        return plan_project(proto, options)
-    except OpDataErrors as exc:
-        raise PrototypeError(list(map(op_data_problem, exc.errors)), proto.source) from None
+    """The template data, built once before anything is rendered (of a prototype
+    load_prototype has checked for the SoCs of `options`)."""
+    return plan_project(proto, options)
 
 
 def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
-    """prototype.load; when the file has problems, the template data of the ops that passed
-    every rule is built for `socs` too, so one run reports the compute compiler's and the SoCs'
-    problems with the others."""
+    """prototype.load, then the compute compiler's and the SoCs' checks (compiler.checks) of
+    the ops that passed every rule of the front end, for `socs`: one run reports every problem
+    (exit 2, each at its JSON path), before anything is planned."""
+    options = Options("ops", "ops", "ops", socs)
     try:
-        return prototype.load(proto_path)
+        proto = prototype.load(proto_path)
     except PrototypeError as exc:
-        _, errors = build_ops(exc.checked_ops, Options("ops", "ops", "ops", socs))
-        if not errors:
+        found = checks.problems(exc.checked_ops, options)
+        if not found:
             raise
-        problems = exc.problems + list(map(op_data_problem, errors))
-        raise PrototypeError(sorted(problems, key=_op_index), exc.source) from None
-
-
-def op_data_problem(error: LoweringError | SocDtypeError) -> Problem:
-    """An op's error as a problem at its JSON path: a lowering error at the failing expression,
-    a dtype no SoC can run at the op."""
-    path = error.op.json_path
-    if isinstance(error, LoweringError):
-        path = key_path(key_path(path, "opgen"), "compute")
-        path = key_path(path, error.output) if error.output else path
-    return Problem(path, str(error))
-
-
-def _op_index(problem: Problem) -> int:
-    """The index of the op a problem is about ($[i]...; 0 for a single op object)."""
-    match = re.match(r"\$\[(\d+)\]", problem.path)
-    return int(match.group(1)) if match else 0
+        problems = sorted(exc.problems + found, key=checks.op_index)
+        raise PrototypeError(problems, exc.source) from None
+    checks.check(proto, options)
+    return proto
 
 
 def create(the_plan: Plan, proto: prototype.Prototype, dry_run: bool) -> Result:

@@ -39,36 +39,51 @@ def per_soc(op: Op, socs: list[str]) -> dict[str, list[Combination]]:
 def check(op: Op, socs: list[str]) -> list[str]:
     """Warnings naming the SoCs that leave combinations out; SocDtypeError when a SoC keeps
     none or a combination runs on no SoC."""
+    why = refusal(op, socs)
+    if why:
+        raise SocDtypeError(op, why)
+    return warnings(op, socs)
+
+
+def _lacking(op: Op, socs: list[str]) -> list[str]:
+    """The SoCs without the bfloat16 Cast, when some combination of `op` needs it."""
     combos = op.dtype_combinations
-    lacking = [s for s in socs if not SOC_FAMILIES[s].has_bf16_cast]
-    if op.expand is not None:  # moves bfloat16 as words: no Cast
-        return []
-    if not combos or not lacking or not any("bfloat16" in c for c in combos):
-        return []
+    if op.expand is not None or not any("bfloat16" in c for c in combos):
+        return []  # an expand(x, size) moves bfloat16 as words: no Cast
+    return [s for s in socs if not SOC_FAMILIES[s].has_bf16_cast]
+
+
+def refusal(op: Op, socs: list[str]) -> str:
+    """Why no SoC can run a combination of `op`, or a SoC is left with none ("": neither)."""
+    lacking = _lacking(op, socs)
     fix = "list a SoC that has it (e.g. --soc ascend910b1) or drop bfloat16 from the prototype"
-    if len(lacking) == len(socs):
-        raise SocDtypeError(
-            op,
+    if lacking and len(lacking) == len(socs):
+        return (
             f"dtype bfloat16 needs the float <-> bfloat16 Cast, which "
             f"{_and(lacking)} {'lacks' if len(lacking) == 1 else 'lack'}: "
-            f"no SoC of the project can run it; {fix}",
+            f"no SoC of the project can run it; {fix}"
         )
     kept = per_soc(op, socs)
     empty = [s for s in lacking if not kept[s]]
     if empty:
-        raise SocDtypeError(
-            op,
+        return (
             f"every dtype combination holds bfloat16, which needs the "
             f"float <-> bfloat16 Cast that {_and(empty)} "
             f"{'lacks' if len(empty) == 1 else 'lack'}: nothing is left to "
             f"register there; add a combination without bfloat16 or drop "
-            f"{'that SoC' if len(empty) == 1 else 'those SoCs'}",
+            f"{'that SoC' if len(empty) == 1 else 'those SoCs'}"
         )
+    return ""
+
+
+def warnings(op: Op, socs: list[str]) -> list[str]:
+    """The warnings naming the SoCs that leave combinations out (of an op without a refusal)."""
+    combos = op.dtype_combinations
     dropped = sum("bfloat16" in c for c in combos)
     return [
         f"{op.op_type}: dtype bfloat16 is not registered for {s}, which has no float <-> "
         f"bfloat16 Cast ({dropped} of {len(combos)} dtype combinations left out there)"
-        for s in lacking
+        for s in _lacking(op, socs)
     ]
 
 

@@ -255,7 +255,7 @@ def plan(op: Op, options: Options, kernel: KernelData) -> HostData:
         text_attrs=_text_attrs(op),
         has_outputs=bool(op.outputs),
         **_row(op, kernel),
-        warnings=soc_dtypes.check(op, options.soc_short_names),
+        warnings=soc_dtypes.warnings(op, options.soc_short_names),
         broadcast=_broadcast(op, kernel),
         index_axes=_index_axes(kernel),
         **infer,

@@ -3,7 +3,8 @@ the user-owned compute step.
 
 `plan(op, options)` runs the compute compiler (`opgen.compiler.lower`) for every SoC variant the
 targets need and turns the result into names, signatures and statement text; templates only
-loop and print. Raises LoweringError when the compute expression cannot be lowered.
+loop and print. The compiler's checks (`opgen.compiler.checks`) have refused, before planning,
+every op whose compute step cannot be compiled for the targets.
 """
 
 from __future__ import annotations
@@ -11,69 +12,40 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from opgen.compiler.compute import (
+    Lowering,
+    kernel_tree,
+    lower_compute,
+)
 from opgen.compiler.lower import (
     CMP_BLOCK_ELEMS,
-    MASK_OPS,
-    MAX_ROW_REDUCTIONS,
     REDUCE_APIS,
-    SELECT_OPS,
     SELECT_RESERVED_UB,
     SHARED_TMP_NEEDS,
-    SMALL_DOMAIN_FLOOR_SOCS,
-    SPECIAL_VALUE_FUNCS,
-    Allocation,
     IndexAxis,
-    Instr,
-    Lowerer,
-    LoweringError,
-    Program,
-    allocate,
-    api_funcs,
-    computed_tree,
     emit_body,
     fresh,
     host_expr,
     row_passes,
 )
+from opgen.compiler.streams import Combination, moved_type
+from opgen.compiler.streams import Streams as _Streams
+from opgen.compiler.streams import Tensor as _Tensor
+from opgen.compiler.streams import combinations as _combinations
+from opgen.compiler.streams import streams as _streams
 from opgen.frontend import expr
 from opgen.frontend.broadcast import broadcasts
-from opgen.frontend.byte_values import byte_output_problem
 from opgen.frontend.catalog import (
     BYTE_DTYPES,
     DTYPES,
-    FLOAT_DTYPES,
-    INT_COMPUTE_DTYPES,
-    SOC_FAMILIES,
-    compute_type,
     tensor_compute_bytes,
 )
 from opgen.frontend.expr import show
-from opgen.frontend.int_dtypes import bool_subtraction, wrapped_part
-from opgen.frontend.model import Op, TensorParam
+from opgen.frontend.model import Op
 from opgen.frontend.names import aclnn_name, pascal_name
 from opgen.frontend.options import Options
 from opgen.literals import cpp_literal, cpp_string
 from opgen.planning.layout import indent_lines
-
-# Compute functions whose API some SoCs lack, and what the kernel computes them through there
-# ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
-MISSABLE_APIS = ("tanh", "sigmoid", "sign", "pow", "fma")
-FALLBACK_VIA = {
-    "tanh": "Exp",
-    "sigmoid": "Exp",
-    "sign": "Muls, Maxs and Mins",
-    "pow": "Ln and Exp",
-    "fma": "Mul and Add",
-}
-UNAVOIDABLE_APIS = ("floor", "ceil", "erf", "index")
-
-
-def _api_name(func: str) -> str:
-    """The Ascend C API of a compute function in MISSABLE_APIS or UNAVOIDABLE_APIS."""
-    return {"pow": "Power", "fma": "FusedMulAdd", "index": "CreateVecIndex"}.get(
-        func, func.capitalize()
-    )
-
 
 # The tiling struct's fields every op has (attr fields and host scalars follow).
 BASE_TILING_FIELDS = (
@@ -103,12 +75,6 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "reduceLength", "column mode: lines reduced into each row's values; else 0"),
     ("uint32_t", "columnBlocks", "column mode: tiles across a row's rowLength values"),
 )
-# The SoCs the row kernel runs on: the catalog's with ReduceSum/Max/Min in float.
-ROW_SOCS = tuple(s for s, f in SOC_FAMILIES.items() if f.has_reduce and f.has_float_reduce)
-ROW_SOC_LIMITS = {
-    "ascend910": "ascend910's ReduceSum/ReduceMax/ReduceMin take half only (ReduceSum.md), and "
-    "the row kernel reduces in float",
-}
 
 
 @dataclass(frozen=True)
@@ -230,15 +196,6 @@ class UnstreamedTensor:
     name: str
     role: str
     param_type: str
-
-
-@dataclass(frozen=True)
-class Combination:
-    """A dtype combination and the type its streamed tensors compute in (None: none)."""
-
-    dtypes: list[str]  # the combination, inputs then outputs
-    compute_type: str | None
-    streamed_dtypes: list[str]  # of the streamed tensors, in their order
 
 
 @dataclass(frozen=True)
@@ -389,68 +346,6 @@ class KernelData:
     broadcast: BroadcastPlan | None = None  # None: the inputs share one shape
 
 
-@dataclass
-class _Tensor:
-    param: TensorParam
-    index: int  # IR index among inputs or outputs (a write-back: its input's)
-    # The write-back stream of an op without outputs: the new value of input `index`, computed
-    # like an in-place output (compute parameter <name>_ref) and copied back to the input's GM
-    # address, under the input's DTYPE_ macro (the op has no output for the build to define one).
-    writeback: bool = False
-    # A 1-byte dtype (int8, uint8, bool) of an op with a compute expression: it computes in
-    # float, cast through half.
-    through_half: bool = False
-    # A stream of an expand(x, size): it moves words of its dtype's width, never widened.
-    moved: bool = False
-
-    @property
-    def role(self) -> str:
-        return self.param.role
-
-    @property
-    def kernel_param(self) -> str:
-        return self.param.kernel_param
-
-    @property
-    def gm_param(self) -> str:
-        """The kernel entry's GM_ADDR parameter the stream reads or writes."""
-        return self.param.name if self.writeback else self.param.kernel_param
-
-    @property
-    def combo_position(self) -> int:
-        """The tensor's place in a dtype combination (inputs, then outputs)."""
-        return self.index if self.role == "input" or self.writeback else -1
-
-    @property
-    def macro(self) -> str:
-        if self.writeback:
-            return f"DTYPE_{self.param.name.upper()}"
-        return self.param.dtype_macro
-
-    @property
-    def orig_macro(self) -> str:
-        """ORIG_DTYPE_<...>: the macro the CANN build defines with the tensor's DT_ number."""
-        return "ORIG_" + self.macro
-
-    @property
-    def streamed(self) -> bool:
-        # an optional output is computed like a required one (its callers always pass it)
-        return self.param.param_type == "required" or (
-            self.role == "output" and self.param.param_type == "optional"
-        )
-
-
-def _tags(tensors: list[_Tensor]) -> dict[str, str]:
-    """camelCase identifiers per tensor (x_ref -> xRef); by position if two would clash."""
-    tags = {t.kernel_param: aclnn_name(t.kernel_param) for t in tensors}
-    if len(set(tags.values())) < len(tags):
-        tags = {
-            t.kernel_param: f"{t.role[:2] if t.role == 'input' else 'out'}{t.index}"
-            for t in tensors
-        }
-    return tags
-
-
 def _base_fields(op: Op) -> tuple[tuple[str, str, str], ...]:
     return ROW_TILING_FIELDS if op.is_row else BASE_TILING_FIELDS
 
@@ -463,43 +358,6 @@ def attr_field_names(op: Op) -> dict[str, str]:
         for a in op.attrs
         if a.info.is_scalar
     }
-
-
-@dataclass(frozen=True)
-class _Streams:
-    """The op's tensors as the kernel sees them."""
-
-    tensors: list[_Tensor]  # the IR tensors, inputs then outputs
-    writebacks: list[_Tensor]  # an op without outputs: the inputs it writes back
-    streamed: list[_Tensor]  # through UB: the required tensors, then the write-backs
-    tags: dict[str, str]  # camelCase identifier per kernel parameter
-
-    @property
-    def ins(self) -> list[_Tensor]:
-        return [t for t in self.streamed if t.role == "input"]
-
-    @property
-    def outs(self) -> list[_Tensor]:
-        return [t for t in self.streamed if t.role == "output"]
-
-
-def _streams(op: Op) -> _Streams:
-    tensors = [_Tensor(t, i) for i, t in enumerate(op.inputs)] + [
-        _Tensor(t, i) for i, t in enumerate(op.outputs)
-    ]
-    # An op without outputs streams each input it overwrites back to where it came from.
-    positions = {t.name: i for i, t in enumerate(op.inputs)}
-    writebacks = [
-        _Tensor(t, positions[t.name], writeback=True)
-        for t in (op.results if op.in_place_only else ())
-    ]
-    streamed = [t for t in tensors if t.streamed] + writebacks
-    for t in streamed:
-        t.moved = op.expand is not None
-        t.through_half = (
-            bool(op.compute) and not t.moved and any(d in BYTE_DTYPES for d in t.param.dtypes)
-        )
-    return _Streams(tensors, writebacks, streamed, _tags(tensors + writebacks))
 
 
 def plan(op: Op, options: Options) -> KernelData:
@@ -563,27 +421,9 @@ def plan(op: Op, options: Options) -> KernelData:
     )
 
 
-def _combinations(op: Op, streamed: list[_Tensor]) -> list[Combination]:
-    """The compute type per dtype combination (of the streamed tensors only)."""
-    combos = []
-    for combo in op.dtype_combinations:
-        dtypes = [
-            combo[t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index]
-            for t in streamed
-        ]
-        ctype = (
-            moved_type(dtypes[0])
-            if op.expand is not None
-            else compute_type(dtypes, through_half=bool(op.compute))
-        )
-        combos.append(Combination(list(combo), ctype, dtypes))
-    return combos
-
-
 def _row(op: Op, socs: list[str], s: _Streams, tiling_names: set[str]) -> RowPlan:
     """The row kernel's data: per input its row stride field, per output whether it is reduced,
     the passes of a row longer than a tile and their lines in the compute header."""
-    _check_row_op(op, socs)
     strides = [
         TensorField(t.param.name, fresh(f"{s.tags[t.kernel_param]}RowStride", tiling_names))
         for t in s.ins
@@ -677,36 +517,6 @@ def _with_broadcast_fields(fields: list[TilingField], bcast: BroadcastPlan) -> l
         for r in bcast.reads
     ]
     return fields
-
-
-def _check_row_op(op: Op, socs: list[str]) -> None:
-    """What the row kernel cannot do yet, as a LoweringError naming it."""
-    out = next(iter(op.compute))
-    lacking = [s for s in socs if s not in ROW_SOCS]
-    why = ""
-    if lacking:
-        reasons = "; ".join(ROW_SOC_LIMITS.get(s, f"{s} is not among them") for s in lacking)
-        why = (
-            f"the row kernel runs on {', '.join(ROW_SOCS)} only ({reasons}); drop "
-            f"{', '.join(lacking)} from the targets"
-        )
-    elif not op.outputs or any(t.is_ref for t in op.outputs):
-        why = "the row kernel does not update inputs in place; give the op its own outputs"
-    elif any(t.param_type != "required" for t in op.tensors):
-        why = "the row kernel takes required inputs and outputs only (no optional or dynamic ones)"
-    elif any(d not in FLOAT_DTYPES for t in op.tensors for d in t.dtypes):
-        why = (
-            "the row kernel reduces in float: every tensor needs a float16, bfloat16 or "
-            "float32 dtype"
-        )
-    if why:
-        raise LoweringError(f"compute expression of output '{out}': {why}", out)
-
-
-def moved_type(dtype: str) -> str:
-    """The unsigned C type of a dtype's width: expand() moves elements as such words (any
-    dtype, whether or not Ascend C computes in it)."""
-    return f"uint{8 * DTYPES[dtype].size}_t"
 
 
 def _element_types(
@@ -804,14 +614,8 @@ def _stream_compute_of(
     )
     if not in_int:
         return "" if all(d in BYTE_DTYPES for d in t.param.dtypes) else elements[t.macro]
-    lead = next((u for u in streamed if u.role == "input" and "bool" not in u.param.dtypes), None)
-    if lead is None:
-        raise LoweringError(
-            f"compute expression of '{t.param.name}': its bool dtype computes in an integer "
-            "type only beside an input that is never bool; give the op such an input or float "
-            "dtypes",
-            t.param.name,
-        )
+    # checks.py refused a bool stream computing in an integer type without such an input
+    lead = next(u for u in streamed if u.role == "input" and "bool" not in u.param.dtypes)
     return elements[lead.macro]
 
 
@@ -880,62 +684,6 @@ def _step_names(op: Op, streamed: list[_Tensor]) -> _StepNames:
     )
 
 
-@dataclass(frozen=True)
-class _Variant:
-    """One lowering of the compute step: all of it, or one `#if __NPU_ARCH__` branch."""
-
-    arches: list[int]  # the #if branch's __NPU_ARCH__ values; []: the #else branch, or none
-    note: str  # the SoCs that lack an API the branch computes another way
-    api_ok: dict[str, bool]  # per function of MISSABLE_APIS: whether its API is there
-
-
-@dataclass(frozen=True)
-class _Lowering:
-    """The lowered compute step: each variant's program and allocation, and what they share."""
-
-    mode: str  # float | int | template
-    ctype: str  # the compute type (T for a template)
-    variants: list[_Variant]
-    lowered: list[tuple[Program, Allocation]]  # per variant
-    host_scalars: dict[expr.Node, str]  # attr math the host computes: its tiling field
-    used_funcs: set[str]
-    short_missing: dict[str, list[str]]  # per function, the target SoCs without its API
-    warnings: list[str]
-    one: str  # 1 and -1 in the compute type, as the Lowerer spells them (the emitter's too)
-    minus_one: str
-    index_axes: tuple[IndexAxis, ...] = ()  # index(dim)'s axes and their tiling fields
-
-    @property
-    def instrs(self) -> list[Instr]:
-        return [i for p, _ in self.lowered for i in p.instrs]
-
-    @property
-    def temps(self) -> int:
-        return max(a.temps for _, a in self.lowered)
-
-    @property
-    def shared_apis(self) -> list[str]:
-        """The high-level APIs that take the sharedTmpBuffer."""
-        return sorted({i.op for i in self.instrs if i.shared_tmp})
-
-    @property
-    def compares(self) -> bool:
-        return any(i.op in MASK_OPS for i in self.instrs)
-
-    @property
-    def selects(self) -> bool:
-        return any(i.op in SELECT_OPS for i in self.instrs)
-
-    @property
-    def exp_fallbacks(self) -> list[str]:
-        """APIs computed through Exp on the SoCs that lack them."""
-        return sorted(
-            _api_name(f)
-            for f in MISSABLE_APIS
-            if "Exp" in FALLBACK_VIA[f] and f in self.used_funcs and self.short_missing[f]
-        )
-
-
 def _compute(
     op: Op,
     socs: list[str],
@@ -952,7 +700,7 @@ def _compute(
         return _stub(streamed, outs, combos, names, struct)
     if op.expand is not None:
         return _move(op, streamed, outs, ins, combos, names, struct)
-    low = _lower(op, socs, streamed, combos, tiling_names, attr_fields)
+    low = lower_compute(op, socs, streamed, combos, tiling_names, attr_fields)
     read_only = tuple(
         t.param.name for t in ins if all(f"in:{t.param.name}" not in a.dst for _, a in low.lowered)
     )
@@ -995,195 +743,8 @@ def _compute(
     )
 
 
-def _lower(
-    op: Op,
-    socs: list[str],
-    streamed: list[_Tensor],
-    combos: list[Combination],
-    tiling_names: set[str],
-    attr_fields: dict[str, str],
-) -> _Lowering:
-    """Check the compute expressions against the combinations and the targets, and lower them:
-    once, or once per `#if __NPU_ARCH__` branch when only some targets lack an API."""
-    ins = [t for t in streamed if t.role == "input"]
-    outs = [t for t in streamed if t.role == "output"]
-    _check_combinations(combos, streamed, outs)
-    mode, ctype = _compute_mode(combos)
-    short_missing = {
-        f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
-        for f in MISSABLE_APIS + UNAVOIDABLE_APIS
-    }
-    ctypes = frozenset(c.compute_type for c in combos)
-    trees = {o: kernel_tree(op, socs, o, mode, ctypes) for o in op.compute}
-    warnings = special_values_warning(op, socs, ctypes) if mode != "int" else []
-    used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
-    _check_unavoidable_apis(trees, mode, used_funcs, short_missing)
-    _check_attr_powers(trees, short_missing["pow"])
-    _check_compare(op, socs, outs, mode)
-    _check_values(op, outs)
-    variants = _variants(short_missing, used_funcs, len(socs))
-    host_scalars: dict[expr.Node, str] = {}
-    lowered = []
-    for v in variants:
-        lw = Lowerer(
-            op,
-            mode,
-            ctype,
-            v.api_ok,
-            host_scalars,
-            tiling_names,
-            attr_fields,
-            ctypes,
-            special_values=special_values_exact(socs, ctypes),
-            floor_domain=floor_domain(socs),
-        )
-        prog = lw.lower([t.param.name for t in ins], [t.param.name for t in outs])
-        lowered.append((prog, allocate(prog)))
-    low = _Lowering(
-        mode,
-        ctype,
-        variants,
-        lowered,
-        host_scalars,
-        used_funcs,
-        short_missing,
-        warnings,
-        lw.literal(1.0, expr.Const(1.0)),
-        lw.literal(-1.0, expr.Const(-1.0)),
-        tuple(lw.index_axes.values()),
-    )
-    _check_reductions(op, outs, low)
-    return low
-
-
-def _check_combinations(
-    combos: list[Combination], streamed: list[_Tensor], outs: list[_Tensor]
-) -> None:
-    """Per combination, every streamed tensor computes in one type."""
-    for c in combos:
-        if c.compute_type is not None:
-            continue
-        out = outs[0].param.name if outs else "?"
-        raise LoweringError(
-            f"compute expression of output '{out}': {_combination_why(c, streamed)}. Drop the "
-            "compute expression to write the compute step by hand.",
-            out,
-        )
-
-
-def _combination_why(c: Combination, streamed: list[_Tensor]) -> str:
-    """Why a dtype combination has no one compute type."""
-    pairs = ", ".join(
-        f"{t.param.name} is {d}" for t, d in zip(streamed, c.streamed_dtypes, strict=True)
-    )
-    ints = sorted({d for d in c.streamed_dtypes if d in INT_COMPUTE_DTYPES})
-    if ints:
-        return (
-            f"the dtype combination ({pairs}) mixes {'/'.join(ints)} with other dtypes, and "
-            "opgen computes a combination in one type: an int32 value does not fit float "
-            "exactly (beyond 2^24); give every tensor of the combination that integer dtype "
-            "(bool ones may stand beside it: a comparison's output, a where() condition) or "
-            "float dtypes"
-        )
-    bad = [d for d in c.streamed_dtypes if d not in FLOAT_DTYPES + INT_COMPUTE_DTYPES]
-    if bad:
-        return (
-            f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
-            "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
-            "compute in float with the float dtypes)"
-        )
-    return (
-        f"the dtype combination ({pairs}) mixes types that do not compute in one "
-        "type; give every tensor of a combination float types, or one integer type"
-    )
-
-
-def _compute_mode(combos: list[Combination]) -> tuple[str, str]:
-    """float or int with its one compute type, or a template over T when the combinations
-    compute in several."""
-    types = {c.compute_type for c in combos}
-    if len(types) == 1:
-        return "float" if types == {"float"} else "int", types.pop()
-    return "template", "T"
-
-
-def _check_unavoidable_apis(
-    trees: dict[str, expr.Node],
-    mode: str,
-    used_funcs: set[str],
-    short_missing: dict[str, list[str]],
-) -> None:
-    """floor, ceil and erf have no fallback: a target without their API is an error."""
-    for f in UNAVOIDABLE_APIS:
-        if f in used_funcs and short_missing[f]:
-            out = next(o for o, tree in trees.items() if f in api_funcs(tree, mode))
-            lacking = ", ".join(short_missing[f])
-            raise LoweringError(
-                f"compute expression of output '{out}': {f}() needs the {_api_name(f)} API, "
-                f"which {lacking} lack{'s' if len(short_missing[f]) == 1 else ''} "
-                "(asc-devkit, 产品支持情况); drop those SoCs from the targets or write the "
-                "compute step by hand",
-                out,
-            )
-
-
-def _check_attr_powers(trees: dict[str, expr.Node], lacking: list[str]) -> None:
-    """e ** p with an exponent known at run time only takes the Power API: exp(p * ln(e)),
-    the fallback of a constant non-integer exponent, is NaN for a negative e where torch's pow
-    of an integral p is not."""
-    for out, tree in trees.items():
-        power = next(
-            (n for n in expr.walk(tree) if isinstance(n, expr.Call) and n.func == "pow"), None
-        )
-        if power is not None and lacking:
-            raise LoweringError(
-                f"compute expression of output '{out}': '{show(power)}' needs the Power API "
-                f"(its exponent is known at run time only), which {', '.join(lacking)} "
-                f"lack{'s' if len(lacking) == 1 else ''} (asc-devkit, 产品支持情况); drop those "
-                "SoCs from the targets or give the exponent as a number",
-                out,
-            )
-
-
-def _variants(
-    short_missing: dict[str, list[str]], used_funcs: set[str], soc_count: int
-) -> list[_Variant]:
-    """One lowering, or two chosen by __NPU_ARCH__ when only some targets lack an API."""
-    used_missing = [f for f in MISSABLE_APIS if f in used_funcs and short_missing[f]]
-    if not any(len(short_missing[f]) < soc_count for f in used_missing):
-        return [
-            _Variant(
-                [],
-                _missing_note(short_missing, used_funcs),
-                {f: not short_missing[f] for f in MISSABLE_APIS},
-            )
-        ]
-    arches = sorted({SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]})
-    return [
-        _Variant(
-            arches,
-            _missing_note(short_missing, used_funcs),
-            {f: not short_missing[f] for f in MISSABLE_APIS},
-        ),
-        _Variant([], "", {f: True for f in MISSABLE_APIS}),
-    ]
-
-
-def _check_reductions(op: Op, outs: list[_Tensor], low: _Lowering) -> None:
-    """A row kernel keeps at most MAX_ROW_REDUCTIONS reductions."""
-    reductions = max(sum(i.op in REDUCE_APIS for i in p.instrs) for p, _ in low.lowered)
-    if reductions > MAX_ROW_REDUCTIONS:
-        out = outs[0].param.name if outs else "?"
-        raise LoweringError(
-            f"compute expressions of {op.op_type}: {reductions} distinct "
-            f"reductions, more than the {MAX_ROW_REDUCTIONS} a row kernel "
-            "keeps (opgen_kernel.h's RowPass)",
-            out,
-        )
-
-
 def _step_body(
-    low: _Lowering, names: _StepNames, ins: list[_Tensor], outs: list[_Tensor]
+    low: Lowering, names: _StepNames, ins: list[_Tensor], outs: list[_Tensor]
 ) -> tuple[str, list[StepVariant]]:
     """The compute step's statements: the name of Compare's block-rounded count ("": no
     Compare), and per variant its scratch views and the lowered calls."""
@@ -1230,7 +791,7 @@ def text_vars(op: Op) -> dict[str, str]:
     return {a.name: text_var(a.name) for a in op.checked_attrs}
 
 
-def _host_scalars(op: Op, low: _Lowering, attr_fields: dict[str, str]) -> list[HostScalar]:
+def _host_scalars(op: Op, low: Lowering, attr_fields: dict[str, str]) -> list[HostScalar]:
     return [
         HostScalar(
             field=name,
@@ -1242,7 +803,7 @@ def _host_scalars(op: Op, low: _Lowering, attr_fields: dict[str, str]) -> list[H
     ]
 
 
-def _scratch_note(low: _Lowering, live_nodes: int, min_bytes: int) -> str:
+def _scratch_note(low: Lowering, live_nodes: int, min_bytes: int) -> str:
     """What the scratch holds: the temporaries, the sharedTmpBuffer and what uses it."""
     temps = low.temps
     plural = "temporary" if temps == 1 else "temporaries"
@@ -1280,198 +841,6 @@ def _scratch_note(low: _Lowering, live_nodes: int, min_bytes: int) -> str:
 
 def _expressions(op: Op, out_names: list[str]) -> list[Expression]:
     return [Expression(output=o, text=show(op.compute[o])) for o in out_names]
-
-
-# SoCs without what comparisons and where() lower to: Select's VSEL_TENSOR_SCALAR_MODE and
-# VSEL_TENSOR_TENSOR_MODE, and Compares (asc-devkit Select.md, Compares.md: Atlas 训练系列产品
-# has Select mode 0 only, whose mask repeats every 256 bytes, and no Compares): the catalog's
-# without has_compare_select.
-NO_COMPARE_SELECT = tuple(s for s, f in SOC_FAMILIES.items() if not f.has_compare_select)
-FLOAT_ONLY = frozenset({"float"})  # the compute types of an op whose combinations compute in float
-
-
-def special_values_exact(socs: list[str], ctypes: frozenset[str] = FLOAT_ONLY) -> bool:
-    """Whether kernels computing in `ctypes` (one type, or a compute step templated over several)
-    compute torch's NaN and -0 results for min/max/relu/clamp/sign and amax/amin
-    (lower.torch_special_values): that compares and selects, which every target SoC must have,
-    and a step templated over float and int32_t compares int32_t too (Compare's int32_t form,
-    has_int_compare; int16_t has none). Otherwise min/max are the instructions, which let a NaN
-    lose."""
-    if "float" not in ctypes or any(s in NO_COMPARE_SELECT for s in socs):
-        return False
-    ints = set(ctypes) - {"float"}
-    return not ints or ints == {"int32_t"} and all(SOC_FAMILIES[s].has_int_compare for s in socs)
-
-
-def compute_types(op: Op) -> frozenset[str]:
-    """The types the op's dtype combinations compute in (as the kernel planner's combinations,
-    over every tensor)."""
-    types = {compute_type(list(c), through_half=bool(op.compute)) for c in op.dtype_combinations}
-    return frozenset(t for t in types if t is not None)
-
-
-def floor_domain(socs: list[str]) -> bool:
-    """Whether a target's Floor/Ceil take a small domain (lower.guard_floor_domain)."""
-    return any(s in SMALL_DOMAIN_FLOOR_SOCS for s in socs)
-
-
-def kernel_tree(
-    op: Op, socs: list[str], output: str, mode: str = "float", ctypes: frozenset[str] = FLOAT_ONLY
-) -> expr.Node:
-    """The compute tree of `output` as the kernel for `socs` computes it (the Lowerer's tree)."""
-    exact = mode != "int" and special_values_exact(socs, ctypes)
-    return computed_tree(op.compute[output], exact, floor_domain(socs))
-
-
-def special_values_warning(
-    op: Op, socs: list[str], ctypes: frozenset[str] = FLOAT_ONLY
-) -> list[str]:
-    """The warning for an op whose min/max/... cannot follow torch's NaN rule on a target."""
-    used = sorted(
-        {
-            n.func
-            for tree in op.compute.values()
-            for n in expr.walk(tree)
-            if isinstance(n, (expr.Call, expr.Reduce)) and n.func in SPECIAL_VALUE_FUNCS
-        }
-    )
-    lacking = [s for s in socs if not special_values_exact([s], ctypes)]
-    if not used or not lacking:
-        return []
-    why = "no Compare/Select tensor modes" if set(ctypes) == {"float"} else "templated over "
-    if set(ctypes) != {"float"}:
-        why += f"{'/'.join(sorted(ctypes))}: no Compare/Select of its integer type"
-    return [
-        f"{op.op_type}: on {', '.join(lacking)} ({why}) "
-        f"{'/'.join(used)} do not propagate NaN as torch does; its tests feed them none"
-    ]
-
-
-def _check_compare(op: Op, socs: list[str], outs: list[_Tensor], mode: str) -> None:
-    """Comparisons and where() need Select's tensor modes, and in an integer type Compare's
-    int32_t form and Not; a bool output takes a comparison."""
-    uses = [
-        o
-        for o, tree in op.compute.items()
-        if any(
-            n.is_tensor
-            and (isinstance(n, expr.Compare) or isinstance(n, expr.Call) and n.func == "where")
-            for n in expr.walk(tree)
-        )
-    ]
-    lacking = [s for s in socs if s in NO_COMPARE_SELECT]
-    if uses and lacking:
-        raise LoweringError(
-            f"compute expression of output '{uses[0]}': comparisons and where() lower to Compare, "
-            f"Compares and Select's tensor modes, which {', '.join(lacking)} lack"
-            f"{'s' if len(lacking) == 1 else ''} (asc-devkit Select.md: Atlas 训练系列产品 has "
-            "mode 0 only; Compares.md); drop it from the targets or write the compute step by "
-            "hand",
-            uses[0],
-        )
-    lacking = [s for s in socs if not SOC_FAMILIES[s].has_int_compare]
-    if uses and lacking and mode != "float":
-        raise LoweringError(
-            f"compute expression of output '{uses[0]}': comparisons and where() of integers "
-            f"lower to Compare's int32_t form (CMPMODE::EQ) and Not, which "
-            f"{', '.join(lacking)} lack{'s' if len(lacking) == 1 else ''} (asc-devkit "
-            "Compare.md, Not.md: Atlas A2/A3); drop it from the targets, give the op float "
-            "dtypes, or write the compute step by hand",
-            uses[0],
-        )
-    for t in outs:
-        tree = op.compute.get(t.param.name)
-        if tree is None or "bool" not in t.param.dtypes:
-            continue
-        if not isinstance(tree, expr.Compare):
-            raise LoweringError(
-                f"compute expression of output '{t.param.name}': a bool output takes a comparison "
-                f"(x > y, a == b, ...), not '{show(tree)}'",
-                t.param.name,
-            )
-
-
-def _check_index(op: Op) -> None:
-    """index(dim) is an elementwise op's: the row kernel's tiles are not flat runs of the output."""
-    for out, tree in op.compute.items():
-        index = next((n for n in expr.walk(tree) if isinstance(n, expr.Index)), None)
-        if index is not None and op.is_row:
-            raise LoweringError(
-                f"compute expression of output '{out}': {index.show()} is for elementwise ops; "
-                "an op with reductions computes by rows, where it is not supported",
-                out,
-            )
-
-
-def _check_values(op: Op, outs: list[_Tensor]) -> None:
-    """The values the kernel computes are torch's: integer parts, int8/uint8 outputs, index()."""
-    _check_integer_parts(op, outs)
-    _check_byte_outputs(op, outs)
-    _check_index(op)
-
-
-def _check_integer_parts(op: Op, outs: list[_Tensor]) -> None:
-    """Per dtype combination: no `-` of a bool (torch refuses it), and where the output is not
-    int8/uint8 (those wrap their result: _check_byte_outputs), no part torch computes in
-    int8/uint8/bool that may leave its range (torch wraps it, the kernel's float does not)."""
-    attr_types = {a.name: a.type for a in op.attrs}
-    names = [t.name for t in op.tensors]
-    for t in outs:
-        tree = op.compute.get(t.param.name)
-        pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
-        for combo in op.dtype_combinations if tree is not None else ():
-            ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
-            why = bool_subtraction(tree, ins, attr_types)
-            if not why and combo[pos] not in ("int8", "uint8"):
-                why = wrapped_part(tree, ins, attr_types, combo[pos])
-            if why:
-                raise LoweringError(
-                    f"compute expression of output '{t.param.name}': {why}", t.param.name
-                )
-
-
-def _check_byte_outputs(op: Op, outs: list[_Tensor]) -> None:
-    """An int8/uint8 output computes in float and wraps its result into its range: per dtype
-    combination in which it is int8/uint8, that must be torch's value (byte_values)."""
-    attrs = {a.name: a.type in ("int", "bool") for a in op.attrs}
-    names = [t.name for t in op.tensors]
-    int_compute = ", ".join(
-        sorted({d for c in op.dtype_combinations for d in c if d in INT_COMPUTE_DTYPES})
-    )
-    for t in outs:
-        tree = op.compute.get(t.param.name)
-        pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
-        for combo in op.dtype_combinations if tree is not None else ():
-            if combo[pos] not in ("int8", "uint8"):
-                continue
-            ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
-            if why := byte_output_problem(tree, combo[pos], ins, attrs, int_compute):
-                raise LoweringError(
-                    f"compute expression of output '{t.param.name}': {why}", t.param.name
-                )
-
-
-def _missing_note(short_missing: dict[str, list[str]], used: set[str]) -> str:
-    """ "ascend910 has no Tanh API: ..." for the SoCs that lack an API the expression uses."""
-    lacking: dict[str, list[str]] = {}
-    via: dict[str, str] = {}  # API -> what it is computed through
-    for f in MISSABLE_APIS:
-        for soc in short_missing[f] if f in used else ():
-            api = _api_name(f)
-            lacking.setdefault(soc, []).append(api)
-            via[api] = FALLBACK_VIA[f]
-    if not lacking:
-        return ""
-    how = (
-        "computed through Exp"
-        if set(via.values()) == {"Exp"}
-        else ", ".join(f"{api} computed through {v}" for api, v in sorted(via.items()))
-    )
-    return (
-        "; ".join(f"{soc} has no {' or '.join(apis)} API" for soc, apis in sorted(lacking.items()))
-        + ": "
-        + how
-    )
 
 
 def _stub_types(

@@ -9,13 +9,14 @@ per block of the product."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from opgen.compiler.lower import LoweringError, fresh
+from opgen.compiler.lower import fresh
+from opgen.compiler.matmul import epilogue_op
 from opgen.frontend import expr
-from opgen.frontend.catalog import DTYPES, SOC_FAMILIES
+from opgen.frontend.catalog import DTYPES
 from opgen.frontend.matmuls import epilogue_inputs
-from opgen.frontend.model import Op, TensorParam
+from opgen.frontend.model import Op
 from opgen.frontend.options import Options
 from opgen.planning import kernel
 from opgen.planning.kernel import (
@@ -89,50 +90,11 @@ class MatmulData:
     ub_fixed: int
 
 
-def epilogue_op(op: Op) -> tuple[Op, str]:
-    """The op the epilogue is: its inputs the product (float) and the epilogue's inputs, its
-    expression the output's with matmul(a, b) as the product; and the product's name."""
-    mm = op.matmul
-    assert mm is not None
-    taken = {t.name for t in op.tensors} | {a.name for a in op.attrs}
-    product = fresh("product", taken)
-    ((out_name, tree),) = op.compute.items()
-    combos = len(op.dtype_combinations)
-    product_param = TensorParam(product, "required", ("float32",) * combos, ("ND",) * combos)
-    return (
-        replace(
-            op,
-            inputs=(product_param, *epilogue_inputs(op)),
-            compute={out_name: _replace_matmul(tree, product)},
-            golden={},
-            test_shapes=(),
-        ),
-        product,
-    )
-
-
-def _replace_matmul(node: expr.Node, product: str) -> expr.Node:
-    if isinstance(node, expr.Matmul):
-        return expr.Tensor(product)
-    kids = expr.children(node)
-    if not kids:
-        return node
-    return expr.with_children(node, tuple(_replace_matmul(k, product) for k in kids))
-
-
 def plan(op: Op, options: Options) -> MatmulData:
-    """Raises LoweringError for a target SoC without the Matmul API in a mixed kernel, or an
-    epilogue the compiler cannot lower."""
+    """The matmul kernel's data (compiler.checks has refused a target SoC without the Matmul
+    API in a mixed kernel, and an epilogue the compiler cannot lower)."""
     mm = op.matmul
     assert mm is not None
-    lacking = [s for s in options.soc_short_names if not SOC_FAMILIES[s].has_mixed_matmul]
-    if lacking:
-        raise LoweringError(
-            f"{mm.show()} drives the Matmul API from the vector cores of a mixed kernel "
-            f"(KERNEL_TYPE_MIX_AIC_1_2, Atlas A2/A3 only), which {', '.join(lacking)} "
-            f"{'lacks' if len(lacking) == 1 else 'lack'}",
-            op.outputs[0].name,
-        )
     epi, product = epilogue_op(op)
     data = kernel.plan(epi, options)
     a, b = _operand(op, mm.a, mm.transpose_a), _operand(op, mm.b, mm.transpose_b)

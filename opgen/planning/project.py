@@ -7,11 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from opgen import __version__
-from opgen.compiler.lower import LoweringError
 from opgen.frontend.catalog import SOC_FAMILIES
 from opgen.frontend.model import Attr, Op, Prototype, TensorParam
 from opgen.frontend.options import GENERATED_SUMMARY, Options
-from opgen.frontend.soc_dtypes import SocDtypeError
 from opgen.literals import cpp_literal, cpp_string
 from opgen.planning import host, kernel, matmul, tests, torch_ext, user_op
 
@@ -237,8 +235,8 @@ class ProjectData:
 
 
 def build_op(op: Op, options: Options) -> OpData:
-    """Raises LoweringError when the compute expression cannot be lowered, SocDtypeError when
-    no SoC of the project can run one of its dtypes."""
+    """The op's data (compiler.checks has refused, before planning, a compute expression the
+    compiler cannot lower for the SoCs and a dtype no SoC of the project can run)."""
     if options.adopted:
         return _build_adopted_op(op, options)
     if op.is_matmul:
@@ -335,22 +333,9 @@ def _build_adopted_op(op: Op, options: Options) -> OpData:
     )
 
 
-class OpDataErrors(ValueError):
-    """The template data of one or more ops cannot be built: `errors` holds one per op, each
-    naming its op (`.op`): a LoweringError (its compute expression) or a SocDtypeError (a dtype
-    no SoC of the project can run)."""
-
-    def __init__(self, errors: list[LoweringError | SocDtypeError]) -> None:
-        super().__init__("; ".join(map(str, errors)))
-        self.errors = errors
-
-
 def plan_project(proto: Prototype, options: Options) -> ProjectData:
-    """The data of every template, for every op. Raises OpDataErrors naming every op whose
-    data cannot be built."""
-    ops, errors = build_ops(proto.ops, options)
-    if errors:
-        raise OpDataErrors(errors)
+    """The data of every template, for every op (of a prototype compiler.checks passed)."""
+    ops = [build_op(op, options) for op in proto.ops]
     shorts = options.soc_short_names
     return ProjectData(
         opgen_version=__version__,
@@ -370,17 +355,3 @@ def plan_project(proto: Prototype, options: Options) -> ProjectData:
         if SOC_FAMILIES[shorts[0]].npu_arch != 2201
         else None,
     )
-
-
-def build_ops(ops, options: Options) -> tuple[list[OpData], list[LoweringError | SocDtypeError]]:
-    """The data of each op that can be built, and an error naming its op (`.op`) for each that
-    cannot: every op is tried, so one run reports every problem."""
-    built, errors = [], []
-    for op in ops:
-        try:
-            built.append(build_op(op, options))
-        except LoweringError as exc:
-            errors.append(exc.naming(op))
-        except SocDtypeError as exc:
-            errors.append(exc)
-    return built, errors

@@ -15,6 +15,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
+from opgen.compiler.compute import compute_types, special_values_exact
 from opgen.frontend import defined, expr, soc_dtypes
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
@@ -22,7 +23,6 @@ from opgen.frontend.model import Attr, Op
 from opgen.frontend.options import Options
 from opgen.frontend.rows import named_axes, row_first_axis, row_split
 from opgen.literals import py_string, py_value
-from opgen.planning.kernel import compute_types, special_values_exact
 from opgen.planning.layout import LINE, doc_lines, split_pieces
 from opgen.planning.torch_ext import TorchData, py_dtype_tuple
 
@@ -142,7 +142,7 @@ def comparison_ties(op: Op) -> dict[str, list[Any]]:
 
 def nan_blocked_inputs(node: expr.Node) -> set[str]:
     """Inputs inside a min/max/relu/clamp/sign/amax/amin, on targets without compare-and-select
-    (kernel.special_values_exact): there those take NaN by the hardware's rule (the twin's
+    (compiler.compute.special_values_exact): there those take NaN by the hardware's rule (the twin's
     Max/Min return the other operand), not torch's, so the boundary cases pass them no NaN."""
     found: set[str] = set()
     for n in expr.walk(node):

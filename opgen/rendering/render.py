@@ -33,7 +33,7 @@ from pathlib import Path
 from opgen.errors import ActionFailed, UsageError
 from opgen.frontend.model import Prototype
 from opgen.frontend.options import CONTEXT_EXTENSION, Options, TemplateSource
-from opgen.planning import FOLLOWS_COMPUTE_MARK, GENERATED_MARK, ProjectData, plan_project
+from opgen.planning import FOLLOWS_COMPUTE_MARK, GENERATED_MARK, ProjectData
 from opgen.rendering import template_context
 from opgen.resources import twin_include_dir
 
@@ -78,20 +78,14 @@ def follows_compute(content: bytes) -> bool:
 
 
 def render(
-    proto: Prototype,
-    options: Options,
-    source: Path | TemplateSource,
-    data: ProjectData | None = None,
+    proto: Prototype, options: Options, source: Path | TemplateSource, data: ProjectData
 ) -> list[RenderedFile]:
     """Render every template for the prototype with copier; return the files sorted by path.
     `source` is a template directory or a TemplateSource; `data` is the prototype's template
-    data when the caller built it already (building it raises
-    planning.project.OpDataErrors)."""
+    data (planning.plan_project), which the templates see as `project`."""
     if isinstance(source, Path):
         source = TemplateSource(str(source))
-    project = data if data is not None else plan_project(proto, options)
     answers = template_context.answers(proto.text, options)
-    template_context.remember(answers, project)
     with tempfile.TemporaryDirectory(prefix="opgen-render-") as scratch:
         try:
             with _scratch_worker()(
@@ -105,6 +99,7 @@ def render(
                 unsafe=True,
                 skip_tasks=True,
             ) as worker:
+                template_context.hand_over(worker.jinja_env, data)
                 worker.run_copy()
         except RenderError:
             raise

@@ -4,16 +4,16 @@ text leaves as `ruff format` lays it out.
 
 templates/copier.yml lists `ProjectContext` in `_jinja_extensions`. Copier renders each file and
 file name with the answers (the prototype's text and the options); the extension adds
-`project` (planning.ProjectData), built from those answers once per process. opgen's own
-rendering hands over the data it built already (`remember`), so nothing is built twice; in a
-generated project, `copier recopy` builds it here from the recorded answers.
+`project` (planning.ProjectData). opgen's own rendering hands over the data it planned and
+checked before rendering (`hand_over`, on the Jinja environment of that one rendering), and
+nothing is planned here. Only copier run by itself in a generated project (`copier recopy`)
+has no data handed over: there the first template rendered builds it from the recorded answers
+(`plan_answers`, the one way rendering reaches planning), kept on the environment for the rest.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,6 @@ ANSWERS = (
     "socs",
     "adopted",
 )
-_built: OrderedDict[str, ProjectData] = OrderedDict()  # by _key(answers), the last few
 
 
 def answers(prototype_text: str, options: Options) -> dict[str, Any]:
@@ -49,36 +48,31 @@ def answers(prototype_text: str, options: Options) -> dict[str, Any]:
     }
 
 
-def _key(values: Any) -> str:
-    return json.dumps({k: values.get(k) for k in ANSWERS}, sort_keys=True)
+def hand_over(environment, data: ProjectData) -> None:
+    """Give the templates rendered in `environment` (copier's, for one rendering) `data` as
+    `project`: the data opgen planned for the answers it renders with."""
+    environment.opgen_project = data
 
 
-def remember(values: dict[str, Any], data: ProjectData) -> None:
-    """The project data for these answers, built already."""
-    _built[_key(values)] = data
-    while len(_built) > 4:
-        _built.popitem(last=False)
+def plan_answers(values: Any) -> ProjectData:
+    """The project data for copier's answers, when copier renders by itself (`copier recopy` in
+    a generated project): the prototype checked and planned as `opgen new` did."""
+    from opgen.compiler import checks
+    from opgen.frontend import prototype
+    from opgen.frontend.options import Options
+    from opgen.planning import plan_project
 
-
-def project_data(values: Any) -> ProjectData:
-    """The project data for copier's answers: remembered, or built from them."""
-    key = _key(values)
-    if key not in _built:
-        from opgen.frontend import prototype
-        from opgen.frontend.options import Options
-        from opgen.planning import plan_project
-
-        options = Options(
-            package=values["package"],
-            namespace=values["torch_namespace"],
-            vendor=values["vendor"],
-            socs=tuple(values["socs"]),
-            prototype_file=values["prototype_file"],
-            adopted=bool(values.get("adopted", False)),
-        )
-        proto = prototype.loads(values["prototype"], source=values["prototype_file"])
-        remember(values, plan_project(proto, options))
-    return _built[key]
+    options = Options(
+        package=values["package"],
+        namespace=values["torch_namespace"],
+        vendor=values["vendor"],
+        socs=tuple(values["socs"]),
+        prototype_file=values["prototype_file"],
+        adopted=bool(values.get("adopted", False)),
+    )
+    proto = prototype.loads(values["prototype"], source=values["prototype_file"])
+    checks.check(proto, options)
+    return plan_project(proto, options)
 
 
 class ProjectContext(Extension):
@@ -86,12 +80,15 @@ class ProjectContext(Extension):
 
     def __init__(self, environment) -> None:
         super().__init__(environment)
+        environment.extend(opgen_project=None)  # hand_over's, or plan_answers' on first use
         base = environment.context_class
 
         class _Context(base):  # jinja builds every template's context through this class
             def __init__(self, env, parent, *args, **kwargs):
                 if "project" not in parent and all(k in parent for k in ANSWERS):
-                    parent = {**parent, "project": project_data(parent)}
+                    if env.opgen_project is None:
+                        env.opgen_project = plan_answers(parent)
+                    parent = {**parent, "project": env.opgen_project}
                 super().__init__(env, parent, *args, **kwargs)
 
         environment.context_class = _Context

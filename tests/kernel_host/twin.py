@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from opgen.compiler import checks
 from opgen.frontend import prototype
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.options import Options
@@ -75,7 +76,9 @@ def kernel_host_templates() -> Path:
 
 
 def render_files(proto, opts: Options, full: bool = False):
-    return render(proto, opts, templates_dir() if full else kernel_host_templates())
+    checks.check(proto, opts)
+    source = templates_dir() if full else kernel_host_templates()
+    return render(proto, opts, source, plan_project(proto, opts))
 
 
 def render_project(proto_text: str, dest: Path, socs: tuple[str, ...] = ("ascend910b1",)) -> dict:

@@ -94,12 +94,14 @@ def variants_table() -> str:
 def rendered_driver(tmp_path_factory):
     from opgen.frontend import prototype
     from opgen.frontend.options import Options
+    from opgen.planning import plan_project
     from opgen.rendering.render import render
     from opgen.resources import templates_dir
 
     root = tmp_path_factory.mktemp("opt_dyn")
     proj = root / "proj"
-    for f in render(prototype.loads(PROTO), Options("p", "p", "p"), templates_dir()):
+    proto, options = prototype.loads(PROTO), Options("p", "p", "p")
+    for f in render(proto, options, templates_dir(), plan_project(proto, options)):
         path = proj / f.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(f.content)
