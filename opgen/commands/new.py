@@ -13,6 +13,7 @@ from pathlib import Path
 from opgen.compiler.lower import LoweringError
 from opgen.errors import ActionError, UsageError
 from opgen.frontend import prototype
+from opgen.frontend.model import Op
 from opgen.frontend.options import (
     Options,
     TemplateSource,
@@ -101,7 +102,7 @@ def plan(
         )
     _refuse_adopted(destination)
     chosen = package is not None
-    if chosen:
+    if package is not None:
         check_namespace(package, "package")
     package = package or package_name(destination)
     check_package(package, destination, chosen)
@@ -160,7 +161,7 @@ def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
         raise PrototypeError(list(map(op_data_problem, exc.errors)), proto.source) from None
 
 
-def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
+def load_prototype(proto_path: Path, socs: tuple[str, ...]) -> prototype.Prototype:
     """prototype.load; when the file has problems, the template data of the ops that passed
     every rule is built for `socs` too, so one run reports the compute compiler's and the SoCs'
     problems with the others."""
@@ -289,7 +290,7 @@ def next_steps(
     return steps
 
 
-def call_example(op, namespace: str) -> str:
+def call_example(op: Op, namespace: str) -> str:
     """torch.ops.<namespace>.<op>(...) with small inputs of the first dtype combination (the
     shapes of its first test_shapes case when it has them: a matmul's inputs share no shape) and
     every attr by name (its default, or a sample value when it has none)."""
