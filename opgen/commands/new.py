@@ -178,7 +178,9 @@ def load_prototype(proto_path: Path, socs: tuple[str, ...]) -> prototype.Prototy
 def op_data_problem(error: LoweringError | SocDtypeError) -> Problem:
     """An op's error as a problem at its JSON path: a lowering error at the failing expression,
     a dtype no SoC can run at the op."""
-    path = error.op.json_path
+    # LoweringError.naming sets .op; compiler/lower.py is to declare it (then mypy reports
+    # this ignore as unused)
+    path = error.op.json_path  # type: ignore[union-attr]
     if isinstance(error, LoweringError):
         path = key_path(key_path(path, "opgen"), "compute")
         path = key_path(path, error.output) if error.output else path

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+Tensors = tuple[TensorParam, ...]  # an op's inputs or outputs
 
 
 def load(path: str | Path) -> Prototype:
@@ -608,9 +609,7 @@ def _checked_shapes(op: Op) -> tuple[Op, list[Problem]]:
     return op, problems
 
 
-def _updated_inputs(
-    inputs: tuple[TensorParam, ...], outputs: tuple[TensorParam, ...], compute: dict[str, expr.Node]
-) -> tuple[TensorParam, ...]:
+def _updated_inputs(inputs: Tensors, outputs: Tensors, compute: dict[str, expr.Node]) -> Tensors:
     """An op without outputs updates the inputs its compute names; the others stay read-only
     (not mutable in the PyTorch schema, not copied back)."""
     if outputs or not compute:
@@ -647,9 +646,7 @@ def _name_problems(raw: dict[str, Any], base: str) -> list[Problem]:
     return problems + _unique_names(base, *groups.values())
 
 
-def _check_tensors(
-    raw: dict[str, Any], base: str
-) -> tuple[tuple[TensorParam, ...], tuple[TensorParam, ...], list[Problem]]:
+def _check_tensors(raw: dict[str, Any], base: str) -> tuple[Tensors, Tensors, list[Problem]]:
     """The inputs and outputs with their dtypes and formats, which must line up."""
     raw_inputs = raw.get("input_desc", [])
     raw_outputs = raw.get("output_desc", [])
@@ -824,9 +821,7 @@ def _unique_names(base: str, raw_inputs: Any, raw_outputs: Any, raw_attrs: Any) 
     return problems
 
 
-def _check_combinations(
-    base: str, inputs: tuple[TensorParam, ...], outputs: tuple[TensorParam, ...]
-) -> list[Problem]:
+def _check_combinations(base: str, inputs: Tensors, outputs: Tensors) -> list[Problem]:
     problems = []
     combos = list(zip(*(t.dtypes for t in inputs + outputs), strict=True))
     for i, combo in enumerate(combos):
@@ -840,9 +835,7 @@ def _check_combinations(
     return problems
 
 
-def _check_ref_and_outputs(
-    base: str, inputs: tuple[TensorParam, ...], outputs: tuple[TensorParam, ...]
-) -> list[Problem]:
+def _check_ref_and_outputs(base: str, inputs: Tensors, outputs: Tensors) -> list[Problem]:
     problems = []
     by_name = {t.name: t for t in inputs}
     for i, out in enumerate(outputs):
@@ -871,7 +864,7 @@ def _check_ref_and_outputs(
     return problems
 
 
-def _check_without_outputs(base: str, inputs: tuple[TensorParam, ...]) -> list[Problem]:
+def _check_without_outputs(base: str, inputs: Tensors) -> list[Problem]:
     """An op without outputs updates its inputs in place (ScatterMax, ScatterElements): it
     needs an input, and only required ones can be mutable PyTorch arguments the kernel
     streams back."""
@@ -985,17 +978,12 @@ def _check_default_range(path: str, attr_type: str, value: Any) -> list[Problem]
 
 
 def _check_expressions(
-    base: str,
-    block: dict[str, Any],
-    inputs: tuple[TensorParam, ...],
-    outputs: tuple[TensorParam, ...],
-    attrs: tuple[Attr, ...],
+    base: str, block: dict[str, Any], inputs: Tensors, outputs: Tensors, attrs: tuple[Attr, ...]
 ) -> tuple[dict[str, expr.Node], dict[str, str], list[Problem]]:
     problems: list[Problem] = []
     compute: dict[str, expr.Node] = {}
     golden: dict[str, str] = {}
-    # The names compute and golden give values to: the outputs; for an op without outputs, the
-    # inputs it overwrites (in place).
+    # compute and golden name the outputs, or the inputs an op without outputs overwrites
     in_place = not outputs
     output_names = [o.name for o in outputs] or [t.name for t in inputs]
     tensors = {t.name for t in inputs if t.param_type == "required"}
@@ -1043,12 +1031,11 @@ def _check_expressions(
                 problems += _numbers_read_as_zero(path, section, text)
     golden.update({o: expr.parse_golden(t, names) for o, t in chosen.items() if o not in golden})
     problems += _coverage_problems(block_path, compute, golden, outputs, output_names)
-    problems += reductions.reduction_problems(
-        block_path, compute, bool(block.get("keepdim", False))
-    )
+    keepdim = bool(block.get("keepdim", False))
+    problems += reductions.reduction_problems(block_path, compute, keepdim)
     problems += matmuls.matmul_problems(block_path, compute, outputs)
     problems += expands.expand_problems(block_path, compute, inputs, outputs)
-    problems += _default_goldens(block_path, compute, golden, bool(block.get("keepdim", False)))
+    problems += _default_goldens(block_path, compute, golden, keepdim)
     return compute, golden, problems
 
 
@@ -1113,7 +1100,7 @@ def _coverage_problems(
     block_path: str,
     compute: dict[str, expr.Node],
     golden: dict[str, str],
-    outputs: tuple[TensorParam, ...],
+    outputs: Tensors,
     output_names: list[str],
 ) -> list[Problem]:
     """Which outputs (or overwritten inputs) have a compute expression: all or none, none of
@@ -1178,8 +1165,8 @@ def _numbers_read_as_zero(path: str, section: str, text: str) -> list[Problem]:
 def _check_test_options(
     base: str,
     block: dict[str, Any],
-    inputs: tuple[TensorParam, ...],
-    outputs: tuple[TensorParam, ...],
+    inputs: Tensors,
+    outputs: Tensors,
     compute: dict[str, expr.Node],
 ) -> tuple[dict[str, Any], list[Problem]]:
     """What the opgen block says of the tests, as the Op's fields (test_shapes: the cases;
@@ -1191,7 +1178,7 @@ def _check_test_options(
 
 
 def _check_test_shapes(
-    base: str, block: dict[str, Any], inputs: tuple[TensorParam, ...]
+    base: str, block: dict[str, Any], inputs: Tensors
 ) -> tuple[tuple[dict[str, tuple[int, ...]], ...], list[Problem]]:
     """ "test_shapes": each case names every required input (optional ones may be left out) and
     nothing else. Whether the shapes fit the op (broadcasting, a golden's rule) is checked where
@@ -1279,8 +1266,8 @@ def _test_shape_problems(path: str, dims: list[int | float]) -> list[Problem]:
 def _complex_compute_problems(
     base: str,
     snake: str,
-    inputs: tuple[TensorParam, ...],
-    outputs: tuple[TensorParam, ...],
+    inputs: Tensors,
+    outputs: Tensors,
     compute: dict[str, expr.Node],
 ) -> list[Problem]:
     """A compute expression runs over every tensor the kernel streams (the required inputs,
@@ -1322,8 +1309,8 @@ _COMPUTE_TYPE_RANGES = {
 def _combination_problems(
     base: str,
     snake: str,
-    inputs: tuple[TensorParam, ...],
-    outputs: tuple[TensorParam, ...],
+    inputs: Tensors,
+    outputs: Tensors,
     compute: dict[str, expr.Node],
 ) -> list[Problem]:
     """The compute expressions' problems in the op's dtype combinations."""
@@ -1334,8 +1321,8 @@ def _combination_problems(
 def _literal_range_problems(
     base: str,
     compute: dict[str, expr.Node],
-    inputs: tuple[TensorParam, ...],
-    outputs: tuple[TensorParam, ...],
+    inputs: Tensors,
+    outputs: Tensors,
 ) -> list[Problem]:
     """Every number written in a compute expression (with its sign: -2147483648 is one) fits
     each type the op's dtype combinations compute in (catalog.compute_type)."""
@@ -1398,7 +1385,7 @@ def _literals(tree: expr.Node) -> list[float]:
 
 
 def _integer_literal_problems(
-    base: str, compute: dict[str, expr.Node], inputs: tuple[TensorParam, ...]
+    base: str, compute: dict[str, expr.Node], inputs: Tensors
 ) -> list[Problem]:
     """In a dtype combination whose inputs are all integers, torch converts a whole number to
     the inputs' dtype, wrapping one out of its range (clamp(x, -5, 5) on uint8 clamps to 251..5,
@@ -1430,7 +1417,7 @@ def _integer_literal_problems(
     return problems
 
 
-def _integer_input_ranges(inputs: tuple[TensorParam, ...]) -> dict[str, tuple[int, int, int]]:
+def _integer_input_ranges(inputs: Tensors) -> dict[str, tuple[int, int, int]]:
     """The integer dtypes of the required inputs in the dtype combinations whose inputs are all
     integers (no float, complex or bool): dtype -> (lowest, highest, the first input's index)."""
     from opgen.frontend.catalog import DTYPES
