@@ -6,12 +6,21 @@ Exit codes for every command: 0 ok, 1 an action failed, 2 bad input or usage.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from opgen import __version__
+
+if TYPE_CHECKING:
+    from typer.core import TyperOption
+
+    from opgen.commands.new import Result
+    from opgen.frontend.model import Prototype
+    from opgen.frontend.options import Options
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -25,11 +34,14 @@ def _flags_without_a_type() -> None:
     if getattr(shown, "opgen_flags", False):
         return
 
-    def display_type_rich(self, ctx):
+    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
         return None if self.is_flag else shown(self, ctx)
 
+    # a mark on the function, so that a second call patches nothing
     display_type_rich.opgen_flags = True  # type: ignore[attr-defined]
-    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+    # typer has no hook for the displayed type: the method itself is replaced, by one taking
+    # typer's Context (the context of every typer command), where click's base class is declared
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign, assignment]
 
 
 _flags_without_a_type()
@@ -46,7 +58,7 @@ app = typer.Typer(
 
 
 @contextlib.contextmanager
-def _exit_codes(as_json: bool):
+def _exit_codes(as_json: bool) -> Iterator[None]:
     """Errors as a message and an exit code: an invalid prototype (its problems, or their JSON
     with --json) and any other bad input 2, a failed action 1."""
     from opgen.commands import console
@@ -110,7 +122,7 @@ def validate(
     _print_summary(proto_model)
 
 
-def _print_summary(proto_model) -> None:
+def _print_summary(proto_model: Prototype) -> None:
     """Per op: the names and signatures opgen derived from the prototype."""
     from rich.markup import escape
 
@@ -232,8 +244,13 @@ def new(
 
 
 def _summarize_and_build(
-    result, proto_model, options, verbose: bool, render_only: bool, as_json: bool
-):
+    result: Result,
+    proto_model: Prototype,
+    options: Options,
+    verbose: bool,
+    render_only: bool,
+    as_json: bool,
+) -> None:
     """After `opgen new` or `opgen adopt` wrote the project: the summary, then (unless only
     rendering) its build and tests; the next steps after a render without a build."""
     from opgen.commands import console
@@ -252,7 +269,7 @@ def _summarize_and_build(
     _build_new(result, proto_model, options, as_json)
 
 
-def _build_new(result, proto_model, options, as_json: bool) -> None:
+def _build_new(result: Result, proto_model: Prototype, options: Options, as_json: bool) -> None:
     """`opgen new`'s build and test of the project it wrote, reported, and its exit code."""
     from opgen.commands import build, console
     from opgen.commands import new as new_stage
@@ -456,7 +473,7 @@ def main() -> None:
     and a file-system error is a message, not a traceback."""
     import signal
 
-    def terminated(signum, frame):
+    def terminated(signum: int, frame: FrameType | None) -> NoReturn:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, terminated)

@@ -117,7 +117,12 @@ def torch_literal(attr_type: str, value: Any) -> str | None:
         return None  # the schema parser accepts int[][] but no nested-list default
     if isinstance(value, list):
         item = attr_type.removeprefix("list_")
-        return "[" + ", ".join(torch_literal(item, v) for v in value) + "]"
+        return "[" + ", ".join(_torch_scalar(item, v) for v in value) + "]"
+    return _torch_scalar(attr_type, value)
+
+
+def _torch_scalar(attr_type: str, value: Any) -> str:
+    """A string, int, float or bool value in PyTorch schema syntax."""
     if attr_type == "string":
         escaped = (
             value.replace("\\", "\\\\")

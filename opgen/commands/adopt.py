@@ -72,7 +72,7 @@ def plan(
     if existing.exists() and existing.read_text(encoding="utf-8", errors="replace") != text:
         raise UsageError(f"{existing} exists and is not the prototype; move it away first")
     chosen = package is not None
-    if chosen:
+    if package is not None:
         check_namespace(package, "package")
     package = package or package_name(directory.resolve())
     check_package(package, directory, chosen)

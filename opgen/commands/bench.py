@@ -170,7 +170,7 @@ def row_head(row: dict) -> list[str]:
     return [row["op"], row["dtype"], shape_text(row["shape"])]
 
 
-def shape_text(shape) -> str:
+def shape_text(shape: list[int] | dict[str, list[int]]) -> str:
     """[4096], or the shape of each input (a matmul's: a [37, 70], b [70, 45])."""
     if isinstance(shape, dict):
         return ", ".join(f"{name} {dims}" for name, dims in shape.items())

@@ -276,7 +276,10 @@ def installed_from(project: Path, package: str) -> bool:
         return False
     pth_files = [f for f in dist.files or [] if f.name.endswith(".pth")]
     return any(
-        (dist.locate_file(f).read_text(errors="replace").strip() == str(project.resolve()))
+        (
+            Path(str(dist.locate_file(f))).read_text(errors="replace").strip()
+            == str(project.resolve())
+        )
         for f in pth_files
     )
 
@@ -285,7 +288,7 @@ def step_npu_symbols(project: Path, package: str, step: Step) -> None:
     """The NPU adapter may only use symbols libtorch_npu, torch and the C/C++ runtime (libc,
     libstdc++, libgcc, the dynamic loader) export: what every NPU machine resolves."""
     spec = find_spec("torch_npu")
-    if spec is None:
+    if spec is None or spec.origin is None:  # None: a namespace package, no torch_npu module
         step.status, step.detail = "skipped", "skipped: torch_npu not installed"
         return
     libs = sorted((project / package).glob("_C_npu*.so"))
@@ -360,6 +363,7 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
         ok = run_logged(step, ["bash", "-c", cmd], project, "test_npu.log", env)
     else:
         ok = run_logged(step, args, project, "test.log", env)
+    assert step.log is not None  # run_logged names the log
     step.status = "passed" if ok else "failed"
     written = report.write(project)
     if ok:
@@ -382,6 +386,8 @@ def step_tests(project: Path, step: Step, pytest_args: list[str], npu: bool) -> 
 
 def summary_line(project: Path, step: Step) -> str:
     """pytest's closing line, e.g. '12 passed, 3 skipped in 4.2s'."""
+    if not step.log:
+        return ""
     for line in reversed((project / step.log).read_text(errors="replace").splitlines()):
         if " passed" in line or " failed" in line or " skipped" in line:
             return line.strip("= ")
@@ -401,7 +407,7 @@ def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) ->
     # The steps run with the project's absolute path: pytest runs inside the project, so a path
     # handed to it in the environment (OPGEN_RUNNING_TEST) must not be relative to here.
     project = project.resolve()
-    plan: list[tuple[str, object]] = [
+    plan: list[tuple[str, Callable[[Step], None]]] = [
         ("check environment", lambda s: step_environment(s, build, test))
     ]
     if build:

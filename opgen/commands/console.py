@@ -4,21 +4,50 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol
 
 from opgen.frontend.problems import PrototypeError
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from opgen.commands.new import Result
+    from opgen.commands.update import Plan
+
+
+class BuildStep(Protocol):
+    """A step of `opgen build`/`test` (commands.build.Step, which imports this module)."""
+
+    name: str
+    status: str
+    seconds: float
+    detail: str
+    log: str | None
+
+
+class BuildReport(Protocol):
+    """The steps of a build/test run (commands.build.Report)."""
+
+    project: Path
+
+    @property
+    def steps(self) -> Sequence[BuildStep]: ...
+
 
 @lru_cache(maxsize=1)
-def stderr():
+def stderr() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
 
 
 @lru_cache(maxsize=1)
-def stdout():
+def stdout() -> Console:
     from rich.console import Console
 
     return Console(highlight=False)
@@ -65,7 +94,7 @@ def fail(message: str) -> None:
     stderr().print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
 
 
-def status(message: str):
+def status(message: str) -> AbstractContextManager[object]:
     """A spinner on stderr while `message` runs; silent when stderr is not a terminal."""
     import contextlib
 
@@ -95,9 +124,14 @@ class StepProgress:
             self.spinner.__enter__()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self.spinner is not None:
-            self.spinner.__exit__(*exc)
+            self.spinner.__exit__(exc_type, exc, tb)
 
     def update(self, mark: str | None = None) -> None:
         """Called about twice a second while the step runs, with its newest mark if any (e.g.
@@ -116,7 +150,7 @@ class StepProgress:
             stderr().print(f"[dim]  {escape(text)}[/dim]", soft_wrap=True)
 
 
-def print_new_summary(result, verbose: bool = False) -> None:
+def print_new_summary(result: Result, verbose: bool = False) -> None:
     """What `opgen new` wrote: the files grouped by directory (every file with --verbose), which
     are the user's, who wrote the CANN skeleton."""
     from collections import Counter
@@ -200,7 +234,7 @@ def print_next_steps(lines: list[str]) -> None:
 _STATUS_STYLE = {"passed": "green", "failed": "red", "skipped": "yellow"}
 
 
-def print_step(step) -> None:
+def print_step(step: BuildStep) -> None:
     from rich.markup import escape
 
     style = _STATUS_STYLE.get(step.status, "")
@@ -211,11 +245,9 @@ def print_step(step) -> None:
     )
 
 
-def shown_path(path) -> str:
+def shown_path(path: str | Path) -> str:
     """A path as the caller can use it from the folder opgen was run in (a step's log, the
     precision report): relative to that folder when inside it, else absolute."""
-    from pathlib import Path
-
     absolute = Path(path).resolve()
     try:
         return str(absolute.relative_to(Path.cwd().resolve()))
@@ -223,7 +255,7 @@ def shown_path(path) -> str:
         return str(absolute)
 
 
-def print_log_tail(step, text: str, project) -> None:
+def print_log_tail(step: BuildStep, text: str, project: Path) -> None:
     """The last lines of a failed step's log (`step.log`, relative to `project`)."""
     from rich.markup import escape
 
@@ -233,7 +265,7 @@ def print_log_tail(step, text: str, project) -> None:
         stderr().print(escape(text), soft_wrap=True)
 
 
-def print_report(report) -> None:
+def print_report(report: BuildReport) -> None:
     """The verdict of a build/test run (its steps were shown as they ran)."""
     from rich.markup import escape
 
@@ -255,7 +287,7 @@ def print_report(report) -> None:
         )
 
 
-def print_update(the_plan, dry_run: bool, diff: bool, written: int) -> None:
+def print_update(the_plan: Plan, dry_run: bool, diff: bool, written: int) -> None:
     """Per file what the update did (or would do), the diffs on request, the conflicts."""
     from collections import Counter
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from opgen.compiler import checks
 from opgen.errors import ActionError, UsageError
 from opgen.frontend import prototype
+from opgen.frontend.model import Op
 from opgen.frontend.options import (
     Options,
     TemplateSource,
@@ -98,7 +99,7 @@ def plan(
         )
     _refuse_adopted(destination)
     chosen = package is not None
-    if chosen:
+    if package is not None:
         check_namespace(package, "package")
     package = package or package_name(destination)
     check_package(package, destination, chosen)
@@ -153,7 +154,7 @@ def template_data(proto: prototype.Prototype, options: Options) -> ProjectData:
     return plan_project(proto, options)
 
 
-def load_prototype(proto_path: Path, socs: list[str]) -> prototype.Prototype:
+def load_prototype(proto_path: Path, socs: tuple[str, ...]) -> prototype.Prototype:
     """prototype.load, then the compute compiler's and the SoCs' checks (compiler.checks) of
     the ops that passed every rule of the front end, for `socs`: one run reports every problem
     (exit 2, each at its JSON path), before anything is planned."""
@@ -269,7 +270,7 @@ def next_steps(
     return steps
 
 
-def call_example(op, namespace: str) -> str:
+def call_example(op: Op, namespace: str) -> str:
     """torch.ops.<namespace>.<op>(...) with small inputs of the first dtype combination (the
     shapes of its first test_shapes case when it has them: a matmul's inputs share no shape) and
     every attr by name (its default, or a sample value when it has none)."""

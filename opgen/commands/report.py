@@ -18,13 +18,18 @@ import json
 import math
 from collections import defaultdict
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RECORD = Path(".opgen") / "reports" / "precision.jsonl"
 REPORT = Path(".opgen") / "reports" / "precision.html"
 
 
 def load(path: Path) -> list[dict]:
-    entries = []
+    entries: list[dict] = []
     if not path.is_file():
         return entries
     for line in path.read_text(errors="replace").splitlines():
@@ -41,7 +46,7 @@ def op_of(entry: dict) -> str:
     return test_file.removeprefix("test_").removesuffix(".py") or "?"
 
 
-def _fmt(value) -> str:
+def _fmt(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -88,7 +93,7 @@ def plots(entries: list[dict]) -> tuple[str, str] | None:
     return images[0], images[1]
 
 
-def _png(fig, plt) -> str:
+def _png(fig: Figure, plt: ModuleType) -> str:
     buffer = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buffer, format="png", metadata={"Software": None})  # no version: deterministic

@@ -164,7 +164,7 @@ def plan_update(
     options, source = _options_and_source(state.options, templates, socs)
 
     proto_path = project / options.prototype_file
-    proto = load_prototype(proto_path, list(options.socs))
+    proto = load_prototype(proto_path, options.socs)
     if options.adopted:  # its ops stay the project's own: no compute, their sources there
         check_ops(proto, project)
     data = template_data(proto, options)
@@ -181,7 +181,7 @@ def plan_update(
     for path in sorted(set(files) | set(old_files)):
         new = files.get(path)
         old_entry = old_files.get(path)
-        owner = old_entry["owner"] if old_entry else new.owner
+        owner = old_entry["owner"] if old_entry else files[path].owner  # a new file
         current = _read(project / path)
         base = state.pristine(path)
         change = FileChange(
@@ -245,7 +245,7 @@ def _manifest_files(
 
 def _decide(
     change: FileChange,
-    new,
+    new: render.RenderedFile | None,
     old_entry: dict | None,
     current: bytes | None,
     base: bytes | None,

@@ -107,7 +107,7 @@ class ValueBounds:
                     self.wrapped.append((a, b, step))
         return bounds
 
-    def _call(self, n: expr.Node) -> Bounds:
+    def _call(self, n: expr.Call) -> Bounds:
         if n.func in ("floor", "ceil"):
             return self.of(n.args[0])
         if n.func not in _ORDERED_FUNCS:
@@ -117,9 +117,10 @@ class ValueBounds:
         bounds = self._ordered(n.args, f"{n.func}()")
         if n.func == "where":
             bounds = bounds[1:]
-        if any(b is None for b in bounds):
+        known = [b for b in bounds if b is not None]
+        if len(known) < len(bounds):
             return None
-        return _order_bounds(n.func, bounds)
+        return _order_bounds(n.func, known)
 
 
 def _ring(op: str, left: Bounds, right: Bounds) -> Bounds:

@@ -15,7 +15,7 @@ default golden is torch's choice in Python (`a if reduction == "none" else b ...
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
@@ -205,7 +205,7 @@ def _with_axes(node: Any, axes: expr.Axes) -> Any:
         return replace(node, arg=_with_axes(node.arg, axes), axes=axes)
     if isinstance(node, tuple):
         return tuple(_with_axes(n, axes) for n in node)
-    if not is_dataclass(node):
+    if not is_dataclass(node) or isinstance(node, type):
         return node
     changes = {f.name: _with_axes(getattr(node, f.name), axes) for f in fields(node)}
     return replace(node, **changes)
@@ -216,5 +216,5 @@ def choice_attrs(compute_block: dict[str, Any]) -> set[str]:
     return {next(iter(v)) for v in compute_block.values() if isinstance(v, dict) and v}
 
 
-def _listed(values) -> str:
+def _listed(values: Iterable[object]) -> str:
     return ", ".join(repr(v) for v in values)

@@ -70,11 +70,8 @@ def subscript_problem(text: str) -> str:
     items = tree.slice.elts if isinstance(tree.slice, ast.Tuple) else [tree.slice]
     for item in items:
         if isinstance(item, ast.Slice):
-            if (
-                item.step is not None
-                and _integer(item.step) is not None
-                and _integer(item.step) <= 0
-            ):
+            step = None if item.step is None else _integer(item.step)
+            if step is not None and step <= 0:
                 return "a slice's step must be positive"
             bounds = (item.lower, item.upper, item.step)
             if any(b is not None and _integer(b) is None for b in bounds):

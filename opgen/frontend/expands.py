@@ -8,12 +8,18 @@ width, so any dtype expands."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from opgen.frontend import expr
+from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
 
 
 def expand_problems(
-    block_path: str, compute: dict[str, expr.Node], inputs, outputs
+    block_path: str,
+    compute: dict[str, expr.Node],
+    inputs: Sequence[TensorParam],
+    outputs: Sequence[TensorParam],
 ) -> list[Problem]:
     """An op with an expand() has one output, whose whole expression it is, and one required
     input, the one it expands."""
@@ -48,7 +54,7 @@ def expand_problems(
     return problems
 
 
-def dtype_problems(base: str, op) -> list[Problem]:
+def dtype_problems(base: str, op: Op) -> list[Problem]:
     """Per dtype combination, the output has x's dtype (expand moves x's elements)."""
     node = op.expand
     if node is None:

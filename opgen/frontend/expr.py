@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 
@@ -449,7 +450,7 @@ def _name_node(name: str, tensors: set[str], scalars: set[str], others: dict[str
     raise ExprError(f"unknown name '{name}': use an input or an int, float or bool attr")
 
 
-def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
+def _call_node(node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]) -> Node:
     """A call in a compute expression: a reduction or a listed function with its arity."""
     if not isinstance(node.func, ast.Name):
         raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
@@ -492,7 +493,9 @@ def _call_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Node:
     return call
 
 
-def _matmul_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Matmul:
+def _matmul_node(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> Matmul:
     """matmul(a, b, transpose_a=..., transpose_b=...): a and b inputs, each flag a bool literal
     or a bool attr."""
     usage = "matmul(a, b), with transpose_a= and transpose_b= a bool or a bool attr"
@@ -524,7 +527,9 @@ def _matmul_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Matmul:
     return Matmul(operands[0], operands[1], **flags)
 
 
-def _expand_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Expand:
+def _expand_node(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> Expand:
     """expand(x, size): x an input, size a list_int attr."""
     usage = "expand(x, size), x an input and size a list_int attr"
     if node.keywords or len(node.args) != 2:
@@ -560,7 +565,9 @@ def _index_node(node: ast.Call, attr_types: dict[str, str]) -> Index:
     return Index(_int_literal("index", arg))
 
 
-def _reduce_node(node: ast.Call, conv, attr_types: dict[str, str]) -> Reduce:
+def _reduce_node(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> Reduce:
     """sum/mean/amax/amin(e) over the last axis, or with torch's dim (positional or dim=) and
     keepdim= over the axes dim names."""
     func = node.func.id
@@ -631,7 +638,7 @@ def _keepdim(func: str, node: ast.AST | None, attr_types: dict[str, str]) -> boo
     raise ExprError(f"{func}(): keepdim= takes True, False or a bool attr, not '{_snippet(node)}'")
 
 
-def _attr_power(power: ast.BinOp, conv) -> Call:
+def _attr_power(power: ast.BinOp, conv: Callable[[ast.AST], Node]) -> Call:
     """`e ** p` whose exponent reads attrs (and numbers): pow(e, p), the exponent a scalar the
     host computes."""
     base, exponent = conv(power.left), conv(power.right)
@@ -712,7 +719,7 @@ def with_children(node: Node, new: tuple[Node, ...]) -> Node:
     return node
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Every node of a compute tree, parents before their children, left to right: the one
     tree walker of opgen (lowering, test value ranges and name checks all use it)."""
     yield node

@@ -129,7 +129,7 @@ def wrapped_part(
             found.append((n, kind, b))
     if not found:
         return ""
-    n, kind, (lo, hi) = min(found, key=lambda f: len(show(f[0])))
+    n, kind, (low, high) = min(found, key=lambda f: len(show(f[0])))
     pairs = ", ".join(f"{name} is {d}" for name, d in ins.items())
     how = (
         "a bool result is true or false (True + True is True)"
@@ -139,7 +139,7 @@ def wrapped_part(
     fix = "float inputs" if kind == "bool" else "an int8/uint8 output (which wraps as torch)"
     return (
         f"where {pairs}, torch computes '{show(n)}' in {kind} ({how}; it may reach "
-        f"{_num(lo)}..{_num(hi)}) and only then converts it to the {out_dtype} output, while the "
-        f"kernel computes it in float: the values would differ. Give that combination {fix}, "
+        f"{_num(low)}..{_num(high)}) and only then converts it to the {out_dtype} output, while "
+        f"the kernel computes it in float: the values would differ. Give that combination {fix}, "
         "or multiply its first input by 1.0 so that torch computes it in float too"
     )

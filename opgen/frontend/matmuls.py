@@ -4,6 +4,8 @@ rule the kernel, InferShape and the tests share, and the default test shapes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from opgen.frontend import expr
 from opgen.frontend.broadcast import MAX_TEST_ELEMENTS, elements, limit_text
 from opgen.frontend.model import Op, TensorParam
@@ -27,7 +29,9 @@ def epilogue_inputs(op: Op) -> list[TensorParam]:
     return [t for t in op.inputs if t.param_type == "required" and t.name not in (mm.a, mm.b)]
 
 
-def matmul_problems(block_path: str, compute: dict[str, expr.Node], outputs) -> list[Problem]:
+def matmul_problems(
+    block_path: str, compute: dict[str, expr.Node], outputs: Sequence[TensorParam]
+) -> list[Problem]:
     """A matmul op has one output, whose expression holds one matmul(a, b) (written as often as
     it likes) and an elementwise epilogue that reads neither a nor b."""
     problems = []
@@ -144,12 +148,12 @@ def product_shape(
 def test_shapes_problems(op: Op) -> list[Problem]:
     """Each test_shapes case multiplies, and the epilogue's inputs are [N] or the output's
     shape."""
-    if not op.is_matmul:
+    mm = op.matmul
+    if mm is None:  # not op.is_matmul
         return []
     problems = []
     for k, case in enumerate(op.test_shapes):
         path = key_path(key_path(key_path(op.json_path, "opgen"), "test_shapes"), k)
-        mm = op.matmul
         if mm.a not in case or mm.b not in case:
             problems.append(Problem(path, f"give the shapes of {mm.a} and {mm.b}"))
             continue

@@ -7,6 +7,7 @@ re-derive them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -305,7 +306,12 @@ class Prototype:
 # ---------------------------------------------------------------------------------------------
 
 
-def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str]:
+def build_aclnn(
+    op_type: str,
+    inputs: Sequence[TensorParam],
+    outputs: Sequence[TensorParam],
+    attrs: Sequence[Attr],
+) -> tuple[Aclnn | None, str]:
     """aclnn<Op>'s arguments by the rules of CANN's aclnn generator.
 
     Inputs in order (optional: <name>Optional; dynamic: aclTensorList; with an output of the
@@ -351,7 +357,9 @@ def build_aclnn(op_type: str, inputs, outputs, attrs) -> tuple[Aclnn | None, str
     return Aclnn(f"aclnn{op_type}", tuple(args)), ""
 
 
-def build_torch_schema(snake: str, inputs, outputs, attrs) -> tuple[str, list[str]]:
+def build_torch_schema(
+    snake: str, inputs: Sequence[TensorParam], outputs: Sequence[TensorParam], attrs: Sequence[Attr]
+) -> tuple[str, list[str]]:
     """The op's schema for TORCH_LIBRARY, and warnings about defaults it had to drop.
 
     Arguments keep the prototype order (inputs, then attrs); PyTorch rejects a positional

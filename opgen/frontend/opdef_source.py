@@ -149,7 +149,7 @@ def target_socs(text: str) -> list[str]:
     """A full SoC name for each msopgen short name the OpDefs' AddConfig calls register, Atlas
     A2 ("ascend910b", the twin's default) first: the SoCs an adopted project's tests expect."""
     shorts = list(dict.fromkeys(_CONFIG.findall(_without_comments(text))))
-    full = {}
+    full: dict[str, str] = {}
     for name, short in SOC_SHORT_NAMES.items():
         if name != "ascend910b":  # the bare name is the 910A generation's trap
             full.setdefault(short, name)

@@ -14,10 +14,11 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from opgen.frontend import (
     broadcast,
@@ -42,6 +43,7 @@ from opgen.frontend.catalog import (
     UNSUPPORTED_DTYPES,
 )
 from opgen.frontend.model import (
+    Aclnn,
     Attr,
     Op,
     Prototype,
@@ -60,7 +62,11 @@ from opgen.frontend.problems import (
 )
 from opgen.resources import schema_path
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator, ValidationError
+
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+Tensors = tuple[TensorParam, ...]  # an op's inputs or outputs
 
 
 def load(path: str | Path) -> Prototype:
@@ -176,7 +182,8 @@ class RoundedToZero(float):
         obj.text = text
         return obj
 
-    def __getnewargs__(self) -> tuple[float, str]:  # copy.deepcopy keeps the mark
+    # copy.deepcopy keeps the mark: __new__ takes the text after float's one argument
+    def __getnewargs__(self) -> tuple[float, str]:  # type: ignore[override]
         return float(self), self.text
 
 
@@ -303,7 +310,7 @@ def schema() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _op_validator():
+def _op_validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator  # heavy import: only when validating
 
     s = schema()
@@ -317,7 +324,7 @@ def schema_problems(op: Any, base: str) -> list[Problem]:
     return list(dict.fromkeys(out))  # drop repeats, keep order
 
 
-def _with_msopgen_default(problem: Problem, error, op: Any) -> Problem:
+def _with_msopgen_default(problem: Problem, error: ValidationError, op: Any) -> Problem:
     """A default_value of the wrong kind: add the OpDef call msopgen would paste it into."""
     where = list(error.absolute_path)
     if len(where) < 3 or where[0] != "attr" or where[2] != "default_value":
@@ -333,13 +340,13 @@ def _with_msopgen_default(problem: Problem, error, op: Any) -> Problem:
     )
 
 
-def _path(base: str, parts) -> str:
+def _path(base: str, parts: Iterable[str | int]) -> str:
     for part in parts:
         base = key_path(base, part)
     return base
 
 
-def _translate(error, base: str) -> list[Problem]:
+def _translate(error: ValidationError, base: str) -> list[Problem]:
     """Rewrite one jsonschema error in the prototype's terms."""
     path = _path(base, error.absolute_path)
     value = error.instance
@@ -430,11 +437,11 @@ def _key_suggestion(key: str, known: list[str]) -> str | None:
     return alias if alias in known else did_you_mean(key, known)
 
 
-def _in_default_value(error) -> bool:
+def _in_default_value(error: ValidationError) -> bool:
     return "default_value" in error.absolute_path
 
 
-def _translate_one_of(error, base: str) -> list[Problem]:
+def _translate_one_of(error: ValidationError, base: str) -> list[Problem]:
     """type/format: a string or a list. Report the branch that fits the value's JSON type."""
     branches: dict[int, list] = {}
     for sub_error in error.context:
@@ -602,9 +609,7 @@ def _checked_shapes(op: Op) -> tuple[Op, list[Problem]]:
     return op, problems
 
 
-def _updated_inputs(
-    inputs: tuple[TensorParam, ...], outputs: tuple[TensorParam, ...], compute: dict[str, expr.Node]
-) -> tuple[TensorParam, ...]:
+def _updated_inputs(inputs: Tensors, outputs: Tensors, compute: dict[str, expr.Node]) -> Tensors:
     """An op without outputs updates the inputs its compute names; the others stay read-only
     (not mutable in the PyTorch schema, not copied back)."""
     if outputs or not compute:
@@ -641,9 +646,7 @@ def _name_problems(raw: dict[str, Any], base: str) -> list[Problem]:
     return problems + _unique_names(base, *groups.values())
 
 
-def _check_tensors(
-    raw: dict[str, Any], base: str
-) -> tuple[tuple[TensorParam, ...], tuple[TensorParam, ...], list[Problem]]:
+def _check_tensors(raw: dict[str, Any], base: str) -> tuple[Tensors, Tensors, list[Problem]]:
     """The inputs and outputs with their dtypes and formats, which must line up."""
     raw_inputs = raw.get("input_desc", [])
     raw_outputs = raw.get("output_desc", [])
@@ -700,7 +703,7 @@ def _check_tensors(
 
 
 def _option_warnings(
-    base: str, options: dict[str, Any], compute: dict[str, expr.Node], golden: dict[str, expr.Node]
+    base: str, options: dict[str, Any], compute: dict[str, expr.Node], golden: dict[str, str]
 ) -> list[str]:
     """Options that have no effect, or a cost the user should know of."""
     warnings = []
@@ -763,7 +766,7 @@ def _fast_math_warning(path: str, compute: dict[str, expr.Node]) -> str:
     )
 
 
-def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem]:
+def _unique_names(base: str, raw_inputs: Any, raw_outputs: Any, raw_attrs: Any) -> list[Problem]:
     problems = []
     seen: dict[str, str] = {}  # name -> path of its first use
     for group, items in (("input_desc", raw_inputs), ("attr", raw_attrs)):
@@ -818,7 +821,7 @@ def _unique_names(base: str, raw_inputs, raw_outputs, raw_attrs) -> list[Problem
     return problems
 
 
-def _check_combinations(base: str, inputs, outputs) -> list[Problem]:
+def _check_combinations(base: str, inputs: Tensors, outputs: Tensors) -> list[Problem]:
     problems = []
     combos = list(zip(*(t.dtypes for t in inputs + outputs), strict=True))
     for i, combo in enumerate(combos):
@@ -832,7 +835,7 @@ def _check_combinations(base: str, inputs, outputs) -> list[Problem]:
     return problems
 
 
-def _check_ref_and_outputs(base: str, inputs, outputs) -> list[Problem]:
+def _check_ref_and_outputs(base: str, inputs: Tensors, outputs: Tensors) -> list[Problem]:
     problems = []
     by_name = {t.name: t for t in inputs}
     for i, out in enumerate(outputs):
@@ -861,7 +864,7 @@ def _check_ref_and_outputs(base: str, inputs, outputs) -> list[Problem]:
     return problems
 
 
-def _check_without_outputs(base: str, inputs) -> list[Problem]:
+def _check_without_outputs(base: str, inputs: Tensors) -> list[Problem]:
     """An op without outputs updates its inputs in place (ScatterMax, ScatterElements): it
     needs an input, and only required ones can be mutable PyTorch arguments the kernel
     streams back."""
@@ -898,7 +901,7 @@ def _check_without_outputs(base: str, inputs) -> list[Problem]:
     return problems
 
 
-def _check_attrs(base: str, raw_attrs) -> tuple[tuple[Attr, ...], list[Problem]]:
+def _check_attrs(base: str, raw_attrs: Any) -> tuple[tuple[Attr, ...], list[Problem]]:
     problems = []
     attrs = []
     for i, a in enumerate(raw_attrs):
@@ -974,12 +977,13 @@ def _check_default_range(path: str, attr_type: str, value: Any) -> list[Problem]
     return []
 
 
-def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs):
+def _check_expressions(
+    base: str, block: dict[str, Any], inputs: Tensors, outputs: Tensors, attrs: tuple[Attr, ...]
+) -> tuple[dict[str, expr.Node], dict[str, str], list[Problem]]:
     problems: list[Problem] = []
     compute: dict[str, expr.Node] = {}
     golden: dict[str, str] = {}
-    # The names compute and golden give values to: the outputs; for an op without outputs, the
-    # inputs it overwrites (in place).
+    # compute and golden name the outputs, or the inputs an op without outputs overwrites
     in_place = not outputs
     output_names = [o.name for o in outputs] or [t.name for t in inputs]
     tensors = {t.name for t in inputs if t.param_type == "required"}
@@ -1027,17 +1031,23 @@ def _check_expressions(base: str, block: dict[str, Any], inputs, outputs, attrs)
                 problems += _numbers_read_as_zero(path, section, text)
     golden.update({o: expr.parse_golden(t, names) for o, t in chosen.items() if o not in golden})
     problems += _coverage_problems(block_path, compute, golden, outputs, output_names)
-    problems += reductions.reduction_problems(
-        block_path, compute, bool(block.get("keepdim", False))
-    )
+    keepdim = bool(block.get("keepdim", False))
+    problems += reductions.reduction_problems(block_path, compute, keepdim)
     problems += matmuls.matmul_problems(block_path, compute, outputs)
     problems += expands.expand_problems(block_path, compute, inputs, outputs)
-    problems += _default_goldens(block_path, compute, golden, bool(block.get("keepdim", False)))
+    problems += _default_goldens(block_path, compute, golden, keepdim)
     return compute, golden, problems
 
 
 def _check_choice(
-    path: str, out_name: str, choice: dict, compute: dict, chosen: dict, parse, attrs, block
+    path: str,
+    out_name: str,
+    choice: dict[str, Any],
+    compute: dict[str, expr.Node],
+    chosen: dict[str, str],
+    parse: Callable[[str], expr.Node],
+    attrs: tuple[Attr, ...],
+    block: dict[str, Any],
 ) -> list[Problem]:
     """An output whose expression a string attr chooses (frontend/choices.py): its tree into
     `compute`, its default golden text into `chosen`."""
@@ -1049,7 +1059,7 @@ def _check_choice(
             problems += _numbers_read_as_zero(
                 key_path(key_path(path, attr_name), value), "compute", text
             )
-    if tree is not None:
+    if tree is not None and golden is not None:  # both, or neither
         compute[out_name], chosen[out_name] = tree, golden
     return problems
 
@@ -1064,7 +1074,9 @@ def _unusable_attr(attr: Attr) -> str:
     return f"is a {attr.type} attr"
 
 
-def _default_goldens(block_path: str, compute: dict, golden: dict, keepdim: bool) -> list[Problem]:
+def _default_goldens(
+    block_path: str, compute: dict[str, expr.Node], golden: dict[str, str], keepdim: bool
+) -> list[Problem]:
     """The compute expression as the golden of each output without one (added to `golden`); a
     problem where it has none (index())."""
     problems: list[Problem] = []
@@ -1085,7 +1097,11 @@ def _default_goldens(block_path: str, compute: dict, golden: dict, keepdim: bool
 
 
 def _coverage_problems(
-    block_path: str, compute: dict, golden: dict, outputs, output_names: list[str]
+    block_path: str,
+    compute: dict[str, expr.Node],
+    golden: dict[str, str],
+    outputs: Tensors,
+    output_names: list[str],
 ) -> list[Problem]:
     """Which outputs (or overwritten inputs) have a compute expression: all or none, none of
     them a dynamic output; an op without outputs has no golden without a compute beside it."""
@@ -1146,7 +1162,13 @@ def _numbers_read_as_zero(path: str, section: str, text: str) -> list[Problem]:
     return []
 
 
-def _check_test_options(base: str, block: dict[str, Any], inputs, outputs, compute):
+def _check_test_options(
+    base: str,
+    block: dict[str, Any],
+    inputs: Tensors,
+    outputs: Tensors,
+    compute: dict[str, expr.Node],
+) -> tuple[dict[str, Any], list[Problem]]:
     """What the opgen block says of the tests, as the Op's fields (test_shapes: the cases;
     defined: the part of each output the op defines), and their problems."""
     test_shapes, problems = _check_test_shapes(base, block, inputs)
@@ -1155,7 +1177,9 @@ def _check_test_options(base: str, block: dict[str, Any], inputs, outputs, compu
     return {"test_shapes": test_shapes, "defined": parts}, problems + found
 
 
-def _check_test_shapes(base: str, block: dict[str, Any], inputs):
+def _check_test_shapes(
+    base: str, block: dict[str, Any], inputs: Tensors
+) -> tuple[tuple[dict[str, tuple[int, ...]], ...], list[Problem]]:
     """ "test_shapes": each case names every required input (optional ones may be left out) and
     nothing else. Whether the shapes fit the op (broadcasting, a golden's rule) is checked where
     the shape rule is known."""
@@ -1239,7 +1263,13 @@ def _test_shape_problems(path: str, dims: list[int | float]) -> list[Problem]:
     return []
 
 
-def _complex_compute_problems(base: str, snake: str, inputs, outputs, compute) -> list[Problem]:
+def _complex_compute_problems(
+    base: str,
+    snake: str,
+    inputs: Tensors,
+    outputs: Tensors,
+    compute: dict[str, expr.Node],
+) -> list[Problem]:
     """A compute expression runs over every tensor the kernel streams (the required inputs,
     the outputs), in real arithmetic: none of them may be complex."""
     found = [
@@ -1276,13 +1306,24 @@ _COMPUTE_TYPE_RANGES = {
 }
 
 
-def _combination_problems(base: str, snake: str, inputs, outputs, compute) -> list[Problem]:
+def _combination_problems(
+    base: str,
+    snake: str,
+    inputs: Tensors,
+    outputs: Tensors,
+    compute: dict[str, expr.Node],
+) -> list[Problem]:
     """The compute expressions' problems in the op's dtype combinations."""
     problems = _complex_compute_problems(base, snake, inputs, outputs, compute)
     return problems + _literal_range_problems(base, compute, inputs, outputs)
 
 
-def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem]:
+def _literal_range_problems(
+    base: str,
+    compute: dict[str, expr.Node],
+    inputs: Tensors,
+    outputs: Tensors,
+) -> list[Problem]:
     """Every number written in a compute expression (with its sign: -2147483648 is one) fits
     each type the op's dtype combinations compute in (catalog.compute_type)."""
     if not compute:
@@ -1290,10 +1331,11 @@ def _literal_range_problems(base: str, compute, inputs, outputs) -> list[Problem
     from opgen.frontend.catalog import compute_type
 
     streamed = [t for t in inputs if t.param_type == "required"] + list(outputs)
-    types = {
+    computed = {
         compute_type(list(dtypes), through_half=True)
         for dtypes in zip(*(t.dtypes for t in streamed), strict=True)
-    } - {None}
+    }
+    types = {t for t in computed if t is not None}
     problems = []
     for out_name, tree in compute.items():
         for value in _literals(tree):
@@ -1342,7 +1384,9 @@ def _literals(tree: expr.Node) -> list[float]:
     ]
 
 
-def _integer_literal_problems(base: str, compute, inputs) -> list[Problem]:
+def _integer_literal_problems(
+    base: str, compute: dict[str, expr.Node], inputs: Tensors
+) -> list[Problem]:
     """In a dtype combination whose inputs are all integers, torch converts a whole number to
     the inputs' dtype, wrapping one out of its range (clamp(x, -5, 5) on uint8 clamps to 251..5,
     x > 200 on int8 compares with -56) or failing, where the kernel computes with the number:
@@ -1373,7 +1417,7 @@ def _integer_literal_problems(base: str, compute, inputs) -> list[Problem]:
     return problems
 
 
-def _integer_input_ranges(inputs) -> dict[str, tuple[int, int, int]]:
+def _integer_input_ranges(inputs: Tensors) -> dict[str, tuple[int, int, int]]:
     """The integer dtypes of the required inputs in the dtype combinations whose inputs are all
     integers (no float, complex or bool): dtype -> (lowest, highest, the first input's index)."""
     from opgen.frontend.catalog import DTYPES
@@ -1399,7 +1443,7 @@ def _literal_text(value: float) -> str:
     return number_text(value)
 
 
-def _unique_aclnn_names(base: str, aclnn) -> list[Problem]:
+def _unique_aclnn_names(base: str, aclnn: Aclnn) -> list[Problem]:
     seen: dict[str, str] = {}
     problems = []
     for arg in aclnn.args:

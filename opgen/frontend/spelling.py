@@ -44,7 +44,8 @@ def normalise(raw: Any, base: str) -> tuple[Any, list[str], list[Problem]]:
     warnings: list[str] = []
     problems: list[Problem] = []
     _drop_combinations_without_element_type(op, base, warnings)
-    for i, attr in enumerate(op.get("attr") if isinstance(op.get("attr"), list) else []):
+    attrs = op.get("attr")
+    for i, attr in enumerate(attrs if isinstance(attrs, list) else []):
         if isinstance(attr, dict):
             path = key_path(key_path(base, "attr"), i)
             _normalise_attr(attr, path, warnings, problems)
@@ -57,11 +58,8 @@ def _drop_combinations_without_element_type(
     """Leave out the dtype combinations (columns of the type lists) that hold a dtype opgen has
     no element type for (complex128, qint8, ...), when others remain. Irregular lists are left
     for the rule pass to report."""
-    tensors = [
-        t
-        for key in ("input_desc", "output_desc")
-        for t in (op.get(key) if isinstance(op.get(key), list) else [])
-    ]
+    lists = [op.get(key) for key in ("input_desc", "output_desc")]
+    tensors = [t for found in lists for t in (found if isinstance(found, list) else [])]
     if not tensors or not all(
         isinstance(t, dict) and isinstance(t.get("type"), list) for t in tensors
     ):
@@ -180,23 +178,23 @@ def parse_default(text: str, kind: str) -> Any:
             )
         return value
     if kind == "int" and _FLOAT.fullmatch(text):
-        value = _float(text)
-        if math.isfinite(value) and not value.is_integer():
+        number = _float(text)
+        if math.isfinite(number) and not number.is_integer():
             return None
-        if not _INT64_MIN <= value <= _INT64_MAX:  # inf too
+        if not _INT64_MIN <= number <= _INT64_MAX:  # inf too
             raise OutOfRange(
                 f"{_short(text)}, which does not fit in int64 (an int attr is "
                 "int64: -2**63 to 2**63-1)"
             )
-        return int(value)  # "1.0": C++ converts it to 1
+        return int(number)  # "1.0": C++ converts it to 1
     if kind == "float" and _FLOAT.fullmatch(text):
-        value = _float(text)
-        if abs(value) > _FLOAT32_MAX:  # inf too
+        number = _float(text)
+        if abs(number) > _FLOAT32_MAX:  # inf too
             raise OutOfRange(
                 f"{_short(text)}, which does not fit in a C++ float "
                 "(OpAttrDef::Float takes float, which holds up to 3.4e38)"
             )
-        return value
+        return number
     if kind == "bool":
         return _BOOLS.get(text.lower(), {"0": False, "1": True}.get(text))
     return None

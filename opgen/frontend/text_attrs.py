@@ -8,6 +8,7 @@ every literal and silently pick a branch, so the accepted values are declared in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -122,5 +123,5 @@ def _compared_problems(path: str, c: expr.TextCompare, attr: Attr) -> list[Probl
     return []
 
 
-def _listed(values) -> str:
+def _listed(values: Iterable[object]) -> str:
     return ", ".join(repr(v) for v in values)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ class ProjectError(BadInput):
 
 
 @contextmanager
-def locked(directory: Path):
+def locked(directory: Path) -> Iterator[None]:
     """Hold an exclusive lock on `directory` (which need not exist yet) while opgen writes it:
     a second opgen writing the same project fails at once instead of mixing two projects."""
     import fcntl

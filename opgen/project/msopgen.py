@@ -13,10 +13,11 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from opgen.errors import ActionFailed
 from opgen.frontend.catalog import DTYPES
-from opgen.frontend.model import Op, Prototype
+from opgen.frontend.model import Op, Prototype, TensorParam
 from opgen.frontend.options import Options
 from opgen.rendering.render import RenderedFile, collect
 
@@ -38,7 +39,7 @@ def find(explicit: Path | None) -> Path | None:
 def normalized(op: Op) -> dict:
     """One op in msopgen's own format, with explicit lists and param types."""
 
-    def tensor(t):
+    def tensor(t: TensorParam) -> dict[str, Any]:
         return {
             "name": t.name,
             "param_type": t.param_type,
@@ -48,7 +49,7 @@ def normalized(op: Op) -> dict:
 
     attrs = []
     for a in op.attrs:
-        entry = {
+        entry: dict[str, Any] = {
             "name": a.name,
             "param_type": "required" if a.required else "optional",
             "type": a.type,
@@ -94,6 +95,13 @@ def commands(
     return cmds
 
 
+def _text(output: str | bytes | None) -> str:
+    """A timed-out command's output so far: bytes even with text=True (subprocess.run)."""
+    if isinstance(output, bytes):
+        return output.decode("utf-8", errors="replace")
+    return output or ""
+
+
 def generate(
     msopgen: Path, proto: Prototype, options: Options, project: Path, scratch: Path
 ) -> list[RenderedFile]:
@@ -115,7 +123,7 @@ def generate(
         except subprocess.TimeoutExpired as exc:
             raise MsopgenError(
                 f"msopgen did not finish within {TIMEOUT_SECONDS} s: "
-                f"{' '.join(cmd)}\n{exc.stdout or ''}{exc.stderr or ''}"
+                f"{' '.join(cmd)}\n{_text(exc.stdout)}{_text(exc.stderr)}"
             ) from None
         except OSError as exc:
             raise MsopgenError(f"cannot run {msopgen}: {exc.strerror}") from None

@@ -17,7 +17,8 @@ def cpp_call(head: str, args: list[str], indent: int, tail: str = "") -> str:
     if indent + len(line) <= LINE or not args:
         return line
     column = indent + len(head) + 1
-    lines, current = [], f"{head}("
+    lines: list[str] = []
+    current = f"{head}("
     for i, arg in enumerate(args):
         piece = arg + (", " if i < len(args) - 1 else ")" + tail)
         too_long = (indent if not lines else 0) + len(current) + len(piece.rstrip()) > LINE

@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from opgen.errors import ActionFailed, UsageError
 from opgen.frontend.model import Prototype
@@ -182,11 +183,12 @@ def _render_failure(source: TemplateSource, exc: BaseException) -> str:
     template = (
         getattr(exc, "filename", None) if isinstance(exc, jinja2.TemplateSyntaxError) else None
     )
-    chain, cause = [], exc
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
     while cause is not None and cause not in chain:
         chain.append(cause)
         cause = cause.__cause__ or cause.__context__
-    op = None
+    op: Any = None  # the `op` of a template's context, if it had one
     for error in reversed(chain):  # copier re-raises a file name's jinja error as its own
         tb = error.__traceback__
         while tb is not None:

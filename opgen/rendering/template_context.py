@@ -14,12 +14,16 @@ has no data handed over: there the first template rendered builds it from the re
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from jinja2.ext import Extension
 
 if TYPE_CHECKING:
+    from jinja2 import BytecodeCache, Environment, Template, nodes
+    from jinja2.runtime import Context
+
     from opgen.frontend.options import Options
     from opgen.planning import ProjectData
 
@@ -48,10 +52,10 @@ def answers(prototype_text: str, options: Options) -> dict[str, Any]:
     }
 
 
-def hand_over(environment, data: ProjectData) -> None:
+def hand_over(environment: Environment, data: ProjectData) -> None:
     """Give the templates rendered in `environment` (copier's, for one rendering) `data` as
     `project`: the data opgen planned for the answers it renders with."""
-    environment.opgen_project = data
+    cast(Any, environment).opgen_project = data  # the attribute ProjectContext adds
 
 
 def plan_answers(values: Any) -> ProjectData:
@@ -78,17 +82,22 @@ def plan_answers(values: Any) -> ProjectData:
 class ProjectContext(Extension):
     """Adds `project` to the context of every template rendered with copier's answers."""
 
-    def __init__(self, environment) -> None:
+    def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         environment.extend(opgen_project=None)  # hand_over's, or plan_answers' on first use
-        base = environment.context_class
+        base: type[Context] = environment.context_class
 
-        class _Context(base):  # jinja builds every template's context through this class
-            def __init__(self, env, parent, *args, **kwargs):
+        # jinja builds every template's context through this class; mypy takes no base class
+        # known only at run time (the environment's own context class)
+        class _Context(base):  # type: ignore[misc, valid-type]
+            def __init__(
+                self, env: Environment, parent: dict[str, Any], *args: Any, **kwargs: Any
+            ) -> None:
                 if "project" not in parent and all(k in parent for k in ANSWERS):
-                    if env.opgen_project is None:
-                        env.opgen_project = plan_answers(parent)
-                    parent = {**parent, "project": env.opgen_project}
+                    shared = cast(Any, env)  # opgen_project: the attribute added above
+                    if shared.opgen_project is None:
+                        shared.opgen_project = plan_answers(parent)
+                    parent = {**parent, "project": shared.opgen_project}
                 super().__init__(env, parent, *args, **kwargs)
 
         environment.context_class = _Context
@@ -96,10 +105,13 @@ class ProjectContext(Extension):
         environment.filters.update(FILTERS)
         if environment.bytecode_cache is None:
             environment.bytecode_cache = _bytecode_cache()
-        environment.from_string = _reusing_compiled_strings(environment)
+        # this environment's method replaced on it alone, as jinja has no hook for it
+        environment.from_string = _reusing_compiled_strings(environment)  # type: ignore[method-assign]
 
 
-def cpp_list(items, head: str, tail: str, indent: int = 0, each: str = "{}") -> str:
+def cpp_list(
+    items: Iterable[object], head: str, tail: str, indent: int = 0, each: str = "{}"
+) -> str:
     """The filter `items | cpp_list("int a[] = {", "};", 4, "&{}")`: the items, each formatted by
     `each`, between head and tail, wrapped after commas and aligned under the first item."""
     from opgen.rendering.cpp_layout import cpp_wrap
@@ -107,11 +119,11 @@ def cpp_list(items, head: str, tail: str, indent: int = 0, each: str = "{}") -> 
     return cpp_wrap(head, [each.format(i) for i in items], tail, indent=" " * indent)
 
 
-def _lazy(module: str, name: str):
+def _lazy(module: str, name: str) -> Callable[..., Any]:
     """A filter that imports its function on first use (opgen's own rendering has the modules
     loaded; `copier recopy` in a project pays only for what its templates use)."""
 
-    def call(*args, **kwargs):
+    def call(*args: Any, **kwargs: Any) -> Any:
         import importlib
 
         return getattr(importlib.import_module(module), name)(*args, **kwargs)
@@ -150,12 +162,13 @@ FILTERS = {
 RUFF_FORMAT = ["format", "--isolated", "--line-length", "100", "--target-version", "py310"]
 
 
-def _formatting_python(base: type) -> type:
+def _formatting_python(base: type[Template]) -> type[Template]:
     """Jinja's template class, with what a `.py.jinja` file renders passed through `ruff format`
     (included parts and macros are formatted as part of the file that includes them)."""
 
-    class PythonFormattingTemplate(base):
-        def render(self, *args, **kwargs) -> str:
+    # base is the environment's template class, known only at run time (mypy takes no such base)
+    class PythonFormattingTemplate(base):  # type: ignore[misc, valid-type]
+        def render(self, *args: Any, **kwargs: Any) -> str:
             text = super().render(*args, **kwargs)
             if self.name and self.name.endswith(".py.jinja"):
                 return ruff_format(text, self.name)
@@ -183,15 +196,19 @@ def ruff_format(source: str, template: str) -> str:
     return result.stdout
 
 
-def _reusing_compiled_strings(environment):
+def _reusing_compiled_strings(environment: Environment) -> Callable[..., Template]:
     """`environment.from_string`, compiling each string once: copier renders every path
     component and its answers file's name from a string, and compiling them anew took half of
     a render. Each call still runs the extensions' preprocess hooks, where copier's yield tag
     resets its state as it would on a compilation."""
     compile_string = environment.from_string
-    compiled: dict[str, Any] = {}
+    compiled: dict[str, Template] = {}
 
-    def from_string(source, globals=None, template_class=None):
+    def from_string(
+        source: str | nodes.Template,
+        globals: MutableMapping[str, Any] | None = None,
+        template_class: type[Template] | None = None,
+    ) -> Template:
         if globals is not None or template_class is not None or not isinstance(source, str):
             return compile_string(source, globals, template_class)
         environment.preprocess(source)
@@ -202,7 +219,7 @@ def _reusing_compiled_strings(environment):
     return from_string
 
 
-def _bytecode_cache():
+def _bytecode_cache() -> BytecodeCache | None:
     """Compiled templates kept between runs (keyed by template source), when a cache directory
     can be had: compiling opgen's templates is most of a render's time."""
     import tempfile
