@@ -1117,7 +1117,8 @@ protected:
     int32_t fixBaseM_ = -1, fixBaseN_ = -1, fixBaseK_ = -1;
     int32_t maxBaseM_ = -1, maxBaseN_ = -1, maxBaseK_ = -1;
     int32_t userL1_ = -1, userL0c_ = -1, userUb_ = -1;
-    int64_t l1Size_ = 524288, l0cSize_ = 131072, ubSize_ = 196608, l0aSize_ = 65536, l0bSize_ = 65536;
+    int64_t l1Size_ = 524288, l0cSize_ = 131072, l0aSize_ = 65536, l0bSize_ = 65536;
+    int64_t ubSize_ = static_cast<int64_t>(opgen_twin::kDefaultUbSize);
     int32_t mDim_ = 0, nDim_ = 0, usedCores_ = 0;
     std::string error_;
 };

@@ -17,13 +17,15 @@
 
 #include "opgen_twin/errors.h"
 #include "opgen_twin/fp16.h"
+#include "opgen_twin/detail/soc_chips.h"
 
 namespace opgen_twin {
 
-// Defaults for the SoC the twin emulates (see README "Platform defaults").
-constexpr uint64_t kDefaultUbSize = 196608;              // ub_size in Ascend910B*.ini
-constexpr uint32_t kDefaultAivCoreNum = 40;              // Ascend910B3/B4 (B1/B2: 48)
-constexpr uint32_t kDefaultAicCoreNum = 20;              // Ascend910B3/B4 (B1/B2: 24)
+// Defaults for the SoC the twin emulates (see README "Platform defaults"): the first chip of
+// the catalog's SOC_CHIPS (detail/soc_chips.h, Ascend910B3).
+constexpr uint64_t kDefaultUbSize = detail::kSocChips[0].ubSize;
+constexpr uint32_t kDefaultAivCoreNum = detail::kSocChips[0].aivCoreNum;
+constexpr uint32_t kDefaultAicCoreNum = detail::kSocChips[0].aicCoreNum;
 constexpr uint32_t kDefaultLibApiWorkspace = 16u << 20;  // GetLibApiWorkSpaceSize() on 910B
 constexpr size_t kDefaultTilingCapacity = 2048;          // OpImplRegisterV2::Tiling default max_tiling_data_size
 
