@@ -197,6 +197,19 @@ def test_no_twin_function_over_60_lines_or_complexity_15():
     assert not problems, "\n".join(problems)
 
 
+def test_no_twin_branch_in_what_ships_to_the_npu():
+    """The kernel and host libraries hold no OPGEN_TWIN branch: what the twin checks, it checks in
+    its own headers (opgen_twin/detail/unwritten.h behind opgen_kernel.h's hooks)."""
+    shipped = [ROOT / "templates" / "kernel", ROOT / "templates" / "host"]
+    found = [
+        str(path.relative_to(ROOT))
+        for root in shipped
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "OPGEN_TWIN" in path.read_text(errors="replace")
+    ]
+    assert not found
+
+
 # No template over 300 lines (issue #27): what is the same in every project is a plain file
 # instead (the kernel and host libraries, precision.py, _support.py, opgen_torch.h), which copier
 # copies as it is, and long templates include their sections (tests/parts/).
