@@ -634,6 +634,34 @@ SOC_FAMILIES: dict[str, SocFamily] = {
 }
 
 
+@dataclass(frozen=True)
+class SocChip:
+    """One chip (or a run of chips) of a SoC family as the CPU twin emulates it: what
+    PlatformConfig::Preset gives the name npu-smi or msopgen spells (in any case). soc_header.py
+    writes SOC_CHIPS as opgen_twin/detail/soc_chips.h."""
+
+    name: str  # lower case; with `prefix`, every name that starts with it
+    family: str  # its SOC_FAMILIES key
+    ub_size: int  # bytes of Unified Buffer per core (the platform ini's ub_size, TOTAL_UB_SIZE)
+    aic_cores: int | None = None  # AI Cube cores; None: not recorded (the default chip's)
+    aiv_cores: int | None = None  # AI Vector cores; None: not recorded (the default chip's)
+    # a run of chips (Ascend310P1, Ascend310P3, ...): the twin reports the name as it was asked;
+    # a single chip reports its family's short name
+    prefix: bool = False
+
+
+# The chips the twin has presets for; the first is the one it emulates unless told otherwise.
+SOC_CHIPS: tuple[SocChip, ...] = (
+    # ub_size in the Ascend910B*.ini platform files; B3/B4 have the fewest cores of the family
+    SocChip("ascend910b3", "ascend910b", 196608, aic_cores=20, aiv_cores=40),
+    SocChip("ascend910b4", "ascend910b", 196608, aic_cores=20, aiv_cores=40),
+    SocChip("ascend910b1", "ascend910b", 196608, aic_cores=24, aiv_cores=48),
+    SocChip("ascend910b2", "ascend910b", 196608, aic_cores=24, aiv_cores=48),
+    # asc-devkit's TOTAL_UB_SIZE for __NPU_ARCH__ 2002 (256 KiB) and 3002 (248 KiB)
+    SocChip("ascend310p", "ascend310p", 262144, prefix=True),
+    SocChip("ascend310b", "ascend310b", 253952, prefix=True),
+)
+
 # The types a kernel computes in.
 FLOAT_DTYPES = ("float16", "bfloat16", "float32")  # computed in float
 # 1-byte dtypes an op with a compute expression computes in float too, through half as CANN's

@@ -31,6 +31,7 @@
 #include "opgen_twin/detail/kernel_broadcast.h"
 #include "opgen_twin/detail/kernel_assert.h"
 #include "opgen_twin/detail/kernel_debug.h"
+#include "opgen_twin/detail/unwritten.h"
 // Not in CANN's umbrella, but kernels include it from inside the namespace a variant wraps
 // them in, where it must find its classes declared already (at global scope).
 #include "op_frame/elemwise_frame.h"

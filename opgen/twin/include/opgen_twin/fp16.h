@@ -30,6 +30,35 @@ enum class Rounding : uint8_t {
 
 namespace fp {
 
+// Whether a value of magnitude fl + frac (fl an integer, 0 <= frac < 1, in units of the last
+// mantissa bit) rounds up to fl + 1 in `mode`; `neg` is the value's sign.
+inline bool RoundsUp(Rounding mode, bool neg, double fl, double frac)
+{
+    switch (mode) {
+        case Rounding::kNearestEven:
+            return frac > 0.5 || (frac == 0.5 && std::fmod(fl, 2.0) != 0.0);
+        case Rounding::kNearestAway:
+            return frac >= 0.5;
+        case Rounding::kTrunc:
+            return false;
+        case Rounding::kFloor:
+            return neg && frac > 0.0;
+        case Rounding::kCeil:
+            return !neg && frac > 0.0;
+        case Rounding::kOdd:
+            return frac > 0.0 && std::fmod(fl, 2.0) == 0.0;
+    }
+    return false;
+}
+
+// IEEE 754's overflow: the modes that round away from zero in the value's direction give inf,
+// the others the largest finite value.
+inline bool OverflowsToInf(Rounding mode, bool neg)
+{
+    return mode == Rounding::kNearestEven || mode == Rounding::kNearestAway || (mode == Rounding::kCeil && !neg) ||
+           (mode == Rounding::kFloor && neg);
+}
+
 // Encodes `x` into a binary floating-point format with EXP exponent bits and MANT
 // explicit mantissa bits (half: 5/10, bfloat16: 8/7, float: 8/23). Returns the bit
 // pattern in the low 1+EXP+MANT bits. Overflow follows IEEE 754 directed-rounding rules:
@@ -55,9 +84,7 @@ inline uint32_t Encode(double x, Rounding mode)
     if (a == 0.0) {
         return sign;
     }
-    const bool overflowToInf = mode == Rounding::kNearestEven || mode == Rounding::kNearestAway ||
-                               (mode == Rounding::kCeil && !neg) || (mode == Rounding::kFloor && neg);
-    const uint32_t overflowBits = sign | (overflowToInf ? (kExpMask << MANT) : kMaxFinite);
+    const uint32_t overflowBits = sign | (OverflowsToInf(mode, neg) ? (kExpMask << MANT) : kMaxFinite);
     int e2 = 0;
     (void)std::frexp(a, &e2);
     int e = e2 - 1;  // a is in [2^e, 2^(e+1))
@@ -70,28 +97,7 @@ inline uint32_t Encode(double x, Rounding mode)
     // Scaling by a power of two is exact in double for every input we see (float/int).
     const double q = std::ldexp(a, MANT - e);
     const double fl = std::floor(q);
-    const double frac = q - fl;
-    bool up = false;
-    switch (mode) {
-        case Rounding::kNearestEven:
-            up = frac > 0.5 || (frac == 0.5 && std::fmod(fl, 2.0) != 0.0);
-            break;
-        case Rounding::kNearestAway:
-            up = frac >= 0.5;
-            break;
-        case Rounding::kTrunc:
-            up = false;
-            break;
-        case Rounding::kFloor:
-            up = neg && frac > 0.0;
-            break;
-        case Rounding::kCeil:
-            up = !neg && frac > 0.0;
-            break;
-        case Rounding::kOdd:
-            up = frac > 0.0 && std::fmod(fl, 2.0) == 0.0;
-            break;
-    }
+    const bool up = RoundsUp(mode, neg, fl, q - fl);
     uint64_t m = static_cast<uint64_t>(fl) + (up ? 1u : 0u);
     if (m >= (uint64_t{1} << (MANT + 1))) {  // rounding carried into the next binade
         m >>= 1;

@@ -139,19 +139,65 @@ private:
     std::vector<int64_t> dims_;
 };
 
+namespace detail_types {
+
+// Each data type the twin names: its name and bytes per element (sub-byte types rounded up; 0
+// for those without a size).
+struct DataTypeRow {
+    DataType dt;
+    const char* name;
+    int bytes;
+};
+
+constexpr DataTypeRow kDataTypes[] = {
+    {DT_FLOAT, "DT_FLOAT", 4},
+    {DT_FLOAT16, "DT_FLOAT16", 2},
+    {DT_INT8, "DT_INT8", 1},
+    {DT_INT32, "DT_INT32", 4},
+    {DT_UINT8, "DT_UINT8", 1},
+    {DT_INT16, "DT_INT16", 2},
+    {DT_UINT16, "DT_UINT16", 2},
+    {DT_UINT32, "DT_UINT32", 4},
+    {DT_INT64, "DT_INT64", 8},
+    {DT_UINT64, "DT_UINT64", 8},
+    {DT_DOUBLE, "DT_DOUBLE", 8},
+    {DT_BOOL, "DT_BOOL", 1},
+    {DT_STRING, "DT_STRING", 0},
+    {DT_COMPLEX64, "DT_COMPLEX64", 8},
+    {DT_COMPLEX128, "DT_COMPLEX128", 16},
+    {DT_QINT8, "DT_QINT8", 1},
+    {DT_QINT16, "DT_QINT16", 2},
+    {DT_QINT32, "DT_QINT32", 4},
+    {DT_QUINT8, "DT_QUINT8", 1},
+    {DT_QUINT16, "DT_QUINT16", 2},
+    {DT_RESOURCE, "DT_RESOURCE", 0},
+    {DT_BF16, "DT_BF16", 2},
+    {DT_UNDEFINED, "DT_UNDEFINED", 0},
+    {DT_INT4, "DT_INT4", 0},
+    {DT_UINT1, "DT_UINT1", 0},
+    {DT_INT2, "DT_INT2", 0},
+    {DT_COMPLEX32, "DT_COMPLEX32", 4},
+    {DT_HIFLOAT8, "DT_HIFLOAT8", 1},
+    {DT_FLOAT8_E5M2, "DT_FLOAT8_E5M2", 1},
+    {DT_FLOAT8_E4M3FN, "DT_FLOAT8_E4M3FN", 1},
+    {DT_FLOAT8_E8M0, "DT_FLOAT8_E8M0", 1},
+};
+
+inline const DataTypeRow* FindDataType(DataType dt)
+{
+    for (const DataTypeRow& row : kDataTypes) {
+        if (row.dt == dt) return &row;
+    }
+    return nullptr;
+}
+
+}  // namespace detail_types
+
 // Bytes per element (sub-byte types rounded up; 0 for unknown).
 inline int GetSizeByDataType(DataType dt)
 {
-    switch (dt) {
-        case DT_FLOAT: case DT_INT32: case DT_UINT32: case DT_QINT32: return 4;
-        case DT_FLOAT16: case DT_BF16: case DT_INT16: case DT_UINT16: case DT_QINT16: case DT_QUINT16: return 2;
-        case DT_INT8: case DT_UINT8: case DT_BOOL: case DT_QINT8: case DT_QUINT8: case DT_HIFLOAT8:
-        case DT_FLOAT8_E5M2: case DT_FLOAT8_E4M3FN: case DT_FLOAT8_E8M0: return 1;
-        case DT_INT64: case DT_UINT64: case DT_DOUBLE: case DT_COMPLEX64: return 8;
-        case DT_COMPLEX128: return 16;
-        case DT_COMPLEX32: return 4;
-        default: return 0;
-    }
+    const detail_types::DataTypeRow* row = detail_types::FindDataType(dt);
+    return row != nullptr ? row->bytes : 0;
 }
 
 }  // namespace ge
@@ -160,65 +206,46 @@ namespace opgen_twin {
 
 inline const char* DataTypeName(ge::DataType dt)
 {
-    switch (dt) {
-        case ge::DT_FLOAT: return "DT_FLOAT";
-        case ge::DT_FLOAT16: return "DT_FLOAT16";
-        case ge::DT_INT8: return "DT_INT8";
-        case ge::DT_INT32: return "DT_INT32";
-        case ge::DT_UINT8: return "DT_UINT8";
-        case ge::DT_INT16: return "DT_INT16";
-        case ge::DT_UINT16: return "DT_UINT16";
-        case ge::DT_UINT32: return "DT_UINT32";
-        case ge::DT_INT64: return "DT_INT64";
-        case ge::DT_UINT64: return "DT_UINT64";
-        case ge::DT_DOUBLE: return "DT_DOUBLE";
-        case ge::DT_BOOL: return "DT_BOOL";
-        case ge::DT_STRING: return "DT_STRING";
-        case ge::DT_COMPLEX64: return "DT_COMPLEX64";
-        case ge::DT_COMPLEX128: return "DT_COMPLEX128";
-        case ge::DT_QINT8: return "DT_QINT8";
-        case ge::DT_QINT16: return "DT_QINT16";
-        case ge::DT_QINT32: return "DT_QINT32";
-        case ge::DT_QUINT8: return "DT_QUINT8";
-        case ge::DT_QUINT16: return "DT_QUINT16";
-        case ge::DT_RESOURCE: return "DT_RESOURCE";
-        case ge::DT_BF16: return "DT_BF16";
-        case ge::DT_UNDEFINED: return "DT_UNDEFINED";
-        case ge::DT_INT4: return "DT_INT4";
-        case ge::DT_UINT1: return "DT_UINT1";
-        case ge::DT_INT2: return "DT_INT2";
-        case ge::DT_COMPLEX32: return "DT_COMPLEX32";
-        case ge::DT_HIFLOAT8: return "DT_HIFLOAT8";
-        case ge::DT_FLOAT8_E5M2: return "DT_FLOAT8_E5M2";
-        case ge::DT_FLOAT8_E4M3FN: return "DT_FLOAT8_E4M3FN";
-        case ge::DT_FLOAT8_E8M0: return "DT_FLOAT8_E8M0";
-        default: return "DT_UNKNOWN";
-    }
+    const ge::detail_types::DataTypeRow* row = ge::detail_types::FindDataType(dt);
+    return row != nullptr ? row->name : "DT_UNKNOWN";
 }
+
+namespace detail {
+
+struct FormatRow {
+    ge::Format format;
+    const char* name;
+};
+
+constexpr FormatRow kFormats[] = {
+    {ge::FORMAT_NCHW, "FORMAT_NCHW"},
+    {ge::FORMAT_NHWC, "FORMAT_NHWC"},
+    {ge::FORMAT_ND, "FORMAT_ND"},
+    {ge::FORMAT_NC1HWC0, "FORMAT_NC1HWC0"},
+    {ge::FORMAT_FRACTAL_Z, "FORMAT_FRACTAL_Z"},
+    {ge::FORMAT_HWCN, "FORMAT_HWCN"},
+    {ge::FORMAT_NDHWC, "FORMAT_NDHWC"},
+    {ge::FORMAT_FRACTAL_NZ, "FORMAT_FRACTAL_NZ"},
+    {ge::FORMAT_NCDHW, "FORMAT_NCDHW"},
+    {ge::FORMAT_DHWCN, "FORMAT_DHWCN"},
+    {ge::FORMAT_NDC1HWC0, "FORMAT_NDC1HWC0"},
+    {ge::FORMAT_FRACTAL_Z_3D, "FORMAT_FRACTAL_Z_3D"},
+    {ge::FORMAT_CHWN, "FORMAT_CHWN"},
+    {ge::FORMAT_NC, "FORMAT_NC"},
+    {ge::FORMAT_CN, "FORMAT_CN"},
+    {ge::FORMAT_NCL, "FORMAT_NCL"},
+    {ge::FORMAT_ALL, "FORMAT_ALL"},
+    {ge::FORMAT_NULL, "FORMAT_NULL"},
+};
+
+}  // namespace detail
 
 inline const char* FormatName(ge::Format f)
 {
-    switch (f) {
-        case ge::FORMAT_NCHW: return "FORMAT_NCHW";
-        case ge::FORMAT_NHWC: return "FORMAT_NHWC";
-        case ge::FORMAT_ND: return "FORMAT_ND";
-        case ge::FORMAT_NC1HWC0: return "FORMAT_NC1HWC0";
-        case ge::FORMAT_FRACTAL_Z: return "FORMAT_FRACTAL_Z";
-        case ge::FORMAT_HWCN: return "FORMAT_HWCN";
-        case ge::FORMAT_NDHWC: return "FORMAT_NDHWC";
-        case ge::FORMAT_FRACTAL_NZ: return "FORMAT_FRACTAL_NZ";
-        case ge::FORMAT_NCDHW: return "FORMAT_NCDHW";
-        case ge::FORMAT_DHWCN: return "FORMAT_DHWCN";
-        case ge::FORMAT_NDC1HWC0: return "FORMAT_NDC1HWC0";
-        case ge::FORMAT_FRACTAL_Z_3D: return "FORMAT_FRACTAL_Z_3D";
-        case ge::FORMAT_CHWN: return "FORMAT_CHWN";
-        case ge::FORMAT_NC: return "FORMAT_NC";
-        case ge::FORMAT_CN: return "FORMAT_CN";
-        case ge::FORMAT_NCL: return "FORMAT_NCL";
-        case ge::FORMAT_ALL: return "FORMAT_ALL";
-        case ge::FORMAT_NULL: return "FORMAT_NULL";
-        default: return "FORMAT_OTHER";
+    for (const detail::FormatRow& row : detail::kFormats) {
+        if (row.format == f) return row.name;
     }
+    return "FORMAT_OTHER";
 }
 
 }  // namespace opgen_twin

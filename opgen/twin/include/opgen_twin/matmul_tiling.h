@@ -487,15 +487,19 @@ protected:
         opgen_twin::detail::HostTilingNote() = "GetTiling returned -1: " + error_;
         return -1;
     }
+    static bool IsFloat(DataType t) { return t == DataType::DT_FLOAT || t == DataType::DT_FLOAT16 || IsBf16(t); }
     // The element types of asc-devkit's Matmul table (floating-point rows) for the platform's SoC.
     bool TypesOk() const
     {
         const DataType a = aType_.dataType, b = bType_.dataType, c = cType_.dataType;
         const DataType bias = isBias ? biasType_.dataType : DataType::DT_FLOAT;
-        const bool fa = a == DataType::DT_FLOAT || a == DataType::DT_FLOAT16 || IsBf16(a);
-        const bool fc = c == DataType::DT_FLOAT || c == DataType::DT_FLOAT16 || IsBf16(c);
         const bool fb = bias == DataType::DT_FLOAT || bias == DataType::DT_FLOAT16;
-        if (!fa || !fc || !fb || !(a == b || (IsBf16(a) && IsBf16(b)))) return false;
+        if (!IsFloat(a) || !IsFloat(c) || !fb || !(a == b || (IsBf16(a) && IsBf16(b)))) return false;
+        return SocTypesOk(a, c, bias);
+    }
+    // TypesOk's rows for the platform's SoC, of types the table has.
+    bool SocTypesOk(DataType a, DataType c, DataType bias) const
+    {
         if (socVersion == platform_ascendc::SocVersion::ASCEND310P) {
             return a == DataType::DT_FLOAT16 && bias == DataType::DT_FLOAT &&
                    (c == DataType::DT_FLOAT || c == DataType::DT_FLOAT16);
@@ -564,133 +568,199 @@ protected:
         }
         return best;
     }
-    CoreSplit SplitCores(int32_t dim, int32_t m, int32_t n, int32_t k, int64_t l1, int64_t l0c) const
-    {
-        CoreSplit s;
-        const int32_t m32 = CDiv(m, 16), n32 = CDiv(n, 16);
-        const int32_t k32 = CDiv(k, 32 / Bytes(aType_.dataType));
-        s.m16 = m32;
-        s.n16 = n32;
-        if (dim <= 1) return s;
-        const bool aT = aType_.isTrans, bT = bType_.isTrans;
-        const int32_t mMapped = MapShape(m32), nMapped = MapShape(n32);
-        // PreProcessMiniShape: everything fits one core's L0 and there are more cores than blocks of 16.
-        const int64_t miniL0c = l0c / 256 / 4, miniL0ab = l0aSize_ / (16 * 32);
-        if (static_cast<int64_t>(n32) * m32 <= dim && static_cast<int64_t>(m32) * k32 <= miniL0ab &&
-            static_cast<int64_t>(n32) * k32 <= miniL0ab && static_cast<int64_t>(m32) * n32 <= miniL0c) {
-            const int32_t nd = n32 <= 32 ? 1 : nMapped / 32, md = m32 <= 32 ? 1 : mMapped / 32;
-            s.n16 = nd == 1 ? n32 : CDiv(nMapped, nd);
-            s.m16 = md == 1 ? m32 : CDiv(mMapped, md);
-            s.nDim = CDiv(n32, s.n16);
-            s.mDim = CDiv(m32, s.m16);
-            return s;
-        }
-        // GenDimsMapFactors + AddOptimalFactors: the candidate core counts along M and N.
-        auto factors = [dim](int32_t ori, int32_t mapped) {
-            std::vector<int32_t> f;
-            for (int32_t i = 1; i <= std::min(dim, ori); ++i) {
-                if (ori % i == 0 || mapped % i == 0 || dim % i == 0) f.push_back(i);
-            }
-            return f;
-        };
-        std::vector<int32_t> mFactors = factors(m32, mMapped), nFactors = factors(n32, nMapped);
-        auto add = [](std::vector<int32_t>& v, int32_t x) {
-            v.push_back(x);
-            std::sort(v.begin(), v.end());
-            v.erase(std::unique(v.begin(), v.end()), v.end());
-        };
-        {
-            const float opt = static_cast<float>(std::sqrt((m32 + 0.0f) / n32 * dim));
-            const int32_t md = static_cast<int32_t>(std::ceil(opt));
-            const int32_t nd = static_cast<int32_t>(std::ceil(dim / opt));
-            add(mFactors, md);
-            add(mFactors, nd == 0 ? 1 : dim / nd);
-            add(nFactors, nd);
-            add(nFactors, md == 0 ? 1 : dim / md);
-        }
-        // GetDimsHelper over (n, m) in that order, keeping the state it updates.
-        const int64_t kBytes = static_cast<int64_t>(k32) * 16 * 16 * 2;
+    // CANN's MatmulRunParas, as far as the split reads it: the shape in the algorithm's units and
+    // those units rounded by MapShape.
+    struct RunParas {
+        int32_t m32 = 1, n32 = 1, k32 = 1;
+        int32_t mMapped = 1, nMapped = 1;
+        int64_t kBytes = 0;  // a K row of 16 x 16 x 2-byte blocks
+        int64_t l1 = 0;
+    };
+    // CANN's DimCalculator: the best candidate GetDimsHelper has seen so far.
+    struct DimCalculator {
         int64_t minLoad = INT32_MAX;
         int32_t bestM = 1, bestN = 1, coreUse = 1, loopToL0 = INT32_MAX;
         bool bigPackage = false;
+    };
+    // PreProcessMiniShape: everything fits one core's L0 and there are more cores than blocks of
+    // 16; then the split is fixed here.
+    bool PreProcessMiniShape(int32_t dim, const RunParas& p, int64_t l0c, CoreSplit& s) const
+    {
+        const int64_t miniL0c = l0c / 256 / 4, miniL0ab = l0aSize_ / (16 * 32);
+        const int64_t m32 = p.m32, n32 = p.n32;
+        if (n32 * m32 > dim || m32 * p.k32 > miniL0ab || n32 * p.k32 > miniL0ab || m32 * n32 > miniL0c) {
+            return false;
+        }
+        const int32_t nd = p.n32 <= 32 ? 1 : p.nMapped / 32, md = p.m32 <= 32 ? 1 : p.mMapped / 32;
+        s.n16 = nd == 1 ? p.n32 : CDiv(p.nMapped, nd);
+        s.m16 = md == 1 ? p.m32 : CDiv(p.mMapped, md);
+        s.nDim = CDiv(p.n32, s.n16);
+        s.mDim = CDiv(p.m32, s.m16);
+        return true;
+    }
+    // GenDimsMapFactors: the candidate core counts along one axis.
+    static std::vector<int32_t> GenDimsMapFactors(int32_t dim, int32_t ori, int32_t mapped)
+    {
+        std::vector<int32_t> f;
+        for (int32_t i = 1; i <= std::min(dim, ori); ++i) {
+            if (ori % i == 0 || mapped % i == 0 || dim % i == 0) f.push_back(i);
+        }
+        return f;
+    }
+    static void AddFactor(std::vector<int32_t>& v, int32_t x)
+    {
+        v.push_back(x);
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    // AddOptimalFactors: the core counts of the square-ish split.
+    static void AddOptimalFactors(int32_t dim, const RunParas& p, std::vector<int32_t>& mFactors,
+                                  std::vector<int32_t>& nFactors)
+    {
+        const float opt = static_cast<float>(std::sqrt((p.m32 + 0.0f) / p.n32 * dim));
+        const int32_t md = static_cast<int32_t>(std::ceil(opt));
+        const int32_t nd = static_cast<int32_t>(std::ceil(dim / opt));
+        AddFactor(mFactors, md);
+        AddFactor(mFactors, nd == 0 ? 1 : dim / nd);
+        AddFactor(nFactors, nd);
+        AddFactor(nFactors, md == 0 ? 1 : dim / md);
+    }
+    // The L0 block CalcLoadSize assumes for a single-core block of cm x cn x ck.
+    static void LoadL0Block(int32_t cm, int32_t cn, int32_t ck, int32_t& m0, int32_t& n0, int32_t& k0)
+    {
+        n0 = std::min(16, cn);
+        m0 = std::min(16, n0 == 0 ? 0 : std::min(cm, 128 / n0));
+        k0 = (m0 != 0 && n0 != 0) ? std::min(std::min(64 / m0, 64 / n0), ck) : ck;
+    }
+    // CalcLoadSize's case where neither matrix stays in L1 whole but one may keep a K row: as
+    // UpdateDimCalculator does, a first estimate that lowers the total also replaces the A/B
+    // sizes the second condition reads.
+    static int64_t PartialLoadSize(const RunParas& p, int32_t mf, int32_t nf, int64_t bmat, int64_t amat,
+                                   int32_t m0, int32_t n0, int64_t frac)
+    {
+        const int64_t l1 = p.l1, kBytes = p.kBytes;
+        int64_t total = INT32_MAX;
+        int64_t bNow = bmat;
+        if (amat * kBytes + n0 * frac * 2 <= l1 || m0 * kBytes * 2 + n0 * frac * 2 <= l1) {
+            const int64_t tb = static_cast<int64_t>(p.n32) * CDiv(p.m32, m0);
+            total = std::min(total, static_cast<int64_t>(p.m32) * nf + tb);
+            bNow = tb;
+        }
+        if (bNow * kBytes + m0 * frac * 2 <= l1 || n0 * kBytes * 2 + m0 * frac * 2 <= l1) {
+            total = std::min(total, static_cast<int64_t>(p.n32) * mf + static_cast<int64_t>(p.m32) * CDiv(p.n32, n0));
+        }
+        return total;
+    }
+    // CalcLoadSize: the GM traffic of A and B under the L1 residency cases.
+    static int64_t CalcLoadSize(const RunParas& p, int32_t mf, int32_t nf, int32_t cm, int32_t cn)
+    {
+        int32_t m0 = 0, n0 = 0, k0 = 0;
+        LoadL0Block(cm, cn, p.k32, m0, n0, k0);
+        const int64_t oriA = p.m32, oriB = p.n32, amat = cm, bmat = cn, l1 = p.l1, kBytes = p.kBytes;
+        const int64_t frac = static_cast<int64_t>(k0) * 16 * 32;
+        if ((amat + n0 * 2) * kBytes <= l1 || (bmat + m0 * 2) * kBytes <= l1 || (amat + bmat) * kBytes <= l1) {
+            return std::min<int64_t>(INT32_MAX, oriA * nf + oriB * mf);
+        }
+        if ((n0 * kBytes + m0 * frac) * 2 > l1 && (m0 * kBytes + n0 * frac) * 2 > l1) {
+            return std::min<int64_t>(INT32_MAX, oriA * CDiv(p.n32, n0) + oriB * CDiv(p.m32, m0));
+        }
+        if ((m0 + n0) * kBytes * 2 <= l1) {
+            const int64_t m1 = CDiv(l1 - n0 * kBytes * 2, kBytes * 2 * m0) * static_cast<int64_t>(m0);
+            const int64_t n1 = CDiv(l1 - m0 * kBytes * 2, kBytes * 2 * n0) * static_cast<int64_t>(n0);
+            const int64_t mFirst = oriA * nf + oriB * CDiv(p.m32, m1);
+            const int64_t nFirst = oriB * mf + oriA * CDiv(p.n32, n1);
+            return std::min<int64_t>(INT32_MAX, mFirst < nFirst ? mFirst : oriA * CDiv(p.n32, n1) + oriB * mf);
+        }
+        return PartialLoadSize(p, mf, nf, bmat, amat, m0, n0, frac);
+    }
+    // GetBigPackageCondition: 2 takes the candidate, 1 refuses it, 0 leaves it to the others.
+    int32_t GetBigPackageCondition(const RunParas& p, int32_t cm, int32_t cn, bool bigPackage) const
+    {
+        const bool aT = aType_.isTrans, bT = bType_.isTrans;
+        if (bT && !aT) return 0;
+        bool flag = true;
+        if (!bT && p.n32 >= 16 && cn < 16) flag = false;
+        if (aT && p.m32 >= 16 && cm < 16) flag = false;
+        return (!bigPackage && flag) ? 2 : ((bigPackage && !flag) ? 1 : 0);
+    }
+    // LoopNumFromSingleCoreToL0.
+    static int32_t LoopNumFromSingleCoreToL0(int32_t cm, int32_t cn, int32_t ck)
+    {
+        int32_t ln0 = std::min(std::min(16, cn), 64);
+        int32_t lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
+        ln0 = lm0 == 0 ? 0 : std::min(std::min(cn, 128 / lm0), 64);
+        lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
+        const int32_t lk0 = (lm0 != 0 && ln0 != 0) ? std::min(std::min(64 / lm0, 64 / ln0), ck) : ck;
+        return CDiv(cm, lm0) * CDiv(cn, ln0) * CDiv(ck, lk0);
+    }
+    // Whether GetDimsHelper takes a candidate over the best so far: by the big-package condition,
+    // then fewer loops to L0 (or more cores for as many), then less load, then more cores.
+    static bool Better(const DimCalculator& c, int32_t bp, int32_t loopNum, int32_t use, int64_t total)
+    {
+        if (bp != 0) return bp == 2;
+        if (loopNum < c.loopToL0 || (use > c.coreUse && loopNum == c.loopToL0)) return true;
+        if (use != c.coreUse) return false;
+        return total < c.minLoad || (total == c.minLoad && c.bestN * c.bestM < use);
+    }
+    // GetDimsHelper for one (mf, nf) candidate, updating the best so far.
+    void GetDimsHelper(const RunParas& p, int32_t mf, int32_t nf, DimCalculator& c) const
+    {
+        const int32_t cm = CDiv(p.m32, mf), cn = CDiv(p.n32, nf);
+        const int64_t total = CalcLoadSize(p, mf, nf, cm, cn);
+        const int32_t bp = GetBigPackageCondition(p, cm, cn, c.bigPackage);
+        const int32_t loopNum = LoopNumFromSingleCoreToL0(cm, cn, p.k32);
+        const int32_t use = mf * nf;
+        if (!Better(c, bp, loopNum, use, total)) return;
+        c.minLoad = total;
+        c.bestN = nf;
+        c.bestM = mf;
+        c.coreUse = use;
+        c.loopToL0 = loopNum;
+        c.bigPackage = (!bType_.isTrans ? cn >= 16 : true) && (aType_.isTrans ? cm >= 16 : true) && use > 1;
+    }
+    // GetDims: GetDimsHelper over (n, m) in that order, then factorSplit (single-core sizes with
+    // enough divisors, if they need no more cores) and UpdateMultiCore.
+    CoreSplit GetDims(int32_t dim, const RunParas& p) const
+    {
+        std::vector<int32_t> mFactors = GenDimsMapFactors(dim, p.m32, p.mMapped);
+        std::vector<int32_t> nFactors = GenDimsMapFactors(dim, p.n32, p.nMapped);
+        AddOptimalFactors(dim, p, mFactors, nFactors);
+        DimCalculator c;
         for (const int32_t nf : nFactors) {
             if (nf > dim || nf <= 0) continue;
             for (const int32_t mf : mFactors) {
-                if (nf * mf > dim || mf <= 0) continue;
-                const int32_t cm = CDiv(m32, mf), cn = CDiv(n32, nf), ck = k32;
-                // CalcLoadSize: the GM traffic of A and B under the L1 residency cases.
-                const int32_t n0 = std::min(16, cn);
-                const int32_t m0 = std::min(16, n0 == 0 ? 0 : std::min(cm, 128 / n0));
-                const int32_t k0 = (m0 != 0 && n0 != 0) ? std::min(std::min(64 / m0, 64 / n0), ck) : ck;
-                const int64_t oriA = m32, oriB = n32, amat = cm, bmat = cn;
-                const int64_t frac = static_cast<int64_t>(k0) * 16 * 32;
-                int64_t total = INT32_MAX;
-                auto upd = [&total](int64_t v) { total = std::min(total, v); };
-                if ((amat + n0 * 2) * kBytes <= l1 || (bmat + m0 * 2) * kBytes <= l1 || (amat + bmat) * kBytes <= l1) {
-                    upd(oriA * nf + oriB * mf);
-                } else if ((n0 * kBytes + m0 * frac) * 2 > l1 && (m0 * kBytes + n0 * frac) * 2 > l1) {
-                    upd(oriA * CDiv(n32, n0) + oriB * CDiv(m32, m0));
-                } else if ((m0 + n0) * kBytes * 2 <= l1) {
-                    const int64_t m1 = CDiv(l1 - n0 * kBytes * 2, kBytes * 2 * m0) * static_cast<int64_t>(m0);
-                    const int64_t n1 = CDiv(l1 - m0 * kBytes * 2, kBytes * 2 * n0) * static_cast<int64_t>(n0);
-                    const int64_t mFirst = oriA * nf + oriB * CDiv(m32, m1);
-                    const int64_t nFirst = oriB * mf + oriA * CDiv(n32, n1);
-                    upd(mFirst < nFirst ? mFirst : oriA * CDiv(n32, n1) + oriB * mf);
-                } else {
-                    // As UpdateDimCalculator does, a first estimate that lowers the total also
-                    // replaces the A/B sizes the second condition reads.
-                    int64_t bNow = bmat;
-                    if (amat * kBytes + n0 * frac * 2 <= l1 || m0 * kBytes * 2 + n0 * frac * 2 <= l1) {
-                        const int64_t tb = oriB * CDiv(m32, m0);
-                        upd(oriA * nf + tb);
-                        bNow = tb;
-                    }
-                    if (bNow * kBytes + m0 * frac * 2 <= l1 || n0 * kBytes * 2 + m0 * frac * 2 <= l1) {
-                        upd(oriB * mf + oriA * CDiv(n32, n0));
-                    }
-                }
-                // GetBigPackageCondition.
-                int32_t bp = 0;
-                if (!(bT && !aT)) {
-                    bool flag = true;
-                    if (!bT && n32 >= 16 && cn < 16) flag = false;
-                    if (aT && m32 >= 16 && cm < 16) flag = false;
-                    bp = (!bigPackage && flag) ? 2 : ((bigPackage && !flag) ? 1 : 0);
-                }
-                // LoopNumFromSingleCoreToL0.
-                int32_t ln0 = std::min(std::min(16, cn), 64);
-                int32_t lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
-                ln0 = lm0 == 0 ? 0 : std::min(std::min(cn, 128 / lm0), 64);
-                lm0 = ln0 == 0 ? 0 : std::min(std::min(cm, 128 / ln0), 64);
-                const int32_t lk0 = (lm0 != 0 && ln0 != 0) ? std::min(std::min(64 / lm0, 64 / ln0), ck) : ck;
-                const int32_t loopNum = CDiv(cm, lm0) * CDiv(cn, ln0) * CDiv(ck, lk0);
-                const int32_t use = mf * nf;
-                const bool byCores = bp == 0 && (loopNum < loopToL0 || (use > coreUse && loopNum == loopToL0));
-                const bool byLoad = !byCores && use == coreUse && total < minLoad;
-                const bool byNDim = !byCores && use == coreUse && total == minLoad && bestN * bestM < use;
-                if ((bp == 2 || byCores || byLoad || byNDim) && bp != 1) {
-                    minLoad = total;
-                    bestN = nf;
-                    bestM = mf;
-                    coreUse = use;
-                    loopToL0 = loopNum;
-                    bigPackage = (!bT ? cn >= 16 : true) && (aT ? cm >= 16 : true) && use > 1;
-                }
+                if (nf * mf <= dim && mf > 0) GetDimsHelper(p, mf, nf, c);
             }
         }
-        s.n16 = CDiv(n32, bestN);
-        s.m16 = CDiv(m32, bestM);
-        // factorSplit: single-core sizes with enough divisors, if they need no more cores.
-        const int32_t bn = BestSingleCore(n32, nMapped, bestN), bm = BestSingleCore(m32, mMapped, bestM);
-        const int64_t need = static_cast<int64_t>(CDiv(n32, bn)) * CDiv(m32, bm);
+        CoreSplit s;
+        s.n16 = CDiv(p.n32, c.bestN);
+        s.m16 = CDiv(p.m32, c.bestM);
+        const int32_t bn = BestSingleCore(p.n32, p.nMapped, c.bestN), bm = BestSingleCore(p.m32, p.mMapped, c.bestM);
+        const int64_t need = static_cast<int64_t>(CDiv(p.n32, bn)) * CDiv(p.m32, bm);
         if (need > 0 && need <= dim) {
             s.n16 = bn;
             s.m16 = bm;
         }
-        // UpdateMultiCore.
-        s.nDim = std::min(CDiv(n32, s.n16), dim);
-        s.mDim = std::min(CDiv(m32, s.m16), dim);
+        s.nDim = std::min(CDiv(p.n32, s.n16), dim);
+        s.mDim = std::min(CDiv(p.m32, s.m16), dim);
         return s;
+    }
+    CoreSplit SplitCores(int32_t dim, int32_t m, int32_t n, int32_t k, int64_t l1, int64_t l0c) const
+    {
+        RunParas p;
+        p.m32 = CDiv(m, 16);
+        p.n32 = CDiv(n, 16);
+        p.k32 = CDiv(k, 32 / Bytes(aType_.dataType));
+        CoreSplit s;
+        s.m16 = p.m32;
+        s.n16 = p.n32;
+        if (dim <= 1) return s;
+        p.mMapped = MapShape(p.m32);
+        p.nMapped = MapShape(p.n32);
+        p.kBytes = static_cast<int64_t>(p.k32) * 16 * 16 * 2;
+        p.l1 = l1;
+        if (PreProcessMiniShape(dim, p, l0c, s)) return s;
+        return GetDims(dim, p);
     }
 
     // std::sort as libstdc++ does it (introsort: median-of-three pivots, heap sort past
@@ -699,70 +769,89 @@ protected:
     // on the algorithm, and libstdc++'s unguarded loops can then run off the range (asc-devkit's
     // own code, compiled on the host, crashes on some shapes). This one stops at the range's ends
     // and otherwise takes the same steps.
+    // __unguarded_linear_insert, stopping at lo.
+    template <class T, class Less>
+    static void GuardedInsert(std::vector<T>& v, Less& less, ptrdiff_t lo, ptrdiff_t i)
+    {
+        T val = v[i];
+        ptrdiff_t j = i;
+        while (j - 1 >= lo && less(val, v[j - 1])) {
+            v[j] = v[j - 1];
+            --j;
+        }
+        v[j] = val;
+    }
+    // __insertion_sort of [lo, hi).
+    template <class T, class Less>
+    static void InsertionSort(std::vector<T>& v, Less& less, ptrdiff_t lo, ptrdiff_t hi)
+    {
+        for (ptrdiff_t i = lo + 1; i < hi; ++i) {
+            if (less(v[i], v[lo])) {
+                T val = v[i];
+                for (ptrdiff_t j = i; j > lo; --j) v[j] = v[j - 1];
+                v[lo] = val;
+            } else {
+                GuardedInsert(v, less, lo, i);
+            }
+        }
+    }
+    // __move_median_to_first(lo, lo + 1, mid, hi - 1).
+    template <class T, class Less>
+    static void MedianToFirst(std::vector<T>& v, Less& less, ptrdiff_t lo, ptrdiff_t hi)
+    {
+        const ptrdiff_t a = lo + 1, b = lo + (hi - lo) / 2, c = hi - 1;
+        ptrdiff_t med;
+        if (less(v[a], v[b])) {
+            med = less(v[b], v[c]) ? b : (less(v[a], v[c]) ? c : a);
+        } else {
+            med = less(v[a], v[c]) ? a : (less(v[b], v[c]) ? c : b);
+        }
+        std::swap(v[lo], v[med]);
+    }
+    // __unguarded_partition(lo + 1, hi, lo), stopping at the range's ends: the cut.
+    template <class T, class Less>
+    static ptrdiff_t Partition(std::vector<T>& v, Less& less, ptrdiff_t lo, ptrdiff_t hi)
+    {
+        ptrdiff_t f = lo + 1, l = hi;
+        while (true) {
+            while (f < hi && less(v[f], v[lo])) ++f;
+            --l;
+            while (l > lo && less(v[lo], v[l])) --l;
+            if (!(f < l)) return f;
+            std::swap(v[f], v[l]);
+            ++f;
+        }
+    }
+    // __introsort_loop: runs over 16 elements partitioned, past `depth` levels heap-sorted.
+    template <class T, class Less>
+    static void IntroLoop(std::vector<T>& v, Less& less, ptrdiff_t lo, ptrdiff_t hi, int depth)
+    {
+        while (hi - lo > 16) {
+            if (depth == 0) {
+                std::make_heap(v.begin() + lo, v.begin() + hi, less);
+                std::sort_heap(v.begin() + lo, v.begin() + hi, less);
+                return;
+            }
+            --depth;
+            MedianToFirst(v, less, lo, hi);
+            const ptrdiff_t cut = Partition(v, less, lo, hi);
+            IntroLoop(v, less, cut, hi, depth);
+            hi = cut;
+        }
+    }
     template <class T, class Less>
     static void CannSort(std::vector<T>& v, Less less)
     {
         const ptrdiff_t n = static_cast<ptrdiff_t>(v.size());
         if (n < 2) return;
-        auto guardedInsert = [&](ptrdiff_t lo, ptrdiff_t i) {  // __unguarded_linear_insert
-            T val = v[i];
-            ptrdiff_t j = i;
-            while (j - 1 >= lo && less(val, v[j - 1])) {
-                v[j] = v[j - 1];
-                --j;
-            }
-            v[j] = val;
-        };
-        auto insertionSort = [&](ptrdiff_t lo, ptrdiff_t hi) {  // __insertion_sort
-            for (ptrdiff_t i = lo + 1; i < hi; ++i) {
-                if (less(v[i], v[lo])) {
-                    T val = v[i];
-                    for (ptrdiff_t j = i; j > lo; --j) v[j] = v[j - 1];
-                    v[lo] = val;
-                } else {
-                    guardedInsert(lo, i);
-                }
-            }
-        };
-        std::function<void(ptrdiff_t, ptrdiff_t, int)> loop = [&](ptrdiff_t lo, ptrdiff_t hi, int depth) {
-            while (hi - lo > 16) {
-                if (depth == 0) {
-                    std::make_heap(v.begin() + lo, v.begin() + hi, less);
-                    std::sort_heap(v.begin() + lo, v.begin() + hi, less);
-                    return;
-                }
-                --depth;
-                // __move_median_to_first(lo, lo + 1, mid, hi - 1)
-                const ptrdiff_t a = lo + 1, b = lo + (hi - lo) / 2, c = hi - 1;
-                ptrdiff_t med;
-                if (less(v[a], v[b])) {
-                    med = less(v[b], v[c]) ? b : (less(v[a], v[c]) ? c : a);
-                } else {
-                    med = less(v[a], v[c]) ? a : (less(v[b], v[c]) ? c : b);
-                }
-                std::swap(v[lo], v[med]);
-                // __unguarded_partition(lo + 1, hi, lo)
-                ptrdiff_t f = lo + 1, l = hi;
-                while (true) {
-                    while (f < hi && less(v[f], v[lo])) ++f;
-                    --l;
-                    while (l > lo && less(v[lo], v[l])) --l;
-                    if (!(f < l)) break;
-                    std::swap(v[f], v[l]);
-                    ++f;
-                }
-                loop(f, hi, depth);
-                hi = f;
-            }
-        };
         int lg = 0;
         for (ptrdiff_t x = n; x > 1; x >>= 1) ++lg;
-        loop(0, n, 2 * lg);
+        IntroLoop(v, less, 0, n, 2 * lg);
         if (n > 16) {  // __final_insertion_sort
-            insertionSort(0, 16);
-            for (ptrdiff_t i = 16; i < n; ++i) guardedInsert(0, i);
+            InsertionSort(v, less, 0, 16);
+            for (ptrdiff_t i = 16; i < n; ++i) GuardedInsert(v, less, 0, i);
         } else {
-            insertionSort(0, n);
+            InsertionSort(v, less, 0, n);
         }
     }
 
@@ -854,226 +943,315 @@ protected:
         const int32_t maxN = (b.k <= 32 && b.m <= 64) ? 384 : 256;
         b.n = sn >= maxN ? maxN : Align(sn, 16);
     }
-    // The mDim x nDim of DoMultiCoreSplitMNTiling's scenarios, and its base block in b.
-    void ScenarioDims(Scenario sc, int32_t dim, int64_t l0c, int32_t& mDim, int32_t& nDim, BaseBlock& b) const
+    // CalcMemoryTraffic's ratio of a single-core size that is not a whole 256-byte burst.
+    static constexpr std::pair<int32_t, float> kBandTab[] = {{128, 2.0f}, {192, 2.7f}, {256, 1.0f}, {320, 2.0f},
+                                                              {384, 1.5f}, {448, 1.7f}, {512, 1.0f}};
+    // CalcBaseBlockBandRatio.
+    static float CalcBaseBlockBandRatio(int32_t dim, int32_t mf, int32_t nf, const BaseBlock& bb)
     {
-        static const std::pair<int32_t, float> bandTab[] = {{128, 2.0f}, {192, 2.7f}, {256, 1.0f}, {320, 2.0f},
-                                                            {384, 1.5f}, {448, 1.7f}, {512, 1.0f}};
+        return static_cast<float>((dim - mf) * bb.m + (dim - nf) * bb.n) / static_cast<float>((bb.m + bb.n) * dim);
+    }
+    // One candidate split of CalcMultiCoreDims or CalcMultiCoreDimsSmallShape (CANN's
+    // ComputeIntensity and ComputeIntensitySmallShape).
+    struct ComputeIntensity {
+        int32_t mf, nf;
+        float cycle, intensity, band, memory;
+        BaseBlock b;
+    };
+    // CalcMultiCoreDims (SPLIT_MN): over GetFactorPairs(dim), best CalcComputeIntensity first.
+    void CalcMultiCoreDims(int32_t dim, const BaseBlock& b, int32_t& mDim, int32_t& nDim) const
+    {
         const int32_t aAlign = 256 / Bytes(aType_.dataType), bAlign = 256 / Bytes(bType_.dataType);
-        const bool aT = aType_.isTrans, bT = bType_.isTrans;
-        b = BasicBlock(l0c);
-        auto bandRatio = [&](int32_t mf, int32_t nf, const BaseBlock& bb) {
-            return static_cast<float>((dim - mf) * bb.m + (dim - nf) * bb.n) / static_cast<float>((bb.m + bb.n) * dim);
-        };
-        if (sc == Scenario::SPLIT_MN) {
-            // CalcMultiCoreDims over GetFactorPairs(dim), best CalcComputeIntensity first.
-            struct R {
-                int32_t mf, nf;
-                float cycle, intensity, band;
-            };
-            std::vector<R> rs;
-            for (int32_t i = 1; i <= dim; ++i) {
-                if (dim % i != 0) continue;
-                const int32_t mf = i, nf = dim / i;
-                int32_t sm = 0, sn = 0;
-                const bool okA = AlignSingle(aT && orgM % aAlign == 0, orgM, mf, aAlign, sm);
-                const bool okB = AlignSingle(!bT && orgN % bAlign == 0, orgN, nf, bAlign, sn);
-                float cycles = 0, memory = 0;
-                CycleMemory(sm, sn, b, (okA && okB) ? 1.0f : 2.0f, 1.0f, 1.0f, cycles, memory);
-                rs.push_back({mf, nf, cycles, memory > 0 ? cycles / memory : 0, bandRatio(mf, nf, b)});
-            }
-            CannSort(rs, [](const R& l, const R& r) {
-                if (std::fabs(l.intensity - r.intensity) > 1.0E-4F) return l.intensity > r.intensity;
-                if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
-                return l.cycle < r.cycle;
-            });
-            mDim = rs[0].mf;
-            nDim = rs[0].nf;
-            return;
+        std::vector<ComputeIntensity> rs;
+        for (int32_t i = 1; i <= dim; ++i) {
+            if (dim % i != 0) continue;
+            const int32_t mf = i, nf = dim / i;
+            int32_t sm = 0, sn = 0;
+            const bool okA = AlignSingle(aType_.isTrans && orgM % aAlign == 0, orgM, mf, aAlign, sm);
+            const bool okB = AlignSingle(!bType_.isTrans && orgN % bAlign == 0, orgN, nf, bAlign, sn);
+            float cycles = 0, memory = 0;
+            CycleMemory(sm, sn, b, (okA && okB) ? 1.0f : 2.0f, 1.0f, 1.0f, cycles, memory);
+            rs.push_back({mf, nf, cycles, memory > 0 ? cycles / memory : 0, CalcBaseBlockBandRatio(dim, mf, nf, b),
+                          memory, b});
         }
-        // CalcMultiCoreDimsSmallShape.
+        CannSort(rs, [](const ComputeIntensity& l, const ComputeIntensity& r) {
+            if (std::fabs(l.intensity - r.intensity) > 1.0E-4F) return l.intensity > r.intensity;
+            if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
+            return l.cycle < r.cycle;
+        });
+        mDim = rs[0].mf;
+        nDim = rs[0].nf;
+    }
+    static bool BandAligned(int32_t org)
+    {
+        for (const auto& e : kBandTab) {
+            if (org % e.first == 0) return true;
+        }
+        return false;
+    }
+    // The memory ratios of a single-core size: 1 when aligned, else kBandTab's or 4.
+    static void MemoryRatios(bool okA, bool okB, int32_t sm, int32_t sn, float& aRatio, float& bRatio)
+    {
+        aRatio = okA ? 1.0f : 4.0f;
+        bRatio = okB ? 1.0f : 4.0f;
+        for (const auto& e : kBandTab) {
+            if (!okA && e.first == sm) aRatio = e.second;
+            if (!okB && e.first == sn) bRatio = e.second;
+        }
+    }
+    // CalcComputeIntensitySmallShape of the split mf x nf; b is UpdateBaseBlock's for it, carried
+    // on to the next candidate as CANN's is.
+    ComputeIntensity CalcComputeIntensitySmallShape(int32_t mf, int32_t nf, BaseBlock& b) const
+    {
+        const int32_t aAlign = 256 / Bytes(aType_.dataType), bAlign = 256 / Bytes(bType_.dataType);
+        int32_t sm = 0, sn = 0;
+        const bool okA = AlignSingle(aType_.isTrans && BandAligned(orgM), orgM, mf, aAlign, sm);
+        const bool okB = AlignSingle(!bType_.isTrans && BandAligned(orgN), orgN, nf, bAlign, sn);
+        SmallBaseBlock(sm, sn, b);
+        float aRatio = 1.0f, bRatio = 1.0f;
+        MemoryRatios(okA, okB, sm, sn, aRatio, bRatio);
+        int32_t bandRate = mf * nf;
+        if (sm < 32 && sn < 32 && bandRate > 20) bandRate = 20;
+        const float ratio = static_cast<float>(mf * nf) / static_cast<float>(bandRate);
+        float cycles = 0, memory = 0;
+        CycleMemory(sm, sn, b, ratio, aRatio, bRatio, cycles, memory);
+        return {mf, nf, cycles, memory > 0 ? cycles / memory : 0, 0.0f, memory, b};
+    }
+    // CalcMultiCoreDimsSmallShape (SPLIT_SMALL_MN): all cores along N or M when the other is
+    // small, else over every factor pair of every core count, least memory traffic first.
+    void CalcMultiCoreDimsSmallShape(int32_t dim, BaseBlock& b, int32_t& mDim, int32_t& nDim) const
+    {
         if (orgM <= 128 && orgN >= 128 * dim) {
             mDim = 1;
             nDim = dim;
             SmallBaseBlock(orgM, orgN / dim, b);
-        } else if (orgN <= 256 && orgM >= 128 * dim) {
+            return;
+        }
+        if (orgN <= 256 && orgM >= 128 * dim) {
             mDim = dim;
             nDim = 1;
             SmallBaseBlock(orgM / dim, orgN, b);
-        } else {
-            auto aligned = [](int32_t org) {
-                for (const auto& e : bandTab) {
-                    if (org % e.first == 0) return true;
-                }
-                return false;
-            };
-            struct R {
-                int32_t mf, nf;
-                float cycle, intensity, band, memory;
-                BaseBlock b;
-            };
-            std::vector<R> rs;
-            for (int32_t cores = dim; cores >= 1; --cores) {
-                for (int32_t i = 1; i <= cores; ++i) {
-                    if (cores % i != 0) continue;
-                    const int32_t mf = i, nf = cores / i;
-                    int32_t sm = 0, sn = 0;
-                    const bool okA = AlignSingle(aT && aligned(orgM), orgM, mf, aAlign, sm);
-                    const bool okB = AlignSingle(!bT && aligned(orgN), orgN, nf, bAlign, sn);
-                    SmallBaseBlock(sm, sn, b);  // carried on to the next candidate, as CANN's is
-                    float aRatio = okA ? 1.0f : 4.0f, bRatio = okB ? 1.0f : 4.0f;
-                    for (const auto& e : bandTab) {
-                        if (!okA && e.first == sm) aRatio = e.second;
-                        if (!okB && e.first == sn) bRatio = e.second;
-                    }
-                    int32_t bandRate = mf * nf;
-                    if (sm < 32 && sn < 32 && bandRate > 20) bandRate = 20;
-                    const float ratio = static_cast<float>(mf * nf) / static_cast<float>(bandRate);
-                    float cycles = 0, memory = 0;
-                    CycleMemory(sm, sn, b, ratio, aRatio, bRatio, cycles, memory);
-                    rs.push_back({mf, nf, cycles, memory > 0 ? cycles / memory : 0, bandRatio(mf, nf, b), memory, b});
-                }
-            }
-            CannSort(rs, [](const R& l, const R& r) {
-                if (std::fabs(r.memory - l.memory) > 0.05F * l.memory) return l.memory < r.memory;
-                if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
-                return l.intensity > r.intensity;
-            });
-            mDim = rs[0].mf;
-            nDim = rs[0].nf;
-            b = rs[0].b;
+            return;
         }
+        std::vector<ComputeIntensity> rs;
+        for (int32_t cores = dim; cores >= 1; --cores) {
+            for (int32_t i = 1; i <= cores; ++i) {
+                if (cores % i != 0) continue;
+                rs.push_back(CalcComputeIntensitySmallShape(i, cores / i, b));
+                rs.back().band = CalcBaseBlockBandRatio(dim, i, cores / i, b);
+            }
+        }
+        CannSort(rs, [](const ComputeIntensity& l, const ComputeIntensity& r) {
+            if (std::fabs(r.memory - l.memory) > 0.05F * l.memory) return l.memory < r.memory;
+            if (std::fabs(l.cycle - r.cycle) < 0.01f * r.cycle) return l.band > r.band;
+            return l.intensity > r.intensity;
+        });
+        mDim = rs[0].mf;
+        nDim = rs[0].nf;
+        b = rs[0].b;
+    }
+    // The mDim x nDim of DoMultiCoreSplitMNTiling's scenarios, and its base block in b (for small
+    // shapes with baseK as much as half of L0A/L0B holds of the larger side, in C0 blocks).
+    void ScenarioDims(Scenario sc, int32_t dim, int64_t l0c, int32_t& mDim, int32_t& nDim, BaseBlock& b) const
+    {
+        b = BasicBlock(l0c);
+        if (sc == Scenario::SPLIT_MN) {
+            CalcMultiCoreDims(dim, b, mDim, nDim);
+            return;
+        }
+        CalcMultiCoreDimsSmallShape(dim, b, mDim, nDim);
         const int32_t c0 = 32 / Bytes(aType_.dataType);
         const int32_t tmp = 65536 / 2 / Bytes(aType_.dataType);
         b.k = std::min(tmp / b.m, tmp / b.n);
         b.k = std::min(b.k / c0 * c0, Align(orgKa, c0));
     }
 
-    // The tiling for `dim` cores (1 for MatmulApiTiling), into t. 0 or -1.
-    int64_t Compute(int32_t dim, AscendC::tiling::TCubeTiling& t)
-    {
-        error_.clear();
-        if (!aSet_ || !bSet_ || !cSet_) return Fail("SetAType, SetBType and SetCType must all be called");
-        if (isBias && !biasSet_) biasType_.dataType = cType_.dataType == DataType::DT_FLOAT16 ? DataType::DT_FLOAT16 : DataType::DT_FLOAT;
-        if (!TypesOk()) return Fail("the A/B/C/bias data types are not a Matmul combination of this SoC (or not emulated)");
-        if (aType_.type != CubeFormat::ND || bType_.type != CubeFormat::ND ||
-            (cType_.type != CubeFormat::ND && cType_.type != CubeFormat::ND_ALIGN)) {
-            return Fail("only CubeFormat::ND (C also ND_ALIGN) is emulated");
-        }
-        if (aType_.pos != TPosition::GM || bType_.pos != TPosition::GM) return Fail("A and B must be in TPosition::GM");
-        if (orgM <= 0 || orgN <= 0 || orgKa <= 0 || orgKb <= 0) return Fail("SetOrgShape was not called (or not positive)");
-        const int32_t m = singleM == -1 ? orgM : singleM;
-        const int32_t n = singleN == -1 ? orgN : singleN;
-        const int32_t k = singleK == -1 ? std::min(orgKa, orgKb) : singleK;
-        if (m <= 0 || n <= 0 || k <= 0) return Fail("SetShape: m, n and k must be positive (or -1)");
-        if (m > orgM || n > orgN || k > orgKa || k > orgKb) return Fail("SetShape's m/n/k exceed SetOrgShape's");
-        if (dim <= 0) return Fail("SetDim was not called (or not positive)");
-        const int64_t l1 = userL1_ > 0 ? userL1_ : l1Size_;
-        const int64_t l0c = userL0c_ > 0 ? userL0c_ : l0cSize_;
-        const int64_t ub = userUb_ >= 0 ? userUb_ : ubSize_;
-        const int32_t sa = Bytes(aType_.dataType), sc = Bytes(cType_.dataType);
-        const int32_t c0k = 32 / sa;
-        const int32_t minBase = 16;
-        const bool cInUb = InUb(cType_.pos);
-        if (cInUb && ub < static_cast<int64_t>(minBase) * minBase * sc) return Fail("the UB space left for C is too small");
-
-        // Core split: CANN's GetDims (SplitCores), or on 910B without a single shape its
-        // DoMultiCoreSplitMNTiling scenarios (ScenarioDims, which also fix the base block).
-        const Scenario scen = MultiCoreScenario(dim);
+    // What Compute's steps share (CANN's MatmulRunParas and CoreStatusPack, as far as the twin
+    // reads them): the single shape, the buffers' sizes, the split and the scenarios' block.
+    struct TilingRun {
+        int32_t dim = 1;
+        int32_t m = 0, n = 0, k = 0;  // SetShape's, or SetOrgShape's where it is -1
+        int64_t l1 = 0, l0c = 0, ub = 0;
+        int32_t sa = 0, sc = 0, c0k = 0;  // bytes of an A and a C element; elements of A in 32 bytes
+        bool cInUb = false;
+        Scenario scen = Scenario::OTHERS;
         BaseBlock block{0, 0, 0};
         CoreSplit split;
-        if (scen == Scenario::OTHERS) {
-            split = SplitCores(dim, m, n, k, l1, l0c);
+    };
+    bool Refuse(const std::string& why)
+    {
+        Fail(why);
+        return false;
+    }
+    // CheckSetParam: what GetTiling was given is a combination the twin emulates.
+    bool CheckSetParam()
+    {
+        if (!aSet_ || !bSet_ || !cSet_) return Refuse("SetAType, SetBType and SetCType must all be called");
+        if (!CheckTypes()) return false;
+        if (orgM <= 0 || orgN <= 0 || orgKa <= 0 || orgKb <= 0) return Refuse("SetOrgShape was not called (or not positive)");
+        return true;
+    }
+    // The types, formats and positions of A, B, C and the bias (its type C's unless set).
+    bool CheckTypes()
+    {
+        if (isBias && !biasSet_) {
+            biasType_.dataType = cType_.dataType == DataType::DT_FLOAT16 ? DataType::DT_FLOAT16 : DataType::DT_FLOAT;
+        }
+        if (!TypesOk()) {
+            return Refuse("the A/B/C/bias data types are not a Matmul combination of this SoC (or not emulated)");
+        }
+        if (aType_.type != CubeFormat::ND || bType_.type != CubeFormat::ND ||
+            (cType_.type != CubeFormat::ND && cType_.type != CubeFormat::ND_ALIGN)) {
+            return Refuse("only CubeFormat::ND (C also ND_ALIGN) is emulated");
+        }
+        if (aType_.pos != TPosition::GM || bType_.pos != TPosition::GM) return Refuse("A and B must be in TPosition::GM");
+        return true;
+    }
+    // FillParam: the single shape and the buffers, checked.
+    bool FillParam(int32_t dim, TilingRun& r)
+    {
+        r.dim = dim;
+        r.m = singleM == -1 ? orgM : singleM;
+        r.n = singleN == -1 ? orgN : singleN;
+        r.k = singleK == -1 ? std::min(orgKa, orgKb) : singleK;
+        if (r.m <= 0 || r.n <= 0 || r.k <= 0) return Refuse("SetShape: m, n and k must be positive (or -1)");
+        if (r.m > orgM || r.n > orgN || r.k > orgKa || r.k > orgKb) return Refuse("SetShape's m/n/k exceed SetOrgShape's");
+        if (dim <= 0) return Refuse("SetDim was not called (or not positive)");
+        return FillBuffers(r);
+    }
+    // The buffers' sizes: SetBufferSpace's where given, else the platform's.
+    bool FillBuffers(TilingRun& r)
+    {
+        r.l1 = userL1_ > 0 ? userL1_ : l1Size_;
+        r.l0c = userL0c_ > 0 ? userL0c_ : l0cSize_;
+        r.ub = userUb_ >= 0 ? userUb_ : ubSize_;
+        r.sa = Bytes(aType_.dataType);
+        r.sc = Bytes(cType_.dataType);
+        r.c0k = 32 / r.sa;
+        r.cInUb = InUb(cType_.pos);
+        if (r.cInUb && r.ub < static_cast<int64_t>(16) * 16 * r.sc) return Refuse("the UB space left for C is too small");
+        return true;
+    }
+    // Core split: CANN's GetDims (SplitCores), or on 910B without a single shape its
+    // DoMultiCoreSplitMNTiling scenarios (ScenarioDims, which also fix the base block).
+    void SplitMultiCore(TilingRun& r) const
+    {
+        r.scen = MultiCoreScenario(r.dim);
+        if (r.scen == Scenario::OTHERS) {
+            r.split = SplitCores(r.dim, r.m, r.n, r.k, r.l1, r.l0c);
         } else {
-            ScenarioDims(scen, dim, l0c, split.mDim, split.nDim, block);
+            ScenarioDims(r.scen, r.dim, r.l0c, r.split.mDim, r.split.nDim, r.block);
         }
-        // GetSingleShape: with more than one core the blocks come from M and N rounded up to 16
-        // (ceil(16 * ceil(M / 16) / mDim)), in the scenarios rounded up to 256 bytes where that
-        // still leaves every core some (N unless B is transposed and C is smaller than A plus B).
-        singleCoreM = Ceil(m, split.mDim);
-        singleCoreN = Ceil(n, split.nDim);
-        singleCoreK = k;
-        if (dim > 1) {
-            const bool inScenario = scen != Scenario::OTHERS;
-            const int32_t sb = Bytes(bType_.dataType);
-            const bool outAlign = static_cast<int64_t>(singleCoreN) * singleCoreM * (2 * sc * 8) >
-                                  static_cast<int64_t>(singleCoreN) * k * sa * 8 + static_cast<int64_t>(singleCoreM) * k * sb * 8;
-            AlignSingle(inScenario && (!bType_.isTrans || outAlign), 16 * Ceil(n, 16), split.nDim, 256 / sb, singleCoreN);
-            AlignSingle(inScenario && aType_.isTrans, 16 * Ceil(m, 16), split.mDim, 256 / sa, singleCoreM);
-        }
+    }
+    // GetSingleShape: with more than one core the blocks come from M and N rounded up to 16
+    // (ceil(16 * ceil(M / 16) / mDim)), in the scenarios rounded up to 256 bytes where that
+    // still leaves every core some (N unless B is transposed and C is smaller than A plus B).
+    void GetSingleShape(const TilingRun& r)
+    {
+        singleCoreM = Ceil(r.m, r.split.mDim);
+        singleCoreN = Ceil(r.n, r.split.nDim);
+        singleCoreK = r.k;
+        if (r.dim <= 1) return;
+        const bool inScenario = r.scen != Scenario::OTHERS;
+        const int32_t sb = Bytes(bType_.dataType);
+        const int64_t cBits = static_cast<int64_t>(singleCoreN) * singleCoreM * (2 * r.sc * 8);
+        const int64_t abBits = static_cast<int64_t>(singleCoreN) * r.k * r.sa * 8 +
+                               static_cast<int64_t>(singleCoreM) * r.k * sb * 8;
+        const bool outAlign = cBits > abBits;
+        AlignSingle(inScenario && (!bType_.isTrans || outAlign), 16 * Ceil(r.n, 16), r.split.nDim, 256 / sb, singleCoreN);
+        AlignSingle(inScenario && aType_.isTrans, 16 * Ceil(r.m, 16), r.split.mDim, 256 / r.sa, singleCoreM);
+    }
+    // Whether baseM x baseN of C fits L0C (and UB when C is there).
+    bool BaseMNFits(const TilingRun& r) const
+    {
+        const int64_t mn = static_cast<int64_t>(baseM) * baseN;
+        return mn * 4 <= r.l0c && !(r.cInUb && mn * r.sc > r.ub);
+    }
+    // CANN's GetL0FactorsCand takes no base block larger than the single-core block.
+    bool BaseTooLarge(const TilingRun& r, const char* base, int32_t fixed, int32_t block, const char* what,
+                      const char* axis, int32_t extent, int32_t cores)
+    {
+        return Refuse(std::string("SetFixSplit: ") + base + " " + std::to_string(fixed) + " exceeds the " +
+                      std::to_string(block) + " " + what + " of the single-core block (" + axis + " " +
+                      std::to_string(extent) + " over " + std::to_string(cores) + " of SetDim's " +
+                      std::to_string(r.dim) + " cores)");
+    }
+    // baseM and baseN outside the scenarios: SetFixSplit's, or the twin's own within the
+    // single-core block, shrunk by 16 until C fits.
+    bool GetL0FactorsMN(const TilingRun& r)
+    {
+        const CoreSplit& split = r.split;
         const int32_t capM = std::min(Align(singleCoreM, 16), 16 * split.m16);
         const int32_t capN = std::min(Align(singleCoreN, 16), 16 * split.n16);
-
-        // Base blocks: in the scenarios CANN's block as it is (SetFixSplit's baseK is not read);
-        // else SetFixSplit's or the twin's own, within the single-core block.
-        if (fixBaseM_ > 0 && fixBaseM_ % 16 != 0) return Fail("SetFixSplit: baseM is not a multiple of 16");
-        if (fixBaseN_ > 0 && fixBaseN_ % 16 != 0) return Fail("SetFixSplit: baseN is not a multiple of 16");
-        if (scen != Scenario::OTHERS) {
-            baseM = block.m / 16 * 16;
-            baseN = block.n / 16 * 16;
-        } else {
-            // CANN's GetL0FactorsCand takes no base block larger than the single-core block.
-            const auto tooLarge = [&](const char* base, int32_t fixed, int32_t block, const char* what,
-                                      const char* axis, int32_t extent, int32_t cores) {
-                return Fail(std::string("SetFixSplit: ") + base + " " + std::to_string(fixed) + " exceeds the " +
-                            std::to_string(block) + " " + what + " of the single-core block (" + axis + " " +
-                            std::to_string(extent) + " over " + std::to_string(cores) + " of SetDim's " +
-                            std::to_string(dim) + " cores)");
-            };
-            if (fixBaseM_ > 0) {
-                if (fixBaseM_ > 16 * split.m16) {
-                    return tooLarge("baseM", fixBaseM_, 16 * split.m16, "rows", "M", m, split.mDim);
-                }
-                baseM = fixBaseM_;
-            } else {
-                baseM = std::min(capM, maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
-            }
-            if (fixBaseN_ > 0) {
-                if (fixBaseN_ > 16 * split.n16) {
-                    return tooLarge("baseN", fixBaseN_, 16 * split.n16, "columns", "N", n, split.nDim);
-                }
-                baseN = fixBaseN_;
-            } else {
-                baseN = std::min(capN, maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
-                while (baseN > 16 && (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
-                                      (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
-                    baseN -= 16;
-                }
-            }
-            while (fixBaseM_ <= 0 && baseM > 16 &&
-                   (static_cast<int64_t>(baseM) * baseN * 4 > l0c ||
-                    (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub))) {
-                baseM -= 16;
-            }
+        if (fixBaseM_ > 16 * split.m16) return BaseTooLarge(r, "baseM", fixBaseM_, 16 * split.m16, "rows", "M", r.m, split.mDim);
+        baseM = fixBaseM_ > 0 ? fixBaseM_ : std::min(capM, maxBaseM_ > 0 ? std::max(16, maxBaseM_ / 16 * 16) : 128);
+        if (fixBaseN_ > 16 * split.n16) {
+            return BaseTooLarge(r, "baseN", fixBaseN_, 16 * split.n16, "columns", "N", r.n, split.nDim);
         }
-        if (static_cast<int64_t>(baseM) * baseN * 4 > l0c) return Fail("baseM * baseN * 4 bytes exceed L0C");
-        if (cInUb && static_cast<int64_t>(baseM) * baseN * sc > ub) return Fail("baseM * baseN of C exceed the UB space");
-        const int64_t maxKa = l0aSize_ / (2 * static_cast<int64_t>(baseM) * sa);
-        const int64_t maxKb = l0bSize_ / (2 * static_cast<int64_t>(baseN) * sa);
+        if (fixBaseN_ > 0) {
+            baseN = fixBaseN_;
+        } else {
+            baseN = std::min(capN, maxBaseN_ > 0 ? std::max(16, maxBaseN_ / 16 * 16) : 256);
+            while (baseN > 16 && !BaseMNFits(r)) baseN -= 16;
+        }
+        while (fixBaseM_ <= 0 && baseM > 16 && !BaseMNFits(r)) baseM -= 16;
+        return true;
+    }
+    // GetL0Factors: baseM and baseN (in the scenarios CANN's block as it is; SetFixSplit's baseK
+    // is not read there), then baseK within L0A/L0B.
+    bool GetL0Factors(const TilingRun& r)
+    {
+        if (fixBaseM_ > 0 && fixBaseM_ % 16 != 0) return Refuse("SetFixSplit: baseM is not a multiple of 16");
+        if (fixBaseN_ > 0 && fixBaseN_ % 16 != 0) return Refuse("SetFixSplit: baseN is not a multiple of 16");
+        if (r.scen != Scenario::OTHERS) {
+            baseM = r.block.m / 16 * 16;
+            baseN = r.block.n / 16 * 16;
+        } else if (!GetL0FactorsMN(r)) {
+            return false;
+        }
+        if (static_cast<int64_t>(baseM) * baseN * 4 > r.l0c) return Refuse("baseM * baseN * 4 bytes exceed L0C");
+        if (r.cInUb && static_cast<int64_t>(baseM) * baseN * r.sc > r.ub) return Refuse("baseM * baseN of C exceed the UB space");
+        return GetBaseK(r);
+    }
+    // baseK: the scenarios' block's, SetFixSplit's, or all of K that L0A/L0B hold.
+    bool GetBaseK(const TilingRun& r)
+    {
+        const int32_t c0k = r.c0k;
+        const int64_t maxKa = l0aSize_ / (2 * static_cast<int64_t>(baseM) * r.sa);
+        const int64_t maxKb = l0bSize_ / (2 * static_cast<int64_t>(baseN) * r.sa);
         const int32_t kCap = static_cast<int32_t>(std::min<int64_t>(std::min(maxKa, maxKb) / c0k * c0k,
                                                                     maxBaseK_ > 0 ? maxBaseK_ / c0k * c0k : 1 << 30));
-        if (scen != Scenario::OTHERS) {
-            baseK = block.k / c0k * c0k;
-            if (baseK < c0k || baseK > std::min(maxKa, maxKb)) return Fail("baseM/baseN * baseK exceed L0A/L0B");
+        if (r.scen != Scenario::OTHERS) {
+            baseK = r.block.k / c0k * c0k;
+            if (baseK < c0k || baseK > std::min(maxKa, maxKb)) return Refuse("baseM/baseN * baseK exceed L0A/L0B");
         } else if (fixBaseK_ > 0) {
-            if (fixBaseK_ % c0k != 0) return Fail("SetFixSplit: baseK is not a multiple of 32 bytes of A");
-            if (fixBaseK_ > kCap) return Fail("SetFixSplit: baseM/baseN * baseK exceed L0A/L0B");
+            if (fixBaseK_ % c0k != 0) return Refuse("SetFixSplit: baseK is not a multiple of 32 bytes of A");
+            if (fixBaseK_ > kCap) return Refuse("SetFixSplit: baseM/baseN * baseK exceed L0A/L0B");
             baseK = fixBaseK_;
         } else {
-            if (kCap < c0k) return Fail("baseM/baseN too large for L0A/L0B");
-            baseK = std::min(Align(k, c0k), kCap);
+            if (kCap < c0k) return Refuse("baseM/baseN too large for L0A/L0B");
+            baseK = std::min(Align(r.k, c0k), kCap);
         }
-        // L1: stepKa = stepKb = as many base K blocks (at most 4) as fit double-buffered.
-        const int32_t kIter = Ceil(k, baseK);
-        int32_t stepK = std::min(kIter, 4);
-        auto l1Need = [&](int32_t s) {
-            return 2 * static_cast<int64_t>(s) * baseK * (baseM + baseN) * sa + (isBias ? baseN * 4 : 0);
-        };
-        while (stepK > 1 && l1Need(stepK) > l1) --stepK;
-        if (l1Need(stepK) > l1) return Fail("the base blocks do not fit L1");
-
+        return true;
+    }
+    // L1 for stepK base K blocks of A and B, double-buffered, and the bias.
+    int64_t L1Need(const TilingRun& r, int32_t stepK) const
+    {
+        return 2 * static_cast<int64_t>(stepK) * baseK * (baseM + baseN) * r.sa + (isBias ? baseN * 4 : 0);
+    }
+    // GetL1Factors: stepKa = stepKb = as many base K blocks (at most 4) as fit double-buffered.
+    bool GetL1Factors(const TilingRun& r, int32_t& stepK)
+    {
+        stepK = std::min(Ceil(r.k, baseK), 4);
+        while (stepK > 1 && L1Need(r, stepK) > r.l1) --stepK;
+        if (L1Need(r, stepK) > r.l1) return Refuse("the base blocks do not fit L1");
+        return true;
+    }
+    // SetFinalTiling: the TCubeTiling of the steps' results.
+    void SetFinalTiling(const TilingRun& r, int32_t stepK, AscendC::tiling::TCubeTiling& t)
+    {
         t = AscendC::tiling::TCubeTiling{};
-        t.usedCoreNum = split.mDim * split.nDim;
+        t.usedCoreNum = r.split.mDim * r.split.nDim;
         t.M = orgM;
         t.N = orgN;
         t.Ka = orgKa;
@@ -1093,7 +1271,7 @@ protected:
         t.isBias = isBias ? 1 : 0;
         t.iterateOrder = traverse_ == MatrixTraverse::FIRSTN ? 1 : 0;
         t.shareMode = 0;
-        t.shareL1Size = static_cast<int32_t>(l1Need(stepK));
+        t.shareL1Size = static_cast<int32_t>(L1Need(r, stepK));
         t.shareL0CSize = baseM * baseN * 4;
         t.shareUbSize = 0;
         t.batchM = 1;
@@ -1103,10 +1281,24 @@ protected:
         t.dbL0A = 2;
         t.dbL0B = 2;
         t.dbL0C = 1;
+    }
+
+    // The tiling for `dim` cores (1 for MatmulApiTiling), into t. 0 or -1: CANN's Compute and
+    // MatmulTilingAlgorithm::Process, as far as the twin follows them.
+    int64_t Compute(int32_t dim, AscendC::tiling::TCubeTiling& t)
+    {
+        error_.clear();
+        TilingRun r;
+        if (!CheckSetParam() || !FillParam(dim, r)) return -1;
+        SplitMultiCore(r);
+        GetSingleShape(r);
+        int32_t stepK = 1;
+        if (!GetL0Factors(r) || !GetL1Factors(r, stepK)) return -1;
+        SetFinalTiling(r, stepK, t);
         blockDim = t.usedCoreNum;
         // CANN's GetCoreNum: ceil(singleM / singleCoreM), ceil(singleN / singleCoreN).
-        mDim_ = Ceil(m, singleCoreM);
-        nDim_ = Ceil(n, singleCoreN);
+        mDim_ = Ceil(r.m, singleCoreM);
+        nDim_ = Ceil(r.n, singleCoreN);
         usedCores_ = t.usedCoreNum;
         return 0;
     }
@@ -1117,7 +1309,8 @@ protected:
     int32_t fixBaseM_ = -1, fixBaseN_ = -1, fixBaseK_ = -1;
     int32_t maxBaseM_ = -1, maxBaseN_ = -1, maxBaseK_ = -1;
     int32_t userL1_ = -1, userL0c_ = -1, userUb_ = -1;
-    int64_t l1Size_ = 524288, l0cSize_ = 131072, ubSize_ = 196608, l0aSize_ = 65536, l0bSize_ = 65536;
+    int64_t l1Size_ = 524288, l0cSize_ = 131072, l0aSize_ = 65536, l0bSize_ = 65536;
+    int64_t ubSize_ = static_cast<int64_t>(opgen_twin::kDefaultUbSize);
     int32_t mDim_ = 0, nDim_ = 0, usedCores_ = 0;
     std::string error_;
 };

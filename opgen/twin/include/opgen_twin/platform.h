@@ -11,11 +11,11 @@
 namespace opgen_twin {
 
 // What the host side (PlatformAscendC) reports and what the kernel side enforces.
-// Defaults: the ascend910b family with the smallest core counts (Ascend910B3/B4:
-// 20 AI Cube cores, 40 AI Vector cores), UB 196608 bytes (ub_size of the Ascend910B*
-// platform ini), library workspace 16 MiB, tiling buffer 2048 bytes.
+// Defaults: the first chip of the SoC catalog's SOC_CHIPS (detail/soc_chips.h: Ascend910B3, the
+// ascend910b family with the smallest core counts), library workspace 16 MiB, tiling buffer
+// 2048 bytes.
 struct PlatformConfig {
-    std::string socVersion = "ascend910b";  // short SoC name as used in AddConfig()
+    std::string socVersion = detail::kSocChips[0].family;  // short SoC name as used in AddConfig()
     uint32_t aivCoreNum = kDefaultAivCoreNum;
     uint32_t aicCoreNum = kDefaultAicCoreNum;
     uint64_t ubSize = kDefaultUbSize;         // physical UB per core, enforced by TPipe
@@ -28,33 +28,36 @@ struct PlatformConfig {
     uint32_t libApiWorkspace = kDefaultLibApiWorkspace;
     size_t tilingCapacity = kDefaultTilingCapacity;
 
-    // Named presets, as npu-smi or msopgen spells them ("Ascend910B1" or "ascend910b1"):
-    // "ascend910b" (default above), Ascend910B1/B2 (24/48 cores), Ascend910B3/B4 (20/40
-    // cores), Ascend310P* and Ascend310B* (a 256 and a 248 KiB UB, asc-devkit's TOTAL_UB_SIZE).
-    // Unknown names keep the defaults but record the name.
+    // Named presets, as npu-smi or msopgen spells them ("Ascend910B1" or "ascend910b1"): the
+    // catalog's SOC_CHIPS (detail/soc_chips.h). A chip reports its family's short name, a run of
+    // chips (Ascend310P*) the name as asked; what a chip does not record, and unknown names, keep
+    // the defaults (an unknown name is recorded).
     static PlatformConfig Preset(const std::string& name)
     {
         PlatformConfig c;
+        c.socVersion = name;
         std::string lower = name;
         for (char& ch : lower) {
             ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         }
-        if (lower == "ascend910b1" || lower == "ascend910b2") {
-            c.aicCoreNum = 24;
-            c.aivCoreNum = 48;
-        } else if (lower == "ascend910b3" || lower == "ascend910b4") {
-            c.aicCoreNum = 20;
-            c.aivCoreNum = 40;
-        } else if (lower.rfind("ascend310p", 0) == 0) {
-            c.socVersion = name;
-            c.ubSize = 262144;  // asc-devkit TOTAL_UB_SIZE for __NPU_ARCH__ 2002: 256 KiB
-        } else if (lower.rfind("ascend310b", 0) == 0) {
-            c.socVersion = name;
-            c.ubSize = 253952;  // asc-devkit TOTAL_UB_SIZE for __NPU_ARCH__ 3002: 248 KiB
-        } else {
-            c.socVersion = name;
+        for (const detail::SocChip& chip : detail::kSocChips) {
+            if (chip.prefix ? lower.rfind(chip.name, 0) == 0 : lower == chip.name) {
+                c.Apply(chip);
+                break;
+            }
         }
         return c;
+    }
+
+private:
+    void Apply(const detail::SocChip& chip)
+    {
+        if (!chip.prefix) {
+            socVersion = chip.family;
+        }
+        ubSize = chip.ubSize;
+        aicCoreNum = chip.aicCoreNum != 0 ? chip.aicCoreNum : aicCoreNum;
+        aivCoreNum = chip.aivCoreNum != 0 ? chip.aivCoreNum : aivCoreNum;
     }
 };
 

@@ -558,56 +558,55 @@ inline std::string PrepareOutputs(const std::vector<size_t>& outputInstanceNums,
     return "";
 }
 
+// Appends attribute `a` with value `v` (of type V), or `fallback()` when `v` is null, through
+// `add`. Returns "" or an error.
+template <typename V, typename Fallback, typename Add>
+inline std::string AddAttrAs(const CallData& c, const ops::OpAttrDef& a, const AttrValue* v, Fallback fallback,
+                             Add add)
+{
+    if (v && !std::holds_alternative<V>(*v)) {
+        return Format("attr '%s' of %s is a %s attr; the value given has another type", a.TwinName().c_str(),
+                      c.opType.c_str(), AttrKindName(a.TwinKind()));
+    }
+    add(v ? std::get<V>(*v) : fallback());
+    return "";
+}
+
 // Appends attribute `a` with value `v`, or its default when `v` is null. Returns "" or an error.
 inline std::string AddAttr(CallData& c, const ops::OpAttrDef& a, const AttrValue* v)
 {
     const std::string& n = a.TwinName();
-    const auto bad = [&]() {
-        return Format("attr '%s' of %s is a %s attr; the value given has another type", n.c_str(),
-                      c.opType.c_str(), AttrKindName(a.TwinKind()));
-    };
+    gert::RuntimeAttrs& at = c.attrs;
+    using I64s = std::vector<int64_t>;
     switch (a.TwinKind()) {
         case AttrKind::kBool:
-            if (v && !std::holds_alternative<bool>(*v)) return bad();
-            c.attrs.TwinAddBool(n, v ? std::get<bool>(*v) : a.TwinBool());
-            break;
+            return AddAttrAs<bool>(c, a, v, [&] { return a.TwinBool(); }, [&](bool x) { at.TwinAddBool(n, x); });
         case AttrKind::kInt:
-            if (v && !std::holds_alternative<int64_t>(*v)) return bad();
-            c.attrs.TwinAddInt(n, v ? std::get<int64_t>(*v) : a.TwinInt());
-            break;
+            return AddAttrAs<int64_t>(c, a, v, [&] { return a.TwinInt(); }, [&](int64_t x) { at.TwinAddInt(n, x); });
         case AttrKind::kFloat:
-            if (v && !std::holds_alternative<float>(*v)) return bad();
-            c.attrs.TwinAddFloat(n, v ? std::get<float>(*v) : a.TwinFloat());
-            break;
+            return AddAttrAs<float>(c, a, v, [&] { return a.TwinFloat(); }, [&](float x) { at.TwinAddFloat(n, x); });
         case AttrKind::kString:
-            if (v && !std::holds_alternative<std::string>(*v)) return bad();
-            c.attrs.TwinAddString(n, v ? std::get<std::string>(*v) : a.TwinString());
-            break;
+            return AddAttrAs<std::string>(c, a, v, [&] { return a.TwinString(); },
+                                          [&](const std::string& x) { at.TwinAddString(n, x); });
         case AttrKind::kListBool:
-            if (v && !std::holds_alternative<std::vector<bool>>(*v)) return bad();
-            c.attrs.TwinAddList<bool>(n, AttrKind::kListBool,
-                                      v ? std::get<std::vector<bool>>(*v) : a.TwinListBool());
-            break;
+            return AddAttrAs<std::vector<bool>>(c, a, v, [&] { return a.TwinListBool(); },
+                                                [&](const std::vector<bool>& x) {
+                                                    at.TwinAddList<bool>(n, AttrKind::kListBool, x);
+                                                });
         case AttrKind::kListInt:
-            if (v && !std::holds_alternative<std::vector<int64_t>>(*v)) return bad();
-            c.attrs.TwinAddList<int64_t>(n, AttrKind::kListInt,
-                                         v ? std::get<std::vector<int64_t>>(*v) : a.TwinListInt());
-            break;
+            return AddAttrAs<I64s>(c, a, v, [&] { return a.TwinListInt(); },
+                                   [&](const I64s& x) { at.TwinAddList<int64_t>(n, AttrKind::kListInt, x); });
         case AttrKind::kListFloat:
-            if (v && !std::holds_alternative<std::vector<float>>(*v)) return bad();
-            c.attrs.TwinAddList<float>(n, AttrKind::kListFloat,
-                                       v ? std::get<std::vector<float>>(*v) : a.TwinListFloat());
-            break;
+            return AddAttrAs<std::vector<float>>(c, a, v, [&] { return a.TwinListFloat(); },
+                                                 [&](const std::vector<float>& x) {
+                                                     at.TwinAddList<float>(n, AttrKind::kListFloat, x);
+                                                 });
         case AttrKind::kListListInt:
-            if (v && !std::holds_alternative<std::vector<std::vector<int64_t>>>(*v)) return bad();
-            c.attrs.TwinAddListListInt(
-                n, v ? std::get<std::vector<std::vector<int64_t>>>(*v) : a.TwinListListInt());
-            break;
+            return AddAttrAs<std::vector<I64s>>(c, a, v, [&] { return a.TwinListListInt(); },
+                                                [&](const std::vector<I64s>& x) { at.TwinAddListListInt(n, x); });
         default:
-            return Format("attr '%s' of %s has no type (call Int()/Float()/... on it)", n.c_str(),
-                          c.opType.c_str());
+            return Format("attr '%s' of %s has no type (call Int()/Float()/... on it)", n.c_str(), c.opType.c_str());
     }
-    return "";
 }
 
 // The attributes, in OpDef order, defaults filled in. Returns "" or an error.
@@ -675,32 +674,36 @@ inline std::string SetGivenShapes(PreparedCall& pc, const std::vector<std::vecto
     return "";
 }
 
-// Runs InferShape (or takes the given shapes) and InferDataType. Returns "" or an error; `stage`
-// tells which.
-inline std::string RunInfer(PreparedCall& pc, std::string& stage,
-                            const std::vector<std::vector<int64_t>>* givenShapes = nullptr)
+// Runs InferShape, or takes the given shapes. Returns "" or an error.
+inline std::string RunInferShape(PreparedCall& pc, const std::vector<std::vector<int64_t>>* givenShapes)
 {
     CallData& c = pc.call;
     const std::string& op = c.opType;
-    stage = "infer_shape";
     auto inferShape = pc.def.TwinInferShape();
     if (givenShapes != nullptr) {
-        const std::string err = SetGivenShapes(pc, *givenShapes);
-        if (!err.empty()) return err;
-    } else if (inferShape == nullptr) {
+        return SetGivenShapes(pc, *givenShapes);
+    }
+    if (inferShape == nullptr) {
         return Format("%s has no InferShape function (SetInferShape was not called)", op.c_str());
     }
     gert::InferShapeContext sctx(&c);
-    if (givenShapes == nullptr) {
-        ge::graphStatus status = ge::GRAPH_FAILED;
-        const std::string crash = CatchSigFpe([&] { status = inferShape(&sctx); });
-        if (!crash.empty()) {
-            return Format("InferShape of %s: %s%s", op.c_str(), crash.c_str(), InputShapesNote(pc).c_str());
-        }
-        if (status != ge::GRAPH_SUCCESS) {
-            return Format("InferShape of %s returned GRAPH_FAILED%s", op.c_str(), InputShapesNote(pc).c_str());
-        }
+    ge::graphStatus status = ge::GRAPH_FAILED;
+    const std::string crash = CatchSigFpe([&] { status = inferShape(&sctx); });
+    if (!crash.empty()) {
+        return Format("InferShape of %s: %s%s", op.c_str(), crash.c_str(), InputShapesNote(pc).c_str());
     }
+    if (status != ge::GRAPH_SUCCESS) {
+        return Format("InferShape of %s returned GRAPH_FAILED%s", op.c_str(), InputShapesNote(pc).c_str());
+    }
+    return "";
+}
+
+// Every output shape set, with no negative dim; the storage shapes set to them. Returns "" or an
+// error.
+inline std::string CheckInferredShapes(PreparedCall& pc)
+{
+    CallData& c = pc.call;
+    const std::string& op = c.opType;
     for (size_t i = 0; i < c.outShapes.size(); ++i) {
         const gert::Shape& s = c.outShapes[i].GetOriginShape();
         if (s.TwinIsUnset()) {
@@ -714,20 +717,36 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage,
         }
         c.outShapes[i].MutableStorageShape() = s;
     }
-    stage = "infer_data_type";
+    return "";
+}
+
+// Runs InferDataType, or without one takes the OpDef column's dtypes. Returns "" or an error.
+inline std::string RunInferDataType(PreparedCall& pc)
+{
+    CallData& c = pc.call;
     auto inferDt = pc.def.TwinInferDataType();
-    const auto& defOuts = pc.def.TwinOutputs();
     if (inferDt != nullptr) {
         gert::InferDataTypeContext dctx(&c);
         if (inferDt(&dctx) != ge::GRAPH_SUCCESS) {
-            return Format("InferDataType of %s returned GRAPH_FAILED", op.c_str());
+            return Format("InferDataType of %s returned GRAPH_FAILED", c.opType.c_str());
         }
-    } else {
-        for (size_t k = 0; k < c.outDescs.size(); ++k) {
-            const auto& dts = defOuts[IrOutputOf(c, k)].TwinDataTypes();
-            if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size()) c.outDescs[k].SetDataType(dts[pc.column]);
-        }
+        return "";
     }
+    const auto& defOuts = pc.def.TwinOutputs();
+    for (size_t k = 0; k < c.outDescs.size(); ++k) {
+        const auto& dts = defOuts[IrOutputOf(c, k)].TwinDataTypes();
+        if (pc.column >= 0 && static_cast<size_t>(pc.column) < dts.size()) c.outDescs[k].SetDataType(dts[pc.column]);
+    }
+    return "";
+}
+
+// Every output dtype set, and the one the OpDef combination matching the inputs declares.
+// Returns "" or an error.
+inline std::string CheckInferredDataTypes(const PreparedCall& pc)
+{
+    const CallData& c = pc.call;
+    const std::string& op = c.opType;
+    const auto& defOuts = pc.def.TwinOutputs();
     for (size_t k = 0; k < c.outDescs.size(); ++k) {
         const ops::OpParamDef& def = defOuts[IrOutputOf(c, k)];
         const ge::DataType dt = c.outDescs[k].GetDataType();
@@ -743,6 +762,20 @@ inline std::string RunInfer(PreparedCall& pc, std::string& stage,
         }
     }
     return "";
+}
+
+// Runs InferShape (or takes the given shapes) and InferDataType. Returns "" or an error; `stage`
+// tells which.
+inline std::string RunInfer(PreparedCall& pc, std::string& stage,
+                            const std::vector<std::vector<int64_t>>* givenShapes = nullptr)
+{
+    stage = "infer_shape";
+    std::string err = RunInferShape(pc, givenShapes);
+    if (err.empty()) err = CheckInferredShapes(pc);
+    if (!err.empty()) return err;
+    stage = "infer_data_type";
+    err = RunInferDataType(pc);
+    return err.empty() ? CheckInferredDataTypes(pc) : err;
 }
 
 // GM buffers of one launch; a deque keeps their addresses stable while it grows.
@@ -1192,23 +1225,41 @@ inline std::string RunBlocks(const CallData& c, const KernelEntry& k, const std:
     return err;
 }
 
-inline std::string RunBlocksOnCores(const CallData& c, const KernelEntry& k, const std::vector<uint8_t*>& args,
-                                    int64_t& syncAllRatio, DebugTexts& debug)
-{
-    const bool coop = syncAllRatio > 0;
-    const uint32_t workers = coop ? 1u : std::min<uint32_t>(c.blockDim, LaunchThreads());
-    std::vector<std::string> blockErrors(c.blockDim);
-    std::atomic<uint32_t> nextBlock{0};
-    std::atomic<uint32_t> firstFailed{c.blockDim};
-    std::atomic<int64_t> restart{0};
-    std::vector<BlockGmWrites> gmWrites(c.blockDim);     // for the cache-line rule
-    std::vector<BlockGmWrites> gmWritesSub1(c.blockDim); // a mixed kernel's second AIV per block
-    std::atomic<bool> mixed{coop && syncAllRatio > 1};
-    const LaunchState shared = g_launch;
-    std::vector<MixBlock> mixBlocks(c.blockDim);         // a mixed kernel's AIC and AIVs per block
-    // Runs AIV `sub` of block b (or its AIC) on this thread's launch state; false when it failed
-    // (blockErrors).
-    auto runOne = [&](LaunchState& mine, uint32_t b, int64_t sub, bool aic) -> bool {
+// One launch's blocks, as RunBlocksOnCores runs them: what its cores share.
+class BlockLaunch {
+public:
+    BlockLaunch(const CallData& c, const KernelEntry& k, const std::vector<uint8_t*>& args, DebugTexts& debug)
+        : c_(c),
+          k_(k),
+          args_(args),
+          debug_(debug),
+          blockErrors_(c.blockDim),
+          firstFailed_(c.blockDim),
+          gmWrites_(c.blockDim),
+          gmWritesSub1_(c.blockDim),
+          shared_(g_launch),
+          mixBlocks_(c.blockDim)
+    {}
+
+    std::string Run(int64_t& syncAllRatio)
+    {
+        const bool coop = syncAllRatio > 0;
+        mixed_ = coop && syncAllRatio > 1;
+        std::string err;
+        if (coop) {
+            err = RunCoop(syncAllRatio);
+        } else {
+            bool restarted = false;
+            err = RunThreaded(syncAllRatio, restarted);
+            if (restarted) return err;
+        }
+        return err.empty() ? GmWriteConflicts() : err;
+    }
+
+private:
+    // Sets this thread's launch state for AIV `sub` of block b (or its AIC).
+    void Enter(LaunchState& mine, uint32_t b, int64_t sub, bool aic)
+    {
         mine.blockIdx = b;
         mine.subBlockIdx = sub;
         block_idx = b;
@@ -1217,147 +1268,216 @@ inline std::string RunBlocksOnCores(const CallData& c, const KernelEntry& k, con
         mine.coreType = aic ? kCoreAic : kCoreAiv;
         mine.splitCores = false;
         mine.aicBeside = false;
-        mine.mix = &mixBlocks[b];
+        mine.mix = &mixBlocks_[b];
         mine.kfcClients.clear();
         mine.aicRegistFunction = nullptr;
         mine.blockIdxRead = false;
-        mine.gmWrites = aic ? nullptr : sub == 0 ? &gmWrites[b] : &gmWritesSub1[b];
-        mine.debugOut = aic ? &debug.aic[b] : sub == 0 ? &debug.sub0[b] : &debug.sub1[b];
+        mine.gmWrites = aic ? nullptr : sub == 0 ? &gmWrites_[b] : &gmWritesSub1_[b];
+        mine.debugOut = aic ? &debug_.aic[b] : sub == 0 ? &debug_.sub0[b] : &debug_.sub1[b];
         mine.currentPipe = nullptr;
         mine.kernelType = -1;
         mine.atomicOp = 0;
         mine.atomicType = nullptr;
-        mine.sysWorkspace = shared.sysWorkspace;
+        mine.sysWorkspace = shared_.sysWorkspace;
         mine.syncPhase = 0;
         mine.softSyncCalls = 0;
         ResetLaunchFlags();
+    }
+
+    std::string BlockError(const LaunchState& mine, uint32_t b, int64_t sub, bool aic, const char* what) const
+    {
+        if (aic) return Format("kernel block %u of %u (AIC): %s", b, c_.blockDim, what);
+        if (mine.taskRatio > 1) {
+            return Format("kernel block %u of %u (AIV %lld, GetBlockIdx() %lld): %s", b, c_.blockDim,
+                          static_cast<long long>(sub), static_cast<long long>(b * mine.taskRatio + sub), what);
+        }
+        return Format("kernel block %u of %u: %s", b, c_.blockDim, what);
+    }
+
+    // Runs the kernel as this core; throws what the kernel threw (a crash as a HardwareError).
+    void RunKernel(LaunchState& mine, uint32_t b, bool aic)
+    {
+        const bool arenaInUse = ThreadUbArena().inUse;
+        const std::string crash = CatchSigFpe([&] { k_.fn(args_); });
+        if (!crash.empty()) {
+            ThreadUbArena().inUse = arenaInUse;  // the block's TPipe was abandoned, not destroyed
+            ThrowHardware(crash + " in the kernel's scalar code");  // reported as any block error
+        }
+        if (mine.taskRatio > 1) mixed_ = true, debug_.ratio = mine.taskRatio;
+        if (!aic && mine.aicBeside) mixBlocks_[b].needsAic = true;
+    }
+
+    // Runs AIV `sub` of block b (or its AIC) on this thread's launch state; false when it failed
+    // (blockErrors_).
+    bool RunOne(LaunchState& mine, uint32_t b, int64_t sub, bool aic)
+    {
+        Enter(mine, b, sub, aic);
         try {
-            const bool arenaInUse = ThreadUbArena().inUse;
-            const std::string crash = CatchSigFpe([&] { k.fn(args); });
-            if (!crash.empty()) {
-                ThreadUbArena().inUse = arenaInUse;  // the block's TPipe was abandoned, not destroyed
-                ThrowHardware(crash + " in the kernel's scalar code");  // reported as any block error
-            }
-            if (mine.taskRatio > 1) mixed = true, debug.ratio = mine.taskRatio;
-            if (!aic && mine.aicBeside) mixBlocks[b].needsAic = true;
+            RunKernel(mine, b, aic);
             return true;
         } catch (const CoopAbort&) {
             throw;
         } catch (const SyncAllRestart& r) {
-            restart = r.taskRatio;
-            blockErrors[b] = "SyncAll: restart";  // replaced by the cooperative run's outcome
+            restart_ = r.taskRatio;
+            blockErrors_[b] = "SyncAll: restart";  // replaced by the cooperative run's outcome
         } catch (const std::exception& e) {
-            blockErrors[b] = aic ? Format("kernel block %u of %u (AIC): %s", b, c.blockDim, e.what())
-                : mine.taskRatio > 1
-                ? Format("kernel block %u of %u (AIV %lld, GetBlockIdx() %lld): %s", b, c.blockDim,
-                         static_cast<long long>(sub), static_cast<long long>(b * mine.taskRatio + sub), e.what())
-                : Format("kernel block %u of %u: %s", b, c.blockDim, e.what());
+            blockErrors_[b] = BlockError(mine, b, sub, aic, e.what());
         } catch (...) {
-            blockErrors[b] = Format("kernel block %u of %u: unknown exception", b, c.blockDim);
+            blockErrors_[b] = Format("kernel block %u of %u: unknown exception", b, c_.blockDim);
         }
         return false;
-    };
+    }
+
     // The AIC of block b, once its AIVs have run, then what the group waited for.
-    auto runAic = [&](LaunchState& mine, uint32_t b, int64_t ratio) -> bool {
-        if (!runOne(mine, b, 0, true)) return false;
-        blockErrors[b] = MixBlockError(mixBlocks[b], b, c.blockDim, ratio);
-        return blockErrors[b].empty();
-    };
-    if (coop) {
-        const int64_t ratio = syncAllRatio;
-        const uint32_t units = c.blockDim * static_cast<uint32_t>(ratio);
+    bool RunAic(LaunchState& mine, uint32_t b, int64_t ratio)
+    {
+        if (!RunOne(mine, b, 0, true)) return false;
+        blockErrors_[b] = MixBlockError(mixBlocks_[b], b, c_.blockDim, ratio);
+        return blockErrors_[b].empty();
+    }
+
+    std::string FirstError() const
+    {
+        for (const std::string& e : blockErrors_) {
+            if (!e.empty()) return e;
+        }
+        return "";
+    }
+
+    // Cooperatively: unit u is AIV u % ratio of block u / ratio; false when it failed.
+    bool RunCoopUnit(uint32_t u, int64_t ratio)
+    {
+        LaunchState& mine = g_launch;  // this core's (the scheduler swaps it in)
+        const int64_t sub = u % ratio;
+        if (sub > 0) mine.taskRatio = ratio;
+        const bool ok = RunOne(mine, u / static_cast<uint32_t>(ratio), sub, false);
+        if (ok && mine.taskRatio != ratio) {
+            blockErrors_[u / ratio] = Format("kernel block %u of %u: SyncAll: the kernel type differs "
+                                             "between blocks (AIVs per block %lld, then %lld)",
+                                             static_cast<uint32_t>(u / ratio), c_.blockDim,
+                                             static_cast<long long>(ratio), static_cast<long long>(mine.taskRatio));
+            return false;
+        }
+        return ok;
+    }
+
+    // Every AIV as a coroutine on this thread (sync_all.h), then the AICs.
+    std::string RunCoop(int64_t ratio)
+    {
+        const uint32_t units = c_.blockDim * static_cast<uint32_t>(ratio);
         std::string err = CoopScheduler::Run(
-            units,
-            [&](uint32_t u) {
-                LaunchState& mine = g_launch;  // this core's (the scheduler swaps it in)
-                const int64_t sub = u % ratio;
-                if (sub > 0) mine.taskRatio = ratio;
-                const bool ok = runOne(mine, u / static_cast<uint32_t>(ratio), sub, false);
-                if (ok && mine.taskRatio != ratio) {
-                    blockErrors[u / ratio] = Format("kernel block %u of %u: SyncAll: the kernel type differs "
-                                                    "between blocks (AIVs per block %lld, then %lld)",
-                                                    static_cast<uint32_t>(u / ratio), c.blockDim,
-                                                    static_cast<long long>(ratio),
-                                                    static_cast<long long>(mine.taskRatio));
-                    return false;
-                }
-                return ok;
-            },
+            units, [&](uint32_t u) { return RunCoopUnit(u, ratio); },
             [&](uint32_t u) {
                 return ratio > 1 ? Format("kernel block %u (AIV %lld, GetBlockIdx() %u)", u / static_cast<uint32_t>(ratio),
                                           static_cast<long long>(u % ratio), u)
                                  : Format("kernel block %u", u);
             });
-        for (const std::string& e : blockErrors) {
-            if (!e.empty()) return e;
-        }
+        const std::string first = FirstError();
+        if (!first.empty()) return first;
         if (!err.empty()) return err;
         const LaunchState outer = g_launch;  // the AICs, after the cooperative run of the AIVs
-        g_launch = shared;
-        for (uint32_t b = 0; b < c.blockDim; ++b) {
-            if (mixBlocks[b].needsAic && !runAic(g_launch, b, ratio)) break;
+        g_launch = shared_;
+        for (uint32_t b = 0; b < c_.blockDim; ++b) {
+            if (mixBlocks_[b].needsAic && !RunAic(g_launch, b, ratio)) break;
         }
         g_launch = outer;
-        for (const std::string& e : blockErrors) {
-            if (!e.empty()) return e;
-        }
-    } else {
-        auto runBlocks = [&]() {
-            LaunchState& mine = g_launch;  // this thread's
-            mine = shared;
-            for (uint32_t b = nextBlock++; b < c.blockDim && b < firstFailed.load(); b = nextBlock++) {
-                // A KERNEL_TYPE_MIX_AIC_1_2 kernel (known once its body set the type) runs again as the
-                // block's second AIV (sub-block 1).
-                // Then the block's AIC, where the kernel type has one (a SoC with split cores).
-                bool ok = true;
-                for (int64_t sub = 0; ok && (sub < mine.taskRatio || sub == 0); ++sub) {
-                    ok = runOne(mine, b, sub, false);
-                }
-                if (ok && mixBlocks[b].needsAic) ok = runAic(mine, b, mine.taskRatio);
-                if (ok) continue;
-                uint32_t failed = firstFailed.load();
-                while (b < failed && !firstFailed.compare_exchange_weak(failed, b)) {
-                }
+        return FirstError();
+    }
+
+    // One thread's share: the next block until none is left or one before it failed.
+    void RunBlocksOnThisThread()
+    {
+        LaunchState& mine = g_launch;  // this thread's
+        mine = shared_;
+        for (uint32_t b = nextBlock_++; b < c_.blockDim && b < firstFailed_.load(); b = nextBlock_++) {
+            // A KERNEL_TYPE_MIX_AIC_1_2 kernel (known once its body set the type) runs again as the
+            // block's second AIV (sub-block 1).
+            // Then the block's AIC, where the kernel type has one (a SoC with split cores).
+            bool ok = true;
+            for (int64_t sub = 0; ok && (sub < mine.taskRatio || sub == 0); ++sub) {
+                ok = RunOne(mine, b, sub, false);
             }
-            mine = LaunchState();
-        };
-        BlockPool::Run(workers > 1 ? workers - 1 : 0, runBlocks);
-        if (restart.load() > 0) {  // SyncAll: the caller runs the launch again cooperatively
-            // ... from the same inputs: a borrowed input (the caller's memory) must be unwritten.
-            for (const auto* blocks : {&gmWrites, &gmWritesSub1}) {
-                for (const BlockGmWrites& w : *blocks) {
-                    for (const auto* ranges : {&w.dmaRanges, &w.scalarLines}) {
-                        for (const BlockGmWrites::Range& r : *ranges) {
-                            if (shared.gm[r.region].borrowed) {
-                                return Format("SyncAll: the kernel wrote %s before its first SyncAll; the twin "
-                                              "runs a kernel that calls SyncAll a second time, with its cores as "
-                                              "coroutines, and cannot restore that input (not emulated)",
-                                              shared.gm[r.region].name.c_str());
-                            }
-                        }
+            if (ok && mixBlocks_[b].needsAic) ok = RunAic(mine, b, mine.taskRatio);
+            if (ok) continue;
+            uint32_t failed = firstFailed_.load();
+            while (b < failed && !firstFailed_.compare_exchange_weak(failed, b)) {
+            }
+        }
+        mine = LaunchState();
+    }
+
+    // SyncAll restarts the launch from the same inputs: a borrowed input (the caller's memory)
+    // written before it cannot be restored. "" when none was.
+    std::string BorrowedWriteError() const
+    {
+        for (const auto* blocks : {&gmWrites_, &gmWritesSub1_}) {
+            for (const BlockGmWrites& w : *blocks) {
+                for (const auto* ranges : {&w.dmaRanges, &w.scalarLines}) {
+                    for (const BlockGmWrites::Range& r : *ranges) {
+                        if (!shared_.gm[r.region].borrowed) continue;
+                        return Format("SyncAll: the kernel wrote %s before its first SyncAll; the twin "
+                                      "runs a kernel that calls SyncAll a second time, with its cores as "
+                                      "coroutines, and cannot restore that input (not emulated)",
+                                      shared_.gm[r.region].name.c_str());
                     }
                 }
             }
-            syncAllRatio = restart.load();
-            return "";
         }
-        for (const std::string& e : blockErrors) {
-            if (!e.empty()) return e;
-        }
+        return "";
     }
-    // g_launch was reset by the blocks run on this thread: the regions are shared's.
-    if (mixed) {  // the AIVs in GetBlockIdx() order: block * 2 + sub-block
-        std::vector<BlockGmWrites> aiv;
-        aiv.reserve(2 * gmWrites.size());
-        for (size_t b = 0; b < gmWrites.size(); ++b) {
-            aiv.push_back(std::move(gmWrites[b]));
-            aiv.push_back(std::move(gmWritesSub1[b]));
+
+    // The blocks on up to LaunchThreads() threads; `restarted` when a SyncAll stopped them.
+    std::string RunThreaded(int64_t& syncAllRatio, bool& restarted)
+    {
+        const uint32_t workers = std::min<uint32_t>(c_.blockDim, LaunchThreads());
+        BlockPool::Run(workers > 1 ? workers - 1 : 0, [this]() { RunBlocksOnThisThread(); });
+        if (restart_.load() > 0) {  // SyncAll: the caller runs the launch again cooperatively
+            restarted = true;
+            const std::string err = BorrowedWriteError();
+            if (err.empty()) syncAllRatio = restart_.load();
+            return err;
         }
-        const std::string err = CacheLineConflict(aiv, shared.gm);
-        return err.empty() ? DmaWriteConflict(aiv, shared.gm) : err;
+        return FirstError();
     }
-    const std::string err = CacheLineConflict(gmWrites, shared.gm);
-    return err.empty() ? DmaWriteConflict(gmWrites, shared.gm) : err;
+
+    // The cache-line and DMA write rules over every AIV's GM writes.
+    std::string GmWriteConflicts()
+    {
+        // g_launch was reset by the blocks run on this thread: the regions are shared_'s.
+        if (mixed_) {  // the AIVs in GetBlockIdx() order: block * 2 + sub-block
+            std::vector<BlockGmWrites> aiv;
+            aiv.reserve(2 * gmWrites_.size());
+            for (size_t b = 0; b < gmWrites_.size(); ++b) {
+                aiv.push_back(std::move(gmWrites_[b]));
+                aiv.push_back(std::move(gmWritesSub1_[b]));
+            }
+            const std::string err = CacheLineConflict(aiv, shared_.gm);
+            return err.empty() ? DmaWriteConflict(aiv, shared_.gm) : err;
+        }
+        const std::string err = CacheLineConflict(gmWrites_, shared_.gm);
+        return err.empty() ? DmaWriteConflict(gmWrites_, shared_.gm) : err;
+    }
+
+    const CallData& c_;
+    const KernelEntry& k_;
+    const std::vector<uint8_t*>& args_;
+    DebugTexts& debug_;
+    std::vector<std::string> blockErrors_;
+    std::atomic<uint32_t> nextBlock_{0};
+    std::atomic<uint32_t> firstFailed_;
+    std::atomic<int64_t> restart_{0};
+    std::vector<BlockGmWrites> gmWrites_;      // for the cache-line rule
+    std::vector<BlockGmWrites> gmWritesSub1_;  // a mixed kernel's second AIV per block
+    std::atomic<bool> mixed_{false};
+    const LaunchState shared_;
+    std::vector<MixBlock> mixBlocks_;  // a mixed kernel's AIC and AIVs per block
+};
+
+inline std::string RunBlocksOnCores(const CallData& c, const KernelEntry& k, const std::vector<uint8_t*>& args,
+                                    int64_t& syncAllRatio, DebugTexts& debug)
+{
+    BlockLaunch launch(c, k, args, debug);
+    return launch.Run(syncAllRatio);
 }
 
 // Launches kernel `k` on GM buffers for the call (r.outputs' data lent as the outputs' own).

@@ -28,6 +28,38 @@ inline uint32_t SigmoidMaxTmpBytes(uint64_t elems, uint32_t typeSize)
     return static_cast<uint32_t>(bytes > kOneRepeatBytes ? bytes : kOneRepeatBytes);
 }
 
+// BroadcastTmpBytes's axis 1 (src [m, 1]): the brcb buffer, and the copy buffer when k is not a
+// whole number of blocks; castTmp added.
+inline void BroadcastAxis1TmpBytes(const int64_t* dst, uint32_t typeSize, uint32_t castTmp, uint32_t& maxValue,
+                                   uint32_t& minValue)
+{
+    const uint32_t perBlock = 32 / typeSize;
+    const uint64_t firstDim = static_cast<uint64_t>(dst[0]);
+    const uint64_t numBlocks = static_cast<uint64_t>(dst[1]);
+    const uint64_t firstDimAlign8 = (firstDim + 7) / 8 * 8;
+    const uint64_t brcbMin = uint64_t(perBlock) * perBlock * typeSize;
+    const uint64_t brcbMax = firstDimAlign8 * perBlock * typeSize;
+    if (numBlocks % perBlock == 0) {
+        minValue = static_cast<uint32_t>(brcbMin + castTmp);
+        maxValue = static_cast<uint32_t>(brcbMax + castTmp);
+    } else {
+        const uint64_t numBlocksAlign = (numBlocks + perBlock - 1) / perBlock * perBlock;
+        minValue = static_cast<uint32_t>(brcbMin + uint64_t(perBlock) * numBlocksAlign * typeSize + castTmp);
+        maxValue = static_cast<uint32_t>(brcbMax + firstDim * numBlocksAlign * typeSize + castTmp);
+    }
+}
+
+// The element counts of src and dst when src broadcasts to dst (each src[i] dst[i] or 1).
+inline bool BroadcastSizes(size_t dimNum, const int64_t* src, const int64_t* dst, int64_t& srcSize, int64_t& dstSize)
+{
+    for (size_t i = 0; i < dimNum; ++i) {
+        if (src[i] != dst[i] && src[i] != 1) return false;
+        srcSize *= src[i];
+        dstSize *= dst[i];
+    }
+    return srcSize > 0;
+}
+
 // Broadcast (asc-devkit impl/adv_api/tiling/pad/broadcast_tiling.cpp, the DAV_2201 branch):
 // b8 types are computed in half (the cast buffers: src and dst sizes rounded up to 16 elements);
 // an equal-size or single-element source needs no scratch (b8: the cast buffers + 32 bytes);
@@ -41,12 +73,7 @@ inline bool BroadcastTmpBytes(size_t dimNum, const int64_t* src, const int64_t* 
     if (dimNum != 1 && dimNum != 2) return false;
     if (typeSize != 1 && typeSize != 2 && typeSize != 4) return false;
     int64_t srcSize = 1, dstSize = 1;
-    for (size_t i = 0; i < dimNum; ++i) {
-        if (src[i] != dst[i] && src[i] != 1) return false;
-        srcSize *= src[i];
-        dstSize *= dst[i];
-    }
-    if (srcSize <= 0) return false;
+    if (!BroadcastSizes(dimNum, src, dst, srcSize, dstSize)) return false;
     uint32_t castTmp = 0;
     if (typeSize == 1) {
         typeSize = 2;
@@ -65,19 +92,7 @@ inline bool BroadcastTmpBytes(size_t dimNum, const int64_t* src, const int64_t* 
         minValue = maxValue = 32u + castTmp;
         return true;
     }
-    const uint64_t firstDim = static_cast<uint64_t>(dst[0]);
-    const uint64_t numBlocks = static_cast<uint64_t>(dst[1]);
-    const uint64_t firstDimAlign8 = (firstDim + 7) / 8 * 8;
-    const uint64_t brcbMin = uint64_t(perBlock) * perBlock * typeSize;
-    const uint64_t brcbMax = firstDimAlign8 * perBlock * typeSize;
-    if (numBlocks % perBlock == 0) {
-        minValue = static_cast<uint32_t>(brcbMin + castTmp);
-        maxValue = static_cast<uint32_t>(brcbMax + castTmp);
-    } else {
-        const uint64_t numBlocksAlign = (numBlocks + perBlock - 1) / perBlock * perBlock;
-        minValue = static_cast<uint32_t>(brcbMin + uint64_t(perBlock) * numBlocksAlign * typeSize + castTmp);
-        maxValue = static_cast<uint32_t>(brcbMax + firstDim * numBlocksAlign * typeSize + castTmp);
-    }
+    BroadcastAxis1TmpBytes(dst, typeSize, castTmp, maxValue, minValue);
     return true;
 }
 

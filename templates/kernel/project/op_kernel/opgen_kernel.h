@@ -14,9 +14,15 @@
 #include "opgen_broadcast.h"
 #include "opgen_soc.h"
 
-#ifdef OPGEN_TWIN  // opgen's CPU twin: what BroadcastInStream checks there
-#include <cstring>
-#include <vector>
+// Hooks for running the kernels on a CPU, where opgen's twin defines them to check what the NPU
+// cannot afford to; here they do nothing. OPGEN_LEND_UNWRITTEN(owner, tile, count) is `tile`,
+// handed to the compute step, which must leave its first `count` elements as they are until
+// OPGEN_RETURN_UNWRITTEN(owner).
+#ifndef OPGEN_LEND_UNWRITTEN
+#define OPGEN_LEND_UNWRITTEN(owner, tile, count) (tile)
+#endif
+#ifndef OPGEN_RETURN_UNWRITTEN
+#define OPGEN_RETURN_UNWRITTEN(owner)
 #endif
 
 // The SoCs without DataCopyPad (opgen_soc.h: ascend910, ascend310p) copy a tail in whole 32-byte
@@ -812,11 +818,7 @@ public:
     __aicore__ inline AscendC::LocalTensor<Compute> Load(uint32_t count)
     {
         if (READ_ONLY && rowsTile_) {
-#ifdef OPGEN_TWIN
-            return TwinWatch(RowsView(), count);
-#else
-            return RowsView();
-#endif
+            return OPGEN_LEND_UNWRITTEN(this, RowsView(), count);  // the step leaves it unwritten
         }
         tile_ = queue_.template DeQue<T>();
         wideRows_ = false;  // cast_ holds this tile now
@@ -827,48 +829,12 @@ public:
     {
         if (!(READ_ONLY && rowsTile_)) {
             queue_.FreeTensor(tile_);
+        } else {
+            OPGEN_RETURN_UNWRITTEN(this);
         }
-#ifdef OPGEN_TWIN
-        TwinCheckUnwritten();
-#endif
     }
 
 private:
-#ifdef OPGEN_TWIN
-    // The CPU twin checks what the NPU cannot afford to: that the compute step leaves a READ_ONLY
-    // row tile as it was, since every later tile of the core is that same row. Core 0's first
-    // such tile is compared byte for byte before and after the step (every core runs the same
-    // step).
-    AscendC::LocalTensor<Compute> TwinWatch(const AscendC::LocalTensor<Compute>& rows, uint32_t count)
-    {
-        if (AscendC::GetBlockIdx() == 0 && !twinChecked_ && twinBefore_.empty()) {
-            const uint8_t* bytes = static_cast<const uint8_t*>(rows.TwinData());
-            twinBefore_.assign(bytes, bytes + count * sizeof(Compute));
-            twinWatched_ = rows;
-        }
-        return rows;
-    }
-
-    void TwinCheckUnwritten()
-    {
-        if (twinBefore_.empty() || twinChecked_) {
-            return;
-        }
-        twinChecked_ = true;
-        if (std::memcmp(twinWatched_.TwinData(), twinBefore_.data(), twinBefore_.size()) != 0) {
-            opgen_twin::detail::ThrowHardware(
-                "the compute step wrote into the tile of a READ_ONLY input (a BroadcastInStream<..., true> "
-                "in op_kernel/<op>.cpp): every tile of its row broadcast is the same repeated row, so the "
-                "later tiles would read what was written; leave that tile unwritten in <op>_compute.h, or "
-                "give the stream READ_ONLY false");
-        }
-    }
-
-    std::vector<uint8_t> twinBefore_;  // core 0's first row tile before the compute step
-    AscendC::LocalTensor<Compute> twinWatched_;
-    bool twinChecked_ = false;
-#endif
-
     // READ_ONLY: rows_ in the compute type: rows_ itself, or its Cast into cast_, made again only
     // when cast_ held another tile since.
     __aicore__ inline AscendC::LocalTensor<Compute> RowsView()

@@ -23,16 +23,12 @@
 namespace opgen_twin {
 namespace detail {
 
+// The shapes broadcast (each srcShape[i] dstShape[i] or 1, dim 2 axis 0 rows of 32 bytes, the
+// template axis the one broadcast over); s and d get them, srcSize and dstSize their counts.
 template <class T, int32_t dim, int32_t axis>
-inline void BroadcastImpl(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
-                          const uint32_t dstShape[], const uint32_t srcShape[], const AscendC::LocalTensor<uint8_t>* tmp)
+inline void CheckBroadcastShapes(const char* api, const uint32_t dstShape[], const uint32_t srcShape[], int64_t s[2],
+                                 int64_t d[2], uint64_t& srcSize, uint64_t& dstSize)
 {
-    static_assert(dim == 1 || dim == 2, "opgen twin: AscendC::Broadcast: dim must be 1 or 2 (asc-devkit Broadcast.md)");
-    static_assert(axis == 0 || axis == 1, "opgen twin: AscendC::Broadcast: axis must be 0 or 1 (asc-devkit Broadcast.md)");
-    OPGEN_TWIN_SUPPORTED_TYPES((IsAnyOf<T, int8_t, uint8_t, half, float>::value), "Broadcast",
-                               "int8_t, uint8_t, half, float");
-    int64_t s[2] = {1, 1}, d[2] = {1, 1};
-    uint64_t srcSize = 1, dstSize = 1;
     for (int32_t i = 0; i < dim; ++i) {
         s[i] = srcShape[i];
         d[i] = dstShape[i];
@@ -53,15 +49,13 @@ inline void BroadcastImpl(const char* api, const AscendC::LocalTensor<T>& dst, c
         ThrowHardware(Format("%s: template axis %d but srcShape[%d] = %u is not 1 (the broadcast axis is the other "
                              "one)", api, axis, axis, srcShape[axis]));
     }
-    src.TwinCheckFits(api, "src", srcSize);
-    dst.TwinCheckFits(api, "dst", dstSize);
-    const uint64_t d0 = dst.TwinUbBegin(), d1 = d0 + dstSize * sizeof(T);
-    const uint64_t s0 = src.TwinUbBegin(), s1 = s0 + srcSize * sizeof(T);
-    if (dstSize > 0 && UbOverlap(d0, d1, s0, s1)) {
-        ThrowHardware(Format("%s: dst and src overlap in UB (asc-devkit Broadcast.md: 不支持源操作数与目的操作数地址重叠)", api));
-    }
-    uint32_t maxTmp = 0, minTmp = 0;
-    BroadcastTmpBytes(static_cast<size_t>(dim), s, d, sizeof(T), maxTmp, minTmp);
+}
+
+// The scratch: sharedTmpBuffer holds minTmp bytes apart from [d0, d1) and [s0, s1), or without
+// it minTmp bytes of UB are left unallocated.
+inline void CheckBroadcastTmp(const char* api, const AscendC::LocalTensor<uint8_t>* tmp, uint32_t minTmp, uint64_t d0,
+                              uint64_t d1, uint64_t s0, uint64_t s1)
+{
     if (tmp != nullptr) {
         tmp->TwinCheckAligned(api, "sharedTmpBuffer");
         const uint64_t tb = tmp->GetSize();
@@ -74,15 +68,23 @@ inline void BroadcastImpl(const char* api, const AscendC::LocalTensor<T>& dst, c
         if (minTmp > 0 && (UbOverlap(t0, t1, d0, d1) || UbOverlap(t0, t1, s0, s1))) {
             ThrowHardware(Format("%s: sharedTmpBuffer overlaps src or dst in UB", api));
         }
-    } else if (minTmp > 0) {
-        const auto* pipe = static_cast<const AscendC::TPipe*>(g_launch.currentPipe);
-        if (pipe != nullptr && pipe->TwinCapacity() - pipe->TwinUsedBytes() < minTmp) {
-            ThrowHardware(Format("%s: called without sharedTmpBuffer but only %llu bytes of UB are left unallocated; "
-                                 "the API needs at least %u bytes of scratch (reserve it or pass a tmp buffer)",
-                                 api, static_cast<unsigned long long>(pipe->TwinCapacity() - pipe->TwinUsedBytes()),
-                                 minTmp));
-        }
+        return;
     }
+    if (minTmp == 0) return;
+    const auto* pipe = static_cast<const AscendC::TPipe*>(g_launch.currentPipe);
+    if (pipe != nullptr && pipe->TwinCapacity() - pipe->TwinUsedBytes() < minTmp) {
+        ThrowHardware(Format("%s: called without sharedTmpBuffer but only %llu bytes of UB are left unallocated; "
+                             "the API needs at least %u bytes of scratch (reserve it or pass a tmp buffer)",
+                             api, static_cast<unsigned long long>(pipe->TwinCapacity() - pipe->TwinUsedBytes()),
+                             minTmp));
+    }
+}
+
+// dst = src broadcast to dstShape (checked).
+template <class T, int32_t dim>
+inline void BroadcastCopy(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                          const uint32_t dstShape[], const uint32_t srcShape[], uint64_t dstSize)
+{
     const void* sp = src.TwinData();
     std::vector<T> out(dstSize);
     const uint64_t rows = dim == 2 ? dstShape[0] : 1, cols = dim == 2 ? dstShape[1] : dstShape[0];
@@ -96,6 +98,30 @@ inline void BroadcastImpl(const char* api, const AscendC::LocalTensor<T>& dst, c
     }
     void* dp = dst.TwinDataToOverwrite(dstSize * sizeof(T));
     for (uint64_t k = 0; k < dstSize; ++k) Store<T>(dp, k, out[k]);
+}
+
+template <class T, int32_t dim, int32_t axis>
+inline void BroadcastImpl(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                          const uint32_t dstShape[], const uint32_t srcShape[], const AscendC::LocalTensor<uint8_t>* tmp)
+{
+    static_assert(dim == 1 || dim == 2, "opgen twin: AscendC::Broadcast: dim must be 1 or 2 (asc-devkit Broadcast.md)");
+    static_assert(axis == 0 || axis == 1, "opgen twin: AscendC::Broadcast: axis must be 0 or 1 (asc-devkit Broadcast.md)");
+    OPGEN_TWIN_SUPPORTED_TYPES((IsAnyOf<T, int8_t, uint8_t, half, float>::value), "Broadcast",
+                               "int8_t, uint8_t, half, float");
+    int64_t s[2] = {1, 1}, d[2] = {1, 1};
+    uint64_t srcSize = 1, dstSize = 1;
+    CheckBroadcastShapes<T, dim, axis>(api, dstShape, srcShape, s, d, srcSize, dstSize);
+    src.TwinCheckFits(api, "src", srcSize);
+    dst.TwinCheckFits(api, "dst", dstSize);
+    const uint64_t d0 = dst.TwinUbBegin(), d1 = d0 + dstSize * sizeof(T);
+    const uint64_t s0 = src.TwinUbBegin(), s1 = s0 + srcSize * sizeof(T);
+    if (dstSize > 0 && UbOverlap(d0, d1, s0, s1)) {
+        ThrowHardware(Format("%s: dst and src overlap in UB (asc-devkit Broadcast.md: 不支持源操作数与目的操作数地址重叠)", api));
+    }
+    uint32_t maxTmp = 0, minTmp = 0;
+    BroadcastTmpBytes(static_cast<size_t>(dim), s, d, sizeof(T), maxTmp, minTmp);
+    CheckBroadcastTmp(api, tmp, minTmp, d0, d1, s0, s1);
+    BroadcastCopy<T, dim>(dst, src, dstShape, srcShape, dstSize);
 }
 
 }  // namespace detail

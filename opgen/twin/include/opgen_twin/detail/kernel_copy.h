@@ -83,6 +83,34 @@ inline void CheckDataCopyCount(const char* api, const char* typeName, size_t ele
 
 inline uint64_t AlignUp32(uint64_t v) { return (v + 31u) / 32u * 32u; }
 
+// One UB row of DataCopyPad GM->UB: `elems` elements of `from` after `left` padding ones, the
+// rest of its rowElems padding. The documented fill: paddingValue when isPad; with no padding
+// requested the dummy repeats the block's first element; otherwise unspecified (we write 0xFF
+// bytes).
+template <class T>
+inline void PadRow(uint8_t* row, const T* from, uint64_t rowElems, uint64_t elems, bool isPad, uint32_t left,
+                   uint32_t right, T padValue)
+{
+    T fill = padValue;
+    bool garbage = false;
+    if (!isPad) {
+        if (left == 0 && right == 0) {
+            fill = Load<T>(from, 0);
+        } else {
+            garbage = true;
+        }
+    }
+    for (uint64_t i = 0; i < rowElems; ++i) {
+        if (i >= left && i < left + elems) {
+            std::memcpy(row + i * sizeof(T), from + (i - left), sizeof(T));
+        } else if (garbage) {
+            std::memset(row + i * sizeof(T), 0xFF, sizeof(T));
+        } else {
+            Store<T>(row, i, fill);
+        }
+    }
+}
+
 // Core of DataCopyPad GM->UB. Layout per block b (all in bytes):
 //   GM source : base + b * (blockLen + srcStrideBytes)
 //   UB dest   : b * (align32(left + blockLen + right) + dstStrideBlocks * 32)
@@ -127,30 +155,8 @@ inline void PadGmToUb(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalT
     NoteGm(api, false, src.TwinPtr(), (srcPitch * (blockCount - 1) + elems) * sizeof(T));
     uint8_t* ub = static_cast<uint8_t*>(dst.TwinData());
     const T* gm = src.TwinPtr();
-    const uint64_t rowElems = rowBytes / sizeof(T);
     for (uint32_t b = 0; b < blockCount; ++b) {
-        uint8_t* row = ub + b * dstPitch;
-        const T* from = gm + b * srcPitch;
-        // The documented fill: paddingValue when isPad; with no padding requested the dummy
-        // repeats the block's first element; otherwise unspecified (we write 0xFF bytes).
-        T fill = padValue;
-        bool garbage = false;
-        if (!isPad) {
-            if (left == 0 && right == 0) {
-                fill = Load<T>(from, 0);
-            } else {
-                garbage = true;
-            }
-        }
-        for (uint64_t i = 0; i < rowElems; ++i) {
-            if (i >= left && i < left + elems) {
-                std::memcpy(row + i * sizeof(T), from + (i - left), sizeof(T));
-            } else if (garbage) {
-                std::memset(row + i * sizeof(T), 0xFF, sizeof(T));
-            } else {
-                Store<T>(row, i, fill);
-            }
-        }
+        PadRow(ub + b * dstPitch, gm + b * srcPitch, rowBytes / sizeof(T), elems, isPad, left, right, padValue);
     }
 }
 

@@ -100,15 +100,52 @@ inline void CopyRepeatImpl(const char* api, const AscendC::LocalTensor<T>& dst, 
     for (const auto& e : out) Store<T>(d, e.first, e.second);
 }
 
-// The gather-mask bit of element k (of `n` per iteration) of iteration r.
+// The gather-mask bit of element k of iteration r: the built-in pattern's, or src1Pattern's bit.
+template <class U>
+inline bool GatherMaskBit(const char* api, const AscendC::LocalTensor<U>* pattern, const void* pt, uint8_t builtin,
+                          const AscendC::GatherMaskParams& p, uint32_t r, uint32_t k)
+{
+    constexpr uint32_t bitsPerWord = 8 * sizeof(U);
+    if (pattern == nullptr) {
+        switch (builtin) {
+            case 1: return k % 2 == 0;
+            case 2: return k % 2 == 1;
+            case 7: return true;
+            default: return k % 4 == static_cast<uint32_t>(builtin - 3);
+        }
+    }
+    const uint64_t word = uint64_t(r) * p.src1RepeatStride * (32 / sizeof(U)) + k / bitsPerWord;
+    if (word >= pattern->GetSize()) {
+        ThrowHardware(Format("%s: iteration %u element %u reads src1Pattern element %llu, beyond its %u "
+                             "elements (UB read out of bounds)",
+                             api, r, k, static_cast<unsigned long long>(word),
+                             static_cast<unsigned>(pattern->GetSize())));
+    }
+    return (static_cast<uint64_t>(Load<U>(pt, word)) >> (k % bitsPerWord)) & 1u;
+}
+
+// Element k of iteration r of src0, checked within it.
+template <class T>
+inline T GatherSource(const char* api, const AscendC::LocalTensor<T>& src0, const void* s,
+                      const AscendC::GatherMaskParams& p, uint32_t r, uint32_t k)
+{
+    constexpr uint32_t perBlock = 32 / sizeof(T);
+    const uint64_t e = (uint64_t(p.src0RepeatStride) * r + uint64_t(p.src0BlockStride) * (k / perBlock)) * perBlock +
+                       k % perBlock;
+    if (e >= src0.GetSize()) {
+        ThrowHardware(Format("%s: iteration %u element %u is src0 element %llu, beyond its %u elements (UB "
+                             "read out of bounds)",
+                             api, r, k, static_cast<unsigned long long>(e), static_cast<unsigned>(src0.GetSize())));
+    }
+    return Load<T>(s, e);
+}
+
 template <class T, class U>
 inline void GatherMaskImpl(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
                            const AscendC::LocalTensor<U>* pattern, uint8_t builtin, bool reduceMode, uint32_t mask,
                            const AscendC::GatherMaskParams& p, uint64_t& rsvdCnt)
 {
-    constexpr uint32_t perBlock = 32 / sizeof(T);
     constexpr uint32_t perRepeat = 256 / sizeof(T);
-    constexpr uint32_t bitsPerWord = 8 * sizeof(U);
     if (pattern == nullptr && (builtin < 1 || builtin > 7)) {
         ThrowHardware(Format("%s: src1Pattern %u is not a built-in pattern (Atlas A2 takes 1..7, asc-devkit "
                              "GatherMask.md)", api, static_cast<unsigned>(builtin)));
@@ -129,34 +166,7 @@ inline void GatherMaskImpl(const char* api, const AscendC::LocalTensor<T>& dst, 
     std::vector<T> out;
     for (uint32_t r = 0; r < p.repeatTimes; ++r) {
         for (uint32_t k = 0; k < n; ++k) {
-            bool take;
-            if (pattern == nullptr) {
-                switch (builtin) {
-                    case 1: take = k % 2 == 0; break;
-                    case 2: take = k % 2 == 1; break;
-                    case 7: take = true; break;
-                    default: take = k % 4 == static_cast<uint32_t>(builtin - 3); break;
-                }
-            } else {
-                const uint64_t word = uint64_t(r) * p.src1RepeatStride * (32 / sizeof(U)) + k / bitsPerWord;
-                if (word >= pattern->GetSize()) {
-                    ThrowHardware(Format("%s: iteration %u element %u reads src1Pattern element %llu, beyond its %u "
-                                         "elements (UB read out of bounds)",
-                                         api, r, k, static_cast<unsigned long long>(word),
-                                         static_cast<unsigned>(pattern->GetSize())));
-                }
-                take = (static_cast<uint64_t>(Load<U>(pt, word)) >> (k % bitsPerWord)) & 1u;
-            }
-            if (!take) continue;
-            const uint64_t e = (uint64_t(p.src0RepeatStride) * r + uint64_t(p.src0BlockStride) * (k / perBlock)) *
-                                   perBlock + k % perBlock;
-            if (e >= src0.GetSize()) {
-                ThrowHardware(Format("%s: iteration %u element %u is src0 element %llu, beyond its %u elements (UB "
-                                     "read out of bounds)",
-                                     api, r, k, static_cast<unsigned long long>(e),
-                                     static_cast<unsigned>(src0.GetSize())));
-            }
-            out.push_back(Load<T>(s, e));
+            if (GatherMaskBit(api, pattern, pt, builtin, p, r, k)) out.push_back(GatherSource(api, src0, s, p, r, k));
         }
     }
     if (out.size() > dst.GetSize()) {

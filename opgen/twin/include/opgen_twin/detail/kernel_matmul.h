@@ -313,6 +313,45 @@ private:
 public:
     MatmulImpl() = default;
 
+    // A TCubeTiling field GetTiling would not have produced.
+    static void BadTiling(const char* api, const char* field, int32_t v, const char* rule)
+    {
+        Fail(api, opgen_twin::detail::Format(
+                      "TCubeTiling.%s = %d %s (not a tiling GetTiling produced: did GetTiling return -1, or "
+                      "was the tiling not copied into the kernel's tiling data?)",
+                      field, v, rule));
+    }
+    // The shapes of a tiling: all positive.
+    static void CheckTilingShapes(const char* api, const TCubeTiling& t)
+    {
+        if (t.M <= 0) BadTiling(api, "M", t.M, "is not positive");
+        if (t.N <= 0) BadTiling(api, "N", t.N, "is not positive");
+        if (t.Ka <= 0) BadTiling(api, "Ka", t.Ka, "is not positive");
+        if (t.Kb <= 0) BadTiling(api, "Kb", t.Kb, "is not positive");
+        if (t.singleCoreM <= 0) BadTiling(api, "singleCoreM", t.singleCoreM, "is not positive");
+        if (t.singleCoreN <= 0) BadTiling(api, "singleCoreN", t.singleCoreN, "is not positive");
+        if (t.singleCoreK <= 0) BadTiling(api, "singleCoreK", t.singleCoreK, "is not positive");
+    }
+    // The base blocks, steps and order of a tiling: whole fractals, within L0C.
+    static void CheckTilingBlocks(const char* api, const TCubeTiling& t)
+    {
+        if (t.baseM <= 0 || t.baseM % 16 != 0) BadTiling(api, "baseM", t.baseM, "is not a positive multiple of 16");
+        if (t.baseN <= 0 || t.baseN % 16 != 0) BadTiling(api, "baseN", t.baseN, "is not a positive multiple of 16");
+        const int32_t c0k = static_cast<int32_t>(32 / sizeof(SrcAT));
+        if (t.baseK <= 0 || t.baseK % c0k != 0) {
+            BadTiling(api, "baseK", t.baseK, "is not a positive multiple of 32 bytes of A");
+        }
+        if (t.stepM <= 0) BadTiling(api, "stepM", t.stepM, "is not positive");
+        if (t.stepN <= 0) BadTiling(api, "stepN", t.stepN, "is not positive");
+        if (t.iterateOrder != 0 && t.iterateOrder != 1) {
+            BadTiling(api, "iterateOrder", t.iterateOrder, "is neither 0 nor 1");
+        }
+        if (static_cast<int64_t>(t.baseM) * t.baseN * 4 > 131072) {
+            Fail(api, opgen_twin::detail::Format("baseM x baseN = %d x %d float results exceed L0C (128 KB)", t.baseM,
+                                                 t.baseN));
+        }
+    }
+
     void Init(const TCubeTiling* __restrict cubeTiling, TPipe* tpipe = nullptr)
     {
         const char* api = "Matmul::Init";
@@ -320,30 +359,8 @@ public:
             Fail(api, "the TCubeTiling pointer is null");
         }
         const TCubeTiling& t = *cubeTiling;
-        auto bad = [&](const char* field, int32_t v, const char* rule) {
-            Fail(api, opgen_twin::detail::Format(
-                          "TCubeTiling.%s = %d %s (not a tiling GetTiling produced: did GetTiling return -1, or "
-                          "was the tiling not copied into the kernel's tiling data?)",
-                          field, v, rule));
-        };
-        if (t.M <= 0) bad("M", t.M, "is not positive");
-        if (t.N <= 0) bad("N", t.N, "is not positive");
-        if (t.Ka <= 0) bad("Ka", t.Ka, "is not positive");
-        if (t.Kb <= 0) bad("Kb", t.Kb, "is not positive");
-        if (t.singleCoreM <= 0) bad("singleCoreM", t.singleCoreM, "is not positive");
-        if (t.singleCoreN <= 0) bad("singleCoreN", t.singleCoreN, "is not positive");
-        if (t.singleCoreK <= 0) bad("singleCoreK", t.singleCoreK, "is not positive");
-        if (t.baseM <= 0 || t.baseM % 16 != 0) bad("baseM", t.baseM, "is not a positive multiple of 16");
-        if (t.baseN <= 0 || t.baseN % 16 != 0) bad("baseN", t.baseN, "is not a positive multiple of 16");
-        const int32_t c0k = static_cast<int32_t>(32 / sizeof(SrcAT));
-        if (t.baseK <= 0 || t.baseK % c0k != 0) bad("baseK", t.baseK, "is not a positive multiple of 32 bytes of A");
-        if (t.stepM <= 0) bad("stepM", t.stepM, "is not positive");
-        if (t.stepN <= 0) bad("stepN", t.stepN, "is not positive");
-        if (t.iterateOrder != 0 && t.iterateOrder != 1) bad("iterateOrder", t.iterateOrder, "is neither 0 nor 1");
-        if (static_cast<int64_t>(t.baseM) * t.baseN * 4 > 131072) {
-            Fail(api, opgen_twin::detail::Format("baseM x baseN = %d x %d float results exceed L0C (128 KB)", t.baseM,
-                                                 t.baseN));
-        }
+        CheckTilingShapes(api, t);
+        CheckTilingBlocks(api, t);
         tiling_ = t;
         pipe_ = tpipe;
         inited_ = true;

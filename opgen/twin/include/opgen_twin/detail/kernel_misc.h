@@ -455,27 +455,21 @@ inline void SyncAll()
     SyncAllBarrier(api);
 }
 
-// The software form (asc-devkit SyncAll.md, dav_c220 SoftSyncAllImpl): each core adds 1 to its
-// int32 slot (32 bytes at gmWorkspace[8 * core]) and polls, through ubWorkspace, until every slot
-// holds its new count. gmWorkspace needs GetBlockNum() * 32 bytes set to 0 before the first call
-// (by the host, or by every core for the whole buffer), ubWorkspace GetBlockNum() * 32 bytes in
-// VECIN/VECCALC/VECOUT; usedCores (0: all) at most GetBlockNum() * GetTaskRatio().
-template <bool isAIVOnly = true>
-inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
-                    const int32_t usedCores = 0)
+}  // namespace AscendC
+
+namespace opgen_twin {
+namespace detail {
+
+// The software SyncAll's cores: usedCores (0: all) of GetBlockNum() * GetTaskRatio(), all of them
+// as the twin emulates it.
+inline int64_t SoftSyncCores(const char* api, int32_t usedCores, bool isAIVOnly)
 {
-    using namespace opgen_twin::detail;
-    const char* api = "SyncAll(gmWorkspace, ubWorkspace)";
-    RefuseSyncAllOnAic(api);
-    if (!OPGEN_SOC_HAS_SOFT_SYNC_ALL(kNpuArch)) {
-        ThrowHardware(Format("%s: %s has no SyncAll (asc-devkit SyncAll.md)", api, SocName(kNpuArch)));
-    }
-    const int64_t all = GetBlockNum() * GetTaskRatio();
+    const int64_t all = AscendC::GetBlockNum() * AscendC::GetTaskRatio();
     if (usedCores < 0 || usedCores > all) {
         ThrowHardware(Format("%s: usedCores %d is not in [0, GetBlockNum() * GetTaskRatio() = %lld] (asc-devkit "
                              "SyncAll.md)", api, usedCores, static_cast<long long>(all)));
     }
-    if (GetTaskRatio() > 1 && isAIVOnly) {
+    if (AscendC::GetTaskRatio() > 1 && isAIVOnly) {
         ThrowTwin(Format("%s: the software SyncAll<true> in a KERNEL_TYPE_MIX_AIC_1_2 kernel (two AIVs per slot) is "
                          "not emulated by the twin", api));
     }
@@ -484,7 +478,15 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
         ThrowTwin(Format("%s: usedCores %d of %lld cores (a barrier of some cores only) is not emulated by the twin",
                          api, usedCores, static_cast<long long>(all)));
     }
-    const uint64_t bytes = static_cast<uint64_t>(total) * 32;
+    return total;
+}
+
+// The software SyncAll's workspaces: ubWorkspace in a vector position, both of `bytes` at least;
+// gmWorkspace's buffer.
+inline int32_t* SoftSyncWorkspaces(const char* api, const AscendC::GlobalTensor<int32_t>& gmWorkspace,
+                                   const AscendC::LocalTensor<int32_t>& ubWorkspace, uint64_t bytes)
+{
+    using AscendC::TPosition;
     const int32_t pos = ubWorkspace.GetPosition();
     if (pos != static_cast<int32_t>(TPosition::VECIN) && pos != static_cast<int32_t>(TPosition::VECCALC) &&
         pos != static_cast<int32_t>(TPosition::VECOUT)) {
@@ -505,6 +507,32 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
                              static_cast<unsigned long long>(gmWorkspace.GetSize()) * 4,
                              static_cast<unsigned long long>(bytes)));
     }
+    return gm;
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+// The software form (asc-devkit SyncAll.md, dav_c220 SoftSyncAllImpl): each core adds 1 to its
+// int32 slot (32 bytes at gmWorkspace[8 * core]) and polls, through ubWorkspace, until every slot
+// holds its new count. gmWorkspace needs GetBlockNum() * 32 bytes set to 0 before the first call
+// (by the host, or by every core for the whole buffer), ubWorkspace GetBlockNum() * 32 bytes in
+// VECIN/VECCALC/VECOUT; usedCores (0: all) at most GetBlockNum() * GetTaskRatio().
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                    const int32_t usedCores = 0)
+{
+    using namespace opgen_twin::detail;
+    const char* api = "SyncAll(gmWorkspace, ubWorkspace)";
+    RefuseSyncAllOnAic(api);
+    if (!OPGEN_SOC_HAS_SOFT_SYNC_ALL(kNpuArch)) {
+        ThrowHardware(Format("%s: %s has no SyncAll (asc-devkit SyncAll.md)", api, SocName(kNpuArch)));
+    }
+    const int64_t total = SoftSyncCores(api, usedCores, isAIVOnly);
+    const uint64_t bytes = static_cast<uint64_t>(total) * 32;
+    int32_t* gm = SoftSyncWorkspaces(api, gmWorkspace, ubWorkspace, bytes);
     CheckGmRange(api, gm, bytes);
     const int64_t idx = isAIVOnly ? GetBlockIdx() / GetTaskRatio() : GetBlockIdx();
     uint32_t& calls = g_launch.softSyncCalls;

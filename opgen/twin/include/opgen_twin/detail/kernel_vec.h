@@ -415,32 +415,42 @@ enum ModeBits : uint32_t {
 // Supported (src, dst) pairs and their round modes on Atlas A2 (ascend910b), from the
 // AscendC Cast documentation table. 0 = pair not supported.
 template <class S, class D>
+struct CastModeRow {
+    static constexpr uint32_t value = 0;
+};
+#define OPGEN_TWIN_CAST_MODES(S, D, MODES)     \
+    template <>                                 \
+    struct CastModeRow<S, D> {                  \
+        static constexpr uint32_t value = MODES; \
+    };
+OPGEN_TWIN_CAST_MODES(int8_t, half, kNone)
+OPGEN_TWIN_CAST_MODES(uint8_t, half, kNone)
+OPGEN_TWIN_CAST_MODES(int16_t, half, kDirected | kNone)
+OPGEN_TWIN_CAST_MODES(int16_t, float, kNone)
+OPGEN_TWIN_CAST_MODES(half, int8_t, kDirected | kNone)
+OPGEN_TWIN_CAST_MODES(half, uint8_t, kDirected | kNone)
+OPGEN_TWIN_CAST_MODES(half, int16_t, kDirected)
+OPGEN_TWIN_CAST_MODES(half, int32_t, kDirected)
+OPGEN_TWIN_CAST_MODES(half, float, kNone)
+OPGEN_TWIN_CAST_MODES(bfloat16_t, int32_t, kDirected)
+OPGEN_TWIN_CAST_MODES(bfloat16_t, float, kNone)
+OPGEN_TWIN_CAST_MODES(int32_t, int16_t, kNone)
+OPGEN_TWIN_CAST_MODES(int32_t, float, kDirected | kNone)
+OPGEN_TWIN_CAST_MODES(int32_t, int64_t, kNone)
+OPGEN_TWIN_CAST_MODES(float, int16_t, kDirected)
+OPGEN_TWIN_CAST_MODES(float, half, kDirected | kOddBit | kNone)
+OPGEN_TWIN_CAST_MODES(float, bfloat16_t, kDirected)
+OPGEN_TWIN_CAST_MODES(float, int32_t, kDirected)
+OPGEN_TWIN_CAST_MODES(float, float, kDirected)
+OPGEN_TWIN_CAST_MODES(float, int64_t, kDirected)
+OPGEN_TWIN_CAST_MODES(int64_t, int32_t, kNone)
+OPGEN_TWIN_CAST_MODES(int64_t, float, kDirected)
+#undef OPGEN_TWIN_CAST_MODES
+
+template <class S, class D>
 constexpr uint32_t CastModes()
 {
-    using std::is_same;
-    if (is_same<S, int8_t>::value && is_same<D, half>::value) return kNone;
-    if (is_same<S, uint8_t>::value && is_same<D, half>::value) return kNone;
-    if (is_same<S, int16_t>::value && is_same<D, half>::value) return kDirected | kNone;
-    if (is_same<S, int16_t>::value && is_same<D, float>::value) return kNone;
-    if (is_same<S, half>::value && is_same<D, int8_t>::value) return kDirected | kNone;
-    if (is_same<S, half>::value && is_same<D, uint8_t>::value) return kDirected | kNone;
-    if (is_same<S, half>::value && is_same<D, int16_t>::value) return kDirected;
-    if (is_same<S, half>::value && is_same<D, int32_t>::value) return kDirected;
-    if (is_same<S, half>::value && is_same<D, float>::value) return kNone;
-    if (is_same<S, bfloat16_t>::value && is_same<D, int32_t>::value) return kDirected;
-    if (is_same<S, bfloat16_t>::value && is_same<D, float>::value) return kNone;
-    if (is_same<S, int32_t>::value && is_same<D, int16_t>::value) return kNone;
-    if (is_same<S, int32_t>::value && is_same<D, float>::value) return kDirected | kNone;
-    if (is_same<S, int32_t>::value && is_same<D, int64_t>::value) return kNone;
-    if (is_same<S, float>::value && is_same<D, int16_t>::value) return kDirected;
-    if (is_same<S, float>::value && is_same<D, half>::value) return kDirected | kOddBit | kNone;
-    if (is_same<S, float>::value && is_same<D, bfloat16_t>::value) return kDirected;
-    if (is_same<S, float>::value && is_same<D, int32_t>::value) return kDirected;
-    if (is_same<S, float>::value && is_same<D, float>::value) return kDirected;
-    if (is_same<S, float>::value && is_same<D, int64_t>::value) return kDirected;
-    if (is_same<S, int64_t>::value && is_same<D, int32_t>::value) return kNone;
-    if (is_same<S, int64_t>::value && is_same<D, float>::value) return kDirected;
-    return 0;
+    return CastModeRow<S, D>::value;
 }
 
 inline const char* RoundModeName(AscendC::RoundMode m)
@@ -564,6 +574,34 @@ __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,f16c"))) inline v
 // float, to nearest even), bit-identical to ConvertOne; half <-> float with the CPU's
 // conversion instructions at SIMD level 2. False: no fast loop for this pair and rounding (or
 // the operands overlap); the caller takes the general path.
+// half -> float and float -> half to nearest even, with the CPU's conversion instructions at
+// SIMD level 2.
+inline void HalfToFloatFast(void* dst, const void* src, uint32_t count)
+{
+#ifdef OPGEN_TWIN_SIMD_DISPATCH
+    if (SimdLevel() >= 2) {
+        HalfToFloatAvx512(dst, src, count);
+        return;
+    }
+#endif
+    SimdFor(count, [dst, src](uint32_t i) { Store<float>(dst, i, fp::HalfBitsToFloatFast(Load<uint16_t>(src, i))); });
+}
+
+inline void FloatToHalfFast(void* dst, const void* src, uint32_t count)
+{
+#ifdef OPGEN_TWIN_SIMD_DISPATCH
+    if (SimdLevel() >= 2) {
+        FloatToHalfAvx512(dst, src, count);
+        return;
+    }
+#endif
+    SimdFor(count, [dst, src](uint32_t i) { Store<uint16_t>(dst, i, fp::FloatToHalfBitsRne(Load<float>(src, i))); });
+}
+
+// Vectorizable loops for the casts elementwise kernels run on every tile (16-bit float <->
+// float, to nearest even), bit-identical to ConvertOne; half <-> float with the CPU's
+// conversion instructions at SIMD level 2. False: no fast loop for this pair and rounding (or
+// the operands overlap); the caller takes the general path.
 template <class D, class S>
 inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
 {
@@ -573,26 +611,14 @@ inline bool CastFast(void* dst, const void* src, uint32_t count, Rounding r)
         return false;
     }
     if constexpr (std::is_same<S, half>::value && std::is_same<D, float>::value) {
-#ifdef OPGEN_TWIN_SIMD_DISPATCH
-        if (SimdLevel() >= 2) {
-            HalfToFloatAvx512(dst, src, count);
-            return true;
-        }
-#endif
-        SimdFor(count, [dst, src](uint32_t i) { Store<float>(dst, i, fp::HalfBitsToFloatFast(Load<uint16_t>(src, i))); });
+        HalfToFloatFast(dst, src, count);
         return true;
     } else if constexpr (std::is_same<S, bfloat16_t>::value && std::is_same<D, float>::value) {
         SimdFor(count, [dst, src](uint32_t i) { Store<float>(dst, i, fp::Bf16BitsToFloat(Load<uint16_t>(src, i))); });
         return true;
     } else if constexpr (std::is_same<S, float>::value && std::is_same<D, half>::value) {
         if (r != Rounding::kNearestEven) return false;
-#ifdef OPGEN_TWIN_SIMD_DISPATCH
-        if (SimdLevel() >= 2) {
-            FloatToHalfAvx512(dst, src, count);
-            return true;
-        }
-#endif
-        SimdFor(count, [dst, src](uint32_t i) { Store<uint16_t>(dst, i, fp::FloatToHalfBitsRne(Load<float>(src, i))); });
+        FloatToHalfFast(dst, src, count);
         return true;
     } else if constexpr (std::is_same<S, float>::value && std::is_same<D, bfloat16_t>::value) {
         if (r != Rounding::kNearestEven) return false;

@@ -17,13 +17,15 @@
 
 #include "opgen_twin/errors.h"
 #include "opgen_twin/fp16.h"
+#include "opgen_twin/detail/soc_chips.h"
 
 namespace opgen_twin {
 
-// Defaults for the SoC the twin emulates (see README "Platform defaults").
-constexpr uint64_t kDefaultUbSize = 196608;              // ub_size in Ascend910B*.ini
-constexpr uint32_t kDefaultAivCoreNum = 40;              // Ascend910B3/B4 (B1/B2: 48)
-constexpr uint32_t kDefaultAicCoreNum = 20;              // Ascend910B3/B4 (B1/B2: 24)
+// Defaults for the SoC the twin emulates (see README "Platform defaults"): the first chip of
+// the catalog's SOC_CHIPS (detail/soc_chips.h, Ascend910B3).
+constexpr uint64_t kDefaultUbSize = detail::kSocChips[0].ubSize;
+constexpr uint32_t kDefaultAivCoreNum = detail::kSocChips[0].aivCoreNum;
+constexpr uint32_t kDefaultAicCoreNum = detail::kSocChips[0].aicCoreNum;
 constexpr uint32_t kDefaultLibApiWorkspace = 16u << 20;  // GetLibApiWorkSpaceSize() on 910B
 constexpr size_t kDefaultTilingCapacity = 2048;          // OpImplRegisterV2::Tiling default max_tiling_data_size
 
@@ -201,6 +203,26 @@ inline const GmRegion* FindGmRegion(const void* p)
 // so it records the writes and fails such a launch whatever the order (CacheLineConflict).
 constexpr uint64_t kCacheLineBytes = 64;
 
+// Merges `next` (bytes at p, when kept) into `last`, the block's latest write of its kind, when
+// they touch in the same buffer, the same kind and the same SyncAll phase.
+inline bool MergeGmWrite(BlockGmWrites::Range& last, const BlockGmWrites::Range& next, const void* p)
+{
+    if (last.region != next.region || last.accumulates != next.accumulates || last.phase != next.phase ||
+        next.begin > last.end || next.end < last.begin) {
+        return false;
+    }
+    if (p != nullptr) {  // the merged range's bytes: the old ones, then the new ones over them
+        const uint64_t from = std::min(last.begin, next.begin);
+        std::vector<uint8_t> merged(std::max(last.end, next.end) - from);
+        std::memcpy(merged.data() + (last.begin - from), last.bytes.data(), last.bytes.size());
+        std::memcpy(merged.data() + (next.begin - from), p, next.end - next.begin);
+        last.bytes = std::move(merged);
+    }
+    last.begin = std::min(last.begin, next.begin);
+    last.end = std::max(last.end, next.end);
+    return true;
+}
+
 inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes, bool accumulates = false)
 {
     BlockGmWrites* log = g_launch.gmWrites;
@@ -221,23 +243,10 @@ inline void NoteGmWrite(bool scalar, const void* p, uint64_t bytes, bool accumul
     accumulates = !scalar && (accumulates || g_launch.atomicOp != 0);
     const bool keepBytes = !scalar && !accumulates;
     auto& ranges = scalar ? log->scalarLines : log->dmaRanges;
-    if (!ranges.empty()) {
-        BlockGmWrites::Range& last = ranges.back();
-        if (last.region == i && last.accumulates == accumulates && last.phase == g_launch.syncPhase &&
-            begin <= last.end && end >= last.begin) {
-            if (keepBytes) {  // the merged range's bytes: the old ones, then the new ones over them
-                const uint64_t from = std::min(last.begin, begin);
-                std::vector<uint8_t> merged(std::max(last.end, end) - from);
-                std::memcpy(merged.data() + (last.begin - from), last.bytes.data(), last.bytes.size());
-                std::memcpy(merged.data() + (begin - from), p, bytes);
-                last.bytes = std::move(merged);
-            }
-            last.begin = std::min(last.begin, begin);
-            last.end = std::max(last.end, end);
-            return;
-        }
-    }
     BlockGmWrites::Range range{i, begin, end, accumulates, {}, g_launch.syncPhase};
+    if (!ranges.empty() && MergeGmWrite(ranges.back(), range, keepBytes ? p : nullptr)) {
+        return;
+    }
     if (keepBytes) {
         const auto* b = static_cast<const uint8_t*>(p);
         range.bytes.assign(b, b + bytes);
