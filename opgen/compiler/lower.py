@@ -350,7 +350,8 @@ def api_funcs(node: expr.Node, mode: str) -> set[str]:
         if isinstance(n, expr.Call) and n.func in API_FUNCS:
             # integer sign: Maxs and Mins; an attr exponent: the Power API
             if n.func != functions.SIGN.name or mode == "float":
-                found.add(functions.FUNCTIONS[n.func].api.key)
+                api = functions.FUNCTIONS[n.func].api
+                found.add(api.key if api else n.func)
         if isinstance(n, expr.Pow) and isinstance(n.exponent, float) and abs(n.exponent) != 0.5:
             found.add(functions.POWER_API.key)
         if isinstance(n, expr.Index):  # CreateVecIndex
@@ -895,7 +896,7 @@ class Lowerer:
                     "every dtype combination one compute type"
                 )
             return self.value(expr.Call(functions.CLAMP.name, (node.args[0], expr.Neg(one), one)))
-        if func is functions.SIGN and not self.api_ok[func.api.key]:
+        if func is functions.SIGN and not self.api_ok[functions.SIGN_API.key]:
             # v * 2**100 * 2**100 is beyond +-1 for every nonzero float, subnormals included
             big = expr.Const(2.0**100)
             scaled = expr.BinOp("*", expr.BinOp("*", node.args[0], big), big)

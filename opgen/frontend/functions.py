@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 # What a value's sign is, whatever the inputs are (the tests' positive-input rule)
 POSITIVE = "positive"
@@ -128,16 +129,16 @@ class Function:
     ordered: bool = False  # its value is one of its operands' or ordered by them (byte bounds)
 
 
-def _unary(name: str, fold: Callable[[float], float], host: str, **facts) -> Function:
+def _unary(name: str, fold: Callable[[float], float], host: str, **facts: Any) -> Function:
     return Function(name, 1, fold, host, torch=f"torch.{name}", **facts)
 
 
-def _std(name: str, fold: Callable[[float], float], **facts) -> Function:
+def _std(name: str, fold: Callable[[float], float], **facts: Any) -> Function:
     """A float function with a C++ <cmath> namesake."""
     return _unary(name, fold, f"std::{name}({{0}})", float_only=True, **facts)
 
 
-def _api(api: Api, **facts) -> dict:
+def _api(api: Api, **facts: Any) -> dict[str, Any]:
     return {"instr": api.name, "api": api, **facts}
 
 
