@@ -22,7 +22,7 @@ from opgen.compiler.compute import (
 from opgen.compiler.lower import MAX_ROW_REDUCTIONS, REDUCE_APIS, LoweringError, api_funcs
 from opgen.compiler.matmul import epilogue_op
 from opgen.compiler.streams import Combination, Tensor, combinations, streams
-from opgen.frontend import expr, soc_dtypes
+from opgen.frontend import expr, functions, soc_dtypes
 from opgen.frontend.byte_values import byte_output_problem
 from opgen.frontend.catalog import FLOAT_DTYPES, INT_COMPUTE_DTYPES, SOC_FAMILIES
 from opgen.frontend.expr import show
@@ -116,7 +116,7 @@ def _check_kernel(op: Op, socs: list[str]) -> None:
         _check_combinations(combos, s.streamed, s.outs)
         tg = targets(op, socs, combos)
         _check_unavoidable_apis(tg.trees, tg.mode, tg.used_funcs, tg.short_missing)
-        _check_attr_powers(tg.trees, tg.short_missing["pow"])
+        _check_attr_powers(tg.trees, tg.short_missing[functions.POWER_API.key])
         _check_compare(op, socs, s.outs, tg.mode)
         _check_values(op, s.outs)
         scalars = {a.name: a.name for a in op.attrs if a.info.is_scalar}
@@ -234,7 +234,12 @@ def _check_attr_powers(trees: dict[str, expr.Node], lacking: list[str]) -> None:
     of an integral p is not."""
     for out, tree in trees.items():
         power = next(
-            (n for n in expr.walk(tree) if isinstance(n, expr.Call) and n.func == "pow"), None
+            (
+                n
+                for n in expr.walk(tree)
+                if isinstance(n, expr.Call) and n.func == functions.POW.name
+            ),
+            None,
         )
         if power is not None and lacking:
             raise LoweringError(
@@ -267,7 +272,11 @@ def _check_compare(op: Op, socs: list[str], outs: list[Tensor], mode: str) -> No
         for o, tree in op.compute.items()
         if any(
             n.is_tensor
-            and (isinstance(n, expr.Compare) or isinstance(n, expr.Call) and n.func == "where")
+            and (
+                isinstance(n, expr.Compare)
+                or isinstance(n, expr.Call)
+                and n.func == functions.WHERE.name
+            )
             for n in expr.walk(tree)
         )
     ]

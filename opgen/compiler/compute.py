@@ -22,32 +22,22 @@ from opgen.compiler.lower import (
     computed_tree,
 )
 from opgen.compiler.streams import Combination, Tensor
-from opgen.frontend import expr
+from opgen.frontend import expr, functions
 from opgen.frontend.catalog import SOC_FAMILIES, compute_type
 from opgen.frontend.model import Op
 
-# Compute functions whose API some SoCs lack, and what the kernel computes them through there
-# ("pow": `**` with a non-integer exponent). floor, ceil and erf have no fallback: an error.
-MISSABLE_APIS = ("tanh", "sigmoid", "sign", "pow", "fma")
-
-
-FALLBACK_VIA = {
-    "tanh": "Exp",
-    "sigmoid": "Exp",
-    "sign": "Muls, Maxs and Mins",
-    "pow": "Ln and Exp",
-    "fma": "Mul and Add",
-}
-
-
-UNAVOIDABLE_APIS = ("floor", "ceil", "erf", "index")
+# The compute functions' APIs some SoCs lack (functions.APIS, by the catalog's missing_apis
+# keys; "pow" is `**` with a non-integer exponent): those the kernel computes another way there,
+# and what through, and those without a fallback (an error).
+_APIS = {api.key: api for api in functions.APIS}
+MISSABLE_APIS = tuple(api.key for api in functions.APIS if api.fallback)
+FALLBACK_VIA = {api.key: api.fallback for api in functions.APIS if api.fallback}
+UNAVOIDABLE_APIS = tuple(api.key for api in functions.APIS if not api.fallback)
 
 
 def api_name(func: str) -> str:
     """The Ascend C API of a compute function in MISSABLE_APIS or UNAVOIDABLE_APIS."""
-    return {"pow": "Power", "fma": "FusedMulAdd", "index": "CreateVecIndex"}.get(
-        func, func.capitalize()
-    )
+    return _APIS[func].name
 
 
 # The SoCs the row kernel runs on: the catalog's with ReduceSum/Max/Min in float.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from opgen.frontend import expr
+from opgen.frontend import expr, functions
 from opgen.frontend.catalog import SOC_FAMILIES
 from opgen.frontend.expr import show
 from opgen.frontend.model import Op
@@ -45,23 +45,11 @@ class LoweringError(ValueError):
 # the high-level APIs' scratch (the types a kernel computes in are catalog's)
 # ---------------------------------------------------------------------------------------------
 
-# sharedTmpBuffer of the high-level APIs for float: maxLiveNodeCount of
-# Get<Api>TmpBufferFactorSize (1 float per element) and the minimum of Get<Api>MaxMinTmpSize.
-SHARED_TMP_LIVE_NODES = 1
-SHARED_TMP_MIN_BYTES = 256
-# The same (maxLiveNodeCount, minimum bytes) per API, for float, from asc-devkit
-# impl/adv_api/tiling/math/*_tiling*.cpp. Floor needs none in float: one repeat keeps the
-# buffer non-empty. Power(tensor, scalar): the most any SoC needs (310P: 6 nodes, 7 repeats).
+# The high-level APIs' sharedTmpBuffer needs (functions.Api.scratch) and the reductions':
+# ReduceSum/Max/Min (count mode) need far less (one value per 64 floats, in whole 32-byte
+# blocks: ReduceSum.md); one float per element keeps the rule simple.
 SHARED_TMP_NEEDS = {
-    "Tanh": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
-    "Sigmoid": (SHARED_TMP_LIVE_NODES, SHARED_TMP_MIN_BYTES),
-    "Sign": (3, 768),
-    "Floor": (0, 256),
-    "Ceil": (1, 256),
-    "Erf": (3, 768),
-    "Power": (6, 1792),
-    # ReduceSum/Max/Min (count mode) need far less (one value per 64 floats, in whole 32-byte
-    # blocks: ReduceSum.md); one float per element keeps the rule simple.
+    **{api.name: api.scratch for api in functions.APIS if api.scratch},
     **{op: (1, 256) for op in ("RowSum", "RowMean", "RowMax", "RowMin")},
 }
 FLT_MAX = 3.4028234663852886e38
@@ -107,12 +95,7 @@ class Program:
 
 # Operations whose result must not share a tile with an argument, and why.
 _NOT_INPLACE = {
-    "Tanh": "the Tanh API does not allow overlapping source and destination",
-    "Sigmoid": "the Sigmoid API does not allow overlapping source and destination",
-    **{
-        api: f"the {api} API does not allow overlapping source and destination"
-        for api in ("Sign", "Floor", "Ceil", "Erf", "Power")
-    },
+    **{api.name: api.not_inplace for api in functions.APIS if api.scratch},
     "Pow3": "x * x * x reads x after the first product",
     **{
         op: "a reduction's result is spread over the row it reads"
@@ -207,30 +190,10 @@ REDUCE_APIS = {
     "RowMin": "ReduceMin",
 }
 
-# rsqrt() and reciprocal() lower to Div (and Sqrt), not to the Rsqrt and Reciprocal
-# instructions, which miss the CANN precision standard (asc-devkit Rsqrt.md, Reciprocal.md):
-# a kernel that passes on the twin must pass on the NPU. "fast_math": true in the prototype
-# (Op.fast_math) trades that precision for speed and uses them.
-_UNARY_OPS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "abs": "Abs", "relu": "Relu"}
-_FLOAT_ONLY_FUNCS = (
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "tanh",
-    "sigmoid",
-    "floor",
-    "ceil",
-    "log1p",
-    "expm1",
-    "erf",
-    "pow",
-)
-# High-level APIs (sharedTmpBuffer) some SoCs lack; "pow" is `**` with a non-integer exponent.
-# Without the API: tanh, sigmoid and pow compute through Exp (and Ln), sign through Muls, Maxs
-# and Mins; floor, ceil and erf are an error.
-API_FUNCS = ("tanh", "sigmoid", "sign", "pow", "floor", "ceil", "erf")
+_FLOAT_ONLY_FUNCS = functions.names(lambda f: f.float_only)
+# Functions lowered to a high-level API (sharedTmpBuffer) some SoCs lack; "pow" is `**` with an
+# attr exponent (a non-integer constant one is an expr.Pow).
+API_FUNCS = functions.names(lambda f: f.api is not None)
 
 
 # index(dim): each element's coordinate along an output axis, from its flat offset o (the tile's
@@ -276,7 +239,7 @@ def index_axes(trees, taken: set[str]) -> dict[int | str, IndexAxis]:
 
 # Functions whose Ascend C instructions (Max, Min, Maxs, Mins, Relu, ReduceMax, ReduceMin,
 # Sign) do not promise torch's NaN and signed-zero results; torch_special_values rewrites them.
-SPECIAL_VALUE_FUNCS = ("min", "max", "relu", "clamp", "sign", "amax", "amin")
+SPECIAL_VALUE_FUNCS = (*functions.names(lambda f: f.special_values), "amax", "amin")
 
 
 def torch_special_values(node: expr.Node) -> expr.Node:
@@ -333,10 +296,14 @@ def guard_floor_domain(node: expr.Node) -> expr.Node:
     """floor(x) and ceil(x) as where(abs(x) < 2^23, floor(x), x): exact for huge values, +-inf and
     NaN on a SoC whose Floor/Ceil take a small domain (SMALL_DOMAIN_FLOOR_SOCS)."""
     node = expr.with_children(node, tuple(map(guard_floor_domain, expr.children(node))))
-    if isinstance(node, expr.Call) and node.func in ("floor", "ceil") and node.is_tensor:
+    if (
+        isinstance(node, expr.Call)
+        and functions.FUNCTIONS[node.func].small_domain
+        and node.is_tensor
+    ):
         x = node.args[0]
-        small = expr.Compare("<", expr.Call("abs", (x,)), expr.Const(INTEGRAL_FROM))
-        return expr.Call("where", (small, node, x))
+        small = expr.Compare("<", expr.Call(functions.ABS.name, (x,)), expr.Const(INTEGRAL_FROM))
+        return expr.Call(functions.WHERE.name, (small, node, x))
     return node
 
 
@@ -379,16 +346,16 @@ def api_funcs(node: expr.Node, mode: str) -> set[str]:
         if not n.is_tensor:
             continue  # computed on the host
         if mode == "float" and fused_mul_add(n):
-            found.add("fma")
+            found.add(functions.FMA_API.key)
         if isinstance(n, expr.Call) and n.func in API_FUNCS:
-            if n.func != "sign" or mode == "float":  # integer sign: Maxs and Mins
-                found.add(n.func)
+            # integer sign: Maxs and Mins; an attr exponent: the Power API
+            if n.func != functions.SIGN.name or mode == "float":
+                api = functions.FUNCTIONS[n.func].api
+                found.add(api.key if api else n.func)
         if isinstance(n, expr.Pow) and isinstance(n.exponent, float) and abs(n.exponent) != 0.5:
-            found.add("pow")
-        if isinstance(n, expr.Call) and n.func == "pow":  # an attr exponent: the Power API
-            found.add("pow")
+            found.add(functions.POWER_API.key)
         if isinstance(n, expr.Index):  # CreateVecIndex
-            found.add("index")
+            found.add(functions.INDEX_API.key)
     return found
 
 
@@ -490,30 +457,8 @@ class Lowerer:
         return value
 
     def _fold_call(self, node: expr.Call, args: list[float]) -> float:
-        a = args[0]
         try:
-            return {
-                "exp": lambda: math.exp(a),
-                "log": lambda: math.log(a),
-                "sqrt": lambda: math.sqrt(a),
-                "rsqrt": lambda: 1 / math.sqrt(a),
-                "abs": lambda: abs(a),
-                "reciprocal": lambda: 1 / a,
-                "tanh": lambda: math.tanh(a),
-                "sigmoid": lambda: 1 / (1 + math.exp(-a)),
-                "relu": lambda: max(a, 0.0),
-                "min": lambda: min(args),
-                "max": lambda: max(args),
-                "sign": lambda: float((a > 0) - (a < 0)),
-                "floor": lambda: float(math.floor(a)),
-                "ceil": lambda: float(math.ceil(a)),
-                "log1p": lambda: math.log1p(a),
-                "expm1": lambda: math.expm1(a),
-                "erf": lambda: math.erf(a),
-                "clamp": lambda: min(max(a, args[1]), args[2]),
-                "where": lambda: args[1] if a != 0 else args[2],
-                "pow": lambda: math.pow(a, args[1]),
-            }[node.func]()
+            return functions.FUNCTIONS[node.func].fold(*args)
         except (ValueError, ZeroDivisionError, OverflowError):
             raise self.fail(f"'{show(node)}' has no finite value") from None
 
@@ -700,7 +645,7 @@ class Lowerer:
         if isinstance(node, expr.BinOp):
             return self._binop(node)
         if isinstance(node, expr.Call):
-            if node.func == "where":
+            if node.func == functions.WHERE.name:
                 return self._where(node)
             return self._call(node)
         if isinstance(node, expr.Compare):
@@ -838,19 +783,27 @@ class Lowerer:
                 return self.value(expr.BinOp("/", expr.Const(1.0), _int_power(base, -e)))
             return self.value(_int_power(base, e))
         if abs(e) == 0.5:
-            return self.value(expr.Call("sqrt" if e > 0 else "rsqrt", (base,)))
+            root = functions.SQRT if e > 0 else functions.RSQRT
+            return self.value(expr.Call(root.name, (base,)))
         (a,) = self._operands(base)
         scalar = CScalar(self.literal(e, node), e)
-        if self.api_ok["pow"]:
+        if self.api_ok[functions.POWER_API.key]:
             return self.emit("Power", (a,), node, scalar, shared_tmp=True)
         return self.emit("PowerExp", (a,), node, scalar)
 
     def _binop(self, node: expr.BinOp) -> int:
         op, left, right = node.op, node.left, node.right
-        if self.mode == "float" and self.api_ok.get("fma") and (fma := fused_mul_add(node)):
+        if (
+            self.mode == "float"
+            and self.api_ok.get(functions.FMA_API.key)
+            and (fma := fused_mul_add(node))
+        ):
             a, b, c = self._operands(*fma[:3])
             return self.emit("FNMA" if fma[3] else "FMA", (a, b, c), node)
-        if not self.api_ok["tanh"] and (saturating := _one_plus_minus_tanh(node)) is not None:
+        if (
+            not self.api_ok[functions.TANH_API.key]
+            and (saturating := _one_plus_minus_tanh(node)) is not None
+        ):
             return self.composed(*saturating)
         if op == "/" and self.is_int:
             raise self.fail(f"'{show(node)}' divides, but Ascend C has no integer vector division")
@@ -878,7 +831,7 @@ class Lowerer:
             return self.emit("RSub", (a,), node, self.scalar(left))
         if self.op.fast_math:  # s * (1 / v), by the Reciprocal instruction
             s = self.scalar(left)
-            r = self.emit("Reciprocal", (a,), expr.Call("reciprocal", (right,)))
+            r = self.emit("Reciprocal", (a,), expr.Call(functions.RECIPROCAL.name, (right,)))
             return r if s.value == 1.0 else self.emit("Muls", (r,), node, s)
         return self.emit("RDiv", (a,), node, self.scalar(left))
 
@@ -899,18 +852,18 @@ class Lowerer:
         composed = self._composed_call(node)
         if composed is not None:
             return composed
-        func = node.func
-        if func in ("min", "max"):
+        func = functions.FUNCTIONS[node.func]
+        if func in (functions.MIN, functions.MAX):
             x, y = node.args
-            name = "Min" if func == "min" else "Max"
+            name = func.instr
             if x.is_tensor and y.is_tensor:
                 return self.emit(name, self._operands(x, y), node)
             tensor, scalar = (x, y) if x.is_tensor else (y, x)
             (a,) = self._operands(tensor)
             return self.emit(name + "s", (a,), node, self.scalar(scalar))
-        if self.is_int and func in _FLOAT_ONLY_FUNCS:
-            raise self.fail(f"{func}() needs a float type, but {self.int_why()}")
-        if func == "pow":
+        if self.is_int and func.float_only:
+            raise self.fail(f"{func.name}() needs a float type, but {self.int_why()}")
+        if func is functions.POW:
             return self._attr_power(node)
         return self._unary(node)
 
@@ -919,7 +872,9 @@ class Lowerer:
         (std::pow's results, torch's: an integral p of a negative base too). exp(p * ln(e))
         would be NaN there, so a SoC without Power refuses it."""
         base, exponent = node.args
-        if not self.api_ok["pow"]:  # the planner refuses such targets first, naming them
+        if not self.api_ok[
+            functions.POWER_API.key
+        ]:  # the planner refuses such targets first, naming them
             raise self.fail(f"'{show(node)}' needs the Power API")
         (a,) = self._operands(base)
         return self.emit("Power", (a,), node, self.scalar(exponent), shared_tmp=True)
@@ -927,34 +882,36 @@ class Lowerer:
     def _composed_call(self, node: expr.Call) -> int | None:
         """A call computed through others (clamp; sign of an integer or without its API;
         log1p, expm1), or None."""
-        func = node.func
+        func = functions.FUNCTIONS[node.func]
         one = expr.Const(1.0)
-        if func == "clamp":  # Maxs, then Mins: the Clamp API exists on ascend950 only
+        if func is functions.CLAMP:  # Maxs, then Mins: the Clamp API exists on ascend950 only
             x, lo, hi = node.args
-            return self.value(expr.Call("min", (expr.Call("max", (x, lo)), hi)))
-        if func == "sign" and self.is_int:
+            return self.value(
+                expr.Call(functions.MIN.name, (expr.Call(functions.MAX.name, (x, lo)), hi))
+            )
+        if func is functions.SIGN and self.is_int:
             if self.mode == "template":
                 raise self.fail(
                     "sign() computes differently for float and integer types; give "
                     "every dtype combination one compute type"
                 )
-            return self.value(expr.Call("clamp", (node.args[0], expr.Neg(one), one)))
-        if func == "sign" and not self.api_ok["sign"]:
+            return self.value(expr.Call(functions.CLAMP.name, (node.args[0], expr.Neg(one), one)))
+        if func is functions.SIGN and not self.api_ok[functions.SIGN_API.key]:
             # v * 2**100 * 2**100 is beyond +-1 for every nonzero float, subnormals included
             big = expr.Const(2.0**100)
             scaled = expr.BinOp("*", expr.BinOp("*", node.args[0], big), big)
             return self.composed(
-                expr.Call("clamp", (scaled, expr.Neg(one), one)),
+                expr.Call(functions.CLAMP.name, (scaled, expr.Neg(one), one)),
                 "sign(v) = clamp(v * 2^100 * 2^100, -1, 1), exactly",
                 node.args[0],
             )
-        if func == "log1p" and not self.is_int:
+        if func is functions.LOG1P and not self.is_int:
             return self.composed(
                 _log1p(node.args[0]),
                 "log1p(v) = log(u) + (v - (u - 1)) / u, u = v + 1",
                 node.args[0],
             )
-        if func == "expm1" and not self.is_int:
+        if func is functions.EXPM1 and not self.is_int:
             return self.composed(
                 _expm1(node.args[0]),
                 "expm1(v) = (e - 1) + m * (v - log(m)), e = exp(v), m = e within the normal floats",
@@ -964,25 +921,23 @@ class Lowerer:
 
     def _unary(self, node: expr.Call) -> int:
         """A function of one tensor with its own vector instruction (or API)."""
-        func = node.func
+        func = functions.FUNCTIONS[node.func]
         (a,) = self._operands(node.args[0])
-        if func in ("tanh", "sigmoid"):
-            if self.api_ok[func]:
-                return self.emit(func.capitalize(), (a,), node, shared_tmp=True)
-            return self.value(_through_exp(func, node.args[0]))
-        if func in ("sign", "floor", "ceil", "erf"):
-            return self.emit(func.capitalize(), (a,), node, shared_tmp=True)
-        if self.is_int and func == "abs":
+        if func.api is not None:
+            if self.api_ok.get(func.api.key, True):
+                return self.emit(func.instr, (a,), node, shared_tmp=True)
+            return self.value(_THROUGH_EXP[func](node.args[0]))
+        if self.is_int and func is functions.ABS:
             return self.emit("AbsInt", (a,), node)
-        if func == "relu" and "int16_t" in self.ctypes:  # Relu has no int16 form
+        if func is functions.RELU and "int16_t" in self.ctypes:  # Relu has no int16 form
             return self.emit("Maxs", (a,), node, CScalar(self.literal(0.0, node), 0.0))
-        if func in ("reciprocal", "rsqrt") and self.op.fast_math:
-            return self.emit(func.capitalize(), (a,), node)
-        if func == "reciprocal":
+        if func.fast_instr and self.op.fast_math:
+            return self.emit(func.fast_instr, (a,), node)
+        if func is functions.RECIPROCAL:
             return self.emit("RDiv", (a,), node, CScalar(self.literal(1.0, node), 1.0))
-        if func == "rsqrt":
+        if func is functions.RSQRT:
             return self.emit("RsqrtDiv", (a,), node)
-        return self.emit(_UNARY_OPS[func], (a,), node)
+        return self.emit(func.instr, (a,), node)
 
     # -- the whole op --------------------------------------------------------------------
 
@@ -1008,15 +963,22 @@ class Lowerer:
         return Program(self.instrs, regs, results)
 
 
-def _through_exp(func: str, v: expr.Node) -> expr.Node:
-    """tanh(v) or sigmoid(v) through Exp, for a SoC without the API, divided exactly (no
-    Reciprocal): tanh(v) = -2 / (exp(v * 2) + 1) + 1, sigmoid(v) = 1 / (exp(-v) + 1). Both
-    saturate correctly when exp overflows to inf."""
+def _tanh_through_exp(v: expr.Node) -> expr.Node:
+    """tanh(v) through Exp, for a SoC without the API, divided exactly (no Reciprocal):
+    tanh(v) = -2 / (exp(v * 2) + 1) + 1. It saturates correctly when exp overflows to inf."""
     one = expr.Const(1.0)
-    if func == "tanh":
-        e = expr.Call("exp", (expr.BinOp("*", v, expr.Const(2.0)),))
-        return expr.BinOp("+", expr.BinOp("/", expr.Const(-2.0), expr.BinOp("+", e, one)), one)
-    return expr.BinOp("/", one, expr.BinOp("+", expr.Call("exp", (expr.Neg(v),)), one))
+    e = expr.Call(functions.EXP.name, (expr.BinOp("*", v, expr.Const(2.0)),))
+    return expr.BinOp("+", expr.BinOp("/", expr.Const(-2.0), expr.BinOp("+", e, one)), one)
+
+
+def _sigmoid_through_exp(v: expr.Node) -> expr.Node:
+    """sigmoid(v) = 1 / (exp(-v) + 1), for a SoC without the API (saturating as tanh's)."""
+    one = expr.Const(1.0)
+    return expr.BinOp("/", one, expr.BinOp("+", expr.Call(functions.EXP.name, (expr.Neg(v),)), one))
+
+
+# The functions whose API has a fallback through Exp (functions.Api.fallback), rewritten.
+_THROUGH_EXP = {functions.TANH: _tanh_through_exp, functions.SIGMOID: _sigmoid_through_exp}
 
 
 def _one_plus_minus_tanh(node: expr.BinOp) -> tuple[expr.Node, str, expr.Node] | None:
@@ -1028,7 +990,7 @@ def _one_plus_minus_tanh(node: expr.BinOp) -> tuple[expr.Node, str, expr.Node] |
         return isinstance(n, expr.Const) and n.value == 1.0
 
     def tanh_arg(n: expr.Node) -> expr.Node | None:
-        return n.args[0] if isinstance(n, expr.Call) and n.func == "tanh" else None
+        return n.args[0] if isinstance(n, expr.Call) and n.func == functions.TANH.name else None
 
     if node.op == "+" and is_one(node.left) and tanh_arg(node.right) is not None:
         v, factor, text = tanh_arg(node.right), -2.0, "1 + tanh(v) = 2 / (exp(-2v) + 1)"
@@ -1218,12 +1180,13 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
         ("Add", "Sub", "Mul", "Div", "Max", "Min"), ("AscendC::{op}({d}, {a0}, {a1}, {n});",)
     ),
     **dict.fromkeys(("Adds", "Muls", "Maxs", "Mins"), ("AscendC::{op}({d}, {a0}, {s}, {n});",)),
-    **dict.fromkeys(
-        ("Exp", "Ln", "Sqrt", "Rsqrt", "Abs", "Reciprocal", "Relu"),
+    **dict.fromkeys(  # the functions' own instructions (Exp, Ln, ...; Rsqrt, Reciprocal)
+        [f.instr for f in functions.CALLABLE if f.arity == 1 and f.instr and not f.api]
+        + [f.fast_instr for f in functions.CALLABLE if f.fast_instr],
         ("AscendC::{op}({d}, {a0}, {n});",),
     ),
-    **dict.fromkeys(
-        ("Tanh", "Sigmoid", "Sign", "Floor", "Ceil", "Erf"),
+    **dict.fromkeys(  # the functions' high-level APIs (Tanh, Sigmoid, ...)
+        [f.instr for f in functions.CALLABLE if f.arity == 1 and f.api],
         ("AscendC::{op}({d}, {a0}, {shared}, {n});",),
     ),
     "Power": ("AscendC::Power({d}, {a0}, {s}, {shared}, {n});",),
@@ -1386,33 +1349,11 @@ def host_expr(
                 f"std::strcmp({texts[n.name]}, {cpp_string(n.value)}) {n.op} 0", integer
             )
         if isinstance(n, expr.Call):
-            args = [h(a) for a in n.args]
-            a = args[0]
-            zero = "0" if integer else "0.0"
-            one = "1" if integer else "1.0"
-            lo = f"({a} > {args[1]} ? {a} : {args[1]})" if n.func == "clamp" else ""
-            if n.func == "where":
-                return f"({a} != {zero} ? {args[1]} : {args[2]})"
-            return {
-                "exp": f"std::exp({a})",
-                "log": f"std::log({a})",
-                "sqrt": f"std::sqrt({a})",
-                "rsqrt": f"(1.0 / std::sqrt({a}))",
-                "reciprocal": f"(1.0 / {a})",
-                "tanh": f"std::tanh({a})",
-                "sigmoid": f"(1.0 / (1.0 + std::exp(-{a})))",
-                "abs": f"({a} < {zero} ? -{a} : {a})",
-                "relu": f"({a} > {zero} ? {a} : {zero})",
-                "min": f"({args[0]} < {args[-1]} ? {args[0]} : {args[-1]})",
-                "max": f"({args[0]} > {args[-1]} ? {args[0]} : {args[-1]})",
-                "sign": f"({a} > {zero} ? {one} : ({a} < {zero} ? -{one} : {zero}))",
-                "floor": f"std::floor({a})",
-                "ceil": f"std::ceil({a})",
-                "log1p": f"std::log1p({a})",
-                "expm1": f"std::expm1({a})",
-                "erf": f"std::erf({a})",
-                "clamp": f"({lo} < {args[-1]} ? {lo} : {args[-1]})",
-            }[n.func]
+            return functions.FUNCTIONS[n.func].host.format(
+                *(h(a) for a in n.args),
+                zero="0" if integer else "0.0",
+                one="1" if integer else "1.0",
+            )
         raise TypeError(n)
 
     return f"static_cast<{'int64_t' if integer else 'float'}>({h(node)})"

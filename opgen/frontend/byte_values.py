@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from opgen.frontend import expr
+from opgen.frontend import expr, functions
 from opgen.frontend.expr import show
 
 INTEGRAL_DTYPES = ("int8", "uint8", "bool", "int16", "int32")
@@ -25,7 +25,8 @@ INT_RANGES = {
 }
 EXACT = 2**22  # WrapByte's float computation is exact below this magnitude
 Bounds = tuple[float, float] | None  # None: not known (a float value)
-_ORDERED_FUNCS = ("min", "max", "abs", "relu", "sign", "clamp", "where")
+# functions whose value is one of their operands' or ordered by them (functions.Function.ordered)
+_ORDERED_FUNCS = functions.names(lambda f: f.ordered)
 
 
 def integral(n: expr.Node, tensors: dict[str, bool], attrs: dict[str, bool]) -> bool:
@@ -36,13 +37,15 @@ def integral(n: expr.Node, tensors: dict[str, bool], attrs: dict[str, bool]) -> 
         return attrs[n.name]
     if isinstance(n, expr.Const):
         return n.value.is_integer()
-    if isinstance(n, expr.Compare) or isinstance(n, expr.Call) and n.func in ("floor", "ceil"):
+    if isinstance(n, expr.Compare):
+        return True
+    if isinstance(n, expr.Call) and functions.FUNCTIONS[n.func].integral:
         return True
     if isinstance(n, expr.Pow):
         return isinstance(n.exponent, int) and n.exponent > 0 and integral(n.base, tensors, attrs)
     if isinstance(n, expr.BinOp):
         return n.op != "/" and all(integral(a, tensors, attrs) for a in (n.left, n.right))
-    if isinstance(n, expr.Call) and n.func == "where":
+    if isinstance(n, expr.Call) and n.func == functions.WHERE.name:
         return all(integral(a, tensors, attrs) for a in n.args[1:])
     if isinstance(n, expr.Call) and n.func in _ORDERED_FUNCS:
         return all(integral(a, tensors, attrs) for a in n.args)
@@ -108,14 +111,14 @@ class ValueBounds:
         return bounds
 
     def _call(self, n: expr.Call) -> Bounds:
-        if n.func in ("floor", "ceil"):
+        if functions.FUNCTIONS[n.func].integral:  # floor, ceil: within the argument's bounds
             return self.of(n.args[0])
         if n.func not in _ORDERED_FUNCS:
             for a in n.args:
                 self.of(a)
             return None
         bounds = self._ordered(n.args, f"{n.func}()")
-        if n.func == "where":
+        if n.func == functions.WHERE.name:
             bounds = bounds[1:]
         known = [b for b in bounds if b is not None]
         if len(known) < len(bounds):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from opgen.frontend.functions import lacking_apis
+
 
 @dataclass(frozen=True)
 class DType:
@@ -339,7 +341,6 @@ class SocFamily:
     short_name: str
     npu_arch: int | None  # __NPU_ARCH__; None: not documented
     has_datacopypad: bool  # DataCopyPad (GM<->UB) for tails that are not whole 32-byte blocks
-    missing_apis: frozenset[str] = frozenset()  # compute functions without their API
     # float <-> bfloat16 Cast (no bfloat16 CastIntrinsicsImpl in dav_c100/dav_m200 vconv)
     has_bf16_cast: bool = True
     # float -> half Cast in every RoundMode, not only CAST_NONE and CAST_ODD
@@ -369,6 +370,11 @@ class SocFamily:
     has_subs: bool = False  # Subs, the tensor-scalar subtraction with the scalar on either side
     has_printf: bool = True  # the kernel's printf/PRINTF
     has_dump_tensor: bool = True  # DumpTensor and DumpAccChkPoint
+
+    @property
+    def missing_apis(self) -> frozenset[str]:
+        """The compute functions' APIs it lacks (functions.APIS)."""
+        return lacking_apis(self.short_name)
 
 
 @dataclass(frozen=True)
@@ -539,9 +545,7 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
 SOC_FAMILIES: dict[str, SocFamily] = {
     f.short_name: f
     for f in (
-        # Atlas A2/A3: CreateVecIndex (index()) is documented for them only. FusedMulAdd (a
-        # fused multiply-add, "fma") is documented for them, 310P's AI Core and 200I/500 A2
-        # (310B) in half and float (FusedMulAdd.md; vmadd in dav_c220, dav_m200, dav_m300).
+        # The APIs each family lacks are functions.APIS' (missing_apis).
         SocFamily(
             "ascend910b",
             2201,
@@ -564,12 +568,11 @@ SOC_FAMILIES: dict[str, SocFamily] = {
         ),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
-        # only, ReduceSum/Max/Min in half only, no Tanh, Sign, Floor, Ceil, Erf, Power.
+        # only, ReduceSum/Max/Min in half only.
         SocFamily(
             "ascend910",
             1001,
             False,
-            frozenset({"tanh", "sign", "floor", "ceil", "erf", "pow", "fma", "index"}),
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci=False,
@@ -586,7 +589,6 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend310p",
             2002,
             False,
-            frozenset({"index"}),
             has_bf16_cast=False,
             has_half_cast_modes=False,
             has_dcci_dst=False,
@@ -594,13 +596,11 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             select_reserves_ub=True,
             has_printf=False,
         ),
-        # Atlas 200I/500 A2 (310B): no Tanh, Sigmoid, Sign, Ceil, Erf, Power (Floor exists), no
-        # UB-to-UB DataCopy.
+        # Atlas 200I/500 A2 (310B): no UB-to-UB DataCopy.
         SocFamily(
             "ascend310b",
             3002,
             True,
-            frozenset({"tanh", "sigmoid", "sign", "ceil", "erf", "pow", "index"}),
             has_ub_copy=False,
             has_soft_sync_all=False,
             has_wide_int_compares=True,
@@ -612,7 +612,6 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "ascend950",
             3510,
             True,
-            frozenset({"fma", "index"}),
             has_reduce=False,
             has_float_reduce=False,
             has_hardware_sync_all=True,
@@ -626,7 +625,6 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             "bs9sx1a",
             None,
             True,
-            frozenset({"fma", "index"}),
             has_reduce=False,
             has_float_reduce=False,
         ),

@@ -16,6 +16,8 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
+from opgen.frontend import functions
+
 
 class ExprError(ValueError):
     """An expression outside the whitelist; the message names the offending part."""
@@ -25,35 +27,12 @@ class ExprError(ValueError):
 # compute
 # ---------------------------------------------------------------------------------------------
 
-UNARY_FUNCS = (
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "abs",
-    "reciprocal",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "sign",
-    "floor",
-    "ceil",
-    "log1p",
-    "expm1",
-    "erf",
-)
-BINARY_FUNCS = ("min", "max")
-TERNARY_FUNCS = ("clamp", "where")  # clamp(x, lo, hi): lo and hi numbers or attrs
+# The functions a compute expression calls, each with its arity: functions.CALLABLE
 # Reductions: over the last axis (the row) without dim=, inside a larger expression broadcast back
 # over the row (keepdim); with torch's dim= and keepdim= over the axes they name.
 REDUCE_FUNCS = ("sum", "mean", "amax", "amin")
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMP_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-_ARITY = {  # how many arguments each function takes
-    **dict.fromkeys(UNARY_FUNCS, 1),
-    **dict.fromkeys(BINARY_FUNCS, 2),
-    **dict.fromkeys(TERNARY_FUNCS, 3),
-}
 
 
 @dataclass(frozen=True)
@@ -142,7 +121,7 @@ def _text_literal(value: str) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    func: str  # one of UNARY_FUNCS, BINARY_FUNCS, TERNARY_FUNCS (where(c, a, b): a where c
+    func: str  # a name in functions.FUNCTIONS (where(c, a, b): a where c
     # is nonzero (true), else b), or "pow" (e ** p with an exponent of attrs: a scalar)
     args: tuple[Node, ...]
 
@@ -465,24 +444,22 @@ def _call_node(node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict
         return _expand_node(node, conv, attr_types)
     if node.keywords:
         raise ExprError(f"{func}() takes no keyword arguments")
-    arity = _ARITY.get(func)
-    if arity is None:
+    function = next((f for f in functions.CALLABLE if f.name == func), None)
+    if function is None:
         allowed = ", ".join(
-            UNARY_FUNCS
-            + BINARY_FUNCS
-            + TERNARY_FUNCS
-            + REDUCE_FUNCS
-            + (INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC)
+            [f.name for f in functions.CALLABLE]
+            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC]
         )
         raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
+    arity = function.arity
     if len(node.args) != arity:
-        usage = {"clamp": " (clamp(x, lo, hi))", "where": " (where(cond, a, b))"}.get(func, "")
+        usage = f" ({function.usage})" if function.usage else ""
         raise ExprError(
             f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, "
             f"got {len(node.args)}{usage}"
         )
     call = Call(func, tuple(conv(a) for a in node.args))
-    if func == "clamp":
+    if function is functions.CLAMP:
         for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
             if arg.is_tensor:
                 raise ExprError(
@@ -649,7 +626,7 @@ def _attr_power(power: ast.BinOp, conv: Callable[[ast.AST], Node]) -> Call:
         )
     if not base.is_tensor:
         raise ExprError(f"'{_snippet(power)}': a power of numbers and attrs needs a tensor in it")
-    return Call("pow", (base, exponent))
+    return Call(functions.POW.name, (base, exponent))
 
 
 def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | float:
@@ -808,7 +785,7 @@ def _show(node: Node, outer: int) -> str:
     if isinstance(node, Compare):
         text = f"{_show(node.left, 1)} {node.op} {_show(node.right, 1)}"
         return f"({text})" if outer > CMP_PRECEDENCE else text
-    if isinstance(node, Call) and node.func == "pow":  # written e ** p
+    if isinstance(node, Call) and node.func == functions.POW.name:  # written e ** p
         text = f"{_show(node.args[0], 5)} ** {_show(node.args[1], 5)}"
         return f"({text})" if outer > 4 else text
     if isinstance(node, Call):
@@ -819,25 +796,6 @@ def _show(node: Node, outer: int) -> str:
         keepdim = f", keepdim={node.keepdim}" if node.keepdim is not False else ""
         return f"{node.func}({_show(node.arg, 0)}, dim={node.axes.show()}{keepdim})"
     raise TypeError(node)
-
-
-_TORCH_UNARY = {
-    "exp": "torch.exp",
-    "log": "torch.log",
-    "sqrt": "torch.sqrt",
-    "rsqrt": "torch.rsqrt",
-    "abs": "torch.abs",
-    "reciprocal": "torch.reciprocal",
-    "tanh": "torch.tanh",
-    "sigmoid": "torch.sigmoid",
-    "relu": "torch.relu",
-    "sign": "torch.sign",
-    "floor": "torch.floor",
-    "ceil": "torch.ceil",
-    "log1p": "torch.log1p",
-    "expm1": "torch.expm1",
-    "erf": "torch.erf",
-}
 
 
 _TORCH_REDUCE = {
@@ -905,21 +863,22 @@ def _torch_operand(name: str, transpose: bool | str) -> str:
 
 def _torch_call(node: Call) -> str:
     args = [_torch(a) for a in node.args]
-    if node.func == "where":
+    if node.func == functions.WHERE.name:
         compares = isinstance(node.args[0], (Compare, TextCompare))
         cond = to_torch(node.args[0]) if compares else f"({args[0]} != 0)"
         if not node.args[0].is_tensor:  # a number or attr condition: pick a branch
             return f"({args[1]} if {cond} else {args[2]})"
         return f"torch.where({cond}, {args[1]}, {args[2]})"
-    if node.func == "clamp":
+    if node.func == functions.CLAMP.name:
         if not node.args[0].is_tensor:
             return f"min(max({args[0]}, {args[1]}), {args[2]})"
         return f"torch.clamp({args[0]}, min={args[1]}, max={args[2]})"
-    if node.func in _TORCH_UNARY:
+    spelling = functions.FUNCTIONS[node.func].torch
+    if spelling:
         if not node.args[0].is_tensor:  # a scalar argument: keep it a Python number
-            return f"{_TORCH_UNARY[node.func]}(torch.tensor({args[0]}, dtype=torch.float64))"
-        return f"{_TORCH_UNARY[node.func]}({args[0]})"
-    if node.func == "pow":  # a tensor to the power of a number or an attr expression
+            return f"{spelling}(torch.tensor({args[0]}, dtype=torch.float64))"
+        return f"{spelling}({args[0]})"
+    if node.func == functions.POW.name:  # a tensor to the power of a number or an attr expression
         return f"torch.pow({args[0]}, {args[1]})"
     a, b = node.args
     bound = "max" if node.func == "min" else "min"

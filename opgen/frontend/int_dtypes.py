@@ -12,13 +12,14 @@ an int attr is a Python int, which keeps the tensor's dtype.
 
 from __future__ import annotations
 
-from opgen.frontend import expr
+from opgen.frontend import expr, functions
 from opgen.frontend.byte_values import INT_RANGES, ValueBounds, _num
 from opgen.frontend.expr import show
 
 PY_INT = "int"  # a Python int (an int attr): it keeps an integer tensor's dtype
-_SAME_AS_ARG = ("abs", "relu", "sign", "floor", "ceil")
-_PROMOTING = ("min", "max", "clamp")
+# torch's dtype of an integer call (functions.Function.int_dtype)
+_SAME_AS_ARG = functions.names(lambda f: f.int_dtype == "arg")
+_PROMOTING = functions.names(lambda f: f.int_dtype == "promote")
 _BITS = {"int8": 8, "uint8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
@@ -67,8 +68,9 @@ class TorchDtypes:
     def _call(self, n: expr.Call) -> str | None:
         if n.func in _SAME_AS_ARG:
             return self.of(n.args[0])
-        args = n.args[1:] if n.func == "where" else n.args
-        if n.func not in _PROMOTING + ("where",):
+        where = n.func == functions.WHERE.name
+        args = n.args[1:] if where else n.args
+        if n.func not in _PROMOTING and not where:
             return None
         kinds = [self.of(a) for a in args]
         result = kinds[0]
@@ -102,7 +104,7 @@ def bool_subtraction(tree: expr.Node, ins: dict[str, str], attr_types: dict[str,
 def _may_leave(n: expr.Node) -> bool:
     """An arithmetic step whose value may leave its operands' range (abs and - of int8's -128)."""
     if isinstance(n, expr.Call):
-        return n.func == "abs"
+        return n.func == functions.ABS.name
     return isinstance(n, (expr.BinOp, expr.Pow, expr.Neg))
 
 

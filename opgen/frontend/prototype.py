@@ -26,6 +26,7 @@ from opgen.frontend import (
     defined,
     expands,
     expr,
+    functions,
     matmuls,
     names,
     reductions,
@@ -741,7 +742,7 @@ def _fast_math_warning(path: str, compute: dict[str, expr.Node]) -> str:
             f"{n.func}()"
             for tree in compute.values()
             for n in expr.walk(tree)
-            if isinstance(n, expr.Call) and n.func in ("rsqrt", "reciprocal")
+            if isinstance(n, expr.Call) and functions.FUNCTIONS[n.func].fast_instr
         }
         | {
             "a number / a tensor"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opgen.compiler.compute import compute_types, special_values_exact
-from opgen.frontend import defined, expr, soc_dtypes
+from opgen.frontend import defined, expr, functions, soc_dtypes
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op
@@ -32,19 +32,13 @@ POSITIVE_FLOAT_RANGE = (0.5, 4.0)
 INT_RANGE = (-10, 10)
 SMALL_INT_RANGE = (-5, 5)  # 8-bit integers: products stay in range more often
 POSITIVE_INT_RANGE = (1, 10)
-# Functions defined (or finite) only for positive arguments; a tensor divisor counts too, and
-# so does the base of a power with a negative or non-integer exponent. (log1p needs > -1.)
-POSITIVE_ONLY = {
-    "log": "log",
-    "sqrt": "sqrt",
-    "rsqrt": "rsqrt",
-    "reciprocal": "reciprocal",
-    "log1p": "log1p",
-}
+# Functions defined (or finite) only for positive (or nonnegative) arguments are
+# functions.Function.domain's; a tensor divisor counts too, and so does the base of a power with
+# a negative or non-integer exponent.
 
 LIST_INSTANCES = 2  # tensors in each dynamic (list) input
 # Compute functions with jumps: no finite-difference gradcheck for an op that uses them.
-STEP_FUNCS = ("sign", "floor", "ceil")
+STEP_FUNCS = functions.names(lambda f: f.step)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -64,11 +58,8 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
     def visit(n: expr.Node) -> None:
         # an argument that is positive (or, for sqrt and log1p, nonnegative) whatever the
         # inputs are, as in log(abs(x) + sqrt(x * x + 1)), leaves them free
-        if (
-            isinstance(n, expr.Call)
-            and n.func in POSITIVE_ONLY
-            and _sign(n.args[0]) < (1 if n.func in ("sqrt", "log1p") else 2)
-        ):
+        domain = functions.FUNCTIONS[n.func].domain if isinstance(n, expr.Call) else ""
+        if domain and _sign(n.args[0]) < (1 if domain == functions.NONNEGATIVE else 2):
             for name in tensors_in(n.args[0]):
                 found.setdefault(name, f"{n.func}() of it")
         if isinstance(n, expr.BinOp) and n.op == "/" and _sign(n.right) < 2:
@@ -81,7 +72,7 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
         ):
             for name in tensors_in(n.base):
                 found.setdefault(name, f"a power of it with the exponent {n.exponent!r}")
-        if isinstance(n, expr.Call) and n.func == "pow" and _sign(n.args[0]) < 2:
+        if isinstance(n, expr.Call) and n.func == functions.POW.name and _sign(n.args[0]) < 2:
             for name in tensors_in(n.args[0]):  # any exponent: a negative or non-integer one
                 found.setdefault(name, f"a power of it with the exponent {expr.show(n.args[1])}")
 
@@ -106,13 +97,14 @@ def _sign(n: expr.Node) -> int:
             return max(a, b) if min(a, b) >= 1 else 0
         return min(a, b)
     if isinstance(n, expr.Call):
-        if n.func in ("exp", "sigmoid"):
+        sign = functions.FUNCTIONS[n.func].sign
+        if sign == functions.POSITIVE:
             return 2
-        if n.func in ("abs", "relu"):
+        if sign == functions.NONNEGATIVE:
             return max(1, _sign(n.args[0]))
-        if n.func in ("sqrt", "rsqrt", "reciprocal"):
+        if sign == functions.SAME_AS_ARG:
             return _sign(n.args[0])
-        if n.func == "where":
+        if n.func == functions.WHERE.name:
             return min(_sign(n.args[1]), _sign(n.args[2]))
     return 0
 
@@ -148,7 +140,7 @@ def nan_blocked_inputs(node: expr.Node) -> set[str]:
     for n in expr.walk(node):
         if isinstance(n, expr.Reduce) and n.func in ("amax", "amin"):
             found |= {m.name for m in expr.walk(n.arg) if isinstance(m, expr.Tensor)}
-        if isinstance(n, expr.Call) and n.func in ("min", "max", "relu", "clamp", "sign"):
+        if isinstance(n, expr.Call) and functions.FUNCTIONS[n.func].special_values:
             for arg in n.args:
                 found |= {m.name for m in expr.walk(arg) if isinstance(m, expr.Tensor)}
     return found
