@@ -98,6 +98,9 @@ def test_the_golden_calls_torch_with_the_same_dim_and_keepdim():
     "text, message",
     [
         ("sum(x, axis=1)", "sum() takes the keywords dim= and keepdim=, not ['axis']"),
+        # **kwargs beside a keyword: once a TypeError (None sorted with 'axis')
+        ("sum(x, axis=1, **k)", "sum() takes the keywords dim= and keepdim=, not ['axis']"),
+        ("sum(x, **k)", "sum() takes the keywords dim= and keepdim=, not **"),
         ("sum(x, keepdim=True)", "sum(): keepdim= goes with dim="),
         ("sum(x, 1, dim=1)", "sum() got dim twice"),
         ("sum(x, dim=1.5)", "sum(): dim= takes ints (up to 64)"),

@@ -267,7 +267,7 @@ def _parse(text: str) -> ast.expr:
     return tree
 
 
-def _check_size(tree: ast.expr) -> None:
+def _check_size(tree: ast.AST) -> None:
     """The bounds above, walking without recursion."""
     nodes, stack = 0, [(tree, 1)]
     while stack:
@@ -294,7 +294,7 @@ def _check_size(tree: ast.expr) -> None:
             and isinstance(node.op, ast.Pow)
             and isinstance(node.left, ast.Constant)
             and isinstance(node.right, ast.Constant)
-            and type(node.right.value) in (int, float)
+            and isinstance(node.right.value, (int, float))
             and abs(node.right.value) > MAX_CONST_EXPONENT
         ):
             raise ExprError(
@@ -401,9 +401,9 @@ def _text_compare(node: ast.Compare, attr_types: dict[str, str]) -> TextCompare:
     left, right = node.left, node.comparators[0]
     if isinstance(left, ast.Constant):
         left, right = right, left
-    attr = isinstance(left, ast.Name) and attr_types.get(left.id) == "string"
-    literal = isinstance(right, ast.Constant) and isinstance(right.value, str)
-    if not (attr and literal):
+    attr = left.id if isinstance(left, ast.Name) and attr_types.get(left.id) == "string" else ""
+    literal = right.value if isinstance(right, ast.Constant) else None
+    if not (attr and isinstance(literal, str)):
         raise ExprError(
             f"{_snippet(node)} compares a string: compare a string attr with a string literal "
             '(reduction == "mean")'
@@ -413,7 +413,7 @@ def _text_compare(node: ast.Compare, attr_types: dict[str, str]) -> TextCompare:
             f"{_snippet(node)} orders strings: compare a string attr with == or != only "
             '(reduction == "mean")'
         )
-    return TextCompare(op, left.id, right.value)
+    return TextCompare(op, attr, literal)
 
 
 def _name_node(name: str, tensors: set[str], scalars: set[str], others: dict[str, str]) -> Node:
@@ -547,9 +547,10 @@ def _reduce_node(
 ) -> Reduce:
     """sum/mean/amax/amin(e) over the last axis, or with torch's dim (positional or dim=) and
     keepdim= over the axes dim names."""
+    assert isinstance(node.func, ast.Name)  # _call_node's check
     func = node.func.id
     keywords = {k.arg: k.value for k in node.keywords}
-    unknown = sorted(k for k in keywords if k not in ("dim", "keepdim"))
+    unknown = sorted(k for k in keywords if k is not None and k not in ("dim", "keepdim"))
     if unknown or None in keywords:
         raise ExprError(f"{func}() takes the keywords dim= and keepdim=, not {unknown or '**'}")
     positional = list(node.args[1:])
@@ -592,7 +593,7 @@ def _axes(func: str, node: ast.AST, attr_types: dict[str, str]) -> Axes:
 
 def _int_literal(func: str, node: ast.AST) -> int:
     negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-    value = node.operand if negative else node
+    value = node.operand if isinstance(node, ast.UnaryOp) and negative else node
     if not (isinstance(value, ast.Constant) and type(value.value) is int) or value.value > 64:
         raise ExprError(
             f"{func}(): dim= takes ints (up to 64), a tuple or list of them, None or an attr; "
@@ -634,8 +635,9 @@ def _exponent(power: ast.BinOp, tensors: set[str], scalars: set[str]) -> int | f
     node = power.right
 
     def value(n: ast.AST) -> float:
-        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
-            return float(n.value)
+        if isinstance(n, ast.Constant) and not isinstance(n.value, bool):
+            if isinstance(n.value, (int, float)):
+                return float(n.value)
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
             v = value(n.operand)
             return -v if isinstance(n.op, ast.USub) else v
@@ -1005,7 +1007,8 @@ def _check_golden_call(node: ast.Call, names: set[str]) -> None:
     method = receiver is not None and not _torch_path(receiver)
     if method and isinstance(receiver, ast.Name) and receiver.id not in names:
         method = False  # os.system(...): not a value's method, a module's function
-    if method and node.func.attr in TENSOR_METHODS:  # x.to(torch.float32)
+    if method and isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_METHODS:
+        # x.to(torch.float32)
         _check_golden(node.func.value, names)
     elif method:
         raise ExprError(
