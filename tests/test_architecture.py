@@ -347,3 +347,14 @@ def test_rendering_plans_only_for_copier_by_itself():
         "template_context": {"opgen.planning.ProjectData"},  # a type only
         "template_context.plan_answers": {"opgen.planning.plan_project"},
     }
+
+
+def test_development_guide_names_every_module():
+    """docs/development.md's source tree names each module of opgen/ (a new one gets its line)."""
+    guide = (ROOT / "docs" / "development.md").read_text()
+    unnamed = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "opgen").rglob("*.py"))
+        if path.name != "__init__.py" and not re.search(rf"\b{re.escape(path.name)}\b", guide)
+    ]
+    assert not unnamed, f"not in docs/development.md's source tree: {unnamed}"
