@@ -361,9 +361,10 @@ def _pending_writes(the_plan: Plan) -> tuple[dict[Path, bytes | None], set[Path]
         target = project / project_state.PRISTINE / path
         if _read(target) != content:
             writes[target] = content
-    for change in the_plan.changes:
-        if change.action == "removed":
-            writes[project / project_state.PRISTINE / change.path] = None
+    for change in the_plan.changes:  # the records of files the manifest no longer lists
+        pristine = project / project_state.PRISTINE / change.path
+        if change.path not in the_plan.manifest["files"] and pristine.is_file():
+            writes[pristine] = None
     manifest_text = project_state.manifest_text(the_plan.manifest).encode()
     if _read(project / project_state.MANIFEST) != manifest_text:
         writes[project / project_state.MANIFEST] = manifest_text
