@@ -74,6 +74,18 @@ def project_check(directory: Path) -> Check | None:
 
 def checks(project: Path | None = None) -> list[Check]:
     """The machine's tools, opgen itself, and the project in `project` when it is one."""
+    python, *tools = machine_checks()
+    this_opgen = Check(
+        "opgen",
+        f"{__version__} (CPU twin: {twin_include_dir()})",
+        "generated projects build against this opgen's CPU twin (opgen.twin_include())",
+    )
+    in_project = project_check(project) if project is not None else None
+    return [python, this_opgen, *tools] + ([in_project] if in_project is not None else [])
+
+
+def machine_checks() -> list[Check]:
+    """Python and the tools each step needs."""
     torch_npu = _dist_version("torch-npu") if find_spec("torch_npu") else None
     ninja = tool_version(["ninja", "--version"]) or (_dist_version("ninja") and "python ninja")
     home = cann_home()
@@ -81,12 +93,6 @@ def checks(project: Path | None = None) -> list[Check]:
     # what, what was found (None: absent), what that means when found / when not
     rows = [
         ("Python", platform.python_version(), "opgen runs", "opgen needs Python 3.10 or newer"),
-        (
-            "opgen",
-            f"{__version__} (CPU twin: {twin_include_dir()})",
-            "generated projects build against this opgen's CPU twin (opgen.twin_include())",
-            "",
-        ),
         (
             "torch",
             _dist_version("torch"),
@@ -131,9 +137,7 @@ def checks(project: Path | None = None) -> list[Check]:
             "opgen renders the CANN skeleton itself",
         ),
     ]
-    found_checks = [
+    return [
         Check(what, found, ok if found and (what != "Python" or python_ok) else missing)
         for what, found, ok, missing in rows
     ]
-    in_project = project_check(project) if project is not None else None
-    return found_checks + ([in_project] if in_project is not None else [])

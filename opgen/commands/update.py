@@ -184,12 +184,6 @@ def plan_update(
         )
 
     the_plan = Plan(project, options, warnings=list(proto.warnings) + data.warnings)
-    if version_note(state.opgen_version) is not None:
-        made_by = f"opgen {state.opgen_version}" if state.opgen_version else "an older opgen"
-        the_plan.warnings.append(
-            f"this project was written by {made_by}; the update regenerates it with the "
-            f"installed opgen {__version__}, whose CPU twin its build uses"
-        )
     for path in sorted(set(files) | set(old_files)):
         new = files.get(path)
         old_entry = old_files.get(path)
@@ -206,18 +200,7 @@ def plan_update(
         if new is not None and new.owner != "msopgen":
             the_plan.pristine[path] = new.content
 
-    kept_twin = [
-        c.path
-        for c in the_plan.changes
-        if c.path.startswith(OLD_TWIN_COPY) and c.action == "kept (modified, no longer produced)"
-    ]
-    if kept_twin:
-        the_plan.warnings.append(
-            f"{OLD_TWIN_COPY}: {len(kept_twin)} file(s) of the old copy of the CPU twin are "
-            "edited, so they are kept, but the build no longer reads them (it takes the twin "
-            "from the installed opgen): carry your changes over to opgen's twin, then delete "
-            f"{OLD_TWIN_COPY}"
-        )
+    the_plan.warnings += _opgen_notes(state.opgen_version, the_plan.changes)
     manifest_files = _manifest_files(files, old_files, the_plan.changes)
     if not allow_dirty and not dry_run:
         check_git_clean(project, [c.path for c in the_plan.changes if c.writes])
@@ -226,6 +209,31 @@ def plan_update(
     order = {a: i for i, a in enumerate(ACTIONS)}
     the_plan.changes.sort(key=lambda c: (order[c.action], c.path))
     return the_plan
+
+
+def _opgen_notes(recorded: str, changes: list[FileChange]) -> list[str]:
+    """What the update says when another opgen (`recorded`) wrote the project, and when it keeps
+    edited files of the copy of the CPU twin older opgens wrote, which no build reads now."""
+    notes = []
+    if version_note(recorded) is not None:
+        made_by = f"opgen {recorded}" if recorded else "an older opgen"
+        notes.append(
+            f"this project was written by {made_by}; the update regenerates it with the "
+            f"installed opgen {__version__}, whose CPU twin its build uses"
+        )
+    kept_twin = [
+        c.path
+        for c in changes
+        if c.path.startswith(OLD_TWIN_COPY) and c.action == "kept (modified, no longer produced)"
+    ]
+    if kept_twin:
+        notes.append(
+            f"{OLD_TWIN_COPY}: {len(kept_twin)} file(s) of the old copy of the CPU twin are "
+            "edited, so they are kept, but the build no longer reads them (it takes the twin "
+            "from the installed opgen): carry your changes over to opgen's twin, then delete "
+            f"{OLD_TWIN_COPY}"
+        )
+    return notes
 
 
 def _options_and_source(
