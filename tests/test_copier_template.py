@@ -180,6 +180,6 @@ def test_rendering_starts_no_git_process_per_file(tmp_path, monkeypatch):
     files = render.render(
         prototype.load(EXAMPLES / "gelu_custom.json"), Options("g", "g", "g"), templates_dir()
     )
-    assert len(files) > 40
+    assert len(files) >= 40  # GELU's project, every file copier wrote
     assert len(calls) < 5, calls  # copier's probes of the template source, not one per file
     assert next(f for f in files if f.path == "build.sh").executable

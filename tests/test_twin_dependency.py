@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_update import cli, new_project
+from test_update import GELU, cli, new_project
 from test_update_build import build_and_test, uninstall  # noqa: F401 (a fixture)
 
 import opgen
@@ -142,8 +142,10 @@ def test_an_older_projects_update_builds_and_passes_on_the_installed_twin(
     tmp_path,
     uninstall,  # noqa: F811 (the fixture imported above)
 ):
-    project = new_project(tmp_path)
-    uninstall("proj")
+    project = tmp_path / "twin_old_gelu"  # a package of its own in the suite's Python
+    result = cli("new", GELU, "-o", project, "--no-build", "--no-msopgen")
+    assert result.exit_code == 0, result.output
+    uninstall("twin_old_gelu")
     as_made_by_an_older_opgen(project)
     result = cli("update", project, "--json")
     assert result.exit_code == 0, result.output
