@@ -4,6 +4,7 @@ generated project's build the twin's headers from site-packages (opgen.twin_incl
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import venv
@@ -31,9 +32,17 @@ def installed(tmp_path_factory) -> Path:
     return bin_dir
 
 
+# the venv's own opgen, never a source tree's that PYTHONPATH names
+WHEEL_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def run(bin_dir: Path, *args, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(bin_dir / "opgen"), *map(str, args)], capture_output=True, text=True, cwd=cwd
+        [str(bin_dir / "opgen"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=WHEEL_ENV,
     )
 
 
@@ -56,6 +65,7 @@ def test_validate_and_schema_from_the_wheel(installed, tmp_path):
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env=WHEEL_ENV,
         check=True,
     )
     lines = where.stdout.split()
