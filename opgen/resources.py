@@ -31,5 +31,6 @@ def templates_dir() -> Path:
 
 
 def twin_include_dir() -> Path:
-    """The CPU twin's headers, copied into every project so it builds without opgen."""
+    """The CPU twin's headers, which a generated project's build finds here (through
+    opgen.twin_include())."""
     return _PACKAGE / "twin" / "include"

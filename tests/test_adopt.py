@@ -180,6 +180,9 @@ def test_adopt_writes_opgens_files_beside_theirs_and_never_over_them(project):
     assert not any(p.startswith(("op_host/", "op_kernel/")) for p in paths), paths
     assert {"setup.py", "tests/test_add_custom.py", "add_custom/csrc/ops.cpp"} <= paths
     assert not {"CMakeLists.txt", "build.sh", "README.md"} & paths
+    # the twin, as for a new project: the installed opgen's, no copy
+    assert not any(p.startswith("third_party/") for p in paths), paths
+    assert "opgen.twin_include(OPGEN_VERSION)" in (project / "setup.py").read_text()
     tests = (project / "tests" / "test_add_custom.py").read_text()
     assert "the adopted project's own: no test waits for one" in tests
     assert "kernel_is_placeholder" not in tests

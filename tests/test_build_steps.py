@@ -181,6 +181,7 @@ def test_doctor_json_lists_every_tool():
     names = [c["what"] for c in json.loads(result.stdout)]
     assert names == [
         "Python",
+        "opgen",
         "torch",
         "torch_npu",
         "C++ compiler (g++)",

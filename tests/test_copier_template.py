@@ -64,9 +64,7 @@ def test_the_project_records_copiers_answers(tmp_path):
     assert manifest["files"][".copier-answers.yml"]["owner"] == "generated"
 
 
-def test_copier_recopy_leaves_every_file_byte_identical(tmp_path):
-    project = new_project(tmp_path)
-    before = files_of(project)
+def recopy(project: Path) -> subprocess.CompletedProcess:
     result = subprocess.run(
         [sys.executable, "-m", "copier", "recopy", "--trust", "--defaults", "--overwrite"],
         cwd=project,
@@ -74,8 +72,30 @@ def test_copier_recopy_leaves_every_file_byte_identical(tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_copier_recopy_leaves_every_file_byte_identical(tmp_path):
+    project = new_project(tmp_path)
+    before = files_of(project)
+    result = recopy(project)
     assert "identical" in result.stderr and "overwrite" not in result.stderr
     assert files_of(project) == before
+
+
+def test_copier_recopy_alone_writes_every_file_of_the_project(tmp_path):
+    """From copier's answers alone, into a project emptied of everything else but opgen's state
+    (.opgen/) and the prototype (its input), copier writes every file back byte for byte, mode
+    and all: a project holds only what its templates render (no copy of the CPU twin)."""
+    project = new_project(tmp_path)
+    before = files_of(project)
+    kept = {".copier-answers.yml", "gelu_custom.json"}
+    for path in before:
+        if path not in kept and not path.startswith(".opgen/"):
+            (project / path).unlink()
+    recopy(project)
+    assert files_of(project) == before
+    assert not (project / "third_party").exists()
 
 
 def test_templates_at_a_git_tag_then_an_update_to_the_next_tag_keeps_a_user_edit(tmp_path):
@@ -159,7 +179,7 @@ def test_rendering_starts_no_git_process_per_file(tmp_path, monkeypatch):
     files = render_files(
         prototype.load(EXAMPLES / "gelu_custom.json"), Options("g", "g", "g"), templates_dir()
     )
-    assert len(files) > 40
+    assert len(files) >= 40  # GELU's project, every file copier wrote
     assert len(calls) < 5, calls  # copier's probes of the template source, not one per file
     assert next(f for f in files if f.path == "build.sh").executable
 

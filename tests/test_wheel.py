@@ -1,8 +1,10 @@
-"""The wheel carries the schema, templates and twin: opgen works from a fresh venv."""
+"""The wheel carries the schema, templates and twin: opgen works from a fresh venv, and gives a
+generated project's build the twin's headers from site-packages (opgen.twin_include())."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import venv
@@ -30,9 +32,17 @@ def installed(tmp_path_factory) -> Path:
     return bin_dir
 
 
+# the venv's own opgen, never a source tree's that PYTHONPATH names
+WHEEL_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def run(bin_dir: Path, *args, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(bin_dir / "opgen"), *map(str, args)], capture_output=True, text=True, cwd=cwd
+        [str(bin_dir / "opgen"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=WHEEL_ENV,
     )
 
 
@@ -49,15 +59,19 @@ def test_validate_and_schema_from_the_wheel(installed, tmp_path):
         [
             str(installed / "python"),
             "-c",
-            "from opgen.resources import schema_path, templates_dir;"
-            "print(schema_path()); print(templates_dir())",
+            "import opgen; from opgen.resources import schema_path, templates_dir;"
+            "print(schema_path()); print(templates_dir()); print(opgen.twin_include())",
         ],
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env=WHEEL_ENV,
         check=True,
     )
-    assert all("site-packages" in line for line in where.stdout.split())
+    lines = where.stdout.split()
+    assert len(lines) == 3 and all("site-packages" in line for line in lines)
+    assert (Path(lines[2]) / "kernel_operator.h").is_file()
+    assert (Path(lines[2]) / "opgen_twin" / "runner.h").is_file()
 
 
 def test_new_dry_run_from_the_wheel(installed, tmp_path):
@@ -73,4 +87,5 @@ def test_new_dry_run_from_the_wheel(installed, tmp_path):
     assert result.returncode == 0, result.stderr
     paths = {f["path"] for f in json.loads(result.stdout)["files"]}
     assert "CMakeLists.txt" in paths and "op_host/CMakeLists.txt" in paths
+    assert not any(p.startswith("third_party/") for p in paths)  # the twin stays in opgen
     assert not (tmp_path / "gelu_custom").exists()

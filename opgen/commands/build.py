@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
+from opgen import version_note
 from opgen.commands import report
 from opgen.project import manifest as project_state
 
@@ -157,8 +158,10 @@ def cann_home() -> Path | None:
     return None
 
 
-def step_environment(step: Step, build: bool, test: bool) -> None:
-    """What the steps need from this Python, found before minutes are spent building."""
+def step_environment(step: Step, build: bool, test: bool, project_opgen: str | None = None) -> None:
+    """What the steps need from this Python, found before minutes are spent building; with
+    `project_opgen` (the opgen that generated the project), a build says when this opgen, whose
+    CPU twin the project compiles against, is another (a warning: the build goes on)."""
     from importlib import metadata
 
     needed = (["torch", "ninja"] if build else ["torch"]) + (["pytest"] if test else [])
@@ -188,6 +191,9 @@ def step_environment(step: Step, build: bool, test: bool) -> None:
         )
     else:
         step.status, step.detail = "passed", ", ".join(found)
+        note = version_note(project_opgen) if build and project_opgen is not None else None
+        if note is not None:
+            step.detail += f"; warning: {note}"
 
 
 def ninja_executable() -> Path | None:
@@ -402,13 +408,14 @@ def summary_line(project: Path, step: Step) -> str:
 def run_steps(project: Path, build: bool, test: bool, pytest_args: list[str]) -> Report:
     from opgen.commands import console
 
-    package = project_state.load(project).options.package
+    state = project_state.load(project)
+    package = state.options.package
     report = Report(project)  # the path as given, for the summary
     # The steps run with the project's absolute path: pytest runs inside the project, so a path
     # handed to it in the environment (OPGEN_RUNNING_TEST) must not be relative to here.
     project = project.resolve()
     plan: list[tuple[str, Callable[[Step], None]]] = [
-        ("check environment", lambda s: step_environment(s, build, test))
+        ("check environment", lambda s: step_environment(s, build, test, state.opgen_version))
     ]
     if build:
         plan += [

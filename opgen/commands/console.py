@@ -218,7 +218,6 @@ _DIRECTORY_ROLES = {
     "op_host/": "tiling, shape inference, OpDef",
     "tests/": "precision and registration tests (pytest)",
     "bench/": "the ops timed against torch (opgen bench)",
-    "third_party/": "opgen's CPU twin of the Ascend C APIs",
     "./": "CANN and Python build files, the prototype",
 }
 

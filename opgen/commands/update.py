@@ -10,7 +10,10 @@ Per file, by its owner in the manifest written by the last `opgen new`/`opgen up
   changed (a new expression), they are merged the same way, keeping the user's edits;
 - msopgen's files are never written;
 - a file the user deleted stays deleted unless `--restore` names it; files new in the templates
-  are added; generated files no longer produced are removed only when unmodified.
+  are added; generated files no longer produced are removed only when unmodified (so is the copy
+  of the CPU twin, third_party/opgen_twin/, that projects of older opgens carry: the build takes
+  the twin from the installed opgen now), and directories they leave empty with them.
+The report says when the project was written by another opgen than the one updating it.
 In a git repository the update refuses to write over uncommitted changes of the files it would
 write (never over the prototype, which it only reads); `--dry-run` never refuses.
 Everything is computed in memory first; writing backs up every file it replaces, so a failure
@@ -27,6 +30,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from opgen import __version__, version_note
 from opgen.commands.adopt import check_ops
 from opgen.commands.new import load_prototype, template_data
 from opgen.errors import BadInput
@@ -64,6 +68,8 @@ NOTED = {
     "orphaned": "opgen no longer renders this file of yours (a renamed or removed op?); it is "
     "kept: delete it if it is no longer needed",
 }
+# Where projects of older opgens kept their copy of the CPU twin, which the build no longer reads.
+OLD_TWIN_COPY = "third_party/opgen_twin/"
 
 
 class UpdateError(BadInput):
@@ -194,6 +200,7 @@ def plan_update(
         if new is not None and new.owner != "msopgen":
             the_plan.pristine[path] = new.content
 
+    the_plan.warnings += _opgen_notes(state.opgen_version, the_plan.changes)
     manifest_files = _manifest_files(files, old_files, the_plan.changes)
     if not allow_dirty and not dry_run:
         check_git_clean(project, [c.path for c in the_plan.changes if c.writes])
@@ -202,6 +209,31 @@ def plan_update(
     order = {a: i for i, a in enumerate(ACTIONS)}
     the_plan.changes.sort(key=lambda c: (order[c.action], c.path))
     return the_plan
+
+
+def _opgen_notes(recorded: str, changes: list[FileChange]) -> list[str]:
+    """What the update says when another opgen (`recorded`) wrote the project, and when it keeps
+    edited files of the copy of the CPU twin older opgens wrote, which no build reads now."""
+    notes = []
+    if version_note(recorded) is not None:
+        made_by = f"opgen {recorded}" if recorded else "an older opgen"
+        notes.append(
+            f"this project was written by {made_by}; the update regenerates it with the "
+            f"installed opgen {__version__}, whose CPU twin its build uses"
+        )
+    kept_twin = [
+        c.path
+        for c in changes
+        if c.path.startswith(OLD_TWIN_COPY) and c.action == "kept (modified, no longer produced)"
+    ]
+    if kept_twin:
+        notes.append(
+            f"{OLD_TWIN_COPY}: {len(kept_twin)} file(s) of the old copy of the CPU twin are "
+            "edited, so they are kept, but the build no longer reads them (it takes the twin "
+            "from the installed opgen): carry your changes over to opgen's twin, then delete "
+            f"{OLD_TWIN_COPY}"
+        )
+    return notes
 
 
 def _options_and_source(
@@ -337,9 +369,10 @@ def _pending_writes(the_plan: Plan) -> tuple[dict[Path, bytes | None], set[Path]
         target = project / project_state.PRISTINE / path
         if _read(target) != content:
             writes[target] = content
-    for change in the_plan.changes:
-        if change.action == "removed":
-            writes[project / project_state.PRISTINE / change.path] = None
+    for change in the_plan.changes:  # the records of files the manifest no longer lists
+        pristine = project / project_state.PRISTINE / change.path
+        if change.path not in the_plan.manifest["files"] and pristine.is_file():
+            writes[pristine] = None
     manifest_text = project_state.manifest_text(the_plan.manifest).encode()
     if _read(project / project_state.MANIFEST) != manifest_text:
         writes[project / project_state.MANIFEST] = manifest_text
@@ -405,4 +438,18 @@ def apply(the_plan: Plan) -> int:
         raise
     finally:
         shutil.rmtree(backup, ignore_errors=True)
+    _remove_empty_directories(the_plan.project, [t for t, c in writes.items() if c is None])
     return len(writes)
+
+
+def _remove_empty_directories(project: Path, removed: list[Path]) -> None:
+    """The directories the removed files leave empty (the project's and the pristine copy's),
+    up to the project's root: a removed op or the old copy of the twin leaves no empty tree."""
+    for target in sorted(removed, key=lambda p: len(p.parts), reverse=True):
+        directory = target.parent
+        while directory != project and project in directory.parents:
+            try:
+                directory.rmdir()  # only when empty
+            except OSError:
+                break
+            directory = directory.parent

@@ -60,6 +60,7 @@ class ProjectState:
     options: Options
     files: dict[str, dict[str, str]]  # path -> {"owner": ..., "sha256": ...}
     prototype_sha256: str
+    opgen_version: str = ""  # the opgen that last wrote it ("": one older than the record)
 
     @property
     def prototype_path(self) -> Path:
@@ -104,12 +105,19 @@ def load(root: Path) -> ProjectState:
         ):
             raise ValueError("'files' is not a map of paths to owners")
         sha = data.get("prototype_sha256", "")
+        version = data.get("opgen_version", "")
     except ValueError as exc:
         raise ProjectError(
             f"{path} is damaged ({exc}); restore it from version control or "
             "re-create the project with `opgen new`"
         ) from None
-    return ProjectState(root, options, files, sha if isinstance(sha, str) else "")
+    return ProjectState(
+        root,
+        options,
+        files,
+        sha if isinstance(sha, str) else "",
+        version if isinstance(version, str) else "",
+    )
 
 
 def manifest(

@@ -36,7 +36,6 @@ from opgen.frontend.model import Prototype
 from opgen.frontend.options import CONTEXT_EXTENSION, Options, TemplateSource
 from opgen.planning import FOLLOWS_COMPUTE_MARK, GENERATED_MARK, ProjectData
 from opgen.rendering import template_context
-from opgen.resources import twin_include_dir
 
 __all__ = ["RenderError", "RenderedFile", "collect", "render"]
 # The CANN project skeleton: msopgen writes these itself when opgen wraps it.
@@ -49,7 +48,6 @@ CANN_SKELETON = frozenset(
         "op_kernel/CMakeLists.txt",
     }
 )
-TWIN_DEST = "third_party/opgen_twin/include"  # where projects keep their copy of the CPU twin
 
 
 class RenderError(ActionFailed):
@@ -112,8 +110,6 @@ def render(
                 ) from None
             raise RenderError(_render_failure(source, exc)) from None
         files = {f.path: f for f in collect(Path(scratch))}
-    for f in _twin_files():
-        files[f.path] = f
     if options.adopted:  # the project's own op_host/, op_kernel/ and CANN build stay theirs
         files = {p: f for p, f in files.items() if not adopted_project_file(p)}
     return [files[path] for path in sorted(files)]
@@ -140,23 +136,6 @@ def _scratch_worker() -> type:
             return None
 
     return ScratchWorker
-
-
-@lru_cache(maxsize=8)
-def _twin_files() -> tuple[RenderedFile, ...]:
-    """The twin's headers: opgen's code, copied as they are (generated, though they carry no
-    mark)."""
-    twin = twin_include_dir()
-    return tuple(
-        RenderedFile(
-            f"{TWIN_DEST}/{p.relative_to(twin).as_posix()}",
-            p.read_bytes(),
-            os.access(p, os.X_OK),
-            "generated",
-        )
-        for p in sorted(twin.rglob("*"))
-        if p.is_file()
-    )
 
 
 def _fetch_failure(exc: BaseException) -> str | None:
