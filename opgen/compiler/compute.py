@@ -127,7 +127,7 @@ def targets(op: Op, socs: list[str], combos: list[Combination]) -> Targets:
         f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
         for f in MISSABLE_APIS + UNAVOIDABLE_APIS
     }
-    ctypes = frozenset(c.compute_type for c in combos)
+    ctypes = frozenset(_compute_types(combos))
     trees = {o: kernel_tree(op, socs, o, mode, ctypes) for o in op.compute}
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
     return Targets(mode, ctype, ctypes, short_missing, trees, used_funcs)
@@ -185,10 +185,19 @@ def lower_compute(
 def compute_mode(combos: list[Combination]) -> tuple[str, str]:
     """float or int with its one compute type, or a template over T when the combinations
     compute in several."""
-    types = {c.compute_type for c in combos}
+    types = _compute_types(combos)
     if len(types) == 1:
         return "float" if types == {"float"} else "int", types.pop()
     return "template", "T"
+
+
+def _compute_types(combos: list[Combination]) -> set[str]:
+    """The combinations' compute types: each computes in one (checks._check_combinations
+    refuses the op before its compute step is lowered otherwise)."""
+    types = {c.compute_type for c in combos}
+    if None in types:
+        raise ValueError("a dtype combination computes in no one type")
+    return {t for t in types if t is not None}
 
 
 def soc_variants(
