@@ -203,9 +203,12 @@ def _compute_types(combos: list[Combination]) -> set[str]:
 def soc_variants(
     short_missing: dict[str, list[str]], used_funcs: set[str], soc_count: int
 ) -> list[Variant]:
-    """One lowering, or two chosen by __NPU_ARCH__ when only some targets lack an API."""
+    """One lowering, or two chosen by __NPU_ARCH__ when only some targets lack an API. A
+    target that lacks one and has no documented __NPU_ARCH__ (bs9sx1a) no #if can pick out:
+    then every target computes without the APIs some lack."""
     used_missing = [f for f in MISSABLE_APIS if f in used_funcs and short_missing[f]]
-    if not any(len(short_missing[f]) < soc_count for f in used_missing):
+    lacking = {SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]}
+    if None in lacking or not any(len(short_missing[f]) < soc_count for f in used_missing):
         return [
             Variant(
                 [],
@@ -213,10 +216,9 @@ def soc_variants(
                 {f: not short_missing[f] for f in MISSABLE_APIS},
             )
         ]
-    arches = sorted({SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]})
     return [
         Variant(
-            arches,
+            sorted(a for a in lacking if a is not None),
             _missing_note(short_missing, used_funcs),
             {f: not short_missing[f] for f in MISSABLE_APIS},
         ),
