@@ -107,15 +107,8 @@ class Param:
     input_index: int | None = None  # an input's position among the op's inputs
     attr_index: int | None = None  # an attr's position among the op's attrs
     attr_type: str | None = None  # an attr's prototype type
-    ge_attr: str | None = None  # an attr's torchair builder: _ge.attr.<ge_attr>(value)
-    twin_value: str | None = None  # an attr's value as the CPU twin takes it
-
-
-def attr_field(value: str | None) -> str:
-    """A field of an attr's Param that attr_param always sets (None on an input's)."""
-    if value is None:
-        raise ValueError("not an attr's Param")
-    return value
+    ge_attr: str = ""  # an attr's torchair builder: _ge.attr.<ge_attr>(value)
+    twin_value: str = ""  # an attr's value as the CPU twin takes it
 
 
 def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
@@ -517,7 +510,7 @@ def cpu_context(op: Op, params: list[Param], outs: list[Output]) -> CpuKernel:
         row_shapes_args=row_shapes_args(op, params),
         index_axes_args=index_axes_args(op, params),
         host_inputs=[p for p in params if p.kind in ("tensor", "ref", "optional")],
-        attr_values=[attr_field(p.twin_value) for p in params if p.kind == "attr"],
+        attr_values=[p.twin_value for p in params if p.kind == "attr"],
         in_place_only=op.in_place_only,
         updates=updates,
         placeholder=cpu_placeholder(op, params, outs),
@@ -1053,9 +1046,7 @@ def converter_context(op: Op, params: list[Param], outs: list[Output]) -> Conver
         function=f"convert_{op.snake_name}",
         needs_meta_outputs=any(o.is_list for o in outs),
         inputs=[GeInput(t.name, py_string(t.name)) for t in op.inputs],
-        attrs=[
-            GeAttr(a.name, py_string(a.name), attr_field(by_name[a.name].ge_attr)) for a in op.attrs
-        ],
+        attrs=[GeAttr(a.name, py_string(a.name), by_name[a.name].ge_attr) for a in op.attrs],
         outputs=[
             GeOutput(py_string(o.name), o.is_list, None if len(returned) == 1 else o.return_index)
             for o in outs
