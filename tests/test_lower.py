@@ -567,6 +567,19 @@ def test_mixed_socs_get_both_sequences_under_npu_arch():
         assert ("Tanh" in out["__calls__"]) == api
 
 
+@pytest.mark.parametrize(
+    "socs", [("ascend910b1", "bs9sx1aa"), ("ascend910a", "ascend910b1", "bs9sx1aa")]
+)
+def test_a_target_without_npu_arch_lacking_an_api_takes_the_fallback_everywhere(socs):
+    """bs9sx1a lacks FusedMulAdd and documents no __NPU_ARCH__: no #if can pick it out (the
+    branch was `__NPU_ARCH__ == None`, or sorting None with 1001 raised), so every target
+    computes a * b + c through Mul and Add."""
+    c = compute("x * y + x", socs=socs)
+    assert not c.soc_variants and "#if" not in step_body(c) and "None" not in step_body(c)
+    assert "FusedMulAdd" not in calls(c) and "Mul" in calls(c)
+    assert "FusedMulAdd" in calls(compute("x * y + x", socs=("ascend910b1",)))
+
+
 # ---------------------------------------------------------------------------------------------
 # integer and mixed types
 # ---------------------------------------------------------------------------------------------

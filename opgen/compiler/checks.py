@@ -339,8 +339,10 @@ def _check_integer_parts(op: Op, outs: list[Tensor]) -> None:
     names = [t.name for t in op.tensors]
     for t in outs:
         tree = op.compute.get(t.param.name)
+        if tree is None:
+            continue
         pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
-        for combo in op.dtype_combinations if tree is not None else ():
+        for combo in op.dtype_combinations:
             ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
             why = bool_subtraction(tree, ins, attr_types)
             if not why and combo[pos] not in ("int8", "uint8"):
@@ -361,8 +363,10 @@ def _check_byte_outputs(op: Op, outs: list[Tensor]) -> None:
     )
     for t in outs:
         tree = op.compute.get(t.param.name)
+        if tree is None:
+            continue
         pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
-        for combo in op.dtype_combinations if tree is not None else ():
+        for combo in op.dtype_combinations:
             if combo[pos] not in ("int8", "uint8"):
                 continue
             ins = dict(zip(names, combo[: len(op.inputs)], strict=False))

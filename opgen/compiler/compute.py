@@ -127,7 +127,7 @@ def targets(op: Op, socs: list[str], combos: list[Combination]) -> Targets:
         f: sorted({s for s in socs if f in SOC_FAMILIES[s].missing_apis})
         for f in MISSABLE_APIS + UNAVOIDABLE_APIS
     }
-    ctypes = frozenset(c.compute_type for c in combos)
+    ctypes = frozenset(_compute_types(combos))
     trees = {o: kernel_tree(op, socs, o, mode, ctypes) for o in op.compute}
     used_funcs = {f for tree in trees.values() for f in api_funcs(tree, mode)}
     return Targets(mode, ctype, ctypes, short_missing, trees, used_funcs)
@@ -185,18 +185,30 @@ def lower_compute(
 def compute_mode(combos: list[Combination]) -> tuple[str, str]:
     """float or int with its one compute type, or a template over T when the combinations
     compute in several."""
-    types = {c.compute_type for c in combos}
+    types = _compute_types(combos)
     if len(types) == 1:
         return "float" if types == {"float"} else "int", types.pop()
     return "template", "T"
 
 
+def _compute_types(combos: list[Combination]) -> set[str]:
+    """The combinations' compute types: each computes in one (checks._check_combinations
+    refuses the op before its compute step is lowered otherwise)."""
+    types = {c.compute_type for c in combos}
+    if None in types:
+        raise ValueError("a dtype combination computes in no one type")
+    return {t for t in types if t is not None}
+
+
 def soc_variants(
     short_missing: dict[str, list[str]], used_funcs: set[str], soc_count: int
 ) -> list[Variant]:
-    """One lowering, or two chosen by __NPU_ARCH__ when only some targets lack an API."""
+    """One lowering, or two chosen by __NPU_ARCH__ when only some targets lack an API. A
+    target that lacks one and has no documented __NPU_ARCH__ (bs9sx1a) no #if can pick out:
+    then every target computes without the APIs some lack."""
     used_missing = [f for f in MISSABLE_APIS if f in used_funcs and short_missing[f]]
-    if not any(len(short_missing[f]) < soc_count for f in used_missing):
+    lacking = {SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]}
+    if None in lacking or not any(len(short_missing[f]) < soc_count for f in used_missing):
         return [
             Variant(
                 [],
@@ -204,10 +216,9 @@ def soc_variants(
                 {f: not short_missing[f] for f in MISSABLE_APIS},
             )
         ]
-    arches = sorted({SOC_FAMILIES[s].npu_arch for f in used_missing for s in short_missing[f]})
     return [
         Variant(
-            arches,
+            sorted(a for a in lacking if a is not None),
             _missing_note(short_missing, used_funcs),
             {f: not short_missing[f] for f in MISSABLE_APIS},
         ),

@@ -17,6 +17,7 @@ What the kernel templates make of the result (signature, temporaries, SoC varian
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, replace
 
 from opgen.frontend import expr, functions
@@ -28,6 +29,8 @@ from opgen.literals import cpp_float, cpp_string
 
 class LoweringError(ValueError):
     """The compute expression cannot be lowered to Ascend C vector calls for this op."""
+
+    op: Op  # set by naming()
 
     def __init__(self, message: str, output: str = "") -> None:
         super().__init__(message)
@@ -219,7 +222,7 @@ class IndexAxis:
         return (self.stride_inv, self.period, self.period_inv)
 
 
-def index_axes(trees, taken: set[str]) -> dict[int | str, IndexAxis]:
+def index_axes(trees: Iterable[expr.Node], taken: Set[str]) -> dict[int | str, IndexAxis]:
     """The distinct dims index() names in `trees`, in walk order, each with its tiling fields
     (names not in `taken`)."""
     axes: dict[int | str, IndexAxis] = {}
@@ -398,7 +401,8 @@ class Lowerer:
         self.attr_fields = attr_fields  # attr name -> its tiling field
         self.attrs = {a.name: a for a in op.attrs}
         self.instrs: list[Instr] = []
-        self.memo: dict[expr.Node, int] = {}
+        # a tensor subtree's register; ("mask", condition): the condition's bit mask
+        self.memo: dict[expr.Node | tuple[str, expr.Node], int] = {}
         self.next_reg = 0
         self.output = ""  # the output being lowered, for messages
         self.index_axes = index_axes(op.compute.values(), tiling_names)
@@ -416,6 +420,7 @@ class Lowerer:
 
     def fold(self, node: expr.Node) -> float | None:
         """The value of a constant-only subtree, or None if it reads an attr."""
+        value: float | None
         if isinstance(node, expr.Const):
             value = node.value
         elif isinstance(node, (expr.Scalar, expr.TextCompare)):
@@ -447,9 +452,10 @@ class Lowerer:
             )
         elif isinstance(node, expr.Call):
             args = [self.fold(a) for a in node.args]
-            if any(a is None for a in args):
+            folded = [a for a in args if a is not None]
+            if len(folded) < len(args):
                 return None
-            value = self._fold_call(node, args)
+            value = self._fold_call(node, folded)
         else:
             raise TypeError(node)
         if value is not None and not math.isfinite(value):
@@ -519,7 +525,7 @@ class Lowerer:
             left = self._float_expr(node.left, p)
             text = f"{left} {node.op} {self._float_expr(node.right, p + 1)}"
             return f"({text})" if p < outer else text
-        if isinstance(node, expr.Pow):
+        if isinstance(node, expr.Pow) and isinstance(node.exponent, int):  # 2..4 (_needs_host)
             base = self._float_expr(node.base, 3)
             return "(" + " * ".join([base] * node.exponent) + ")"
         raise TypeError(node)
@@ -576,7 +582,7 @@ class Lowerer:
             return f"-({self._int_expr(node.arg)})"
         if isinstance(node, expr.BinOp):
             return f"({self._int_expr(node.left)} {node.op} {self._int_expr(node.right)})"
-        if isinstance(node, expr.Pow):
+        if isinstance(node, expr.Pow) and isinstance(node.exponent, int):  # _check_int_pow
             base = self._int_expr(node.base)
             return "(" + " * ".join([base] * node.exponent) + ")"
         raise TypeError(node)
@@ -992,12 +998,13 @@ def _one_plus_minus_tanh(node: expr.BinOp) -> tuple[expr.Node, str, expr.Node] |
     def tanh_arg(n: expr.Node) -> expr.Node | None:
         return n.args[0] if isinstance(n, expr.Call) and n.func == functions.TANH.name else None
 
-    if node.op == "+" and is_one(node.left) and tanh_arg(node.right) is not None:
-        v, factor, text = tanh_arg(node.right), -2.0, "1 + tanh(v) = 2 / (exp(-2v) + 1)"
-    elif node.op == "+" and is_one(node.right) and tanh_arg(node.left) is not None:
-        v, factor, text = tanh_arg(node.left), -2.0, "1 + tanh(v) = 2 / (exp(-2v) + 1)"
-    elif node.op == "-" and is_one(node.left) and tanh_arg(node.right) is not None:
-        v, factor, text = tanh_arg(node.right), 2.0, "1 - tanh(v) = 2 / (exp(2v) + 1)"
+    left, right = tanh_arg(node.left), tanh_arg(node.right)
+    if node.op == "+" and is_one(node.left) and right is not None:
+        v, factor, text = right, -2.0, "1 + tanh(v) = 2 / (exp(-2v) + 1)"
+    elif node.op == "+" and is_one(node.right) and left is not None:
+        v, factor, text = left, -2.0, "1 + tanh(v) = 2 / (exp(-2v) + 1)"
+    elif node.op == "-" and is_one(node.left) and right is not None:
+        v, factor, text = right, 2.0, "1 - tanh(v) = 2 / (exp(2v) + 1)"
     else:
         return None
     e = expr.Call("exp", (expr.BinOp("*", v, expr.Const(factor)),))
@@ -1016,9 +1023,12 @@ def _need(node: expr.Node) -> int:
         return max(1, _need(node.base))
     if isinstance(node, expr.Reduce):
         return max(1, _need(node.arg))
-    args = (
-        [node.left, node.right] if isinstance(node, (expr.BinOp, expr.Compare)) else list(node.args)
-    )
+    if isinstance(node, (expr.BinOp, expr.Compare)):
+        args = [node.left, node.right]
+    elif isinstance(node, expr.Call):
+        args = list(node.args)
+    else:
+        raise TypeError(node)  # Matmul, Expand: not lowered here (Lowerer._lower's TypeError)
     needs = sorted((_need(a) for a in args if a.is_tensor), reverse=True)
     if len(needs) == 2 and needs[0] == needs[1]:
         return needs[0] + 1
@@ -1127,9 +1137,7 @@ def allocate(prog: Program) -> Allocation:
         if ins.dst in final:
             tile = f"out:{final[ins.dst]}"
         else:
-            tile = _pick(ins, i, dying, where, holder, prog, fits_output)
-            if tile is None:
-                tile = _free_temp(holder)
+            tile = _pick(ins, i, dying, where, holder, prog, fits_output) or _free_temp(holder)
         scratch.append(_free_temp(holder, busy=tile) if ins.scratch else "")
         for a in dying:
             if holder.get(where[a]) == a:
@@ -1150,7 +1158,15 @@ def _free_temp(holder: dict[str, int | None], busy: str = "") -> str:
     return tile
 
 
-def _pick(ins: Instr, i: int, dying: list[int], where, holder, prog: Program, fits_output):
+def _pick(
+    ins: Instr,
+    i: int,
+    dying: list[int],
+    where: dict[int, str],
+    holder: dict[str, int | None],
+    prog: Program,
+    fits_output: Callable[[str, int, int], bool],
+) -> str | None:
     if ins.inplace:
         for a in dying:
             tile = where[a]
@@ -1364,7 +1380,7 @@ def host_expr(
 # ---------------------------------------------------------------------------------------------
 
 
-def fresh(base: str, taken: set[str]) -> str:
+def fresh(base: str, taken: Set[str]) -> str:
     """`base`, or `base1`, `base2`, ... : the first that is not taken."""
     name, n = base, 1
     while name in taken:

@@ -285,7 +285,7 @@ def _index_axes(kernel: KernelData) -> tuple[HostIndexAxis, ...]:
     axes = []
     for a in kernel.compute.index_axes:
         attr = attrs.get(a.dim) if isinstance(a.dim, str) else None
-        if attr is None:
+        if attr is None or not isinstance(a.dim, str):
             axes.append(HostIndexAxis(str(a.dim), "", a.fields))
         else:
             default = attr.default or "0"
@@ -358,7 +358,9 @@ def _row(op: Op, kernel: KernelData) -> dict[str, Any]:
                 t.param.name,
                 reduced=cpp_literal("bool", t.param.name in kernel.row.reduced),
                 keepdim=attr.var if attr else cpp_literal("bool", keepdim),
-                keepdim_text=keepdim if attr else cpp_literal("bool", keepdim),
+                keepdim_text=(
+                    keepdim if attr and isinstance(keepdim, str) else cpp_literal("bool", keepdim)
+                ),
             )
         )
     dims = _row_dims(op, list(keepdim_attrs.values())) if op.dims_given else None
@@ -394,7 +396,7 @@ def _soc_config(op: Op, tensors: list[_Tensor], soc: str) -> SocConfig:
 
 def _opdef_tensor(t: _Tensor, columns: list[int] | None = None) -> OpDefTensor:
     """An Input/Output line of the OpDef: every dtype combination, or those at `columns`."""
-    dtypes, formats = t.param.dtypes, t.param.formats
+    dtypes, formats = list(t.param.dtypes), list(t.param.formats)
     if columns is not None:
         dtypes, formats = [dtypes[i] for i in columns], [formats[i] for i in columns]
     return OpDefTensor(

@@ -856,7 +856,7 @@ def _stub_types(
         order = outs + [s for s in streamed if s.role == "input"]
         return [tparams[x.kernel_param] for x in order], tparams
     if len(types) == 1:
-        only = types.pop()
+        (only,) = {t for t in types if t is not None}
         return [], {x.kernel_param: only for x in streamed}
     return ["T"], {x.kernel_param: "T" for x in streamed}
 

@@ -19,7 +19,7 @@ from opgen.compiler.compute import compute_types, special_values_exact
 from opgen.frontend import defined, expr, functions, soc_dtypes
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
-from opgen.frontend.model import Attr, Op
+from opgen.frontend.model import Attr, Op, TensorParam
 from opgen.frontend.options import Options
 from opgen.frontend.rows import named_axes, row_first_axis, row_split
 from opgen.literals import py_string, py_value
@@ -59,7 +59,11 @@ def positive_inputs(node: expr.Node) -> dict[str, str]:
         # an argument that is positive (or, for sqrt and log1p, nonnegative) whatever the
         # inputs are, as in log(abs(x) + sqrt(x * x + 1)), leaves them free
         domain = functions.FUNCTIONS[n.func].domain if isinstance(n, expr.Call) else ""
-        if domain and _sign(n.args[0]) < (1 if domain == functions.NONNEGATIVE else 2):
+        if (
+            isinstance(n, expr.Call)
+            and domain
+            and _sign(n.args[0]) < (1 if domain == functions.NONNEGATIVE else 2)
+        ):
             for name in tensors_in(n.args[0]):
                 found.setdefault(name, f"{n.func}() of it")
         if isinstance(n, expr.BinOp) and n.op == "/" and _sign(n.right) < 2:
@@ -414,14 +418,26 @@ def output_specs(op: Op) -> list[OutputSpec]:
     specs, position = [], 0
     for t in op.outputs:
         part = op.defined.get(t.name, "")
-        shown = {
-            "defined_literal": py_string(part) if part else "",
-            "defined_index": py_value(defined.index_of(part)) if part else "",
-        }
+        literal = py_string(part) if part else ""
+        index = py_value(defined.index_of(part)) if part else ""
         if t.is_ref:
-            specs.append(OutputSpec(py_string(t.name), updates=input_names.index(t.name), **shown))
+            specs.append(
+                OutputSpec(
+                    py_string(t.name),
+                    updates=input_names.index(t.name),
+                    defined_literal=literal,
+                    defined_index=index,
+                )
+            )
         else:
-            specs.append(OutputSpec(py_string(t.name), returned=position, **shown))
+            specs.append(
+                OutputSpec(
+                    py_string(t.name),
+                    returned=position,
+                    defined_literal=literal,
+                    defined_index=index,
+                )
+            )
             position += 1
     return specs
 
@@ -431,10 +447,10 @@ def output_specs(op: Op) -> list[OutputSpec]:
 # ---------------------------------------------------------------------------------------------
 
 
-def expected_opdef(op: Op, options) -> dict[str, Any]:
+def expected_opdef(op: Op, options: Options) -> dict[str, Any]:
     """What the OP_ADD registry must hold for the op, in opdef_summary()'s form (op_testing)."""
 
-    def tensor(t) -> dict[str, Any]:
+    def tensor(t: TensorParam) -> dict[str, Any]:
         return {
             "name": t.name,
             "param_type": t.param_type,
@@ -986,7 +1002,7 @@ def row_shapes(op: Op) -> list[RowShape]:
     """The shapes of the precision sweep of a row op: rows of several lengths, many short rows
     and an input of several dims, each side (x [rows, row] for the last axis; laid out on
     row_layout's axes where that is not the row)."""
-    shapes = [(r, n) if r > 1 else (n,) for r, n, _, _ in ROW_CASES]
+    shapes: list[tuple[int, ...]] = [(r, n) if r > 1 else (n,) for r, n, _, _ in ROW_CASES]
     cases = [(case[2], case[3]) for case in ROW_CASES]
     layout = row_layout(op)
     if layout is None:

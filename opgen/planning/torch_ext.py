@@ -18,6 +18,7 @@ never end in "_" and never hold "__", see `names.NAME_RE`):
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ from opgen.frontend import expr
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.matmuls import epilogue_inputs
-from opgen.frontend.model import Attr, Op, TensorParam
+from opgen.frontend.model import Aclnn, Attr, Op, TensorParam
 from opgen.frontend.options import Options
 from opgen.literals import (
     cpp_double,
@@ -62,7 +63,7 @@ def py_function_name(snake: str) -> str:
     return f"{snake}_op" if snake in PY_MODULE_NAMES else snake
 
 
-def dtype_label(dtypes) -> str:
+def dtype_label(dtypes: Sequence[str]) -> str:
     return ", ".join(dtypes)
 
 
@@ -106,8 +107,8 @@ class Param:
     input_index: int | None = None  # an input's position among the op's inputs
     attr_index: int | None = None  # an attr's position among the op's attrs
     attr_type: str | None = None  # an attr's prototype type
-    ge_attr: str | None = None  # an attr's torchair builder: _ge.attr.<ge_attr>(value)
-    twin_value: str | None = None  # an attr's value as the CPU twin takes it
+    ge_attr: str = ""  # an attr's torchair builder: _ge.attr.<ge_attr>(value)
+    twin_value: str = ""  # an attr's value as the CPU twin takes it
 
 
 def tensor_param(t: TensorParam, index: int, kept_default: bool) -> Param:
@@ -261,7 +262,7 @@ def variants(op: Op) -> list[Variant]:
     return out
 
 
-def py_dtype_tuple(dtypes) -> str:
+def py_dtype_tuple(dtypes: Sequence[str]) -> str:
     items = [f"torch.{d}" for d in dtypes]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
@@ -271,7 +272,7 @@ def py_dtype_tuple(dtypes) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def broadcast_params(op: Op, params) -> list[Param]:
+def broadcast_params(op: Op, params: list[Param]) -> list[Param]:
     """The inputs an op that broadcasts (opgen/frontend/broadcast.py) broadcasts: its required
     ones."""
     return [p for p in params if p.kind in ("tensor", "ref")] if broadcasts(op) else []
@@ -321,7 +322,7 @@ def cpp_text_attr_checks(op: Op) -> list[TextAttrCheck]:
     ]
 
 
-def cpp_shape_checks(op: Op, params) -> list[BroadcastCheck]:
+def cpp_shape_checks(op: Op, params: list[Param]) -> list[BroadcastCheck]:
     """The check of an op that broadcasts (an op with one required input has nothing to check;
     an op that does not broadcast, none)."""
     bparams = broadcast_params(op, params)
@@ -369,7 +370,7 @@ _LIST_ITEM_TYPES = {
 }
 
 
-def matmul_check_args(op: Op, params, python: bool) -> list[str]:
+def matmul_check_args(op: Op, params: list[Param], python: bool) -> list[str]:
     """The arguments of opgen_torch::MatmulShapes (C++) or _support._matmul_shapes (Python,
     `python`) for a matmul op: the op type, a's and b's names and tensors, their transposes (a
     bool attr's parameter or a literal) and the epilogue's inputs; [] for another op."""
@@ -406,7 +407,7 @@ def _shape_check_args(op: Op, checked: list[Param]) -> list[str]:
     return [cpp_string(op.op_type), names, tensors]
 
 
-def row_shapes_args(op: Op, params) -> list[str]:
+def row_shapes_args(op: Op, params: list[Param]) -> list[str]:
     """The arguments of the CPU adapter's check of a row op's input shapes
     (opgen_torch::RowShapes: opgen/frontend/rows.py's rule, refused with its message before the
     twin runs op_host and the kernel); none for another op."""
@@ -428,7 +429,7 @@ def row_shapes_args(op: Op, params) -> list[str]:
     return args + [attr.cpp_name if kind == "list_int" else "{" + attr.cpp_name + "}"]
 
 
-def index_axes_args(op: Op, params) -> list[str]:
+def index_axes_args(op: Op, params: list[Param]) -> list[str]:
     """The arguments of the CPU adapter's check of the axes index() names (opgen_torch::IndexAxes);
     none when the compute does not use index()."""
     by_name = {p.name: p for p in params}
@@ -478,7 +479,7 @@ class CpuKernel:
     matmul_args: list[str] = field(default_factory=list)
 
 
-def cpu_context(op: Op, params, outs) -> CpuKernel:
+def cpu_context(op: Op, params: list[Param], outs: list[Output]) -> CpuKernel:
     by_name = {p.name: p for p in params}
     unsupported = ""
     if any(t.param_type == "dynamic" for t in op.tensors):
@@ -525,7 +526,7 @@ class CpuPlaceholder:
     returns: bool  # the op returns outputs (zeros of the fake kernel's)
 
 
-def cpu_placeholder(op: Op, params, outs) -> CpuPlaceholder | None:
+def cpu_placeholder(op: Op, params: list[Param], outs: list[Output]) -> CpuPlaceholder | None:
     """For an op the user computes (Op.user_computed): while op_host/<op>_infer.h defines its
     "not written" macro, the CPU kernel runs nothing and returns zeros of the shapes and dtypes
     of the op's fake kernel (the golden on meta tensors), run on meta copies of the arguments
@@ -544,7 +545,7 @@ def cpu_placeholder(op: Op, params, outs) -> CpuPlaceholder | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def device_param(params) -> Param | None:
+def device_param(params: list[Param]) -> Param | None:
     """The tensor argument whose device the NPU adapter guards (a required one if any)."""
     for kinds in (("tensor", "ref"), ("list",), ("optional",)):
         for p in params:
@@ -613,14 +614,14 @@ def _npu_arg(name: str, p: Param) -> NpuArg:
     return NpuArg(name=name, kind=kind, source=p.cpp_name, cpp_type=p.cpp_type)
 
 
-def _npu_args(op: Op, params, outs) -> dict[str, Any]:
+def _npu_args(op: Op, aclnn: Aclnn, params: list[Param], outs: list[Output]) -> dict[str, Any]:
     """The aclnn arguments in aclnn order: the inputs and attrs, the call's arguments and each
     output's local."""
     by_name = {p.name: p for p in params}
     args: list[NpuArg] = []
     call_args: list[str] = []
     out_vars: dict[str, str] = {}  # output name -> its local variable
-    for arg in op.aclnn.args:
+    for arg in aclnn.args:
         local = arg.name + "_"
         if arg.role == "output":
             out_vars[arg.source] = local
@@ -643,9 +644,9 @@ class NpuOutput:
     meta_index: int | None  # where the meta run returns it; None: the run's only result
 
 
-def _npu_outputs(op: Op, outs) -> list[NpuOutput]:
+def _npu_outputs(op: Op, aclnn: Aclnn, outs: list[Output]) -> list[NpuOutput]:
     returned = [o for o in outs if not o.is_ref]
-    names = {a.source: a.name for a in op.aclnn.args if a.role == "output"}
+    names = {a.source: a.name for a in aclnn.args if a.role == "output"}
     return [
         NpuOutput(
             name=names[o.name],
@@ -657,23 +658,23 @@ def _npu_outputs(op: Op, outs) -> list[NpuOutput]:
     ]
 
 
-def _npu_header(op: Op) -> list[str]:
+def _npu_header(op: Op, aclnn: Aclnn) -> list[str]:
     return wrap(
         f"{op.op_type} on the NPU (the PrivateUse1 dispatch key): calls "
-        f"{op.aclnn.name} of the op package this project builds, which torch_npu "
+        f"{aclnn.name} of the op package this project builds, which torch_npu "
         "finds at run time (libcust_opapi.so in the vendor directories of "
         "ASCEND_CUSTOM_OPP_PATH / ASCEND_OPP_PATH). Its first phase:",
         LINE - 3,
     )
 
 
-def npu_context(op: Op, params, outs) -> NpuAdapter:
+def npu_context(op: Op, params: list[Param], outs: list[Output]) -> NpuAdapter:
     if op.aclnn is None:
         return _npu_disabled(op, op.aclnn_missing_reason)
     guard = device_param(params)
     if guard is None:
         return _npu_disabled(op, "it has no tensor input to take the device from")
-    args = _npu_args(op, params, outs)
+    args = _npu_args(op, op.aclnn, params, outs)
     returned = [o for o in outs if not o.is_ref]
     # an elementwise op's outputs have the shape and options of its first required input
     first = next((p for p in params if p.kind in ("tensor", "ref")), None)
@@ -682,7 +683,7 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         reason="",
         function=f"{op.snake_name}_npu",
         aclnn=op.aclnn.name,
-        header=_npu_header(op),
+        header=_npu_header(op, op.aclnn),
         guard=guard.cpp_name,
         guard_required=guard.kind in ("tensor", "ref"),
         attr_checks=cpp_fixed_attr_checks(op),
@@ -691,7 +692,7 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
         args=args["args"],
         needs_dtypes=op.is_elementwise and bool(returned),
         shapes_from_meta=not (op.is_elementwise or op.in_place_only),
-        outputs=_npu_outputs(op, outs),
+        outputs=_npu_outputs(op, op.aclnn, outs),
         like=first.cpp_name if first else "",
         broadcasts=broadcasts(op),
         call_args=args["call_args"],
@@ -699,7 +700,7 @@ def npu_context(op: Op, params, outs) -> NpuAdapter:
     )
 
 
-def outs_by_name(outs) -> dict[str, Output]:
+def outs_by_name(outs: list[Output]) -> dict[str, Output]:
     return {o.name: o for o in outs}
 
 
@@ -765,7 +766,7 @@ class Fake:
     matmul: str = ""
 
 
-def fake_context(op: Op, options, params, outs) -> Fake:
+def fake_context(op: Op, options: Options, params: list[Param], outs: list[Output]) -> Fake:
     """How the fake (meta) kernel computes the output metadata, and which of _support's helpers
     it calls (ops.py imports them then)."""
     required = [p.name for p in params if p.kind in ("tensor", "ref")]
@@ -789,7 +790,7 @@ def fake_context(op: Op, options, params, outs) -> Fake:
     )
 
 
-def _index_dims(op: Op, spell, brackets: str) -> str:
+def _index_dims(op: Op, spell: Callable[[int | str], str], brackets: str) -> str:
     """The distinct dims index() names in the op's compute expressions, each an int or an int
     attr's name (`spell`ed), inside `brackets`; "" when it names none."""
     dims: list[int | str] = []
@@ -809,7 +810,7 @@ def _py_row_dims(op: Op) -> str:
     return axes.attr or py_literal("list_int", list(axes.dims))
 
 
-def _fake_unknown(op: Op, options) -> str:
+def _fake_unknown(op: Op, options: Options) -> str:
     """What a fake kernel that cannot tell the output shapes raises with: it asks for one."""
     what = (
         "has no compute and no golden expression"
@@ -823,7 +824,7 @@ def _fake_unknown(op: Op, options) -> str:
     )
 
 
-def _fake_mode(op: Op, params, outs) -> tuple[str, str]:
+def _fake_mode(op: Op, params: list[Param], outs: list[Output]) -> tuple[str, str]:
     """How the fake kernel tells the output shapes (its mode) and where the returned ones come
     from: an op without outputs returns nothing ("in_place"); one that neither computes nor has
     a golden mirrors what the generated InferShape does (op_host/<op>.cpp), so the two agree
@@ -959,7 +960,7 @@ class Golden:
     missing: list[str]  # the results without an expression
 
 
-def golden_context(op: Op, options, params) -> Golden:
+def golden_context(op: Op, options: Options, params: list[Param]) -> Golden:
     """The golden returns what the op computes (op.results): its outputs, or, for an op without
     outputs, the new values of the inputs it overwrites (in input order)."""
     results = op.results
@@ -1037,7 +1038,7 @@ class Converter:
     returns_node: bool  # the op returns the node's only output: outputs_ itself
 
 
-def converter_context(op: Op, params, outs) -> Converter:
+def converter_context(op: Op, params: list[Param], outs: list[Output]) -> Converter:
     """The torchair converter: one GE node of the op's IR (the op package registers it)."""
     by_name = {p.name: p for p in params}
     returned = [o for o in outs if not o.is_ref]
@@ -1137,7 +1138,9 @@ def plan(op: Op, options: Options) -> TorchData:
     )
 
 
-def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict[str, Any]:
+def _python_fields(
+    op: Op, options: Options, params: list[Param], outs: list[Output], py_name: str
+) -> dict[str, Any]:
     """The TorchData fields of the Python modules: ops.py, golden.py, graph.py, overrides/."""
     differentiable, not_differentiable = is_differentiable(op)
     op_path = f"torch.ops.{options.namespace}.{op.snake_name}"
@@ -1162,7 +1165,7 @@ def _python_fields(op: Op, options: Options, params, outs, py_name: str) -> dict
     }
 
 
-def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
+def _cpp_fields(op: Op, params: list[Param], outs: list[Output]) -> dict[str, Any]:
     """The TorchData fields of the C++ sources: csrc/ops.cpp and csrc_npu/."""
     return {
         "cpu": cpu_context(op, params, outs),
@@ -1170,7 +1173,7 @@ def _cpp_fields(op: Op, params, outs) -> dict[str, Any]:
     }
 
 
-def mutable_results(op: Op, outs) -> str:
+def mutable_results(op: Op, outs: list[Output]) -> str:
     """_register_mutable's `results`: per result of the op (op.results, the golden's order), the
     name of the input it is the new value of, or its position among the op's returns."""
     if op.in_place_only:
@@ -1244,7 +1247,7 @@ def _nothing_returned(op: Op) -> list[str]:
     return wrap(text, LINE - 8)
 
 
-def overrides_example(params, outs) -> str:
+def overrides_example(params: list[Param], outs: list[Output]) -> str:
     """The input whose like a commented-out fake() returns, for an op whose output shapes opgen
     cannot tell: its first required one ("": no example, the op has none or returns nothing)."""
     tensors = [p.name for p in params if p.kind in ("tensor", "ref")]
@@ -1273,7 +1276,7 @@ class Introspection:
     function: str  # its C++ function (its parameters: the op's, an in-place one made const)
 
 
-def introspection_context(op: Op, options, params) -> Introspection:
+def introspection_context(op: Op, options: Options, params: list[Param]) -> Introspection:
     """`torch.ops.<ns>._opgen_infer_<op>(<the op's arguments>) -> str`: the op's InferShape and
     InferDataType (op_host/) run on the twin for these arguments, as JSON (opgen_torch.h
     InferJson). Its schema is the op's with in-place annotations dropped (it mutates nothing)
