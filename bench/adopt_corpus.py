@@ -43,7 +43,7 @@ before "defined" parts, 20 passed. At 952d804, before the twin took the NPU buil
 (ASSERT, __CCE_KT_TEST__, reads and writes past SetGlobalBuffer's size, Int attrs read as uint32_t,
 InferShape's AppendDim, the first SoC's cores and UB) and the missing APIs
 (WholeReduce*/BlockReduce*, the mask register, ShiftLeft/ShiftRight, Sort32, GatherMask, Copy,
-Broadcast, LocalTensor operators, the elementwise frame), 21 built and 11 passed. """
+Broadcast, LocalTensor operators, the elementwise frame), 21 built and 11 passed."""
 
 from __future__ import annotations
 
