@@ -121,6 +121,71 @@ def test_kitchen_sink_tests_are_clean_python(tmp_path):
     assert """AttrArg("mode", 'say "hi"\\\\ \\u00e9\\n')""" in attrs
 
 
+# opgen sets no limit on an op's name (schema: UpperCamelCase); names of up to this many
+# characters leave every generated Python file within the project's line length
+LONGEST_NAME = 64
+
+
+def long_named(prefix: str) -> str:
+    """An op name of LONGEST_NAME characters in short words: the longest snake name there is for
+    its length (each word adds an underscore)."""
+    words = prefix + "Long" * LONGEST_NAME
+    return words[: LONGEST_NAME - 1] + "X"
+
+
+def test_long_op_names_keep_generated_python_within_the_line_length(tmp_path):
+    """A long op name runs through docstrings, comments, imports, calls and string literals that
+    no formatter wraps: opgen lays them out (planning.layout) or marks the line no formatter can
+    cut (an import or call of the op's name), so no generated Python file is over 100 columns:
+    an op with a compute expression, one without and a matmul op."""
+    x = {"name": "x", "param_type": "required", "format": ["ND"], "type": ["float16", "float"]}
+    y = {**x, "name": "y"}
+    gelu = {
+        "op": long_named("Gelu"),
+        "input_desc": [x],
+        "output_desc": [y],
+        "opgen": {"compute": {"y": "x * sigmoid(1.702 * x)"}},
+    }
+    scatter = {"op": long_named("Scatter"), "input_desc": [x], "output_desc": [y]}
+    matmul = json.loads((ROOT / "tests" / "data" / "e2e" / "matmul.json").read_text())[0]
+    matmul["op"] = long_named("MatMul")
+    assert {len(op["op"]) for op in (gelu, scatter, matmul)} == {LONGEST_NAME}
+    rendered_tests(json.dumps([gelu, scatter, matmul]), tmp_path, "long_ops")
+    python = sorted(str(p) for p in tmp_path.rglob("*.py") if ".opgen" not in p.parts)
+    assert len(python) > 10
+    for check in (
+        [
+            "check",
+            "--isolated",
+            "--select",
+            "E501",
+            "--line-length",
+            "100",
+            "--output-format",
+            "concise",
+        ],
+        ["format", "--check"],  # the project's own settings
+    ):
+        result = subprocess.run(
+            [str(RUFF), *check, "--no-cache", *python], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_word_longer_than_a_piece_is_a_piece_without_spaces():
+    """split_pieces: a path too long for a piece stands alone without a space (a line of one word
+    is no E501 to ruff), the space going to the next piece, or to a piece of its own between two
+    such words; the pieces still join into the text, and shorter words are cut as before."""
+    from opgen.planning.layout import split_pieces
+
+    long_a, long_b = "op_host/" + "a" * 90 + ".h", "op_kernel/" + "b" * 90 + ".h,"
+    text = f"write {long_a} then {long_b} {long_a} and more words after it"
+    pieces = split_pieces(text, 40)
+    assert "".join(pieces) == text
+    assert pieces == ["write ", long_a, " then ", long_b, " ", long_a, " and more words after it"]
+    assert split_pieces("a b c d", 5) == ["a b ", "c d"]
+
+
 def test_placeholder_banner_is_what_the_tests_look_for(tmp_path):
     """op_testing.kernel_is_placeholder() finds the kernel template's placeholder banner."""
     rendered_tests((SHARED_PROTOS / "add_custom.msopgen.json").read_text(), tmp_path)

@@ -36,17 +36,34 @@ def doc_lines(text: str, width: int) -> list[str]:
 
 def split_pieces(text: str, width: int = LINE - 16) -> list[str]:
     """Text cut at spaces into pieces for implicitly concatenated string literals (each piece
-    keeps its trailing space)."""
+    keeps its trailing space). A word too long for a piece (a path with a long op name) is a
+    piece of its own without a space, the space going to the next piece (or a piece of its
+    own): a line holding one word is no line too long to ruff."""
     if not text:
         return []
     words = text.split(" ")
-    pieces, current = [], ""
+    lines, current = [], ""
     for word in words:
         candidate = " ".join(filter(None, (current, word)))
         if current and len(py_string(candidate)) > width:
-            pieces.append(current + " ")
+            lines.append(current)
             current = word
         else:
             current = candidate
-    pieces.append(current)
+    lines.append(current)
+
+    def too_long(line: str) -> bool:
+        return len(py_string(line)) > width
+
+    pieces = []
+    for i, line in enumerate(lines):
+        if i == len(lines) - 1:
+            pieces.append(line)
+        elif not too_long(line.strip()):
+            pieces.append(line + " ")
+        elif not too_long(" " + lines[i + 1]):
+            pieces.append(line)
+            lines[i + 1] = " " + lines[i + 1]
+        else:
+            pieces += [line, " "]
     return pieces
