@@ -1490,35 +1490,20 @@ void SectionMiscApi()
 
 int main(int argc, char** argv)
 {
-    const std::string sec = argc > 1 ? argv[1] : "all";
-    struct S {
-        const char* name;
-        void (*fn)();
-    } sections[] = {{"fp16", SectionFp16}, {"bf16", SectionBf16},   {"dump", SectionDump},
-                    {"cast", SectionCast}, {"vec", SectionVec},     {"adv", SectionAdv},
-                    {"adv_notmp", SectionAdvNoTmp}, {"copy", SectionCopy}, {"queue", SectionQueue},
-                    {"ub", SectionUb},     {"local", SectionLocal}, {"global", SectionGlobal},
-                    {"tiling", SectionTiling}, {"list", SectionList},   {"simd", SectionSimd},
-                    {"cmpsel", SectionCmpSel}, {"cmpsel_ub", SectionCmpSelUb},
-                    {"reduce", SectionReduce}, {"cacheline", SectionCacheLine},
-                    {"repeat", SectionRepeat}, {"atomic", SectionAtomic},
-                    {"misc_api", SectionMiscApi}, {"syncall", SectionSyncAll}};
-    bool found = false;
-    for (const S& s : sections) {
-        if (sec == "all" ? std::strcmp(s.name, "dump") != 0 : sec == s.name) {
-            found = true;
-            try {
-                s.fn();
-            } catch (const std::exception& e) {
-                ++g_fail;
-                std::printf("FAIL section %s: uncaught exception: %s\n", s.name, e.what());
-            }
-        }
-    }
-    if (!found) {
-        std::printf("FAIL unknown section %s\n", sec.c_str());
-        return 2;
-    }
-    std::printf("SUMMARY pass=%d fail=%d\n", g_pass, g_fail);
-    return g_fail == 0 ? 0 : 1;
+    // "dump" runs only by name: "all" leaves it out
+    static const CheckSection sections[] = {
+        {"fp16", SectionFp16},         {"bf16", SectionBf16},
+        {"dump", SectionDump, true},   {"cast", SectionCast},
+        {"vec", SectionVec},           {"adv", SectionAdv},
+        {"adv_notmp", SectionAdvNoTmp}, {"copy", SectionCopy},
+        {"queue", SectionQueue},       {"ub", SectionUb},
+        {"local", SectionLocal},       {"global", SectionGlobal},
+        {"tiling", SectionTiling},     {"list", SectionList},
+        {"simd", SectionSimd},         {"cmpsel", SectionCmpSel},
+        {"cmpsel_ub", SectionCmpSelUb}, {"reduce", SectionReduce},
+        {"cacheline", SectionCacheLine}, {"repeat", SectionRepeat},
+        {"atomic", SectionAtomic},     {"misc_api", SectionMiscApi},
+        {"syncall", SectionSyncAll},
+    };
+    return RunSections(argc, argv, sections);
 }
