@@ -6,7 +6,7 @@ never meet it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from opgen.compiler.compute import (
@@ -336,41 +336,42 @@ def _check_integer_parts(op: Op, outs: list[Tensor]) -> None:
     int8/uint8 (those wrap their result: _check_byte_outputs), no part torch computes in
     int8/uint8/bool that may leave its range (torch wraps it, the kernel's float does not)."""
     attr_types = {a.name: a.type for a in op.attrs}
-    names = [t.name for t in op.tensors]
-    for t in outs:
-        tree = op.compute.get(t.param.name)
-        if tree is None:
-            continue
-        pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
-        for combo in op.dtype_combinations:
-            ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
-            why = bool_subtraction(tree, ins, attr_types)
-            if not why and combo[pos] not in ("int8", "uint8"):
-                why = wrapped_part(tree, ins, attr_types, combo[pos])
-            if why:
-                raise LoweringError(
-                    f"compute expression of output '{t.param.name}': {why}", t.param.name
-                )
+    for t, tree, dtype, ins in _output_cases(op, outs):
+        why = bool_subtraction(tree, ins, attr_types)
+        if not why and dtype not in ("int8", "uint8"):
+            why = wrapped_part(tree, ins, attr_types, dtype)
+        if why:
+            raise LoweringError(
+                f"compute expression of output '{t.param.name}': {why}", t.param.name
+            )
 
 
 def _check_byte_outputs(op: Op, outs: list[Tensor]) -> None:
     """An int8/uint8 output computes in float and wraps its result into its range: per dtype
     combination in which it is int8/uint8, that must be torch's value (byte_values)."""
     attrs = {a.name: a.type in ("int", "bool") for a in op.attrs}
-    names = [t.name for t in op.tensors]
     int_compute = ", ".join(
         sorted({d for c in op.dtype_combinations for d in c if d in INT_COMPUTE_DTYPES})
     )
+    for t, tree, dtype, ins in _output_cases(op, outs):
+        if dtype not in ("int8", "uint8"):
+            continue
+        if why := byte_output_problem(tree, dtype, ins, attrs, int_compute):
+            raise LoweringError(
+                f"compute expression of output '{t.param.name}': {why}", t.param.name
+            )
+
+
+def _output_cases(
+    op: Op, outs: list[Tensor]
+) -> Iterator[tuple[Tensor, expr.Node, str, dict[str, str]]]:
+    """Each computed output in each dtype combination: the output, its compute tree, its dtype
+    there and the inputs' dtypes by name."""
+    names = [t.name for t in op.tensors]
     for t in outs:
         tree = op.compute.get(t.param.name)
         if tree is None:
             continue
-        pos = t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index
         for combo in op.dtype_combinations:
-            if combo[pos] not in ("int8", "uint8"):
-                continue
             ins = dict(zip(names, combo[: len(op.inputs)], strict=False))
-            if why := byte_output_problem(tree, combo[pos], ins, attrs, int_compute):
-                raise LoweringError(
-                    f"compute expression of output '{t.param.name}': {why}", t.param.name
-                )
+            yield t, tree, t.dtype_in(combo, len(op.inputs)), ins

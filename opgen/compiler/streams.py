@@ -4,6 +4,7 @@ kernel planner names and lays out."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opgen.frontend.catalog import BYTE_DTYPES, DTYPES, compute_type
@@ -47,10 +48,12 @@ class Tensor:
         """The kernel entry's GM_ADDR parameter the stream reads or writes."""
         return self.param.name if self.writeback else self.param.kernel_param
 
-    @property
-    def combo_position(self) -> int:
-        """The tensor's place in a dtype combination (inputs, then outputs)."""
-        return self.index if self.role == "input" or self.writeback else -1
+    def dtype_in(self, combo: Sequence[str], n_inputs: int) -> str:
+        """The tensor's dtype in a dtype combination (the op's `n_inputs` inputs, then its
+        outputs; a write-back has its input's)."""
+        return combo[
+            self.index if self.role == "input" or self.writeback else n_inputs + self.index
+        ]
 
     @property
     def macro(self) -> str:
@@ -123,10 +126,7 @@ def combinations(op: Op, streamed: list[Tensor]) -> list[Combination]:
     """The compute type per dtype combination (of the streamed tensors only)."""
     combos = []
     for combo in op.dtype_combinations:
-        dtypes = [
-            combo[t.combo_position if t.combo_position >= 0 else len(op.inputs) + t.index]
-            for t in streamed
-        ]
+        dtypes = [t.dtype_in(combo, len(op.inputs)) for t in streamed]
         ctype = (
             moved_type(dtypes[0])
             if op.expand is not None
