@@ -1,5 +1,5 @@
 // opgen's index-op library: the tiling every index op's kernel reads, filled on the host by the
-// op's Tile* function (op_host/opgen_index_*_tiling.h) and read by its kernel template
+// op's Tile* function (op_host/opgen_index_*_tiling.h, templates/host/index_lib) and read by its kernel template
 // (op_kernel/opgen_index_*.h). Plain C++: the host code and the kernel both include it.
 #ifndef OPGEN_INDEX_TILING_H
 #define OPGEN_INDEX_TILING_H
