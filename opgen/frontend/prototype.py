@@ -27,6 +27,7 @@ from opgen.frontend import (
     expands,
     expr,
     functions,
+    index_ops,
     matmuls,
     names,
     reductions,
@@ -604,9 +605,12 @@ def _checked_shapes(op: Op) -> tuple[Op, list[Problem]]:
     test_shapes and of its shape rules' dtypes."""
     if op.is_matmul and not op.test_shapes:
         op = replace(op, test_shapes=matmuls.default_test_shapes(op))
+    if op.is_index and not op.test_shapes:
+        op = replace(op, test_shapes=index_ops.default_test_shapes(op))
     problems = broadcast.test_shapes_problems(op) + rows.test_shapes_problems(op)
     problems += matmuls.dtype_problems(op.json_path, op) + matmuls.test_shapes_problems(op)
     problems += expands.dtype_problems(op.json_path, op)
+    problems += index_ops.dtype_problems(op.json_path, op) + index_ops.test_shapes_problems(op)
     return op, problems
 
 
@@ -1036,6 +1040,7 @@ def _check_expressions(
     problems += reductions.reduction_problems(block_path, compute, keepdim)
     problems += matmuls.matmul_problems(block_path, compute, outputs)
     problems += expands.expand_problems(block_path, compute, inputs, outputs)
+    problems += index_ops.index_problems(block_path, compute, outputs)
     problems += _default_goldens(block_path, compute, golden, keepdim)
     return compute, golden, problems
 
