@@ -468,10 +468,8 @@ def _to_node(
         if _is_text(node.left, attr_types) or _is_text(node.comparators[0], attr_types):
             return _text_compare(node, attr_types)
         return Compare(CMP_OPS[type(node.ops[0])], conv(node.left), conv(node.comparators[0]))
-    if isinstance(node, ast.Call):
+    if isinstance(node, (ast.Call, ast.Attribute)):
         return _call_node(node, conv, attr_types)
-    if isinstance(node, ast.Attribute):
-        return _part_node(node, conv, attr_types)
     raise ExprError(
         f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
         "** with a constant exponent, comparisons (< <= > >= == !=), numbers, names "
@@ -521,8 +519,13 @@ def _name_node(name: str, tensors: set[str], scalars: set[str], others: dict[str
     raise ExprError(f"unknown name '{name}': use an input or an int, float or bool attr")
 
 
-def _call_node(node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]) -> Node:
-    """A call in a compute expression: a reduction or a listed function with its arity."""
+def _call_node(
+    node: ast.Call | ast.Attribute, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> Node:
+    """A call in a compute expression: a reduction or a listed function with its arity; or a
+    part of one (topk(...).values)."""
+    if isinstance(node, ast.Attribute):
+        return _part_node(node, conv, attr_types)
     if not isinstance(node.func, ast.Name):
         raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
     func = node.func.id
@@ -535,13 +538,13 @@ def _call_node(node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict
     if func == EXPAND_FUNC:
         return _expand_node(node, conv, attr_types)
     if func in INDEX_FUNCS:
-        call = _index_call(node, conv, attr_types)
+        found = _index_call(node, conv, attr_types)
         if func in ("topk", "sort"):
             raise ExprError(
-                f"{show(call)} returns values and indices: take one, "
-                f"{show(call)}.values or {show(call)}.indices"
+                f"{show(found)} returns values and indices: take one, "
+                f"{show(found)}.values or {show(found)}.indices"
             )
-        return call
+        return found
     if node.keywords:
         raise ExprError(f"{func}() takes no keyword arguments")
     function = next((f for f in functions.CALLABLE if f.name == func), None)
@@ -656,11 +659,14 @@ def _index_call(
             tensors[name] = operand.name
         else:
             args.append((name, _index_arg(func, name, given[name], attr_types)))
-    return IndexCall(func, tensors["x"], tensors.get("index", ""), tensors.get("src", ""), tuple(args))
+    return IndexCall(
+        func, tensors["x"], tensors.get("index", ""), tensors.get("src", ""), tuple(args)
+    )
 
 
 def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
     """One argument of an index function: a literal of its type or the name of an attr."""
+    kinds: tuple[str, ...]
     if name in INDEX_BOOL_ARGS:
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in INDEX_PAIR_ARGS:

@@ -166,16 +166,23 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
     for k, dx in enumerate(tensors[call.x].dtypes):
         if dx not in DATA_DTYPES[call.func]:
             allowed = ", ".join(DATA_DTYPES[call.func])
-            problems.append(Problem(path(call.x, k), f"{shown} takes {call.x} in {allowed}, not {dx}"))
+            problems.append(
+                Problem(path(call.x, k), f"{shown} takes {call.x} in {allowed}, not {dx}")
+            )
         if call.index and tensors[call.index].dtypes[k] not in INDEX_DTYPES:
             di = tensors[call.index].dtypes[k]
             problems.append(
-                Problem(path(call.index, k), f"{shown}: the index {call.index} is int32 or int64, not {di}")
+                Problem(
+                    path(call.index, k),
+                    f"{shown}: the index {call.index} is int32 or int64, not {di}",
+                )
             )
         if call.src and tensors[call.src].dtypes[k] != dx:
             ds = tensors[call.src].dtypes[k]
             problems.append(
-                Problem(path(call.src, k), f"{shown}: {call.src} is {ds}, {call.x} {dx}; give one type")
+                Problem(
+                    path(call.src, k), f"{shown}: {call.src} is {ds}, {call.x} {dx}; give one type"
+                )
             )
         for out_name, tree in op.compute.items():
             assert isinstance(tree, expr.IndexCall)
@@ -245,10 +252,19 @@ def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int
         if isinstance(value, str):
             a = attrs[value]
             given = attr_sample(op, value) if a.required else a.default
-            values[name] = tuple(given) if isinstance(given, list) else given
+            if isinstance(given, list):
+                values[name] = tuple(int(v) for v in given)
+            elif isinstance(given, (bool, int)):
+                values[name] = given
         else:
             values[name] = value
     return values
+
+
+def _int(values: dict[str, int | bool | tuple[int, ...]], name: str, default: int = 0) -> int:
+    """An int argument's test value (a pair's first)."""
+    value = values.get(name, default)
+    return int(value[0]) if isinstance(value, tuple) else int(value)
 
 
 def _pair(value: int | bool | tuple[int, ...] | None, default: tuple[int, int]) -> tuple[int, int]:
@@ -277,11 +293,11 @@ def output_shape(
     x = shapes[call.x]
     func = call.func
     if func == "one_hot":
-        return (*x, int(values["num_classes"]))
+        return (*x, _int(values, "num_classes"))
     if func in ("avg_pool2d", "max_pool2d"):
         return _pool_shape(call, x, values)
     dim_name = "dims" if func == "roll" else "dim"
-    dim = int(values.get(dim_name, _DIM_DEFAULT.get(func, 0)))
+    dim = _int(values, dim_name, _DIM_DEFAULT.get(func, 0))
     rank = max(len(x), 1)
     if not -rank <= dim < rank:
         return f"{dim_name}={dim} is outside {call.x}'s {len(x)} dims"
@@ -292,7 +308,7 @@ def output_shape(
         keep = bool(values.get("keepdim", False))
         return tuple(1 if i == d else n for i, n in enumerate(x) if keep or i != d)
     if func == "topk":
-        k = int(values["k"])
+        k = _int(values, "k")
         if not 0 <= k <= (x[d] if x else 1):
             return f"k={k} is outside [0, {x[d] if x else 1}], {call.x}'s size along dim {d}"
         return tuple(k if i == d else n for i, n in enumerate(x))
@@ -356,11 +372,11 @@ def index_range(op: Op) -> int:
         return 0
     values = arg_values(op, call)
     if call.func == "one_hot":
-        return int(values["num_classes"])
+        return _int(values, "num_classes")
     sizes = []
     for case in op.test_shapes:
         x = case[call.x]
-        dim = int(values.get("dim", 0))
+        dim = _int(values, "dim", 0)
         sizes.append(x[dim % max(len(x), 1)] if x else 1)
     return min(sizes) if sizes else 1
 
@@ -423,7 +439,7 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
     for x in xs:
         case = {call.x: x}
         if call.index:
-            dim = int(values.get("dim", 0)) % len(x)
+            dim = _int(values, "dim", 0) % len(x)
             if func in ("index_select", "index_add"):
                 case[call.index] = (2 * x[dim] + 3,)  # more than the dim: duplicates
                 if call.src:
@@ -436,7 +452,7 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
                     case[call.src] = case[call.index]
         cases.append(case)
     if func == "topk":  # k within every case's dim
-        dim = int(values.get("dim", -1))
-        k = int(values["k"])
+        dim = _int(values, "dim", -1)
+        k = _int(values, "k")
         cases = [c for c in cases if c[call.x][dim % len(c[call.x])] >= k] or cases
     return tuple(cases)

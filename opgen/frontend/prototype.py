@@ -603,6 +603,9 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
 def _checked_shapes(op: Op) -> tuple[Op, list[Problem]]:
     """The op with opgen's matmul test cases where it gives none, and the problems of its
     test_shapes and of its shape rules' dtypes."""
+    structure = index_ops.index_problems(key_path(op.json_path, "opgen"), op.compute, op.outputs)
+    if structure:  # the index call's own rules first: the others assume them
+        return op, structure
     if op.is_matmul and not op.test_shapes:
         op = replace(op, test_shapes=matmuls.default_test_shapes(op))
     if op.is_index and not op.test_shapes:
@@ -1040,7 +1043,6 @@ def _check_expressions(
     problems += reductions.reduction_problems(block_path, compute, keepdim)
     problems += matmuls.matmul_problems(block_path, compute, outputs)
     problems += expands.expand_problems(block_path, compute, inputs, outputs)
-    problems += index_ops.index_problems(block_path, compute, outputs)
     problems += _default_goldens(block_path, compute, golden, keepdim)
     return compute, golden, problems
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.frontend import expr
+from opgen.frontend.expr import INDEX_PARTS
 from opgen.frontend.index_ops import GROUPS, KINDS
 from opgen.frontend.model import Op
 
@@ -130,10 +131,11 @@ def plan(op: Op) -> IndexOpData:
     assert call is not None
     kind = KINDS[call.func]
     group = GROUPS[kind]
-    inputs = {t.name: IndexTensor(t.name, i, t.kernel_param, t.dtype_macro) for i, t in enumerate(op.inputs)}
-    outs = [
-        IndexTensor(t.name, i, t.kernel_param, t.dtype_macro) for i, t in enumerate(op.outputs)
-    ]
+    inputs = {
+        t.name: IndexTensor(t.name, i, t.kernel_param, t.dtype_macro)
+        for i, t in enumerate(op.inputs)
+    }
+    outs = [IndexTensor(t.name, i, t.kernel_param, t.dtype_macro) for i, t in enumerate(op.outputs)]
     parts = {}
     for t in outs:
         tree = op.compute[t.name]
@@ -142,25 +144,10 @@ def plan(op: Op) -> IndexOpData:
     x = inputs[call.x]
     index = inputs[call.index] if call.index else None
     src = inputs[call.src] if call.src else None
-    gm = [x.kernel_param]
-    gm += [index.kernel_param] if index else []
-    gm += [src.kernel_param] if src else []
-    if call.func in ("topk", "sort"):
-        gm += [parts[p].kernel_param if p in parts else "nullptr" for p in ("values", "indices")]
-    else:
-        gm.append(outs[0].kernel_param)
-    index_out = next(
-        (i for i, t in enumerate(outs) if _is_index_output(op.compute[t.name])), -1
-    )
-    template = [x.macro]
-    if index is not None:
-        template.append(index.macro)
-    elif index_out >= 0:
-        template.append(outs[index_out].macro)
-    elif call.func == "one_hot" or call.func == "cumsum":
-        template.append(outs[0].macro)
+    index_out = next((i for i, t in enumerate(outs) if _is_index_output(op.compute[t.name])), -1)
     ints = [
-        _source(op, call, slot, name, default) for slot, (name, default) in enumerate(_INTS.get(kind, ()))
+        _source(op, call, slot, name, default)
+        for slot, (name, default) in enumerate(_INTS.get(kind, ()))
     ]
     if kind in ("AvgPool2d", "MaxPool2d") and call.arg("stride") in (None, ()):
         ints[2] = _copy(ints[2], 0)
@@ -180,8 +167,8 @@ def plan(op: Op) -> IndexOpData:
         index=index,
         src=src,
         outputs=outs,
-        gm_args=gm,
-        template_args=template,
+        gm_args=_gm_args(call, [x, index, src], parts, outs),
+        template_args=_template_args(call, x, index, outs, index_out),
         dim=dim,
         ints=ints,
         has_index_output=index_out >= 0,
@@ -194,6 +181,38 @@ def plan(op: Op) -> IndexOpData:
     )
 
 
+def _gm_args(
+    call: expr.IndexCall,
+    inputs: list[IndexTensor | None],
+    parts: dict[str, IndexTensor],
+    outs: list[IndexTensor],
+) -> list[str]:
+    """The kernel's GM arguments in the library's order: x, index, src (those it has), then the
+    output (topk, sort: values and indices, nullptr for a part the op does not compute)."""
+    gm = [t.kernel_param for t in inputs if t is not None]
+    if call.func in ("topk", "sort"):
+        return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in INDEX_PARTS]
+    return [*gm, outs[0].kernel_param]
+
+
+def _template_args(
+    call: expr.IndexCall,
+    x: IndexTensor,
+    index: IndexTensor | None,
+    outs: list[IndexTensor],
+    index_out: int,
+) -> list[str]:
+    """The kernel template's element types: x's, then the index input's, the index output's
+    (argmax, .indices) or the output's (one_hot, cumsum)."""
+    if index is not None:
+        return [x.macro, index.macro]
+    if index_out >= 0:
+        return [x.macro, outs[index_out].macro]
+    if call.func in ("one_hot", "cumsum"):
+        return [x.macro, outs[0].macro]
+    return [x.macro]
+
+
 def _is_index_output(tree: expr.Node) -> bool:
     return isinstance(tree, expr.IndexCall) and (
         tree.func in ("argmax", "argmin") or tree.part == "indices"
@@ -204,9 +223,7 @@ def _copy(source: IndexInt, slot: int) -> IndexInt:
     return IndexInt(source.slot, source.name, 0, "", -1, "", -1, 0, same_as=slot)
 
 
-def _source(
-    op: Op, call: expr.IndexCall, slot: int, name: str, default: int | None
-) -> IndexInt:
+def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | None) -> IndexInt:
     """Where slot `slot` (the dim: -1) takes its value: argument `name` (pooling's "name[i]"),
     a literal or an attr, or its default."""
     base, _, rest = name.partition("[")
@@ -220,7 +237,9 @@ def _source(
         getter = {"int": "GetInt", "bool": "GetBool", "list_int": "GetListInt"}[a.type]
         attr_default = a.default if not a.required else 0
         if isinstance(attr_default, list):
-            attr_default = attr_default[min(max(item, 0), len(attr_default) - 1)] if attr_default else 0
+            attr_default = (
+                attr_default[min(max(item, 0), len(attr_default) - 1)] if attr_default else 0
+            )
         return IndexInt(
             slot,
             name,
