@@ -1092,8 +1092,8 @@ def _torch_index_call(node: IndexCall) -> str:
         elif name == "index":
             long = node.func in _TORCH_LONG_INDEX
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
-        elif name == "src":
-            parts.append(f"src={node.src}")
+        elif name == "src":  # torch.index_add calls it source
+            parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
         else:
             value = node.arg(name)
             if value is not None:

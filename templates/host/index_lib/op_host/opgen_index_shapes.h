@@ -131,7 +131,7 @@ inline const char* ShapeOneHot(const HostArgs& a, Shape& y)
 
 // One pooled side: torch's (n + 2p - k) / s + 1, rounded up with ceil_mode, the last window
 // starting inside the input.
-inline int64_t PooledSize(int64_t n, int64_t k, int64_t s, int64_t p, bool ceil)
+inline int64_t PoolOutSide(int64_t n, int64_t k, int64_t s, int64_t p, bool ceil)
 {
     const int64_t span = n + 2 * p - k;
     int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
@@ -158,8 +158,8 @@ inline const char* ShapePool2d(const HostArgs& a, Shape& y)
         return "the pooling window is larger than the padded input";
     }
     y = a.x;
-    y.dims[y.rank - 2] = PooledSize(h, w[0], w[2], w[4], w[6] != 0);
-    y.dims[y.rank - 1] = PooledSize(wd, w[1], w[3], w[5], w[6] != 0);
+    y.dims[y.rank - 2] = PoolOutSide(h, w[0], w[2], w[4], w[6] != 0);
+    y.dims[y.rank - 1] = PoolOutSide(wd, w[1], w[3], w[5], w[6] != 0);
     return nullptr;
 }
 
