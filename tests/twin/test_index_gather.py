@@ -100,14 +100,21 @@ def run(
         return line
     raw = (tmp / "y.bin").read_bytes() if (tmp / "y.bin").exists() else b""
     dt = DTYPES[out_dtype]
-    y = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
+    y = (
+        torch.frombuffer(bytearray(raw), dtype=torch.uint8)
+        if raw
+        else torch.empty(0, dtype=torch.uint8)
+    )
     return y.view(dt).reshape(out_shape) if raw else torch.empty(out_shape, dtype=dt)
 
 
 def _same(y: torch.Tensor | str, want: torch.Tensor) -> None:
     assert not isinstance(y, str), y
     assert y.shape == want.shape
-    assert torch.equal(y.view(torch.uint8) if y.numel() else y, want.contiguous().view(torch.uint8) if want.numel() else want), (y, want)
+    assert torch.equal(
+        y.view(torch.uint8) if y.numel() else y,
+        want.contiguous().view(torch.uint8) if want.numel() else want,
+    ), (y, want)
 
 
 INDEX_SELECT_CASES = [
@@ -136,7 +143,18 @@ def test_index_select_small_tiles_and_duplicates(drivers, tmp_path):
     x = _data((3, 1000), torch.float32)
     index = torch.tensor([2, 2, 0, 1, 2], dtype=torch.int32)
     want = torch.index_select(x, 0, index)
-    y = run(drivers[2201], tmp_path, "index_select", x, index, 0, 0, "float32", tuple(want.shape), ub=1024 + 512)
+    y = run(
+        drivers[2201],
+        tmp_path,
+        "index_select",
+        x,
+        index,
+        0,
+        0,
+        "float32",
+        tuple(want.shape),
+        ub=1024 + 512,
+    )
     _same(y, want)
 
 
@@ -187,7 +205,18 @@ def test_gather_small_tiles(drivers, tmp_path):
     x = _data((3, 200), torch.float32)
     index = torch.randint(0, 200, (3, 200), generator=torch.Generator().manual_seed(4))
     want = torch.gather(x, 1, index)
-    y = run(drivers[2201], tmp_path, "gather", x, index, 1, 0, "float32", tuple(want.shape), ub=1024 + 4096)
+    y = run(
+        drivers[2201],
+        tmp_path,
+        "gather",
+        x,
+        index,
+        1,
+        0,
+        "float32",
+        tuple(want.shape),
+        ub=1024 + 4096,
+    )
     _same(y, want)
 
 
@@ -227,7 +256,18 @@ def test_roll(drivers, tmp_path, tn, shape, dim, shift):
 def test_roll_small_tiles(drivers, tmp_path):
     x = _data((2, 3000), torch.float16)
     want = torch.roll(x, 1234, 1)
-    y = run(drivers[2201], tmp_path, "roll", x, None, 1, 1234, "float16", tuple(want.shape), ub=1024 + 1024)
+    y = run(
+        drivers[2201],
+        tmp_path,
+        "roll",
+        x,
+        None,
+        1,
+        1234,
+        "float16",
+        tuple(want.shape),
+        ub=1024 + 1024,
+    )
     _same(y, want)
 
 
@@ -235,7 +275,9 @@ def test_roll_small_tiles(drivers, tmp_path):
 @pytest.mark.parametrize("itn", ["int32", "int64"])
 @pytest.mark.parametrize("shape,classes", [((7,), 5), ((1,), 1), ((4, 9), 13), ((100,), 40)])
 def test_one_hot(drivers, tmp_path, out, itn, shape, classes):
-    ids = torch.randint(0, classes, shape, generator=torch.Generator().manual_seed(5)).to(DTYPES[itn])
+    ids = torch.randint(0, classes, shape, generator=torch.Generator().manual_seed(5)).to(
+        DTYPES[itn]
+    )
     want = torch.nn.functional.one_hot(ids.long(), classes).to(DTYPES[out])
     y = run(drivers[2201], tmp_path, "one_hot", ids, None, 0, classes, out, tuple(want.shape))
     _same(y, want)
@@ -245,7 +287,18 @@ def test_one_hot_classes_beyond_ids_and_small_tiles(drivers, tmp_path):
     """num_classes larger than any id, rows longer than a tile."""
     ids = torch.tensor([0, 3, 2, 3], dtype=torch.int64)
     want = torch.nn.functional.one_hot(ids, 700)
-    y = run(drivers[2201], tmp_path, "one_hot", ids, None, 0, 700, "int64", tuple(want.shape), ub=1024 + 512)
+    y = run(
+        drivers[2201],
+        tmp_path,
+        "one_hot",
+        ids,
+        None,
+        0,
+        700,
+        "int64",
+        tuple(want.shape),
+        ub=1024 + 512,
+    )
     _same(y, want)
 
 
