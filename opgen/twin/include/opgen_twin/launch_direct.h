@@ -42,6 +42,7 @@ struct DirectLaunch {
     std::vector<DirectGm> gm;       // every buffer the kernel may touch
     void* sysWorkspace = nullptr;   // GetSysWorkSpacePtr(); must lie in one of `gm`
     uint64_t tilingKey = 0;         // TILING_KEY_IS
+    bool checkPipes = true;         // the pipe check, as RunOptions::checkPipes (OPGEN_TWIN_PIPE_CHECK)
     PlatformConfig platform = DefaultPlatform();
 };
 
@@ -77,6 +78,7 @@ inline std::string PrepareDirectLaunch(const DirectLaunch& l)
     L.ubSize = l.platform.ubSize;
     L.socVersion = l.platform.socVersion;
     L.sysWorkspaceBytes = l.platform.libApiWorkspace;
+    L.pipeCheck = l.checkPipes ? PipeCheckModeFromEnv() : kPipeCheckOff;
     return "";
 }
 
