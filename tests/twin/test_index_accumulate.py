@@ -177,10 +177,19 @@ def test_scatter_add(driver, tmp_path, dtype, case):
     assert _same_bits(y, want), f"{y}\n{want}"
 
 
-CUMSUM_CASES = [((1,), 0), ((1000,), 0), ((3, 70), 1), ((6, 33), 0), ((2, 50, 9), 1), ((4, 5, 3), 0)]
+CUMSUM_CASES = [
+    ((1,), 0),
+    ((1000,), 0),
+    ((3, 70), 1),
+    ((6, 33), 0),
+    ((2, 50, 9), 1),
+    ((4, 5, 3), 0),
+]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32", "int8", "uint8", "int16"])
+@pytest.mark.parametrize(
+    "dtype", ["float32", "float16", "bfloat16", "int32", "int8", "uint8", "int16"]
+)
 @pytest.mark.parametrize("case", CUMSUM_CASES, ids=str)
 def test_cumsum(driver, tmp_path, dtype, case):
     shape, dim = case
@@ -306,11 +315,17 @@ def test_refusals(driver, tmp_path):
     x = torch.zeros(4, 3)
     _, out = run(driver, tmp_path / "a", "index_add", x, 0, 2, torch.zeros(2, 2).long(), x)
     assert "REFUSED index_add: index must be 1-D" in out
-    _, out = run(driver, tmp_path / "b", "index_add", x, 0, 2, torch.zeros(2).long(), torch.zeros(2, 4))
+    _, out = run(
+        driver, tmp_path / "b", "index_add", x, 0, 2, torch.zeros(2).long(), torch.zeros(2, 4)
+    )
     assert "REFUSED index_add: src must have x's shape" in out
-    _, out = run(driver, tmp_path / "c", "scatter_add", x, 0, 2, torch.zeros(2, 2).long(), torch.zeros(2, 2))
+    _, out = run(
+        driver, tmp_path / "c", "scatter_add", x, 0, 2, torch.zeros(2, 2).long(), torch.zeros(2, 2)
+    )
     assert "REFUSED scatter_add: opgen supports an index of x's size" in out
-    _, out = run(driver, tmp_path / "d", "scatter_add", x, 0, 2, torch.zeros(3, 3).long(), torch.zeros(2, 3))
+    _, out = run(
+        driver, tmp_path / "d", "scatter_add", x, 0, 2, torch.zeros(3, 3).long(), torch.zeros(2, 3)
+    )
     assert "REFUSED scatter_add: src must be at least index's size" in out
     _, out = run(driver, tmp_path / "e", "cumsum", x, 0, 2, ub=1024)
     assert "REFUSED index op: UB size unknown or too small" in out
@@ -335,3 +350,32 @@ def test_out_of_range_index_touches_nothing(driver, tmp_path):
     assert torch.equal(y, want)
 
 
+ARCH_UNIT = """
+#include "opgen_index_accumulate.h"
+#include "opgen_index_accumulate_tiling.h"
+using opgen_index::IndexTiling;
+template void opgen_index::IndexAdd<half, int64_t>(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
+                                                   const IndexTiling&);
+template void opgen_index::ScatterAdd<bfloat16_t, int32_t>(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
+                                                           const IndexTiling&);
+template void opgen_index::CumSum<int8_t, int64_t>(GM_ADDR, GM_ADDR, const IndexTiling&);
+template void opgen_index::CumSum<float, float>(GM_ADDR, GM_ADDR, const IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize("arch", [None, 1001, 2002, 2201, 3002, 3510], ids=str)
+def test_compiles_per_soc_or_names_the_missing_api(tmp_path, arch):
+    """Every SoC family of the catalog: the kernels compile, or (no DataCopyPad: ascend910,
+    ascend310p) a static_assert names the API and the SoC."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(ARCH_UNIT)
+    flags = [] if arch is None else [f"-D__NPU_ARCH__={arch}"]
+    cmd = [CXX, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", *flags]
+    cmd += ["-I", str(ROOT / "opgen" / "twin" / "include"), *INCLUDES, str(unit)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if arch in (1001, 2002):
+        assert proc.returncode != 0
+        assert "opgen_index::IndexAdd needs DataCopyPad" in proc.stderr
+        assert "opgen_index::CumSum needs DataCopyPad" in proc.stderr
+    else:
+        assert proc.returncode == 0, proc.stderr[-3000:]

@@ -78,6 +78,17 @@ inline const char* CheckAccDtype(const HostArgs& a)
     return nullptr;
 }
 
+inline const char* CheckCumSumDtypes(const HostArgs& a)
+{
+    if (a.dtypeBytes != 1 && a.dtypeBytes != 2 && a.dtypeBytes != 4 && a.dtypeBytes != 8) {
+        return "cumsum: unsupported x element size";
+    }
+    const uint32_t outBytes = a.outBytes == 0 ? a.dtypeBytes : a.outBytes;
+    if (outBytes != 8 && outBytes != a.dtypeBytes) return "cumsum: y must be x's dtype (float) or int64 (integer x)";
+    if (a.dtypeBytes == 8 && a.outBytes == 0) return "cumsum: set outBytes (8) for an int64 x; float64 is not supported";
+    return nullptr;
+}
+
 }  // namespace accumulate_host
 
 // torch.index_add(x, dim, index, src): index 1-D of count values, src x's shape with dim's size
@@ -144,14 +155,8 @@ inline const char* TileCumSum(const HostArgs& a, IndexTiling& t)
 {
     namespace h = accumulate_host;
     if (const char* err = h::Split(a, t)) return err;
-    if (a.dtypeBytes != 1 && a.dtypeBytes != 2 && a.dtypeBytes != 4 && a.dtypeBytes != 8) {
-        return "cumsum: unsupported x element size";
-    }
+    if (const char* err = h::CheckCumSumDtypes(a)) return err;
     const uint32_t outBytes = a.outBytes == 0 ? a.dtypeBytes : a.outBytes;
-    if (outBytes != 8 && outBytes != a.dtypeBytes) return "cumsum: y must be x's dtype (float) or int64 (integer x)";
-    if (outBytes == 8 && a.dtypeBytes == 8 && a.outBytes == 0) {
-        return "cumsum: set outBytes (8) for an int64 x; float64 is not supported";
-    }
     // The integer path: an int64 acc and a T stage; the floating one: acc, add (float) and a stage.
     const uint64_t perElem = outBytes == 8 ? 8 + uint64_t{a.dtypeBytes} : 4 + 4 + uint64_t{a.dtypeBytes};
     t.count = t.axis;

@@ -16,8 +16,8 @@
 // The stages are ordered with PipeBarrier<PIPE_ALL>: the contributions are data-dependent scalar
 // decisions between copies, so there is no steady stream to double-buffer.
 //
-// SoCs: needs DataCopyPad (rows of any length in GM) -- refused at compile time on ascend910 and
-// ascend310p, which lack it (opgen_soc.h OPGEN_SOC_HAS_DATACOPYPAD).
+// SoCs: needs DataCopyPad (rows of any length in GM) -- each kind's static_assert refuses
+// ascend910 and ascend310p, which lack it (opgen_soc.h OPGEN_SOC_HAS_DATACOPYPAD).
 #ifndef OPGEN_INDEX_ACCUMULATE_H
 #define OPGEN_INDEX_ACCUMULATE_H
 
@@ -25,12 +25,17 @@
 #include "opgen_index_tiling.h"
 #include "opgen_soc.h"
 
-#if defined(__NPU_ARCH__) && !OPGEN_SOC_HAS_DATACOPYPAD(__NPU_ARCH__)
-#error "opgen_index_accumulate.h (IndexAdd, ScatterAdd, CumSum) needs DataCopyPad, which this SoC (ascend910 / ascend310p) lacks"
-#endif
-
 namespace opgen_index {
 namespace accumulate_detail {
+
+#if defined(__NPU_ARCH__) && !OPGEN_SOC_HAS_DATACOPYPAD(__NPU_ARCH__)
+constexpr bool HAS_DATACOPYPAD = false;
+#else
+constexpr bool HAS_DATACOPYPAD = true;
+#endif
+#define OPGEN_INDEX_NEEDS_DATACOPYPAD(kind)                                                              \
+    static_assert(accumulate_detail::HAS_DATACOPYPAD, "opgen_index::" kind " needs DataCopyPad, which this " \
+                                                      "SoC (ascend910 / ascend310p, __NPU_ARCH__ 1001 / 2002) lacks")
 
 template <typename A, typename B>
 struct Same {
@@ -173,6 +178,7 @@ __aicore__ inline void IndexAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y
                   "opgen_index::IndexAdd: T must be float, half, bfloat16_t or int32_t");
     static_assert(d::Same<TIdx, int32_t>::value || d::Same<TIdx, int64_t>::value,
                   "opgen_index::IndexAdd: TIdx must be int32_t or int64_t");
+    OPGEN_INDEX_NEEDS_DATACOPYPAD("IndexAdd");
     const d::Share share = d::CoreShare(t);
     if (share.count == 0) return;
     const uint64_t rowElems = t.outer * t.axis * t.inner;
@@ -255,6 +261,7 @@ __aicore__ inline void ScatterAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR
                   "opgen_index::ScatterAdd: T must be float, half, bfloat16_t or int32_t");
     static_assert(d::Same<TIdx, int32_t>::value || d::Same<TIdx, int64_t>::value,
                   "opgen_index::ScatterAdd: TIdx must be int32_t or int64_t");
+    OPGEN_INDEX_NEEDS_DATACOPYPAD("ScatterAdd");
     const d::Share share = d::CoreShare(t);
     if (share.count == 0) return;
     const uint64_t slab = t.axis * t.inner;
@@ -408,6 +415,7 @@ __aicore__ inline void CumSum(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
                   "opgen_index::CumSum: T must be float, half, bfloat16_t or an integer type");
     static_assert(floating ? d::Same<TOut, T>::value : d::Same<TOut, int64_t>::value,
                   "opgen_index::CumSum: TOut is T for a floating T and int64_t for an integer T (torch)");
+    OPGEN_INDEX_NEEDS_DATACOPYPAD("CumSum");
     const d::Share share = d::CoreShare(t);
     if (share.count == 0) return;
     const uint64_t elems = t.outer * t.axis * t.inner;
