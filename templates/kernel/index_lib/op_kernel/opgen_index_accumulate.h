@@ -292,7 +292,70 @@ __aicore__ inline void ScatterAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR
 
 namespace accumulate_detail {
 
-// CumSum over a middle or first dim (inner > 1) of a floating T: a unit is one piece of the
+// float32 CumSum: torch's CPU kernel accumulates float in double and rounds each output once.
+// The NPU has no double, so the running sum is hi + lo (Neumaier's compensated sum: lo gathers
+// each add's rounding error, exactly, by TwoSum); the output fl(hi + lo) is the double result's
+// rounding but for sums that round within ~n * 2^-48 of a float tie. Once hi is inf or NaN it
+// is the output (lo would be NaN from inf - inf). One difference is left: a partial sum beyond
+// float's range is inf here and stays inf, where torch's double recovers ([3e38, 3e38, -3e38]:
+// torch [3e38, inf, 3e38], here [3e38, inf, inf]). Scalar code: no FMA contraction may fuse it.
+struct CompensatedSum {
+    float hi = 0.0f;
+    float lo = 0.0f;
+
+    __aicore__ inline float Add(float v)
+    {
+        const float s = hi + v;
+        const float big = s - hi;
+        const float err = (hi - (s - big)) + (v - big);  // hi + v - s, exactly (TwoSum)
+        hi = s;
+        const float inf = s - s;  // NaN when s is inf or NaN
+        if (inf != inf) {
+            lo = 0.0f;
+            return s;
+        }
+        lo = lo + err;
+        return hi + lo;
+    }
+};
+
+// float32 CumSum over a middle or first dim: as CumSumRowsFloat, with the running sums kept as
+// hi and lo per element by the scalar unit (CompensatedSum; there is no vector double).
+__aicore__ inline void CumSumRowsFloat32(const AscendC::GlobalTensor<float>& xG, const AscendC::GlobalTensor<float>& yG,
+                                         const IndexTiling& t, const Share& share)
+{
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> hiBuf, loBuf, rowBuf;
+    pipe.InitBuffer(hiBuf, t.tileElems * sizeof(float));
+    pipe.InitBuffer(loBuf, t.tileElems * sizeof(float));
+    pipe.InitBuffer(rowBuf, t.tileElems * sizeof(float));
+    const AscendC::LocalTensor<float> hi = hiBuf.Get<float>(), lo = loBuf.Get<float>(), row = rowBuf.Get<float>();
+    const uint64_t pieces = Ceil(t.inner, t.tileElems);
+    for (uint64_t u = share.first; u < share.first + share.count; ++u) {
+        const uint64_t outer = u / pieces, start = (u % pieces) * t.tileElems;
+        const uint32_t n = static_cast<uint32_t>(t.inner - start < t.tileElems ? t.inner - start : t.tileElems);
+        for (uint64_t a = 0; a < t.axis; ++a) {
+            const uint64_t at = (outer * t.axis + a) * t.inner + start;
+            Load(row, xG[at], n);
+            Sync();
+            for (uint32_t q = 0; q < n; ++q) {
+                CompensatedSum sum;
+                if (a > 0) {
+                    sum.hi = hi.GetValue(q);
+                    sum.lo = lo.GetValue(q);
+                }
+                row.SetValue(q, sum.Add(row.GetValue(q)));
+                hi.SetValue(q, sum.hi);
+                lo.SetValue(q, sum.lo);
+            }
+            Sync();
+            Store(yG[at], row, n);
+            Sync();
+        }
+    }
+}
+
+// CumSum over a middle or first dim (inner > 1) of a 16-bit float T: a unit is one piece of the
 // inner elements of one outer; acc (float for 16-bit T) starts at +0 (torch's cumsum turns -0
 // into +0 as well) and adds row after row with the vector unit, writing each running sum.
 template <typename T>
@@ -324,7 +387,8 @@ __aicore__ inline void CumSumRowsFloat(const AscendC::GlobalTensor<T>& xG, const
 }
 
 // CumSum over the last dim (inner == 1) of a floating T: a unit is one row of axis elements,
-// in pieces; the scalar unit carries the running sum (float for 16-bit T) along the row. A
+// in pieces; the scalar unit carries the running sum (float for 16-bit T, a CompensatedSum for
+// float32) along the row. A
 // vector prefix (log-step shifted adds) would add in another order than torch and round
 // differently; the sequential scalar sum gives torch's bits.
 template <typename T>
@@ -340,12 +404,17 @@ __aicore__ inline void CumSumLastFloat(const AscendC::GlobalTensor<T>& xG, const
     const AscendC::LocalTensor<T> stage = stageBuf.Get<T>();
     for (uint64_t row = share.first; row < share.first + share.count; ++row) {
         C running = static_cast<C>(0);
+        CompensatedSum sum;  // float32: torch's double accumulation, see CompensatedSum
         for (uint64_t start = 0; start < t.axis; start += t.tileElems) {
             const uint32_t n = static_cast<uint32_t>(t.axis - start < t.tileElems ? t.axis - start : t.tileElems);
             LoadAs(acc, stage, xG[row * t.axis + start], n);
             for (uint32_t q = 0; q < n; ++q) {
-                running = running + acc.GetValue(q);
-                acc.SetValue(q, running);
+                if constexpr (Same<T, float>::value) {
+                    acc.SetValue(q, sum.Add(acc.GetValue(q)));
+                } else {
+                    running = running + acc.GetValue(q);
+                    acc.SetValue(q, running);
+                }
             }
             Sync();
             StoreAs(yG[row * t.axis + start], stage, acc, n);
@@ -401,10 +470,11 @@ __aicore__ inline void CumSumInt(const AscendC::GlobalTensor<T>& xG, const Ascen
 
 // y = torch.cumsum(x, dim). x: [outer, axis, inner]; y the same shape, TOut = T for float,
 // half, bfloat16_t; TOut = int64_t for int8_t, uint8_t, int16_t, int32_t, int64_t (torch's
-// integer promotion; pass bool as uint8_t). Floating: inner > 1 adds whole rows with the vector
-// unit (units: outer x pieces of inner); inner == 1 runs a scalar prefix per row (units: rows).
-// Integers: the scalar unit in int64 (units as above). 16-bit floats accumulate in float and
-// round each output once, as torch's CPU kernel does.
+// integer promotion; pass bool as uint8_t). 16-bit floats accumulate in float and round each
+// output once, as torch's CPU kernel does: inner > 1 adds whole rows with the vector unit
+// (units: outer x pieces of inner); inner == 1 runs a scalar prefix per row (units: rows).
+// float32 accumulates as hi + lo with the scalar unit (CompensatedSum), for torch CPU's double
+// accumulation. Integers: the scalar unit in int64 (units as above).
 template <typename T, typename TOut>
 __aicore__ inline void CumSum(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
 {
@@ -425,7 +495,11 @@ __aicore__ inline void CumSum(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
         if (t.inner == 1) {
             d::CumSumLastFloat<T>(xG, yG, t, share);
         } else {
-            d::CumSumRowsFloat<T>(xG, yG, t, share);
+            if constexpr (d::Same<T, float>::value) {
+                d::CumSumRowsFloat32(xG, yG, t, share);
+            } else {
+                d::CumSumRowsFloat<T>(xG, yG, t, share);
+            }
         }
     } else {
         d::CumSumInt<T>(xG, yG, t, share);
