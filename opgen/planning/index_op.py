@@ -210,6 +210,8 @@ def _template_args(
         return [x.macro, outs[index_out].macro]
     if call.func in ("one_hot", "cumsum"):
         return [x.macro, outs[0].macro]
+    if call.func in ("topk", "sort"):  # .values alone: the indices it does not store
+        return [x.macro, "int32_t"]
     return [x.macro]
 
 
