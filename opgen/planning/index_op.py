@@ -98,7 +98,7 @@ class IndexOpData:
     kind: str  # the library's: IndexSelect, TopK, ...
     group: str  # its headers': gather, accum, select, pool
     func: str  # torch's function
-    expression: str  # the call as the prototype writes it (for comments)
+    expressions: list[str]  # each output's call as the prototype writes it (for comments)
     kernel_header: str  # op_kernel/opgen_index_<group>.h
     host_header: str  # op_host/opgen_index_<group>_tiling.h
     shape_fn: str  # op_host/opgen_index_shapes.h's function of the kind
@@ -114,7 +114,6 @@ class IndexOpData:
     ints: list[IndexInt]
     has_index_output: bool  # some output is an index (argmax, .indices): outBytes from it
     index_output: int  # that output's index among the outputs (-1: none)
-    tiling_struct_comment: str
     # the adapters' range check of the index before the kernel runs (as torch refuses it): the
     # tensor holding indices (one_hot's x), and the bound: x's size along the dim, or one_hot's
     # num_classes (a literal or an attr)
@@ -158,7 +157,7 @@ def plan(op: Op) -> IndexOpData:
         kind=kind,
         group=group,
         func=call.func,
-        expression=", ".join(f"{t.name} = {expr.show(op.compute[t.name])}" for t in outs),
+        expressions=[expr.show(op.compute[t.name]) for t in outs],
         kernel_header=f"opgen_index_{group}.h",
         host_header=f"opgen_index_{group}_tiling.h",
         shape_fn=_SHAPE_FNS[kind],
@@ -173,7 +172,6 @@ def plan(op: Op) -> IndexOpData:
         ints=ints,
         has_index_output=index_out >= 0,
         index_output=index_out,
-        tiling_struct_comment=f"opgen_index::IndexTiling for {kind}",
         range_tensor=call.x if call.func == "one_hot" else call.index,
         range_of=call.x if call.index else "",
         range_dim=dim if call.index else None,
