@@ -1101,8 +1101,23 @@ def _torch_index_call(node: IndexCall) -> str:
                 parts.append(f"{name}={text}")
     if node.func == "sort":  # ties in the order they come, as opgen's merge sort keeps them
         parts.append("stable=True")
+    if node.func == "topk":  # torch's order of ties is unspecified: opgen's is a stable sort's
+        return _torch_topk(node)
     call = f"{_TORCH_INDEX[node.func]}({', '.join(parts)})"
     return f"{call}.{node.part}" if node.part else call
+
+
+def _torch_topk(node: IndexCall) -> str:
+    """topk as the first k of a stable sort (torch.topk's values; its indices with ties in the
+    order they come, the lower index first, where torch's CPU order is unspecified)."""
+    dim = node.arg("dim")
+    dim_text = "-1" if dim is None else str(dim)
+    largest = node.arg("largest")
+    descending = "True" if largest is None else str(largest)
+    return (
+        f"torch.sort({node.x}, dim={dim_text}, descending={descending}, stable=True)"
+        f".{node.part}.narrow({dim_text}, 0, {node.arg('k')})"
+    )
 
 
 def _torch_call(node: Call) -> str:

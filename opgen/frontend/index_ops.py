@@ -331,13 +331,13 @@ def _indexed_shape(
         return x
     if len(index) != len(x):
         return f"the index {call.index} {list(index)} has {call.x}'s rank ({len(x)})"
-    limit = shapes[call.src] if call.func == "scatter_add" else x
-    for i, n in enumerate(index):
-        if (i != d and n > x[i]) or n > limit[i]:
-            return (
-                f"the index {call.index} {list(index)} is no larger than {call.x} {list(x)} "
-                "off dim" + (f" and than {call.src}" if call.src else "")
-            )
+    if call.func == "scatter_add" and any(n > m for n, m in zip(index, shapes[call.src])):
+        return f"the index {call.index} {list(index)} is no larger than {call.src}"
+    if any(n != x[i] for i, n in enumerate(index) if i != d):
+        return (
+            f"opgen's {KINDS[call.func]} kernel takes an index {call.index} of {call.x}'s "
+            f"sizes off dim ({list(x)}), not {list(index)} (torch also takes a smaller one)"
+        )
     return x if call.func == "scatter_add" else index
 
 
@@ -446,8 +446,8 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
                     case[call.src] = tuple(
                         case[call.index][0] if i == dim else n for i, n in enumerate(x)
                     )
-            else:  # gather, scatter_add: the index no larger than x
-                case[call.index] = tuple(max(1, n - 1) if i != dim else n for i, n in enumerate(x))
+            else:  # gather, scatter_add: the index of x's sizes off dim (the kernels' rule)
+                case[call.index] = tuple(2 * n + 3 if i == dim else n for i, n in enumerate(x))
                 if call.src:
                     case[call.src] = case[call.index]
         cases.append(case)
