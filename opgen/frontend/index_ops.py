@@ -331,8 +331,9 @@ def _indexed_shape(
         return x
     if len(index) != len(x):
         return f"the index {call.index} {list(index)} has {call.x}'s rank ({len(x)})"
-    if call.func == "scatter_add" and any(n > m for n, m in zip(index, shapes[call.src])):
-        return f"the index {call.index} {list(index)} is no larger than {call.src}"
+    src = shapes[call.src] if call.src else index
+    if len(src) != len(x) or any(n > m for n, m in zip(index, src, strict=True)):
+        return f"the index {call.index} {list(index)} is no larger than {call.src} {list(src)}"
     if any(n != x[i] for i, n in enumerate(index) if i != d):
         return (
             f"opgen's {KINDS[call.func]} kernel takes an index {call.index} of {call.x}'s "
