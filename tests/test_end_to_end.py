@@ -484,6 +484,18 @@ except IndexError as exc:
     assert "ids holds the index 1000, outside [0, 1000)" in str(exc), exc
 else:
     raise AssertionError("an out-of-range id ran")
+# autograd: the golden's backward (gather's a scatter_add, max pooling's torch's own)
+x = torch.randn(5, 7, requires_grad=True)
+index = torch.randint(0, 7, (5, 9))
+ops.gather_last(x, index).sum().backward()
+ref = x.detach().clone().requires_grad_()
+torch.gather(ref, -1, index).sum().backward()
+assert torch.equal(x.grad, ref.grad)
+p = torch.randn(1, 2, 9, 9, requires_grad=True)
+ops.max_pool_custom(p).sum().backward()
+q = p.detach().clone().requires_grad_()
+torch.nn.functional.max_pool2d(q, 3, 2, 1).sum().backward()
+assert torch.equal(p.grad, q.grad)
 print("index ops as torch")
 """
 
