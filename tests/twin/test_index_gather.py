@@ -36,6 +36,7 @@ DTYPES = {
 }
 UB = 196608  # ascend910b's UB per vector core
 CORES = 8
+LAST_CORES = [0]  # the cores the last run used
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +96,7 @@ def run(
     args += [str(tmp / "x.bin"), ifile, str(tmp / "y.bin")]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
     line = proc.stdout.strip()
+    LAST_CORES[0] = int(line.split("cores=")[1]) if line.startswith("OK") else 0
     assert proc.returncode == 0, proc.stdout + proc.stderr
     if not line.startswith("OK"):
         return line
@@ -137,6 +139,8 @@ def test_index_select(drivers, tmp_path, tn, itn, shape, dim, n, note):
     want = torch.index_select(x, dim, index)
     y = run(drivers[2201], tmp_path, "index_select", x, index, dim, 0, tn, tuple(want.shape))
     _same(y, want)
+    units = n * torch.Size(shape[:dim]).numel()  # a unit is a row of y
+    assert LAST_CORES[0] == min(CORES, units)
 
 
 def test_index_select_small_tiles_and_duplicates(drivers, tmp_path):
@@ -320,3 +324,27 @@ def test_out_of_range_indices_stay_inside(drivers, tmp_path):
     y = run(drivers[2201], tmp_path, "one_hot", ids, None, 0, 4, "int64", (3, 4))
     assert not isinstance(y, str), y
     assert y.tolist() == [[0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+
+
+def test_several_cores(drivers, tmp_path):
+    x = _data((64, 130), torch.float32)
+    index = torch.randint(0, 130, (64, 130), generator=torch.Generator().manual_seed(6))
+    y = run(drivers[2201], tmp_path, "gather", x, index, 1, 0, "float32", (64, 130))
+    _same(y, torch.gather(x, 1, index))
+    assert LAST_CORES[0] == CORES
+    y = run(drivers[2201], tmp_path, "roll", x, None, 0, -5, "float32", (64, 130))
+    _same(y, torch.roll(x, -5, 0))
+    assert LAST_CORES[0] == CORES
+
+
+@pytest.mark.parametrize(
+    "arch,needle",
+    [(2002, "DataCopyPad is missing on this SoC"), (1001, "DataCopyPad is missing on this SoC")],
+)
+def test_refused_socs(tmp_path, arch, needle):
+    """ascend310p / ascend910 have no working DataCopyPad (ascend910 no UB Gather either): the
+    header does not compile there, naming the API."""
+    build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES, "-fsyntax-only"]
+    build.append(str(CPP / "index_gather_driver.cpp"))
+    proc = subprocess.run(build, capture_output=True, text=True)
+    assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-2000:]

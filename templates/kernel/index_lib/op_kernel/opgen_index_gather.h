@@ -205,6 +205,8 @@ template <typename T, typename TIdx>
 __aicore__ inline void Gather(GM_ADDR x, GM_ADDR index, GM_ADDR y, const IndexTiling& t)
 {
     using namespace gather_detail;
+    static_assert(OPGEN_INDEX_GATHER_ARCH != 1001,
+                  "opgen_index::Gather: ascend910 (__NPU_ARCH__ 1001) has no UB Gather (asc-devkit Gather.md)");
     const Span span = CoreSpan(t);
     if (span.begin >= span.end) return;
     const uint64_t slabElems = t.axis * t.inner;
