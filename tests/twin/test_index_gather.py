@@ -315,11 +315,18 @@ def test_out_of_range_indices_stay_inside(drivers, tmp_path):
     assert not isinstance(y, str), y
     assert torch.equal(y[0], x[1]) and torch.equal(y[4], x[4])
     assert torch.count_nonzero(y[1:4]) == 0
-    gidx = torch.tensor([[0, -3, 39, 40, 2**31 + 5]] * 5, dtype=torch.int64)
-    y = run(drivers[2201], tmp_path, "gather", x, gidx, 1, 0, "float32", (5, 5))
+    for big, itype in ((2**31 + 5, torch.int64), (2**31 - 1, torch.int32)):
+        # int32 along the last axis: vector offsets (Maxs/Mins/Muls/Adds); int64: the scalar unit
+        gidx = torch.tensor([[0, -3, 39, 40, big]] * 5, dtype=itype)
+        y = run(drivers[2201], tmp_path, "gather", x, gidx, 1, 0, "float32", (5, 5))
+        assert not isinstance(y, str), y
+        assert torch.equal(y[:, 0], x[:, 0]) and torch.equal(y[:, 2], x[:, 39])
+        assert torch.count_nonzero(y[:, [1, 3, 4]]) == 0
+    gidx = torch.tensor([[0, -2147483648], [4, 5]], dtype=torch.int32)  # dim 0: the scalar unit
+    x2 = x[:, :2].contiguous()
+    y = run(drivers[2201], tmp_path, "gather", x2, gidx, 0, 0, "float32", (2, 2))
     assert not isinstance(y, str), y
-    assert torch.equal(y[:, 0], x[:, 0]) and torch.equal(y[:, 2], x[:, 39])
-    assert torch.count_nonzero(y[:, [1, 3, 4]]) == 0
+    assert y[0, 0] == x2[0, 0] and y[1, 0] == x2[4, 0] and y[0, 1] == 0 and y[1, 1] == 0
     ids = torch.tensor([2, -1, 7], dtype=torch.int32)
     y = run(drivers[2201], tmp_path, "one_hot", ids, None, 0, 4, "int64", (3, 4))
     assert not isinstance(y, str), y

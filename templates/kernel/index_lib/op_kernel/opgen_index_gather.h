@@ -151,56 +151,110 @@ __aicore__ inline void IndexSelect(GM_ADDR x, GM_ADDR index, GM_ADDR y, const In
 
 namespace gather_detail {
 
-// Gathers n elements of T from the slab (UB, T elements, a zero at `zeroAt`) at the element
-// positions the scalar unit writes into offs (byte offsets of words W), into out.
+// The UB of a Gather core: the slab x[o] ([axis, inner] elements) starts kSlabLead bytes into
+// `slab`, after a block of zeros, and one zero element follows it: an out-of-range index points at
+// one of the zeros.
+constexpr uint32_t kSlabLead = 32;
+
 template <typename T, typename TIdx>
 struct GatherRowArgs {
     LocalTensor<uint8_t> slab;
     LocalTensor<uint8_t> out;
     LocalTensor<uint32_t> offs;
     LocalTensor<TIdx> idx;
-    uint64_t zeroAt;  // the slab element that holds 0
+    uint64_t zeroAt;  // the slab element after x[o], which holds 0
 };
 
-// offs[k] (per word) = the byte offset of element (idx[k] * inner + col0 + k) of the slab, or of
-// the zero element for an out-of-range index.
+// Whether a 1-byte T is gathered by the scalar unit (no 8-bit UB Gather on this SoC).
+template <typename T>
+constexpr bool ScalarGather()
+{
+    return sizeof(T) == 1 && !OPGEN_INDEX_HAS_GATHER_B8(OPGEN_INDEX_GATHER_ARCH);
+}
+
+// The vector path of the offsets: int32 indices along the last axis (inner 1), one word per T.
+// v = min(max(idx, -1), axis) puts every bad index on -1 or axis, both zeros; offset = v * sizeof(T)
+// + kSlabLead (Muls by sizeof(T) as the real kernels do).
+template <typename T, typename TIdx>
+constexpr bool VectorOffsets()
+{
+    return sizeof(TIdx) == 4 && sizeof(T) != 8 && !ScalarGather<T>();
+}
+
+// offs[k] (per word) = the byte offset in `slab` of element (idx[k] * inner + col0 + k) of x[o], or
+// of a zero for an out-of-range index. The index tile is in UB (MTE2 done).
 template <typename T, typename TIdx>
 __aicore__ inline void WriteOffsets(const GatherRowArgs<T, TIdx>& g, uint32_t n, uint64_t col0, const IndexTiling& t)
 {
+    if constexpr (VectorOffsets<T, TIdx>()) {
+        if (t.inner == 1) {
+            const LocalTensor<int32_t> v = g.offs.template ReinterpretCast<int32_t>();
+            const int32_t count = static_cast<int32_t>(n);
+            Sync<HardEvent::MTE2_V>();
+            AscendC::Maxs(v, g.idx, int32_t(-1), count);
+            AscendC::Mins(v, v, static_cast<int32_t>(t.axis), count);
+            AscendC::Muls(v, v, static_cast<int32_t>(sizeof(T)), count);
+            AscendC::Adds(v, v, static_cast<int32_t>(kSlabLead), count);
+            return;
+        }
+    }
     constexpr uint32_t words = sizeof(T) == 8 ? 2 : 1;
+    Sync<HardEvent::MTE2_S>();
     for (uint32_t k = 0; k < n; ++k) {
         const TIdx v = g.idx.GetValue(k);
         const uint64_t e = InRange(v, t.axis) ? static_cast<uint64_t>(v) * t.inner + col0 + k : g.zeroAt;
-        const uint32_t byteOff = static_cast<uint32_t>(e * sizeof(T));
+        const uint32_t byteOff = static_cast<uint32_t>(kSlabLead + e * sizeof(T));
         for (uint32_t w = 0; w < words; ++w) g.offs.SetValue(k * words + w, byteOff + w * 4);
     }
+    Sync<HardEvent::S_V>();
 }
 
-// out[k] = slab element at offs[k], by the UB Gather, or by the scalar unit for a 1-byte T on a
-// SoC without the 8-bit Gather.
+// out[k] = the slab element at offs[k], by the UB Gather (T moved as its unsigned word), or by the
+// scalar unit for a 1-byte T on a SoC without the 8-bit Gather.
 template <typename T, typename TIdx>
 __aicore__ inline void GatherRow(const GatherRowArgs<T, TIdx>& g, uint32_t n)
 {
     using W = typename GatherWord<sizeof(T)>::Type;
     constexpr uint32_t words = sizeof(T) == 8 ? 2 : 1;
-    if constexpr (sizeof(T) == 1 && !OPGEN_INDEX_HAS_GATHER_B8(OPGEN_INDEX_GATHER_ARCH)) {
+    if constexpr (ScalarGather<T>()) {
         for (uint32_t k = 0; k < n; ++k) g.out.SetValue(k, g.slab.GetValue(g.offs.GetValue(k)));
         Sync<HardEvent::S_MTE3>();
+        Sync<HardEvent::S_MTE2>();  // the next index tile overwrites what the scalar unit read
     } else {
-        Sync<HardEvent::S_V>();
         AscendC::Gather(g.out.template ReinterpretCast<W>(), g.slab.template ReinterpretCast<W>(), g.offs, 0u,
                         n * words);
         Sync<HardEvent::V_MTE3>();
-        Sync<HardEvent::V_S>();  // the next row's offsets overwrite what this Gather read
+        Sync<HardEvent::V_S>();     // the next offsets overwrite what this Gather read
+        Sync<HardEvent::V_MTE2>();  // the next index tile overwrites what the offsets were made of
+        Sync<HardEvent::S_MTE2>();
     }
+}
+
+// Loads the slab x[o] after its lead of zeros, and the zero element after it.
+template <typename T, typename TIdx>
+__aicore__ inline void LoadSlab(const GatherRowArgs<T, TIdx>& g, const GlobalTensor<uint8_t>& xG, uint64_t o)
+{
+    const uint64_t bytes = g.zeroAt * sizeof(T);
+    Sync<HardEvent::V_MTE2>();  // the last Gather read the old slab
+    Sync<HardEvent::S_MTE2>();
+    if (bytes > 0) {
+        AscendC::DataCopyPad(g.slab[kSlabLead], xG[o * bytes], Bytes(bytes),
+                             AscendC::DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
+    }
+    Sync<HardEvent::MTE2_S>();
+    for (uint32_t b = 0; b < kSlabLead; ++b) g.slab.SetValue(b, uint8_t(0));
+    for (uint32_t b = 0; b < sizeof(T); ++b) g.slab.SetValue(kSlabLead + bytes + b, uint8_t(0));
+    Sync<HardEvent::S_V>();
+    Sync<HardEvent::MTE2_V>();
 }
 
 }  // namespace gather_detail
 
 // torch.gather: y[o, j, i] = x[o, index[o, j, i], i]; x is [outer, axis, inner], index and y
 // [outer, count, inner]. A unit is a row y[o, j, :]. A core keeps the slab x[o] in UB (ints[0]
-// bytes, one zero element after it) and gathers each row with the UB Gather from byte offsets
-// (index * inner + i) * sizeof(T).
+// bytes with the zeros around it) and gathers each row with the UB Gather from byte offsets
+// (index * inner + i) * sizeof(T): computed by Maxs/Mins/Muls/Adds for int32 indices along the
+// last axis, by the scalar unit otherwise (int64 indices are range-checked before any narrowing).
 template <typename T, typename TIdx>
 __aicore__ inline void Gather(GM_ADDR x, GM_ADDR index, GM_ADDR y, const IndexTiling& t)
 {
@@ -228,23 +282,13 @@ __aicore__ inline void Gather(GM_ADDR x, GM_ADDR index, GM_ADDR y, const IndexTi
     for (uint64_t u = span.begin; u < span.end; ++u) {
         const uint64_t o = u / t.count;
         if (o != loaded) {
-            Sync<HardEvent::V_MTE2>();  // the last Gather read the old slab
-            Sync<HardEvent::S_MTE2>();
-            if (slabElems > 0) {
-                AscendC::DataCopyPad(g.slab, xG[o * slabElems * sizeof(T)], Bytes(slabElems * sizeof(T)),
-                                     AscendC::DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
-            }
-            Sync<HardEvent::MTE2_S>();
-            for (uint32_t b = 0; b < sizeof(T); ++b) g.slab.SetValue(slabElems * sizeof(T) + b, uint8_t(0));
-            Sync<HardEvent::MTE2_V>();
+            LoadSlab(g, xG, o);
             loaded = o;
         }
         for (uint64_t col0 = 0; col0 < t.inner; col0 += t.tileElems) {
             const uint32_t n = static_cast<uint32_t>(t.inner - col0 < t.tileElems ? t.inner - col0 : t.tileElems);
-            Sync<HardEvent::S_MTE2>();  // the last offsets were read from this index buffer
             AscendC::DataCopyPad(g.idx, idxG[u * t.inner + col0], Bytes(uint64_t(n) * sizeof(TIdx)),
                                  AscendC::DataCopyPadExtParams<TIdx>(false, 0, 0, 0));
-            Sync<HardEvent::MTE2_S>();
             WriteOffsets(g, n, col0, t);
             GatherRow(g, n);
             AscendC::DataCopyPad(yG[(u * t.inner + col0) * sizeof(T)], g.out, Bytes(uint64_t(n) * sizeof(T)));
