@@ -126,6 +126,7 @@ INDEX_SELECT_CASES = [
     ((4, 50, 3), 1, 40, "middle dim, several cores"),
     ((6, 37), 1, 20, "last dim"),
     ((300, 129), 0, 64, "many rows over 8 cores"),
+    ((50, 3), 0, 600, "an index longer than the kernel's window of 256"),
 ]
 
 
@@ -157,7 +158,7 @@ def test_index_select_small_tiles_and_duplicates(drivers, tmp_path):
         0,
         "float32",
         tuple(want.shape),
-        ub=1024 + 512,
+        ub=1024 + 2048 + 512,
     )
     _same(y, want)
 
@@ -277,7 +278,9 @@ def test_roll_small_tiles(drivers, tmp_path):
 
 @pytest.mark.parametrize("out", ["int64", "int32", "float32", "float16", "int8"])
 @pytest.mark.parametrize("itn", ["int32", "int64"])
-@pytest.mark.parametrize("shape,classes", [((7,), 5), ((1,), 1), ((4, 9), 13), ((100,), 40)])
+@pytest.mark.parametrize(
+    "shape,classes", [((7,), 5), ((1,), 1), ((4, 9), 13), ((100,), 40), ((3000,), 3)]
+)
 def test_one_hot(drivers, tmp_path, out, itn, shape, classes):
     ids = torch.randint(0, classes, shape, generator=torch.Generator().manual_seed(5)).to(
         DTYPES[itn]
@@ -301,7 +304,7 @@ def test_one_hot_classes_beyond_ids_and_small_tiles(drivers, tmp_path):
         700,
         "int64",
         tuple(want.shape),
-        ub=1024 + 512,
+        ub=1024 + 2048 + 512,
     )
     _same(y, want)
 

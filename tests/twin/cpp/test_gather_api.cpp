@@ -25,11 +25,12 @@ uint32_t Next()
 }
 
 // The unsigned word of T's size (bit patterns: a gather is a pure move).
+template <size_t N> struct WordOf { using type = uint64_t; };
+template <> struct WordOf<1> { using type = uint8_t; };
+template <> struct WordOf<2> { using type = uint16_t; };
+template <> struct WordOf<4> { using type = uint32_t; };
 template <class T>
-using Word = typename std::conditional<sizeof(T) == 1, uint8_t,
-                                       typename std::conditional<sizeof(T) == 2, uint16_t,
-                                                                 typename std::conditional<sizeof(T) == 4, uint32_t,
-                                                                                           uint64_t>::type>::type>::type;
+using Word = typename WordOf<sizeof(T)>::type;
 
 template <class T>
 void DumpWords(const char* tag, const std::string& name, const LocalTensor<T>& t, uint32_t n)
@@ -154,7 +155,8 @@ void SectionMisuse()
     for (uint32_t i = 0; i < 72; ++i) off.SetValue(i, 4 * (i % 64));
     ExpectOk("valid", [&] { Gather(dst, src, off, 0, 64); });
     off.SetValue(5, 6);
-    ExpectHw("unaligned_offset", [&] { Gather(dst, src, off, 0, 64); }, {"srcOffset[5]", "not a multiple of sizeof(float)"});
+    ExpectHw("unaligned_offset", [&] { Gather(dst, src, off, 0, 64); },
+             {"srcOffset[5]", "not a multiple of sizeof(float)"});
     off.SetValue(5, 256);
     ExpectHw("outside_src", [&] { Gather(dst, src, off, 0, 64); }, {"beyond the src tensor's 64", "out of bounds"});
     off.SetValue(5, 252);
@@ -164,7 +166,8 @@ void SectionMisuse()
     ExpectHw("base_outside", [&] { Gather(dst, src, off, 256, 8); }, {"srcBaseAddr 256", "outside src"});
     ExpectHw("same_memory", [&] { Gather(src, src, off, 0, 8); }, {"same memory"});
     ExpectHw("count_beyond_dst", [&] { Gather(dst, src, off, 0, 65); }, {"count 65", "UB buffer overrun"});
-    ExpectHw("offset_unaligned_start", [&] { Gather(dst, src, off[1], 0, 8); }, {"srcOffset starts", "32-byte aligned"});
+    ExpectHw("offset_unaligned_start", [&] { Gather(dst, src, off[1], 0, 8); },
+             {"srcOffset starts", "32-byte aligned"});
     ExpectHw("dst_unaligned_start", [&] { Gather(dst[3], src, off, 0, 8); }, {"dst starts", "32-byte aligned"});
     ExpectHw("repeat_beyond_dst", [&] { Gather(dst, src, off, 0u, uint64_t(64), 2, 8); },
              {"Gather(mask, repeatTime)", "UB buffer overrun"});

@@ -21,6 +21,7 @@ namespace opgen_index {
 namespace gather_detail {
 
 constexpr uint64_t kUbReserve = 1024;  // UB bytes left aside (scalar stack, alignment)
+constexpr uint64_t kIndexWindowBytes = 256 * 8;  // the kernel's window of indices (kIndexWindow)
 
 inline uint64_t Numel(const Shape& s)
 {
@@ -93,7 +94,11 @@ inline const char* TileIndexSelect(const HostArgs& a, IndexTiling& t)
     gather_detail::SplitAround(a.x, a.dim, t);
     t.count = gather_detail::Numel(a.index);
     t.units = t.outer * t.count;
-    t.tileElems = gather_detail::TileElemsFor(a.ubBytes - gather_detail::kUbReserve, a.dtypeBytes);
+    if (a.ubBytes < gather_detail::kUbReserve + gather_detail::kIndexWindowBytes + 32 * 8) {
+        return "IndexSelect: ubBytes too small";
+    }
+    const uint64_t ub = a.ubBytes - gather_detail::kUbReserve - gather_detail::kIndexWindowBytes;
+    t.tileElems = gather_detail::TileElemsFor(ub, a.dtypeBytes);
     gather_detail::SplitCores(a, 1, t);
     return nullptr;
 }
@@ -166,7 +171,11 @@ inline const char* TileOneHot(const HostArgs& a, IndexTiling& t)
     t.inner = 1;
     t.count = static_cast<uint64_t>(a.ints[0]);
     t.ints[0] = a.ints[0];
-    t.tileElems = gather_detail::TileElemsFor(a.ubBytes - gather_detail::kUbReserve, a.outBytes);
+    if (a.ubBytes < gather_detail::kUbReserve + gather_detail::kIndexWindowBytes + 32 * 8) {
+        return "OneHot: ubBytes too small";
+    }
+    const uint64_t ub = a.ubBytes - gather_detail::kUbReserve - gather_detail::kIndexWindowBytes;
+    t.tileElems = gather_detail::TileElemsFor(ub, a.outBytes);
     gather_detail::SplitCores(a, 1, t);
     return nullptr;
 }

@@ -117,6 +117,32 @@ struct GatherWord<2> {
     using Type = uint16_t;
 };
 
+// Up to kIndexWindow indices (ids) at a time in UB: DataCopyPad in, GetValue by the scalar unit.
+constexpr uint32_t kIndexWindow = 256;  // 2 KB of int64; the host leaves it out of the tiles
+
+template <typename TIdx>
+struct IndexWindow {
+    GlobalTensor<TIdx> gm;
+    LocalTensor<TIdx> ub;
+    uint64_t size;
+    uint64_t begin;
+    uint64_t len;
+
+    // index[j], loading the window that starts at j when j is outside the loaded one.
+    __aicore__ inline TIdx Get(uint64_t j)
+    {
+        if (j < begin || j >= begin + len) {
+            begin = j;
+            len = size - j < kIndexWindow ? size - j : kIndexWindow;
+            Sync<HardEvent::S_MTE2>();  // the scalar unit is done with the old window
+            AscendC::DataCopyPad(ub, gm[j], Bytes(len * sizeof(TIdx)),
+                                 AscendC::DataCopyPadExtParams<TIdx>(false, 0, 0, 0));
+            Sync<HardEvent::MTE2_S>();
+        }
+        return ub.GetValue(static_cast<uint32_t>(j - begin));
+    }
+};
+
 }  // namespace gather_detail
 
 // y[o, j, :] = x[o, index[j], :]; x seen as [outer, axis, inner]. A unit is a row of y.
@@ -127,19 +153,22 @@ __aicore__ inline void IndexSelect(GM_ADDR x, GM_ADDR index, GM_ADDR y, const In
     const Span span = CoreSpan(t);
     if (span.begin >= span.end) return;
     GlobalTensor<uint8_t> xG, yG;
-    GlobalTensor<TIdx> idxG;
+    IndexWindow<TIdx> win{};
     xG.SetGlobalBuffer((__gm__ uint8_t*)x, t.outer * t.axis * t.inner * sizeof(T));
     yG.SetGlobalBuffer((__gm__ uint8_t*)y, t.outer * t.count * t.inner * sizeof(T));
-    idxG.SetGlobalBuffer((__gm__ TIdx*)index, t.count);
+    win.gm.SetGlobalBuffer((__gm__ TIdx*)index, t.count);
+    win.size = t.count;
     AscendC::TPipe pipe;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> tbuf;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> tbuf, ibuf;
     const uint64_t tileBytes = uint64_t(t.tileElems) * sizeof(T);
     pipe.InitBuffer(tbuf, static_cast<uint32_t>(tileBytes));
+    pipe.InitBuffer(ibuf, kIndexWindow * sizeof(TIdx));
+    win.ub = ibuf.Get<TIdx>();
     const LocalTensor<uint8_t> buf = tbuf.Get<uint8_t>();
     const uint64_t rowBytes = t.inner * sizeof(T);
     for (uint64_t u = span.begin; u < span.end; ++u) {
         const uint64_t o = u / t.count;
-        const TIdx idx = idxG.GetValue(u % t.count);
+        const TIdx idx = win.Get(u % t.count);
         if (InRange(idx, t.axis)) {
             CopyBytes(yG[u * rowBytes], xG[(o * t.axis + static_cast<uint64_t>(idx)) * rowBytes], rowBytes, buf,
                       tileBytes);
@@ -335,13 +364,16 @@ __aicore__ inline void OneHot(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
     using namespace gather_detail;
     const Span span = CoreSpan(t);
     if (span.begin >= span.end) return;
-    GlobalTensor<TIdx> xG;
+    IndexWindow<TIdx> ids{};
     GlobalTensor<uint8_t> yG;
-    xG.SetGlobalBuffer((__gm__ TIdx*)x, t.units);
+    ids.gm.SetGlobalBuffer((__gm__ TIdx*)x, t.units);
+    ids.size = t.units;
     yG.SetGlobalBuffer((__gm__ uint8_t*)y, t.units * t.count * sizeof(TOut));
     AscendC::TPipe pipe;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> tbuf;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> tbuf, ibuf;
     pipe.InitBuffer(tbuf, t.tileElems * sizeof(TOut));
+    pipe.InitBuffer(ibuf, kIndexWindow * sizeof(TIdx));
+    ids.ub = ibuf.Get<TIdx>();
     const LocalTensor<uint8_t> buf = tbuf.Get<uint8_t>();
     const LocalTensor<TOut> row = buf.ReinterpretCast<TOut>();
     const uint64_t first = span.begin * t.count, last = span.end * t.count;
@@ -351,7 +383,7 @@ __aicore__ inline void OneHot(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
         AscendC::Duplicate(buf.ReinterpretCast<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(fill / 2));
         Sync<HardEvent::V_S>();  // the scalar unit writes the ones over the zeros
         for (uint64_t i = e0 / t.count; i * t.count < e0 + n; ++i) {
-            const TIdx id = xG.GetValue(i);
+            const TIdx id = ids.Get(i);
             if (!InRange(id, t.count)) continue;
             const uint64_t at = i * t.count + static_cast<uint64_t>(id);
             if (at >= e0 && at < e0 + n) row.SetValue(static_cast<uint32_t>(at - e0), static_cast<TOut>(1));
