@@ -41,10 +41,11 @@ LAST_CORES = [0]  # the cores the last run used
 
 @pytest.fixture(scope="module")
 def drivers(tmp_path_factory) -> dict[int, Path]:
-    """One build for ascend910b (2201) and one for ascend310b (3002, the 8-bit UB Gather)."""
+    """A build per SoC family that runs the group: ascend910b (2201), ascend310b (3002: the 8-bit
+    UB Gather, no UB->UB DataCopy), ascend950 (3510)."""
     out = {}
     root = tmp_path_factory.mktemp("index_gather")
-    for arch in (2201, 3002):
+    for arch in (2201, 3002, 3510):
         exe = root / f"drv_{arch}"
         build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES]
         build += [str(CPP / "index_gather_driver.cpp"), "-o", str(exe)]
@@ -196,14 +197,24 @@ def test_gather(drivers, tmp_path, tn, itn, shape, dim, n):
     _same(y, want)
 
 
-@pytest.mark.parametrize("tn", ["int8", "uint8", "float16", "int64"])
-def test_gather_310b(drivers, tmp_path, tn):
-    """ascend310b: 8-bit data through the UB Gather itself (elsewhere the scalar unit)."""
+@pytest.mark.parametrize("arch", [3002, 3510])
+@pytest.mark.parametrize("tn", ["int8", "uint8", "float16", "bfloat16", "int64"])
+@pytest.mark.parametrize("itn", ["int32", "int64"])
+def test_other_socs(drivers, tmp_path, arch, tn, itn):
+    """ascend310b / ascend950: 8-bit data through the UB Gather itself (elsewhere the scalar
+    unit), and the other kinds."""
     x = _data((9, 70), DTYPES[tn])
-    index = torch.randint(0, 70, (9, 45), generator=torch.Generator().manual_seed(3))
-    want = torch.gather(x, 1, index)
-    y = run(drivers[3002], tmp_path, "gather", x, index, 1, 0, tn, tuple(want.shape))
-    _same(y, want)
+    g = torch.Generator().manual_seed(3)
+    index = torch.randint(0, 70, (9, 45), generator=g).to(DTYPES[itn])
+    want = torch.gather(x, 1, index.long())
+    _same(run(drivers[arch], tmp_path, "gather", x, index, 1, 0, tn, tuple(want.shape)), want)
+    rows = torch.randint(0, 9, (13,), generator=g).to(DTYPES[itn])
+    want = torch.index_select(x, 0, rows)
+    _same(run(drivers[arch], tmp_path, "index_select", x, rows, 0, 0, tn, tuple(want.shape)), want)
+    want = torch.roll(x, -31, 1)
+    _same(run(drivers[arch], tmp_path, "roll", x, None, 1, -31, tn, tuple(want.shape)), want)
+    want = torch.nn.functional.one_hot(rows.long(), 11).to(DTYPES[tn])
+    _same(run(drivers[arch], tmp_path, "one_hot", rows, None, 0, 11, tn, tuple(want.shape)), want)
 
 
 def test_gather_small_tiles(drivers, tmp_path):
