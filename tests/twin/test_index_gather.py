@@ -369,3 +369,18 @@ def test_refused_socs(tmp_path, arch, needle):
     build.append(str(CPP / "index_gather_driver.cpp"))
     proc = subprocess.run(build, capture_output=True, text=True)
     assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-2000:]
+
+
+def test_empty_tensors(drivers, tmp_path):
+    exe = drivers[2201]
+    x = _data((0, 5), torch.float32)
+    _same(run(exe, tmp_path, "roll", x, None, 1, 3, "float32", (0, 5)), torch.roll(x, 3, 1))
+    x = _data((4, 5), torch.float32)
+    empty = torch.zeros((0,), dtype=torch.int64)
+    want = torch.index_select(x, 0, empty)
+    _same(run(exe, tmp_path, "index_select", x, empty, 0, 0, "float32", tuple(want.shape)), want)
+    gidx = torch.zeros((4, 0), dtype=torch.int64)
+    want = torch.gather(x, 1, gidx)
+    _same(run(exe, tmp_path, "gather", x, gidx, 1, 0, "float32", tuple(want.shape)), want)
+    want = torch.nn.functional.one_hot(empty, 3)
+    _same(run(exe, tmp_path, "one_hot", empty, None, 0, 3, "int64", tuple(want.shape)), want)
