@@ -6,7 +6,10 @@
 // works; Gather's UB `Gather` instruction moves T as the unsigned word of its size (an 8-byte T as
 // two uint32_t words), since the instruction's dtypes differ per SoC (asc-devkit Gather.md). A
 // 1-byte T is gathered by the scalar unit (GetValue/SetValue in UB) where the SoC has no 8-bit
-// Gather (all but ascend310b and ascend950).
+// Gather (all but ascend310b and ascend950). Gather's byte offsets come from Maxs/Mins/Muls/Adds
+// for int32 indices along the last axis, from the scalar unit otherwise (int64 indices are
+// range-checked as int64, never narrowed first). IndexSelect's indices and OneHot's ids are read
+// as real kernels do: up to kIndexWindow at a time copied into UB, then GetValue.
 //
 // An out-of-range index (negative, or >= the size along dim; torch raises, the adapter refuses)
 // reads nothing outside x and gives 0: a 0 row (IndexSelect), a 0 element (Gather), a row of zeros
