@@ -278,6 +278,28 @@ def test_core_count_and_tiles_do_not_change_bits(driver, tmp_path, kind):
     assert _same_bits(results[0], want)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "int32"])
+@pytest.mark.parametrize("shape_dim", [((3, 50, 5), 1), ((4, 77), 1), ((61, 2), 0)], ids=str)
+def test_index_add_row_blocks(driver, tmp_path, dtype, shape_dim):
+    """Several output rows per unit (ints[0]) with a tail block, over 1 to 9 cores."""
+    shape, dim = shape_dim
+    gen = torch.Generator().manual_seed(5)
+    td = TORCH_DTYPES[dtype]
+    x = _data(shape, td, gen)
+    index = torch.randint(0, shape[dim], (90,), generator=gen)
+    src_shape = list(shape)
+    src_shape[dim] = 90
+    src = _data(src_shape, td, gen)
+    want = _reference(lambda a, s: a.index_add(dim, index, s), x, src)
+    for cores in (1, 4, 9):
+        y, out = run(driver, tmp_path / str(cores), "index_add", x, dim, cores, index, src, 2500)
+        assert y is not None, out
+        units = int(out.split()[1])
+        outer = int(torch.tensor(shape[:dim]).prod()) if dim else 1
+        assert outer < units < outer * shape[dim], out  # inner fits one piece here
+        assert _same_bits(y, want)
+
+
 def test_cumsum_last_axis_in_pieces(driver, tmp_path):
     x = torch.randn(3, 5000).to(torch.bfloat16)
     y, out = run(driver, tmp_path, "cumsum", x, 1, 4, ub=8192)

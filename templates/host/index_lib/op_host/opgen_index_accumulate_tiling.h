@@ -92,7 +92,8 @@ inline const char* CheckCumSumDtypes(const HostArgs& a)
 }  // namespace accumulate_host
 
 // torch.index_add(x, dim, index, src): index 1-D of count values, src x's shape with dim's size
-// count. Units: output rows (outer x axis) times pieces of inner; ints unused.
+// count. ints[0] = output rows per unit (as many as UB holds, at most axis). Units: outer x
+// blocks of ints[0] rows along axis x pieces of inner (tileElems each).
 inline const char* TileIndexAdd(const HostArgs& a, IndexTiling& t)
 {
     namespace h = accumulate_host;
@@ -111,7 +112,13 @@ inline const char* TileIndexAdd(const HostArgs& a, IndexTiling& t)
         }
     }
     if (const char* err = h::SizeTile(a, h::AccBytes(a.dtypeBytes), t.inner, t)) return err;
-    t.units = t.outer * t.axis * h::Ceil(t.inner, t.tileElems);
+    // Rows per unit: acc and the 16-bit staging per row, one `add` tile besides.
+    const uint64_t accBytes = a.dtypeBytes == 2 ? 4 : a.dtypeBytes, stageBytes = a.dtypeBytes == 2 ? 2 : 0;
+    const uint64_t budget = a.ubBytes - h::UB_RESERVED - uint64_t{t.tileElems} * accBytes - 32;
+    uint64_t rows = budget / (uint64_t{t.tileElems} * (accBytes + stageBytes));
+    rows = rows > t.axis ? t.axis : rows;
+    t.ints[0] = static_cast<int64_t>(rows == 0 ? 1 : rows);
+    t.units = t.outer * h::Ceil(t.axis, static_cast<uint64_t>(t.ints[0])) * h::Ceil(t.inner, t.tileElems);
     return h::Spread(a, t);
 }
 

@@ -164,11 +164,49 @@ __aicore__ inline AscendC::GlobalTensor<T> Gm(GM_ADDR p, uint64_t count)
 
 }  // namespace accumulate_detail
 
+namespace accumulate_detail {
+
+// IndexAdd's views of its tensors, its UB tiles and its unit's place.
+template <typename T, typename TIdx, typename C>
+struct IndexAddTiles {
+    AscendC::GlobalTensor<T> x, src, y;
+    AscendC::GlobalTensor<TIdx> index;
+    AscendC::LocalTensor<C> acc, add;  // acc: rows x tileElems (a row every tileElems elements)
+    AscendC::LocalTensor<T> stage;     // rows x tileElems of T (16-bit T only)
+};
+
+struct RowBlock {
+    uint64_t outer, firstRow, rows, start;  // rows [firstRow, firstRow + rows) along axis
+    uint32_t n;                             // elements of each row's piece from `start`
+};
+
+// The rows of `b` from GM (x) into acc, or from acc into GM (y), each at a multiple of
+// tileElems in UB.
+template <typename T, typename TIdx, typename C>
+__aicore__ inline void MoveRows(const IndexAddTiles<T, TIdx, C>& s, const IndexTiling& t, const RowBlock& b,
+                                bool load)
+{
+    for (uint64_t r = 0; r < b.rows; ++r) {
+        const uint64_t at = (b.outer * t.axis + b.firstRow + r) * t.inner + b.start;
+        const uint32_t ub = static_cast<uint32_t>(r) * t.tileElems;
+        if constexpr (Same<T, C>::value) {
+            if (load) Load(s.acc[ub], s.x[at], b.n);
+            if (!load) Store(s.y[at], s.acc[ub], b.n);
+        } else {
+            if (load) Load(s.stage[ub], s.x[at], b.n);
+            if (!load) Store(s.y[at], s.stage[ub], b.n);
+        }
+    }
+}
+
+}  // namespace accumulate_detail
+
 // y = torch.index_add(x, dim, index, src). x, y: [outer, axis, inner]; index: count TIdx values;
-// src: [outer, count, inner]. A unit is one piece (tileElems elements) of one output row (one
-// (outer, axis position)): acc = x's piece, then for i = 0 .. count-1 in order, acc += src's
-// piece of row i where index[i] is the row's axis position. UB: tileElems of C twice, and of T
-// when T is 16-bit. T: float, half, bfloat16_t, int32_t. TIdx: int32_t, int64_t.
+// src: [outer, count, inner]. A unit is a block of ints[0] consecutive output rows (rows along
+// axis of one outer) times one piece (tileElems elements) of inner: acc = x's rows, then for i =
+// 0 .. count-1 in order, the row index[i] (when in the block) += src's piece of row i, with the
+// vector unit. UB: ints[0] x tileElems of C and (16-bit T) of T, and tileElems of C.
+// T: float, half, bfloat16_t, int32_t. TIdx: int32_t, int64_t.
 template <typename T, typename TIdx>
 __aicore__ inline void IndexAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y, const IndexTiling& t)
 {
@@ -181,30 +219,51 @@ __aicore__ inline void IndexAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y
     OPGEN_INDEX_NEEDS_DATACOPYPAD("IndexAdd");
     const d::Share share = d::CoreShare(t);
     if (share.count == 0) return;
-    const uint64_t rowElems = t.outer * t.axis * t.inner;
-    const auto xG = d::Gm<T>(x, rowElems), yG = d::Gm<T>(y, rowElems);
-    const auto srcG = d::Gm<T>(src, t.outer * t.count * t.inner);
-    const auto idxG = d::Gm<TIdx>(index, t.count);
+    const uint64_t elems = t.outer * t.axis * t.inner, blockRows = static_cast<uint64_t>(t.ints[0]);
+    d::IndexAddTiles<T, TIdx, C> s;
+    s.x = d::Gm<T>(x, elems);
+    s.y = d::Gm<T>(y, elems);
+    s.src = d::Gm<T>(src, t.outer * t.count * t.inner);
+    s.index = d::Gm<TIdx>(index, t.count);
     AscendC::TPipe pipe;
     AscendC::TBuf<AscendC::TPosition::VECCALC> accBuf, addBuf, stageBuf;
-    pipe.InitBuffer(accBuf, t.tileElems * sizeof(C));
+    pipe.InitBuffer(accBuf, blockRows * t.tileElems * sizeof(C));
     pipe.InitBuffer(addBuf, t.tileElems * sizeof(C));
-    pipe.InitBuffer(stageBuf, d::Same<T, C>::value ? 32 : t.tileElems * sizeof(T));
-    const AscendC::LocalTensor<C> acc = accBuf.Get<C>(), add = addBuf.Get<C>();
-    const AscendC::LocalTensor<T> stage = stageBuf.Get<T>();
-    const uint64_t pieces = d::Ceil(t.inner, t.tileElems);
+    pipe.InitBuffer(stageBuf, d::Same<T, C>::value ? 32 : blockRows * t.tileElems * sizeof(T));
+    s.acc = accBuf.Get<C>();
+    s.add = addBuf.Get<C>();
+    s.stage = stageBuf.Get<T>();
+    const uint64_t pieces = d::Ceil(t.inner, t.tileElems), blocks = d::Ceil(t.axis, blockRows);
     for (uint64_t u = share.first; u < share.first + share.count; ++u) {
-        const uint64_t row = u / pieces, start = (u % pieces) * t.tileElems;
-        const uint64_t outer = row / t.axis, pos = row % t.axis;
-        const uint32_t n = static_cast<uint32_t>(t.inner - start < t.tileElems ? t.inner - start : t.tileElems);
-        d::LoadAs(acc, stage, xG[row * t.inner + start], n);
+        d::RowBlock b;
+        b.start = (u % pieces) * t.tileElems;
+        b.outer = u / pieces / blocks;
+        b.firstRow = u / pieces % blocks * blockRows;
+        b.rows = t.axis - b.firstRow < blockRows ? t.axis - b.firstRow : blockRows;
+        b.n = static_cast<uint32_t>(t.inner - b.start < t.tileElems ? t.inner - b.start : t.tileElems);
+        const uint32_t span = static_cast<uint32_t>(b.rows) * t.tileElems;  // the rows in UB
+        d::MoveRows(s, t, b, true);
+        d::Sync();
+        if constexpr (!d::Same<T, C>::value) AscendC::Cast(s.acc, s.stage, AscendC::RoundMode::CAST_NONE, span);
+        d::Sync();
         for (uint64_t i = 0; i < t.count; ++i) {
-            if (static_cast<int64_t>(idxG.GetValue(i)) != static_cast<int64_t>(pos)) continue;
-            d::LoadAs(add, stage, srcG[(outer * t.count + i) * t.inner + start], n);
-            AscendC::Add(acc, acc, add, n);
+            const int64_t pos = static_cast<int64_t>(s.index.GetValue(i));
+            if (pos < static_cast<int64_t>(b.firstRow) || pos >= static_cast<int64_t>(b.firstRow + b.rows)) continue;
+            d::LoadAs(s.add, s.stage, s.src[(b.outer * t.count + i) * t.inner + b.start], b.n);
+            const AscendC::LocalTensor<C> row = s.acc[static_cast<uint32_t>(pos - b.firstRow) * t.tileElems];
+            AscendC::Add(row, row, s.add, b.n);
             d::Sync();
         }
-        d::StoreAs(yG[row * t.inner + start], stage, acc, n);
+        if constexpr (!d::Same<T, C>::value) {
+            if constexpr (d::Same<T, half>::value) {
+                AscendC::Cast(s.stage, s.acc, AscendC::RoundMode::CAST_NONE, span);  // to nearest even
+            } else {
+                AscendC::Cast(s.stage, s.acc, AscendC::RoundMode::CAST_RINT, span);
+            }
+        }
+        d::Sync();
+        d::MoveRows(s, t, b, false);
+        d::Sync();
     }
 }
 
