@@ -11,8 +11,9 @@
 //   if (!err.empty()) puts(err.c_str());       // e.g. "kernel block 3 of 8: DataCopy(...): ..."
 //
 // The blocks run as RunOp runs them (runner.h RunBlocks: threads, a mixed kernel's AIVs then its
-// AIC, the cache-line and DMA-conflict checks, SyncAll's cooperative second run). Every buffer
-// in `gm` is a GM region: an access outside all of them is a HardwareError, so list each buffer
+// AIC, the pipe check (pipes.h, unless l.checkPipes is false; OPGEN_TWIN_PIPE_CHECK and
+// OPGEN_TWIN_CCE_AUTO_SYNC as for RunOp), the cache-line and DMA-conflict checks, SyncAll's
+// cooperative second run). Every buffer in `gm` is a GM region: an access outside all of them is a HardwareError, so list each buffer
 // the kernel may touch (inputs, outputs, workspace, tiling). The kernel writes the caller's
 // memory in place. A kernel that calls SyncAll runs twice; the buffers are restored to their
 // bytes before the launch for the second run. The arguments are converted to the kernel's
@@ -42,6 +43,7 @@ struct DirectLaunch {
     std::vector<DirectGm> gm;       // every buffer the kernel may touch
     void* sysWorkspace = nullptr;   // GetSysWorkSpacePtr(); must lie in one of `gm`
     uint64_t tilingKey = 0;         // TILING_KEY_IS
+    bool checkPipes = true;         // the pipe check, as RunOptions::checkPipes (pipes.h; env too)
     PlatformConfig platform = DefaultPlatform();
 };
 
@@ -77,6 +79,7 @@ inline std::string PrepareDirectLaunch(const DirectLaunch& l)
     L.ubSize = l.platform.ubSize;
     L.socVersion = l.platform.socVersion;
     L.sysWorkspaceBytes = l.platform.libApiWorkspace;
+    L.pipeCheck = l.checkPipes ? PipeCheckModeFromEnv() : kPipeCheckOff;
     return "";
 }
 
