@@ -300,6 +300,30 @@ def test_index_add_row_blocks(driver, tmp_path, dtype, shape_dim):
         assert _same_bits(y, want)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
+def test_pipes_ordered_without_cce_auto_sync(driver, tmp_path, monkeypatch, dtype):
+    """The twin's pipe check (on in every launch here) with the scalar unit's accesses checked
+    too, as a build without the compiler's auto sync: every kind, both cumsum paths."""
+    monkeypatch.setenv("OPGEN_TWIN_CCE_AUTO_SYNC", "0")
+    gen = torch.Generator().manual_seed(9)
+    td = TORCH_DTYPES[dtype]
+    x = _data((3, 40, 7), td, gen)
+    index = torch.randint(0, 40, (30,), generator=gen)
+    src = _data((3, 30, 7), td, gen)
+    y, out = run(driver, tmp_path / "ia", "index_add", x, 1, 4, index, src, 4096)
+    assert y is not None and _same_bits(
+        y, _reference(lambda a, s: a.index_add(1, index, s), x, src)
+    )
+    sidx = torch.randint(0, 40, (3, 30, 7), generator=gen)
+    y, out = run(driver, tmp_path / "sa", "scatter_add", x, 1, 4, sidx, src, 4096)
+    assert y is not None and _same_bits(
+        y, _reference(lambda a, s: a.scatter_add(1, sidx, s), x, src)
+    )
+    for dim in (1, 2):
+        y, out = run(driver, tmp_path / f"c{dim}", "cumsum", x, dim, 4, ub=4096)
+        assert y is not None and _same_bits(y, torch.cumsum(x, dim)), out
+
+
 def test_cumsum_last_axis_in_pieces(driver, tmp_path):
     x = torch.randn(3, 5000).to(torch.bfloat16)
     y, out = run(driver, tmp_path, "cumsum", x, 1, 4, ub=8192)
