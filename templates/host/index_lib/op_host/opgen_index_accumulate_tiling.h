@@ -150,7 +150,8 @@ inline const char* TileScatterAdd(const HostArgs& a, IndexTiling& t)
     if (srcAxis < t.count) return "scatter_add: src must be at least index's size along dim";
     t.ints[0] = static_cast<int64_t>(srcAxis);
     const uint64_t perElem = h::AccBytes(a.dtypeBytes) + a.indexBytes;
-    if (const char* err = h::SizeTile(a, perElem, t.axis * t.inner, t)) return err;
+    const uint64_t slab = t.axis * t.inner, run = t.count * t.inner;  // y's and index's per outer
+    if (const char* err = h::SizeTile(a, perElem, slab > run ? slab : run, t)) return err;
     t.units = t.outer * h::Ceil(t.axis * t.inner, t.tileElems);
     return h::Spread(a, t);
 }

@@ -279,21 +279,23 @@ struct ScatterTiles {
     AscendC::LocalTensor<TIdx> idx;
 };
 
-// Adds the contributions of index row (outer, k) to acc, which holds output elements [first,
-// first + n) of outer's [axis, inner] slab.
+// Adds the contributions of outer's index slab to acc, which holds output elements [first,
+// first + n) of outer's [axis, inner] slab. Index and src rows 0 .. count-1 of an outer are one
+// contiguous run of count x inner elements each (src's rows beyond count are not read), walked
+// in pieces in row-major order: k ascending for every output element, as torch's CPU kernel.
 template <typename T, typename TIdx, typename C>
-__aicore__ inline void ScatterRow(const ScatterTiles<T, TIdx, C>& s, const IndexTiling& t, uint64_t outer,
-                                  uint64_t k, uint64_t first, uint32_t n)
+__aicore__ inline void ScatterSlab(const ScatterTiles<T, TIdx, C>& s, const IndexTiling& t, uint64_t outer,
+                                   uint64_t first, uint32_t n)
 {
-    const uint64_t srcAxis = static_cast<uint64_t>(t.ints[0]);
-    for (uint64_t start = 0; start < t.inner; start += t.tileElems) {
-        const uint32_t w = static_cast<uint32_t>(t.inner - start < t.tileElems ? t.inner - start : t.tileElems);
-        Load(s.idx, s.index[(outer * t.count + k) * t.inner + start], w);
-        LoadAs(s.add, s.stage, s.src[(outer * srcAxis + k) * t.inner + start], w);
+    const uint64_t run = t.count * t.inner, srcAxis = static_cast<uint64_t>(t.ints[0]);
+    for (uint64_t start = 0; start < run; start += t.tileElems) {
+        const uint32_t w = static_cast<uint32_t>(run - start < t.tileElems ? run - start : t.tileElems);
+        Load(s.idx, s.index[outer * run + start], w);
+        LoadAs(s.add, s.stage, s.src[outer * srcAxis * t.inner + start], w);
         for (uint32_t q = 0; q < w; ++q) {
             const int64_t pos = static_cast<int64_t>(s.idx.GetValue(q));
             if (pos < 0 || static_cast<uint64_t>(pos) >= t.axis) continue;  // out of range: nothing
-            const uint64_t at = static_cast<uint64_t>(pos) * t.inner + start + q;
+            const uint64_t at = static_cast<uint64_t>(pos) * t.inner + (start + q) % t.inner;
             if (at < first || at >= first + n) continue;
             const uint32_t j = static_cast<uint32_t>(at - first);
             s.acc.SetValue(j, AddWrapping<C>(s.acc.GetValue(j), s.add.GetValue(q)));
@@ -307,8 +309,9 @@ __aicore__ inline void ScatterRow(const ScatterTiles<T, TIdx, C>& s, const Index
 // y = torch.scatter_add(x, dim, index, src). x, y: [outer, axis, inner]; index: [outer, count,
 // inner] (the host refuses an index smaller than x in another dim); src: [outer, ints[0],
 // inner], ints[0] >= count. A unit is one piece (tileElems elements) of one outer's [axis,
-// inner] slab of y: acc = x's piece, then for every index position in row-major order (k, then
-// inner) whose target lies in the piece, acc[target] += src at that position (the scalar unit).
+// inner] slab of y: acc = x's piece, then for every index position of the outer in row-major
+// order (k, then inner; read in contiguous pieces) whose target lies in the piece, acc[target]
+// += src at that position (the scalar unit).
 // Each output element thus sums its contributions in torch CPU's order (k ascending). UB:
 // tileElems of C twice, of TIdx, and of T when T is 16-bit. T: float, half, bfloat16_t, int32_t.
 template <typename T, typename TIdx>
@@ -344,7 +347,7 @@ __aicore__ inline void ScatterAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR
         const uint64_t outer = u / pieces, first = (u % pieces) * t.tileElems;
         const uint32_t n = static_cast<uint32_t>(slab - first < t.tileElems ? slab - first : t.tileElems);
         d::LoadAs(s.acc, s.stage, s.x[outer * slab + first], n);
-        for (uint64_t k = 0; k < t.count; ++k) d::ScatterRow(s, t, outer, k, first, n);
+        d::ScatterSlab(s, t, outer, first, n);
         d::StoreAs(s.y[outer * slab + first], s.stage, s.acc, n);
     }
 }
