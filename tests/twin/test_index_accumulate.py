@@ -350,6 +350,24 @@ def test_fp16_against_torch_dtype(driver, tmp_path):
     assert _same_bits(y2, x2.index_add(0, index, src.reshape(2000, 1)))
 
 
+def test_zero_dim_tensors(driver, tmp_path):
+    x = torch.tensor(1.5)
+    y, out = run(
+        driver, tmp_path / "ia", "index_add", x, 0, 2, torch.tensor([0]), torch.tensor(2.0)
+    )
+    assert y is not None and _same_bits(y, x.index_add(0, torch.tensor([0]), torch.tensor(2.0))), (
+        out
+    )
+    y, out = run(
+        driver, tmp_path / "sa", "scatter_add", x, 0, 2, torch.tensor(0), torch.tensor(2.0)
+    )
+    assert y is not None and _same_bits(y, x.scatter_add(0, torch.tensor(0), torch.tensor(2.0))), (
+        out
+    )
+    y, out = run(driver, tmp_path / "c", "cumsum", torch.tensor(-3, dtype=torch.int32), 0, 2)
+    assert y is not None and _same_bits(y, torch.tensor(-3, dtype=torch.int32).cumsum(0)), out
+
+
 def test_refusals(driver, tmp_path):
     x = torch.zeros(4, 3)
     _, out = run(driver, tmp_path / "a", "index_add", x, 0, 2, torch.zeros(2, 2).long(), x)

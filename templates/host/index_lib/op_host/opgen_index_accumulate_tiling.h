@@ -89,6 +89,22 @@ inline const char* CheckCumSumDtypes(const HostArgs& a)
     return nullptr;
 }
 
+// index_add's src: x's shape but len(index) along dim (a 0-d x: len(index) elements).
+inline const char* CheckIndexAddSrc(const HostArgs& a, uint64_t count)
+{
+    if (a.x.rank == 0) {
+        return a.src.rank <= 1 && Numel(a.src) == count ? nullptr : "index_add: src must have len(index) elements";
+    }
+    if (a.src.rank != a.x.rank) return "index_add: src must have x's rank";
+    for (uint32_t i = 0; i < a.src.rank; ++i) {
+        const int64_t want = static_cast<int64_t>(i) == a.dim ? static_cast<int64_t>(count) : a.x.dims[i];
+        if (a.src.dims[i] != want) {
+            return "index_add: src must have x's shape except along dim, where its size is len(index)";
+        }
+    }
+    return nullptr;
+}
+
 }  // namespace accumulate_host
 
 // torch.index_add(x, dim, index, src): index 1-D of count values, src x's shape with dim's size
@@ -101,16 +117,7 @@ inline const char* TileIndexAdd(const HostArgs& a, IndexTiling& t)
     if (const char* err = h::CheckAccDtype(a)) return err;
     if (a.index.rank > 1) return "index_add: index must be 1-D (or a scalar)";
     t.count = a.index.rank == 0 ? 1 : static_cast<uint64_t>(a.index.dims[0]);
-    const uint32_t srcRank = a.src.rank;
-    if (srcRank != a.x.rank && !(a.x.rank == 0 && srcRank <= 1)) {
-        return "index_add: src must have x's rank";
-    }
-    for (uint32_t i = 0; i < srcRank && a.x.rank > 0; ++i) {
-        const int64_t want = static_cast<int64_t>(i) == a.dim ? static_cast<int64_t>(t.count) : a.x.dims[i];
-        if (a.src.dims[i] != want) {
-            return "index_add: src must have x's shape except along dim, where its size is len(index)";
-        }
-    }
+    if (const char* err = h::CheckIndexAddSrc(a, t.count)) return err;
     if (const char* err = h::SizeTile(a, h::AccBytes(a.dtypeBytes), t.inner, t)) return err;
     // Rows per unit: acc and the 16-bit staging per row, one `add` tile besides.
     const uint64_t accBytes = a.dtypeBytes == 2 ? 4 : a.dtypeBytes, stageBytes = a.dtypeBytes == 2 ? 2 : 0;
