@@ -8,7 +8,13 @@
 // (CumSum), and writes them with DataCopyPad. No atomics and no cross-core adds, so the bits of y
 // do not depend on the core count or on the cores' timing. float16/bfloat16 accumulate in float
 // and round once at the end; int32 accumulates in int32 (wrapping as torch), CumSum's integer
-// inputs in int64.
+// inputs in int64, CumSum's float32 as a compensated hi + lo pair (torch CPU adds in double).
+//
+// Precision against torch on CPU (tests/twin/test_index_accumulate.py): bit-identical to torch
+// run on float32 copies of fp16/bf16 inputs and rounded once, which is torch's own result for
+// scatter_add and for index_add over a 2-D or larger x; torch's index_add over a 1-D fp16/bf16 x
+// rounds after every add (the kernel is then closer to the exact sum). CumSum: torch's bits
+// for every dtype (float32 but for partial sums beyond float's range, see CompensatedSum).
 //
 // Out-of-range indices (the torch adapter refuses them first, as torch does): an index outside
 // [0, axis) adds nothing and touches no memory.
