@@ -85,7 +85,9 @@ inline const char* CheckCumSumDtypes(const HostArgs& a)
     }
     const uint32_t outBytes = a.outBytes == 0 ? a.dtypeBytes : a.outBytes;
     if (outBytes != 8 && outBytes != a.dtypeBytes) return "cumsum: y must be x's dtype (float) or int64 (integer x)";
-    if (a.dtypeBytes == 8 && a.outBytes == 0) return "cumsum: set outBytes (8) for an int64 x; float64 is not supported";
+    if (a.dtypeBytes == 8 && a.outBytes == 0) {
+        return "cumsum: set outBytes (8) for an int64 x; float64 is not supported";
+    }
     return nullptr;
 }
 
