@@ -181,6 +181,7 @@ struct IndexAddTiles {
     AscendC::GlobalTensor<TIdx> index;
     AscendC::LocalTensor<C> acc, add;  // acc: rows x tileElems (a row every tileElems elements)
     AscendC::LocalTensor<T> stage;     // rows x tileElems of T (16-bit T only)
+    AscendC::LocalTensor<TIdx> idx;    // ints[1] index values
 };
 
 struct RowBlock {
@@ -207,13 +208,36 @@ __aicore__ inline void MoveRows(const IndexAddTiles<T, TIdx, C>& s, const IndexT
     }
 }
 
+// Every src row i whose index lands in block b, in index order, added to its row of acc; the
+// index read into UB in pieces of ints[1] values for the scalar unit.
+template <typename T, typename TIdx, typename C>
+__aicore__ inline void AddContributions(const IndexAddTiles<T, TIdx, C>& s, const IndexTiling& t, const RowBlock& b)
+{
+    const uint64_t piece = static_cast<uint64_t>(t.ints[1]);
+    for (uint64_t first = 0; first < t.count; first += piece) {
+        const uint32_t m = static_cast<uint32_t>(t.count - first < piece ? t.count - first : piece);
+        Load(s.idx, s.index[first], m);
+        Sync();
+        for (uint32_t q = 0; q < m; ++q) {
+            const int64_t pos = static_cast<int64_t>(s.idx.GetValue(q));
+            if (pos < static_cast<int64_t>(b.firstRow) || pos >= static_cast<int64_t>(b.firstRow + b.rows)) continue;
+            LoadAs(s.add, s.stage, s.src[(b.outer * t.count + first + q) * t.inner + b.start], b.n);
+            const AscendC::LocalTensor<C> row = s.acc[static_cast<uint32_t>(pos - b.firstRow) * t.tileElems];
+            AscendC::Add(row, row, s.add, b.n);
+            Sync();
+        }
+        Sync();  // the scalar unit is done with idx before the next piece overwrites it
+    }
+}
+
 }  // namespace accumulate_detail
 
 // y = torch.index_add(x, dim, index, src). x, y: [outer, axis, inner]; index: count TIdx values;
 // src: [outer, count, inner]. A unit is a block of ints[0] consecutive output rows (rows along
 // axis of one outer) times one piece (tileElems elements) of inner: acc = x's rows, then for i =
 // 0 .. count-1 in order, the row index[i] (when in the block) += src's piece of row i, with the
-// vector unit. UB: ints[0] x tileElems of C and (16-bit T) of T, and tileElems of C.
+// vector unit. UB: ints[0] x tileElems of C and (16-bit T) of T, tileElems of C, and ints[1]
+// of TIdx (the index, read in pieces).
 // T: float, half, bfloat16_t, int32_t. TIdx: int32_t, int64_t.
 template <typename T, typename TIdx>
 __aicore__ inline void IndexAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y, const IndexTiling& t)
@@ -234,13 +258,15 @@ __aicore__ inline void IndexAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y
     s.src = d::Gm<T>(src, t.outer * t.count * t.inner);
     s.index = d::Gm<TIdx>(index, t.count);
     AscendC::TPipe pipe;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> accBuf, addBuf, stageBuf;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> accBuf, addBuf, stageBuf, idxBuf;
     pipe.InitBuffer(accBuf, blockRows * t.tileElems * sizeof(C));
     pipe.InitBuffer(addBuf, t.tileElems * sizeof(C));
     pipe.InitBuffer(stageBuf, d::Same<T, C>::value ? 32 : blockRows * t.tileElems * sizeof(T));
+    pipe.InitBuffer(idxBuf, static_cast<uint32_t>(t.ints[1]) * sizeof(TIdx));
     s.acc = accBuf.Get<C>();
     s.add = addBuf.Get<C>();
     s.stage = stageBuf.Get<T>();
+    s.idx = idxBuf.Get<TIdx>();
     const uint64_t pieces = d::Ceil(t.inner, t.tileElems), blocks = d::Ceil(t.axis, blockRows);
     for (uint64_t u = share.first; u < share.first + share.count; ++u) {
         d::RowBlock b;
@@ -254,14 +280,7 @@ __aicore__ inline void IndexAdd(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y
         d::Sync();
         if constexpr (!d::Same<T, C>::value) AscendC::Cast(s.acc, s.stage, AscendC::RoundMode::CAST_NONE, span);
         d::Sync();
-        for (uint64_t i = 0; i < t.count; ++i) {
-            const int64_t pos = static_cast<int64_t>(s.index.GetValue(i));
-            if (pos < static_cast<int64_t>(b.firstRow) || pos >= static_cast<int64_t>(b.firstRow + b.rows)) continue;
-            d::LoadAs(s.add, s.stage, s.src[(b.outer * t.count + i) * t.inner + b.start], b.n);
-            const AscendC::LocalTensor<C> row = s.acc[static_cast<uint32_t>(pos - b.firstRow) * t.tileElems];
-            AscendC::Add(row, row, s.add, b.n);
-            d::Sync();
-        }
+        d::AddContributions(s, t, b);
         if constexpr (!d::Same<T, C>::value) {
             if constexpr (d::Same<T, half>::value) {
                 AscendC::Cast(s.stage, s.acc, AscendC::RoundMode::CAST_NONE, span);  // to nearest even
