@@ -6,6 +6,7 @@ float/half/bfloat16, int32/int64 indexes, ties, NaN, +-inf, -0.0, k = 1 and k = 
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def run(
     out_bytes: int = 8,
     cores: int = 8,
     ub: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess, torch.Tensor | None, torch.Tensor | None]:
     dtype = {v: k for k, v in DTYPES.items()}[x.dtype]
     raw = x.contiguous().view(torch.int16 if x.element_size() == 2 else torch.int32).numpy()
@@ -57,7 +59,9 @@ def run(
     args += [str(ints[0]), str(ints[1]), str(tmp_path / "x.bin"), str(tmp_path / "out")]
     if ub is not None:
         args.append(str(ub))
-    proc = subprocess.run([str(driver), *args], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(driver), *args], capture_output=True, text=True, timeout=300, env=env
+    )
     if proc.returncode != 0:
         return proc, None, None
     idx = np.frombuffer((tmp_path / "out.indices").read_bytes(), dtype=f"int{out_bytes * 8}")
@@ -157,8 +161,16 @@ def test_topk(driver, tmp_path, dtype, specials):
     for n, shape in enumerate(SORT_SHAPES):
         x = sample(shape, DTYPES[dtype], 100 + n, specials)
         row = shape[-1]
-        for k, largest in ((1, True), (1, False), (row, True), (row, False), ((row + 1) // 2, n % 2 == 0)):
-            proc, values, indices = run(driver, tmp_path, "topk", x, (k, int(largest)), 4 + 4 * (n % 2))
+        for k, largest in (
+            (1, True),
+            (1, False),
+            (row, True),
+            (row, False),
+            ((row + 1) // 2, n % 2 == 0),
+        ):
+            proc, values, indices = run(
+                driver, tmp_path, "topk", x, (k, int(largest)), 4 + 4 * (n % 2)
+            )
             ok(proc)
             check_topk(x, k, largest, values, indices)
 
@@ -225,3 +237,83 @@ def test_refusals(driver, tmp_path):
     assert proc.returncode == 3 and "8160" in proc.stdout
     proc, _, _ = run(driver, tmp_path, "sort", torch.zeros(1, 3000), (1, 0), ub=65536)
     assert proc.returncode == 3 and "does not fit in UB" in proc.stdout
+
+
+def test_scalar_pipe_events(driver, tmp_path):
+    """With OPGEN_TWIN_CCE_AUTO_SYNC=0 the twin checks the scalar unit's accesses too (a build
+    without --cce-auto-sync): the kernels set their V_S/S_V/S_MTE3/MTE3_S events themselves."""
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    x = sample((5, 300), torch.float16, 11, True)
+    for kind, ints in (("argmax", (0, 0)), ("argmin", (0, 0)), ("topk", (7, 0)), ("sort", (1, 0))):
+        proc, values, indices = run(driver, tmp_path, kind, x, ints, cores=3, ub=12000, env=env)
+        if kind.startswith("arg"):
+            ok(proc)
+            assert indices.tolist() == getattr(torch, kind)(x.float(), dim=-1).tolist()
+    proc, values, indices = run(driver, tmp_path, "topk", x, (7, 0), cores=3, env=env)
+    ok(proc)
+    check_topk(x, 7, False, values, indices)
+
+
+UNIT = """
+#include "kernel_operator.h"
+#include "opgen_index_select.h"
+using opgen_index::IndexTiling;
+template void opgen_index::%s<float, int64_t>(GM_ADDR, GM_ADDR, GM_ADDR, const IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "arch", "needle"),
+    [
+        ("Sort", 2002, "Sort32 and MrgSort"),
+        ("TopK", 1001, "Sort32 and MrgSort"),
+        ("Sort", 2201, None),
+        ("TopK", 3510, None),
+        ("TopK", 3002, None),
+    ],
+)
+def test_socs_without_the_apis(tmp_path, kind, arch, needle):
+    """TopK/Sort on ascend910 / ascend310p: a static_assert naming the missing APIs."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(UNIT % kind)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        capture_output=True,
+        text=True,
+    )
+    if needle is None:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    else:
+        assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+ARG_UNIT = """
+#include "kernel_operator.h"
+#include "opgen_index_select.h"
+template void opgen_index::ArgMax<%s, int32_t>(GM_ADDR, GM_ADDR, const opgen_index::IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize(
+    ("dtype", "arch", "needle"),
+    [
+        ("float", 3510, "ReduceMax/ReduceMin with calIndex"),
+        ("half", 2002, "DataCopyPad"),
+        ("int32_t", 2201, "an int32 x would round"),
+        ("half", 3002, None),
+    ],
+)
+def test_argmax_refusals(tmp_path, dtype, arch, needle):
+    """ArgMax where the APIs are missing (Ascend 950's level-2 ReduceMax in opgen's catalog,
+    310P's DataCopyPad) and for an int32 x: a static_assert saying why."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(ARG_UNIT % dtype)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        capture_output=True,
+        text=True,
+    )
+    if needle is None:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    else:
+        assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
