@@ -317,3 +317,29 @@ def test_argmax_refusals(tmp_path, dtype, arch, needle):
         assert proc.returncode == 0, proc.stderr[-3000:]
     else:
         assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("arch", [3002, 3510])
+def test_other_socs(tmp_path, arch):
+    """310B (every kind) and Ascend 950 (TopK/Sort: no level-2 ReduceMax in opgen's catalog) run
+    the same kernels on the twin's rules for that SoC."""
+    exe = tmp_path / "driver"
+    flags = [f"-D__NPU_ARCH__={arch}"] + (["-DINDEX_SELECT_SORT_ONLY"] if arch == 3510 else [])
+    src = str(CPP / "index_select_driver.cpp")
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, *flags, src, "-o", str(exe)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    x = sample((6, 150), torch.float16, 21, True)
+    proc, values, indices = run(exe, tmp_path, "topk", x, (9, 1), cores=4)
+    ok(proc)
+    check_topk(x, 9, True, values, indices)
+    proc, values, indices = run(exe, tmp_path, "sort", x, (0, 0), out_bytes=4, cores=4)
+    ok(proc)
+    want = torch.sort(x.float(), dim=-1, descending=False, stable=True)
+    same_values(values.view(x.shape), want.values.half())
+    assert torch.equal(indices.view(x.shape).long(), want.indices)
+    if arch == 3002:
+        proc, _, got = run(exe, tmp_path, "argmin", x, cores=4)
+        ok(proc)
+        assert got.tolist() == torch.argmin(x.float(), dim=-1).tolist()

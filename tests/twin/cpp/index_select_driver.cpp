@@ -5,7 +5,8 @@
 // KIND argmax|argmin|topk|sort, DTYPE float|half|bfloat16, DIMS comma-separated, IN the raw x,
 // OUT a prefix: OUT.values (topk/sort) and OUT.indices are written raw. INT0/INT1: HostArgs
 // ints (topk: k, largest; sort: descending). A negative INT1 for topk/sort: no values output
-// (nullptr). Prints "REFUSED <text>" (exit 3) or "ERROR <text>" (exit 4).
+// (nullptr). Prints "REFUSED <text>" (exit 3) or "ERROR <text>" (exit 4). Built with
+// -DINDEX_SELECT_SORT_ONLY (a SoC without the argmax APIs) it has no argmax/argmin.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@ using opgen_index::IndexTiling;
 
 template <class T, class TOut>
 struct Kernels {
+#if !defined(INDEX_SELECT_SORT_ONLY)
     static void ArgMax(GM_ADDR x, GM_ADDR y, GM_ADDR t)
     {
         opgen_index::ArgMax<T, TOut>(x, y, *reinterpret_cast<const IndexTiling*>(t));
@@ -31,6 +33,7 @@ struct Kernels {
     {
         opgen_index::ArgMin<T, TOut>(x, y, *reinterpret_cast<const IndexTiling*>(t));
     }
+#endif
     static void TopK(GM_ADDR x, GM_ADDR v, GM_ADDR i, GM_ADDR t)
     {
         opgen_index::TopK<T, TOut>(x, v, i, *reinterpret_cast<const IndexTiling*>(t));
@@ -70,22 +73,33 @@ struct Run {
     bool withValues = true;
 };
 
-template <class T, class TOut>
-std::string Launch(Run& r, const IndexTiling& t)
+opgen_twin::DirectLaunch Buffers(Run& r, const IndexTiling& t, std::vector<uint8_t>& ws)
 {
     opgen_twin::DirectLaunch l;
     l.blockDim = t.usedCores;
-    std::vector<uint8_t> ws(64);
     l.gm = {{r.x.data(), r.x.size(), "x"}, {ws.data(), ws.size(), "workspace"}, {r.tiling.data(), r.tiling.size(), "tiling"}};
     if (!r.values.empty()) l.gm.push_back({r.values.data(), r.values.size(), "values"});
     if (!r.indices.empty()) l.gm.push_back({r.indices.data(), r.indices.size(), "indices"});
     l.sysWorkspace = ws.data();
+    return l;
+}
+
+template <class T, class TOut>
+std::string Launch(Run& r, const IndexTiling& t)
+{
+    std::vector<uint8_t> ws(64);
+    const opgen_twin::DirectLaunch l = Buffers(r, t, ws);
+#if !defined(INDEX_SELECT_SORT_ONLY)
     if (r.kind == "argmax") return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::ArgMax, G(r.x), G(r.indices), G(r.tiling));
     if (r.kind == "argmin") return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::ArgMin, G(r.x), G(r.indices), G(r.tiling));
+#endif
     if (r.kind == "topk") {
         return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::TopK, G(r.x), G(r.values), G(r.indices), G(r.tiling));
     }
-    return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::Sort, G(r.x), G(r.values), G(r.indices), G(r.tiling));
+    if (r.kind == "sort") {
+        return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::Sort, G(r.x), G(r.values), G(r.indices), G(r.tiling));
+    }
+    return "this build has no " + r.kind;
 }
 
 const char* Tile(Run& r, IndexTiling& t)

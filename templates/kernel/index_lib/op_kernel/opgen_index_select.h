@@ -327,7 +327,7 @@ __aicore__ inline void NaNKeyRun(const AscendC::LocalTensor<float>& scores, uint
 // or index (as int32_t).
 template <typename T, typename TOut>
 __aicore__ inline void SortRow(SortBuffers<T, TOut>& b, const AscendC::GlobalTensor<T>& row, uint32_t n,
-                               uint32_t tile, bool descending)
+                               bool descending)
 {
     const AscendC::LocalTensor<T> in = b.in.template Get<T>();
     const AscendC::LocalTensor<float> key = b.key.template Get<float>();
@@ -422,7 +422,7 @@ __aicore__ inline void SortRows(GM_ADDR x, GM_ADDR values, GM_ADDR indices, cons
     for (uint32_t i = 0; i < t.tileElems; ++i) order.SetValue(i, i);  // Sort32's indexes, once
     WaitPipe<AscendC::HardEvent::S_V>();
     for (uint64_t r = first; r < first + rows; ++r) {
-        SortRow(b, xGm[r * t.axis], n, t.tileElems, descending);
+        SortRow(b, xGm[r * t.axis], n, descending);
         SortRowOut(b, values, indices, r, k);
     }
 }
