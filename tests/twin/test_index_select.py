@@ -343,3 +343,17 @@ def test_other_socs(tmp_path, arch):
         proc, _, got = run(exe, tmp_path, "argmin", x, cores=4)
         ok(proc)
         assert got.tolist() == torch.argmin(x.float(), dim=-1).tolist()
+
+
+def test_longest_rows(driver, tmp_path):
+    """The longest rows Tile* accepts on the default chip (196608 bytes of UB) run, through
+    four merge passes (runs of 32 up to 2048 records), and one element more is refused."""
+    for dtype, out_bytes, row in ((torch.float32, 8, 3776), (torch.float16, 4, 5056)):
+        x = sample((2, row), dtype, row, True)
+        proc, values, indices = run(driver, tmp_path, "sort", x, (0, 0), out_bytes=out_bytes)
+        ok(proc)
+        want = torch.sort(x.float(), dim=-1, descending=False, stable=True)
+        same_values(values.view(x.shape), want.values.to(dtype))
+        assert torch.equal(indices.view(x.shape).long(), want.indices)
+        proc, _, _ = run(driver, tmp_path, "sort", sample((1, row + 1), dtype, 1, False))
+        assert proc.returncode == 3 and "does not fit in UB" in proc.stdout
