@@ -50,12 +50,13 @@ def run(
     cores: int = 8,
     ub: int | None = None,
     env: dict[str, str] | None = None,
+    dim: int = -1,
 ) -> tuple[subprocess.CompletedProcess, torch.Tensor | None, torch.Tensor | None]:
     dtype = {v: k for k, v in DTYPES.items()}[x.dtype]
     raw = x.contiguous().view(torch.int16 if x.element_size() == 2 else torch.int32).numpy()
     (tmp_path / "x.bin").write_bytes(raw.tobytes())
     dims = ",".join(str(d) for d in x.shape)
-    args = [kind, dtype, str(out_bytes), str(cores), dims, str(x.dim() - 1 if x.dim() else 0)]
+    args = [kind, dtype, str(out_bytes), str(cores), dims, str(dim % x.dim() if x.dim() else 0)]
     args += [str(ints[0]), str(ints[1]), str(tmp_path / "x.bin"), str(tmp_path / "out")]
     if ub is not None:
         args.append(str(ub))
@@ -225,11 +226,9 @@ def test_cores(driver, tmp_path):
 
 def test_refusals(driver, tmp_path):
     x = torch.zeros(4, 5)
-    proc = subprocess.run(
-        [str(driver), "argmax", "float", "8", "8", "4,5", "0", "0", "0", "x", "out"],
-        capture_output=True,
-        text=True,
-    )
+    proc, _, _ = run(driver, tmp_path, "topk", x, (2, 1), dim=0)
+    assert proc.returncode == 3 and "move dim last" in proc.stdout
+    proc, _, _ = run(driver, tmp_path, "sort", x, (1, 0), dim=0)
     assert proc.returncode == 3 and "move dim last" in proc.stdout
     proc, _, _ = run(driver, tmp_path, "topk", x, (6, 1))
     assert proc.returncode == 3 and "k is outside" in proc.stdout
@@ -357,3 +356,36 @@ def test_longest_rows(driver, tmp_path):
         assert torch.equal(indices.view(x.shape).long(), want.indices)
         proc, _, _ = run(driver, tmp_path, "sort", sample((1, row + 1), dtype, 1, False))
         assert proc.returncode == 3 and "does not fit in UB" in proc.stdout
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_arg_over_other_dims(driver, tmp_path, dtype):
+    """A dim with axes after it: each column's running best; ties, NaN (the first), +-inf,
+    -0.0; chunks of columns over several cores, a chunk's tail, and a small UB (many chunks)."""
+    cases = [((4, 5, 3), 1), ((3, 7, 130), 1), ((6, 2, 9), 0), ((2, 33, 4, 70), 1), ((50, 3), 0)]
+    for n, (shape, dim) in enumerate(cases):
+        x = sample(shape, DTYPES[dtype], 300 + n, True)
+        for kind in ("argmax", "argmin"):
+            for out_bytes, ub in ((8, None), (4, 16384)):
+                proc, _, got = run(driver, tmp_path, kind, x, out_bytes=out_bytes, ub=ub, dim=dim)
+                ok(proc)
+                want = getattr(torch, kind)(x.float(), dim=dim)
+                assert torch.equal(got.view(want.shape).long(), want), (shape, dim, kind)
+
+
+def test_arg_columns_nan_and_pipes(driver, tmp_path):
+    """Column mode: the first NaN down a column wins over an earlier +inf / -inf and stays; run
+    also with the scalar unit's events checked (OPGEN_TWIN_CCE_AUTO_SYNC=0)."""
+    x = torch.zeros(2, 6, 70)
+    x[0, 1, 5] = float("nan")
+    x[0, 3, 5] = float("nan")
+    x[0, 0, 7] = float("inf")
+    x[0, 4, 7] = float("nan")
+    x[1, 0, 9] = -float("inf")
+    x[1, 5, 9] = float("nan")
+    x[1, 2, 11] = -0.0
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    for kind in ("argmax", "argmin"):
+        proc, _, got = run(driver, tmp_path, kind, x, dim=1, env=env, cores=2)
+        ok(proc)
+        assert got.view(2, 70).tolist() == getattr(torch, kind)(x, dim=1).tolist()

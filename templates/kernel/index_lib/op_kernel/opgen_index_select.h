@@ -1,18 +1,22 @@
-// opgen's index-op library, the "select" group: ArgMax, ArgMin, TopK and Sort over the last axis
-// (the host's Tile* functions refuse another dim: the caller moves it last).
+// opgen's index-op library, the "select" group: ArgMax and ArgMin over any dim, TopK and Sort over
+// the last axis (the host's TileTopK/TileSort refuse another dim: the caller moves it last).
 //
 // Every kind computes in float: half and bfloat16 are cast to float in UB (exact), so the
 // value comparisons are float's and the index ReduceMax/ReduceMin return with calIndex = true is
 // the uint32_t in the bits of dst[1] (asc-devkit ReduceMax.md; for half it would be a uint16_t,
-// at most 65535). A unit of work is one row (x seen as [outer, axis]); the rows are split over
-// t.usedCores cores, t.unitsPerCore each, the last core the rest.
+// at most 65535). x is seen as [outer, axis, inner]; the units of work (each kind says what they
+// are) are split over t.usedCores cores, t.unitsPerCore each, the last core the rest.
 //
 // ArgMax/ArgMin(x, y): torch.argmax/argmin. Ties: the first index (ReduceMax/Min give the
 // smallest index of equal values, and across tiles a later tile wins only when strictly
 // better); -0.0 equals 0.0. NaN is both the max and the min: the first NaN's index wins, found
 // with Compare(x, x, NE) on the tile's whole 256-byte blocks and a scalar look at its tail,
 // whatever ReduceMax does with NaN. A row longer than t.tileElems runs in tiles, keeping the
-// running best. y is TOut (int32_t or int64_t).
+// running best. y is TOut (int32_t or int64_t). inner == 1: a unit is a row. inner > 1 (a dim
+// with axes after it): a unit is (outer row, chunk of t.tileElems columns of inner), whose
+// running best and its row number are vectors in UB, updated row by row of the axis with
+// Compare (GT/LT, and NE/EQ for NaN) + And/Or of the masks + Select (the row number in float:
+// the axis is at most 2^24).
 //
 // TopK(x, values, indices): t.count = k, t.ints[1] = 1 for the largest (descending order), 0 for
 // the smallest (ascending); Sort(x, values, indices): k = the row's length, t.ints[1] =
@@ -184,6 +188,108 @@ __aicore__ inline uint32_t ArgRow(ArgBuffers<T, TOut>& b, const AscendC::GlobalT
     return bestIndex;
 }
 
+// The UB buffers of ArgMax/ArgMin over a dim with axes after it (t.inner > 1): up to `tile`
+// columns of inner side by side, their running best in UB.
+template <typename T, typename TOut>
+struct ColumnBuffers {
+    AscendC::TBuf<AscendC::TPosition::VECCALC> in, wide, best, at, bestAt, more, nanNew, bestOk, out;
+    __aicore__ inline void Init(AscendC::TPipe& pipe, uint32_t tile)
+    {
+        pipe.InitBuffer(in, tile * sizeof(T));
+        pipe.InitBuffer(wide, tile * sizeof(float));
+        pipe.InitBuffer(best, tile * sizeof(float));
+        pipe.InitBuffer(at, tile * sizeof(float));      // the row number a; then the int32 result
+        pipe.InitBuffer(bestAt, tile * sizeof(float));  // a is exact in float: axis <= 2^24
+        pipe.InitBuffer(more, tile / 8);
+        pipe.InitBuffer(nanNew, tile / 8);
+        pipe.InitBuffer(bestOk, tile / 8);
+        pipe.InitBuffer(out, tile * sizeof(TOut));
+        // lanes past a chunk's columns are compared too (whole 256-byte blocks): defined values
+        AscendC::Duplicate(in.template Get<T>(), static_cast<T>(0), static_cast<int32_t>(tile));
+        AscendC::Duplicate(wide.template Get<float>(), 0.0f, static_cast<int32_t>(tile));
+    }
+};
+
+// Row a of a column chunk: a column takes a's value when it is strictly better, or NaN where the
+// best so far is not (the first NaN stays: NaN compares false).
+template <bool kMax>
+__aicore__ inline void ColumnStep(const AscendC::LocalTensor<float>& f, const AscendC::LocalTensor<float>& best,
+                                  const AscendC::LocalTensor<float>& bestAt, const AscendC::LocalTensor<float>& at,
+                                  const AscendC::LocalTensor<uint8_t> masks[3], uint32_t a, uint32_t count)
+{
+    AscendC::Compare(masks[0], f, best, kMax ? AscendC::CMPMODE::GT : AscendC::CMPMODE::LT, count);
+    AscendC::Compare(masks[1], f, f, AscendC::CMPMODE::NE, count);
+    AscendC::Compare(masks[2], best, best, AscendC::CMPMODE::EQ, count);
+    const int32_t words = static_cast<int32_t>(count / 16);
+    const AscendC::LocalTensor<uint16_t> more = masks[0].ReinterpretCast<uint16_t>();
+    const AscendC::LocalTensor<uint16_t> nanNew = masks[1].ReinterpretCast<uint16_t>();
+    AscendC::And(nanNew, nanNew, masks[2].ReinterpretCast<uint16_t>(), words);
+    AscendC::Or(more, more, nanNew, words);
+    AscendC::Select(best, masks[0], f, best, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+    AscendC::Duplicate(at, static_cast<float>(a), static_cast<int32_t>(count));
+    AscendC::Select(bestAt, masks[0], at, bestAt, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+}
+
+// One chunk of w columns (starting at column c0 of outer row o): the axis walked row by row.
+template <typename T, typename TOut, bool kMax>
+__aicore__ inline void ColumnChunk(ColumnBuffers<T, TOut>& b, const AscendC::GlobalTensor<T>& xGm,
+                                   const AscendC::GlobalTensor<TOut>& yGm, const IndexTiling& t, uint64_t o,
+                                   uint64_t c0, uint32_t w)
+{
+    const uint32_t count = (w + 63) / 64 * 64;
+    const AscendC::LocalTensor<T> in = b.in.template Get<T>();
+    const AscendC::LocalTensor<float> best = b.best.template Get<float>();
+    const AscendC::LocalTensor<float> bestAt = b.bestAt.template Get<float>();
+    const AscendC::LocalTensor<float> at = b.at.template Get<float>();
+    const AscendC::LocalTensor<uint8_t> masks[3] = {b.more.template Get<uint8_t>(), b.nanNew.template Get<uint8_t>(),
+                                                   b.bestOk.template Get<uint8_t>()};
+    WaitPipe<AscendC::HardEvent::MTE3_V>();  // the last chunk's copy out of at/out
+    for (uint32_t a = 0; a < static_cast<uint32_t>(t.axis); ++a) {
+        WaitPipe<AscendC::HardEvent::V_MTE2>();
+        CopyRowIn(in, xGm[(o * t.axis + a) * t.inner + c0], w);
+        WaitPipe<AscendC::HardEvent::MTE2_V>();
+        const AscendC::LocalTensor<float> f = AsFloat(in, b.wide.template Get<float>(), count);
+        if (a == 0) {  // the first row is the best so far (copied as int32: bits kept)
+            AscendC::Adds(best.ReinterpretCast<int32_t>(), f.ReinterpretCast<int32_t>(), 0, static_cast<int32_t>(count));
+            AscendC::Duplicate(bestAt, 0.0f, static_cast<int32_t>(count));
+            continue;
+        }
+        ColumnStep<kMax>(f, best, bestAt, at, masks, a, count);
+    }
+    const AscendC::LocalTensor<int32_t> index = at.ReinterpretCast<int32_t>();
+    AscendC::Cast(index, bestAt, AscendC::RoundMode::CAST_RINT, count);
+    WaitPipe<AscendC::HardEvent::V_MTE3>();
+    if constexpr (std::is_same<TOut, int64_t>::value) {
+        AscendC::Cast(b.out.template Get<int64_t>(), index, AscendC::RoundMode::CAST_NONE, w);
+        WaitPipe<AscendC::HardEvent::V_MTE3>();
+        CopyOut(yGm[o * t.inner + c0], b.out.template Get<int64_t>(), w);
+    } else {
+        CopyOut(yGm[o * t.inner + c0], index, w);
+    }
+}
+
+// ArgMax/ArgMin with t.inner > 1: units are (outer row, chunk of t.tileElems columns).
+template <typename T, typename TOut, bool kMax>
+__aicore__ inline void ArgColumns(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
+{
+    uint64_t first = 0, units = 0;
+    CoreRows(t, first, units);
+    if (units == 0 || y == nullptr) return;
+    AscendC::GlobalTensor<T> xGm;
+    AscendC::GlobalTensor<TOut> yGm;
+    xGm.SetGlobalBuffer((__gm__ T*)x, t.outer * t.axis * t.inner);
+    yGm.SetGlobalBuffer((__gm__ TOut*)y, t.outer * t.inner);
+    AscendC::TPipe pipe;
+    ColumnBuffers<T, TOut> b;
+    b.Init(pipe, t.tileElems);
+    const uint64_t chunks = (t.inner + t.tileElems - 1) / t.tileElems;
+    for (uint64_t u = first; u < first + units; ++u) {
+        const uint64_t o = u / chunks, c0 = u % chunks * t.tileElems;
+        const uint32_t w = static_cast<uint32_t>(t.inner - c0 < t.tileElems ? t.inner - c0 : t.tileElems);
+        ColumnChunk<T, TOut, kMax>(b, xGm, yGm, t, o, c0, w);
+    }
+}
+
 template <typename T, typename TOut, bool kMax>
 __aicore__ inline void ArgBest(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
 {
@@ -197,6 +303,10 @@ __aicore__ inline void ArgBest(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
                   "opgen_index::ArgMax/ArgMin need DataCopyPad and the float ReduceMax/ReduceMin with calIndex "
                   "(Atlas A2/A3, 310B); this SoC lacks one of them");
 #endif
+    if (t.inner > 1) {
+        ArgColumns<T, TOut, kMax>(x, y, t);
+        return;
+    }
     uint64_t first = 0, rows = 0;
     CoreRows(t, first, rows);
     if (rows == 0 || y == nullptr) return;
