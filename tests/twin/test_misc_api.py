@@ -209,6 +209,7 @@ def test_sort32(misc_bin, tn):
     assert y == exp
     assert len(set(x[:32])) < 32  # the case has ties
     assert "dst" in msgs["sort_dst_too_small"]
+    assert "no Sort32" in msgs["sort_910"]
 
 
 def _records(values: list) -> list[tuple[float, int]]:
