@@ -119,19 +119,17 @@ std::string LaunchOut(Run& r, const IndexTiling& t)
 
 }  // namespace
 
-int main(int argc, char** argv)
+namespace {
+
+// The command line into r; returns x's element count.
+uint64_t Parse(char** argv, int argc, Run& r, std::string& dtype)
 {
-    if (argc < 11) {
-        std::puts("usage: index_select_driver KIND DTYPE OUTBYTES CORES DIMS DIM INT0 INT1 IN OUT [UB]");
-        return 2;
-    }
-    Run r;
     r.kind = argv[1];
-    const std::string dtype = argv[2];
+    dtype = argv[2];
     r.args.dtypeBytes = dtype == "float" ? 4 : 2;
     r.args.outBytes = static_cast<uint32_t>(std::atoi(argv[3]));
     r.args.coreNum = static_cast<uint32_t>(std::atoi(argv[4]));
-    std::string dims = argv[5];
+    const std::string dims = argv[5];
     uint64_t total = 1;
     for (size_t at = 0; !dims.empty() && at != std::string::npos;) {
         const size_t comma = dims.find(',', at);
@@ -148,6 +146,34 @@ int main(int argc, char** argv)
         r.withValues = false;
         r.args.ints[1] = 1;
     }
+    return total;
+}
+
+// Runs the kernel on the outputs sized for t; "" or the error.
+std::string Execute(Run& r, const IndexTiling& t, const std::string& dtype)
+{
+    const bool arg = r.kind == "argmax" || r.kind == "argmin";
+    const uint64_t outElems = t.outer * t.inner * (arg ? 1 : t.count);
+    if (!arg && r.withValues) r.values.assign(outElems * r.args.dtypeBytes, 0xEE);
+    r.indices.assign(outElems * r.args.outBytes, 0xEE);
+    r.tiling.assign(sizeof(IndexTiling), 0);
+    std::memcpy(r.tiling.data(), &t, sizeof(t));
+    if (t.usedCores == 0) return "";
+    if (dtype == "float") return LaunchOut<float>(r, t);
+    return dtype == "half" ? LaunchOut<half>(r, t) : LaunchOut<bfloat16_t>(r, t);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 11) {
+        std::puts("usage: index_select_driver KIND DTYPE OUTBYTES CORES DIMS DIM INT0 INT1 IN OUT [UB]");
+        return 2;
+    }
+    Run r;
+    std::string dtype;
+    const uint64_t total = Parse(argv, argc, r, dtype);
     IndexTiling t{};
     const char* why = Tile(r, t);
     if (why != nullptr) {
@@ -159,16 +185,7 @@ int main(int argc, char** argv)
         std::printf("ERROR x has %zu bytes, not %llu\n", r.x.size(), static_cast<unsigned long long>(total * r.args.dtypeBytes));
         return 4;
     }
-    const bool arg = r.kind == "argmax" || r.kind == "argmin";
-    const uint64_t outElems = t.outer * t.inner * (arg ? 1 : t.count);
-    if (!arg && r.withValues) r.values.assign(outElems * r.args.dtypeBytes, 0xEE);
-    r.indices.assign(outElems * r.args.outBytes, 0xEE);
-    r.tiling.assign(sizeof(IndexTiling), 0);
-    std::memcpy(r.tiling.data(), &t, sizeof(t));
-    std::string err;
-    if (t.usedCores > 0) {
-        err = dtype == "float" ? LaunchOut<float>(r, t) : dtype == "half" ? LaunchOut<half>(r, t) : LaunchOut<bfloat16_t>(r, t);
-    }
+    const std::string err = Execute(r, t, dtype);
     if (!err.empty()) {
         std::printf("ERROR %s\n", err.c_str());
         return 4;
