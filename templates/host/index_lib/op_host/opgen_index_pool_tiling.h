@@ -27,6 +27,10 @@ inline int64_t PooledSize(int64_t size, int64_t k, int64_t stride, int64_t pad, 
 
 namespace pool_host {
 
+// Select's tensor modes keep 8 KB of UB for themselves (asc-devkit Select.md, 约束说明: Atlas A2/A3
+// and 310P); max pooling selects, so its buffers leave them free on every SoC, as opgen's tiling.
+constexpr uint64_t SELECT_RESERVED_UB = 8192;
+
 inline uint64_t AlignUp(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
 // The UB bytes opgen_index_pool.h's kernel allocates for rows of w elements, ow outputs and a
@@ -60,7 +64,7 @@ inline const char* CheckPoolArgs(const HostArgs& a)
     return nullptr;
 }
 
-inline const char* TilePool2d(const HostArgs& a, IndexTiling& t)
+inline const char* TilePool2d(const HostArgs& a, IndexTiling& t, bool isMax)
 {
     if (const char* why = CheckPoolArgs(a)) return why;
     const uint32_t c = a.x.rank - 3;
@@ -71,7 +75,8 @@ inline const char* TilePool2d(const HostArgs& a, IndexTiling& t)
     const int64_t ow = PooledSize(w, a.ints[1], a.ints[3], a.ints[5], ceilMode);
     if (oh < 1 || ow < 1) return "pooling: the output size is too small (the input is smaller than the kernel)";
     const uint64_t ub = PoolUbBytes(a.dtypeBytes, static_cast<uint64_t>(w), static_cast<uint64_t>(ow),
-                                    static_cast<uint64_t>(a.ints[0]), static_cast<uint64_t>(a.ints[1]));
+                                    static_cast<uint64_t>(a.ints[0]), static_cast<uint64_t>(a.ints[1])) +
+                      (isMax ? SELECT_RESERVED_UB : 0);
     if (ub > a.ubBytes) {
         return "pooling: a window's input rows and an output row do not fit in UB (W, OW or the kernel too large)";
     }
@@ -94,10 +99,10 @@ inline const char* TilePool2d(const HostArgs& a, IndexTiling& t)
 }  // namespace pool_host
 
 // avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad); divisor_override none.
-inline const char* TileAvgPool2d(const HostArgs& a, IndexTiling& t) { return pool_host::TilePool2d(a, t); }
+inline const char* TileAvgPool2d(const HostArgs& a, IndexTiling& t) { return pool_host::TilePool2d(a, t, false); }
 
 // max_pool2d(x, kernel_size, stride, padding, dilation=1, ceil_mode), values only; ints[7] ignored.
-inline const char* TileMaxPool2d(const HostArgs& a, IndexTiling& t) { return pool_host::TilePool2d(a, t); }
+inline const char* TileMaxPool2d(const HostArgs& a, IndexTiling& t) { return pool_host::TilePool2d(a, t, true); }
 
 }  // namespace opgen_index
 
