@@ -73,7 +73,9 @@ def reference(kind: str, x: torch.Tensor, kernel, stride, padding, ceil_mode, ci
     return F.max_pool2d(x, kernel, stride, padding, 1, ceil_mode)
 
 
-def check(driver, tmp_path, kind, x, kernel, stride, padding=(0, 0), ceil_mode=False, cip=True, cores=8):
+def check(
+    driver, tmp_path, kind, x, kernel, stride, padding=(0, 0), ceil_mode=False, cip=True, cores=8
+):
     proc, y = run_pool(driver, tmp_path, kind, x, kernel, stride, padding, ceil_mode, cip, cores)
     assert y is not None, proc.stdout + proc.stderr
     ref = reference(kind, x, kernel, stride, padding, ceil_mode, cip)
@@ -99,7 +101,9 @@ CASES = [
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("kind", ["avg", "max"])
-@pytest.mark.parametrize("case", CASES, ids=lambda c: "x".join(map(str, c[0])) + f"_k{c[1][0]}{c[1][1]}")
+@pytest.mark.parametrize(
+    "case", CASES, ids=lambda c: "x".join(map(str, c[0])) + f"_k{c[1][0]}{c[1][1]}"
+)
 def test_matches_torch(driver, tmp_path, dtype, kind, case):
     shape, kernel, stride, padding, ceil_mode = case
     x = (torch.randn(shape) * 4).to(DTYPES[dtype])
@@ -202,3 +206,30 @@ def test_ub_boundary(driver, tmp_path, kind):
     torch.testing.assert_close(y, reference(kind, x, 3, 1, 0, False, True), rtol=0, atol=0)
     proc, y = run_pool(driver, tmp_path, kind, x, (3, 3), (1, 1), cores=2, ub_bytes=need - 1)
     assert y is None and "do not fit in UB" in proc.stdout
+
+
+def build_for_arch(tmp_path: Path, arch: int, *flags: str) -> subprocess.CompletedProcess:
+    exe = tmp_path / f"index_pool_driver_{arch}"
+    cmd = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES, str(CPP / "index_pool_driver.cpp")]
+    return subprocess.run(
+        [*cmd, *flags, "-o", str(exe), "-lpthread"], capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize("arch", [1001, 2002])
+def test_socs_without_the_apis_refuse_at_compile_time(tmp_path, arch):
+    proc = build_for_arch(tmp_path, arch, "-fsyntax-only")
+    assert proc.returncode != 0
+    assert "opgen_index pooling needs DataCopyPad, Gather, Compare and Select" in proc.stderr
+
+
+@pytest.mark.parametrize("arch", [3002, 3510])
+def test_other_socs(tmp_path, arch):
+    proc = build_for_arch(tmp_path, arch)
+    assert proc.returncode == 0, proc.stderr
+    exe = tmp_path / f"index_pool_driver_{arch}"
+    x = torch.randn(2, 3, 7, 9)
+    x[0, 0, 2, 2] = float("nan")
+    for dtype in DTYPES.values():
+        for kind in ("avg", "max"):
+            check(exe, tmp_path, kind, x.to(dtype), (3, 3), (2, 2), (1, 1), True, False)
