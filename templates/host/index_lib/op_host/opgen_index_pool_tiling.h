@@ -44,8 +44,8 @@ inline uint64_t PoolUbBytes(uint64_t bytes, uint64_t w, uint64_t ow, uint64_t kh
            AlignUp(out * bytes, 32);
 }
 
-// The arguments torch refuses (or opgen cannot run), or nullptr.
-inline const char* CheckPoolArgs(const HostArgs& a)
+// x's shape and dtype, as torch (only the batch may be empty), or nullptr.
+inline const char* CheckPoolInput(const HostArgs& a)
 {
     if (a.x.rank != 3 && a.x.rank != 4) return "pooling: x must be CHW or NCHW (rank 3 or 4)";
     if (a.dtypeBytes != 4 && a.dtypeBytes != 2) return "pooling: x must be float32, float16 or bfloat16";
@@ -53,12 +53,18 @@ inline const char* CheckPoolArgs(const HostArgs& a)
     if (a.x.dims[c] <= 0 || a.x.dims[c + 1] <= 0 || a.x.dims[c + 2] <= 0 || (c == 1 && a.x.dims[0] < 0)) {
         return "pooling: C, H and W must be non-zero (only the batch may be empty)";
     }
-    const int64_t* v = a.ints;
+    return nullptr;
+}
+
+// The window's ints as torch checks them (dilation 1), or nullptr.
+inline const char* CheckPoolWindow(const int64_t* v)
+{
     if (v[0] <= 0 || v[1] <= 0) return "pooling: kernel_size must be greater than zero";
     if (v[2] <= 0 || v[3] <= 0) return "pooling: stride must be greater than zero";
     if (v[4] < 0 || v[5] < 0) return "pooling: padding must be non-negative";
     if (v[4] > v[0] / 2 || v[5] > v[1] / 2) return "pooling: pad should be at most half of effective kernel size";
-    if (v[0] > 4096 || v[1] > 4096 || v[2] > (int64_t(1) << 31) || v[3] > (int64_t(1) << 31)) {
+    const int64_t maxStride = int64_t(1) << 31;
+    if (v[0] > 4096 || v[1] > 4096 || v[2] > maxStride || v[3] > maxStride) {
         return "pooling: kernel_size above 4096 or stride above 2^31 is not supported";
     }
     return nullptr;
@@ -66,7 +72,8 @@ inline const char* CheckPoolArgs(const HostArgs& a)
 
 inline const char* TilePool2d(const HostArgs& a, IndexTiling& t, bool isMax)
 {
-    if (const char* why = CheckPoolArgs(a)) return why;
+    if (const char* why = CheckPoolInput(a)) return why;
+    if (const char* why = CheckPoolWindow(a.ints)) return why;
     const uint32_t c = a.x.rank - 3;
     const int64_t h = a.x.dims[c + 1];
     const int64_t w = a.x.dims[c + 2];
