@@ -45,7 +45,6 @@ struct DirectLaunch {
     uint64_t tilingKey = 0;         // TILING_KEY_IS
     bool checkPipes = true;         // the pipe check, as RunOptions::checkPipes (OPGEN_TWIN_PIPE_CHECK)
     PlatformConfig platform = DefaultPlatform();
-    bool checkPipes = true;         // the pipe check, as RunOptions::checkPipes (env as for RunOp)
 };
 
 namespace detail {
