@@ -209,6 +209,51 @@ def test_sort32(misc_bin, tn):
     assert y == exp
     assert len(set(x[:32])) < 32  # the case has ties
     assert "dst" in msgs["sort_dst_too_small"]
+    assert "no Sort32" in msgs["sort_910"]
+
+
+def _records(values: list) -> list[tuple[float, int]]:
+    return [(values[i], int(values[i + 1])) for i in range(0, len(values), 2)]
+
+
+def _merge(lists: list[list[tuple[float, int]]]) -> list[tuple[float, int]]:
+    """MrgSort.md: by score descending; equal scores: the lower-numbered list first, each list's
+    own order kept."""
+    keyed = [
+        (-score, n, pos, (score, i))
+        for n, lst in enumerate(lists)
+        for pos, (score, i) in enumerate(lst)
+    ]
+    return [rec for *_, rec in sorted(keyed)]
+
+
+@pytest.mark.parametrize("tn", ["float", "half"])
+def test_mrgsort(misc_bin, tn):
+    ins, outs, msgs = _run(misc_bin, "mrgsort")
+    runs = _records(ins[f"mrg_{tn}_runs"])
+    run = [runs[32 * r : 32 * r + 32] for r in range(8)]
+    assert all(r == sorted(r, key=lambda rec: (-rec[0], rec[1])) for r in run)  # Sort32's runs
+    assert _records(outs[f"mrg_{tn}_four"]) == _merge([run[0], run[1], run[2], run[3][:17]])
+    assert _records(outs[f"mrg_{tn}_two"]) == _merge([run[4], run[5][:20]])
+    assert _records(outs[f"mrg_{tn}_three"]) == _merge([run[0], run[1], run[2][:5]])
+    repeat2 = _merge(run[0:4]) + _merge(run[4:8])
+    assert _records(outs[f"mrg_{tn}_repeat2"]) == repeat2
+    # ifExhaustedSuspension: the merge stops once list 1 (3 records) is used up
+    written = [rec for rec in _records(outs[f"mrg_{tn}_suspend"]) if rec[1] != 0xFFFFFFFF]
+    full = _merge([run[0], run[1][:3]])
+    assert written == full[: len(written)] and written[-1] == run[1][2] and len(written) < 35
+    assert len({score for score, _ in runs}) < 64  # ties across runs
+    for name in (
+        "valid_bit",
+        "length",
+        "overlap",
+        "repeat",
+        "dst_align",
+        "src_align",
+        "small",
+        "310p",
+    ):
+        assert f"mrg_{name}" in msgs
 
 
 @pytest.mark.parametrize("tn", ["float", "half", "int8"])

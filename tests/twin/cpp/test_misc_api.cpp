@@ -245,6 +245,82 @@ void SectionSort()
     auto idx = s.Get<uint32_t>(32);
     auto y = s.Get<float>(32);
     ExpectHw("sort_dst_too_small", [&] { Sort32(y, x, idx, 1); }, {"Sort32", "dst"});
+    auto big = s.Get<float>(64);
+    ExpectHw("sort_910", [&] { Sort32<float, 1001>(big, x, idx, 1); }, {"Sort32", "ascend910", "no Sort32"});
+}
+
+// Prints n (score, index) records of `rec` as "score index" pairs.
+template <class T>
+void DumpRecords(const char* tag, const std::string& name, const LocalTensor<T>& rec, uint32_t n)
+{
+    auto bits = rec.template ReinterpretCast<uint32_t>();
+    std::printf("%s %s", tag, name.c_str());
+    for (uint32_t j = 0; j < n; ++j) {
+        T sc;
+        uint32_t lo = bits.GetValue(2 * j);
+        std::memcpy(&sc, &lo, sizeof(T));
+        std::printf(" %.17g %u", D<T>(sc), bits.GetValue(2 * j + 1));
+    }
+    std::printf("\n");
+}
+
+// MrgSort.md: runs of Sort32 records (8 runs of 32, ties across runs) merged 2, 3 and 4 at a
+// time, with a short 4th list, repeatTimes 2 and ifExhaustedSuspension.
+template <class T>
+void MrgSortCase(const char* tn)
+{
+    Scratch s;
+    auto x = s.Get<T>(256);
+    auto idx = s.Get<uint32_t>(256);
+    auto runs = s.Get<T>(256 * 8 / sizeof(T));
+    auto y = s.Get<T>(256 * 8 / sizeof(T));
+    const uint32_t perRecord = 8 / sizeof(T);
+    FillReal(x, 256, 16);
+    for (uint32_t i = 0; i < 256; ++i) idx.SetValue(i, i);
+    Sort32(runs, x, idx, 8);
+    const std::string name = std::string("mrg_") + tn;
+    DumpRecords("IN", name + "_runs", runs, 256);
+    const uint16_t four[4] = {32, 32, 32, 17};
+    MrgSort(y, MrgSortSrcList<T>(runs, runs[32 * perRecord], runs[64 * perRecord], runs[96 * perRecord]),
+            MrgSort4Info(four, false, 15, 1));
+    DumpRecords("OUT", name + "_four", y, 113);
+    const uint16_t two[4] = {32, 20, 0, 0};
+    MrgSort(y, MrgSortSrcList<T>(runs[128 * perRecord], runs[160 * perRecord], runs, runs), MrgSort4Info(two, false, 3, 1));
+    DumpRecords("OUT", name + "_two", y, 52);
+    const uint16_t three[4] = {32, 32, 5, 0};
+    MrgSort(y, MrgSortSrcList<T>(runs, runs[32 * perRecord], runs[64 * perRecord], runs), MrgSort4Info(three, false, 7, 1));
+    DumpRecords("OUT", name + "_three", y, 69);
+    const uint16_t even[4] = {32, 32, 32, 32};
+    MrgSort(y, MrgSortSrcList<T>(runs, runs[32 * perRecord], runs[64 * perRecord], runs[96 * perRecord]),
+            MrgSort4Info(even, false, 15, 2));
+    DumpRecords("OUT", name + "_repeat2", y, 256);
+    const uint16_t uneven[4] = {32, 3, 0, 0};
+    auto yb = y.template ReinterpretCast<uint32_t>();
+    for (uint32_t i = 0; i < 70; ++i) yb.SetValue(i, 0xFFFFFFFFu);  // what is left unwritten
+    MrgSort(y, MrgSortSrcList<T>(runs, runs[32 * perRecord], runs, runs), MrgSort4Info(uneven, true, 3, 1));
+    DumpRecords("OUT", name + "_suspend", y, 35);
+}
+
+void SectionMrgSort()
+{
+    MrgSortCase<float>("float");
+    MrgSortCase<half>("half");
+    Scratch s;
+    auto runs = s.Get<float>(512);
+    auto y = s.Get<float>(512);
+    const uint16_t len[4] = {32, 32, 32, 32};
+    const MrgSortSrcList<float> list(runs, runs[64], runs[128], runs[192]);
+    ExpectHw("mrg_valid_bit", [&] { MrgSort(y, list, MrgSort4Info(len, false, 5, 1)); }, {"MrgSort", "validBit 5"});
+    const uint16_t big[4] = {4096, 32, 0, 0};
+    ExpectHw("mrg_length", [&] { MrgSort(y, list, MrgSort4Info(big, false, 3, 1)); }, {"MrgSort", "4095"});
+    ExpectHw("mrg_overlap", [&] { MrgSort(runs[128], list, MrgSort4Info(len, false, 15, 1)); }, {"MrgSort", "overlap"});
+    ExpectHw("mrg_repeat", [&] { MrgSort(y, list, MrgSort4Info(len, false, 7, 2)); }, {"MrgSort", "repeatTimes 2"});
+    ExpectHw("mrg_dst_align", [&] { MrgSort(y[2], list, MrgSort4Info(len, false, 15, 1)); }, {"MrgSort", "aligned"});
+    const MrgSortSrcList<float> odd(runs[1], runs[64], runs[128], runs[192]);
+    ExpectHw("mrg_src_align", [&] { MrgSort(y, odd, MrgSort4Info(len, false, 15, 1)); }, {"MrgSort", "aligned"});
+    ExpectHw("mrg_small", [&] { MrgSort(y, list, MrgSort4Info(len, false, 15, 3)); }, {"MrgSort", "source list"});
+    ExpectHw("mrg_310p", [&] { MrgSort<float, 2002>(y, list, MrgSort4Info(len, false, 15, 1)); },
+             {"MrgSort", "ascend310p", "no MrgSort"});
 }
 
 template <class T>
@@ -388,6 +464,7 @@ void SectionAssert()
 int main(int argc, char** argv)
 {
     static const CheckSection sections[] = {{"shift", SectionShift}, {"gather", SectionGather}, {"sort", SectionSort},
+                    {"mrgsort", SectionMrgSort},
                     {"broadcast", SectionBroadcast}, {"symbol", SectionSymbol}, {"assert", SectionAssert}};
     return RunSections(argc, argv, sections);
 }

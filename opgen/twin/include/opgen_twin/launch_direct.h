@@ -43,6 +43,7 @@ struct DirectLaunch {
     void* sysWorkspace = nullptr;   // GetSysWorkSpacePtr(); must lie in one of `gm`
     uint64_t tilingKey = 0;         // TILING_KEY_IS
     PlatformConfig platform = DefaultPlatform();
+    bool checkPipes = true;         // the pipe check, as RunOptions::checkPipes (env as for RunOp)
 };
 
 namespace detail {
@@ -77,6 +78,7 @@ inline std::string PrepareDirectLaunch(const DirectLaunch& l)
     L.ubSize = l.platform.ubSize;
     L.socVersion = l.platform.socVersion;
     L.sysWorkspaceBytes = l.platform.libApiWorkspace;
+    L.pipeCheck = l.checkPipes ? PipeCheckModeFromEnv() : kPipeCheckOff;
     return "";
 }
 

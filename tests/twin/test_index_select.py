@@ -1,0 +1,391 @@
+"""The index-op library's "select" group (templates/kernel/index_lib/op_kernel/opgen_index_select.h
+and templates/host/index_lib/op_host/opgen_index_select_tiling.h): ArgMax, ArgMin, TopK and Sort
+run on the twin through cpp/index_select_driver.cpp (Tile<Kind>, then the kernel on its cores)
+and compared with torch on CPU: tails, one element, several cores, rows over several tiles,
+float/half/bfloat16, int32/int64 indexes, ties, NaN, +-inf, -0.0, k = 1 and k = the row."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from twin_support import CPP, CXX, CXXFLAGS, ROOT
+
+pytestmark = pytest.mark.slow
+
+INCLUDES = [
+    "-I",
+    str(ROOT / "templates" / "kernel" / "index_lib" / "op_kernel"),
+    "-I",
+    str(ROOT / "templates" / "host" / "index_lib" / "op_host"),
+    "-I",
+    str(ROOT / "templates" / "kernel" / "project" / "op_kernel"),
+]
+DTYPES = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16}
+INDEX = {4: torch.int32, 8: torch.int64}
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("index_select") / "index_select_driver"
+    src = CPP / "index_select_driver.cpp"
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, str(src), "-o", str(exe)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return exe
+
+
+def run(
+    driver: Path,
+    tmp_path: Path,
+    kind: str,
+    x: torch.Tensor,
+    ints: tuple[int, int] = (0, 0),
+    out_bytes: int = 8,
+    cores: int = 8,
+    ub: int | None = None,
+    env: dict[str, str] | None = None,
+    dim: int = -1,
+) -> tuple[subprocess.CompletedProcess, torch.Tensor | None, torch.Tensor | None]:
+    dtype = {v: k for k, v in DTYPES.items()}[x.dtype]
+    raw = x.contiguous().view(torch.int16 if x.element_size() == 2 else torch.int32).numpy()
+    (tmp_path / "x.bin").write_bytes(raw.tobytes())
+    dims = ",".join(str(d) for d in x.shape)
+    args = [kind, dtype, str(out_bytes), str(cores), dims, str(dim % x.dim() if x.dim() else 0)]
+    args += [str(ints[0]), str(ints[1]), str(tmp_path / "x.bin"), str(tmp_path / "out")]
+    if ub is not None:
+        args.append(str(ub))
+    proc = subprocess.run(
+        [str(driver), *args], capture_output=True, text=True, timeout=300, env=env
+    )
+    if proc.returncode != 0:
+        return proc, None, None
+    idx = np.frombuffer((tmp_path / "out.indices").read_bytes(), dtype=f"int{out_bytes * 8}")
+    indices = torch.from_numpy(idx.copy())
+    values = None
+    if (tmp_path / "out.values").exists():
+        bits = np.frombuffer((tmp_path / "out.values").read_bytes(), dtype=raw.dtype)
+        values = torch.from_numpy(bits.copy()).view(x.dtype)
+    return proc, values, indices
+
+
+def ok(proc: subprocess.CompletedProcess) -> None:
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def same_values(got: torch.Tensor, want: torch.Tensor, signs: bool = True) -> None:
+    """Equal, NaN where NaN (payloads aside); with signs, -0.0 and 0.0 told apart."""
+    g, w = got.float(), want.float()
+    assert torch.equal(torch.isnan(g), torch.isnan(w)), (got, want)
+    keep = ~torch.isnan(w)
+    assert torch.equal(g[keep], w[keep]), (got, want)
+    if signs:
+        assert torch.equal(torch.signbit(g[keep]), torch.signbit(w[keep])), (got, want)
+
+
+def sample(shape: tuple[int, ...], dtype: torch.dtype, seed: int, specials: bool) -> torch.Tensor:
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randint(-40, 40, shape, generator=gen).float() / 4  # many ties
+    if specials and x.numel() > 4:
+        flat = x.view(-1)
+        picks = torch.randperm(flat.numel(), generator=gen)[: max(4, flat.numel() // 50)]
+        choices = torch.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 0.0])
+        flat[picks] = choices[torch.arange(picks.numel()) % 5]
+    return x.to(dtype)
+
+
+ARG_SHAPES = [(1,), (7,), (3, 1), (5, 33), (9, 200), (40, 65), (2, 20000), (1, 70001), ()]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+@pytest.mark.parametrize("specials", [False, True])
+def test_arg(driver, tmp_path, dtype, kind, specials):
+    for n, shape in enumerate(ARG_SHAPES):
+        x = sample(shape, DTYPES[dtype], n, specials)
+        for out_bytes in (4, 8):
+            proc, _, got = run(driver, tmp_path, kind, x, out_bytes=out_bytes)
+            ok(proc)
+            want = getattr(torch, kind)(x.float(), dim=-1 if x.dim() else None)
+            assert torch.equal(got.view(want.shape).long(), want), (shape, got, want)
+            assert got.dtype == INDEX[out_bytes]
+
+
+def test_arg_nan_rules(driver, tmp_path):
+    """The first NaN wins for both, also when it comes in a later tile than a larger value."""
+    x = torch.zeros(3, 20000)
+    x[0, 5] = float("nan")
+    x[0, 9] = float("nan")
+    x[1, 0] = float("inf")
+    x[1, 15000] = float("nan")
+    x[2, 10] = -0.0
+    x[2, 15000] = 1.0
+    for kind in ("argmax", "argmin"):
+        proc, _, got = run(driver, tmp_path, kind, x)
+        ok(proc)
+        assert got.tolist() == getattr(torch, kind)(x, dim=-1).tolist()
+
+
+def test_arg_small_ub_many_tiles(driver, tmp_path):
+    """A small UB: tiles of 64..; the running best across 100 tiles keeps the first index."""
+    x = sample((3, 6400), torch.float32, 7, True)
+    x[1] = 2.0  # all ties
+    for kind in ("argmax", "argmin"):
+        proc, _, got = run(driver, tmp_path, kind, x, ub=16384)
+        ok(proc)
+        assert "tile" in proc.stdout
+        assert got.tolist() == getattr(torch, kind)(x, dim=-1).tolist()
+
+
+def check_topk(x: torch.Tensor, k: int, largest: bool, values, indices) -> None:
+    want_v, _ = torch.topk(x.float(), k, dim=-1, largest=largest, sorted=True)
+    # torch orders equal values (0.0 and -0.0 too) as it likes: the values compare equal, the
+    # indices are the stable sort's (the kernel is stable), and the values are x's at them
+    same_values(values.view(want_v.shape), want_v.to(x.dtype), signs=False)
+    idx = indices.view(want_v.shape).long()
+    stable = torch.sort(x.float(), dim=-1, descending=largest, stable=True).indices[..., :k]
+    assert torch.equal(idx, stable)
+    same_values(values.view(want_v.shape), torch.gather(x, -1, idx))
+
+
+SORT_SHAPES = [(1,), (5,), (4, 31), (3, 32), (6, 33), (5, 100), (9, 129), (2, 1000), (1, 3000)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("specials", [False, True])
+def test_topk(driver, tmp_path, dtype, specials):
+    for n, shape in enumerate(SORT_SHAPES):
+        x = sample(shape, DTYPES[dtype], 100 + n, specials)
+        row = shape[-1]
+        for k, largest in (
+            (1, True),
+            (1, False),
+            (row, True),
+            (row, False),
+            ((row + 1) // 2, n % 2 == 0),
+        ):
+            proc, values, indices = run(
+                driver, tmp_path, "topk", x, (k, int(largest)), 4 + 4 * (n % 2)
+            )
+            ok(proc)
+            check_topk(x, k, largest, values, indices)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort(driver, tmp_path, dtype):
+    for n, shape in enumerate(SORT_SHAPES):
+        x = sample(shape, DTYPES[dtype], 200 + n, True)
+        for descending in (True, False):
+            proc, values, indices = run(driver, tmp_path, "sort", x, (int(descending), 0))
+            ok(proc)
+            want = torch.sort(x.float(), dim=-1, descending=descending, stable=True)
+            same_values(values.view(x.shape), want.values.to(x.dtype))
+            assert torch.equal(indices.view(x.shape), want.indices)
+
+
+def test_nan_order(driver, tmp_path):
+    """NaN above +inf: first when descending, last when ascending; NaN among infs and pads."""
+    x = torch.tensor([[1.0, float("inf"), float("nan"), -float("inf"), float("nan"), float("inf")]])
+    for descending in (True, False):
+        proc, values, indices = run(driver, tmp_path, "sort", x, (int(descending), 0))
+        ok(proc)
+        want = torch.sort(x, dim=-1, descending=descending, stable=True)
+        same_values(values.view(x.shape), want.values)
+        assert indices.view(x.shape).tolist() == want.indices.tolist()
+    proc, values, indices = run(driver, tmp_path, "topk", x, (2, 1))
+    ok(proc)
+    assert indices.tolist() == [2, 4] and torch.isnan(values).all()
+
+
+def test_topk_indices_only(driver, tmp_path):
+    """A nullptr values output is not written (the driver passes none)."""
+    x = sample((7, 50), torch.float32, 3, False)
+    proc, values, indices = run(driver, tmp_path, "topk", x, (5, -1))
+    ok(proc)
+    assert values is None
+    want = torch.sort(x, dim=-1, descending=True, stable=True).indices[:, :5]
+    assert torch.equal(indices.view(7, 5), want)
+
+
+def test_cores(driver, tmp_path):
+    """Rows split over 1, 3 and 48 cores give the same results."""
+    x = sample((50, 70), torch.float16, 5, True)
+    for cores in (1, 3, 48):
+        proc, _, got = run(driver, tmp_path, "argmax", x, cores=cores)
+        ok(proc)
+        assert got.tolist() == torch.argmax(x.float(), dim=-1).tolist()
+        proc, values, indices = run(driver, tmp_path, "topk", x, (3, 0), cores=cores)
+        ok(proc)
+        check_topk(x, 3, False, values, indices)
+
+
+def test_refusals(driver, tmp_path):
+    x = torch.zeros(4, 5)
+    proc, _, _ = run(driver, tmp_path, "topk", x, (2, 1), dim=0)
+    assert proc.returncode == 3 and "move dim last" in proc.stdout
+    proc, _, _ = run(driver, tmp_path, "sort", x, (1, 0), dim=0)
+    assert proc.returncode == 3 and "move dim last" in proc.stdout
+    proc, _, _ = run(driver, tmp_path, "topk", x, (6, 1))
+    assert proc.returncode == 3 and "k is outside" in proc.stdout
+    proc, _, _ = run(driver, tmp_path, "sort", torch.zeros(1, 9000), (1, 0))
+    assert proc.returncode == 3 and "8160" in proc.stdout
+    proc, _, _ = run(driver, tmp_path, "sort", torch.zeros(1, 3000), (1, 0), ub=65536)
+    assert proc.returncode == 3 and "does not fit in UB" in proc.stdout
+
+
+def test_scalar_pipe_events(driver, tmp_path):
+    """With OPGEN_TWIN_CCE_AUTO_SYNC=0 the twin checks the scalar unit's accesses too (a build
+    without --cce-auto-sync): the kernels set their V_S/S_V/S_MTE3/MTE3_S events themselves."""
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    x = sample((5, 300), torch.float16, 11, True)
+    for kind, ints in (("argmax", (0, 0)), ("argmin", (0, 0)), ("topk", (7, 0)), ("sort", (1, 0))):
+        proc, values, indices = run(driver, tmp_path, kind, x, ints, cores=3, ub=12000, env=env)
+        if kind.startswith("arg"):
+            ok(proc)
+            assert indices.tolist() == getattr(torch, kind)(x.float(), dim=-1).tolist()
+    proc, values, indices = run(driver, tmp_path, "topk", x, (7, 0), cores=3, env=env)
+    ok(proc)
+    check_topk(x, 7, False, values, indices)
+
+
+UNIT = """
+#include "kernel_operator.h"
+#include "opgen_index_select.h"
+using opgen_index::IndexTiling;
+template void opgen_index::%s<float, int64_t>(GM_ADDR, GM_ADDR, GM_ADDR, const IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "arch", "needle"),
+    [
+        ("Sort", 2002, "Sort32 and MrgSort"),
+        ("TopK", 1001, "Sort32 and MrgSort"),
+        ("Sort", 2201, None),
+        ("TopK", 3510, None),
+        ("TopK", 3002, None),
+    ],
+)
+def test_socs_without_the_apis(tmp_path, kind, arch, needle):
+    """TopK/Sort on ascend910 / ascend310p: a static_assert naming the missing APIs."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(UNIT % kind)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        capture_output=True,
+        text=True,
+    )
+    if needle is None:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    else:
+        assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+ARG_UNIT = """
+#include "kernel_operator.h"
+#include "opgen_index_select.h"
+template void opgen_index::ArgMax<%s, int32_t>(GM_ADDR, GM_ADDR, const opgen_index::IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize(
+    ("dtype", "arch", "needle"),
+    [
+        ("float", 3510, "ReduceMax/ReduceMin with calIndex"),
+        ("half", 2002, "DataCopyPad"),
+        ("int32_t", 2201, "an int32 x would round"),
+        ("half", 3002, None),
+    ],
+)
+def test_argmax_refusals(tmp_path, dtype, arch, needle):
+    """ArgMax where the APIs are missing (Ascend 950's level-2 ReduceMax in opgen's catalog,
+    310P's DataCopyPad) and for an int32 x: a static_assert saying why."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(ARG_UNIT % dtype)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        capture_output=True,
+        text=True,
+    )
+    if needle is None:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    else:
+        assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("arch", [3002, 3510])
+def test_other_socs(tmp_path, arch):
+    """310B (every kind) and Ascend 950 (TopK/Sort: no level-2 ReduceMax in opgen's catalog) run
+    the same kernels on the twin's rules for that SoC."""
+    exe = tmp_path / "driver"
+    flags = [f"-D__NPU_ARCH__={arch}"] + (["-DINDEX_SELECT_SORT_ONLY"] if arch == 3510 else [])
+    src = str(CPP / "index_select_driver.cpp")
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, *flags, src, "-o", str(exe)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    x = sample((6, 150), torch.float16, 21, True)
+    proc, values, indices = run(exe, tmp_path, "topk", x, (9, 1), cores=4)
+    ok(proc)
+    check_topk(x, 9, True, values, indices)
+    proc, values, indices = run(exe, tmp_path, "sort", x, (0, 0), out_bytes=4, cores=4)
+    ok(proc)
+    want = torch.sort(x.float(), dim=-1, descending=False, stable=True)
+    same_values(values.view(x.shape), want.values.half())
+    assert torch.equal(indices.view(x.shape).long(), want.indices)
+    if arch == 3002:
+        proc, _, got = run(exe, tmp_path, "argmin", x, cores=4)
+        ok(proc)
+        assert got.tolist() == torch.argmin(x.float(), dim=-1).tolist()
+
+
+def test_longest_rows(driver, tmp_path):
+    """The longest rows Tile* accepts on the default chip (196608 bytes of UB) run, through
+    four merge passes (runs of 32 up to 2048 records), and one element more is refused."""
+    for dtype, out_bytes, row in ((torch.float32, 8, 3776), (torch.float16, 4, 5056)):
+        x = sample((2, row), dtype, row, True)
+        proc, values, indices = run(driver, tmp_path, "sort", x, (0, 0), out_bytes=out_bytes)
+        ok(proc)
+        want = torch.sort(x.float(), dim=-1, descending=False, stable=True)
+        same_values(values.view(x.shape), want.values.to(dtype))
+        assert torch.equal(indices.view(x.shape).long(), want.indices)
+        proc, _, _ = run(driver, tmp_path, "sort", sample((1, row + 1), dtype, 1, False))
+        assert proc.returncode == 3 and "does not fit in UB" in proc.stdout
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_arg_over_other_dims(driver, tmp_path, dtype):
+    """A dim with axes after it: each column's running best; ties, NaN (the first), +-inf,
+    -0.0; chunks of columns over several cores, a chunk's tail, and a small UB (many chunks)."""
+    cases = [((4, 5, 3), 1), ((3, 7, 130), 1), ((6, 2, 9), 0), ((2, 33, 4, 70), 1), ((50, 3), 0)]
+    for n, (shape, dim) in enumerate(cases):
+        x = sample(shape, DTYPES[dtype], 300 + n, True)
+        for kind in ("argmax", "argmin"):
+            for out_bytes, ub in ((8, None), (4, 16384)):
+                proc, _, got = run(driver, tmp_path, kind, x, out_bytes=out_bytes, ub=ub, dim=dim)
+                ok(proc)
+                want = getattr(torch, kind)(x.float(), dim=dim)
+                assert torch.equal(got.view(want.shape).long(), want), (shape, dim, kind)
+
+
+def test_arg_columns_nan_and_pipes(driver, tmp_path):
+    """Column mode: the first NaN down a column wins over an earlier +inf / -inf and stays; run
+    also with the scalar unit's events checked (OPGEN_TWIN_CCE_AUTO_SYNC=0)."""
+    x = torch.zeros(2, 6, 70)
+    x[0, 1, 5] = float("nan")
+    x[0, 3, 5] = float("nan")
+    x[0, 0, 7] = float("inf")
+    x[0, 4, 7] = float("nan")
+    x[1, 0, 9] = -float("inf")
+    x[1, 5, 9] = float("nan")
+    x[1, 2, 11] = -0.0
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    for kind in ("argmax", "argmin"):
+        proc, _, got = run(driver, tmp_path, kind, x, dim=1, env=env, cores=2)
+        ok(proc)
+        assert got.view(2, 70).tolist() == getattr(torch, kind)(x, dim=1).tolist()
