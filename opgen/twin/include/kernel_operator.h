@@ -29,6 +29,7 @@
 #include "opgen_twin/detail/kernel_shift.h"
 #include "opgen_twin/detail/kernel_gather_sort.h"
 #include "opgen_twin/detail/kernel_mrgsort.h"
+#include "opgen_twin/detail/kernel_gather.h"
 #include "opgen_twin/detail/kernel_broadcast.h"
 #include "opgen_twin/detail/kernel_assert.h"
 #include "opgen_twin/detail/kernel_debug.h"

@@ -305,45 +305,7 @@ inline void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loca
     opgen_twin::detail::Binary("Or", dst, src0, src1, count, [](T a, T b) { return static_cast<T>(a | b); });
 }
 
-// Gather, the count form (asc-devkit 离散与聚合/Gather.md): dst[i] = src[(srcBaseAddr + srcOffset[i]) /
-// sizeof(T)], offsets in bytes. HardwareErrors: an offset not a multiple of sizeof(T), an element outside
-// src, dst and src the same memory, count beyond dst or srcOffset.
-template <typename T>
-inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
-                   const uint32_t srcBaseAddr, const uint32_t count)
-{
-    OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t,
-                                                            float>::value),
-                               "Gather", "int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float");
-    const char* api = "Gather";
-    dst.TwinCheckFits(api, "dst", count);
-    srcOffset.TwinCheckFits(api, "srcOffset", count);
-    src.TwinCheckLive(api, "src");
-    if (dst.TwinSlot() == src.TwinSlot() && dst.TwinOffsetBytes() == src.TwinOffsetBytes()) {
-        opgen_twin::detail::ThrowHardware("Gather: dst and src are the same memory (asc-devkit Gather.md forbids it)");
-    }
-    const void* s = src.TwinData();
-    const void* o = srcOffset.TwinData();
-    std::vector<T> out(count);
-    for (uint32_t i = 0; i < count; ++i) {
-        const uint64_t byteOff = uint64_t(srcBaseAddr) + opgen_twin::detail::Load<uint32_t>(o, i);
-        if (byteOff % sizeof(T) != 0) {
-            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
-                "Gather: srcBaseAddr + srcOffset[%u] = %llu bytes is not a multiple of sizeof(%s)", i,
-                static_cast<unsigned long long>(byteOff), opgen_twin::detail::TypeName<T>()));
-        }
-        if (byteOff / sizeof(T) >= src.GetSize()) {
-            opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
-                "Gather: srcBaseAddr + srcOffset[%u] = %llu bytes is element %llu, beyond the src tensor's %u "
-                "elements (UB read out of bounds)",
-                i, static_cast<unsigned long long>(byteOff), static_cast<unsigned long long>(byteOff / sizeof(T)),
-                static_cast<unsigned>(src.GetSize())));
-        }
-        out[i] = opgen_twin::detail::Load<T>(s, byteOff / sizeof(T));
-    }
-    void* d = dst.TwinDataToOverwrite(uint64_t(count) * sizeof(T));
-    for (uint32_t i = 0; i < count; ++i) opgen_twin::detail::Store<T>(d, i, out[i]);
-}
+// Gather: opgen_twin/detail/kernel_gather.h.
 }  // namespace AscendC
 
 #endif  // OPGEN_TWIN_DETAIL_KERNEL_VEC_REPEAT_H
