@@ -52,6 +52,11 @@ CASES = {
     # expand(x, size): the output's shape from a list_int attr (torch's x.expand), in dtypes
     # Ascend C has no arithmetic for (bool, int64, uint8: moved as words)
     "expand_attr": ROOT / "tests" / "data" / "e2e" / "expand_attr.json",
+    # index ops on the index library, one project: an embedding lookup (int32 ids into a [V, D]
+    # table), gather along the last axis (int64), scatter_add and index_add with duplicates,
+    # argmax (int64 out), topk values and indices (k an attr), roll (float, fp16, int32),
+    # one_hot, cumsum, avg_pool2d and max_pool2d (kernel/stride/padding attrs)
+    "index_ops": ROOT / "tests" / "data" / "e2e" / "index_ops.json",
 }
 
 
@@ -454,6 +459,47 @@ print("matmuls as torch")
 """
 
 
+INDEX_CHECK = """
+import torch
+import index_ops
+
+ops = torch.ops.index_ops
+x = torch.randn(6, 33)
+index = torch.randint(0, 6, (40, 33))
+src = torch.randn(40, 33)
+first = ops.scatter_add_dup(x, index, src)
+assert torch.equal(first, ops.scatter_add_dup(x, index, src))  # the same bits on every call
+torch.testing.assert_close(first, torch.scatter_add(x, 0, index, src))
+ids = torch.randint(0, 5, (50,), dtype=torch.int32)
+src = torch.randn(50, 33)
+first = ops.index_add_dup(x[:5], ids, src)
+assert torch.equal(first, ops.index_add_dup(x[:5], ids, src))
+torch.testing.assert_close(first, torch.index_add(x[:5], 0, ids, src))
+table = torch.randn(1000, 64)
+ids = torch.randint(0, 1000, (300,), dtype=torch.int32)
+assert torch.equal(ops.embedding_lookup(table, ids), table[ids.long()])
+try:
+    ops.embedding_lookup(table, torch.tensor([1000], dtype=torch.int32))
+except IndexError as exc:
+    assert "ids holds the index 1000, outside [0, 1000)" in str(exc), exc
+else:
+    raise AssertionError("an out-of-range id ran")
+# autograd: the golden's backward (gather's a scatter_add, max pooling's torch's own)
+x = torch.randn(5, 7, requires_grad=True)
+index = torch.randint(0, 7, (5, 9))
+ops.gather_last(x, index).sum().backward()
+ref = x.detach().clone().requires_grad_()
+torch.gather(ref, -1, index).sum().backward()
+assert torch.equal(x.grad, ref.grad)
+p = torch.randn(1, 2, 9, 9, requires_grad=True)
+ops.max_pool_custom(p).sum().backward()
+q = p.detach().clone().requires_grad_()
+torch.nn.functional.max_pool2d(q, 3, 2, 1).sum().backward()
+assert torch.equal(p.grad, q.grad)
+print("index ops as torch")
+"""
+
+
 def run_check(script: str, project: Path, printed: str, timeout: int = 600) -> None:
     """Run a check script in a built project (its package importable, torch_npu not loaded):
     it passes when it exits 0 having printed `printed`."""
@@ -533,6 +579,11 @@ def test_opgen_new_builds_and_passes_its_tests(name, tmp_path):
             check_read_only_rows_stay_unwritten(project)
         if name == "matmul_golden":
             check_golden_only_results(project)
+        if name == "index_ops":  # every file generated, the same bits on every call
+            run_check(INDEX_CHECK, project, "index ops as torch")
+            owned = {f["path"] for f in render_summary["files"] if f["owner"] == "user"}
+            assert all(p.startswith("index_ops/overrides/") for p in owned), owned
+            return
         if name == "matmul":  # every file generated: none of the user's but the overrides
             run_check(MATMUL_CHECK, project, "matmuls as torch")
             owned = {f["path"] for f in render_summary["files"] if f["owner"] == "user"}

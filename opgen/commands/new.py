@@ -258,7 +258,7 @@ def next_steps(
         if not op.user_computed
         else [f"op_host/{op.snake_name}_infer.h", f"op_kernel/{op.snake_name}_kernel.h"]
     )
-    if op.is_matmul:  # every file of it is generated: its expression is what to change
+    if op.is_matmul or op.is_index:  # every file generated: its expression is what to change
         edit, rerender = [options.prototype_file], f"{opgen} update {dest}"
     elif options.adopted:  # the project's own files
         edit = [f"op_kernel/{op.snake_name}.cpp", f"op_host/{op.snake_name}.cpp"]

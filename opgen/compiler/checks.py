@@ -22,7 +22,7 @@ from opgen.compiler.compute import (
 from opgen.compiler.lower import MAX_ROW_REDUCTIONS, REDUCE_APIS, LoweringError, api_funcs
 from opgen.compiler.matmul import epilogue_op
 from opgen.compiler.streams import Combination, Tensor, combinations, streams
-from opgen.frontend import expr, functions, soc_dtypes
+from opgen.frontend import expr, functions, index_ops, soc_dtypes
 from opgen.frontend.byte_values import byte_output_problem
 from opgen.frontend.catalog import FLOAT_DTYPES, INT_COMPUTE_DTYPES, SOC_FAMILIES
 from opgen.frontend.expr import show
@@ -73,7 +73,27 @@ def op_error(op: Op, socs: list[str]) -> LoweringError | SocDtypeError | None:
             or _matmul_error(op, socs)
             or _kernel_error(epilogue_op(op)[0], socs)
         )
+    if op.is_index:
+        return _soc_dtype_error(replace(op, compute={}), socs) or _index_error(op, socs)
     return _kernel_error(op, socs) or _soc_dtype_error(op, socs)
+
+
+def _index_error(op: Op, socs: list[str]) -> LoweringError | None:
+    """An index op's kind on SoCs lacking an API its library kernel needs (Sort32 and MrgSort
+    for topk and sort: not on 310P)."""
+    call = op.index_call
+    assert call is not None
+    kind = index_ops.KINDS[call.func]
+    for api in index_ops.KIND_APIS.get(kind, ()):
+        lacking = [s for s in socs if s in index_ops.API_LACKING[api]]
+        if lacking:
+            error = LoweringError(
+                f"{call.show()}: the index library's {kind} sorts with {api}, which "
+                f"{', '.join(lacking)} {'lacks' if len(lacking) == 1 else 'lack'}",
+                op.outputs[0].name,
+            )
+            return error.naming(op)
+    return None
 
 
 def _soc_dtype_error(op: Op, socs: list[str]) -> SocDtypeError | None:

@@ -238,9 +238,98 @@ class Expand:
 
 EXPAND_FUNC = "expand"
 
+# An index-op argument: an int or bool literal, a tuple of ints (a pooling window), or the name
+# of an attr (int, bool or list_int) holding it.
+IndexArg = int | bool | str | tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class IndexCall:
+    """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
+    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d or max_pool2d of
+    inputs (`x`, and `index` and `src` where the function takes them), its other arguments by
+    torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
+    (`values` or `indices`). The whole expression of its output (no epilogue yet)."""
+
+    func: str
+    x: str
+    index: str = ""
+    src: str = ""
+    args: tuple[tuple[str, IndexArg], ...] = ()
+    part: str = ""
+    is_tensor = True
+
+    def arg(self, name: str) -> IndexArg | None:
+        """The argument `name` as written (None: not given, torch's default)."""
+        return dict(self.args).get(name)
+
+    @property
+    def attrs(self) -> tuple[str, ...]:
+        """The attrs it reads."""
+        return tuple(v for _, v in self.args if isinstance(v, str))
+
+    def show(self) -> str:
+        """As written: arguments positional until one is left out, then by keyword."""
+        tensors = {"x": self.x, "index": self.index, "src": self.src}
+        shown, skipped = [], False
+        for name in INDEX_FUNCS[self.func]:
+            value = tensors[name] if name in tensors else self.arg(name)
+            if value is None or value == "":
+                skipped = True
+                continue
+            text = str(list(value)) if isinstance(value, tuple) else str(value)
+            shown.append(f"{name}={text}" if skipped else text)
+        call = f"{self.func}({', '.join(shown)})"
+        return f"{call}.{self.part}" if self.part else call
+
+
+# Each index function's parameters in torch's order ("x", "index", "src" the tensors; the others
+# its arguments, each positional or by keyword), and the keywords taking their torch defaults.
+INDEX_FUNCS: dict[str, tuple[str, ...]] = {
+    "index_select": ("x", "dim", "index"),
+    "gather": ("x", "dim", "index"),
+    "scatter_add": ("x", "dim", "index", "src"),
+    "index_add": ("x", "dim", "index", "src"),
+    "argmax": ("x", "dim", "keepdim"),
+    "argmin": ("x", "dim", "keepdim"),
+    "topk": ("x", "k", "dim", "largest", "sorted"),
+    "sort": ("x", "dim", "descending"),
+    "roll": ("x", "shifts", "dims"),
+    "one_hot": ("x", "num_classes"),
+    "cumsum": ("x", "dim"),
+    "avg_pool2d": (
+        "x",
+        "kernel_size",
+        "stride",
+        "padding",
+        "ceil_mode",
+        "count_include_pad",
+    ),
+    "max_pool2d": ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode"),
+}
+# Which arguments are bools (the others ints, or pairs of ints for pooling's)
+INDEX_BOOL_ARGS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
+INDEX_PAIR_ARGS = frozenset("kernel_size stride padding dilation".split())
+# The arguments each function needs (no default opgen can take: argmax without dim flattens)
+INDEX_REQUIRED = {
+    "index_select": ("dim",),
+    "gather": ("dim",),
+    "scatter_add": ("dim",),
+    "index_add": ("dim",),
+    "argmax": ("dim",),
+    "argmin": ("dim",),
+    "topk": ("k",),
+    "roll": ("shifts", "dims"),
+    "one_hot": ("num_classes",),
+    "cumsum": ("dim",),
+    "avg_pool2d": ("kernel_size",),
+    "max_pool2d": ("kernel_size",),
+}
+INDEX_PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
+
 Node = (
     Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | TextCompare | Call | Reduce | Index
-) | (Matmul | Expand)
+) | (Matmul | Expand | IndexCall)
 
 
 # Bounds on an expression, checked before anything walks it recursively or evaluates it: far
@@ -333,7 +422,8 @@ def parse_compute(
     an int or list_int attr, its keepdim= a bool one).
     """
     node = _to_node(_parse(text), tensors, scalars, others or {}, attr_types or {})
-    if not node.is_tensor or not any(isinstance(n, (Tensor, Matmul, Expand)) for n in walk(node)):
+    tensor_nodes = (Tensor, Matmul, Expand, IndexCall)
+    if not node.is_tensor or not any(isinstance(n, tensor_nodes) for n in walk(node)):
         raise ExprError("uses no input tensor; an elementwise output needs at least one")
     return node
 
@@ -378,7 +468,7 @@ def _to_node(
         if _is_text(node.left, attr_types) or _is_text(node.comparators[0], attr_types):
             return _text_compare(node, attr_types)
         return Compare(CMP_OPS[type(node.ops[0])], conv(node.left), conv(node.comparators[0]))
-    if isinstance(node, ast.Call):
+    if isinstance(node, (ast.Call, ast.Attribute)):
         return _call_node(node, conv, attr_types)
     raise ExprError(
         f"'{_snippet(node)}' is not allowed: compute takes + - * /, unary -, "
@@ -429,8 +519,13 @@ def _name_node(name: str, tensors: set[str], scalars: set[str], others: dict[str
     raise ExprError(f"unknown name '{name}': use an input or an int, float or bool attr")
 
 
-def _call_node(node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]) -> Node:
-    """A call in a compute expression: a reduction or a listed function with its arity."""
+def _call_node(
+    node: ast.Call | ast.Attribute, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> Node:
+    """A call in a compute expression: a reduction or a listed function with its arity; or a
+    part of one (topk(...).values)."""
+    if isinstance(node, ast.Attribute):
+        return _part_node(node, conv, attr_types)
     if not isinstance(node.func, ast.Name):
         raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
     func = node.func.id
@@ -442,13 +537,21 @@ def _call_node(node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict
         return _matmul_node(node, conv, attr_types)
     if func == EXPAND_FUNC:
         return _expand_node(node, conv, attr_types)
+    if func in INDEX_FUNCS:
+        found = _index_call(node, conv, attr_types)
+        if func in ("topk", "sort"):
+            raise ExprError(
+                f"{show(found)} returns values and indices: take one, "
+                f"{show(found)}.values or {show(found)}.indices"
+            )
+        return found
     if node.keywords:
         raise ExprError(f"{func}() takes no keyword arguments")
     function = next((f for f in functions.CALLABLE if f.name == func), None)
     if function is None:
         allowed = ", ".join(
             [f.name for f in functions.CALLABLE]
-            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC]
+            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *INDEX_FUNCS]
         )
         raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
     arity = function.arity
@@ -502,6 +605,97 @@ def _matmul_node(
                 "or a bool attr"
             )
     return Matmul(operands[0], operands[1], **flags)
+
+
+def _part_node(
+    node: ast.Attribute, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> IndexCall:
+    """topk(...).values or .indices, sort(...).values or .indices."""
+    call = node.value
+    func = call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else ""
+    if func not in ("topk", "sort"):
+        raise ExprError(
+            f"'{_snippet(node)}' is not allowed: .values and .indices take a part of "
+            "topk(...) or sort(...)"
+        )
+    assert isinstance(call, ast.Call)
+    if node.attr not in INDEX_PARTS:
+        raise ExprError(f"{func}(...).{node.attr}: take .values or .indices")
+    return replace(_index_call(call, conv, attr_types), part=node.attr)
+
+
+def _index_call(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> IndexCall:
+    """An index function's call: its tensors inputs, each other argument a literal or an attr
+    of its type, positional or by torch's keyword."""
+    assert isinstance(node.func, ast.Name)
+    func = node.func.id
+    params = INDEX_FUNCS[func]
+    usage = f"{func}({', '.join(params)})"
+    if len(node.args) > len(params):
+        raise ExprError(f"{func}() takes at most {len(params)} arguments: {usage}")
+    given: dict[str, ast.AST] = dict(zip(params, node.args, strict=False))
+    for keyword in node.keywords:
+        if keyword.arg is None or keyword.arg not in params or keyword.arg in ("x", "index", "src"):
+            raise ExprError(f"{func}() takes no keyword {keyword.arg or '**'}: {usage}")
+        if keyword.arg in given:
+            raise ExprError(f"{func}() got {keyword.arg} twice")
+        given[keyword.arg] = keyword.value
+    tensors: dict[str, str] = {}
+    args: list[tuple[str, IndexArg]] = []
+    for name in params:
+        if name not in given:
+            if name in ("x", "index", "src") or name in INDEX_REQUIRED.get(func, ()):
+                raise ExprError(f"{func}() needs its argument {name}: {usage}")
+            continue
+        if name in ("x", "index", "src"):
+            operand = conv(given[name])
+            if not isinstance(operand, Tensor):
+                raise ExprError(
+                    f"{func}() takes an input as its {name}, not '{show(operand)}' (an index op "
+                    "reads its inputs as they are)"
+                )
+            tensors[name] = operand.name
+        else:
+            args.append((name, _index_arg(func, name, given[name], attr_types)))
+    return IndexCall(
+        func, tensors["x"], tensors.get("index", ""), tensors.get("src", ""), tuple(args)
+    )
+
+
+def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
+    """One argument of an index function: a literal of its type or the name of an attr."""
+    kinds: tuple[str, ...]
+    if name in INDEX_BOOL_ARGS:
+        kinds, what = ("bool",), "True, False or a bool attr"
+    elif name in INDEX_PAIR_ARGS:
+        kinds, what = ("int", "list_int"), "an int, a pair of ints, or an int or list_int attr"
+    else:
+        kinds, what = ("int",), "an int or an int attr"
+    if isinstance(node, ast.Name) and attr_types.get(node.id) in kinds:
+        return node.id
+    if name in INDEX_BOOL_ARGS and isinstance(node, ast.Constant):
+        if isinstance(node.value, bool):
+            return node.value
+    elif name in INDEX_PAIR_ARGS and isinstance(node, (ast.Tuple, ast.List)):
+        pair = [_small_int(e) for e in node.elts]
+        if len(pair) == 2 and pair[0] is not None and pair[1] is not None:
+            return (pair[0], pair[1])
+    elif _small_int(node) is not None and not isinstance(node, ast.Name):
+        value = _small_int(node)
+        assert value is not None
+        return value
+    raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
+
+
+def _small_int(node: ast.AST) -> int | None:
+    """An int literal (negative too) within int32, else None."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+    if isinstance(value, ast.Constant) and type(value.value) is int and value.value < 2**31:
+        return -value.value if negative else value.value
+    return None
 
 
 def _expand_node(
@@ -751,6 +945,9 @@ def names_in(node: Node) -> set[str]:
     names = {n.name for n in walk(node) if isinstance(n, (Tensor, Scalar, TextCompare))}
     names |= {n.x for n in walk(node) if isinstance(n, Expand)}
     names |= {n.attr for n in walk(node) if isinstance(n, Expand)}
+    for n in walk(node):
+        if isinstance(n, IndexCall):
+            names |= {t for t in (n.x, n.index, n.src) if t} | set(n.attrs)
     return names | {n.dim for n in walk(node) if isinstance(n, Index) and isinstance(n.dim, str)}
 
 
@@ -767,7 +964,7 @@ def show(node: Node) -> str:
 def _show(node: Node, outer: int) -> str:
     if isinstance(node, (Tensor, Scalar)):
         return node.name
-    if isinstance(node, (Index, Matmul, Expand)):
+    if isinstance(node, (Index, Matmul, Expand, IndexCall)):
         return node.show()
     if isinstance(node, TextCompare):
         return f"({node.show()})" if outer > CMP_PRECEDENCE else node.show()
@@ -835,6 +1032,8 @@ def _torch(node: Node) -> str:
         )
     if isinstance(node, Expand):
         return f"{node.x}.expand({node.attr})"
+    if isinstance(node, IndexCall):
+        return _torch_index_call(node)
     if isinstance(node, Index):
         raise ExprError(
             f"{node.show()} has no default golden: give the output a golden expression "
@@ -861,6 +1060,64 @@ def _torch_operand(name: str, transpose: bool | str) -> str:
         return name
     swapped = f"torch.transpose({name}, -2, -1)"
     return swapped if transpose is True else f"({swapped} if {transpose} else {name})"
+
+
+# torch's spelling of each index function, and the index arguments it wants as int64 (gather,
+# scatter_add and one_hot take no int32 index)
+_TORCH_INDEX = {
+    "index_select": "torch.index_select",
+    "gather": "torch.gather",
+    "scatter_add": "torch.scatter_add",
+    "index_add": "torch.index_add",
+    "argmax": "torch.argmax",
+    "argmin": "torch.argmin",
+    "topk": "torch.topk",
+    "sort": "torch.sort",
+    "roll": "torch.roll",
+    "one_hot": "torch.nn.functional.one_hot",
+    "cumsum": "torch.cumsum",
+    "avg_pool2d": "torch.nn.functional.avg_pool2d",
+    "max_pool2d": "torch.nn.functional.max_pool2d",
+}
+_TORCH_LONG_INDEX = ("gather", "scatter_add")
+
+
+def _torch_index_call(node: IndexCall) -> str:
+    """An index op as torch calls it (the default golden): the tensors positionally, the other
+    arguments by keyword, an int32 index widened where torch takes int64 only."""
+    parts = []
+    for name in INDEX_FUNCS[node.func]:
+        if name == "x":
+            parts.append(f"{node.x}.long()" if node.func == "one_hot" else node.x)
+        elif name == "index":
+            long = node.func in _TORCH_LONG_INDEX
+            parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
+        elif name == "src":  # torch.index_add calls it source
+            parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
+        else:
+            value = node.arg(name)
+            if value is not None:
+                text = str(list(value)) if isinstance(value, tuple) else str(value)
+                parts.append(f"{name}={text}")
+    if node.func == "sort":  # ties in the order they come, as opgen's merge sort keeps them
+        parts.append("stable=True")
+    if node.func == "topk":  # torch's order of ties is unspecified: opgen's is a stable sort's
+        return _torch_topk(node)
+    call = f"{_TORCH_INDEX[node.func]}({', '.join(parts)})"
+    return f"{call}.{node.part}" if node.part else call
+
+
+def _torch_topk(node: IndexCall) -> str:
+    """topk as the first k of a stable sort (torch.topk's values; its indices with ties in the
+    order they come, the lower index first, where torch's CPU order is unspecified)."""
+    dim = node.arg("dim")
+    dim_text = "-1" if dim is None else str(dim)
+    largest = node.arg("largest")
+    descending = "True" if largest is None else str(largest)
+    return (
+        f"torch.sort({node.x}, dim={dim_text}, descending={descending}, stable=True)"
+        f".{node.part}.narrow({dim_text}, 0, {node.arg('k')})"
+    )
 
 
 def _torch_call(node: Call) -> str:

@@ -128,7 +128,7 @@ class Op:
 
     @property
     def is_elementwise(self) -> bool:
-        return bool(self.compute) and not self.is_row and not self.is_matmul
+        return bool(self.compute) and not self.is_row and not self.is_matmul and not self.is_index
 
     @property
     def matmul(self) -> expr.Matmul | None:
@@ -149,6 +149,21 @@ class Op:
         return None
 
     @property
+    def index_call(self) -> expr.IndexCall | None:
+        """The op's index call (an index op's outputs are each its whole expression; topk's and
+        sort's two may take .values and .indices of one call)."""
+        for tree in self.compute.values():
+            if isinstance(tree, expr.IndexCall):
+                return tree
+        return None
+
+    @property
+    def is_index(self) -> bool:
+        """Is the op an index op (frontend/index_ops.py): its kernel the index library's
+        template of its kind, its tests shaped as a matmul's (test_shapes and the golden)?"""
+        return self.index_call is not None
+
+    @property
     def is_matmul(self) -> bool:
         """Does the op multiply matrices on the cube unit (matmul(a, b) and an epilogue)? Its
         kernel, tiling and InferShape are generated; like an op the user computes, its tests
@@ -159,7 +174,7 @@ class Op:
     def shaped_by_golden(self) -> bool:
         """Do the op's fake kernel and tests take the output shapes from the golden and the
         inputs' from test_shapes (no elementwise or row shape rule holds)?"""
-        return self.user_computed or self.is_matmul
+        return self.user_computed or self.is_matmul or self.is_index
 
     @property
     def is_row(self) -> bool:
@@ -193,6 +208,8 @@ class Op:
             read |= set(self.matmul.attrs)
         if self.expand is not None:  # expand()'s size
             read.add(self.expand.attr)
+        if self.index_call is not None:  # an index call's arguments
+            read |= set(self.index_call.attrs)
         return tuple(a for a in self.attrs if a.name not in read)
 
     @property

@@ -27,6 +27,7 @@ from opgen.frontend import (
     expands,
     expr,
     functions,
+    index_ops,
     matmuls,
     names,
     reductions,
@@ -602,11 +603,17 @@ def check_op(raw: dict[str, Any], base: str) -> tuple[Op | None, list[Problem], 
 def _checked_shapes(op: Op) -> tuple[Op, list[Problem]]:
     """The op with opgen's matmul test cases where it gives none, and the problems of its
     test_shapes and of its shape rules' dtypes."""
+    structure = index_ops.index_problems(key_path(op.json_path, "opgen"), op.compute, op.outputs)
+    if structure:  # the index call's own rules first: the others assume them
+        return op, structure
     if op.is_matmul and not op.test_shapes:
         op = replace(op, test_shapes=matmuls.default_test_shapes(op))
+    if op.is_index and not op.test_shapes:
+        op = replace(op, test_shapes=index_ops.default_test_shapes(op))
     problems = broadcast.test_shapes_problems(op) + rows.test_shapes_problems(op)
     problems += matmuls.dtype_problems(op.json_path, op) + matmuls.test_shapes_problems(op)
     problems += expands.dtype_problems(op.json_path, op)
+    problems += index_ops.dtype_problems(op.json_path, op) + index_ops.test_shapes_problems(op)
     return op, problems
 
 

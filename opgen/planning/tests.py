@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opgen.compiler.compute import compute_types, special_values_exact
-from opgen.frontend import defined, expr, functions, soc_dtypes
+from opgen.frontend import defined, expr, functions, index_ops, soc_dtypes
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op, TensorParam
@@ -193,6 +193,8 @@ def attr_value(a: Attr, op: Op | None = None) -> Any:
         # (opgen new's printed call: 1-D, or its first test_shapes case's)
         case = op.test_shapes[0] if op.test_shapes else {}
         return [2] + [-1] * len(case.get(op.expand.x, (8,)))
+    if a.required and op is not None and index_ops.attr_sample(op, a.name) is not None:
+        return index_ops.attr_sample(op, a.name)  # an index call's argument, valid for its tests
     if a.required:
         return a.info.test_sample
     return a.default
@@ -1131,3 +1133,26 @@ def extra_cases(op: Op) -> dict[str, Any]:
         "shape_cases": shape_case_params(op),
         "text_attrs": text_attr_cases(op),
     }
+
+
+def index_ranges(data: TestsData, op: Op) -> TestsData:
+    """An index op's tests (planned for its shell, an op without compute): the index input drawn
+    in [0, the indexed dim's size) (duplicates come with more draws than values), and the attrs
+    the call reads passed values its test shapes take."""
+    call = op.index_call
+    assert call is not None
+    tensor = call.x if call.func == "one_hot" else call.index
+    bound = index_ops.index_range(op)
+    args = [
+        replace(
+            a,
+            why=f"indices drawn in [0, {bound}), the smallest size {call.show()} indexes in the "
+            "test cases (out-of-range ones are refused, as torch refuses them)",
+            low="0",
+            high=str(bound - 1),
+        )
+        if a.name == tensor
+        else a
+        for a in data.tensor_args
+    ]
+    return replace(data, tensor_args=args, attr_args=attr_args(op))

@@ -1,0 +1,460 @@
+"""Index ops: an output computed as one of torch's index functions (index_select, gather,
+scatter_add, index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
+max_pool2d; expr.IndexCall). Their kernels are the index library's templates
+(templates/kernel/index_lib/), one kind each. Here: the rules a prototype must meet, the dtype
+rules, the shape rule the tests check (torch's; InferShape states it in C++, the fake kernel is
+the golden on meta tensors), the values the tests pass for the attrs the call reads, and the
+default test shapes.
+
+In this first version the call is its output's whole expression (no epilogue after it); topk
+and sort may give both parts, .values and .indices, to two outputs from the same call."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from opgen.frontend import expr
+from opgen.frontend.broadcast import MAX_TEST_ELEMENTS, elements, limit_text
+from opgen.frontend.model import Op, TensorParam
+from opgen.frontend.problems import Problem, key_path
+
+# The library's kind (the kernel template and its host Tile function) of each function
+KINDS = {
+    "index_select": "IndexSelect",
+    "gather": "Gather",
+    "scatter_add": "ScatterAdd",
+    "index_add": "IndexAdd",
+    "argmax": "ArgMax",
+    "argmin": "ArgMin",
+    "topk": "TopK",
+    "sort": "Sort",
+    "roll": "Roll",
+    "one_hot": "OneHot",
+    "cumsum": "CumSum",
+    "avg_pool2d": "AvgPool2d",
+    "max_pool2d": "MaxPool2d",
+}
+# The library's group (its headers opgen_index_<group>.h, opgen_index_<group>_tiling.h) of each
+GROUPS = {
+    "IndexSelect": "gather",
+    "Gather": "gather",
+    "Roll": "gather",
+    "OneHot": "gather",
+    "IndexAdd": "accumulate",
+    "ScatterAdd": "accumulate",
+    "CumSum": "accumulate",
+    "ArgMax": "select",
+    "ArgMin": "select",
+    "TopK": "select",
+    "Sort": "select",
+    "AvgPool2d": "pool",
+    "MaxPool2d": "pool",
+}
+# The Ascend C APIs a kind's kernel needs that some SoC families lack (asc-devkit Sort32.md,
+# MrgSort.md: not on Atlas training (ascend910) nor Atlas inference (ascend310p) products;
+# Gather on every family). The library's select header refuses them too (a static_assert).
+KIND_APIS = {"TopK": ("Sort32", "MrgSort"), "Sort": ("Sort32", "MrgSort")}
+API_LACKING = {"Sort32": ("ascend910", "ascend310p"), "MrgSort": ("ascend910", "ascend310p")}
+INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
+FLOATS = ("float16", "bfloat16", "float32")
+# The dtypes x may have per function (the library's kernels: data moved as words, sums in float
+# or int32, comparisons of floats)
+DATA_DTYPES = {
+    "index_select": (*FLOATS, "int32"),
+    "gather": (*FLOATS, "int32"),
+    "roll": (*FLOATS, "int32"),
+    "scatter_add": (*FLOATS, "int32"),
+    "index_add": (*FLOATS, "int32"),
+    "cumsum": (*FLOATS, "int32"),
+    "argmax": FLOATS,
+    "argmin": FLOATS,
+    "topk": FLOATS,
+    "sort": FLOATS,
+    "one_hot": INDEX_DTYPES,
+    "avg_pool2d": FLOATS,
+    "max_pool2d": FLOATS,
+}
+ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
+# The functions whose output is an index (argmax's, .indices)
+_DIM_DEFAULT = {"topk": -1, "sort": -1}
+
+
+def index_call(op: Op) -> expr.IndexCall | None:
+    """The op's index call (the whole expression of each output it computes)."""
+    return op.index_call
+
+
+def kind(call: expr.IndexCall) -> str:
+    return KINDS[call.func]
+
+
+def gives_index(call: expr.IndexCall) -> bool:
+    """Is the call's value an index (argmax, argmin, topk/sort .indices)?"""
+    return call.func in ("argmax", "argmin") or call.part == "indices"
+
+
+def index_problems(
+    block_path: str, compute: dict[str, expr.Node], outputs: Sequence[TensorParam]
+) -> list[Problem]:
+    """An index call is its output's whole expression; an op has one call (topk and sort: its
+    .values and .indices may be two outputs); every output of the op is computed by it."""
+    problems = []
+    calls: dict[str, expr.IndexCall] = {}
+    for out_name, tree in compute.items():
+        path = key_path(key_path(block_path, "compute"), out_name)
+        found = [n for n in expr.walk(tree) if isinstance(n, expr.IndexCall)]
+        if not found:
+            continue
+        if not isinstance(tree, expr.IndexCall):
+            problems.append(
+                Problem(
+                    path,
+                    f"compute expression: {found[0].show()} with an expression around it: an "
+                    "epilogue after an index op is not supported yet; compute the call alone "
+                    "(another op may take its output)",
+                )
+            )
+            continue
+        calls[out_name] = tree
+    if not calls:
+        return problems
+    first_out, first = next(iter(calls.items()))
+    for out_name, call in calls.items():
+        path = key_path(key_path(block_path, "compute"), out_name)
+        if replace(call, part="") != replace(first, part=""):
+            problems.append(
+                Problem(
+                    path,
+                    f"compute expression: {call.show()} beside {first.show()} ({first_out}): an "
+                    "op computes one index call",
+                )
+            )
+        elif out_name != first_out and (call.part == first.part or not call.part):
+            problems.append(
+                Problem(path, f"compute expression: {call.show()} is {first_out}'s already")
+            )
+    others = [o.name for o in outputs if o.name not in calls]
+    if others and not problems:
+        problems.append(
+            Problem(
+                key_path(block_path, "compute"),
+                f"{', '.join(others)}: every output of an index op is its call's "
+                f"({first.show()}); an op computes one index call",
+            )
+        )
+    return problems
+
+
+def dtype_problems(base: str, op: Op) -> list[Problem]:
+    """Per dtype combination: x a dtype the kind's kernel takes, the index int32 or int64, src
+    x's dtype, each output the dtype torch gives (an index in int32 or int64, one_hot's in the
+    listed ones, cumsum of ints int64)."""
+    call = index_call(op)
+    if call is None:
+        return []
+    sections = (("input_desc", op.inputs), ("output_desc", op.outputs))
+    where = {t.name: (key, i) for key, ts in sections for i, t in enumerate(ts)}
+    tensors = {t.name: t for t in op.tensors}
+
+    def path(name: str, k: int) -> str:
+        key, i = where[name]
+        return key_path(key_path(key_path(key_path(base, key), i), "type"), k)
+
+    problems = []
+    shown = call.show()
+    for k, dx in enumerate(tensors[call.x].dtypes):
+        if dx not in DATA_DTYPES[call.func]:
+            allowed = ", ".join(DATA_DTYPES[call.func])
+            problems.append(
+                Problem(path(call.x, k), f"{shown} takes {call.x} in {allowed}, not {dx}")
+            )
+        if call.index and tensors[call.index].dtypes[k] not in INDEX_DTYPES:
+            di = tensors[call.index].dtypes[k]
+            problems.append(
+                Problem(
+                    path(call.index, k),
+                    f"{shown}: the index {call.index} is int32 or int64, not {di}",
+                )
+            )
+        if call.src and tensors[call.src].dtypes[k] != dx:
+            ds = tensors[call.src].dtypes[k]
+            problems.append(
+                Problem(
+                    path(call.src, k), f"{shown}: {call.src} is {ds}, {call.x} {dx}; give one type"
+                )
+            )
+        for out_name, tree in op.compute.items():
+            assert isinstance(tree, expr.IndexCall)
+            wanted = _output_dtypes(tree, dx)
+            got = tensors[out_name].dtypes[k]
+            if got not in wanted:
+                problems.append(
+                    Problem(
+                        path(out_name, k),
+                        f"{tree.show()} of {call.x} {dx} is {' or '.join(wanted)} (as torch "
+                        f"computes it), not {got}",
+                    )
+                )
+    return problems
+
+
+def _output_dtypes(call: expr.IndexCall, dx: str) -> tuple[str, ...]:
+    """The dtypes an output of `call` may have for x of dtype dx."""
+    if gives_index(call):
+        return INDEX_DTYPES
+    if call.func == "one_hot":
+        return ONE_HOT_OUT_DTYPES
+    if call.func == "cumsum" and dx not in FLOATS:
+        return ("int64",)  # torch.cumsum of an integer tensor is int64
+    return (dx,)
+
+
+# ---------------------------------------------------------------------------------------------
+# the attrs' test values and the shape rule
+# ---------------------------------------------------------------------------------------------
+
+# The value the tests pass for a required attr an index call reads, by the argument it fills
+_ATTR_SAMPLES: dict[str, int | bool | list[int]] = {
+    "dim": -1,
+    "dims": -1,
+    "k": 3,
+    "shifts": 3,
+    "num_classes": 7,
+    "kernel_size": [2, 2],
+    "stride": [2, 2],
+    "padding": [0, 0],
+    "dilation": [1, 1],
+}
+
+
+def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
+    """The value the tests pass for required attr `attr` when the op's index call reads it
+    (None: the call does not)."""
+    call = index_call(op)
+    if call is None:
+        return None
+    for name, value in call.args:
+        if value == attr:
+            if name in ("dim", "dims") and call.func in ("index_select", "index_add"):
+                return 0  # an embedding's rows
+            sample = _ATTR_SAMPLES.get(name, False)
+            a = next(a for a in op.attrs if a.name == attr)
+            return [sample, sample] if a.type == "list_int" and isinstance(sample, int) else sample
+    return None
+
+
+def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int, ...]]:
+    """The call's arguments as the tests pass them: literals, and each attr's test value."""
+    attrs = {a.name: a for a in op.attrs}
+    values: dict[str, int | bool | tuple[int, ...]] = {}
+    for name, value in call.args:
+        if isinstance(value, str):
+            a = attrs[value]
+            given = attr_sample(op, value) if a.required else a.default
+            if isinstance(given, list):
+                values[name] = tuple(int(v) for v in given)
+            elif isinstance(given, (bool, int)):
+                values[name] = given
+        else:
+            values[name] = value
+    return values
+
+
+def _int(values: dict[str, int | bool | tuple[int, ...]], name: str, default: int = 0) -> int:
+    """An int argument's test value (a pair's first)."""
+    value = values.get(name, default)
+    return int(value[0]) if isinstance(value, tuple) else int(value)
+
+
+def _pair(value: int | bool | tuple[int, ...] | None, default: tuple[int, int]) -> tuple[int, int]:
+    if value is None:
+        return default
+    if isinstance(value, tuple):
+        return (value[0], value[1]) if len(value) == 2 else (value[0], value[0])
+    return (int(value), int(value))
+
+
+def pool_window(values: dict[str, int | bool | tuple[int, ...]]) -> tuple[int, ...]:
+    """kH, kW, sH, sW, pH, pW (stride defaults to the kernel, as torch's)."""
+    kernel = _pair(values.get("kernel_size"), (1, 1))
+    stride = values.get("stride")
+    strides = kernel if stride is None or stride == () else _pair(stride, kernel)
+    return (*kernel, *strides, *_pair(values.get("padding"), (0, 0)))
+
+
+def output_shape(
+    call: expr.IndexCall,
+    shapes: dict[str, tuple[int, ...]],
+    values: dict[str, int | bool | tuple[int, ...]],
+) -> tuple[int, ...] | str:
+    """torch's output shape of the call for these input shapes and argument values, or why
+    torch refuses them."""
+    x = shapes[call.x]
+    func = call.func
+    if func == "one_hot":
+        return (*x, _int(values, "num_classes"))
+    if func in ("avg_pool2d", "max_pool2d"):
+        return _pool_shape(call, x, values)
+    dim_name = "dims" if func == "roll" else "dim"
+    dim = _int(values, dim_name, _DIM_DEFAULT.get(func, 0))
+    rank = max(len(x), 1)
+    if not -rank <= dim < rank:
+        return f"{dim_name}={dim} is outside {call.x}'s {len(x)} dims"
+    d = dim % rank
+    if func in ("index_select", "index_add", "gather", "scatter_add"):
+        return _indexed_shape(call, shapes, d)
+    if func in ("argmax", "argmin"):
+        keep = bool(values.get("keepdim", False))
+        return tuple(1 if i == d else n for i, n in enumerate(x) if keep or i != d)
+    if func == "topk":
+        k = _int(values, "k")
+        if not 0 <= k <= (x[d] if x else 1):
+            return f"k={k} is outside [0, {x[d] if x else 1}], {call.x}'s size along dim {d}"
+        return tuple(k if i == d else n for i, n in enumerate(x))
+    return x  # sort, roll, cumsum
+
+
+def _indexed_shape(
+    call: expr.IndexCall, shapes: dict[str, tuple[int, ...]], d: int
+) -> tuple[int, ...] | str:
+    x, index = shapes[call.x], shapes[call.index]
+    if call.func == "index_select":
+        if len(index) != 1:
+            return f"the index {call.index} is 1-D, not {list(index)}"
+        return tuple(index[0] if i == d else n for i, n in enumerate(x))
+    if call.func == "index_add":
+        src = shapes[call.src]
+        want = tuple(index[0] if i == d else n for i, n in enumerate(x)) if len(index) == 1 else ()
+        if len(index) != 1 or src != want:
+            return f"index_add takes a 1-D index and src {list(want) or '...'}, not {list(src)}"
+        return x
+    if len(index) != len(x):
+        return f"the index {call.index} {list(index)} has {call.x}'s rank ({len(x)})"
+    src = shapes[call.src] if call.src else index
+    if len(src) != len(x) or any(n > m for n, m in zip(index, src, strict=True)):
+        return f"the index {call.index} {list(index)} is no larger than {call.src} {list(src)}"
+    if any(n != x[i] for i, n in enumerate(index) if i != d):
+        return (
+            f"opgen's {KINDS[call.func]} kernel takes an index {call.index} of {call.x}'s "
+            f"sizes off dim ({list(x)}), not {list(index)} (torch also takes a smaller one)"
+        )
+    return x if call.func == "scatter_add" else index
+
+
+def _pool_shape(
+    call: expr.IndexCall, x: tuple[int, ...], values: dict[str, int | bool | tuple[int, ...]]
+) -> tuple[int, ...] | str:
+    if len(x) not in (3, 4):
+        return f"{call.func} takes {call.x} [N, C, H, W] or [C, H, W], not {list(x)}"
+    if _pair(values.get("dilation"), (1, 1)) != (1, 1):
+        return f"{call.func}: dilation other than 1 is not supported"
+    kh, kw, sh, sw, ph, pw = pool_window(values)
+    if min(kh, kw, sh, sw) <= 0 or ph > kh // 2 or pw > kw // 2 or min(ph, pw) < 0:
+        return "the kernel and stride are positive, the padding at most half the kernel (torch)"
+    ceil = bool(values.get("ceil_mode", False))
+    sizes = []
+    for n, k, s, p in ((x[-2], kh, sh, ph), (x[-1], kw, sw, pw)):
+        span = n + 2 * p - k
+        if span < 0:
+            return f"{call.func}: a {k}-wide window is larger than {call.x}'s padded {n + 2 * p}"
+        out = (math.ceil(span / s) if ceil else span // s) + 1
+        if ceil and (out - 1) * s >= n + p:  # torch: the last window starts inside the input
+            out -= 1
+        sizes.append(out)
+    return (*x[:-2], *sizes)
+
+
+def index_range(op: Op) -> int:
+    """The index values the tests draw lie in [0, this): the size of the indexed dim (the
+    smallest over the test cases), one_hot's num_classes; 0 when the op takes no index."""
+    call = index_call(op)
+    if call is None or not call.index and call.func != "one_hot":
+        return 0
+    values = arg_values(op, call)
+    if call.func == "one_hot":
+        return _int(values, "num_classes")
+    sizes = []
+    for case in op.test_shapes:
+        x = case[call.x]
+        dim = _int(values, "dim", 0)
+        sizes.append(x[dim % max(len(x), 1)] if x else 1)
+    return min(sizes) if sizes else 1
+
+
+def test_shapes_problems(op: Op) -> list[Problem]:
+    """Each test_shapes case gives every input and has torch's output shape."""
+    call = index_call(op)
+    if call is None:
+        return []
+    problems = []
+    values = arg_values(op, call)
+    for k, case in enumerate(op.test_shapes):
+        path = key_path(key_path(key_path(op.json_path, "opgen"), "test_shapes"), k)
+        missing = [t for t in (call.x, call.index, call.src) if t and t not in case]
+        if missing:
+            problems.append(Problem(path, f"give the shapes of {', '.join(missing)}"))
+            continue
+        shape = output_shape(call, case, values)
+        given = ", ".join(f"{n} {list(s)}" for n, s in case.items())
+        if isinstance(shape, str):
+            problems.append(Problem(path, f"{call.show()} of {given}: {shape}"))
+        elif elements(shape) > MAX_TEST_ELEMENTS:
+            problems.append(
+                Problem(
+                    path,
+                    f"{call.show()} of {given} is {list(shape)}, {elements(shape)} elements; a "
+                    f"test tensor holds at most {limit_text(MAX_TEST_ELEMENTS)}",
+                )
+            )
+    if call.index and index_range(op) <= 0:
+        problems.append(
+            Problem(
+                key_path(key_path(op.json_path, "opgen"), "test_shapes"),
+                f"{call.show()}: a test case indexes a dim of size 0; no index can be drawn",
+            )
+        )
+    return problems
+
+
+@dataclass(frozen=True)
+class _Default:
+    """A default test case: x's shape, the index's (and src's) as functions of it."""
+
+    x: tuple[int, ...]
+    index: tuple[int, ...] = ()
+
+
+def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
+    """Cases for an index op without test_shapes: tails, one element, several cores; the index
+    (and src) shaped as the kind takes them."""
+    call = index_call(op)
+    assert call is not None
+    func = call.func
+    values = arg_values(op, call)
+    if func in ("avg_pool2d", "max_pool2d"):
+        xs: list[tuple[int, ...]] = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
+    else:
+        xs = [(37, 70), (1, 1), (3, 50, 9)]
+    cases = []
+    for x in xs:
+        case = {call.x: x}
+        if call.index:
+            dim = _int(values, "dim", 0) % len(x)
+            if func in ("index_select", "index_add"):
+                case[call.index] = (2 * x[dim] + 3,)  # more than the dim: duplicates
+                if call.src:
+                    case[call.src] = tuple(
+                        case[call.index][0] if i == dim else n for i, n in enumerate(x)
+                    )
+            else:  # gather, scatter_add: the index of x's sizes off dim (the kernels' rule)
+                case[call.index] = tuple(2 * n + 3 if i == dim else n for i, n in enumerate(x))
+                if call.src:
+                    case[call.src] = case[call.index]
+        cases.append(case)
+    if func == "topk":  # k within every case's dim
+        dim = _int(values, "dim", -1)
+        k = _int(values, "k")
+        cases = [c for c in cases if c[call.x][dim % len(c[call.x])] >= k] or cases
+    return tuple(cases)

@@ -1,0 +1,255 @@
+"""Template data of an index op's generated kernel and host files (`op.index`;
+templates/kernel/index_op/, templates/host/index_op/): the index library's kind, the kernel
+template's arguments (the element types, the GM addresses in the library's order), and where
+TilingFunc and InferShape take the dim and the kind's ints[] from (a literal, or an attr read at
+run time). The library itself (templates/*/index_lib/) is rendered once into a project that has
+index ops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.frontend import expr
+from opgen.frontend.expr import INDEX_PARTS
+from opgen.frontend.index_ops import GROUPS, KINDS
+from opgen.frontend.model import Op
+
+# Each kind's ints[] in the library's order (the contract, templates/kernel/index_lib): the
+# argument filling each slot (pooling's pairs as name[0], name[1]) and its value when not given
+# (None: read from another slot, `same_as`)
+_INTS: dict[str, tuple[tuple[str, int | None], ...]] = {
+    "ArgMax": (("keepdim", 0),),  # the host's shapes only: the kernel ignores it
+    "ArgMin": (("keepdim", 0),),
+    "TopK": (("k", None), ("largest", 1)),
+    "Sort": (("descending", 0),),
+    "Roll": (("shifts", None),),
+    "OneHot": (("num_classes", None),),
+    "AvgPool2d": (
+        ("kernel_size[0]", None),
+        ("kernel_size[1]", None),
+        ("stride[0]", None),
+        ("stride[1]", None),
+        ("padding[0]", 0),
+        ("padding[1]", 0),
+        ("ceil_mode", 0),
+        ("count_include_pad", 1),
+    ),
+    "MaxPool2d": (
+        ("kernel_size[0]", None),
+        ("kernel_size[1]", None),
+        ("stride[0]", None),
+        ("stride[1]", None),
+        ("padding[0]", 0),
+        ("padding[1]", 0),
+        ("ceil_mode", 0),
+        ("count_include_pad", 0),  # unused: max pooling pads with -inf
+    ),
+}
+# op_host/opgen_index_shapes.h's output shape function of each kind
+_SHAPE_FNS = {
+    "IndexSelect": "ShapeIndexSelect",
+    "Gather": "ShapeGather",
+    "ScatterAdd": "ShapeScatterAdd",
+    "IndexAdd": "ShapeIndexAdd",
+    "ArgMax": "ShapeArgReduce",
+    "ArgMin": "ShapeArgReduce",
+    "TopK": "ShapeTopK",
+    "Sort": "ShapeSame",
+    "Roll": "ShapeSame",
+    "CumSum": "ShapeSame",
+    "OneHot": "ShapeOneHot",
+    "AvgPool2d": "ShapePool2d",
+    "MaxPool2d": "ShapePool2d",
+}
+# The dim's argument per function, and its value when not given
+_DIM = {"roll": "dims"}
+_DIM_DEFAULT = {"topk": -1, "sort": -1}
+
+
+@dataclass(frozen=True)
+class IndexInt:
+    """Where a value of HostArgs (the dim, or ints[slot]) comes from: a literal, an attr (its
+    `item`-th element for a list_int one), or another slot (`same_as`: pooling's stride, the
+    kernel's when not given)."""
+
+    slot: int  # ints[slot]; -1 for the dim
+    name: str  # torch's argument ("kernel_size[1]")
+    literal: int
+    attr: str  # "" for a literal
+    attr_index: int
+    getter: str  # GetInt, GetBool, GetListInt
+    item: int  # the list_int attr's element; -1 for an int or bool attr
+    default: int  # an optional attr's default (its item), when the launch gives none
+    same_as: int = -1
+
+
+@dataclass(frozen=True)
+class IndexTensor:
+    """An input or output of the kind's kernel."""
+
+    name: str
+    index: int  # among the op's inputs, or its outputs
+    kernel_param: str
+    macro: str  # its DTYPE_ macro
+
+
+@dataclass(frozen=True)
+class IndexOpData:
+    kind: str  # the library's: IndexSelect, TopK, ...
+    group: str  # its headers': gather, accum, select, pool
+    func: str  # torch's function
+    expressions: list[str]  # each output's call as the prototype writes it (for comments)
+    kernel_header: str  # op_kernel/opgen_index_<group>.h
+    host_header: str  # op_host/opgen_index_<group>_tiling.h
+    shape_fn: str  # op_host/opgen_index_shapes.h's function of the kind
+    has_dim: bool  # the kind works along a dim (not one_hot's, not pooling's)
+    x: IndexTensor
+    index: IndexTensor | None
+    src: IndexTensor | None
+    outputs: list[IndexTensor]  # the op's outputs, each one part of the call
+    # the kernel template's GM arguments in the library's order (nullptr: a part not computed)
+    gm_args: list[str]
+    template_args: list[str]  # its element types: T, then TIdx or TOut where it takes one
+    dim: IndexInt
+    ints: list[IndexInt]
+    has_index_output: bool  # some output is an index (argmax, .indices): outBytes from it
+    index_output: int  # that output's index among the outputs (-1: none)
+    # the adapters' range check of the index before the kernel runs (as torch refuses it): the
+    # tensor holding indices (one_hot's x), and the bound: x's size along the dim, or one_hot's
+    # num_classes (a literal or an attr)
+    range_tensor: str
+    range_of: str  # the tensor whose dim size bounds it; "" for one_hot
+    range_dim: IndexInt | None
+    range_bound: IndexInt | None
+
+
+def plan(op: Op) -> IndexOpData:
+    """The index op's kernel and host data (the front end has checked the call, its dtypes and
+    the attrs it reads; compiler.checks has refused a kind a target SoC cannot run)."""
+    call = op.index_call
+    assert call is not None
+    kind = KINDS[call.func]
+    group = GROUPS[kind]
+    inputs = {
+        t.name: IndexTensor(t.name, i, t.kernel_param, t.dtype_macro)
+        for i, t in enumerate(op.inputs)
+    }
+    outs = [IndexTensor(t.name, i, t.kernel_param, t.dtype_macro) for i, t in enumerate(op.outputs)]
+    parts = {}
+    for t in outs:
+        tree = op.compute[t.name]
+        assert isinstance(tree, expr.IndexCall)
+        parts[tree.part or "values"] = t
+    x = inputs[call.x]
+    index = inputs[call.index] if call.index else None
+    src = inputs[call.src] if call.src else None
+    index_out = next((i for i, t in enumerate(outs) if _is_index_output(op.compute[t.name])), -1)
+    ints = [
+        _source(op, call, slot, name, default)
+        for slot, (name, default) in enumerate(_INTS.get(kind, ()))
+    ]
+    if kind in ("AvgPool2d", "MaxPool2d") and call.arg("stride") in (None, ()):
+        ints[2] = _copy(ints[2], 0)
+        ints[3] = _copy(ints[3], 1)
+    dim_name = _DIM.get(call.func, "dim")
+    dim = _source(op, call, -1, dim_name, _DIM_DEFAULT.get(call.func, 0))
+    return IndexOpData(
+        kind=kind,
+        group=group,
+        func=call.func,
+        expressions=[expr.show(op.compute[t.name]) for t in outs],
+        kernel_header=f"opgen_index_{group}.h",
+        host_header=f"opgen_index_{group}_tiling.h",
+        shape_fn=_SHAPE_FNS[kind],
+        has_dim=call.func not in ("one_hot", "avg_pool2d", "max_pool2d"),
+        x=x,
+        index=index,
+        src=src,
+        outputs=outs,
+        gm_args=_gm_args(call, [x, index, src], parts, outs),
+        template_args=_template_args(call, x, index, outs, index_out),
+        dim=dim,
+        ints=ints,
+        has_index_output=index_out >= 0,
+        index_output=index_out,
+        range_tensor=call.x if call.func == "one_hot" else call.index,
+        range_of=call.x if call.index else "",
+        range_dim=dim if call.index else None,
+        range_bound=ints[0] if call.func == "one_hot" else None,
+    )
+
+
+def _gm_args(
+    call: expr.IndexCall,
+    inputs: list[IndexTensor | None],
+    parts: dict[str, IndexTensor],
+    outs: list[IndexTensor],
+) -> list[str]:
+    """The kernel's GM arguments in the library's order: x, index, src (those it has), then the
+    output (topk, sort: values and indices, nullptr for a part the op does not compute)."""
+    gm = [t.kernel_param for t in inputs if t is not None]
+    if call.func in ("topk", "sort"):
+        return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in INDEX_PARTS]
+    return [*gm, outs[0].kernel_param]
+
+
+def _template_args(
+    call: expr.IndexCall,
+    x: IndexTensor,
+    index: IndexTensor | None,
+    outs: list[IndexTensor],
+    index_out: int,
+) -> list[str]:
+    """The kernel template's element types: x's, then the index input's, the index output's
+    (argmax, .indices) or the output's (one_hot, cumsum)."""
+    if index is not None:
+        return [x.macro, index.macro]
+    if index_out >= 0:
+        return [x.macro, outs[index_out].macro]
+    if call.func in ("one_hot", "cumsum"):
+        return [x.macro, outs[0].macro]
+    if call.func in ("topk", "sort"):  # .values alone: the indices it does not store
+        return [x.macro, "int32_t"]
+    return [x.macro]
+
+
+def _is_index_output(tree: expr.Node) -> bool:
+    return isinstance(tree, expr.IndexCall) and (
+        tree.func in ("argmax", "argmin") or tree.part == "indices"
+    )
+
+
+def _copy(source: IndexInt, slot: int) -> IndexInt:
+    return IndexInt(source.slot, source.name, 0, "", -1, "", -1, 0, same_as=slot)
+
+
+def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | None) -> IndexInt:
+    """Where slot `slot` (the dim: -1) takes its value: argument `name` (pooling's "name[i]"),
+    a literal or an attr, or its default."""
+    base, _, rest = name.partition("[")
+    item = int(rest[:-1]) if rest else -1
+    value = call.arg(base)
+    if value is None or value == ():
+        return IndexInt(slot, name, int(default or 0), "", -1, "", -1, 0)
+    if isinstance(value, str):
+        index = next(i for i, a in enumerate(op.attrs) if a.name == value)
+        a = op.attrs[index]
+        getter = {"int": "GetInt", "bool": "GetBool", "list_int": "GetListInt"}[a.type]
+        attr_default = a.default if not a.required else 0
+        if isinstance(attr_default, list):
+            attr_default = (
+                attr_default[min(max(item, 0), len(attr_default) - 1)] if attr_default else 0
+            )
+        return IndexInt(
+            slot,
+            name,
+            0,
+            value,
+            index,
+            getter,
+            item if a.type == "list_int" else -1,
+            int(attr_default or 0),
+        )
+    if isinstance(value, tuple):
+        return IndexInt(slot, name, int(value[max(item, 0)]), "", -1, "", -1, 0)
+    return IndexInt(slot, name, int(value), "", -1, "", -1, 0)

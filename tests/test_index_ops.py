@@ -1,0 +1,340 @@
+"""Index ops (index_select, gather, scatter_add, index_add, argmax, argmin, topk, sort, roll,
+one_hot, cumsum, avg_pool2d, max_pool2d): the grammar (expr.IndexCall), the prototype rules,
+dtypes and shape rule (frontend/index_ops.py), the SoC refusals (compiler/checks.py), the plan
+(planning/index_op.py) and the files the index_op templates render. The end-to-end build is in
+test_end_to_end.py (tests/data/e2e/index_ops.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import op
+from kernel_host import twin
+
+from opgen.frontend import expr, index_ops, prototype
+from opgen.frontend.problems import PrototypeError
+from opgen.planning import index_op
+
+ROOT = Path(__file__).resolve().parents[1]
+E2E = ROOT / "tests" / "data" / "e2e" / "index_ops.json"
+TENSORS = {"x", "ids", "src"}
+ATTR_TYPES = {"k": "int", "d": "int", "big": "bool", "ks": "list_int", "f": "float"}
+
+
+def parse(text: str) -> expr.Node:
+    scalars = {n for n, t in ATTR_TYPES.items() if t != "list_int"}
+    return expr.parse_compute(text, TENSORS, scalars, {}, ATTR_TYPES)
+
+
+def tensor(name: str, dtypes: tuple[str, ...] = ("float", "fp16")) -> dict:
+    return {"name": name, "param_type": "required", "format": ["ND"] * 2, "type": list(dtypes)}
+
+
+def index_op_raw(compute: dict[str, str], inputs=None, outputs=None, attrs=(), **opgen) -> dict:
+    raw = op(
+        op="IndexCustom",
+        input_desc=inputs or [tensor("x"), tensor("ids", ("int32", "int64"))],
+        output_desc=outputs or [tensor("y")],
+        attr=list(attrs),
+    )
+    raw["opgen"] = {"compute": compute, **opgen}
+    return raw
+
+
+def load(raw: dict):
+    return prototype.loads(json.dumps([raw])).ops[0]
+
+
+def problems(raw: dict) -> list[str]:
+    with pytest.raises(PrototypeError) as err:
+        prototype.loads(json.dumps([raw]))
+    return [f"{p.path}: {p.text()}" for p in err.value.problems]
+
+
+# ---------------------------------------------------------------------------------------------
+# the grammar
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "golden"),
+    [
+        (
+            "index_select(x, 0, ids)",
+            "index_select(x, 0, ids)",
+            "torch.index_select(x, dim=0, index=ids)",
+        ),
+        ("gather(x, -1, ids)", "gather(x, -1, ids)", "torch.gather(x, dim=-1, index=ids.long())"),
+        (
+            "scatter_add(x, d, ids, src)",
+            "scatter_add(x, d, ids, src)",
+            "torch.scatter_add(x, dim=d, index=ids.long(), src=src)",
+        ),
+        (
+            "argmax(x, dim=-1, keepdim=big)",
+            "argmax(x, -1, big)",
+            "torch.argmax(x, dim=-1, keepdim=big)",
+        ),
+        (
+            "topk(x, k, largest=big).indices",
+            "topk(x, k, largest=big).indices",
+            "torch.sort(x, dim=-1, descending=big, stable=True).indices.narrow(-1, 0, k)",
+        ),
+        (
+            "sort(x, 1, True).values",
+            "sort(x, 1, True).values",
+            "torch.sort(x, dim=1, descending=True, stable=True).values",
+        ),
+        ("roll(x, k, d)", "roll(x, k, d)", "torch.roll(x, shifts=k, dims=d)"),
+        (
+            "one_hot(ids, 5)",
+            "one_hot(ids, 5)",
+            "torch.nn.functional.one_hot(ids.long(), num_classes=5)",
+        ),
+        ("cumsum(x, -1)", "cumsum(x, -1)", "torch.cumsum(x, dim=-1)"),
+        (
+            "avg_pool2d(x, ks, padding=[1, 0])",
+            "avg_pool2d(x, ks, padding=[1, 0])",
+            "torch.nn.functional.avg_pool2d(x, kernel_size=ks, padding=[1, 0])",
+        ),
+        (
+            "max_pool2d(x, 3, 2, 1, ceil_mode=True)",
+            "max_pool2d(x, 3, 2, 1, ceil_mode=True)",
+            "torch.nn.functional.max_pool2d(x, kernel_size=3, stride=2, padding=1, ceil_mode=True)",
+        ),
+    ],
+)
+def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
+    node = parse(text)
+    assert isinstance(node, expr.IndexCall)
+    assert expr.show(node) == shown
+    assert expr.to_torch(node) == golden
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("topk(x, 3)", "returns values and indices: take one, topk(x, 3).values"),
+        ("argmax(x)", "argmax() needs its argument dim"),
+        ("gather(x, 0, ids * 2)", "takes an input as its index, not 'ids * 2'"),
+        ("index_select(x, f, ids)", "index_select(dim=f): dim takes an int or an int attr"),
+        ("topk(x, 2, largest=1).values", "largest takes True, False or a bool attr"),
+        ("roll(x, 1, dims=0, step=2)", "roll() takes no keyword step"),
+        ("x.values", ".values and .indices take a part of topk(...) or sort(...)"),
+        ("sort(x).order", "take .values or .indices"),
+        ("avg_pool2d(x, [1, 2, 3])", "kernel_size takes an int, a pair of ints"),
+    ],
+)
+def test_index_call_refusals_name_the_part(text, message):
+    with pytest.raises(expr.ExprError, match=None) as err:
+        parse(text)
+    assert message in str(err.value), str(err.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# the shape rule against torch
+# ---------------------------------------------------------------------------------------------
+
+SHAPE_CASES = [
+    ("index_select(x, 0, ids)", {"x": (7, 5), "ids": (9,)}, {}),
+    ("index_select(x, -1, ids)", {"x": (2, 7, 5), "ids": (3,)}, {}),
+    ("gather(x, 1, ids)", {"x": (4, 9), "ids": (4, 5)}, {}),
+    ("gather(x, 0, ids)", {"x": (4, 9), "ids": (7, 9)}, {}),
+    ("scatter_add(x, 0, ids, src)", {"x": (4, 9), "ids": (6, 9), "src": (7, 9)}, {}),
+    ("index_add(x, 1, ids, src)", {"x": (4, 9), "ids": (12,), "src": (4, 12)}, {}),
+    ("argmax(x, -1)", {"x": (4, 9)}, {}),
+    ("argmin(x, 0, keepdim=True)", {"x": (4, 9, 2)}, {}),
+    ("topk(x, 3).values", {"x": (4, 9)}, {}),
+    ("topk(x, 2, dim=0).indices", {"x": (4, 9)}, {}),
+    ("sort(x, 0).values", {"x": (4, 9)}, {}),
+    ("roll(x, 5, 1)", {"x": (4, 9)}, {}),
+    ("one_hot(ids, 6)", {"ids": (4, 3)}, {}),
+    ("cumsum(x, 1)", {"x": (4, 9, 2)}, {}),
+    ("avg_pool2d(x, 3, 2, 1)", {"x": (2, 3, 17, 19)}, {}),
+    ("avg_pool2d(x, [3, 2], padding=[1, 1], ceil_mode=True)", {"x": (3, 10, 11)}, {}),
+    ("max_pool2d(x, 3, 2, 1, ceil_mode=True)", {"x": (2, 3, 8, 9)}, {}),
+    ("max_pool2d(x, 2)", {"x": (1, 1, 5, 5)}, {}),
+]
+
+
+@pytest.mark.parametrize(("text", "shapes", "attrs"), SHAPE_CASES, ids=[c[0] for c in SHAPE_CASES])
+def test_output_shape_is_torchs(text, shapes, attrs):
+    call = parse(text)
+    assert isinstance(call, expr.IndexCall)
+    values = {n: v for n, v in call.args if not isinstance(v, str)}
+    tensors = {}
+    for name, shape in shapes.items():
+        if name == "ids":
+            tensors[name] = torch.randint(0, 2, shape)
+        else:
+            tensors[name] = torch.randn(shape)
+    golden = eval(expr.to_torch(call), {"torch": torch}, tensors)  # noqa: S307 (checked text)
+    assert index_ops.output_shape(call, shapes, values) == tuple(golden.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# the prototype's rules
+# ---------------------------------------------------------------------------------------------
+
+
+def test_an_epilogue_after_an_index_op_is_refused():
+    found = problems(index_op_raw({"y": "index_select(x, 0, ids) * 2"}))
+    assert found == [
+        "$[0].opgen.compute.y: compute expression: index_select(x, 0, ids) with an "
+        "expression around it: an epilogue after an index op is not supported yet; compute the "
+        "call alone (another op may take its output)"
+    ]
+
+
+def test_topk_parts_come_from_one_call():
+    raw = index_op_raw(
+        {"v": "topk(x, 2).values", "i": "topk(x, 3).indices"},
+        inputs=[tensor("x")],
+        outputs=[tensor("v"), tensor("i", ("int64", "int32"))],
+    )
+    (found,) = problems(raw)
+    assert found.startswith("$[0].opgen.compute.i:") and "an op computes one index call" in found
+
+
+@pytest.mark.parametrize(
+    ("compute", "outputs", "inputs", "message"),
+    [
+        (
+            "index_select(x, 0, ids)",
+            None,
+            [tensor("x"), tensor("ids", ("float", "float"))],
+            "the index ids is int32 or int64, not float32",
+        ),
+        (
+            "argmax(x, -1)",
+            None,
+            [tensor("x")],
+            "is int32 or int64 (as torch computes it), not float32",
+        ),
+        (
+            "cumsum(x, 0)",
+            [tensor("y", ("int32", "float"))],
+            [tensor("x", ("int32", "float"))],
+            "cumsum(x, 0) of x int32 is int64 (as torch computes it), not int32",
+        ),
+        (
+            "avg_pool2d(x, 2)",
+            [tensor("y", ("int32", "float"))],
+            [tensor("x", ("int32", "float"))],
+            "avg_pool2d(x, 2) takes x in float16, bfloat16, float32, not int32",
+        ),
+    ],
+)
+def test_dtype_rules(compute, outputs, inputs, message):
+    found = problems(index_op_raw({"y": compute}, inputs=inputs, outputs=outputs))
+    assert any(message in f for f in found), found
+
+
+def test_test_shapes_torch_refuses_are_refused():
+    raw = index_op_raw({"y": "gather(x, 0, ids)"}, test_shapes=[{"x": [4, 5], "ids": [2, 9]}])
+    (found,) = problems(raw)
+    assert "$[0].opgen.test_shapes[0]" in found
+    assert "opgen's Gather kernel takes an index ids of x's sizes off dim ([4, 5])" in found
+
+
+def test_sort_is_refused_on_310p_naming_the_api():
+    raw = index_op_raw({"y": "sort(x, -1).values"}, inputs=[tensor("x")], outputs=[tensor("y")])
+    proto = prototype.loads(json.dumps([raw]))
+    with pytest.raises(PrototypeError) as err:
+        twin.render_files(proto, twin.options(("ascend910b1", "ascend310p3")))
+    (problem,) = err.value.problems
+    assert problem.path == "$[0].opgen.compute.y"
+    assert "Sort sorts with Sort32, which ascend310p lacks" in problem.text()
+
+
+def test_default_test_shapes_and_index_range():
+    op_ = load(index_op_raw({"y": "index_select(x, 0, ids)"}))
+    assert op_.test_shapes[0] == {"x": (37, 70), "ids": (77,)}  # duplicates: 77 draws of 37
+    assert index_ops.index_range(op_) == 1  # the 1x1 case
+    hot = load(
+        index_op_raw(
+            {"y": "one_hot(ids, n)"},
+            inputs=[tensor("ids", ("int64", "int32"))],
+            outputs=[tensor("y", ("int64", "int32"))],
+            attrs=[{"name": "n", "param_type": "required", "type": "int"}],
+        )
+    )
+    assert index_ops.index_range(hot) == 7  # the tests' num_classes
+
+
+# ---------------------------------------------------------------------------------------------
+# the plan and the rendered files
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_plan_maps_arguments_to_the_librarys_ints():
+    ops = {o.op_type: o for o in prototype.loads(E2E.read_text()).ops}
+    topk = index_op.plan(ops["TopKAttr"])
+    assert topk.kind == "TopK" and topk.group == "select"
+    assert [(i.name, i.attr, i.getter, i.default) for i in topk.ints] == [
+        ("k", "k", "GetInt", 4),
+        ("largest", "largest", "GetBool", 1),
+    ]
+    assert topk.gm_args == ["x", "values", "indices"]
+    assert topk.template_args == ["DTYPE_X", "DTYPE_INDICES"]
+    pool = index_op.plan(ops["AvgPoolCustom"])
+    assert [(i.name, i.item) for i in pool.ints[:6]] == [
+        ("kernel_size[0]", 0),
+        ("kernel_size[1]", 1),
+        ("stride[0]", 0),
+        ("stride[1]", 1),
+        ("padding[0]", 0),
+        ("padding[1]", 1),
+    ]
+    assert [i.literal for i in pool.ints[6:]] == [0, 1]  # ceil_mode, count_include_pad
+    embed = index_op.plan(ops["EmbeddingLookup"])
+    assert embed.gm_args == ["table", "ids", "y"] and embed.range_of == "table"
+
+
+def test_every_kind_renders_its_kernel_host_and_tests():
+    proto = prototype.loads(E2E.read_text())
+    files = {
+        f.path: f.content.decode() for f in twin.render_files(proto, twin.options(), full=True)
+    }
+    for o in proto.ops:
+        plan = index_op.plan(o)
+        kernel = files[f"op_kernel/{o.snake_name}.cpp"]
+        assert (
+            f"opgen_index::{plan.kind}<" in kernel and f'#include "{plan.kernel_header}"' in kernel
+        )
+        host = files[f"op_host/{o.snake_name}.cpp"]
+        assert f"opgen_index::Tile{plan.kind}(a, tiling->index)" in host
+        assert f"opgen_index::{plan.shape_fn}(a, outShape)" in host
+        assert "opgen_index::IndexTiling index;" in files[f"op_kernel/{o.snake_name}_tiling.h"]
+        test = files[f"tests/test_{o.snake_name}.py"]
+        assert ("def test_out_of_range_index_refused" in test) == bool(plan.range_tensor)
+    cpu = next(t for p, t in files.items() if p.endswith("/csrc/ops.cpp"))
+    assert cpu.count("TORCH_CHECK_INDEX(") == 5  # index_select, gather, scatter/index_add, one_hot
+    assert "op_kernel/opgen_index_tiling.h" in files
+    assert "op_host/opgen_index_shapes.h" in files
+
+
+def test_a_project_without_index_ops_has_no_index_library():
+    proto = prototype.loads((ROOT / "examples" / "gelu_custom.json").read_text())
+    files = [f.path for f in twin.render_files(proto, twin.options(), full=True)]
+    assert not [p for p in files if "opgen_index" in p]
+
+
+def test_every_library_file_carries_the_generated_mark():
+    """The library is opgen's (owner "generated"), never the user's to edit."""
+    for root in ("kernel/index_lib/op_kernel", "host/index_lib/op_host"):
+        for path in (ROOT / "templates" / root).iterdir():
+            head = path.read_text()[:400]
+            assert "Code generated by opgen" in head and "DO NOT EDIT" in head, path
+
+
+def test_the_rendered_files_are_tidy():
+    from test_kernel_host_render import assert_tidy
+
+    proto = prototype.loads(E2E.read_text())
+    files = {f.path: f.content.decode() for f in twin.render_files(proto, twin.options())}
+    snakes = [o.snake_name for o in proto.ops]
+    assert_tidy({p: t for p, t in files.items() if any(s in p for s in snakes)})
