@@ -52,10 +52,11 @@ GROUPS = {
     "AvgPool2d": "pool",
     "MaxPool2d": "pool",
 }
-# The Ascend C APIs a kind's kernel needs that some SoC families lack (asc-devkit's product
-# tables: Sort32 and MrgSort not on Atlas 推理系列 310P; Gather on every family)
+# The Ascend C APIs a kind's kernel needs that some SoC families lack (asc-devkit Sort32.md,
+# MrgSort.md: not on Atlas training (ascend910) nor Atlas inference (ascend310p) products;
+# Gather on every family). The library's select header refuses them too (a static_assert).
 KIND_APIS = {"TopK": ("Sort32", "MrgSort"), "Sort": ("Sort32", "MrgSort")}
-API_LACKING = {"Sort32": ("ascend310p",), "MrgSort": ("ascend310p",)}
+API_LACKING = {"Sort32": ("ascend910", "ascend310p"), "MrgSort": ("ascend910", "ascend310p")}
 INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
 FLOATS = ("float16", "bfloat16", "float32")
 # The dtypes x may have per function (the library's kernels: data moved as words, sums in float

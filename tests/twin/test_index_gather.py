@@ -36,14 +36,16 @@ DTYPES = {
 }
 UB = 196608  # ascend910b's UB per vector core
 CORES = 8
+LAST_CORES = [0]  # the cores the last run used
 
 
 @pytest.fixture(scope="module")
 def drivers(tmp_path_factory) -> dict[int, Path]:
-    """One build for ascend910b (2201) and one for ascend310b (3002, the 8-bit UB Gather)."""
+    """A build per SoC family that runs the group: ascend910b (2201), ascend310b (3002: the 8-bit
+    UB Gather, no UB->UB DataCopy), ascend950 (3510)."""
     out = {}
     root = tmp_path_factory.mktemp("index_gather")
-    for arch in (2201, 3002):
+    for arch in (2201, 3002, 3510):
         exe = root / f"drv_{arch}"
         build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES]
         build += [str(CPP / "index_gather_driver.cpp"), "-o", str(exe)]
@@ -95,6 +97,7 @@ def run(
     args += [str(tmp / "x.bin"), ifile, str(tmp / "y.bin")]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
     line = proc.stdout.strip()
+    LAST_CORES[0] = int(line.split("cores=")[1]) if line.startswith("OK") else 0
     assert proc.returncode == 0, proc.stdout + proc.stderr
     if not line.startswith("OK"):
         return line
@@ -124,6 +127,7 @@ INDEX_SELECT_CASES = [
     ((4, 50, 3), 1, 40, "middle dim, several cores"),
     ((6, 37), 1, 20, "last dim"),
     ((300, 129), 0, 64, "many rows over 8 cores"),
+    ((50, 3), 0, 600, "an index longer than the kernel's window of 256"),
 ]
 
 
@@ -137,6 +141,8 @@ def test_index_select(drivers, tmp_path, tn, itn, shape, dim, n, note):
     want = torch.index_select(x, dim, index)
     y = run(drivers[2201], tmp_path, "index_select", x, index, dim, 0, tn, tuple(want.shape))
     _same(y, want)
+    units = n * torch.Size(shape[:dim]).numel()  # a unit is a row of y
+    assert LAST_CORES[0] == min(CORES, units)
 
 
 def test_index_select_small_tiles_and_duplicates(drivers, tmp_path):
@@ -153,7 +159,7 @@ def test_index_select_small_tiles_and_duplicates(drivers, tmp_path):
         0,
         "float32",
         tuple(want.shape),
-        ub=1024 + 512,
+        ub=1024 + 2048 + 512,
     )
     _same(y, want)
 
@@ -191,14 +197,24 @@ def test_gather(drivers, tmp_path, tn, itn, shape, dim, n):
     _same(y, want)
 
 
-@pytest.mark.parametrize("tn", ["int8", "uint8", "float16", "int64"])
-def test_gather_310b(drivers, tmp_path, tn):
-    """ascend310b: 8-bit data through the UB Gather itself (elsewhere the scalar unit)."""
+@pytest.mark.parametrize("arch", [3002, 3510])
+@pytest.mark.parametrize("tn", ["int8", "uint8", "float16", "bfloat16", "int64"])
+@pytest.mark.parametrize("itn", ["int32", "int64"])
+def test_other_socs(drivers, tmp_path, arch, tn, itn):
+    """ascend310b / ascend950: 8-bit data through the UB Gather itself (elsewhere the scalar
+    unit), and the other kinds."""
     x = _data((9, 70), DTYPES[tn])
-    index = torch.randint(0, 70, (9, 45), generator=torch.Generator().manual_seed(3))
-    want = torch.gather(x, 1, index)
-    y = run(drivers[3002], tmp_path, "gather", x, index, 1, 0, tn, tuple(want.shape))
-    _same(y, want)
+    g = torch.Generator().manual_seed(3)
+    index = torch.randint(0, 70, (9, 45), generator=g).to(DTYPES[itn])
+    want = torch.gather(x, 1, index.long())
+    _same(run(drivers[arch], tmp_path, "gather", x, index, 1, 0, tn, tuple(want.shape)), want)
+    rows = torch.randint(0, 9, (13,), generator=g).to(DTYPES[itn])
+    want = torch.index_select(x, 0, rows)
+    _same(run(drivers[arch], tmp_path, "index_select", x, rows, 0, 0, tn, tuple(want.shape)), want)
+    want = torch.roll(x, -31, 1)
+    _same(run(drivers[arch], tmp_path, "roll", x, None, 1, -31, tn, tuple(want.shape)), want)
+    want = torch.nn.functional.one_hot(rows.long(), 11).to(DTYPES[tn])
+    _same(run(drivers[arch], tmp_path, "one_hot", rows, None, 0, 11, tn, tuple(want.shape)), want)
 
 
 def test_gather_small_tiles(drivers, tmp_path):
@@ -273,7 +289,9 @@ def test_roll_small_tiles(drivers, tmp_path):
 
 @pytest.mark.parametrize("out", ["int64", "int32", "float32", "float16", "int8"])
 @pytest.mark.parametrize("itn", ["int32", "int64"])
-@pytest.mark.parametrize("shape,classes", [((7,), 5), ((1,), 1), ((4, 9), 13), ((100,), 40)])
+@pytest.mark.parametrize(
+    "shape,classes", [((7,), 5), ((1,), 1), ((4, 9), 13), ((100,), 40), ((3000,), 3)]
+)
 def test_one_hot(drivers, tmp_path, out, itn, shape, classes):
     ids = torch.randint(0, classes, shape, generator=torch.Generator().manual_seed(5)).to(
         DTYPES[itn]
@@ -297,7 +315,7 @@ def test_one_hot_classes_beyond_ids_and_small_tiles(drivers, tmp_path):
         700,
         "int64",
         tuple(want.shape),
-        ub=1024 + 512,
+        ub=1024 + 2048 + 512,
     )
     _same(y, want)
 
@@ -311,12 +329,58 @@ def test_out_of_range_indices_stay_inside(drivers, tmp_path):
     assert not isinstance(y, str), y
     assert torch.equal(y[0], x[1]) and torch.equal(y[4], x[4])
     assert torch.count_nonzero(y[1:4]) == 0
-    gidx = torch.tensor([[0, -3, 39, 40, 2**31 + 5]] * 5, dtype=torch.int64)
-    y = run(drivers[2201], tmp_path, "gather", x, gidx, 1, 0, "float32", (5, 5))
+    for big, itype in ((2**31 + 5, torch.int64), (2**31 - 1, torch.int32)):
+        # int32 along the last axis: vector offsets (Maxs/Mins/Muls/Adds); int64: the scalar unit
+        gidx = torch.tensor([[0, -3, 39, 40, big]] * 5, dtype=itype)
+        y = run(drivers[2201], tmp_path, "gather", x, gidx, 1, 0, "float32", (5, 5))
+        assert not isinstance(y, str), y
+        assert torch.equal(y[:, 0], x[:, 0]) and torch.equal(y[:, 2], x[:, 39])
+        assert torch.count_nonzero(y[:, [1, 3, 4]]) == 0
+    gidx = torch.tensor([[0, -2147483648], [4, 5]], dtype=torch.int32)  # dim 0: the scalar unit
+    x2 = x[:, :2].contiguous()
+    y = run(drivers[2201], tmp_path, "gather", x2, gidx, 0, 0, "float32", (2, 2))
     assert not isinstance(y, str), y
-    assert torch.equal(y[:, 0], x[:, 0]) and torch.equal(y[:, 2], x[:, 39])
-    assert torch.count_nonzero(y[:, [1, 3, 4]]) == 0
+    assert y[0, 0] == x2[0, 0] and y[1, 0] == x2[4, 0] and y[0, 1] == 0 and y[1, 1] == 0
     ids = torch.tensor([2, -1, 7], dtype=torch.int32)
     y = run(drivers[2201], tmp_path, "one_hot", ids, None, 0, 4, "int64", (3, 4))
     assert not isinstance(y, str), y
     assert y.tolist() == [[0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+
+
+def test_several_cores(drivers, tmp_path):
+    x = _data((64, 130), torch.float32)
+    index = torch.randint(0, 130, (64, 130), generator=torch.Generator().manual_seed(6))
+    y = run(drivers[2201], tmp_path, "gather", x, index, 1, 0, "float32", (64, 130))
+    _same(y, torch.gather(x, 1, index))
+    assert LAST_CORES[0] == CORES
+    y = run(drivers[2201], tmp_path, "roll", x, None, 0, -5, "float32", (64, 130))
+    _same(y, torch.roll(x, -5, 0))
+    assert LAST_CORES[0] == CORES
+
+
+@pytest.mark.parametrize(
+    "arch,needle",
+    [(2002, "DataCopyPad is missing on this SoC"), (1001, "DataCopyPad is missing on this SoC")],
+)
+def test_refused_socs(tmp_path, arch, needle):
+    """ascend310p / ascend910 have no working DataCopyPad (ascend910 no UB Gather either): the
+    header does not compile there, naming the API."""
+    build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES, "-fsyntax-only"]
+    build.append(str(CPP / "index_gather_driver.cpp"))
+    proc = subprocess.run(build, capture_output=True, text=True)
+    assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-2000:]
+
+
+def test_empty_tensors(drivers, tmp_path):
+    exe = drivers[2201]
+    x = _data((0, 5), torch.float32)
+    _same(run(exe, tmp_path, "roll", x, None, 1, 3, "float32", (0, 5)), torch.roll(x, 3, 1))
+    x = _data((4, 5), torch.float32)
+    empty = torch.zeros((0,), dtype=torch.int64)
+    want = torch.index_select(x, 0, empty)
+    _same(run(exe, tmp_path, "index_select", x, empty, 0, 0, "float32", tuple(want.shape)), want)
+    gidx = torch.zeros((4, 0), dtype=torch.int64)
+    want = torch.gather(x, 1, gidx)
+    _same(run(exe, tmp_path, "gather", x, gidx, 1, 0, "float32", tuple(want.shape)), want)
+    want = torch.nn.functional.one_hot(empty, 3)
+    _same(run(exe, tmp_path, "one_hot", empty, None, 0, 3, "int64", tuple(want.shape)), want)

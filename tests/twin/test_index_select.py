@@ -6,6 +6,7 @@ float/half/bfloat16, int32/int64 indexes, ties, NaN, +-inf, -0.0, k = 1 and k = 
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -48,16 +49,20 @@ def run(
     out_bytes: int = 8,
     cores: int = 8,
     ub: int | None = None,
+    env: dict[str, str] | None = None,
+    dim: int = -1,
 ) -> tuple[subprocess.CompletedProcess, torch.Tensor | None, torch.Tensor | None]:
     dtype = {v: k for k, v in DTYPES.items()}[x.dtype]
     raw = x.contiguous().view(torch.int16 if x.element_size() == 2 else torch.int32).numpy()
     (tmp_path / "x.bin").write_bytes(raw.tobytes())
     dims = ",".join(str(d) for d in x.shape)
-    args = [kind, dtype, str(out_bytes), str(cores), dims, str(x.dim() - 1 if x.dim() else 0)]
+    args = [kind, dtype, str(out_bytes), str(cores), dims, str(dim % x.dim() if x.dim() else 0)]
     args += [str(ints[0]), str(ints[1]), str(tmp_path / "x.bin"), str(tmp_path / "out")]
     if ub is not None:
         args.append(str(ub))
-    proc = subprocess.run([str(driver), *args], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(driver), *args], capture_output=True, text=True, timeout=300, env=env
+    )
     if proc.returncode != 0:
         return proc, None, None
     idx = np.frombuffer((tmp_path / "out.indices").read_bytes(), dtype=f"int{out_bytes * 8}")
@@ -157,8 +162,16 @@ def test_topk(driver, tmp_path, dtype, specials):
     for n, shape in enumerate(SORT_SHAPES):
         x = sample(shape, DTYPES[dtype], 100 + n, specials)
         row = shape[-1]
-        for k, largest in ((1, True), (1, False), (row, True), (row, False), ((row + 1) // 2, n % 2 == 0)):
-            proc, values, indices = run(driver, tmp_path, "topk", x, (k, int(largest)), 4 + 4 * (n % 2))
+        for k, largest in (
+            (1, True),
+            (1, False),
+            (row, True),
+            (row, False),
+            ((row + 1) // 2, n % 2 == 0),
+        ):
+            proc, values, indices = run(
+                driver, tmp_path, "topk", x, (k, int(largest)), 4 + 4 * (n % 2)
+            )
             ok(proc)
             check_topk(x, k, largest, values, indices)
 
@@ -213,11 +226,9 @@ def test_cores(driver, tmp_path):
 
 def test_refusals(driver, tmp_path):
     x = torch.zeros(4, 5)
-    proc = subprocess.run(
-        [str(driver), "argmax", "float", "8", "8", "4,5", "0", "0", "0", "x", "out"],
-        capture_output=True,
-        text=True,
-    )
+    proc, _, _ = run(driver, tmp_path, "topk", x, (2, 1), dim=0)
+    assert proc.returncode == 3 and "move dim last" in proc.stdout
+    proc, _, _ = run(driver, tmp_path, "sort", x, (1, 0), dim=0)
     assert proc.returncode == 3 and "move dim last" in proc.stdout
     proc, _, _ = run(driver, tmp_path, "topk", x, (6, 1))
     assert proc.returncode == 3 and "k is outside" in proc.stdout
@@ -225,3 +236,156 @@ def test_refusals(driver, tmp_path):
     assert proc.returncode == 3 and "8160" in proc.stdout
     proc, _, _ = run(driver, tmp_path, "sort", torch.zeros(1, 3000), (1, 0), ub=65536)
     assert proc.returncode == 3 and "does not fit in UB" in proc.stdout
+
+
+def test_scalar_pipe_events(driver, tmp_path):
+    """With OPGEN_TWIN_CCE_AUTO_SYNC=0 the twin checks the scalar unit's accesses too (a build
+    without --cce-auto-sync): the kernels set their V_S/S_V/S_MTE3/MTE3_S events themselves."""
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    x = sample((5, 300), torch.float16, 11, True)
+    for kind, ints in (("argmax", (0, 0)), ("argmin", (0, 0)), ("topk", (7, 0)), ("sort", (1, 0))):
+        proc, values, indices = run(driver, tmp_path, kind, x, ints, cores=3, ub=12000, env=env)
+        if kind.startswith("arg"):
+            ok(proc)
+            assert indices.tolist() == getattr(torch, kind)(x.float(), dim=-1).tolist()
+    proc, values, indices = run(driver, tmp_path, "topk", x, (7, 0), cores=3, env=env)
+    ok(proc)
+    check_topk(x, 7, False, values, indices)
+
+
+UNIT = """
+#include "kernel_operator.h"
+#include "opgen_index_select.h"
+using opgen_index::IndexTiling;
+template void opgen_index::%s<float, int64_t>(GM_ADDR, GM_ADDR, GM_ADDR, const IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "arch", "needle"),
+    [
+        ("Sort", 2002, "Sort32 and MrgSort"),
+        ("TopK", 1001, "Sort32 and MrgSort"),
+        ("Sort", 2201, None),
+        ("TopK", 3510, None),
+        ("TopK", 3002, None),
+    ],
+)
+def test_socs_without_the_apis(tmp_path, kind, arch, needle):
+    """TopK/Sort on ascend910 / ascend310p: a static_assert naming the missing APIs."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(UNIT % kind)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        capture_output=True,
+        text=True,
+    )
+    if needle is None:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    else:
+        assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+ARG_UNIT = """
+#include "kernel_operator.h"
+#include "opgen_index_select.h"
+template void opgen_index::ArgMax<%s, int32_t>(GM_ADDR, GM_ADDR, const opgen_index::IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize(
+    ("dtype", "arch", "needle"),
+    [
+        ("float", 3510, "ReduceMax/ReduceMin with calIndex"),
+        ("half", 2002, "DataCopyPad"),
+        ("int32_t", 2201, "an int32 x would round"),
+        ("half", 3002, None),
+    ],
+)
+def test_argmax_refusals(tmp_path, dtype, arch, needle):
+    """ArgMax where the APIs are missing (Ascend 950's level-2 ReduceMax in opgen's catalog,
+    310P's DataCopyPad) and for an int32 x: a static_assert saying why."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(ARG_UNIT % dtype)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        capture_output=True,
+        text=True,
+    )
+    if needle is None:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    else:
+        assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("arch", [3002, 3510])
+def test_other_socs(tmp_path, arch):
+    """310B (every kind) and Ascend 950 (TopK/Sort: no level-2 ReduceMax in opgen's catalog) run
+    the same kernels on the twin's rules for that SoC."""
+    exe = tmp_path / "driver"
+    flags = [f"-D__NPU_ARCH__={arch}"] + (["-DINDEX_SELECT_SORT_ONLY"] if arch == 3510 else [])
+    src = str(CPP / "index_select_driver.cpp")
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INCLUDES, *flags, src, "-o", str(exe)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    x = sample((6, 150), torch.float16, 21, True)
+    proc, values, indices = run(exe, tmp_path, "topk", x, (9, 1), cores=4)
+    ok(proc)
+    check_topk(x, 9, True, values, indices)
+    proc, values, indices = run(exe, tmp_path, "sort", x, (0, 0), out_bytes=4, cores=4)
+    ok(proc)
+    want = torch.sort(x.float(), dim=-1, descending=False, stable=True)
+    same_values(values.view(x.shape), want.values.half())
+    assert torch.equal(indices.view(x.shape).long(), want.indices)
+    if arch == 3002:
+        proc, _, got = run(exe, tmp_path, "argmin", x, cores=4)
+        ok(proc)
+        assert got.tolist() == torch.argmin(x.float(), dim=-1).tolist()
+
+
+def test_longest_rows(driver, tmp_path):
+    """The longest rows Tile* accepts on the default chip (196608 bytes of UB) run, through
+    four merge passes (runs of 32 up to 2048 records), and one element more is refused."""
+    for dtype, out_bytes, row in ((torch.float32, 8, 3776), (torch.float16, 4, 5056)):
+        x = sample((2, row), dtype, row, True)
+        proc, values, indices = run(driver, tmp_path, "sort", x, (0, 0), out_bytes=out_bytes)
+        ok(proc)
+        want = torch.sort(x.float(), dim=-1, descending=False, stable=True)
+        same_values(values.view(x.shape), want.values.to(dtype))
+        assert torch.equal(indices.view(x.shape).long(), want.indices)
+        proc, _, _ = run(driver, tmp_path, "sort", sample((1, row + 1), dtype, 1, False))
+        assert proc.returncode == 3 and "does not fit in UB" in proc.stdout
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_arg_over_other_dims(driver, tmp_path, dtype):
+    """A dim with axes after it: each column's running best; ties, NaN (the first), +-inf,
+    -0.0; chunks of columns over several cores, a chunk's tail, and a small UB (many chunks)."""
+    cases = [((4, 5, 3), 1), ((3, 7, 130), 1), ((6, 2, 9), 0), ((2, 33, 4, 70), 1), ((50, 3), 0)]
+    for n, (shape, dim) in enumerate(cases):
+        x = sample(shape, DTYPES[dtype], 300 + n, True)
+        for kind in ("argmax", "argmin"):
+            for out_bytes, ub in ((8, None), (4, 16384)):
+                proc, _, got = run(driver, tmp_path, kind, x, out_bytes=out_bytes, ub=ub, dim=dim)
+                ok(proc)
+                want = getattr(torch, kind)(x.float(), dim=dim)
+                assert torch.equal(got.view(want.shape).long(), want), (shape, dim, kind)
+
+
+def test_arg_columns_nan_and_pipes(driver, tmp_path):
+    """Column mode: the first NaN down a column wins over an earlier +inf / -inf and stays; run
+    also with the scalar unit's events checked (OPGEN_TWIN_CCE_AUTO_SYNC=0)."""
+    x = torch.zeros(2, 6, 70)
+    x[0, 1, 5] = float("nan")
+    x[0, 3, 5] = float("nan")
+    x[0, 0, 7] = float("inf")
+    x[0, 4, 7] = float("nan")
+    x[1, 0, 9] = -float("inf")
+    x[1, 5, 9] = float("nan")
+    x[1, 2, 11] = -0.0
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    for kind in ("argmax", "argmin"):
+        proc, _, got = run(driver, tmp_path, kind, x, dim=1, env=env, cores=2)
+        ok(proc)
+        assert got.view(2, 70).tolist() == getattr(torch, kind)(x, dim=1).tolist()

@@ -209,6 +209,7 @@ def test_sort32(misc_bin, tn):
     assert y == exp
     assert len(set(x[:32])) < 32  # the case has ties
     assert "dst" in msgs["sort_dst_too_small"]
+    assert "no Sort32" in msgs["sort_910"]
 
 
 def _records(values: list) -> list[tuple[float, int]]:
@@ -218,7 +219,11 @@ def _records(values: list) -> list[tuple[float, int]]:
 def _merge(lists: list[list[tuple[float, int]]]) -> list[tuple[float, int]]:
     """MrgSort.md: by score descending; equal scores: the lower-numbered list first, each list's
     own order kept."""
-    keyed = [(-score, n, pos, (score, i)) for n, lst in enumerate(lists) for pos, (score, i) in enumerate(lst)]
+    keyed = [
+        (-score, n, pos, (score, i))
+        for n, lst in enumerate(lists)
+        for pos, (score, i) in enumerate(lst)
+    ]
     return [rec for *_, rec in sorted(keyed)]
 
 
@@ -238,7 +243,16 @@ def test_mrgsort(misc_bin, tn):
     full = _merge([run[0], run[1][:3]])
     assert written == full[: len(written)] and written[-1] == run[1][2] and len(written) < 35
     assert len({score for score, _ in runs}) < 64  # ties across runs
-    for name in ("valid_bit", "length", "overlap", "repeat", "dst_align", "src_align", "small", "310p"):
+    for name in (
+        "valid_bit",
+        "length",
+        "overlap",
+        "repeat",
+        "dst_align",
+        "src_align",
+        "small",
+        "310p",
+    ):
         assert f"mrg_{name}" in msgs
 
 

@@ -163,9 +163,9 @@ int main(int argc, char** argv)
     l.platform.aivCoreNum = a.coreNum;
     l.gm = {{x.data(), x.size(), "x"}, {y.data(), y.size(), "y"}, {&t, sizeof(t), "tiling"}};
     if (!idx.empty()) l.gm.push_back({idx.data(), idx.size(), "index"});
-    const std::string err = opgen_twin::LaunchDirect(l, ti->pick(kind, iname), reinterpret_cast<GM_ADDR>(x.data()),
-                                                     reinterpret_cast<GM_ADDR>(idx.data()),
-                                                     reinterpret_cast<GM_ADDR>(y.data()), reinterpret_cast<GM_ADDR>(&t));
+    const auto gm = [](void* p) { return reinterpret_cast<GM_ADDR>(p); };
+    const std::string err =
+        opgen_twin::LaunchDirect(l, ti->pick(kind, iname), gm(x.data()), gm(idx.data()), gm(y.data()), gm(&t));
     if (!err.empty()) {
         std::printf("ERR %s\n", err.c_str());
         return 0;

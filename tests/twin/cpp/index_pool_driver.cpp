@@ -43,7 +43,7 @@ static Entry Pick(const std::string& kind, const std::string& dtype)
 
 int main(int argc, char** argv)
 {
-    if (argc < 19) {
+    if (argc < 16 || argc > 15 + 8) {
         std::printf("usage: see the top of index_pool_driver.cpp\n");
         return 2;
     }
@@ -58,7 +58,8 @@ int main(int argc, char** argv)
     int64_t elems = 1;
     for (uint32_t d = 0; d < a.x.rank; ++d) elems *= a.x.dims[d] = std::atoll(argv[15 + d]);
     opgen_index::IndexTiling t{};
-    if (const char* why = opgen_index::TileAvgPool2d(a, t)) {
+    const char* why = kind == "avg" ? opgen_index::TileAvgPool2d(a, t) : opgen_index::TileMaxPool2d(a, t);
+    if (why != nullptr) {
         std::printf("REFUSED %s\n", why);
         return 3;
     }

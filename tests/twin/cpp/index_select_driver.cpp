@@ -5,7 +5,8 @@
 // KIND argmax|argmin|topk|sort, DTYPE float|half|bfloat16, DIMS comma-separated, IN the raw x,
 // OUT a prefix: OUT.values (topk/sort) and OUT.indices are written raw. INT0/INT1: HostArgs
 // ints (topk: k, largest; sort: descending). A negative INT1 for topk/sort: no values output
-// (nullptr). Prints "REFUSED <text>" (exit 3) or "ERROR <text>" (exit 4).
+// (nullptr). Prints "REFUSED <text>" (exit 3) or "ERROR <text>" (exit 4). Built with
+// -DINDEX_SELECT_SORT_ONLY (a SoC without the argmax APIs) it has no argmax/argmin.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@ using opgen_index::IndexTiling;
 
 template <class T, class TOut>
 struct Kernels {
+#if !defined(INDEX_SELECT_SORT_ONLY)
     static void ArgMax(GM_ADDR x, GM_ADDR y, GM_ADDR t)
     {
         opgen_index::ArgMax<T, TOut>(x, y, *reinterpret_cast<const IndexTiling*>(t));
@@ -31,6 +33,7 @@ struct Kernels {
     {
         opgen_index::ArgMin<T, TOut>(x, y, *reinterpret_cast<const IndexTiling*>(t));
     }
+#endif
     static void TopK(GM_ADDR x, GM_ADDR v, GM_ADDR i, GM_ADDR t)
     {
         opgen_index::TopK<T, TOut>(x, v, i, *reinterpret_cast<const IndexTiling*>(t));
@@ -70,22 +73,33 @@ struct Run {
     bool withValues = true;
 };
 
-template <class T, class TOut>
-std::string Launch(Run& r, const IndexTiling& t)
+opgen_twin::DirectLaunch Buffers(Run& r, const IndexTiling& t, std::vector<uint8_t>& ws)
 {
     opgen_twin::DirectLaunch l;
     l.blockDim = t.usedCores;
-    std::vector<uint8_t> ws(64);
     l.gm = {{r.x.data(), r.x.size(), "x"}, {ws.data(), ws.size(), "workspace"}, {r.tiling.data(), r.tiling.size(), "tiling"}};
     if (!r.values.empty()) l.gm.push_back({r.values.data(), r.values.size(), "values"});
     if (!r.indices.empty()) l.gm.push_back({r.indices.data(), r.indices.size(), "indices"});
     l.sysWorkspace = ws.data();
+    return l;
+}
+
+template <class T, class TOut>
+std::string Launch(Run& r, const IndexTiling& t)
+{
+    std::vector<uint8_t> ws(64);
+    const opgen_twin::DirectLaunch l = Buffers(r, t, ws);
+#if !defined(INDEX_SELECT_SORT_ONLY)
     if (r.kind == "argmax") return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::ArgMax, G(r.x), G(r.indices), G(r.tiling));
     if (r.kind == "argmin") return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::ArgMin, G(r.x), G(r.indices), G(r.tiling));
+#endif
     if (r.kind == "topk") {
         return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::TopK, G(r.x), G(r.values), G(r.indices), G(r.tiling));
     }
-    return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::Sort, G(r.x), G(r.values), G(r.indices), G(r.tiling));
+    if (r.kind == "sort") {
+        return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::Sort, G(r.x), G(r.values), G(r.indices), G(r.tiling));
+    }
+    return "this build has no " + r.kind;
 }
 
 const char* Tile(Run& r, IndexTiling& t)
@@ -105,19 +119,17 @@ std::string LaunchOut(Run& r, const IndexTiling& t)
 
 }  // namespace
 
-int main(int argc, char** argv)
+namespace {
+
+// The command line into r; returns x's element count.
+uint64_t Parse(char** argv, int argc, Run& r, std::string& dtype)
 {
-    if (argc < 11) {
-        std::puts("usage: index_select_driver KIND DTYPE OUTBYTES CORES DIMS DIM INT0 INT1 IN OUT [UB]");
-        return 2;
-    }
-    Run r;
     r.kind = argv[1];
-    const std::string dtype = argv[2];
+    dtype = argv[2];
     r.args.dtypeBytes = dtype == "float" ? 4 : 2;
     r.args.outBytes = static_cast<uint32_t>(std::atoi(argv[3]));
     r.args.coreNum = static_cast<uint32_t>(std::atoi(argv[4]));
-    std::string dims = argv[5];
+    const std::string dims = argv[5];
     uint64_t total = 1;
     for (size_t at = 0; !dims.empty() && at != std::string::npos;) {
         const size_t comma = dims.find(',', at);
@@ -134,6 +146,34 @@ int main(int argc, char** argv)
         r.withValues = false;
         r.args.ints[1] = 1;
     }
+    return total;
+}
+
+// Runs the kernel on the outputs sized for t; "" or the error.
+std::string Execute(Run& r, const IndexTiling& t, const std::string& dtype)
+{
+    const bool arg = r.kind == "argmax" || r.kind == "argmin";
+    const uint64_t outElems = t.outer * t.inner * (arg ? 1 : t.count);
+    if (!arg && r.withValues) r.values.assign(outElems * r.args.dtypeBytes, 0xEE);
+    r.indices.assign(outElems * r.args.outBytes, 0xEE);
+    r.tiling.assign(sizeof(IndexTiling), 0);
+    std::memcpy(r.tiling.data(), &t, sizeof(t));
+    if (t.usedCores == 0) return "";
+    if (dtype == "float") return LaunchOut<float>(r, t);
+    return dtype == "half" ? LaunchOut<half>(r, t) : LaunchOut<bfloat16_t>(r, t);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 11) {
+        std::puts("usage: index_select_driver KIND DTYPE OUTBYTES CORES DIMS DIM INT0 INT1 IN OUT [UB]");
+        return 2;
+    }
+    Run r;
+    std::string dtype;
+    const uint64_t total = Parse(argv, argc, r, dtype);
     IndexTiling t{};
     const char* why = Tile(r, t);
     if (why != nullptr) {
@@ -145,16 +185,7 @@ int main(int argc, char** argv)
         std::printf("ERROR x has %zu bytes, not %llu\n", r.x.size(), static_cast<unsigned long long>(total * r.args.dtypeBytes));
         return 4;
     }
-    const bool arg = r.kind == "argmax" || r.kind == "argmin";
-    const uint64_t outElems = t.outer * t.inner * (arg ? 1 : t.count);
-    if (!arg && r.withValues) r.values.assign(outElems * r.args.dtypeBytes, 0xEE);
-    r.indices.assign(outElems * r.args.outBytes, 0xEE);
-    r.tiling.assign(sizeof(IndexTiling), 0);
-    std::memcpy(r.tiling.data(), &t, sizeof(t));
-    std::string err;
-    if (t.usedCores > 0) {
-        err = dtype == "float" ? LaunchOut<float>(r, t) : dtype == "half" ? LaunchOut<half>(r, t) : LaunchOut<bfloat16_t>(r, t);
-    }
+    const std::string err = Execute(r, t, dtype);
     if (!err.empty()) {
         std::printf("ERROR %s\n", err.c_str());
         return 4;

@@ -38,6 +38,22 @@ __aicore__ void AddOne(GM_ADDR x, GM_ADDR y, uint32_t shift)
     DataCopy(yG, u, kPart);
 }
 
+// AddOne without the barrier between the copy in and Adds: a hazard (MTE2 -> V).
+extern "C" __global__ __aicore__ void add_one_unsynced(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    GlobalTensor<float> xG, yG;
+    xG.SetGlobalBuffer((__gm__ float*)x + GetBlockIdx() * kPart, kPart);
+    yG.SetGlobalBuffer((__gm__ float*)y + GetBlockIdx() * kPart, kPart);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, kPart * sizeof(float));
+    LocalTensor<float> u = buf.Get<float>();
+    DataCopy(u, xG, kPart);
+    Adds(u, u, 1.0f, kPart);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yG, u, kPart);
+}
+
 extern "C" __global__ __aicore__ void add_one(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR) { AddOne(x, y, 0); }
 extern "C" __global__ __aicore__ void add_one_far(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR) { AddOne(x, y, 100000); }
 
@@ -131,6 +147,25 @@ void TestVector()
     CHECK(err.find("blockDim 0") != std::string::npos, "blockDim 0: '%s'", err.c_str());
 }
 
+// The pipe check runs as in RunOp: a missing barrier fails the launch, unless checkPipes is off.
+void TestPipeCheck()
+{
+    const uint32_t blocks = 2;
+    std::vector<float> x(blocks * kPart, 1.0f), y(blocks * kPart, 0.0f);
+    std::vector<uint8_t> ws(64), tiling(32);
+    auto l = Launch(blocks, {{x.data(), x.size() * 4, "x"}, {y.data(), y.size() * 4, "y"},
+                             {ws.data(), ws.size(), "workspace"}, {tiling.data(), tiling.size(), "tiling"}},
+                    ws.data());
+    std::string err = opgen_twin::LaunchDirect(l, add_one_unsynced, G(x.data()), G(y.data()), G(ws.data()),
+                                               G(tiling.data()));
+    CHECK(err.find("MTE2_V") != std::string::npos, "unsynced add_one: %s", err.c_str());
+    l.checkPipes = false;
+    err = opgen_twin::LaunchDirect(l, add_one_unsynced, G(x.data()), G(y.data()), G(ws.data()), G(tiling.data()));
+    CHECK(err.empty() && y[0] == 2.0f, "unsynced add_one with checkPipes off: %s", err.c_str());
+    err = opgen_twin::LaunchDirect(l, add_one, G(x.data()), G(y.data()), G(ws.data()), G(tiling.data()));
+    CHECK(err.empty(), "add_one: %s", err.c_str());
+}
+
 void TestSyncAll()
 {
     const uint32_t blocks = 3;
@@ -176,6 +211,7 @@ void TestMatmul()
 int main()
 {
     TestVector();
+    TestPipeCheck();
     TestSyncAll();
     TestMatmul();
     std::printf("SUMMARY %d passed, %d failed\n", g_pass, g_fail);

@@ -245,6 +245,8 @@ void SectionSort()
     auto idx = s.Get<uint32_t>(32);
     auto y = s.Get<float>(32);
     ExpectHw("sort_dst_too_small", [&] { Sort32(y, x, idx, 1); }, {"Sort32", "dst"});
+    auto big = s.Get<float>(64);
+    ExpectHw("sort_910", [&] { Sort32<float, 1001>(big, x, idx, 1); }, {"Sort32", "ascend910", "no Sort32"});
 }
 
 // Prints n (score, index) records of `rec` as "score index" pairs.

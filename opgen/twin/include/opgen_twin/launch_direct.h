@@ -11,10 +11,11 @@
 //   if (!err.empty()) puts(err.c_str());       // e.g. "kernel block 3 of 8: DataCopy(...): ..."
 //
 // The blocks run as RunOp runs them (runner.h RunBlocks: threads, a mixed kernel's AIVs then its
-// AIC, the cache-line and DMA-conflict checks, SyncAll's cooperative second run). Every buffer
-// in `gm` is a GM region: an access outside all of them is a HardwareError, so list each buffer
-// the kernel may touch (inputs, outputs, workspace, tiling). The kernel writes the caller's
-// memory in place. A kernel that calls SyncAll runs twice; the buffers are restored to their
+// AIC, the pipe check (pipes.h, unless l.checkPipes is false; OPGEN_TWIN_PIPE_CHECK and
+// OPGEN_TWIN_CCE_AUTO_SYNC as for RunOp), the cache-line and DMA-conflict checks, SyncAll's
+// cooperative second run). Every buffer in `gm` is a GM region: an access outside all of them
+// is a HardwareError, so list each buffer the kernel may touch (inputs, outputs, workspace,
+// tiling). The kernel writes the caller's memory in place. A kernel that calls SyncAll runs twice; the buffers are restored to their
 // bytes before the launch for the second run. The arguments are converted to the kernel's
 // parameter types as in a call of the kernel (GM_ADDR, `__gm__ uint8_t*`, scalars).
 #ifndef OPGEN_TWIN_LAUNCH_DIRECT_H

@@ -15,6 +15,7 @@ namespace accumulate_host {
 constexpr uint64_t TILE_ALIGN = 32;       // elements: every UB tile is whole 32-byte blocks
 constexpr uint64_t UB_RESERVED = 1024;    // bytes of UB left to the framework
 constexpr uint64_t MAX_TILE = 1u << 20;   // elements; also keeps DataCopyPad's byte length small
+constexpr uint64_t INDEX_PIECE = 1024;    // index values IndexAdd reads into UB at a time
 
 inline uint64_t Numel(const Shape& s)
 {
@@ -86,14 +87,44 @@ inline const char* CheckCumSumDtypes(const HostArgs& a)
     }
     const uint32_t outBytes = a.outBytes == 0 ? a.dtypeBytes : a.outBytes;
     if (outBytes != 8 && outBytes != a.dtypeBytes) return "cumsum: y must be x's dtype (float) or int64 (integer x)";
-    if (a.dtypeBytes == 8 && a.outBytes == 0) return "cumsum: set outBytes (8) for an int64 x; float64 is not supported";
+    if (a.dtypeBytes == 8 && a.outBytes == 0) {
+        return "cumsum: set outBytes (8) for an int64 x; float64 is not supported";
+    }
+    return nullptr;
+}
+
+// IndexAdd's index piece: up to INDEX_PIECE values (whole 32s), at most a quarter of UB.
+inline uint64_t IndexPiece(const HostArgs& a, uint64_t count)
+{
+    const uint64_t fit = (a.ubBytes - UB_RESERVED) / 4 / a.indexBytes / TILE_ALIGN * TILE_ALIGN;
+    const uint64_t wanted = Ceil(count == 0 ? 1 : count, TILE_ALIGN) * TILE_ALIGN;
+    uint64_t piece = fit < wanted ? fit : wanted;
+    piece = piece < INDEX_PIECE ? piece : INDEX_PIECE;
+    return piece < TILE_ALIGN ? TILE_ALIGN : piece;
+}
+
+// index_add's src: x's shape but len(index) along dim (a 0-d x: len(index) elements).
+inline const char* CheckIndexAddSrc(const HostArgs& a, uint64_t count)
+{
+    if (a.x.rank == 0) {
+        return a.src.rank <= 1 && Numel(a.src) == count ? nullptr : "index_add: src must have len(index) elements";
+    }
+    if (a.src.rank != a.x.rank) return "index_add: src must have x's rank";
+    for (uint32_t i = 0; i < a.src.rank; ++i) {
+        const int64_t want = static_cast<int64_t>(i) == a.dim ? static_cast<int64_t>(count) : a.x.dims[i];
+        if (a.src.dims[i] != want) {
+            return "index_add: src must have x's shape except along dim, where its size is len(index)";
+        }
+    }
     return nullptr;
 }
 
 }  // namespace accumulate_host
 
 // torch.index_add(x, dim, index, src): index 1-D of count values, src x's shape with dim's size
-// count. Units: output rows (outer x axis) times pieces of inner; ints unused.
+// count. ints[0] = output rows per unit (as many as UB holds, at most axis); ints[1] = index
+// values read into UB at a time. Units: outer x
+// blocks of ints[0] rows along axis x pieces of inner (tileElems each).
 inline const char* TileIndexAdd(const HostArgs& a, IndexTiling& t)
 {
     namespace h = accumulate_host;
@@ -101,18 +132,20 @@ inline const char* TileIndexAdd(const HostArgs& a, IndexTiling& t)
     if (const char* err = h::CheckAccDtype(a)) return err;
     if (a.index.rank > 1) return "index_add: index must be 1-D (or a scalar)";
     t.count = a.index.rank == 0 ? 1 : static_cast<uint64_t>(a.index.dims[0]);
-    const uint32_t srcRank = a.src.rank;
-    if (srcRank != a.x.rank && !(a.x.rank == 0 && srcRank <= 1)) {
-        return "index_add: src must have x's rank";
-    }
-    for (uint32_t i = 0; i < srcRank && a.x.rank > 0; ++i) {
-        const int64_t want = static_cast<int64_t>(i) == a.dim ? static_cast<int64_t>(t.count) : a.x.dims[i];
-        if (a.src.dims[i] != want) {
-            return "index_add: src must have x's shape except along dim, where its size is len(index)";
-        }
-    }
-    if (const char* err = h::SizeTile(a, h::AccBytes(a.dtypeBytes), t.inner, t)) return err;
-    t.units = t.outer * t.axis * h::Ceil(t.inner, t.tileElems);
+    if (const char* err = h::CheckIndexAddSrc(a, t.count)) return err;
+    if (a.ubBytes <= h::UB_RESERVED + 32 * uint64_t{a.indexBytes}) return "index op: UB size unknown or too small";
+    const uint64_t piece = h::IndexPiece(a, t.count);
+    t.ints[1] = static_cast<int64_t>(piece);
+    HostArgs rows = a;
+    rows.ubBytes -= piece * a.indexBytes;
+    if (const char* err = h::SizeTile(rows, h::AccBytes(a.dtypeBytes), t.inner, t)) return err;
+    // Rows per unit: acc and the 16-bit staging per row, one `add` tile besides.
+    const uint64_t accBytes = a.dtypeBytes == 2 ? 4 : a.dtypeBytes, stageBytes = a.dtypeBytes == 2 ? 2 : 0;
+    const uint64_t budget = rows.ubBytes - h::UB_RESERVED - uint64_t{t.tileElems} * accBytes - 32;
+    uint64_t blockRows = budget / (uint64_t{t.tileElems} * (accBytes + stageBytes));
+    blockRows = blockRows > t.axis ? t.axis : blockRows;
+    t.ints[0] = static_cast<int64_t>(blockRows == 0 ? 1 : blockRows);
+    t.units = t.outer * h::Ceil(t.axis, static_cast<uint64_t>(t.ints[0])) * h::Ceil(t.inner, t.tileElems);
     return h::Spread(a, t);
 }
 
@@ -144,7 +177,8 @@ inline const char* TileScatterAdd(const HostArgs& a, IndexTiling& t)
     if (srcAxis < t.count) return "scatter_add: src must be at least index's size along dim";
     t.ints[0] = static_cast<int64_t>(srcAxis);
     const uint64_t perElem = h::AccBytes(a.dtypeBytes) + a.indexBytes;
-    if (const char* err = h::SizeTile(a, perElem, t.axis * t.inner, t)) return err;
+    const uint64_t slab = t.axis * t.inner, run = t.count * t.inner;  // y's and index's per outer
+    if (const char* err = h::SizeTile(a, perElem, slab > run ? slab : run, t)) return err;
     t.units = t.outer * h::Ceil(t.axis * t.inner, t.tileElems);
     return h::Spread(a, t);
 }

@@ -6,7 +6,7 @@
 // What a unit is, per kind (the work is split in units over usedCores cores, unitsPerCore each):
 //   IndexSelect: one output row of `inner` elements (units = outer * count).
 //   Gather:      one output row of `inner` elements (units = outer * count); ints[0] = the UB bytes
-//                of the x slab [axis, inner] a core holds (plus one zero element).
+//                of the x slab [axis, inner] a core holds (with 32 + 1 element of zeros).
 //   Roll:        one output element (units = numel); ints[0] = the shift normalised to [0, axis).
 //   OneHot:      one id (units = numel(x)); count = num_classes; y is [units, count].
 // tileElems: elements of the moved type per UB tile (x's type; OneHot: y's type).
@@ -22,6 +22,7 @@ namespace opgen_index {
 namespace gather_detail {
 
 constexpr uint64_t kUbReserve = 1024;  // UB bytes left aside (scalar stack, alignment)
+constexpr uint64_t kIndexWindowBytes = 256 * 8;  // the kernel's window of indices (kIndexWindow)
 
 inline uint64_t Numel(const Shape& s)
 {
@@ -94,7 +95,11 @@ inline const char* TileIndexSelect(const HostArgs& a, IndexTiling& t)
     gather_detail::SplitAround(a.x, a.dim, t);
     t.count = gather_detail::Numel(a.index);
     t.units = t.outer * t.count;
-    t.tileElems = gather_detail::TileElemsFor(a.ubBytes - gather_detail::kUbReserve, a.dtypeBytes);
+    if (a.ubBytes < gather_detail::kUbReserve + gather_detail::kIndexWindowBytes + 32 * 8) {
+        return "IndexSelect: ubBytes too small";
+    }
+    const uint64_t ub = a.ubBytes - gather_detail::kUbReserve - gather_detail::kIndexWindowBytes;
+    t.tileElems = gather_detail::TileElemsFor(ub, a.dtypeBytes);
     gather_detail::SplitCores(a, 1, t);
     return nullptr;
 }
@@ -117,8 +122,9 @@ inline const char* TileGather(const HostArgs& a, IndexTiling& t)
     t.count = a.x.rank == 0 ? 1 : static_cast<uint64_t>(a.index.dims[a.dim]);
     if (gather_detail::Numel(a.index) == 0) t.count = 0;
     t.units = t.inner == 0 ? 0 : t.outer * t.count;
-    // The slab x[o] = [axis, inner] plus one zero element (the target of an out-of-range index).
-    const uint64_t slabBytes = ((t.axis * t.inner + 1) * a.dtypeBytes + 31) / 32 * 32;
+    // The slab x[o] = [axis, inner] after a 32-byte block of zeros and before one zero element
+    // (the targets of an out-of-range index).
+    const uint64_t slabBytes = 32 + ((t.axis * t.inner + 1) * a.dtypeBytes + 31) / 32 * 32;
     t.ints[0] = static_cast<int64_t>(slabBytes);
     const uint64_t ub = a.ubBytes - gather_detail::kUbReserve;
     if (slabBytes >= 0xffffffffull || slabBytes + 32 * 64 > ub) {
@@ -166,7 +172,11 @@ inline const char* TileOneHot(const HostArgs& a, IndexTiling& t)
     t.inner = 1;
     t.count = static_cast<uint64_t>(a.ints[0]);
     t.ints[0] = a.ints[0];
-    t.tileElems = gather_detail::TileElemsFor(a.ubBytes - gather_detail::kUbReserve, a.outBytes);
+    if (a.ubBytes < gather_detail::kUbReserve + gather_detail::kIndexWindowBytes + 32 * 8) {
+        return "OneHot: ubBytes too small";
+    }
+    const uint64_t ub = a.ubBytes - gather_detail::kUbReserve - gather_detail::kIndexWindowBytes;
+    t.tileElems = gather_detail::TileElemsFor(ub, a.outBytes);
     gather_detail::SplitCores(a, 1, t);
     return nullptr;
 }

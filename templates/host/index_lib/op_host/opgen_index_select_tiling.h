@@ -2,11 +2,12 @@
 // opgen's index-op library, the "select" group's host side: the tiling of ArgMax, ArgMin, TopK
 // and Sort (kernels in op_kernel/opgen_index_select.h). Plain C++.
 //
-// All four work on the last axis only: a dim with axes after it (inner > 1) is refused; the
-// caller moves it last (a transpose) first. x is seen as [outer, axis]; a unit is one row; the
-// rows are split over the cores. What the tiling carries:
-//   ArgMax/ArgMin: count = 1; tileElems = the float elements per UB tile (a multiple of 64), a
-//     longer row runs in tiles.
+// x is seen as [outer, axis, inner] around dim; the units are split over the cores. TopK/Sort
+// work on the last axis only: a dim with axes after it (inner > 1) is refused, the caller moves
+// it last (a transpose) first. What the tiling carries:
+//   ArgMax/ArgMin: count = 1. inner == 1: a unit is a row, tileElems the float elements per UB
+//     tile (a multiple of 64), a longer row runs in tiles. inner > 1: a unit is (outer row,
+//     chunk of tileElems columns of inner); the axis (at most 2^24) is walked row by row.
 //   TopK: count = k (HostArgs ints[0]), ints[0] = k, ints[1] = largest (1/0); Sort: count =
 //     the row's length, ints[1] = descending (HostArgs ints[0]). tileElems = the row rounded up
 //     to 64: the whole row is in UB, and a row that does not fit (or is over 8160, Sort32's 255
@@ -44,10 +45,6 @@ inline const char* RowsOf(const HostArgs& a, IndexTiling& t)
         if (static_cast<int64_t>(d) == a.dim) t.axis = size;
         if (static_cast<int64_t>(d) > a.dim) t.inner *= size;
     }
-    if (t.inner != 1) {
-        return "opgen_index select: the kernels reduce or sort the last axis only; move dim last (a transpose) "
-               "before the op";
-    }
     if (a.dtypeBytes != 2 && a.dtypeBytes != 4) return "opgen_index select: x is half, bfloat16 or float";
     if (a.outBytes != 4 && a.outBytes != 8) return "opgen_index select: the index output is int32 or int64";
     return nullptr;
@@ -62,11 +59,36 @@ inline void SplitRows(const HostArgs& a, IndexTiling& t)
     t.usedCores = static_cast<uint32_t>((t.units + t.unitsPerCore - 1) / t.unitsPerCore);
 }
 
+// ArgMax/ArgMin over a dim with axes after it: units are (outer row, chunk of tileElems columns
+// of inner), each column's running best in UB while the axis is walked row by row.
+inline const char* TileArgColumns(const HostArgs& a, IndexTiling& t)
+{
+    if (t.axis > (uint64_t{1} << 24)) {
+        return "opgen_index ArgMax/ArgMin: a dim with axes after it longer than 2^24 (its index is kept in float)";
+    }
+    // per column: x, its float copy, the best, the row number, the best's row (4 each), three
+    // masks, the int64 result
+    const uint64_t perElem = a.dtypeBytes + 16 + 1 + 8;
+    if (a.ubBytes <= kUbReserve + 64 * perElem) return "opgen_index ArgMax/ArgMin: UB is too small for 64 columns";
+    uint64_t tile = (a.ubBytes - kUbReserve) / perElem / 64 * 64;
+    if (tile > kMaxArgTile) tile = kMaxArgTile;
+    const uint64_t columns = RoundUp(t.inner, 64);
+    t.tileElems = static_cast<uint32_t>(columns < tile ? columns : tile);
+    t.count = 1;
+    t.units = t.outer * ((t.inner + t.tileElems - 1) / t.tileElems);
+    const uint64_t cores = a.coreNum == 0 ? 1 : a.coreNum;
+    t.unitsPerCore = (t.units + cores - 1) / cores;
+    if (t.unitsPerCore == 0) t.unitsPerCore = 1;
+    t.usedCores = static_cast<uint32_t>((t.units + t.unitsPerCore - 1) / t.unitsPerCore);
+    return nullptr;
+}
+
 inline const char* TileArg(const HostArgs& a, IndexTiling& t)
 {
     const char* why = RowsOf(a, t);
     if (why != nullptr) return why;
     if (t.axis == 0) return "opgen_index ArgMax/ArgMin: the reduced dim is empty (torch refuses it too)";
+    if (t.inner > 1) return TileArgColumns(a, t);
     // per element: x, its float copy (4), the NE mask and the calIndex work space (under 1)
     const uint64_t perElem = a.dtypeBytes + 4 + 1;
     const uint64_t fixed = kUbReserve + 256 * 8;  // and the 256 results gathered before a copy out
@@ -84,6 +106,10 @@ inline const char* TileSortRows(const HostArgs& a, IndexTiling& t, uint64_t k, b
 {
     const char* why = RowsOf(a, t);
     if (why != nullptr) return why;
+    if (t.inner != 1) {
+        return "opgen_index TopK/Sort: the kernels sort the last axis only; move dim last (a transpose) before "
+               "the op";
+    }
     if (t.axis > kMaxSortRow) {
         return "opgen_index TopK/Sort: the row is longer than 8160 elements (Sort32's 255 repeats of 32)";
     }

@@ -80,7 +80,7 @@ inline void CheckGatherOperands(const char* api, const AscendC::LocalTensor<T>& 
                              static_cast<unsigned long long>(srcOffset.TwinUbBegin())));
     }
     if (dst.TwinUbBegin() == src.TwinUbBegin()) {
-        ThrowHardware(Format("%s: dst and src are the same UB memory (asc-devkit Gather.md: not supported)", api));
+        ThrowHardware(Format("%s: dst and src are the same memory (asc-devkit Gather.md: not supported)", api));
     }
     const uint64_t srcBytes = uint64_t(src.GetSize()) * sizeof(T);
     if (srcBaseAddr >= srcBytes || srcBaseAddr % sizeof(T) != 0) {

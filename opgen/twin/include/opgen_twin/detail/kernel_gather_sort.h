@@ -22,7 +22,8 @@
 // pairs of 8 bytes: float: score in the low 4 bytes, index in the high 4; half: score in the low
 // 2 bytes, 2 reserved bytes (the twin writes 0), index in the high 4. Iteration r reads
 // src0[32 r ..], src1[32 r ..] and writes 256 bytes at dst byte 256 r. HardwareErrors: a start
-// address not 32-byte aligned, an operand too small for repeatTime iterations. NaN scores: the
+// address not 32-byte aligned, an operand too small for repeatTime iterations, ascend910 and
+// ascend310p (不支持). NaN scores: the
 // docs say nothing; the twin sorts them first (as the largest).
 #ifndef OPGEN_TWIN_DETAIL_KERNEL_GATHER_SORT_H
 #define OPGEN_TWIN_DETAIL_KERNEL_GATHER_SORT_H
@@ -243,12 +244,16 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
                                                     gatherMaskParams, rsvdCnt);
 }
 
-template <typename T>
+template <typename T, int Arch = opgen_twin::detail::kNpuArch>
 inline void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<uint32_t>& src1,
                    const int32_t repeatTime)
 {
     OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, half, float>::value), "Sort32", "half, float");
     const char* api = "Sort32";
+    if (Arch == 1001 || Arch == 2002) {  // Sort32.md: Atlas training / inference series 不支持
+        opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
+            "%s: %s (__NPU_ARCH__ %d) has no Sort32 (asc-devkit Sort32.md)", api, opgen_twin::detail::SocName(Arch), Arch));
+    }
     if (repeatTime < 0 || repeatTime > 255) {
         opgen_twin::detail::ThrowHardware(
             opgen_twin::detail::Format("%s: repeatTime %d is outside [0, 255] (asc-devkit Sort32.md)", api, repeatTime));
