@@ -265,6 +265,21 @@ def test_default_test_shapes_and_index_range():
     assert index_ops.index_range(hot) == 7  # the tests' num_classes
 
 
+def test_an_int_pooling_attr_is_sampled_as_an_int():
+    """torch reads kernel_size=2 as 2x2; an int attr's test value must be an int, not [2, 2]
+    (the corpus's average_pooling2d, written with an int kernel_size, failed its tests)."""
+    attrs = [
+        {"name": "ks", "param_type": "required", "type": "int"},
+        {"name": "kl", "param_type": "required", "type": "list_int"},
+    ]
+    pool = load(index_op_raw({"y": "avg_pool2d(x, ks)"}, inputs=[tensor("x")], attrs=attrs[:1]))
+    assert index_ops.attr_sample(pool, "ks") == 2
+    pool_list = load(
+        index_op_raw({"y": "avg_pool2d(x, kl)"}, inputs=[tensor("x")], attrs=attrs[1:])
+    )
+    assert index_ops.attr_sample(pool_list, "kl") == [2, 2]
+
+
 # ---------------------------------------------------------------------------------------------
 # the plan and the rendered files
 # ---------------------------------------------------------------------------------------------

@@ -241,7 +241,11 @@ def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
                 return 0  # an embedding's rows
             sample = _ATTR_SAMPLES.get(name, False)
             a = next(a for a in op.attrs if a.name == attr)
-            return [sample, sample] if a.type == "list_int" and isinstance(sample, int) else sample
+            if a.type == "list_int" and isinstance(sample, int):
+                return [sample, sample]
+            if a.type == "int" and isinstance(sample, list):
+                return sample[0]  # pooling's kernel_size=2 for both sides, as torch reads an int
+            return sample
     return None
 
 
