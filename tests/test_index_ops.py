@@ -14,7 +14,7 @@ import torch
 from conftest import op
 from kernel_host import twin
 
-from opgen.frontend import expr, index_ops, prototype
+from opgen.frontend import expr, index_functions, index_ops, prototype
 from opgen.frontend.problems import PrototypeError
 from opgen.planning import index_op
 
@@ -247,7 +247,56 @@ def test_sort_is_refused_on_310p_naming_the_api():
         twin.render_files(proto, twin.options(("ascend910b1", "ascend310p3")))
     (problem,) = err.value.problems
     assert problem.path == "$[0].opgen.compute.y"
-    assert "Sort sorts with Sort32, which ascend310p lacks" in problem.text()
+    assert (
+        "Sort kernel needs DataCopyPad (not on ascend310p), Sort32 and MrgSort (not on "
+        "ascend310p)" in problem.text()
+    )
+
+
+@pytest.mark.parametrize(
+    "compute, socs, missing",
+    [
+        # every kind copies rows of any length with DataCopyPad (the library's static_assert)
+        (
+            "index_select(x, 0, ids)",
+            ("ascend910b1", "ascend910a"),
+            "DataCopyPad (not on ascend910)",
+        ),
+        ("argmax(x, -1)", ("ascend950pr",), "ReduceMax/ReduceMin in float (not on ascend950)"),
+    ],
+)
+def test_socs_lacking_a_kinds_api_are_refused(compute, socs, missing):
+    outputs = [tensor("y", ("int64", "int64"))] if "argmax" in compute else None
+    raw = index_op_raw({"y": compute}, outputs=outputs)
+    proto = prototype.loads(json.dumps([raw]))
+    with pytest.raises(PrototypeError) as err:
+        twin.render_files(proto, twin.options(socs))
+    (problem,) = err.value.problems
+    assert missing in problem.text()
+
+
+def test_every_index_function_names_what_exists():
+    """Each registry entry's kernel template, Tile function and shape function are in the
+    library's headers, and its torch spelling and parameters are torch's."""
+    lib = ROOT / "templates"
+    shapes = (lib / "host" / "index_lib" / "op_host" / "opgen_index_shapes.h").read_text()
+    for fn in index_functions.FUNCTIONS.values():
+        kernel = (
+            lib / "kernel" / "index_lib" / "op_kernel" / f"opgen_index_{fn.group}.h"
+        ).read_text()
+        host = (
+            lib / "host" / "index_lib" / "op_host" / f"opgen_index_{fn.group}_tiling.h"
+        ).read_text()
+        assert f"void {fn.kind}(" in kernel, fn.name
+        assert f"Tile{fn.kind}(const HostArgs& a, IndexTiling& t)" in host, fn.name
+        assert f"{fn.shape_fn}(" in shapes, fn.name
+        target = eval(fn.torch, {"torch": torch})  # noqa: S307 (the registry's own text)
+        assert callable(target), fn.torch
+        assert set(fn.needs) <= set(index_functions.CAPABILITY_APIS), fn.name
+        assert set(fn.required) <= set(fn.params) and (not fn.dim or fn.dim in fn.params)
+        # a slot no parameter fills holds its default (max pooling's unused count_include_pad)
+        unfilled = [s for s, d in fn.ints if s.split("[")[0] not in fn.params and d is None]
+        assert unfilled == [], fn.name
 
 
 def test_default_test_shapes_and_index_range():

@@ -22,7 +22,7 @@ from opgen.compiler.compute import (
 from opgen.compiler.lower import MAX_ROW_REDUCTIONS, REDUCE_APIS, LoweringError, api_funcs
 from opgen.compiler.matmul import epilogue_op
 from opgen.compiler.streams import Combination, Tensor, combinations, streams
-from opgen.frontend import expr, functions, index_ops, soc_dtypes
+from opgen.frontend import expr, functions, index_functions, soc_dtypes
 from opgen.frontend.byte_values import byte_output_problem
 from opgen.frontend.catalog import FLOAT_DTYPES, INT_COMPUTE_DTYPES, SOC_FAMILIES
 from opgen.frontend.expr import show
@@ -79,21 +79,28 @@ def op_error(op: Op, socs: list[str]) -> LoweringError | SocDtypeError | None:
 
 
 def _index_error(op: Op, socs: list[str]) -> LoweringError | None:
-    """An index op's kind on SoCs lacking an API its library kernel needs (Sort32 and MrgSort
-    for topk and sort: not on 310P)."""
+    """An index op on SoCs lacking an API its library kernel needs (index_functions: DataCopyPad
+    for every kind, not on ascend910 and ascend310p; Sort32 and MrgSort for topk and sort; ...,
+    each a catalog.SocFamily flag).
+    The library's static_asserts refuse the same when its kernel compiles."""
     call = op.index_call
     assert call is not None
-    kind = index_ops.KINDS[call.func]
-    for api in index_ops.KIND_APIS.get(kind, ()):
-        lacking = [s for s in socs if s in index_ops.API_LACKING[api]]
-        if lacking:
-            error = LoweringError(
-                f"{call.show()}: the index library's {kind} sorts with {api}, which "
-                f"{', '.join(lacking)} {'lacks' if len(lacking) == 1 else 'lack'}",
-                op.outputs[0].name,
-            )
-            return error.naming(op)
-    return None
+    fn = index_functions.FUNCTIONS[call.func]
+    lacking_by_api = [
+        (
+            index_functions.CAPABILITY_APIS[flag],
+            [s for s in socs if not getattr(SOC_FAMILIES[s], flag)],
+        )
+        for flag in fn.needs
+    ]
+    missing = [f"{api} (not on {', '.join(lacking)})" for api, lacking in lacking_by_api if lacking]
+    if not missing:
+        return None
+    error = LoweringError(
+        f"{call.show()}: the index library's {fn.kind} kernel needs {', '.join(missing)}",
+        op.outputs[0].name,
+    )
+    return error.naming(op)
 
 
 def _soc_dtype_error(op: Op, socs: list[str]) -> SocDtypeError | None:

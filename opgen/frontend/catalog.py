@@ -370,6 +370,12 @@ class SocFamily:
     has_subs: bool = False  # Subs, the tensor-scalar subtraction with the scalar on either side
     has_printf: bool = True  # the kernel's printf/PRINTF
     has_dump_tensor: bool = True  # DumpTensor and DumpAccChkPoint
+    has_sort32: bool = True  # Sort32 and MrgSort (the index library's topk and sort)
+    has_gather: bool = True  # the UB Gather (vector offsets into a tensor)
+    has_gather_bf16: bool = True  # Gather of bfloat16_t
+    has_gather_b8: bool = True  # Gather of int8_t/uint8_t
+    gather_b8_count_only: bool = False  # ... in the count form only, not the repeat forms
+    has_gather_b64: bool = True  # Gather of int64_t/uint64_t
 
     @property
     def missing_apis(self) -> frozenset[str]:
@@ -442,6 +448,41 @@ SOC_CAPABILITIES: tuple[SocCapability, ...] = (
         "HAS_WIDE_FLOOR",
         "Floor and Ceil over every float. Without it they take |x| <= 2147483647 only (asc-devkit "
         "Floor.md, Ceil.md: 310P AI Core); the kernels select x itself where |x| >= 2^23.",
+    ),
+    SocCapability(
+        "has_sort32",
+        "HAS_SORT32",
+        "Sort32 and MrgSort (asc-devkit Sort32.md, MrgSort.md: not the Atlas training and "
+        "inference series), which the index library's topk and sort sort with.",
+    ),
+    SocCapability(
+        "has_gather",
+        "HAS_GATHER",
+        "The UB Gather (asc-devkit Gather.md: not the Atlas training series; dav_c100 reports it "
+        "unsupported), which the index library's gather and pooling read with. Its 16- and "
+        "32-bit types everywhere it exists; the types below as listed.",
+    ),
+    SocCapability(
+        "has_gather_bf16",
+        "HAS_GATHER_BF16",
+        "Gather of bfloat16_t (Gather.md 数据类型: Atlas A2/A3 and Ascend950).",
+    ),
+    SocCapability(
+        "has_gather_b8",
+        "HAS_GATHER_B8",
+        "Gather of int8_t/uint8_t (Gather.md: Atlas 200I/500 A2 and Ascend950); elsewhere the "
+        "index library moves bytes through the scalar unit.",
+    ),
+    SocCapability(
+        "gather_b8_count_only",
+        "GATHER_B8_COUNT_ONLY",
+        "Gather of int8_t/uint8_t in the count form only, not the repeat forms (Gather.md: "
+        "Ascend950).",
+    ),
+    SocCapability(
+        "has_gather_b64",
+        "HAS_GATHER_B64",
+        "Gather of int64_t/uint64_t (Gather.md: Ascend950).",
     ),
     SocCapability(
         "has_reduce",
@@ -555,6 +596,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_mixed_matmul=True,
             has_hardware_sync_all=True,
             has_split_cores=True,
+            has_gather_b8=False,
+            has_gather_b64=False,
         ),
         SocFamily(
             "ascend910_93",
@@ -565,6 +608,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_mixed_matmul=True,
             has_hardware_sync_all=True,
             has_split_cores=True,
+            has_gather_b8=False,
+            has_gather_b64=False,
         ),
         # Atlas training (910A): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), no DataCacheCleanAndInvalid, no Compares and Select's mode 0
@@ -581,6 +626,11 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_float_reduce=False,
             has_printf=False,
             has_dump_tensor=False,
+            has_sort32=False,
+            has_gather=False,
+            has_gather_bf16=False,
+            has_gather_b8=False,
+            has_gather_b64=False,
         ),
         # Atlas inference (310P): no DataCopyPad, no bfloat16 Cast (float -> half only with
         # CAST_NONE or CAST_ODD), DataCacheCleanAndInvalid only without DcciDst, Floor and Ceil
@@ -595,6 +645,10 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_wide_floor=False,
             select_reserves_ub=True,
             has_printf=False,
+            has_sort32=False,
+            has_gather_bf16=False,
+            has_gather_b8=False,
+            has_gather_b64=False,
         ),
         # Atlas 200I/500 A2 (310B): no UB-to-UB DataCopy.
         SocFamily(
@@ -606,6 +660,8 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_wide_int_compares=True,
             compare_mask_selects=True,
             has_printf=False,
+            has_gather_bf16=False,
+            has_gather_b64=False,
         ),
         # Ascend950 and BS9SX1A: the level-2 ReduceSum/Max/Min are not documented for them.
         SocFamily(
@@ -620,6 +676,7 @@ SOC_FAMILIES: dict[str, SocFamily] = {
             has_wide_int_compares=True,
             compare_mask_selects=True,
             has_subs=True,
+            gather_b8_count_only=True,
         ),
         SocFamily(
             "bs9sx1a",

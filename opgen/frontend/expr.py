@@ -16,7 +16,8 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from opgen.frontend import functions
+from opgen.frontend import functions, index_functions
+from opgen.frontend.index_functions import BOOL_PARAMS, PAIR_PARAMS, PARTS, TENSOR_PARAMS
 
 
 class ExprError(ValueError):
@@ -272,7 +273,7 @@ class IndexCall:
         """As written: arguments positional until one is left out, then by keyword."""
         tensors = {"x": self.x, "index": self.index, "src": self.src}
         shown, skipped = [], False
-        for name in INDEX_FUNCS[self.func]:
+        for name in index_functions.FUNCTIONS[self.func].params:
             value = tensors[name] if name in tensors else self.arg(name)
             if value is None or value == "":
                 skipped = True
@@ -282,50 +283,6 @@ class IndexCall:
         call = f"{self.func}({', '.join(shown)})"
         return f"{call}.{self.part}" if self.part else call
 
-
-# Each index function's parameters in torch's order ("x", "index", "src" the tensors; the others
-# its arguments, each positional or by keyword), and the keywords taking their torch defaults.
-INDEX_FUNCS: dict[str, tuple[str, ...]] = {
-    "index_select": ("x", "dim", "index"),
-    "gather": ("x", "dim", "index"),
-    "scatter_add": ("x", "dim", "index", "src"),
-    "index_add": ("x", "dim", "index", "src"),
-    "argmax": ("x", "dim", "keepdim"),
-    "argmin": ("x", "dim", "keepdim"),
-    "topk": ("x", "k", "dim", "largest", "sorted"),
-    "sort": ("x", "dim", "descending"),
-    "roll": ("x", "shifts", "dims"),
-    "one_hot": ("x", "num_classes"),
-    "cumsum": ("x", "dim"),
-    "avg_pool2d": (
-        "x",
-        "kernel_size",
-        "stride",
-        "padding",
-        "ceil_mode",
-        "count_include_pad",
-    ),
-    "max_pool2d": ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode"),
-}
-# Which arguments are bools (the others ints, or pairs of ints for pooling's)
-INDEX_BOOL_ARGS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
-INDEX_PAIR_ARGS = frozenset("kernel_size stride padding dilation".split())
-# The arguments each function needs (no default opgen can take: argmax without dim flattens)
-INDEX_REQUIRED = {
-    "index_select": ("dim",),
-    "gather": ("dim",),
-    "scatter_add": ("dim",),
-    "index_add": ("dim",),
-    "argmax": ("dim",),
-    "argmin": ("dim",),
-    "topk": ("k",),
-    "roll": ("shifts", "dims"),
-    "one_hot": ("num_classes",),
-    "cumsum": ("dim",),
-    "avg_pool2d": ("kernel_size",),
-    "max_pool2d": ("kernel_size",),
-}
-INDEX_PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 
 Node = (
     Tensor | Scalar | Const | Neg | BinOp | Pow | Compare | TextCompare | Call | Reduce | Index
@@ -537,7 +494,7 @@ def _call_node(
         return _matmul_node(node, conv, attr_types)
     if func == EXPAND_FUNC:
         return _expand_node(node, conv, attr_types)
-    if func in INDEX_FUNCS:
+    if func in index_functions.FUNCTIONS:
         found = _index_call(node, conv, attr_types)
         if func in ("topk", "sort"):
             raise ExprError(
@@ -551,7 +508,7 @@ def _call_node(
     if function is None:
         allowed = ", ".join(
             [f.name for f in functions.CALLABLE]
-            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *INDEX_FUNCS]
+            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
         )
         raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
     arity = function.arity
@@ -619,7 +576,7 @@ def _part_node(
             "topk(...) or sort(...)"
         )
     assert isinstance(call, ast.Call)
-    if node.attr not in INDEX_PARTS:
+    if node.attr not in PARTS:
         raise ExprError(f"{func}(...).{node.attr}: take .values or .indices")
     return replace(_index_call(call, conv, attr_types), part=node.attr)
 
@@ -631,13 +588,13 @@ def _index_call(
     of its type, positional or by torch's keyword."""
     assert isinstance(node.func, ast.Name)
     func = node.func.id
-    params = INDEX_FUNCS[func]
+    params = index_functions.FUNCTIONS[func].params
     usage = f"{func}({', '.join(params)})"
     if len(node.args) > len(params):
         raise ExprError(f"{func}() takes at most {len(params)} arguments: {usage}")
     given: dict[str, ast.AST] = dict(zip(params, node.args, strict=False))
     for keyword in node.keywords:
-        if keyword.arg is None or keyword.arg not in params or keyword.arg in ("x", "index", "src"):
+        if keyword.arg is None or keyword.arg not in params or keyword.arg in TENSOR_PARAMS:
             raise ExprError(f"{func}() takes no keyword {keyword.arg or '**'}: {usage}")
         if keyword.arg in given:
             raise ExprError(f"{func}() got {keyword.arg} twice")
@@ -646,10 +603,10 @@ def _index_call(
     args: list[tuple[str, IndexArg]] = []
     for name in params:
         if name not in given:
-            if name in ("x", "index", "src") or name in INDEX_REQUIRED.get(func, ()):
+            if name in TENSOR_PARAMS or name in index_functions.FUNCTIONS[func].required:
                 raise ExprError(f"{func}() needs its argument {name}: {usage}")
             continue
-        if name in ("x", "index", "src"):
+        if name in TENSOR_PARAMS:
             operand = conv(given[name])
             if not isinstance(operand, Tensor):
                 raise ExprError(
@@ -667,18 +624,18 @@ def _index_call(
 def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
     """One argument of an index function: a literal of its type or the name of an attr."""
     kinds: tuple[str, ...]
-    if name in INDEX_BOOL_ARGS:
+    if name in BOOL_PARAMS:
         kinds, what = ("bool",), "True, False or a bool attr"
-    elif name in INDEX_PAIR_ARGS:
+    elif name in PAIR_PARAMS:
         kinds, what = ("int", "list_int"), "an int, a pair of ints, or an int or list_int attr"
     else:
         kinds, what = ("int",), "an int or an int attr"
     if isinstance(node, ast.Name) and attr_types.get(node.id) in kinds:
         return node.id
-    if name in INDEX_BOOL_ARGS and isinstance(node, ast.Constant):
+    if name in BOOL_PARAMS and isinstance(node, ast.Constant):
         if isinstance(node.value, bool):
             return node.value
-    elif name in INDEX_PAIR_ARGS and isinstance(node, (ast.Tuple, ast.List)):
+    elif name in PAIR_PARAMS and isinstance(node, (ast.Tuple, ast.List)):
         pair = [_small_int(e) for e in node.elts]
         if len(pair) == 2 and pair[0] is not None and pair[1] is not None:
             return (pair[0], pair[1])
@@ -1062,35 +1019,15 @@ def _torch_operand(name: str, transpose: bool | str) -> str:
     return swapped if transpose is True else f"({swapped} if {transpose} else {name})"
 
 
-# torch's spelling of each index function, and the index arguments it wants as int64 (gather,
-# scatter_add and one_hot take no int32 index)
-_TORCH_INDEX = {
-    "index_select": "torch.index_select",
-    "gather": "torch.gather",
-    "scatter_add": "torch.scatter_add",
-    "index_add": "torch.index_add",
-    "argmax": "torch.argmax",
-    "argmin": "torch.argmin",
-    "topk": "torch.topk",
-    "sort": "torch.sort",
-    "roll": "torch.roll",
-    "one_hot": "torch.nn.functional.one_hot",
-    "cumsum": "torch.cumsum",
-    "avg_pool2d": "torch.nn.functional.avg_pool2d",
-    "max_pool2d": "torch.nn.functional.max_pool2d",
-}
-_TORCH_LONG_INDEX = ("gather", "scatter_add")
-
-
 def _torch_index_call(node: IndexCall) -> str:
     """An index op as torch calls it (the default golden): the tensors positionally, the other
     arguments by keyword, an int32 index widened where torch takes int64 only."""
     parts = []
-    for name in INDEX_FUNCS[node.func]:
+    for name in index_functions.FUNCTIONS[node.func].params:
         if name == "x":
             parts.append(f"{node.x}.long()" if node.func == "one_hot" else node.x)
         elif name == "index":
-            long = node.func in _TORCH_LONG_INDEX
+            long = index_functions.FUNCTIONS[node.func].long_index
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
         elif name == "src":  # torch.index_add calls it source
             parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
@@ -1103,7 +1040,7 @@ def _torch_index_call(node: IndexCall) -> str:
         parts.append("stable=True")
     if node.func == "topk":  # torch's order of ties is unspecified: opgen's is a stable sort's
         return _torch_topk(node)
-    call = f"{_TORCH_INDEX[node.func]}({', '.join(parts)})"
+    call = f"{index_functions.FUNCTIONS[node.func].torch}({', '.join(parts)})"
     return f"{call}.{node.part}" if node.part else call
 
 

@@ -17,68 +17,15 @@ from dataclasses import dataclass, replace
 
 from opgen.frontend import expr
 from opgen.frontend.broadcast import MAX_TEST_ELEMENTS, elements, limit_text
+from opgen.frontend.index_functions import (
+    FLOATS,
+    FUNCTIONS,
+    INDEX_DTYPES,
+    ONE_HOT_OUT_DTYPES,
+    IndexFunction,
+)
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
-
-# The library's kind (the kernel template and its host Tile function) of each function
-KINDS = {
-    "index_select": "IndexSelect",
-    "gather": "Gather",
-    "scatter_add": "ScatterAdd",
-    "index_add": "IndexAdd",
-    "argmax": "ArgMax",
-    "argmin": "ArgMin",
-    "topk": "TopK",
-    "sort": "Sort",
-    "roll": "Roll",
-    "one_hot": "OneHot",
-    "cumsum": "CumSum",
-    "avg_pool2d": "AvgPool2d",
-    "max_pool2d": "MaxPool2d",
-}
-# The library's group (its headers opgen_index_<group>.h, opgen_index_<group>_tiling.h) of each
-GROUPS = {
-    "IndexSelect": "gather",
-    "Gather": "gather",
-    "Roll": "gather",
-    "OneHot": "gather",
-    "IndexAdd": "accumulate",
-    "ScatterAdd": "accumulate",
-    "CumSum": "accumulate",
-    "ArgMax": "select",
-    "ArgMin": "select",
-    "TopK": "select",
-    "Sort": "select",
-    "AvgPool2d": "pool",
-    "MaxPool2d": "pool",
-}
-# The Ascend C APIs a kind's kernel needs that some SoC families lack (asc-devkit Sort32.md,
-# MrgSort.md: not on Atlas training (ascend910) nor Atlas inference (ascend310p) products;
-# Gather on every family). The library's select header refuses them too (a static_assert).
-KIND_APIS = {"TopK": ("Sort32", "MrgSort"), "Sort": ("Sort32", "MrgSort")}
-API_LACKING = {"Sort32": ("ascend910", "ascend310p"), "MrgSort": ("ascend910", "ascend310p")}
-INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
-FLOATS = ("float16", "bfloat16", "float32")
-# The dtypes x may have per function (the library's kernels: data moved as words, sums in float
-# or int32, comparisons of floats)
-DATA_DTYPES = {
-    "index_select": (*FLOATS, "int32"),
-    "gather": (*FLOATS, "int32"),
-    "roll": (*FLOATS, "int32"),
-    "scatter_add": (*FLOATS, "int32"),
-    "index_add": (*FLOATS, "int32"),
-    "cumsum": (*FLOATS, "int32"),
-    "argmax": FLOATS,
-    "argmin": FLOATS,
-    "topk": FLOATS,
-    "sort": FLOATS,
-    "one_hot": INDEX_DTYPES,
-    "avg_pool2d": FLOATS,
-    "max_pool2d": FLOATS,
-}
-ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
-# The functions whose output is an index (argmax's, .indices)
-_DIM_DEFAULT = {"topk": -1, "sort": -1}
 
 
 def index_call(op: Op) -> expr.IndexCall | None:
@@ -86,13 +33,14 @@ def index_call(op: Op) -> expr.IndexCall | None:
     return op.index_call
 
 
-def kind(call: expr.IndexCall) -> str:
-    return KINDS[call.func]
+def function(call: expr.IndexCall) -> IndexFunction:
+    """What opgen knows of the call's function."""
+    return FUNCTIONS[call.func]
 
 
 def gives_index(call: expr.IndexCall) -> bool:
     """Is the call's value an index (argmax, argmin, topk/sort .indices)?"""
-    return call.func in ("argmax", "argmin") or call.part == "indices"
+    return FUNCTIONS[call.func].gives_index or call.part == "indices"
 
 
 def index_problems(
@@ -165,8 +113,8 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
     problems = []
     shown = call.show()
     for k, dx in enumerate(tensors[call.x].dtypes):
-        if dx not in DATA_DTYPES[call.func]:
-            allowed = ", ".join(DATA_DTYPES[call.func])
+        if dx not in FUNCTIONS[call.func].data_dtypes:
+            allowed = ", ".join(FUNCTIONS[call.func].data_dtypes)
             problems.append(
                 Problem(path(call.x, k), f"{shown} takes {call.x} in {allowed}, not {dx}")
             )
@@ -301,8 +249,8 @@ def output_shape(
         return (*x, _int(values, "num_classes"))
     if func in ("avg_pool2d", "max_pool2d"):
         return _pool_shape(call, x, values)
-    dim_name = "dims" if func == "roll" else "dim"
-    dim = _int(values, dim_name, _DIM_DEFAULT.get(func, 0))
+    dim_name = FUNCTIONS[func].dim
+    dim = _int(values, dim_name, FUNCTIONS[func].dim_default)
     rank = max(len(x), 1)
     if not -rank <= dim < rank:
         return f"{dim_name}={dim} is outside {call.x}'s {len(x)} dims"
@@ -341,7 +289,7 @@ def _indexed_shape(
         return f"the index {call.index} {list(index)} is no larger than {call.src} {list(src)}"
     if any(n != x[i] for i, n in enumerate(index) if i != d):
         return (
-            f"opgen's {KINDS[call.func]} kernel takes an index {call.index} of {call.x}'s "
+            f"opgen's {FUNCTIONS[call.func].kind} kernel takes an index {call.index} of {call.x}'s "
             f"sizes off dim ({list(x)}), not {list(index)} (torch also takes a smaller one)"
         )
     return x if call.func == "scatter_add" else index

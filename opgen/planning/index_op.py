@@ -10,60 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.frontend import expr
-from opgen.frontend.expr import INDEX_PARTS
-from opgen.frontend.index_ops import GROUPS, KINDS
+from opgen.frontend.index_functions import FUNCTIONS, PARTS
 from opgen.frontend.model import Op
-
-# Each kind's ints[] in the library's order (the contract, templates/kernel/index_lib): the
-# argument filling each slot (pooling's pairs as name[0], name[1]) and its value when not given
-# (None: read from another slot, `same_as`)
-_INTS: dict[str, tuple[tuple[str, int | None], ...]] = {
-    "ArgMax": (("keepdim", 0),),  # the host's shapes only: the kernel ignores it
-    "ArgMin": (("keepdim", 0),),
-    "TopK": (("k", None), ("largest", 1)),
-    "Sort": (("descending", 0),),
-    "Roll": (("shifts", None),),
-    "OneHot": (("num_classes", None),),
-    "AvgPool2d": (
-        ("kernel_size[0]", None),
-        ("kernel_size[1]", None),
-        ("stride[0]", None),
-        ("stride[1]", None),
-        ("padding[0]", 0),
-        ("padding[1]", 0),
-        ("ceil_mode", 0),
-        ("count_include_pad", 1),
-    ),
-    "MaxPool2d": (
-        ("kernel_size[0]", None),
-        ("kernel_size[1]", None),
-        ("stride[0]", None),
-        ("stride[1]", None),
-        ("padding[0]", 0),
-        ("padding[1]", 0),
-        ("ceil_mode", 0),
-        ("count_include_pad", 0),  # unused: max pooling pads with -inf
-    ),
-}
-# op_host/opgen_index_shapes.h's output shape function of each kind
-_SHAPE_FNS = {
-    "IndexSelect": "ShapeIndexSelect",
-    "Gather": "ShapeGather",
-    "ScatterAdd": "ShapeScatterAdd",
-    "IndexAdd": "ShapeIndexAdd",
-    "ArgMax": "ShapeArgReduce",
-    "ArgMin": "ShapeArgReduce",
-    "TopK": "ShapeTopK",
-    "Sort": "ShapeSame",
-    "Roll": "ShapeSame",
-    "CumSum": "ShapeSame",
-    "OneHot": "ShapeOneHot",
-    "AvgPool2d": "ShapePool2d",
-    "MaxPool2d": "ShapePool2d",
-}
-# The dim's argument per function, and its value when not given
-_DIM = {"roll": "dims"}
-_DIM_DEFAULT = {"topk": -1, "sort": -1}
 
 
 @dataclass(frozen=True)
@@ -128,8 +76,8 @@ def plan(op: Op) -> IndexOpData:
     the attrs it reads; compiler.checks has refused a kind a target SoC cannot run)."""
     call = op.index_call
     assert call is not None
-    kind = KINDS[call.func]
-    group = GROUPS[kind]
+    fn = FUNCTIONS[call.func]
+    kind, group = fn.kind, fn.group
     inputs = {
         t.name: IndexTensor(t.name, i, t.kernel_param, t.dtype_macro)
         for i, t in enumerate(op.inputs)
@@ -144,15 +92,11 @@ def plan(op: Op) -> IndexOpData:
     index = inputs[call.index] if call.index else None
     src = inputs[call.src] if call.src else None
     index_out = next((i for i, t in enumerate(outs) if _is_index_output(op.compute[t.name])), -1)
-    ints = [
-        _source(op, call, slot, name, default)
-        for slot, (name, default) in enumerate(_INTS.get(kind, ()))
-    ]
+    ints = [_source(op, call, slot, name, default) for slot, (name, default) in enumerate(fn.ints)]
     if kind in ("AvgPool2d", "MaxPool2d") and call.arg("stride") in (None, ()):
         ints[2] = _copy(ints[2], 0)
         ints[3] = _copy(ints[3], 1)
-    dim_name = _DIM.get(call.func, "dim")
-    dim = _source(op, call, -1, dim_name, _DIM_DEFAULT.get(call.func, 0))
+    dim = _source(op, call, -1, fn.dim or "dim", fn.dim_default)
     return IndexOpData(
         kind=kind,
         group=group,
@@ -160,8 +104,8 @@ def plan(op: Op) -> IndexOpData:
         expressions=[expr.show(op.compute[t.name]) for t in outs],
         kernel_header=f"opgen_index_{group}.h",
         host_header=f"opgen_index_{group}_tiling.h",
-        shape_fn=_SHAPE_FNS[kind],
-        has_dim=call.func not in ("one_hot", "avg_pool2d", "max_pool2d"),
+        shape_fn=fn.shape_fn,
+        has_dim=fn.has_dim,
         x=x,
         index=index,
         src=src,
@@ -189,7 +133,7 @@ def _gm_args(
     output (topk, sort: values and indices, nullptr for a part the op does not compute)."""
     gm = [t.kernel_param for t in inputs if t is not None]
     if call.func in ("topk", "sort"):
-        return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in INDEX_PARTS]
+        return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in PARTS]
     return [*gm, outs[0].kernel_param]
 
 

@@ -28,9 +28,6 @@
 #define OPGEN_INDEX_GATHER_ARCH 2201  // the host pass and the twin's default (ascend910b)
 #endif
 
-// The UB Gather of 8-bit words: Atlas 200I/500 A2 and Ascend 950 only (asc-devkit Gather.md).
-#define OPGEN_INDEX_HAS_GATHER_B8(arch) ((arch) == 3002 || (arch) == 3510)
-
 namespace opgen_index {
 
 namespace gather_detail {
@@ -202,7 +199,7 @@ struct GatherRowArgs {
 template <typename T>
 constexpr bool ScalarGather()
 {
-    return sizeof(T) == 1 && !OPGEN_INDEX_HAS_GATHER_B8(OPGEN_INDEX_GATHER_ARCH);
+    return sizeof(T) == 1 && !OPGEN_SOC_HAS_GATHER_B8(OPGEN_INDEX_GATHER_ARCH);
 }
 
 // The vector path of the offsets: int32 indices along the last axis (inner 1), one word per T.
@@ -292,8 +289,8 @@ template <typename T, typename TIdx>
 __aicore__ inline void Gather(GM_ADDR x, GM_ADDR index, GM_ADDR y, const IndexTiling& t)
 {
     using namespace gather_detail;
-    static_assert(OPGEN_INDEX_GATHER_ARCH != 1001,
-                  "opgen_index::Gather: ascend910 (__NPU_ARCH__ 1001) has no UB Gather (asc-devkit Gather.md)");
+    static_assert(OPGEN_SOC_HAS_GATHER(OPGEN_INDEX_GATHER_ARCH),
+                  "opgen_index::Gather: this SoC (ascend910) has no UB Gather (asc-devkit Gather.md)");
     const Span span = CoreSpan(t);
     if (span.begin >= span.end) return;
     const uint64_t slabElems = t.axis * t.inner;

@@ -515,7 +515,7 @@ __aicore__ inline void SortRows(GM_ADDR x, GM_ADDR values, GM_ADDR indices, cons
     static_assert(std::is_same<TOut, int32_t>::value || std::is_same<TOut, int64_t>::value,
                   "opgen_index::TopK/Sort: the index output is int32_t or int64_t");
 #if defined(__NPU_ARCH__)
-    static_assert(sizeof(T) > 0 && __NPU_ARCH__ != 1001 && __NPU_ARCH__ != 2002,  // sizeof: at instantiation
+    static_assert(sizeof(T) > 0 && OPGEN_SOC_HAS_SORT32(__NPU_ARCH__),  // sizeof: at instantiation
                   "opgen_index::TopK/Sort need Sort32 and MrgSort, which Atlas training (ascend910) and Atlas "
                   "inference (ascend310p) products lack (asc-devkit Sort32.md, MrgSort.md)");
 #endif

@@ -57,6 +57,33 @@
 // ascend310p (2002).
 #define OPGEN_SOC_HAS_WIDE_FLOOR(arch) ((arch) != 2002)
 
+// Sort32 and MrgSort (asc-devkit Sort32.md, MrgSort.md: not the Atlas training and inference
+// series), which the index library's topk and sort sort with. Lacking: ascend910 (1001),
+// ascend310p (2002).
+#define OPGEN_SOC_HAS_SORT32(arch) ((arch) != 1001 && (arch) != 2002)
+
+// The UB Gather (asc-devkit Gather.md: not the Atlas training series; dav_c100 reports it
+// unsupported), which the index library's gather and pooling read with. Its 16- and 32-bit types
+// everywhere it exists; the types below as listed. Lacking: ascend910 (1001).
+#define OPGEN_SOC_HAS_GATHER(arch) ((arch) != 1001)
+
+// Gather of bfloat16_t (Gather.md 数据类型: Atlas A2/A3 and Ascend950). Lacking: ascend910 (1001),
+// ascend310p (2002), ascend310b (3002).
+#define OPGEN_SOC_HAS_GATHER_BF16(arch) ((arch) != 1001 && (arch) != 2002 && (arch) != 3002)
+
+// Gather of int8_t/uint8_t (Gather.md: Atlas 200I/500 A2 and Ascend950); elsewhere the index
+// library moves bytes through the scalar unit. Lacking: ascend910b (2201), ascend910_93 (2201),
+// ascend910 (1001), ascend310p (2002).
+#define OPGEN_SOC_HAS_GATHER_B8(arch) ((arch) != 1001 && (arch) != 2002 && (arch) != 2201)
+
+// Gather of int8_t/uint8_t in the count form only, not the repeat forms (Gather.md: Ascend950). On:
+// ascend950 (3510).
+#define OPGEN_SOC_GATHER_B8_COUNT_ONLY(arch) ((arch) == 3510)
+
+// Gather of int64_t/uint64_t (Gather.md: Ascend950). Lacking: ascend910b (2201),
+// ascend910_93 (2201), ascend910 (1001), ascend310p (2002), ascend310b (3002).
+#define OPGEN_SOC_HAS_GATHER_B64(arch) ((arch) != 1001 && (arch) != 2002 && (arch) != 2201 && (arch) != 3002)
+
 // The level-2 ReduceSum, ReduceMax and ReduceMin (asc-devkit ReduceSum.md, ReduceMax.md,
 // ReduceMin.md: Atlas A2/A3, 310P, 200I/500 A2 and the training series), which the row kernel
 // reduces with. Lacking: ascend950 (3510), bs9sx1a (no __NPU_ARCH__).

@@ -23,6 +23,7 @@
 
 #include "opgen_twin/detail/kernel_mask.h"
 #include "opgen_twin/detail/kernel_vec.h"
+#include "opgen_twin/detail/soc_table.h"
 
 namespace opgen_twin {
 namespace detail {
@@ -35,18 +36,17 @@ struct IsGatherT : IsAnyOf<T, int8_t, uint8_t, int16_t, uint16_t, half, bfloat16
 template <class T, int Arch>
 constexpr bool GatherTypeOnSoc()
 {
-    constexpr bool base = IsAnyOf<T, int16_t, uint16_t, half, int32_t, uint32_t, float>::value;
-    if (Arch == 1001) return false;
-    if (Arch == 2002) return base;
-    if (Arch == 2201) return base || std::is_same<T, bfloat16_t>::value;
-    if (Arch == 3002) return base || sizeof(T) == 1;
-    return true;
+    if (!OPGEN_SOC_HAS_GATHER(Arch)) return false;
+    if (std::is_same<T, bfloat16_t>::value) return OPGEN_SOC_HAS_GATHER_BF16(Arch);
+    if (sizeof(T) == 1) return OPGEN_SOC_HAS_GATHER_B8(Arch);
+    if (sizeof(T) == 8) return OPGEN_SOC_HAS_GATHER_B64(Arch);
+    return true;  // 16- and 32-bit types
 }
 
 template <class T, int Arch>
 inline void CheckGatherSoc(const char* api, bool repeatForm)
 {
-    if (Arch == 1001) {
+    if (!OPGEN_SOC_HAS_GATHER(Arch)) {
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d, Atlas training series) has no Gather (asc-devkit Gather.md; "
                              "dav_c100 reports it not supported)",
                              api, SocName(Arch), Arch));
@@ -55,7 +55,7 @@ inline void CheckGatherSoc(const char* api, bool repeatForm)
         ThrowHardware(Format("%s: %s (__NPU_ARCH__ %d) does not gather %s (asc-devkit Gather.md 数据类型)", api,
                              SocName(Arch), Arch, TypeName<T>()));
     }
-    if (repeatForm && sizeof(T) == 1 && Arch == 3510) {
+    if (repeatForm && sizeof(T) == 1 && OPGEN_SOC_GATHER_B8_COUNT_ONLY(Arch)) {
         ThrowHardware(Format("%s: %s takes int8_t/uint8_t in the count form only (asc-devkit Gather.md)", api,
                              SocName(Arch)));
     }

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "opgen_twin/detail/kernel_vec.h"
+#include "opgen_twin/detail/soc_table.h"
 #include "opgen_twin/detail/kernel_vec_repeat.h"
 
 namespace AscendC {
@@ -250,7 +251,7 @@ inline void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const 
 {
     OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, half, float>::value), "Sort32", "half, float");
     const char* api = "Sort32";
-    if (Arch == 1001 || Arch == 2002) {  // Sort32.md: Atlas training / inference series 不支持
+    if (!OPGEN_SOC_HAS_SORT32(Arch)) {  // Sort32.md: Atlas training / inference series 不支持
         opgen_twin::detail::ThrowHardware(opgen_twin::detail::Format(
             "%s: %s (__NPU_ARCH__ %d) has no Sort32 (asc-devkit Sort32.md)", api, opgen_twin::detail::SocName(Arch), Arch));
     }

@@ -20,6 +20,7 @@
 
 #include "opgen_twin/detail/kernel_tensor.h"
 #include "opgen_twin/detail/kernel_vec.h"
+#include "opgen_twin/detail/soc_table.h"
 #include "opgen_twin/detail/soc.h"
 
 namespace AscendC {
@@ -146,7 +147,7 @@ inline void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, con
     OPGEN_TWIN_SUPPORTED_TYPES((opgen_twin::detail::IsAnyOf<T, half, float>::value), "MrgSort", "half, float");
     namespace d = opgen_twin::detail;
     const char* api = "MrgSort";
-    if (Arch == 1001 || Arch == 2002) {  // MrgSort.md: Atlas training / inference series 不支持
+    if (!OPGEN_SOC_HAS_SORT32(Arch)) {  // MrgSort.md: Atlas training / inference series 不支持
         d::ThrowHardware(d::Format("%s: %s (__NPU_ARCH__ %d) has no MrgSort (asc-devkit MrgSort.md)", api,
                                    d::SocName(Arch), Arch));
     }

@@ -1,0 +1,229 @@
+"""The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d): one frozen entry each, all that opgen
+knows of it in one place -- its torch signature and spelling, the index library's kernel that
+runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's ints[] are
+filled, its shape function, and what the kernel needs of a SoC. The grammar (expr.py), the rules
+(index_ops.py), the SoC checks (compiler/checks.py) and the planner (planning/index_op.py) read
+it; nothing else names a function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
+FLOATS = ("float16", "bfloat16", "float32")
+ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
+TENSOR_PARAMS = ("x", "index", "src")  # the parameters that are input tensors
+# The other parameters by type: bools, pooling's pairs of ints; the rest are ints
+BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
+PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
+PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
+
+# What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
+# library's static_asserts refuse the same SoCs: opgen_soc.h's OPGEN_SOC_HAS_*)
+CAPABILITY_APIS = {
+    "has_datacopypad": "DataCopyPad",
+    "has_compare_select": "Compare and Select",
+    "has_float_reduce": "ReduceMax/ReduceMin in float",
+    "has_sort32": "Sort32 and MrgSort",
+    "has_gather": "Gather",
+}
+_MOVED = (*FLOATS, "int32")  # what the movement and sum kernels take (words, sums in float/int32)
+_POOL_INTS = (
+    ("kernel_size[0]", None),
+    ("kernel_size[1]", None),
+    ("stride[0]", None),  # not given: the kernel's (torch's default)
+    ("stride[1]", None),
+    ("padding[0]", 0),
+    ("padding[1]", 0),
+    ("ceil_mode", 0),
+)
+
+
+@dataclass(frozen=True)
+class IndexFunction:
+    """One index function."""
+
+    name: str  # torch's, as the grammar spells it
+    params: tuple[str, ...]  # torch's parameters in order (TENSOR_PARAMS the inputs)
+    required: tuple[str, ...]  # the arguments opgen needs (no default it can take)
+    torch: str  # torch's spelling, for the golden
+    kind: str  # the library's kernel template and its host Tile<kind>
+    group: str  # its headers: opgen_index_<group>.h, opgen_index_<group>_tiling.h
+    shape_fn: str  # op_host/opgen_index_shapes.h's output shape function
+    data_dtypes: tuple[str, ...]  # x's dtypes the kernel takes
+    # The kernel's ints[] in order: the argument filling each slot (a pair's item as name[i])
+    # and its value when not given (None: given, or the slot two before's, as pooling's stride)
+    ints: tuple[tuple[str, int | None], ...] = ()
+    dim: str = "dim"  # the parameter naming the dim ("": the function has none)
+    dim_default: int = 0
+    long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
+    gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
+    needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
+
+    @property
+    def has_dim(self) -> bool:
+        return bool(self.dim)
+
+
+def _f(*entries: IndexFunction) -> dict[str, IndexFunction]:
+    return {e.name: e for e in entries}
+
+
+FUNCTIONS: dict[str, IndexFunction] = _f(
+    IndexFunction(
+        "index_select",
+        ("x", "dim", "index"),
+        ("dim",),
+        "torch.index_select",
+        "IndexSelect",
+        "gather",
+        "ShapeIndexSelect",
+        _MOVED,
+    ),
+    IndexFunction(
+        "gather",
+        ("x", "dim", "index"),
+        ("dim",),
+        "torch.gather",
+        "Gather",
+        "gather",
+        "ShapeGather",
+        _MOVED,
+        long_index=True,
+        needs=("has_datacopypad", "has_gather"),
+    ),
+    IndexFunction(
+        "scatter_add",
+        ("x", "dim", "index", "src"),
+        ("dim",),
+        "torch.scatter_add",
+        "ScatterAdd",
+        "accumulate",
+        "ShapeScatterAdd",
+        _MOVED,
+        long_index=True,
+    ),
+    IndexFunction(
+        "index_add",
+        ("x", "dim", "index", "src"),
+        ("dim",),
+        "torch.index_add",
+        "IndexAdd",
+        "accumulate",
+        "ShapeIndexAdd",
+        _MOVED,
+    ),
+    IndexFunction(
+        "argmax",
+        ("x", "dim", "keepdim"),
+        ("dim",),
+        "torch.argmax",
+        "ArgMax",
+        "select",
+        "ShapeArgReduce",
+        FLOATS,
+        ints=(("keepdim", 0),),  # the host's shapes only: the kernel ignores it
+        gives_index=True,
+        needs=("has_datacopypad", "has_float_reduce"),
+    ),
+    IndexFunction(
+        "argmin",
+        ("x", "dim", "keepdim"),
+        ("dim",),
+        "torch.argmin",
+        "ArgMin",
+        "select",
+        "ShapeArgReduce",
+        FLOATS,
+        ints=(("keepdim", 0),),
+        gives_index=True,
+        needs=("has_datacopypad", "has_float_reduce"),
+    ),
+    IndexFunction(
+        "topk",
+        ("x", "k", "dim", "largest", "sorted"),
+        ("k",),
+        "torch.topk",
+        "TopK",
+        "select",
+        "ShapeTopK",
+        FLOATS,
+        ints=(("k", None), ("largest", 1)),
+        dim_default=-1,
+        needs=("has_datacopypad", "has_sort32"),
+    ),
+    IndexFunction(
+        "sort",
+        ("x", "dim", "descending"),
+        (),
+        "torch.sort",
+        "Sort",
+        "select",
+        "ShapeSame",
+        FLOATS,
+        ints=(("descending", 0),),
+        dim_default=-1,
+        needs=("has_datacopypad", "has_sort32"),
+    ),
+    IndexFunction(
+        "roll",
+        ("x", "shifts", "dims"),
+        ("shifts", "dims"),
+        "torch.roll",
+        "Roll",
+        "gather",
+        "ShapeSame",
+        _MOVED,
+        ints=(("shifts", None),),
+        dim="dims",
+    ),
+    IndexFunction(
+        "one_hot",
+        ("x", "num_classes"),
+        ("num_classes",),
+        "torch.nn.functional.one_hot",
+        "OneHot",
+        "gather",
+        "ShapeOneHot",
+        INDEX_DTYPES,
+        ints=(("num_classes", None),),
+        dim="",
+    ),
+    IndexFunction(
+        "cumsum",
+        ("x", "dim"),
+        ("dim",),
+        "torch.cumsum",
+        "CumSum",
+        "accumulate",
+        "ShapeSame",
+        _MOVED,
+    ),
+    IndexFunction(
+        "avg_pool2d",
+        ("x", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"),
+        ("kernel_size",),
+        "torch.nn.functional.avg_pool2d",
+        "AvgPool2d",
+        "pool",
+        "ShapePool2d",
+        FLOATS,
+        ints=(*_POOL_INTS, ("count_include_pad", 1)),
+        dim="",
+        needs=("has_datacopypad", "has_compare_select", "has_gather"),
+    ),
+    IndexFunction(
+        "max_pool2d",
+        ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode"),
+        ("kernel_size",),
+        "torch.nn.functional.max_pool2d",
+        "MaxPool2d",
+        "pool",
+        "ShapePool2d",
+        FLOATS,
+        ints=(*_POOL_INTS, ("count_include_pad", 0)),  # unused: max pooling pads with -inf
+        dim="",
+        needs=("has_datacopypad", "has_compare_select", "has_gather"),
+    ),
+)
