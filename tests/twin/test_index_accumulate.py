@@ -15,18 +15,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from twin_support import CPP, CXX, CXXFLAGS, ROOT
+from twin_support import CPP, CXX, CXXFLAGS, INDEX_LIB_INCLUDES, TWIN_INCLUDE
 
 pytestmark = pytest.mark.slow
 
-INCLUDES = [
-    "-I",
-    str(ROOT / "templates" / "kernel" / "index_lib" / "op_kernel"),
-    "-I",
-    str(ROOT / "templates" / "host" / "index_lib" / "op_host"),
-    "-I",
-    str(ROOT / "templates" / "kernel" / "project" / "op_kernel"),
-]
 TORCH_DTYPES = {
     "float32": torch.float32,
     "float16": torch.float16,
@@ -42,7 +34,14 @@ TORCH_DTYPES = {
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory) -> Path:
     exe = tmp_path_factory.mktemp("index_accumulate") / "driver"
-    build = [CXX, *CXXFLAGS, *INCLUDES, str(CPP / "index_accumulate_driver.cpp"), "-o", str(exe)]
+    build = [
+        CXX,
+        *CXXFLAGS,
+        *INDEX_LIB_INCLUDES,
+        str(CPP / "index_accumulate_driver.cpp"),
+        "-o",
+        str(exe),
+    ]
     proc = subprocess.run(build, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return exe
@@ -461,7 +460,7 @@ def test_compiles_per_soc_or_names_the_missing_api(tmp_path, arch):
     unit.write_text(ARCH_UNIT)
     flags = [] if arch is None else [f"-D__NPU_ARCH__={arch}"]
     cmd = [CXX, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", *flags]
-    cmd += ["-I", str(ROOT / "opgen" / "twin" / "include"), *INCLUDES, str(unit)]
+    cmd += ["-I", str(TWIN_INCLUDE), *INDEX_LIB_INCLUDES, str(unit)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if arch in (1001, 2002):
         assert proc.returncode != 0

@@ -11,18 +11,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from twin_support import CPP, CXX, CXXFLAGS, ROOT
+from twin_support import CPP, CXX, CXXFLAGS, INDEX_LIB_INCLUDES
 
 pytestmark = pytest.mark.slow
 
-INCLUDES = [
-    "-I",
-    str(ROOT / "templates" / "kernel" / "index_lib" / "op_kernel"),
-    "-I",
-    str(ROOT / "templates" / "host" / "index_lib" / "op_host"),
-    "-I",
-    str(ROOT / "templates" / "kernel" / "project" / "op_kernel"),
-]
 
 DTYPES = {
     "float32": torch.float32,
@@ -47,7 +39,7 @@ def drivers(tmp_path_factory) -> dict[int, Path]:
     root = tmp_path_factory.mktemp("index_gather")
     for arch in (2201, 3002, 3510):
         exe = root / f"drv_{arch}"
-        build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES]
+        build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INDEX_LIB_INCLUDES]
         build += [str(CPP / "index_gather_driver.cpp"), "-o", str(exe)]
         proc = subprocess.run(build, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
@@ -365,7 +357,7 @@ def test_several_cores(drivers, tmp_path):
 def test_refused_socs(tmp_path, arch, needle):
     """ascend310p / ascend910 have no working DataCopyPad (ascend910 no UB Gather either): the
     header does not compile there, naming the API."""
-    build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES, "-fsyntax-only"]
+    build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INDEX_LIB_INCLUDES, "-fsyntax-only"]
     build.append(str(CPP / "index_gather_driver.cpp"))
     proc = subprocess.run(build, capture_output=True, text=True)
     assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-2000:]

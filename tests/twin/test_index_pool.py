@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from twin_support import CPP, CXX, CXXFLAGS, ROOT
+from twin_support import CPP, CXX, CXXFLAGS, INDEX_LIB_INCLUDES
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -19,20 +19,12 @@ F = torch.nn.functional
 pytestmark = pytest.mark.slow
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
-INCLUDES = [
-    "-I",
-    str(ROOT / "templates" / "kernel" / "index_lib" / "op_kernel"),
-    "-I",
-    str(ROOT / "templates" / "host" / "index_lib" / "op_host"),
-    "-I",
-    str(ROOT / "templates" / "kernel" / "project" / "op_kernel"),
-]
 
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory) -> Path:
     exe = tmp_path_factory.mktemp("index_pool") / "index_pool_driver"
-    cmd = [CXX, *CXXFLAGS, *INCLUDES, str(CPP / "index_pool_driver.cpp"), "-o", str(exe)]
+    cmd = [CXX, *CXXFLAGS, *INDEX_LIB_INCLUDES, str(CPP / "index_pool_driver.cpp"), "-o", str(exe)]
     proc = subprocess.run([*cmd, "-lpthread"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return exe
@@ -210,7 +202,13 @@ def test_ub_boundary(driver, tmp_path, kind):
 
 def build_for_arch(tmp_path: Path, arch: int, *flags: str) -> subprocess.CompletedProcess:
     exe = tmp_path / f"index_pool_driver_{arch}"
-    cmd = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INCLUDES, str(CPP / "index_pool_driver.cpp")]
+    cmd = [
+        CXX,
+        *CXXFLAGS,
+        f"-D__NPU_ARCH__={arch}",
+        *INDEX_LIB_INCLUDES,
+        str(CPP / "index_pool_driver.cpp"),
+    ]
     return subprocess.run(
         [*cmd, *flags, "-o", str(exe), "-lpthread"], capture_output=True, text=True
     )

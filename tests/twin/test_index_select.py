@@ -13,18 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from twin_support import CPP, CXX, CXXFLAGS, ROOT
+from twin_support import CPP, CXX, CXXFLAGS, INDEX_LIB_INCLUDES
 
 pytestmark = pytest.mark.slow
 
-INCLUDES = [
-    "-I",
-    str(ROOT / "templates" / "kernel" / "index_lib" / "op_kernel"),
-    "-I",
-    str(ROOT / "templates" / "host" / "index_lib" / "op_host"),
-    "-I",
-    str(ROOT / "templates" / "kernel" / "project" / "op_kernel"),
-]
 DTYPES = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16}
 INDEX = {4: torch.int32, 8: torch.int64}
 
@@ -34,7 +26,9 @@ def driver(tmp_path_factory) -> Path:
     exe = tmp_path_factory.mktemp("index_select") / "index_select_driver"
     src = CPP / "index_select_driver.cpp"
     proc = subprocess.run(
-        [CXX, *CXXFLAGS, *INCLUDES, str(src), "-o", str(exe)], capture_output=True, text=True
+        [CXX, *CXXFLAGS, *INDEX_LIB_INCLUDES, str(src), "-o", str(exe)],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return exe
@@ -276,7 +270,7 @@ def test_socs_without_the_apis(tmp_path, kind, arch, needle):
     unit = tmp_path / "unit.cpp"
     unit.write_text(UNIT % kind)
     proc = subprocess.run(
-        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        [CXX, *CXXFLAGS, *INDEX_LIB_INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
         capture_output=True,
         text=True,
     )
@@ -308,7 +302,7 @@ def test_argmax_refusals(tmp_path, dtype, arch, needle):
     unit = tmp_path / "unit.cpp"
     unit.write_text(ARG_UNIT % dtype)
     proc = subprocess.run(
-        [CXX, *CXXFLAGS, *INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        [CXX, *CXXFLAGS, *INDEX_LIB_INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
         capture_output=True,
         text=True,
     )
@@ -326,7 +320,9 @@ def test_other_socs(tmp_path, arch):
     flags = [f"-D__NPU_ARCH__={arch}"] + (["-DINDEX_SELECT_SORT_ONLY"] if arch == 3510 else [])
     src = str(CPP / "index_select_driver.cpp")
     proc = subprocess.run(
-        [CXX, *CXXFLAGS, *INCLUDES, *flags, src, "-o", str(exe)], capture_output=True, text=True
+        [CXX, *CXXFLAGS, *INDEX_LIB_INCLUDES, *flags, src, "-o", str(exe)],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     x = sample((6, 150), torch.float16, 21, True)

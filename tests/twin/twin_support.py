@@ -29,6 +29,17 @@ KERNEL_INCLUDES = [
 ]
 
 
+# The index library's headers and what they include from every project's kernel library
+INDEX_LIB_INCLUDES = [
+    "-I",
+    str(ROOT / "templates" / "kernel" / "index_lib" / "op_kernel"),
+    "-I",
+    str(ROOT / "templates" / "host" / "index_lib" / "op_host"),
+    "-I",
+    str(ROOT / "templates" / "kernel" / "project" / "op_kernel"),
+]
+
+
 @dataclass
 class TwinBuild:
     root: Path
