@@ -310,6 +310,8 @@ INDEX_FUNCS: dict[str, tuple[str, ...]] = {
 # Which arguments are bools (the others ints, or pairs of ints for pooling's)
 INDEX_BOOL_ARGS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 INDEX_PAIR_ARGS = frozenset("kernel_size stride padding dilation".split())
+# Arguments that take an int or a list of ints (torch.roll's shifts and dims, paired in turn)
+INDEX_LIST_ARGS = frozenset("shifts dims".split())
 # The arguments each function needs (no default opgen can take: argmax without dim flattens)
 INDEX_REQUIRED = {
     "index_select": ("dim",),
@@ -671,6 +673,8 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in INDEX_PAIR_ARGS:
         kinds, what = ("int", "list_int"), "an int, a pair of ints, or an int or list_int attr"
+    elif name in INDEX_LIST_ARGS:
+        kinds, what = ("int", "list_int"), "an int, a list of ints, or an int or list_int attr"
     else:
         kinds, what = ("int",), "an int or an int attr"
     if isinstance(node, ast.Name) and attr_types.get(node.id) in kinds:
@@ -682,6 +686,10 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         pair = [_small_int(e) for e in node.elts]
         if len(pair) == 2 and pair[0] is not None and pair[1] is not None:
             return (pair[0], pair[1])
+    elif name in INDEX_LIST_ARGS and isinstance(node, (ast.Tuple, ast.List)):
+        items = [_small_int(e) for e in node.elts]
+        if all(v is not None for v in items):
+            return tuple(v for v in items if v is not None)
     elif _small_int(node) is not None and not isinstance(node, ast.Name):
         value = _small_int(node)
         assert value is not None

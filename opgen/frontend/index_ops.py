@@ -59,12 +59,27 @@ KIND_APIS = {"TopK": ("Sort32", "MrgSort"), "Sort": ("Sort32", "MrgSort")}
 API_LACKING = {"Sort32": ("ascend910", "ascend310p"), "MrgSort": ("ascend910", "ascend310p")}
 INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
 FLOATS = ("float16", "bfloat16", "float32")
+# What the library's byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one
+# 8-byte word): the dtypes a pure movement may have, complex64 too (it computes nothing)
+MOVED_DTYPES = (
+    *FLOATS,
+    "int8",
+    "uint8",
+    "int16",
+    "int32",
+    "uint32",
+    "int64",
+    "bool",
+    "complex64",
+)
+# The functions that only move x's elements (no arithmetic on them)
+MOVEMENT_FUNCS = frozenset({"roll"})
 # The dtypes x may have per function (the library's kernels: data moved as words, sums in float
 # or int32, comparisons of floats)
 DATA_DTYPES = {
     "index_select": (*FLOATS, "int32"),
     "gather": (*FLOATS, "int32"),
-    "roll": (*FLOATS, "int32"),
+    "roll": MOVED_DTYPES,
     "scatter_add": (*FLOATS, "int32"),
     "index_add": (*FLOATS, "int32"),
     "cumsum": (*FLOATS, "int32"),
@@ -241,12 +256,27 @@ def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
                 return 0  # an embedding's rows
             sample = _ATTR_SAMPLES.get(name, False)
             a = next(a for a in op.attrs if a.name == attr)
+            if call.func == "roll" and a.type == "list_int":
+                return _roll_list_sample(op, call, name)
             if a.type == "list_int" and isinstance(sample, int):
                 return [sample, sample]
             if a.type == "int" and isinstance(sample, list):
                 return sample[0]  # pooling's kernel_size=2 for both sides, as torch reads an int
             return sample
     return None
+
+
+def _roll_list_sample(op: Op, call: expr.IndexCall, name: str) -> list[int]:
+    """roll's list_int shifts or dims in the tests: two pairs over the first and last dims when
+    both are lists (a multi-dim roll, a negative shift and dim), else a list of one."""
+    types = {a.name: a.type for a in op.attrs}
+    both = all(
+        isinstance(v, str) and types.get(v) == "list_int"
+        for v in (call.arg("shifts"), call.arg("dims"))
+    )
+    if name == "shifts":
+        return [3, -2] if both else [3]
+    return [0, -1] if both else [-1]
 
 
 def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int, ...]]:
@@ -301,7 +331,9 @@ def output_shape(
         return (*x, _int(values, "num_classes"))
     if func in ("avg_pool2d", "max_pool2d"):
         return _pool_shape(call, x, values)
-    dim_name = "dims" if func == "roll" else "dim"
+    if func == "roll":
+        return _roll_shape(call, x, values)
+    dim_name = "dim"
     dim = _int(values, dim_name, _DIM_DEFAULT.get(func, 0))
     rank = max(len(x), 1)
     if not -rank <= dim < rank:
@@ -317,7 +349,28 @@ def output_shape(
         if not 0 <= k <= (x[d] if x else 1):
             return f"k={k} is outside [0, {x[d] if x else 1}], {call.x}'s size along dim {d}"
         return tuple(k if i == d else n for i, n in enumerate(x))
-    return x  # sort, roll, cumsum
+    return x  # sort, cumsum
+
+
+def _roll_shape(
+    call: expr.IndexCall, x: tuple[int, ...], values: dict[str, int | bool | tuple[int, ...]]
+) -> tuple[int, ...] | str:
+    """torch.roll's checks: as many shifts as dims (no dims: one shift, x flattened), each dim
+    within x's."""
+    shifts, dims = (_ints(values.get(name, ())) for name in ("shifts", "dims"))
+    if not shifts:
+        return "roll needs a shift (torch: `shifts` required)"
+    if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
+        return f"shifts and dims must align (torch): {len(shifts)} shifts, {len(dims)} dims"
+    rank = max(len(x), 1)
+    for dim in dims:
+        if not -rank <= dim < rank:
+            return f"dims={dim} is outside {call.x}'s {len(x)} dims"
+    return x
+
+
+def _ints(value: int | bool | tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(value) if isinstance(value, tuple) else (int(value),)
 
 
 def _indexed_shape(

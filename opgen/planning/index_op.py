@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.frontend import expr
+from opgen.frontend.catalog import DTYPES
 from opgen.frontend.expr import INDEX_PARTS
 from opgen.frontend.index_ops import GROUPS, KINDS
 from opgen.frontend.model import Op
+from opgen.planning.kernel import StorageAlias, StorageCase
 
 # Each kind's ints[] in the library's order (the contract, templates/kernel/index_lib): the
 # argument filling each slot (pooling's pairs as name[0], name[1]) and its value when not given
@@ -22,7 +24,6 @@ _INTS: dict[str, tuple[tuple[str, int | None], ...]] = {
     "ArgMin": (("keepdim", 0),),
     "TopK": (("k", None), ("largest", 1)),
     "Sort": (("descending", 0),),
-    "Roll": (("shifts", None),),
     "OneHot": (("num_classes", None),),
     "AvgPool2d": (
         ("kernel_size[0]", None),
@@ -81,6 +82,7 @@ class IndexInt:
     item: int  # the list_int attr's element; -1 for an int or bool attr
     default: int  # an optional attr's default (its item), when the launch gives none
     same_as: int = -1
+    literals: tuple[int, ...] = ()  # a literal list, whole (roll's shifts and dims)
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,12 @@ class IndexOpData:
     range_of: str  # the tensor whose dim size bounds it; "" for one_hot
     range_dim: IndexInt | None
     range_bound: IndexInt | None
+    # x's element type as words where its DTYPE_ macro is no C type on every SoC (complex64):
+    # a `using` alias chosen by ORIG_DTYPE_ (the movement kinds use only its size)
+    aliases: list[StorageAlias]
+    # roll: shifts and dims as lists (HostArgs' ints[] and rollDims[], with their counts)
+    roll_shifts: IndexInt | None
+    roll_dims: IndexInt | None
 
 
 def plan(op: Op) -> IndexOpData:
@@ -153,6 +161,11 @@ def plan(op: Op) -> IndexOpData:
         ints[3] = _copy(ints[3], 1)
     dim_name = _DIM.get(call.func, "dim")
     dim = _source(op, call, -1, dim_name, _DIM_DEFAULT.get(call.func, 0))
+    aliases = _x_aliases(op, call.x, x)
+    template_args = _template_args(call, x, index, outs, index_out)
+    if aliases:
+        template_args[0] = aliases[0].name
+    roll = call.func == "roll"
     return IndexOpData(
         kind=kind,
         group=group,
@@ -161,13 +174,13 @@ def plan(op: Op) -> IndexOpData:
         kernel_header=f"opgen_index_{group}.h",
         host_header=f"opgen_index_{group}_tiling.h",
         shape_fn=_SHAPE_FNS[kind],
-        has_dim=call.func not in ("one_hot", "avg_pool2d", "max_pool2d"),
+        has_dim=call.func not in ("one_hot", "avg_pool2d", "max_pool2d", "roll"),
         x=x,
         index=index,
         src=src,
         outputs=outs,
         gm_args=_gm_args(call, [x, index, src], parts, outs),
-        template_args=_template_args(call, x, index, outs, index_out),
+        template_args=template_args,
         dim=dim,
         ints=ints,
         has_index_output=index_out >= 0,
@@ -176,7 +189,20 @@ def plan(op: Op) -> IndexOpData:
         range_of=call.x if call.index else "",
         range_dim=dim if call.index else None,
         range_bound=ints[0] if call.func == "one_hot" else None,
+        aliases=aliases,
+        roll_shifts=_source(op, call, 0, "shifts", None) if roll else None,
+        roll_dims=_source(op, call, 0, "dims", None) if roll else None,
     )
+
+
+def _x_aliases(op: Op, x_name: str, x: IndexTensor) -> list[StorageAlias]:
+    """x's element type when some of its dtypes are stored as words (complex64 -> uint64_t)."""
+    param = next(t for t in op.inputs if t.name == x_name)
+    stored = [DTYPES[d] for d in dict.fromkeys(param.dtypes) if DTYPES[d].storage]
+    if not stored:
+        return []
+    cases = [StorageCase("ORIG_" + x.macro, d.ge, d.storage) for d in stored]
+    return [StorageAlias("XElement", x.macro, cases)]
 
 
 def _gm_args(
@@ -251,5 +277,6 @@ def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | N
             int(attr_default or 0),
         )
     if isinstance(value, tuple):
-        return IndexInt(slot, name, int(value[max(item, 0)]), "", -1, "", -1, 0)
+        first = int(value[max(item, 0)]) if value else 0
+        return IndexInt(slot, name, first, "", -1, "", -1, 0, literals=tuple(value))
     return IndexInt(slot, name, int(value), "", -1, "", -1, 0)
