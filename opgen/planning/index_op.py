@@ -163,9 +163,7 @@ def plan(op: Op) -> IndexOpData:
     dim = _source(op, call, -1, dim_name, _DIM_DEFAULT.get(call.func, 0))
     aliases = _x_aliases(op, call.x, x)
     template_args = _template_args(call, x, index, outs, index_out)
-    if aliases:
-        template_args[0] = aliases[0].name
-    roll = call.func == "roll"
+    template_args[:1] = [a.name for a in aliases] or template_args[:1]
     return IndexOpData(
         kind=kind,
         group=group,
@@ -190,8 +188,8 @@ def plan(op: Op) -> IndexOpData:
         range_dim=dim if call.index else None,
         range_bound=ints[0] if call.func == "one_hot" else None,
         aliases=aliases,
-        roll_shifts=_source(op, call, 0, "shifts", None) if roll else None,
-        roll_dims=_source(op, call, 0, "dims", None) if roll else None,
+        roll_shifts=_source(op, call, 0, "shifts", None) if call.func == "roll" else None,
+        roll_dims=_source(op, call, 0, "dims", None) if call.func == "roll" else None,
     )
 
 
