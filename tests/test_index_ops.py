@@ -318,12 +318,38 @@ def test_an_index_op_that_computes_still_refuses_complex():
     assert any("compute expressions are real-valued" in f for f in found), found
     found = problems(
         index_op_raw(
-            {"y": "index_select(x, 0, ids)"},
-            inputs=[tensor("x", cx), tensor("ids", ("int32", "int32"))],
-            outputs=[tensor("y", cx)],
+            {"y": "topk(x, 2).values"}, inputs=[tensor("x", cx)], outputs=[tensor("y", cx)]
         )
     )
     assert any("compute expressions are real-valued" in f for f in found), found
+
+
+@pytest.mark.parametrize("compute", ["index_select(x, 0, ids)", "gather(x, -1, ids)"])
+def test_index_select_and_gather_move_every_word_dtype(compute):
+    """The library moves their rows and elements as words: bool, bytes, uint32, complex64 too."""
+    moved = ("bool", "int16", "complex64", "int8", "uint8", "int64")
+    raw = index_op_raw(
+        {"y": compute},
+        inputs=[tensor("x", moved), tensor("ids", ("int32",) * len(moved))],
+        outputs=[tensor("y", moved)],
+    )
+    for t in (*raw["input_desc"], *raw["output_desc"]):
+        t["format"] = ["ND"] * len(moved)
+    plan = index_op.plan(load(raw))
+    assert plan.template_args == ["XElement", "DTYPE_IDS"]
+
+
+def test_gather_of_uint32_is_refused_for_want_of_a_golden():
+    raw = index_op_raw(
+        {"y": "gather(x, -1, ids)"},
+        inputs=[tensor("x", ("uint32", "float")), tensor("ids", ("int32", "int32"))],
+        outputs=[tensor("y", ("uint32", "float"))],
+    )
+    (found,) = problems(raw)
+    assert found.startswith("$[0].input_desc[0].type[0]:")
+    assert "(torch.gather, the golden, has no CPU kernel for uint32)" in found
+    with pytest.raises(NotImplementedError):
+        torch.gather(torch.zeros(2, 2, dtype=torch.uint32), 1, torch.zeros(2, 1, dtype=torch.long))
 
 
 def test_roll_test_shapes_with_misaligned_literals_are_refused():

@@ -73,12 +73,12 @@ MOVED_DTYPES = (
     "complex64",
 )
 # The functions that only move x's elements (no arithmetic on them)
-MOVEMENT_FUNCS = frozenset({"roll"})
+MOVEMENT_FUNCS = frozenset({"roll", "index_select", "gather"})
 # The dtypes x may have per function (the library's kernels: data moved as words, sums in float
 # or int32, comparisons of floats)
 DATA_DTYPES = {
-    "index_select": (*FLOATS, "int32"),
-    "gather": (*FLOATS, "int32"),
+    "index_select": MOVED_DTYPES,
+    "gather": tuple(d for d in MOVED_DTYPES if d != "uint32"),
     "roll": MOVED_DTYPES,
     "scatter_add": (*FLOATS, "int32"),
     "index_add": (*FLOATS, "int32"),
@@ -91,6 +91,8 @@ DATA_DTYPES = {
     "avg_pool2d": FLOATS,
     "max_pool2d": FLOATS,
 }
+# Why a dtype the kernel would move is refused anyway
+_DTYPE_NOTES = {("gather", "uint32"): " (torch.gather, the golden, has no CPU kernel for uint32)"}
 ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
 # The functions whose output is an index (argmax's, .indices)
 _DIM_DEFAULT = {"topk": -1, "sort": -1}
@@ -183,7 +185,11 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
         if dx not in DATA_DTYPES[call.func]:
             allowed = ", ".join(DATA_DTYPES[call.func])
             problems.append(
-                Problem(path(call.x, k), f"{shown} takes {call.x} in {allowed}, not {dx}")
+                Problem(
+                    path(call.x, k),
+                    f"{shown} takes {call.x} in {allowed}, not {dx}"
+                    + _DTYPE_NOTES.get((call.func, dx), ""),
+                )
             )
         if call.index and tensors[call.index].dtypes[k] not in INDEX_DTYPES:
             di = tensors[call.index].dtypes[k]
