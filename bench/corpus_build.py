@@ -22,7 +22,9 @@ beside MseLossGrad 126 s and LpNormV2Custom 102 s (the extension's build most of
 the index ops (idx-pipe at 07e2520) none of the 16 'cannot' files became one prototype; the NCHW
 form of average_pooling2d, {"y": "avg_pool2d(x, kernel_size)"} (a change to the op: the sample
 pools NHWC), built in 87 s and failed 12 of its 17 tests (kernel_size, an int attr, passed as
-[2, 2]); with that test value an int it built in 66 s and passed all 17.
+[2, 2]); with that test value an int it built in 66 s and passed all 17. With roll's list_int
+shifts/dims and the byte-moved dtypes (idx-roll) the two aclnn_roll files became one prototype:
+all 9 dtypes in 73 s (121 tests passed), complex64 in 66 s (17 passed).
 """
 
 from __future__ import annotations

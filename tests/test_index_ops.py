@@ -89,6 +89,12 @@ def problems(raw: dict) -> list[str]:
             "torch.sort(x, dim=1, descending=True, stable=True).values",
         ),
         ("roll(x, k, d)", "roll(x, k, d)", "torch.roll(x, shifts=k, dims=d)"),
+        ("roll(x, ks, ks)", "roll(x, ks, ks)", "torch.roll(x, shifts=ks, dims=ks)"),
+        (
+            "roll(x, [3, -2, 1], (0, -1, 0))",
+            "roll(x, [3, -2, 1], [0, -1, 0])",
+            "torch.roll(x, shifts=[3, -2, 1], dims=[0, -1, 0])",
+        ),
         (
             "one_hot(ids, 5)",
             "one_hot(ids, 5)",
@@ -126,6 +132,8 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("x.values", ".values and .indices take a part of topk(...) or sort(...)"),
         ("sort(x).order", "take .values or .indices"),
         ("avg_pool2d(x, [1, 2, 3])", "kernel_size takes an int, a pair of ints"),
+        ("roll(x, [1, 0.5], 0)", "shifts takes an int, a list of ints, or an int or list_int"),
+        ("roll(x, 1, f)", "dims takes an int, a list of ints, or an int or list_int attr"),
     ],
 )
 def test_index_call_refusals_name_the_part(text, message):
@@ -151,6 +159,9 @@ SHAPE_CASES = [
     ("topk(x, 2, dim=0).indices", {"x": (4, 9)}, {}),
     ("sort(x, 0).values", {"x": (4, 9)}, {}),
     ("roll(x, 5, 1)", {"x": (4, 9)}, {}),
+    ("roll(x, [5, -7], [1, 0])", {"x": (4, 9)}, {}),
+    ("roll(x, [5, 2], [-1, -1])", {"x": (4, 9, 3)}, {}),
+    ("roll(x, [5], [])", {"x": (4, 9)}, {}),
     ("one_hot(ids, 6)", {"ids": (4, 3)}, {}),
     ("cumsum(x, 1)", {"x": (4, 9, 2)}, {}),
     ("avg_pool2d(x, 3, 2, 1)", {"x": (2, 3, 17, 19)}, {}),
@@ -173,6 +184,24 @@ def test_output_shape_is_torchs(text, shapes, attrs):
             tensors[name] = torch.randn(shape)
     golden = eval(expr.to_torch(call), {"torch": torch}, tensors)  # noqa: S307 (checked text)
     assert index_ops.output_shape(call, shapes, values) == tuple(golden.shape)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("roll(x, [1, 2], [0])", "shifts and dims must align (torch): 2 shifts, 1 dims"),
+        ("roll(x, [1, 2], [])", "shifts and dims must align (torch): 2 shifts, 0 dims"),
+        ("roll(x, [1], [2])", "dims=2 is outside x's 2 dims"),
+        ("roll(x, [1, 1], [0, -3])", "dims=-3 is outside x's 2 dims"),
+    ],
+)
+def test_roll_shapes_torch_refuses(text, why):
+    call = parse(text)
+    assert isinstance(call, expr.IndexCall)
+    values = {n: v for n, v in call.args if not isinstance(v, str)}
+    assert index_ops.output_shape(call, {"x": (4, 9)}, values) == why
+    with pytest.raises((RuntimeError, IndexError)):
+        eval(expr.to_torch(call), {"torch": torch}, {"x": torch.randn(4, 9)})  # noqa: S307
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,6 +260,102 @@ def test_topk_parts_come_from_one_call():
 def test_dtype_rules(compute, outputs, inputs, message):
     found = problems(index_op_raw({"y": compute}, inputs=inputs, outputs=outputs))
     assert any(message in f for f in found), found
+
+
+ROLL_LISTS = [
+    {"name": "shifts", "param_type": "required", "type": "list_int"},
+    {"name": "dims", "param_type": "required", "type": "list_int"},
+]
+MOVED = ("bfloat16", "int8", "uint8", "int16", "uint32", "int64", "bool", "complex64")
+
+
+def test_roll_takes_every_dtype_the_byte_moves_take():
+    """The corpus's aclnn_roll: list_int shifts and dims, 1/2/4/8-byte dtypes and complex64 (one
+    8-byte word: a movement computes nothing, so the real-valued compute rule lets it through)."""
+    raw = index_op_raw(
+        {"y": "roll(x, shifts, dims)"},
+        inputs=[tensor("x", MOVED)],
+        outputs=[tensor("y", MOVED)],
+        attrs=ROLL_LISTS,
+    )
+    raw["input_desc"][0]["format"] = raw["output_desc"][0]["format"] = ["ND"] * len(MOVED)
+    roll = load(raw)
+    assert index_ops.attr_sample(roll, "shifts") == [3, -2]  # two dims, a negative shift
+    assert index_ops.attr_sample(roll, "dims") == [0, -1]
+    plan = index_op.plan(roll)
+    assert (plan.roll_shifts.getter, plan.roll_dims.getter) == ("GetListInt", "GetListInt")
+    assert plan.template_args == ["XElement"] and not plan.has_dim and not plan.ints
+    (alias,) = plan.aliases
+    assert [(c.macro, c.ge, c.type) for c in alias.cases] == [
+        ("ORIG_DTYPE_X", "DT_COMPLEX64", "uint64_t")
+    ]
+    files = {
+        f.path: f.content.decode()
+        for f in twin.render_files(prototype.loads(json.dumps([raw])), twin.options(), full=True)
+    }
+    host = files[f"op_host/{roll.snake_name}.cpp"]
+    assert (
+        "a.shiftCount = shifts != nullptr ? static_cast<uint32_t>(shifts->GetSize()) : 0;" in host
+    )
+    assert "a.rollDims[i] = dims->GetData()[i];" in host
+    kernel = files[f"op_kernel/{roll.snake_name}.cpp"]
+    assert "#if ORIG_DTYPE_X == DT_COMPLEX64\nusing XElement = uint64_t;" in kernel
+    assert "opgen_index::Roll<XElement>(x, y, tilingData.index);" in kernel
+
+
+def test_roll_with_an_int_attr_and_a_list_attr_samples_one_pair():
+    attrs = [ROLL_LISTS[0], {"name": "d", "param_type": "required", "type": "int"}]
+    roll = load(index_op_raw({"y": "roll(x, shifts, d)"}, inputs=[tensor("x")], attrs=attrs))
+    assert index_ops.attr_sample(roll, "shifts") == [3]
+    assert index_ops.attr_sample(roll, "d") == -1
+
+
+def test_an_index_op_that_computes_still_refuses_complex():
+    cx = ("complex64", "float")
+    found = problems(
+        index_op_raw({"y": "cumsum(x, 0)"}, inputs=[tensor("x", cx)], outputs=[tensor("y", cx)])
+    )
+    assert any("compute expressions are real-valued" in f for f in found), found
+    found = problems(
+        index_op_raw(
+            {"y": "topk(x, 2).values"}, inputs=[tensor("x", cx)], outputs=[tensor("y", cx)]
+        )
+    )
+    assert any("compute expressions are real-valued" in f for f in found), found
+
+
+@pytest.mark.parametrize("compute", ["index_select(x, 0, ids)", "gather(x, -1, ids)"])
+def test_index_select_and_gather_move_every_word_dtype(compute):
+    """The library moves their rows and elements as words: bool, bytes, uint32, complex64 too."""
+    moved = ("bool", "int16", "complex64", "int8", "uint8", "int64")
+    raw = index_op_raw(
+        {"y": compute},
+        inputs=[tensor("x", moved), tensor("ids", ("int32",) * len(moved))],
+        outputs=[tensor("y", moved)],
+    )
+    for t in (*raw["input_desc"], *raw["output_desc"]):
+        t["format"] = ["ND"] * len(moved)
+    plan = index_op.plan(load(raw))
+    assert plan.template_args == ["XElement", "DTYPE_IDS"]
+
+
+def test_gather_of_uint32_is_refused_for_want_of_a_golden():
+    raw = index_op_raw(
+        {"y": "gather(x, -1, ids)"},
+        inputs=[tensor("x", ("uint32", "float")), tensor("ids", ("int32", "int32"))],
+        outputs=[tensor("y", ("uint32", "float"))],
+    )
+    (found,) = problems(raw)
+    assert found.startswith("$[0].input_desc[0].type[0]:")
+    assert "(torch.gather, the golden, has no CPU kernel for uint32)" in found
+    with pytest.raises(NotImplementedError):
+        torch.gather(torch.zeros(2, 2, dtype=torch.uint32), 1, torch.zeros(2, 1, dtype=torch.long))
+
+
+def test_roll_test_shapes_with_misaligned_literals_are_refused():
+    raw = index_op_raw({"y": "roll(x, [1, 2], [0])"}, inputs=[tensor("x")])
+    found = problems(raw)
+    assert found and all("shifts and dims must align (torch): 2 shifts, 1 dims" in f for f in found)
 
 
 def test_test_shapes_torch_refuses_are_refused():

@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from opgen.frontend import functions, index_functions
-from opgen.frontend.index_functions import BOOL_PARAMS, PAIR_PARAMS, PARTS, TENSOR_PARAMS
+from opgen.frontend.index_functions import (
+    BOOL_PARAMS,
+    LIST_PARAMS,
+    PAIR_PARAMS,
+    PARTS,
+    TENSOR_PARAMS,
+)
 
 
 class ExprError(ValueError):
@@ -628,6 +634,8 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in PAIR_PARAMS:
         kinds, what = ("int", "list_int"), "an int, a pair of ints, or an int or list_int attr"
+    elif name in LIST_PARAMS:
+        kinds, what = ("int", "list_int"), "an int, a list of ints, or an int or list_int attr"
     else:
         kinds, what = ("int",), "an int or an int attr"
     if isinstance(node, ast.Name) and attr_types.get(node.id) in kinds:
@@ -639,6 +647,10 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         pair = [_small_int(e) for e in node.elts]
         if len(pair) == 2 and pair[0] is not None and pair[1] is not None:
             return (pair[0], pair[1])
+    elif name in LIST_PARAMS and isinstance(node, (ast.Tuple, ast.List)):
+        items = [_small_int(e) for e in node.elts]
+        if all(v is not None for v in items):
+            return tuple(v for v in items if v is not None)
     elif _small_int(node) is not None and not isinstance(node, ast.Name):
         value = _small_int(node)
         assert value is not None

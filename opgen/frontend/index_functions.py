@@ -17,6 +17,7 @@ TENSOR_PARAMS = ("x", "index", "src")  # the parameters that are input tensors
 # The other parameters by type: bools, pooling's pairs of ints; the rest are ints
 BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
+LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
@@ -28,7 +29,9 @@ CAPABILITY_APIS = {
     "has_sort32": "Sort32 and MrgSort",
     "has_gather": "Gather",
 }
-_MOVED = (*FLOATS, "int32")  # what the movement and sum kernels take (words, sums in float/int32)
+_SUMMED = (*FLOATS, "int32")  # what the sum kernels take (sums in float or int32)
+# What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
+_MOVED = (*FLOATS, "int8", "uint8", "int16", "int32", "uint32", "int64", "bool", "complex64")
 _POOL_INTS = (
     ("kernel_size[0]", None),
     ("kernel_size[1]", None),
@@ -57,6 +60,8 @@ class IndexFunction:
     ints: tuple[tuple[str, int | None], ...] = ()
     dim: str = "dim"  # the parameter naming the dim ("": the function has none)
     dim_default: int = 0
+    movement: bool = False  # it only moves x's elements (so any word, complex64 too)
+    dtype_notes: tuple[tuple[str, str], ...] = ()  # why a dtype the kernel could take is refused
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
@@ -80,6 +85,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "gather",
         "ShapeIndexSelect",
         _MOVED,
+        movement=True,
     ),
     IndexFunction(
         "gather",
@@ -89,8 +95,10 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "Gather",
         "gather",
         "ShapeGather",
-        _MOVED,
+        tuple(d for d in _MOVED if d != "uint32"),
         long_index=True,
+        movement=True,
+        dtype_notes=(("uint32", " (torch.gather, the golden, has no CPU kernel for uint32)"),),
         needs=("has_datacopypad", "has_gather"),
     ),
     IndexFunction(
@@ -101,7 +109,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ScatterAdd",
         "accumulate",
         "ShapeScatterAdd",
-        _MOVED,
+        _SUMMED,
         long_index=True,
     ),
     IndexFunction(
@@ -112,7 +120,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "IndexAdd",
         "accumulate",
         "ShapeIndexAdd",
-        _MOVED,
+        _SUMMED,
     ),
     IndexFunction(
         "argmax",
@@ -175,8 +183,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "gather",
         "ShapeSame",
         _MOVED,
-        ints=(("shifts", None),),
-        dim="dims",
+        dim="",  # shifts and dims are lists, read apart (IndexOpData.roll_shifts, roll_dims)
+        movement=True,
     ),
     IndexFunction(
         "one_hot",
@@ -198,7 +206,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "CumSum",
         "accumulate",
         "ShapeSame",
-        _MOVED,
+        _SUMMED,
     ),
     IndexFunction(
         "avg_pool2d",

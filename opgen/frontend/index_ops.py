@@ -116,7 +116,11 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
         if dx not in FUNCTIONS[call.func].data_dtypes:
             allowed = ", ".join(FUNCTIONS[call.func].data_dtypes)
             problems.append(
-                Problem(path(call.x, k), f"{shown} takes {call.x} in {allowed}, not {dx}")
+                Problem(
+                    path(call.x, k),
+                    f"{shown} takes {call.x} in {allowed}, not {dx}"
+                    + dict(FUNCTIONS[call.func].dtype_notes).get(dx, ""),
+                )
             )
         if call.index and tensors[call.index].dtypes[k] not in INDEX_DTYPES:
             di = tensors[call.index].dtypes[k]
@@ -189,12 +193,27 @@ def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
                 return 0  # an embedding's rows
             sample = _ATTR_SAMPLES.get(name, False)
             a = next(a for a in op.attrs if a.name == attr)
+            if call.func == "roll" and a.type == "list_int":
+                return _roll_list_sample(op, call, name)
             if a.type == "list_int" and isinstance(sample, int):
                 return [sample, sample]
             if a.type == "int" and isinstance(sample, list):
                 return sample[0]  # pooling's kernel_size=2 for both sides, as torch reads an int
             return sample
     return None
+
+
+def _roll_list_sample(op: Op, call: expr.IndexCall, name: str) -> list[int]:
+    """roll's list_int shifts or dims in the tests: two pairs over the first and last dims when
+    both are lists (a multi-dim roll, a negative shift and dim), else a list of one."""
+    types = {a.name: a.type for a in op.attrs}
+    both = all(
+        isinstance(v, str) and types.get(v) == "list_int"
+        for v in (call.arg("shifts"), call.arg("dims"))
+    )
+    if name == "shifts":
+        return [3, -2] if both else [3]
+    return [0, -1] if both else [-1]
 
 
 def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int, ...]]:
@@ -249,6 +268,8 @@ def output_shape(
         return (*x, _int(values, "num_classes"))
     if func in ("avg_pool2d", "max_pool2d"):
         return _pool_shape(call, x, values)
+    if func == "roll":
+        return _roll_shape(call, x, values)
     dim_name = FUNCTIONS[func].dim
     dim = _int(values, dim_name, FUNCTIONS[func].dim_default)
     rank = max(len(x), 1)
@@ -265,7 +286,28 @@ def output_shape(
         if not 0 <= k <= (x[d] if x else 1):
             return f"k={k} is outside [0, {x[d] if x else 1}], {call.x}'s size along dim {d}"
         return tuple(k if i == d else n for i, n in enumerate(x))
-    return x  # sort, roll, cumsum
+    return x  # sort, cumsum
+
+
+def _roll_shape(
+    call: expr.IndexCall, x: tuple[int, ...], values: dict[str, int | bool | tuple[int, ...]]
+) -> tuple[int, ...] | str:
+    """torch.roll's checks: as many shifts as dims (no dims: one shift, x flattened), each dim
+    within x's."""
+    shifts, dims = (_ints(values.get(name, ())) for name in ("shifts", "dims"))
+    if not shifts:
+        return "roll needs a shift (torch: `shifts` required)"
+    if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
+        return f"shifts and dims must align (torch): {len(shifts)} shifts, {len(dims)} dims"
+    rank = max(len(x), 1)
+    for dim in dims:
+        if not -rank <= dim < rank:
+            return f"dims={dim} is outside {call.x}'s {len(x)} dims"
+    return x
+
+
+def _ints(value: int | bool | tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(value) if isinstance(value, tuple) else (int(value),)
 
 
 def _indexed_shape(

@@ -27,6 +27,7 @@ from opgen.frontend import (
     expands,
     expr,
     functions,
+    index_functions,
     index_ops,
     matmuls,
     names,
@@ -1279,7 +1280,13 @@ def _complex_compute_problems(
     compute: dict[str, expr.Node],
 ) -> list[Problem]:
     """A compute expression runs over every tensor the kernel streams (the required inputs,
-    the outputs), in real arithmetic: none of them may be complex."""
+    the outputs), in real arithmetic: none of them may be complex. An index op that only moves
+    elements (roll) computes nothing: its dtype rule is index_ops.dtype_problems'."""
+    if compute and all(
+        isinstance(tree, expr.IndexCall) and index_functions.FUNCTIONS[tree.func].movement
+        for tree in compute.values()
+    ):
+        return []
     found = [
         (t, sorted({d for d in t.dtypes if DTYPES[d].is_complex}))
         for t in inputs + outputs

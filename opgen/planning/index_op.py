@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.frontend import expr
+from opgen.frontend.catalog import DTYPES
 from opgen.frontend.index_functions import FUNCTIONS, PARTS
 from opgen.frontend.model import Op
+from opgen.planning.kernel import StorageAlias, StorageCase
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class IndexInt:
     item: int  # the list_int attr's element; -1 for an int or bool attr
     default: int  # an optional attr's default (its item), when the launch gives none
     same_as: int = -1
+    literals: tuple[int, ...] = ()  # a literal list, whole (roll's shifts and dims)
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,12 @@ class IndexOpData:
     range_of: str  # the tensor whose dim size bounds it; "" for one_hot
     range_dim: IndexInt | None
     range_bound: IndexInt | None
+    # x's element type as words where its DTYPE_ macro is no C type on every SoC (complex64):
+    # a `using` alias chosen by ORIG_DTYPE_ (the movement kinds use only its size)
+    aliases: list[StorageAlias]
+    # roll: shifts and dims as lists (HostArgs' ints[] and rollDims[], with their counts)
+    roll_shifts: IndexInt | None
+    roll_dims: IndexInt | None
 
 
 def plan(op: Op) -> IndexOpData:
@@ -97,6 +106,9 @@ def plan(op: Op) -> IndexOpData:
         ints[2] = _copy(ints[2], 0)
         ints[3] = _copy(ints[3], 1)
     dim = _source(op, call, -1, fn.dim or "dim", fn.dim_default)
+    aliases = _x_aliases(op, call.x, x)
+    template_args = _template_args(call, x, index, outs, index_out)
+    template_args[:1] = [a.name for a in aliases] or template_args[:1]
     return IndexOpData(
         kind=kind,
         group=group,
@@ -111,7 +123,7 @@ def plan(op: Op) -> IndexOpData:
         src=src,
         outputs=outs,
         gm_args=_gm_args(call, [x, index, src], parts, outs),
-        template_args=_template_args(call, x, index, outs, index_out),
+        template_args=template_args,
         dim=dim,
         ints=ints,
         has_index_output=index_out >= 0,
@@ -120,7 +132,20 @@ def plan(op: Op) -> IndexOpData:
         range_of=call.x if call.index else "",
         range_dim=dim if call.index else None,
         range_bound=ints[0] if call.func == "one_hot" else None,
+        aliases=aliases,
+        roll_shifts=_source(op, call, 0, "shifts", None) if call.func == "roll" else None,
+        roll_dims=_source(op, call, 0, "dims", None) if call.func == "roll" else None,
     )
+
+
+def _x_aliases(op: Op, x_name: str, x: IndexTensor) -> list[StorageAlias]:
+    """x's element type when some of its dtypes are stored as words (complex64 -> uint64_t)."""
+    param = next(t for t in op.inputs if t.name == x_name)
+    stored = [DTYPES[d] for d in dict.fromkeys(param.dtypes) if DTYPES[d].storage]
+    if not stored:
+        return []
+    cases = [StorageCase("ORIG_" + x.macro, d.ge, d.storage) for d in stored]
+    return [StorageAlias("XElement", x.macro, cases)]
 
 
 def _gm_args(
@@ -195,5 +220,6 @@ def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | N
             int(attr_default or 0),
         )
     if isinstance(value, tuple):
-        return IndexInt(slot, name, int(value[max(item, 0)]), "", -1, "", -1, 0)
+        first = int(value[max(item, 0)]) if value else 0
+        return IndexInt(slot, name, first, "", -1, "", -1, 0, literals=tuple(value))
     return IndexInt(slot, name, int(value), "", -1, "", -1, 0)

@@ -349,6 +349,7 @@ def _build_index_op(op: Op, options: Options) -> OpData:
             data.kernel,
             f"an index op: its kernel is the index library's {index.kind} "
             "(op_kernel/opgen_index_*.h), generated from its compute expression",
+            complex_ok=True,
         ),
         index=index,
     )

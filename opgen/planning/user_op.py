@@ -74,11 +74,14 @@ class UserOpData:
     undefined_reason: list[str]
 
 
-def plan(op: Op, kernel_data: KernelData, written: str = "") -> UserOpData | None:
+def plan(
+    op: Op, kernel_data: KernelData, written: str = "", complex_ok: bool = False
+) -> UserOpData | None:
     """`written`: why the op's kernel and host files need no writing, when they do not: a
     matmul op's shell (project._build_matmul_op, opgen writes them) or an adopted project's op
-    (the user's own files)."""
-    if not op.user_computed:
+    (the user's own files). `complex_ok`: the op's complex tensors need no elementwise stand-in
+    (an index op's shell: the library moves them as words)."""
+    if not op.user_computed and not (complex_ok and op.compute == {} and op.outputs):
         return None
     snake, upper = op.snake_name, op.snake_name.upper()
     addresses = [t.kernel_param for t in op.tensors] + ["workspace"]

@@ -72,8 +72,10 @@ def run(
     out_shape: tuple[int, ...],
     ub: int = UB,
     cores: int = CORES,
+    roll_lists: tuple[list[int], list[int]] | None = None,
 ) -> torch.Tensor | str:
-    """Runs one kind; returns y, or the driver's TILE/ERR line."""
+    """Runs one kind; returns y, or the driver's TILE/ERR line. roll_lists: roll's shifts and
+    dims as lists (HostArgs' shiftCount/dimCount path) instead of (int0, dim)."""
     (tmp / "x.bin").write_bytes(_raw(x))
     ifile = "-"
     itype = "int32"
@@ -87,6 +89,9 @@ def run(
     args = [str(exe), kind, out_dtype, itype, str(dim), str(int0), str(ub), str(cores)]
     args += [str(x.dim()), *map(str, x.shape), str(len(ishape)), *map(str, ishape)]
     args += [str(tmp / "x.bin"), ifile, str(tmp / "y.bin")]
+    if roll_lists is not None:
+        for values in roll_lists:
+            args += [str(len(values)), *map(str, values)]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
     line = proc.stdout.strip()
     LAST_CORES[0] = int(line.split("cores=")[1]) if line.startswith("OK") else 0
@@ -277,6 +282,70 @@ def test_roll_small_tiles(drivers, tmp_path):
         ub=1024 + 1024,
     )
     _same(y, want)
+
+
+ROLL_LIST_CASES = [
+    # x shape, shifts, dims (torch.roll's lists: one pass over the composed shifts)
+    ((4, 33, 5), [1, -2], [0, 2]),
+    ((6, 130), [3, -1], [0, 1]),  # several cores
+    ((3, 50, 9), [3, -2], [0, -1]),
+    ((3, 50, 9), [7, 4, 100], [1, 1, 0]),  # one dim twice: the shifts add
+    ((5, 4, 3, 2), [1, 2, 1], [0, 1, 2]),  # the last dim unshifted: runs of [axis, inner]
+    ((5, 7), [0, 0], [0, 1]),  # a copy
+    ((130, 7), [129, 3], [0, 1]),
+    ((1, 1), [3, 3], [0, 1]),
+    ((4, 9), [5], []),  # no dims: x flattened
+]
+
+
+@pytest.mark.parametrize("tn", ["float32", "float16", "int8", "int64"])
+@pytest.mark.parametrize("shape,shifts,dims", ROLL_LIST_CASES)
+def test_roll_lists(drivers, tmp_path, tn, shape, shifts, dims):
+    x = _data(shape, DTYPES[tn])
+    want = torch.roll(x, shifts, dims)
+    lists = (shifts, dims)
+    y = run(drivers[2201], tmp_path, "roll", x, None, 0, 0, tn, shape, roll_lists=lists)
+    _same(y, want)
+
+
+def test_roll_complex64_as_words(drivers, tmp_path):
+    """complex64 moves as an 8-byte word."""
+    x = torch.randn((6, 11), dtype=torch.complex64)
+    want = torch.roll(x, [2, -3], [0, 1])
+    y = run(
+        drivers[2201],
+        tmp_path,
+        "roll",
+        x.view(torch.int64),
+        None,
+        0,
+        0,
+        "int64",
+        (6, 11),
+        roll_lists=([2, -3], [0, 1]),
+    )
+    assert not isinstance(y, str), y
+    assert torch.equal(y.view(torch.complex64), want)
+
+
+@pytest.mark.parametrize(
+    "shifts,dims,why",
+    [
+        ([1, 2], [0], "shifts and dims must align"),
+        ([1, 2], [], "shifts and dims must align"),
+        ([], [], "shifts is empty"),
+        ([1], [2], "outside x's dims"),
+        ([1], [-3], "outside x's dims"),
+    ],
+)
+def test_roll_lists_refused(drivers, tmp_path, shifts, dims, why):
+    x = _data((4, 5), torch.float32)
+    y = run(
+        drivers[2201], tmp_path, "roll", x, None, 0, 0, "float32", (4, 5), roll_lists=(shifts, dims)
+    )
+    assert isinstance(y, str) and y.startswith("TILE Roll") and why in y, y
+    with pytest.raises((RuntimeError, IndexError)):  # torch refuses them too
+        torch.roll(x, shifts, dims)
 
 
 @pytest.mark.parametrize("out", ["int64", "int32", "float32", "float16", "int8"])

@@ -139,6 +139,15 @@ int main(int argc, char** argv)
     const char* xfile = argv[at++];
     const char* ifile = argv[at++];
     const char* yfile = argv[at++];
+    if (at < argc) {  // roll's lists: shiftCount shifts... dimCount dims...
+        a.shiftCount = static_cast<uint32_t>(std::atoi(argv[at++]));
+        for (uint32_t i = 0; i < a.shiftCount && i < MAX_INTS; ++i) a.ints[i] = std::atoll(argv[at++]);
+        a.dimCount = static_cast<uint32_t>(std::atoi(argv[at++]));
+        for (uint32_t i = 0; i < a.dimCount && i < MAX_INTS; ++i) a.rollDims[i] = std::atoll(argv[at++]);
+    } else if (kind == "roll") {  // roll(x, int0, dim)
+        a.shiftCount = a.dimCount = 1;
+        a.rollDims[0] = a.dim;
+    }
     const TypeInfo* ti = nullptr;
     for (const TypeInfo& c : kTypes) ti = tname == c.name ? &c : ti;
     if (ti == nullptr) {

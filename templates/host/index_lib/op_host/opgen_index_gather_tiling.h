@@ -7,7 +7,8 @@
 //   IndexSelect: one output row of `inner` elements (units = outer * count).
 //   Gather:      one output row of `inner` elements (units = outer * count); ints[0] = the UB bytes
 //                of the x slab [axis, inner] a core holds (with 32 + 1 element of zeros).
-//   Roll:        one output element (units = numel); ints[0] = the shift normalised to [0, axis).
+//   Roll:        one output element (units = numel); axis the innermost dim with a shift, ints[0]
+//                its shift in [0, axis); the dims before it (outerDims, outerShifts) shifted too.
 //   OneHot:      one id (units = numel(x)); count = num_classes; y is [units, count].
 // tileElems: elements of the moved type per UB tile (x's type; OneHot: y's type).
 #ifndef OPGEN_INDEX_GATHER_TILING_H
@@ -139,15 +140,61 @@ inline const char* TileGather(const HostArgs& a, IndexTiling& t)
     return nullptr;
 }
 
-// torch.roll(x, shift, dim) with one dim; several dims are several rolls the caller chains.
+namespace gather_detail {
+
+inline int64_t Wrap(int64_t shift, int64_t n)
+{
+    return n == 0 ? 0 : ((shift % n) + n) % n;
+}
+
+// torch.roll's (shift, dim) pairs composed into one shift per dim of `x` (rolls along different
+// dims commute, along one dim they add). No dims with one shift: x flattened, as torch.roll.
+inline const char* ComposeRollShifts(const HostArgs& a, Shape& x, int64_t (&shifts)[MAX_RANK])
+{
+    for (uint32_t d = 0; d < MAX_RANK; ++d) shifts[d] = 0;
+    if (a.shiftCount == 0) return "Roll: shifts is empty (torch: `shifts` required)";
+    if (a.shiftCount > MAX_INTS || a.dimCount > MAX_INTS) return "Roll: at most 8 shifts and dims";
+    if (a.dimCount == 0) {
+        if (a.shiftCount != 1) return "Roll: shifts and dims must align (torch): no dims takes one shift";
+        x.dims[0] = static_cast<int64_t>(Numel(a.x));  // torch.roll without dims: x flattened
+        x.rank = 1;
+        shifts[0] = Wrap(a.ints[0], x.dims[0]);
+        return nullptr;
+    }
+    if (a.dimCount != a.shiftCount) return "Roll: shifts and dims must align (torch): give as many shifts as dims";
+    const int64_t rank = x.rank == 0 ? 1 : static_cast<int64_t>(x.rank);
+    for (uint32_t i = 0; i < a.shiftCount; ++i) {
+        int64_t dim = a.rollDims[i];
+        if (dim < -rank || dim >= rank) return "Roll: a dim in dims is outside x's dims (torch)";
+        dim = dim < 0 ? dim + rank : dim;
+        const int64_t n = x.rank == 0 ? 1 : x.dims[dim];
+        shifts[dim] = Wrap(shifts[dim] + Wrap(a.ints[i], n), n);
+    }
+    return nullptr;
+}
+
+}  // namespace gather_detail
+
+// torch.roll(x, shifts, dims): the pairs composed into one shift per dim and done in one pass, x
+// seen as [outer, axis, inner] around the innermost dim with a shift (the outer dims' shifts
+// in outerShifts; no shift at all: a copy).
 inline const char* TileRoll(const HostArgs& a, IndexTiling& t)
 {
     gather_detail::Clear(t);
     if (const char* e = gather_detail::CheckCommon(a, a.x, a.dtypeBytes)) return e;
-    gather_detail::SplitAround(a.x, a.dim, t);
+    Shape x = a.x;
+    int64_t shifts[MAX_RANK];
+    if (const char* e = gather_detail::ComposeRollShifts(a, x, shifts)) return e;
+    uint32_t axis = x.rank == 0 ? 0 : x.rank - 1;
+    while (axis > 0 && shifts[axis] == 0) --axis;
+    gather_detail::SplitAround(x, axis, t);
     t.count = t.axis;
-    const int64_t axis = static_cast<int64_t>(t.axis);
-    t.ints[0] = axis == 0 ? 0 : ((a.ints[0] % axis) + axis) % axis;
+    t.ints[0] = shifts[axis];
+    t.outerRank = axis;
+    for (uint32_t d = 0; d < axis; ++d) {
+        t.outerDims[d] = x.dims[d];
+        t.outerShifts[d] = shifts[d];
+    }
     t.units = gather_detail::Numel(a.x);
     t.tileElems = gather_detail::TileElemsFor(a.ubBytes - gather_detail::kUbReserve, a.dtypeBytes);
     // At least one 32-byte block per core: cores write disjoint byte ranges anyway.

@@ -328,8 +328,28 @@ __aicore__ inline void Gather(GM_ADDR x, GM_ADDR index, GM_ADDR y, const IndexTi
     }
 }
 
-// torch.roll with one dim: y[o, (j + s) % axis, :] = x[o, j, :], s = ints[0] in [0, axis). A unit
-// is an element of y; a core copies its range of y in runs contiguous in both x and y.
+namespace gather_detail {
+
+// The [axis, inner] block of x that output block o (over the dims before axis) comes from: each
+// outer coordinate c read from (c - shift) mod size.
+__aicore__ inline uint64_t RollSourceBlock(uint64_t o, const IndexTiling& t)
+{
+    uint64_t rest = o, src = 0, stride = 1;
+    for (uint32_t d = t.outerRank; d > 0; --d) {
+        const uint64_t n = static_cast<uint64_t>(t.outerDims[d - 1]);
+        const uint64_t c = rest % n, shift = static_cast<uint64_t>(t.outerShifts[d - 1]);
+        rest /= n;
+        src += (c + n - shift) % n * stride;
+        stride *= n;
+    }
+    return src;
+}
+
+}  // namespace gather_detail
+
+// torch.roll: y[o, (j + s) % axis, :] = x[o', j, :], s = ints[0] in [0, axis), o' the outer
+// block shifted back by outerShifts. A unit is an element of y; a core copies its range of y in
+// runs contiguous in both x and y.
 template <typename T>
 __aicore__ inline void Roll(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
 {
@@ -352,7 +372,8 @@ __aicore__ inline void Roll(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
         uint64_t run = span.end - e;
         if (run > rowElems - r) run = rowElems - r;
         if (run > rowElems - src) run = rowElems - src;
-        CopyBytes(yG[e * sizeof(T)], xG[(o * rowElems + src) * sizeof(T)], run * sizeof(T), buf, tileBytes);
+        const uint64_t from = RollSourceBlock(o, t) * rowElems + src;
+        CopyBytes(yG[e * sizeof(T)], xG[from * sizeof(T)], run * sizeof(T), buf, tileBytes);
         e += run;
     }
 }

@@ -29,6 +29,11 @@ struct HostArgs {
     uint32_t dtypeBytes;  // x's element size
     uint32_t indexBytes;  // the index input's element size (4 or 8), 0 when none
     uint32_t outBytes;    // the index output's element size (argmax, topk/sort .indices, one_hot)
+    // roll's (shift, dim) pairs as torch.roll(x, shifts, dims) takes lists: shifts in ints[],
+    // dims in rollDims[], shiftCount and dimCount as given (int shifts and dims: one each)
+    int64_t rollDims[MAX_INTS];
+    uint32_t shiftCount;
+    uint32_t dimCount;
     uint32_t coreNum;     // vector cores
     uint64_t ubBytes;     // UB size per vector core
 };
@@ -46,6 +51,10 @@ struct IndexTiling {
     uint32_t usedCores;
     uint32_t tileElems;  // elements per UB tile
     int64_t ints[MAX_INTS];
+    // roll's shifts of the dims before `axis` (outer = their product), each in [0, outerDims[d])
+    int64_t outerDims[MAX_RANK];
+    int64_t outerShifts[MAX_RANK];
+    uint32_t outerRank;
 };
 
 }  // namespace opgen_index
