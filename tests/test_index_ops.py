@@ -365,6 +365,25 @@ def test_test_shapes_torch_refuses_are_refused():
     assert "opgen's Gather kernel takes an index ids of x's sizes off dim ([4, 5])" in found
 
 
+def test_topk_and_sort_on_another_dim_than_the_last_are_refused():
+    """The library sorts the last dim: a literal dim is -1; an attr dim is checked against every
+    test shape (and by TileTopK/TileSort when the op runs)."""
+    found = problems(index_op_raw({"y": "topk(x, 3, 0).values"}, outputs=[tensor("y")]))
+    assert any(
+        p.startswith("$[0].opgen.compute.y") and "TopK kernel sorts the last dim; write dim=-1" in p
+        for p in found
+    ), found
+    attrs = [{"name": "d", "param_type": "required", "type": "int"}]
+    only_x = {"inputs": [tensor("x")], "outputs": [tensor("y")]}
+    raw = index_op_raw({"y": "sort(x, d).values"}, attrs=attrs, **only_x)
+    assert load(raw).compute  # the attr's test value is -1: the last dim
+    raw = index_op_raw({"y": "sort(x, d).values"}, attrs=attrs, **only_x)
+    raw["attr"][0] = {**attrs[0], "param_type": "optional", "default_value": 0}
+    found = problems(raw)[0]  # the tests would pass d=0
+    assert "test_shapes[0]" in found and "Sort kernel sorts the last dim, not dim 0" in found
+    load(index_op_raw({"y": "sort(x, -1).values"}, **only_x))
+
+
 def test_sort_is_refused_on_310p_naming_the_api():
     raw = index_op_raw({"y": "sort(x, -1).values"}, inputs=[tensor("x")], outputs=[tensor("y")])
     proto = prototype.loads(json.dumps([raw]))

@@ -61,6 +61,7 @@ class IndexFunction:
     dim: str = "dim"  # the parameter naming the dim ("": the function has none)
     dim_default: int = 0
     movement: bool = False  # it only moves x's elements (so any word, complex64 too)
+    last_dim_only: bool = False  # its kernel works along x's last dim only
     dtype_notes: tuple[tuple[str, str], ...] = ()  # why a dtype the kernel could take is refused
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
@@ -159,6 +160,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         FLOATS,
         ints=(("k", None), ("largest", 1)),
         dim_default=-1,
+        last_dim_only=True,
         needs=("has_datacopypad", "has_sort32"),
     ),
     IndexFunction(
@@ -172,6 +174,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         FLOATS,
         ints=(("descending", 0),),
         dim_default=-1,
+        last_dim_only=True,
         needs=("has_datacopypad", "has_sort32"),
     ),
     IndexFunction(
