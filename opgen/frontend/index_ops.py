@@ -65,17 +65,7 @@ def index_problems(
                 )
             )
             continue
-        fn = FUNCTIONS[tree.func]
-        dim = tree.arg(fn.dim) if fn.dim else None
-        if fn.last_dim_only and isinstance(dim, int) and dim != -1:
-            problems.append(
-                Problem(
-                    path,
-                    f"compute expression: {tree.show()}: opgen's {fn.kind} kernel sorts the last "
-                    f"dim; write dim=-1 (move another dim last, e.g. with a transpose, before the "
-                    "op)",
-                )
-            )
+        problems += _dim_problems(path, tree)
         calls[out_name] = tree
     if not calls:
         return problems
@@ -104,6 +94,21 @@ def index_problems(
             )
         )
     return problems
+
+
+def _dim_problems(path: str, call: expr.IndexCall) -> list[Problem]:
+    """topk and sort with a literal dim other than -1: the library sorts the last dim."""
+    fn = FUNCTIONS[call.func]
+    dim = call.arg(fn.dim) if fn.dim else None
+    if not fn.last_dim_only or not isinstance(dim, int) or dim == -1:
+        return []
+    return [
+        Problem(
+            path,
+            f"compute expression: {call.show()}: opgen's {fn.kind} kernel sorts the last dim; "
+            "write dim=-1 (move another dim last, e.g. with a transpose, before the op)",
+        )
+    ]
 
 
 def dtype_problems(base: str, op: Op) -> list[Problem]:
