@@ -32,6 +32,7 @@
 
 #include "kernel_operator.h"
 #include "opgen_index_tiling.h"
+#include "opgen_kernel.h"
 #include "opgen_soc.h"
 
 namespace opgen_index {
@@ -55,19 +56,9 @@ struct Same<A, A> {
     static constexpr bool value = true;
 };
 
-// The type an IndexAdd / ScatterAdd / floating CumSum accumulates in.
+// The type an IndexAdd / ScatterAdd / floating CumSum accumulates in: 16-bit floats in float.
 template <typename T>
-struct Acc {
-    using Type = T;
-};
-template <>
-struct Acc<half> {
-    using Type = float;
-};
-template <>
-struct Acc<bfloat16_t> {
-    using Type = float;
-};
+using Acc = opgen_kernel::ComputeType<T>;
 
 template <typename T>
 constexpr bool IsFloating()

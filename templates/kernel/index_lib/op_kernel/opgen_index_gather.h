@@ -20,6 +20,7 @@
 
 #include "kernel_operator.h"
 #include "opgen_index_tiling.h"
+#include "opgen_kernel.h"
 #include "opgen_soc.h"
 
 #if defined(__NPU_ARCH__)
@@ -106,17 +107,7 @@ __aicore__ inline bool InRange(TIdx v, uint64_t size)
 
 // The unsigned word the UB Gather moves a T as (an 8-byte T as two uint32_t).
 template <int Bytes>
-struct GatherWord {
-    using Type = uint32_t;
-};
-template <>
-struct GatherWord<1> {
-    using Type = uint8_t;
-};
-template <>
-struct GatherWord<2> {
-    using Type = uint16_t;
-};
+using GatherWord = opgen_kernel::BitsOf<Bytes>;
 
 // Up to kIndexWindow indices (ids) at a time in UB: DataCopyPad in, GetValue by the scalar unit.
 constexpr uint32_t kIndexWindow = 256;  // 2 KB of int64; the host leaves it out of the tiles
