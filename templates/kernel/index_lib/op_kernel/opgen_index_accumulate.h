@@ -81,25 +81,10 @@ __aicore__ inline C AddWrapping(C a, C b)
 
 __aicore__ inline void Sync() { AscendC::PipeBarrier<PIPE_ALL>(); }
 
-// GM -> UB and back, `count` elements, any count: DataCopyPad pads the UB side to 32 bytes.
-template <typename T>
-__aicore__ inline void Load(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src, uint32_t count)
-{
-    AscendC::DataCopyExtParams params;
-    params.blockCount = 1;
-    params.blockLen = count * sizeof(T);
-    AscendC::DataCopyPadExtParams<T> pad;
-    AscendC::DataCopyPad(dst, src, params, pad);
-}
-
-template <typename T>
-__aicore__ inline void Store(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count)
-{
-    AscendC::DataCopyExtParams params;
-    params.blockCount = 1;
-    params.blockLen = count * sizeof(T);
-    AscendC::DataCopyPad(dst, src, params);
-}
+// GM -> UB and back, `count` elements, any count: opgen_kernel.h's copies (DataCopy for whole
+// 32-byte blocks, DataCopyPad for a tail; every SoC these kernels run on has DataCopyPad).
+using opgen_kernel::CopyGmToUb;
+using opgen_kernel::CopyUbToGm;
 
 // `count` elements of GM into `acc` in the accumulation type C, through `stage` when T differs.
 template <typename T, typename C>
@@ -107,10 +92,10 @@ __aicore__ inline void LoadAs(const AscendC::LocalTensor<C>& acc, const AscendC:
                               const AscendC::GlobalTensor<T>& src, uint32_t count)
 {
     if constexpr (Same<T, C>::value) {
-        Load(acc, src, count);
+        CopyGmToUb(acc, src, count);
         Sync();
     } else {
-        Load(stage, src, count);
+        CopyGmToUb(stage, src, count);
         Sync();
         AscendC::Cast(acc, stage, AscendC::RoundMode::CAST_NONE, count);  // exact: half/bf16 -> float
         Sync();
@@ -123,7 +108,7 @@ __aicore__ inline void StoreAs(const AscendC::GlobalTensor<T>& dst, const Ascend
                                const AscendC::LocalTensor<C>& acc, uint32_t count)
 {
     if constexpr (Same<T, C>::value) {
-        Store(dst, acc, count);
+        CopyUbToGm(dst, acc, count);
     } else {
         if constexpr (Same<T, half>::value) {
             AscendC::Cast(stage, acc, AscendC::RoundMode::CAST_NONE, count);  // float -> half: to nearest even
@@ -131,7 +116,7 @@ __aicore__ inline void StoreAs(const AscendC::GlobalTensor<T>& dst, const Ascend
             AscendC::Cast(stage, acc, AscendC::RoundMode::CAST_RINT, count);
         }
         Sync();
-        Store(dst, stage, count);
+        CopyUbToGm(dst, stage, count);
     }
     Sync();
 }
@@ -191,11 +176,11 @@ __aicore__ inline void MoveRows(const IndexAddTiles<T, TIdx, C>& s, const IndexT
         const uint64_t at = (b.outer * t.axis + b.firstRow + r) * t.inner + b.start;
         const uint32_t ub = static_cast<uint32_t>(r) * t.tileElems;
         if constexpr (Same<T, C>::value) {
-            if (load) Load(s.acc[ub], s.x[at], b.n);
-            if (!load) Store(s.y[at], s.acc[ub], b.n);
+            if (load) CopyGmToUb(s.acc[ub], s.x[at], b.n);
+            if (!load) CopyUbToGm(s.y[at], s.acc[ub], b.n);
         } else {
-            if (load) Load(s.stage[ub], s.x[at], b.n);
-            if (!load) Store(s.y[at], s.stage[ub], b.n);
+            if (load) CopyGmToUb(s.stage[ub], s.x[at], b.n);
+            if (!load) CopyUbToGm(s.y[at], s.stage[ub], b.n);
         }
     }
 }
@@ -208,7 +193,7 @@ __aicore__ inline void AddContributions(const IndexAddTiles<T, TIdx, C>& s, cons
     const uint64_t piece = static_cast<uint64_t>(t.ints[1]);
     for (uint64_t first = 0; first < t.count; first += piece) {
         const uint32_t m = static_cast<uint32_t>(t.count - first < piece ? t.count - first : piece);
-        Load(s.idx, s.index[first], m);
+        CopyGmToUb(s.idx, s.index[first], m);
         Sync();
         for (uint32_t q = 0; q < m; ++q) {
             const int64_t pos = static_cast<int64_t>(s.idx.GetValue(q));
@@ -309,7 +294,7 @@ __aicore__ inline void ScatterSlab(const ScatterTiles<T, TIdx, C>& s, const Inde
     const uint64_t run = t.count * t.inner, srcAxis = static_cast<uint64_t>(t.ints[0]);
     for (uint64_t start = 0; start < run; start += t.tileElems) {
         const uint32_t w = static_cast<uint32_t>(run - start < t.tileElems ? run - start : t.tileElems);
-        Load(s.idx, s.index[outer * run + start], w);
+        CopyGmToUb(s.idx, s.index[outer * run + start], w);
         LoadAs(s.add, s.stage, s.src[outer * srcAxis * t.inner + start], w);
         for (uint32_t q = 0; q < w; ++q) {
             const int64_t pos = static_cast<int64_t>(s.idx.GetValue(q));
@@ -418,7 +403,7 @@ __aicore__ inline void CumSumRowsFloat32(const AscendC::GlobalTensor<float>& xG,
         const uint32_t n = static_cast<uint32_t>(t.inner - start < t.tileElems ? t.inner - start : t.tileElems);
         for (uint64_t a = 0; a < t.axis; ++a) {
             const uint64_t at = (outer * t.axis + a) * t.inner + start;
-            Load(row, xG[at], n);
+            CopyGmToUb(row, xG[at], n);
             Sync();
             for (uint32_t q = 0; q < n; ++q) {
                 CompensatedSum sum;
@@ -431,7 +416,7 @@ __aicore__ inline void CumSumRowsFloat32(const AscendC::GlobalTensor<float>& xG,
                 lo.SetValue(q, sum.lo);
             }
             Sync();
-            Store(yG[at], row, n);
+            CopyUbToGm(yG[at], row, n);
             Sync();
         }
     }
@@ -529,7 +514,7 @@ __aicore__ inline void CumSumInt(const AscendC::GlobalTensor<T>& xG, const Ascen
             for (uint64_t start = lo; start < hi; start += t.tileElems) {
                 const uint32_t n = static_cast<uint32_t>(hi - start < t.tileElems ? hi - start : t.tileElems);
                 const uint64_t at = last ? outer * t.axis + start : (outer * t.axis + a) * t.inner + start;
-                Load(stage, xG[at], n);
+                CopyGmToUb(stage, xG[at], n);
                 Sync();
                 for (uint32_t q = 0; q < n; ++q) {
                     const int64_t v = static_cast<int64_t>(stage.GetValue(q));
@@ -541,7 +526,7 @@ __aicore__ inline void CumSumInt(const AscendC::GlobalTensor<T>& xG, const Ascen
                     }
                 }
                 Sync();
-                Store(yG[at], acc, n);
+                CopyUbToGm(yG[at], acc, n);
                 Sync();
             }
         }
