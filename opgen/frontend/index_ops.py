@@ -22,7 +22,6 @@ from opgen.frontend.index_functions import (
     FUNCTIONS,
     INDEX_DTYPES,
     ONE_HOT_OUT_DTYPES,
-    IndexFunction,
 )
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
@@ -31,11 +30,6 @@ from opgen.frontend.problems import Problem, key_path
 def index_call(op: Op) -> expr.IndexCall | None:
     """The op's index call (the whole expression of each output it computes)."""
     return op.index_call
-
-
-def function(call: expr.IndexCall) -> IndexFunction:
-    """What opgen knows of the call's function."""
-    return FUNCTIONS[call.func]
 
 
 def gives_index(call: expr.IndexCall) -> bool:
@@ -408,7 +402,8 @@ def test_shapes_problems(op: Op) -> list[Problem]:
             continue
         shape = output_shape(call, case, values)
         given = ", ".join(f"{n} {list(s)}" for n, s in case.items())
-        shape = _kernel_limit(call, case, values) if not isinstance(shape, str) else shape
+        if not isinstance(shape, str):
+            shape = _kernel_limit(call, case, values) or shape
         if isinstance(shape, str):
             problems.append(Problem(path, f"{call.show()} of {given}: {shape}"))
         elif elements(shape) > MAX_TEST_ELEMENTS:
@@ -433,23 +428,18 @@ def _kernel_limit(
     call: expr.IndexCall,
     shapes: dict[str, tuple[int, ...]],
     values: dict[str, int | bool | tuple[int, ...]],
-) -> tuple[int, ...] | str:
-    """The output shape again, or why opgen's kernel cannot run a case torch runs: topk and
-    sort along another dim than the last."""
+) -> str | None:
+    """Why opgen's kernel cannot run a case torch runs (topk and sort along another dim than the
+    last), or None."""
     fn = FUNCTIONS[call.func]
     x = shapes[call.x]
-    shape = output_shape(call, shapes, values)
-    if (
-        fn.last_dim_only
-        and len(x) > 1
-        and _int(values, fn.dim, fn.dim_default) % len(x) != len(x) - 1
-    ):
-        return (
-            f"opgen's {fn.kind} kernel sorts the last dim, not dim "
-            f"{_int(values, fn.dim, fn.dim_default)} (move that dim last, e.g. with a transpose, "
-            "before the op)"
-        )
-    return shape
+    dim = _int(values, fn.dim, fn.dim_default)
+    if not fn.last_dim_only or len(x) <= 1 or dim % len(x) == len(x) - 1:
+        return None
+    return (
+        f"opgen's {fn.kind} kernel sorts the last dim, not dim {dim} (move that dim last, e.g. "
+        "with a transpose, before the op)"
+    )
 
 
 @dataclass(frozen=True)
