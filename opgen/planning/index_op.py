@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from opgen.frontend import expr
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.index_functions import FUNCTIONS, PARTS
+from opgen.frontend.index_ops import gives_index
 from opgen.frontend.model import Op
 from opgen.planning.kernel import StorageAlias, StorageCase
 
@@ -183,9 +184,7 @@ def _template_args(
 
 
 def _is_index_output(tree: expr.Node) -> bool:
-    return isinstance(tree, expr.IndexCall) and (
-        tree.func in ("argmax", "argmin") or tree.part == "indices"
-    )
+    return isinstance(tree, expr.IndexCall) and gives_index(tree)
 
 
 def _copy(source: IndexInt, slot: int) -> IndexInt:
