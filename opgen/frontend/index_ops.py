@@ -27,11 +27,6 @@ from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
 
 
-def index_call(op: Op) -> expr.IndexCall | None:
-    """The op's index call (the whole expression of each output it computes)."""
-    return op.index_call
-
-
 def gives_index(call: expr.IndexCall) -> bool:
     """Is the call's value an index (argmax, argmin, topk/sort .indices)?"""
     return FUNCTIONS[call.func].gives_index or call.part == "indices"
@@ -109,7 +104,7 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
     """Per dtype combination: x a dtype the kind's kernel takes, the index int32 or int64, src
     x's dtype, each output the dtype torch gives (an index in int32 or int64, one_hot's in the
     listed ones, cumsum of ints int64)."""
-    call = index_call(op)
+    call = op.index_call
     if call is None:
         return []
     sections = (("input_desc", op.inputs), ("output_desc", op.outputs))
@@ -194,7 +189,7 @@ _ATTR_SAMPLES: dict[str, int | bool | list[int]] = {
 def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
     """The value the tests pass for required attr `attr` when the op's index call reads it
     (None: the call does not)."""
-    call = index_call(op)
+    call = op.index_call
     if call is None:
         return None
     for name, value in call.args:
@@ -373,7 +368,7 @@ def _pool_shape(
 def index_range(op: Op) -> int:
     """The index values the tests draw lie in [0, this): the size of the indexed dim (the
     smallest over the test cases), one_hot's num_classes; 0 when the op takes no index."""
-    call = index_call(op)
+    call = op.index_call
     if call is None or not call.index and call.func != "one_hot":
         return 0
     values = arg_values(op, call)
@@ -389,7 +384,7 @@ def index_range(op: Op) -> int:
 
 def test_shapes_problems(op: Op) -> list[Problem]:
     """Each test_shapes case gives every input and has torch's output shape."""
-    call = index_call(op)
+    call = op.index_call
     if call is None:
         return []
     problems = []
@@ -453,7 +448,7 @@ class _Default:
 def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
     """Cases for an index op without test_shapes: tails, one element, several cores; the index
     (and src) shaped as the kind takes them."""
-    call = index_call(op)
+    call = op.index_call
     assert call is not None
     func = call.func
     values = arg_values(op, call)
