@@ -32,6 +32,12 @@ def gives_index(call: expr.IndexCall) -> bool:
     return FUNCTIONS[call.func].gives_index or call.part == "indices"
 
 
+def range_tensor(call: expr.IndexCall) -> str:
+    """The input holding the indices the adapters and tests keep in range: one_hot's x (class
+    ids), else the index ("" for a call without one)."""
+    return call.x if call.func == "one_hot" else call.index
+
+
 def index_problems(
     block_path: str, compute: dict[str, expr.Node], outputs: Sequence[TensorParam]
 ) -> list[Problem]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from opgen.frontend import expr
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.index_functions import FUNCTIONS, PARTS
-from opgen.frontend.index_ops import gives_index
+from opgen.frontend.index_ops import gives_index, range_tensor
 from opgen.frontend.model import Op
 from opgen.planning.kernel import StorageAlias, StorageCase
 
@@ -129,7 +129,7 @@ def plan(op: Op) -> IndexOpData:
         ints=ints,
         has_index_output=index_out >= 0,
         index_output=index_out,
-        range_tensor=call.x if call.func == "one_hot" else call.index,
+        range_tensor=range_tensor(call),
         range_of=call.x if call.index else "",
         range_dim=dim if call.index else None,
         range_bound=ints[0] if call.func == "one_hot" else None,

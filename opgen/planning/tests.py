@@ -193,8 +193,9 @@ def attr_value(a: Attr, op: Op | None = None) -> Any:
         # (opgen new's printed call: 1-D, or its first test_shapes case's)
         case = op.test_shapes[0] if op.test_shapes else {}
         return [2] + [-1] * len(case.get(op.expand.x, (8,)))
-    if a.required and op is not None and index_ops.attr_sample(op, a.name) is not None:
-        return index_ops.attr_sample(op, a.name)  # an index call's argument, valid for its tests
+    sample = index_ops.attr_sample(op, a.name) if a.required and op is not None else None
+    if sample is not None:
+        return sample  # an index call's argument, valid for its tests
     if a.required:
         return a.info.test_sample
     return a.default
@@ -1141,7 +1142,7 @@ def index_ranges(data: TestsData, op: Op) -> TestsData:
     the call reads passed values its test shapes take."""
     call = op.index_call
     assert call is not None
-    tensor = call.x if call.func == "one_hot" else call.index
+    tensor = index_ops.range_tensor(call)
     bound = index_ops.index_range(op)
     args = [
         replace(
