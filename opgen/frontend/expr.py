@@ -502,7 +502,7 @@ def _call_node(
         return _expand_node(node, conv, attr_types)
     if func in index_functions.FUNCTIONS:
         found = _index_call(node, conv, attr_types)
-        if func in ("topk", "sort"):
+        if index_functions.FUNCTIONS[func].has_parts:
             raise ExprError(
                 f"{show(found)} returns values and indices: take one, "
                 f"{show(found)}.values or {show(found)}.indices"
@@ -576,7 +576,7 @@ def _part_node(
     """topk(...).values or .indices, sort(...).values or .indices."""
     call = node.value
     func = call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else ""
-    if func not in ("topk", "sort"):
+    if func not in index_functions.FUNCTIONS or not index_functions.FUNCTIONS[func].has_parts:
         raise ExprError(
             f"'{_snippet(node)}' is not allowed: .values and .indices take a part of "
             "topk(...) or sort(...)"

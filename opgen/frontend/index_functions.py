@@ -62,6 +62,7 @@ class IndexFunction:
     dim_default: int = 0
     movement: bool = False  # it only moves x's elements (so any word, complex64 too)
     last_dim_only: bool = False  # its kernel works along x's last dim only
+    has_parts: bool = False  # it returns values and indices: the call takes .values or .indices
     dtype_notes: tuple[tuple[str, str], ...] = ()  # why a dtype the kernel could take is refused
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
@@ -161,6 +162,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(("k", None), ("largest", 1)),
         dim_default=-1,
         last_dim_only=True,
+        has_parts=True,
         needs=("has_datacopypad", "has_sort32"),
     ),
     IndexFunction(
@@ -175,6 +177,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(("descending", 0),),
         dim_default=-1,
         last_dim_only=True,
+        has_parts=True,
         needs=("has_datacopypad", "has_sort32"),
     ),
     IndexFunction(

@@ -158,7 +158,7 @@ def _gm_args(
     """The kernel's GM arguments in the library's order: x, index, src (those it has), then the
     output (topk, sort: values and indices, nullptr for a part the op does not compute)."""
     gm = [t.kernel_param for t in inputs if t is not None]
-    if call.func in ("topk", "sort"):
+    if FUNCTIONS[call.func].has_parts:
         return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in PARTS]
     return [*gm, outs[0].kernel_param]
 
@@ -178,7 +178,7 @@ def _template_args(
         return [x.macro, outs[index_out].macro]
     if call.func in ("one_hot", "cumsum"):
         return [x.macro, outs[0].macro]
-    if call.func in ("topk", "sort"):  # .values alone: the indices it does not store
+    if FUNCTIONS[call.func].has_parts:  # .values alone: the indices it does not store
         return [x.macro, "int32_t"]
     return [x.macro]
 
