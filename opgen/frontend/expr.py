@@ -22,6 +22,7 @@ from opgen.frontend.index_functions import (
     LIST_PARAMS,
     PAIR_PARAMS,
     PARTS,
+    STRING_PARAMS,
     TENSOR_PARAMS,
 )
 
@@ -279,8 +280,10 @@ class IndexCall:
         """As written: arguments positional until one is left out, then by keyword."""
         tensors = {"x": self.x, "index": self.index, "src": self.src}
         shown, skipped = [], False
-        for name in index_functions.FUNCTIONS[self.func].params:
+        fn = index_functions.FUNCTIONS[self.func]
+        for i, name in enumerate(fn.params):
             value = tensors[name] if name in tensors else self.arg(name)
+            skipped = skipped or bool(fn.positional and i >= fn.positional)
             if value is None or value == "":
                 skipped = True
                 continue
@@ -598,6 +601,12 @@ def _index_call(
     usage = f"{func}({', '.join(params)})"
     if len(node.args) > len(params):
         raise ExprError(f"{func}() takes at most {len(params)} arguments: {usage}")
+    positional = index_functions.FUNCTIONS[func].positional
+    if positional and len(node.args) > positional:
+        raise ExprError(
+            f"{func}() takes {', '.join(params[:positional])} positionally, the rest by "
+            f"keyword: {usage}"
+        )
     given: dict[str, ast.AST] = dict(zip(params, node.args, strict=False))
     for keyword in node.keywords:
         if keyword.arg is None or keyword.arg not in params or keyword.arg in TENSOR_PARAMS:
@@ -630,6 +639,14 @@ def _index_call(
 def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
     """One argument of an index function: a literal of its type or the name of an attr."""
     kinds: tuple[str, ...]
+    if name in STRING_PARAMS:
+        if isinstance(node, ast.Name) and attr_types.get(node.id) == "string":
+            return node.id
+        values = ", ".join(repr(v) for v in STRING_PARAMS[name])
+        raise ExprError(
+            f"{func}({name}={_snippet(node)}): {name} takes a string attr (one of {values}, read "
+            "when the op runs; a literal is not supported yet)"
+        )
     if name in BOOL_PARAMS:
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in PAIR_PARAMS:
@@ -1034,6 +1051,9 @@ def _torch_operand(name: str, transpose: bool | str) -> str:
 def _torch_index_call(node: IndexCall) -> str:
     """An index op as torch calls it (the default golden): the tensors positionally, the other
     arguments by keyword, an int32 index widened where torch takes int64 only."""
+    if node.func == "nll_loss":  # torch's input, target and weight are positional
+        rest = "".join(f", {name}={value}" for name, value in node.args)
+        return f"torch.nn.functional.nll_loss({node.x}, {node.index}.long(), {node.src}{rest})"
     parts = []
     for name in index_functions.FUNCTIONS[node.func].params:
         if name == "x":

@@ -1,10 +1,10 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d): one frozen entry each, all that opgen
-knows of it in one place -- its torch signature and spelling, the index library's kernel that
-runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's ints[] are
-filled, its shape function, and what the kernel needs of a SoC. The grammar (expr.py), the rules
-(index_ops.py), the SoC checks (compiler/checks.py) and the planner (planning/index_op.py) read
-it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, nll_loss): one frozen entry each, all
+that opgen knows of it in one place -- its torch signature and spelling, the index library's
+kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
+ints[] are filled, its shape function, and what the kernel needs of a SoC. The grammar (expr.py),
+the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
+(planning/index_op.py) read it; nothing else names a function."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ TENSOR_PARAMS = ("x", "index", "src")  # the parameters that are input tensors
 BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
+# A string attr (not a literal): nll_loss's reduction, read per launch, one of torch's values
+STRING_PARAMS = {"reduction": ("none", "mean", "sum")}
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
@@ -67,6 +69,7 @@ class IndexFunction:
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
+    positional: int = 0  # how many arguments may be positional (0: all; nll_loss: its tensors)
 
     @property
     def has_dim(self) -> bool:
@@ -239,5 +242,21 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 0)),  # unused: max pooling pads with -inf
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+    ),
+    IndexFunction(
+        "nll_loss",
+        ("x", "index", "src", "ignore_index", "reduction"),
+        (),
+        "torch.nn.functional.nll_loss",
+        "NllLoss",
+        "loss",
+        "ShapeNllLoss",
+        ("float32",),
+        # ints[1]: the reduction's code (opgen_index::kReduction*), read from the string attr
+        ints=(("ignore_index", -100), ("reduction", 1)),
+        dim="",
+        dim_default=-1,  # the classes' axis: the targets index x's last dim
+        long_index=True,
+        positional=3,  # torch's 4th is the deprecated size_average: the rest by keyword
     ),
 )

@@ -22,6 +22,7 @@ from opgen.frontend.index_functions import (
     FUNCTIONS,
     INDEX_DTYPES,
     ONE_HOT_OUT_DTYPES,
+    STRING_PARAMS,
 )
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
@@ -275,6 +276,8 @@ def output_shape(
     torch refuses them."""
     x = shapes[call.x]
     func = call.func
+    if func == "nll_loss":
+        return nll_loss_shape(call, shapes, "mean")
     if func == "one_hot":
         return (*x, _int(values, "num_classes"))
     if func in ("avg_pool2d", "max_pool2d"):
@@ -298,6 +301,28 @@ def output_shape(
             return f"k={k} is outside [0, {x[d] if x else 1}], {call.x}'s size along dim {d}"
         return tuple(k if i == d else n for i, n in enumerate(x))
     return x  # sort, cumsum
+
+
+def nll_loss_shape(
+    call: expr.IndexCall, shapes: dict[str, tuple[int, ...]], reduction: str
+) -> tuple[int, ...] | str:
+    """torch's nll_loss: x [N, C] with target [N], or x [C] with target [] or [1]; weight [C];
+    'none' gives [N] ([] for x [C]), 'mean' and 'sum' []."""
+    x, target, weight = shapes[call.x], shapes[call.index], shapes[call.src]
+    if len(x) not in (1, 2):
+        return (
+            f"opgen's NllLoss kernel takes {call.x} [N, C] or [C], not {list(x)} (torch's "
+            "K-dimensional nll_loss is not supported)"
+        )
+    if len(x) == 2 and target != x[:1]:
+        return f"the target {call.index} of {call.x} {list(x)} is [{x[0]}], not {list(target)}"
+    if len(x) == 1 and target not in ((), (1,)):
+        return f"the target {call.index} of {call.x} {list(x)} is [] or [1], not {list(target)}"
+    if weight != x[-1:]:
+        return f"the weight {call.src} of {call.x} {list(x)} is [{x[-1]}], not {list(weight)}"
+    if reduction not in STRING_PARAMS["reduction"]:
+        return f"reduction={reduction!r} is not one of torch's: 'none', 'mean', 'sum'"
+    return x[:1] if reduction == "none" and len(x) == 2 else ()
 
 
 def _roll_shape(
@@ -380,6 +405,8 @@ def index_range(op: Op) -> int:
     values = arg_values(op, call)
     if call.func == "one_hot":
         return _int(values, "num_classes")
+    if call.func == "nll_loss":  # the classes: x's last dim
+        values = {"dim": -1}
     sizes = []
     for case in op.test_shapes:
         x = case[call.x]
@@ -462,9 +489,14 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
         xs: list[tuple[int, ...]] = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
     else:
         xs = [(37, 70), (1, 1), (3, 50, 9)]
+    if func == "nll_loss":  # a batch over several cores, one row, a [C] x of 0-d target
+        xs = [(37, 70), (1, 1), (300, 9), (11,)]
     cases = []
     for x in xs:
         case = {call.x: x}
+        if func == "nll_loss":
+            cases.append({call.x: x, call.index: x[:-1], call.src: x[-1:]})
+            continue
         if call.index:
             dim = _int(values, "dim", 0) % len(x)
             if func in ("index_select", "index_add"):

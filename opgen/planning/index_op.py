@@ -33,6 +33,7 @@ class IndexInt:
     default: int  # an optional attr's default (its item), when the launch gives none
     same_as: int = -1
     literals: tuple[int, ...] = ()  # a literal list, whole (roll's shifts and dims)
+    text_default: str = ""  # a string attr's default (getter AttrText: nll_loss's reduction)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class IndexOpData:
     # roll: shifts and dims as lists (HostArgs' ints[] and rollDims[], with their counts)
     roll_shifts: IndexInt | None
     roll_dims: IndexInt | None
+    # an index value the range check lets through (nll_loss's ignore_index), else None
+    range_skip: IndexInt | None = None
 
 
 def plan(op: Op) -> IndexOpData:
@@ -136,6 +139,7 @@ def plan(op: Op) -> IndexOpData:
         aliases=aliases,
         roll_shifts=_source(op, call, 0, "shifts", None) if call.func == "roll" else None,
         roll_dims=_source(op, call, 0, "dims", None) if call.func == "roll" else None,
+        range_skip=ints[0] if call.func == "nll_loss" else None,
     )
 
 
@@ -202,6 +206,9 @@ def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | N
     if isinstance(value, str):
         index = next(i for i, a in enumerate(op.attrs) if a.name == value)
         a = op.attrs[index]
+        if a.type == "string":  # the host turns the text into the kind's code
+            text = "" if a.required else str(a.default)
+            return IndexInt(slot, name, 0, value, index, "AttrText", -1, 0, text_default=text)
         getter = {"int": "GetInt", "bool": "GetBool", "list_int": "GetListInt"}[a.type]
         attr_default = a.default if not a.required else 0
         if isinstance(attr_default, list):
