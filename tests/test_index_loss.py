@@ -180,9 +180,11 @@ def test_the_corpus_op_renders_its_host_and_adapters():
     files = {
         f.path: f.content.decode() for f in twin.render_files(loaded, twin.options(), full=True)
     }
+    from test_kernel_host_render import assert_tidy
+
     host = files["op_host/nll_loss.cpp"]
     assert 'opgen_index::ReductionCode(opgen::AttrText(attrs, 0, "mean"))' in host
-    assert host.count('opgen::AttrOneOf("NLLLoss", "reduction"') == 2  # TilingFunc, InferShape
+    assert host.count('!opgen::AttrOneOf("NLLLoss", "reduction",') == 2  # TilingFunc, InferShape
     assert "opgen_index::TileNllLoss(a, tiling->index)" in host
     assert "op_kernel/opgen_index_loss.h" in files
     kernel = files["op_kernel/nll_loss.cpp"]
@@ -191,3 +193,6 @@ def test_the_corpus_op_renders_its_host_and_adapters():
     assert "target.masked_select(target.ne(ignore_index))" in cpu
     test = files["tests/test_nll_loss.py"]
     assert "def test_out_of_range_index_refused" in test
+    assert "def test_precision_reduction_values" in test
+    assert "def test_reduction_refuses_an_undeclared_value" in test
+    assert_tidy({p: t for p, t in files.items() if "nll_loss" in p and not p.endswith(".py")})
