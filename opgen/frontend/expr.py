@@ -254,10 +254,11 @@ IndexArg = int | bool | str | tuple[int, ...]
 @dataclass(frozen=True)
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
-    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d or max_pool2d of
-    inputs (`x`, and `index` and `src` where the function takes them), its other arguments by
-    torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
-    (`values` or `indices`). The whole expression of its output (no epilogue yet)."""
+    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d or
+    nll_loss of inputs (`x`, and `index` and `src` where the function takes them: nll_loss's
+    target and weight), its other arguments by torch's names in `args` (each an IndexArg), and
+    for topk and sort the part of the result (`values` or `indices`). The whole expression of
+    its output (no epilogue yet)."""
 
     func: str
     x: str

@@ -1,6 +1,6 @@
 """Index ops: an output computed as one of torch's index functions (index_select, gather,
 scatter_add, index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
-max_pool2d; expr.IndexCall). Their kernels are the index library's templates
+max_pool2d, nll_loss; expr.IndexCall). Their kernels are the index library's templates
 (templates/kernel/index_lib/), one kind each. Here: the rules a prototype must meet, the dtype
 rules, the shape rule the tests check (torch's; InferShape states it in C++, the fake kernel is
 the golden on meta tensors), the values the tests pass for the attrs the call reads, and the
