@@ -18,6 +18,7 @@ from kernel_host import twin
 from opgen.frontend import expr, index_ops, prototype
 from opgen.frontend.problems import PrototypeError
 from opgen.planning import index_op
+from opgen.planning import tests as tests_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "corpus" / "Qeeweew__AscendC-S3" / "NLLLoss__NLLLoss.json"
@@ -159,6 +160,16 @@ def test_default_test_shapes_and_index_range():
     assert nll.test_shapes[0] == {"x": (37, 70), "t": (37,), "w": (70,)}
     assert nll.test_shapes[-1] == {"x": (11,), "t": (), "w": (11,)}
     assert index_ops.index_range(nll) == 1  # the classes of the 1x1 case
+
+
+def test_the_tests_ignore_class_0():
+    """The generated tests pass ignore_index=0, a class the drawn targets hit: some rows are
+    ignored (every row of the 1x1 case: 'mean' NaN), as torch ignores any value."""
+    nll = load(raw_op())
+    attrs = {a.name: a for a in nll.attrs}
+    assert tests_plan.attr_value(attrs["ig"], nll) == 0
+    assert tests_plan.attr_value(attrs["r"], nll) == "mean"
+    assert index_ops.optional_attr_sample(nll, "r") is None
 
 
 def test_the_plan_reads_reduction_as_text_and_skips_ignore_index():

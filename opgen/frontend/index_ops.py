@@ -215,6 +215,16 @@ def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
     return None
 
 
+def optional_attr_sample(op: Op, attr: str) -> int | None:
+    """The value the tests pass for an optional attr instead of its default, or None: nll_loss's
+    ignore_index attr is 0, a class the drawn targets hit, so that the tests ignore some rows
+    (and every row of a one-class case: 'mean' NaN), as torch does for any ignore_index."""
+    call = op.index_call
+    if call is None or call.func != "nll_loss" or call.arg("ignore_index") != attr:
+        return None
+    return 0
+
+
 def _roll_list_sample(op: Op, call: expr.IndexCall, name: str) -> list[int]:
     """roll's list_int shifts or dims in the tests: two pairs over the first and last dims when
     both are lists (a multi-dim roll, a negative shift and dim), else a list of one."""

@@ -198,7 +198,8 @@ def attr_value(a: Attr, op: Op | None = None) -> Any:
         return sample  # an index call's argument, valid for its tests
     if a.required:
         return a.info.test_sample
-    return a.default
+    kept = index_ops.optional_attr_sample(op, a.name) if op is not None else None
+    return a.default if kept is None else kept
 
 
 def graph_attr_value(a: Attr, index: int) -> Any:
