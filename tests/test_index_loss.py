@@ -159,12 +159,13 @@ def test_default_test_shapes_and_index_range():
     nll = load(raw_op())
     assert nll.test_shapes[0] == {"x": (37, 70), "t": (37,), "w": (70,)}
     assert nll.test_shapes[-1] == {"x": (11,), "t": (), "w": (11,)}
-    assert index_ops.index_range(nll) == 1  # the classes of the 1x1 case
+    assert nll.test_shapes[1] == {"x": (1, 9), "t": (1,), "w": (9,)}
+    assert index_ops.index_range(nll) == 9  # targets in [0, 9): ignore_index=0 hits some
 
 
 def test_the_tests_ignore_class_0():
     """The generated tests pass ignore_index=0, a class the drawn targets hit: some rows are
-    ignored (every row of the 1x1 case: 'mean' NaN), as torch ignores any value."""
+    ignored, as torch ignores any value."""
     nll = load(raw_op())
     attrs = {a.name: a for a in nll.attrs}
     assert tests_plan.attr_value(attrs["ig"], nll) == 0

@@ -218,11 +218,18 @@ def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
 def optional_attr_sample(op: Op, attr: str) -> int | None:
     """The value the tests pass for an optional attr instead of its default, or None: nll_loss's
     ignore_index attr is 0, a class the drawn targets hit, so that the tests ignore some rows
-    (and every row of a one-class case: 'mean' NaN), as torch does for any ignore_index."""
+    (and, when drawn, the one row of a [C] x: 'mean' NaN), as torch does for any ignore_index."""
     call = op.index_call
     if call is None or call.func != "nll_loss" or call.arg("ignore_index") != attr:
         return None
     return 0
+
+
+def optional_attr_why(op: Op, attr: str) -> str:
+    """Why the tests pass optional_attr_sample's value ("": they pass the default)."""
+    if optional_attr_sample(op, attr) is None:
+        return ""
+    return "not its default: a class the drawn targets hit, so the tests ignore some rows"
 
 
 def _roll_list_sample(op: Op, call: expr.IndexCall, name: str) -> list[int]:
@@ -499,8 +506,9 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
         xs: list[tuple[int, ...]] = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
     else:
         xs = [(37, 70), (1, 1), (3, 50, 9)]
-    if func == "nll_loss":  # a batch over several cores, one row, a [C] x of 0-d target
-        xs = [(37, 70), (1, 1), (300, 9), (11,)]
+    if func == "nll_loss":  # a batch over several cores, one row, a [C] x of 0-d target; 9
+        # classes at least: the targets are drawn in [0, the fewest classes)
+        xs = [(37, 70), (1, 9), (300, 9), (11,)]
     cases = []
     for x in xs:
         case = {call.x: x}
