@@ -415,9 +415,16 @@ def test_softmax_topk(driver, tmp_path, dtype):
     for n, shape in enumerate(SORT_SHAPES):
         x = softmax_sample(shape, DTYPES[dtype], 400 + n)
         row = shape[-1]
-        for k, largest in ((1, True), (row, False), ((row + 1) // 2, n % 2 == 0), (min(4, row), True)):
+        for k, largest in (
+            (1, True),
+            (row, False),
+            ((row + 1) // 2, n % 2 == 0),
+            (min(4, row), True),
+        ):
             out_bytes = 4 + 4 * (n % 2)
-            proc, values, indices = run(driver, tmp_path, "softmax_topk", x, (k, int(largest)), out_bytes)
+            proc, values, indices = run(
+                driver, tmp_path, "softmax_topk", x, (k, int(largest)), out_bytes
+            )
             ok(proc)
             check_softmax_sorted(x, k, largest, values, indices)
         proc, values, indices = run(driver, tmp_path, "softmax_sort", x, (n % 2, 0))
