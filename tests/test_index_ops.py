@@ -546,3 +546,97 @@ def test_the_rendered_files_are_tidy():
     files = {f.path: f.content.decode() for f in twin.render_files(proto, twin.options())}
     snakes = [o.snake_name for o in proto.ops]
     assert_tidy({p: t for p, t in files.items() if any(s in p for s in snakes)})
+
+
+# ---------------------------------------------------------------------------------------------
+# the softmax row prologue (topk(softmax(x, dim=-1), k)): TopK/Sort's RowPrologue::kSoftmax
+# ---------------------------------------------------------------------------------------------
+
+LONGHAND = index_functions.SOFTMAX_LONGHAND.format(x="x")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "topk(softmax(x, dim=-1), k).values",
+        "topk(softmax(x, -1), k).values",
+        f"topk({LONGHAND}, k).values",
+    ],
+)
+def test_softmax_before_topk_is_a_prologue(text):
+    node = parse(text)
+    assert isinstance(node, expr.IndexCall)
+    assert (node.x, node.prologue) == ("x", "softmax")
+    assert expr.show(node) == "topk(softmax(x, dim=-1), k).values"
+    golden = expr.to_torch(node)
+    assert golden.startswith("torch.sort(torch.softmax(x, dim=-1), dim=-1, descending=True")
+    x = torch.tensor([[0.5, 2.0, -1.0, 2.0, 0.25]])
+    got = eval(golden, {"torch": torch, "x": x, "k": 3})  # noqa: S307 (the golden's text)
+    assert torch.equal(got, torch.topk(torch.softmax(x, -1), 3).values)
+    assert expr.to_torch(parse("sort(softmax(x, dim=-1)).indices")) == (
+        "torch.sort(torch.softmax(x, dim=-1), stable=True).indices"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("topk(softmax(x, dim=0), k).values", "softmax over the last dim, the one topk() sorts"),
+        ("topk(softmax(x), k).values", "topk() takes an input as its x, or softmax(input, dim=-1)"),
+        ("topk(softmax(x * 2, -1), k).values", "softmax(input, dim=-1)"),
+        ("topk(x * 2, k).values", "a row prologue its kernel computes"),
+        (f"topk({LONGHAND.replace('-1', '0')}, k).values", "not 'exp(x - amax(x, dim=0"),
+        ("softmax(x, -1)", "supported as the x of topk() or sort() only"),
+        ("argmax(softmax(x, -1), 1)", "supported as the x of topk() or sort() only"),
+        ("topk(softmax(x, -1), k).values * 2", None),  # an epilogue: index_problems refuses it
+    ],
+)
+def test_softmax_elsewhere_is_refused(text, message):
+    if message is None:
+        raw = index_op_raw({"y": text}, inputs=[tensor("x")], attrs=[_K])
+        assert "epilogue after an index op is not supported" in problems(raw)[0]
+        return
+    with pytest.raises(expr.ExprError) as err:
+        parse(text)
+    assert message in str(err.value), str(err.value)
+
+
+_K = {"name": "k", "param_type": "optional", "type": "int", "default_value": 4}
+
+
+def _softmax_topk_raw() -> dict:
+    return index_op_raw(
+        {"y": "topk(softmax(x, dim=-1), k).values", "i": "topk(softmax(x, dim=-1), k).indices"},
+        inputs=[tensor("x")],
+        outputs=[tensor("y"), tensor("i", ("int32", "int32"))],
+        attrs=[_K],
+    )
+
+
+def test_softmax_topk_plans_the_prologue_as_a_template_argument():
+    plan = index_op.plan(load(_softmax_topk_raw()))
+    assert plan.kind == "TopK"
+    assert plan.template_args == ["DTYPE_X", "DTYPE_I", "opgen_index::RowPrologue::kSoftmax"]
+    files = {
+        f.path: f.content.decode()
+        for f in twin.render_files(
+            prototype.loads(json.dumps([_softmax_topk_raw()])), twin.options()
+        )
+    }
+    kernel = files["op_kernel/index_custom.cpp"]
+    assert "opgen_index::RowPrologue::kSoftmax>" in kernel
+    assert "y = topk(softmax(x, dim=-1), k).values" in kernel
+
+
+def test_softmax_topk_is_refused_where_the_float_reductions_are_missing():
+    """Ascend 950 has Sort32 but (in opgen's catalog) not the float ReduceMax/ReduceSum."""
+    proto = prototype.loads(json.dumps([_softmax_topk_raw()]))
+    with pytest.raises(PrototypeError) as err:
+        twin.render_files(proto, twin.options(("ascend950pr",)))
+    (problem,) = err.value.problems
+    assert (
+        "topk(softmax(x, dim=-1), k).values: the index library's TopK kernel with its softmax "
+        "prologue needs ReduceMax/ReduceMin in float (not on ascend950)" in problem.text()
+    )
+    plain = index_op_raw({"y": "topk(x, k).values"}, inputs=[tensor("x")], attrs=[_K])
+    twin.render_files(prototype.loads(json.dumps([plain])), twin.options(("ascend950pr",)))

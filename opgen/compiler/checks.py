@@ -91,13 +91,14 @@ def _index_error(op: Op, socs: list[str]) -> LoweringError | None:
             index_functions.CAPABILITY_APIS[flag],
             [s for s in socs if not getattr(SOC_FAMILIES[s], flag)],
         )
-        for flag in fn.needs
+        for flag in dict.fromkeys(fn.needs + (fn.prologue_needs if call.prologue else ()))
     ]
     missing = [f"{api} (not on {', '.join(lacking)})" for api, lacking in lacking_by_api if lacking]
     if not missing:
         return None
+    prologue = f" with its {call.prologue} prologue" if call.prologue else ""
     error = LoweringError(
-        f"{call.show()}: the index library's {fn.kind} kernel needs {', '.join(missing)}",
+        f"{call.show()}: the index library's {fn.kind} kernel{prologue} needs {', '.join(missing)}",
         op.outputs[0].name,
     )
     return error.naming(op)

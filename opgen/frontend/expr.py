@@ -22,6 +22,8 @@ from opgen.frontend.index_functions import (
     LIST_PARAMS,
     PAIR_PARAMS,
     PARTS,
+    SOFTMAX,
+    SOFTMAX_LONGHAND,
     TENSOR_PARAMS,
 )
 
@@ -256,7 +258,8 @@ class IndexCall:
     index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d or max_pool2d of
     inputs (`x`, and `index` and `src` where the function takes them), its other arguments by
     torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
-    (`values` or `indices`). The whole expression of its output (no epilogue yet)."""
+    (`values` or `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
+    topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet)."""
 
     func: str
     x: str
@@ -264,6 +267,7 @@ class IndexCall:
     src: str = ""
     args: tuple[tuple[str, IndexArg], ...] = ()
     part: str = ""
+    prologue: str = ""
     is_tensor = True
 
     def arg(self, name: str) -> IndexArg | None:
@@ -277,7 +281,8 @@ class IndexCall:
 
     def show(self) -> str:
         """As written: arguments positional until one is left out, then by keyword."""
-        tensors = {"x": self.x, "index": self.index, "src": self.src}
+        x = f"{self.prologue}({self.x}, dim=-1)" if self.prologue else self.x
+        tensors = {"x": x, "index": self.index, "src": self.src}
         shown, skipped = [], False
         for name in index_functions.FUNCTIONS[self.func].params:
             value = tensors[name] if name in tensors else self.arg(name)
@@ -512,11 +517,7 @@ def _call_node(
         raise ExprError(f"{func}() takes no keyword arguments")
     function = next((f for f in functions.CALLABLE if f.name == func), None)
     if function is None:
-        allowed = ", ".join(
-            [f.name for f in functions.CALLABLE]
-            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
-        )
-        raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
+        raise _unknown_function(node, func)
     arity = function.arity
     if len(node.args) != arity:
         usage = f" ({function.usage})" if function.usage else ""
@@ -534,6 +535,21 @@ def _call_node(
                     "min(max(x, lo), hi) for tensor bounds"
                 )
     return call
+
+
+def _unknown_function(node: ast.Call, func: str) -> ExprError:
+    """The error of a call of no function the grammar has (softmax: where it may be)."""
+    if func == SOFTMAX:
+        takers = [f"{f.name}()" for f in index_functions.FUNCTIONS.values() if f.prologues]
+        return ExprError(
+            f"{_snippet(node)}: softmax(x, dim=-1) is supported as the x of "
+            f"{' or '.join(takers)} only (a row prologue of their kernel)"
+        )
+    allowed = ", ".join(
+        [f.name for f in functions.CALLABLE]
+        + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
+    )
+    return ExprError(f"unknown function '{func}'; allowed: {allowed}")
 
 
 def _matmul_node(
@@ -607,12 +623,15 @@ def _index_call(
         given[keyword.arg] = keyword.value
     tensors: dict[str, str] = {}
     args: list[tuple[str, IndexArg]] = []
+    prologue = ""
     for name in params:
         if name not in given:
             if name in TENSOR_PARAMS or name in index_functions.FUNCTIONS[func].required:
                 raise ExprError(f"{func}() needs its argument {name}: {usage}")
             continue
-        if name in TENSOR_PARAMS:
+        if name == "x" and index_functions.FUNCTIONS[func].prologues:
+            tensors[name], prologue = _prologue_x(func, given[name], conv)
+        elif name in TENSOR_PARAMS:
             operand = conv(given[name])
             if not isinstance(operand, Tensor):
                 raise ExprError(
@@ -623,7 +642,45 @@ def _index_call(
         else:
             args.append((name, _index_arg(func, name, given[name], attr_types)))
     return IndexCall(
-        func, tensors["x"], tensors.get("index", ""), tensors.get("src", ""), tuple(args)
+        func,
+        tensors["x"],
+        tensors.get("index", ""),
+        tensors.get("src", ""),
+        tuple(args),
+        prologue=prologue,
+    )
+
+
+def _prologue_x(func: str, node: ast.AST, conv: Callable[[ast.AST], Node]) -> tuple[str, str]:
+    """topk's / sort's x: an input, or softmax of one over the last dim (softmax(x, dim=-1), or
+    the expression SOFTMAX_LONGHAND spells out), which the kernel computes on the row first.
+    Returns the input and the prologue ("" for none)."""
+    usage = f"{func}() takes an input as its x, or softmax(input, dim=-1)"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == SOFTMAX:
+        args = [*node.args, *(k.value for k in node.keywords)]
+        keywords = [k.arg for k in node.keywords]
+        operand = conv(node.args[0]) if node.args else None
+        if len(args) != 2 or keywords not in ([], ["dim"]) or not isinstance(operand, Tensor):
+            raise ExprError(f"{_snippet(node)}: {usage}")
+        if _small_int(args[1]) != -1:
+            raise ExprError(
+                f"{_snippet(node)}: opgen computes softmax over the last dim, the one {func}() "
+                "sorts: write dim=-1"
+            )
+        return operand.name, SOFTMAX
+    operand = conv(node)
+    if isinstance(operand, Tensor):
+        return operand.name, ""
+    inputs = {n.name for n in walk(operand) if isinstance(n, Tensor)}
+    if len(inputs) == 1:
+        (name,) = inputs
+        longhand = ast.parse(SOFTMAX_LONGHAND.format(x=name), mode="eval").body
+        if operand == conv(longhand):
+            return name, SOFTMAX
+    raise ExprError(
+        f"{usage} (a row prologue its kernel computes: "
+        f"{SOFTMAX_LONGHAND.format(x='x')} is softmax too), not '{show(operand)}' (an index op "
+        "reads its inputs as they are)"
     )
 
 
@@ -1031,13 +1088,18 @@ def _torch_operand(name: str, transpose: bool | str) -> str:
     return swapped if transpose is True else f"({swapped} if {transpose} else {name})"
 
 
+def _torch_x(node: IndexCall) -> str:
+    """An index call's x in torch: the input, or its row prologue (torch.softmax)."""
+    return f"torch.{node.prologue}({node.x}, dim=-1)" if node.prologue else node.x
+
+
 def _torch_index_call(node: IndexCall) -> str:
     """An index op as torch calls it (the default golden): the tensors positionally, the other
     arguments by keyword, an int32 index widened where torch takes int64 only."""
     parts = []
     for name in index_functions.FUNCTIONS[node.func].params:
         if name == "x":
-            parts.append(f"{node.x}.long()" if node.func == "one_hot" else node.x)
+            parts.append(f"{node.x}.long()" if node.func == "one_hot" else _torch_x(node))
         elif name == "index":
             long = index_functions.FUNCTIONS[node.func].long_index
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
@@ -1064,7 +1126,7 @@ def _torch_topk(node: IndexCall) -> str:
     largest = node.arg("largest")
     descending = "True" if largest is None else str(largest)
     return (
-        f"torch.sort({node.x}, dim={dim_text}, descending={descending}, stable=True)"
+        f"torch.sort({_torch_x(node)}, dim={dim_text}, descending={descending}, stable=True)"
         f".{node.part}.narrow({dim_text}, 0, {node.arg('k')})"
     )
 

@@ -19,6 +19,13 @@ BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_inclu
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
+# A row prologue the kernel computes on x's row in UB before it (topk(softmax(x, dim=-1), k)):
+# its spelling as topk's x, and the equivalent expression opgen also takes ({x} the input)
+SOFTMAX = "softmax"
+SOFTMAX_LONGHAND = (
+    "exp({x} - amax({x}, dim=-1, keepdim=True)) / "
+    "sum(exp({x} - amax({x}, dim=-1, keepdim=True)), dim=-1, keepdim=True)"
+)
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
 # library's static_asserts refuse the same SoCs: opgen_soc.h's OPGEN_SOC_HAS_*)
@@ -67,6 +74,9 @@ class IndexFunction:
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
+    # the row prologues its kernel computes on x first (SOFTMAX), and the flags they need
+    prologues: tuple[str, ...] = ()
+    prologue_needs: tuple[str, ...] = ()
 
     @property
     def has_dim(self) -> bool:
@@ -164,6 +174,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         last_dim_only=True,
         has_parts=True,
         needs=("has_datacopypad", "has_sort32"),
+        prologues=(SOFTMAX,),
+        prologue_needs=("has_float_reduce",),
     ),
     IndexFunction(
         "sort",
@@ -179,6 +191,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         last_dim_only=True,
         has_parts=True,
         needs=("has_datacopypad", "has_sort32"),
+        prologues=(SOFTMAX,),
+        prologue_needs=("has_float_reduce",),
     ),
     IndexFunction(
         "roll",

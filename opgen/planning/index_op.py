@@ -110,6 +110,8 @@ def plan(op: Op) -> IndexOpData:
     aliases = _x_aliases(op, call.x, x)
     template_args = _template_args(call, x, index, outs, index_out)
     template_args[:1] = [a.name for a in aliases] or template_args[:1]
+    if call.prologue:  # the row prologue TopK/Sort compute first (RowPrologue)
+        template_args.append(f"opgen_index::RowPrologue::k{call.prologue.capitalize()}")
     return IndexOpData(
         kind=kind,
         group=group,
