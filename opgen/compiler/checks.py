@@ -97,7 +97,8 @@ def _index_error(op: Op, socs: list[str]) -> LoweringError | None:
     if not missing:
         return None
     error = LoweringError(
-        f"{call.show()}: the index library's {fn.kind} kernel needs {', '.join(missing)}",
+        f"{call.show()}: the index library's {fn.nhwc_kind if call.channels_last else fn.kind} "
+        f"kernel needs {', '.join(missing)}",
         op.outputs[0].name,
     )
     return error.naming(op)

@@ -19,6 +19,10 @@ BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_inclu
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
+# A channels-last pooling as torch spells it: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1),
+# x and y NHWC (the functions with an nhwc_kind; the only permutes the grammar takes)
+NHWC_TO_NCHW = (0, 3, 1, 2)
+NCHW_TO_NHWC = (0, 2, 3, 1)
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
 # library's static_asserts refuse the same SoCs: opgen_soc.h's OPGEN_SOC_HAS_*)
@@ -67,6 +71,9 @@ class IndexFunction:
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
+    # its channels-last kernel and shape function (pooling of NHWC x: expr.IndexCall.channels_last)
+    nhwc_kind: str = ""
+    nhwc_shape_fn: str = ""
 
     @property
     def has_dim(self) -> bool:
@@ -226,6 +233,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 1)),
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+        nhwc_kind="AvgPool2dNhwc",
+        nhwc_shape_fn="ShapePool2dNhwc",
     ),
     IndexFunction(
         "max_pool2d",
@@ -239,5 +248,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 0)),  # unused: max pooling pads with -inf
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+        nhwc_kind="MaxPool2dNhwc",
+        nhwc_shape_fn="ShapePool2dNhwc",
     ),
 )
