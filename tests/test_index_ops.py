@@ -111,6 +111,18 @@ def problems(raw: dict) -> list[str]:
             "max_pool2d(x, 3, 2, 1, ceil_mode=True)",
             "torch.nn.functional.max_pool2d(x, kernel_size=3, stride=2, padding=1, ceil_mode=True)",
         ),
+        (
+            "avg_pool2d(x.permute(0, 3, 1, 2), k).permute(0, 2, 3, 1)",
+            "avg_pool2d(x.permute(0, 3, 1, 2), k).permute(0, 2, 3, 1)",
+            "torch.nn.functional.avg_pool2d(x.permute(0, 3, 1, 2), kernel_size=k)"
+            ".permute(0, 2, 3, 1)",
+        ),
+        (
+            "max_pool2d(x.permute((0, 3, 1, 2)), 3, padding=1).permute([0, 2, 3, 1])",
+            "max_pool2d(x.permute(0, 3, 1, 2), 3, padding=1).permute(0, 2, 3, 1)",
+            "torch.nn.functional.max_pool2d(x.permute(0, 3, 1, 2), kernel_size=3, padding=1)"
+            ".permute(0, 2, 3, 1)",
+        ),
     ],
 )
 def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
@@ -134,6 +146,25 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("avg_pool2d(x, [1, 2, 3])", "kernel_size takes an int, a pair of ints"),
         ("roll(x, [1, 0.5], 0)", "shifts takes an int, a list of ints, or an int or list_int"),
         ("roll(x, 1, f)", "dims takes an int, a list of ints, or an int or list_int attr"),
+        # channels-last pooling: exactly torch's NHWC wrapping, nothing else permuted
+        (
+            "avg_pool2d(x.permute(0, 3, 1, 2), 2)",
+            "'x.permute(0, 3, 1, 2)' is not allowed: .permute() is taken only around a "
+            "channels-last pooling, avg_pool2d(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1) "
+            "(or max_pool2d), x and the output NHWC",
+        ),
+        (
+            "avg_pool2d(x, 2).permute(0, 2, 3, 1)",
+            "opgen pools NCHW x, avg_pool2d(x, ...), or NHWC x written "
+            "avg_pool2d(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), these permutes exactly",
+        ),
+        ("max_pool2d(x.permute(0, 2, 1, 3), 2).permute(0, 2, 1, 3)", "no other permute"),
+        ("avg_pool2d(x.permute(2, 0, 1), 2).permute(1, 2, 0)", "no other permute"),
+        ("avg_pool2d(x.permute(0, -1, 1, 2), 2).permute(0, 2, 3, 1)", "no other permute"),
+        ("max_pool2d(x.permute(0, 3, 1, 2), 2).permute(dims=(0, 2, 3, 1))", "no other permute"),
+        ("avg_pool2d((x * 2).permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)", "no other permute"),
+        ("gather(x, 0, ids).permute(0, 2, 3, 1)", ".permute() is taken only around"),
+        ("x.permute(0, 2, 3, 1)", ".permute() is taken only around"),
     ],
 )
 def test_index_call_refusals_name_the_part(text, message):
@@ -168,6 +199,12 @@ SHAPE_CASES = [
     ("avg_pool2d(x, [3, 2], padding=[1, 1], ceil_mode=True)", {"x": (3, 10, 11)}, {}),
     ("max_pool2d(x, 3, 2, 1, ceil_mode=True)", {"x": (2, 3, 8, 9)}, {}),
     ("max_pool2d(x, 2)", {"x": (1, 1, 5, 5)}, {}),
+    ("avg_pool2d(x.permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)", {"x": (2, 8, 9, 3)}, {}),
+    (
+        "max_pool2d(x.permute(0, 3, 1, 2), [3, 2], 2, 1, ceil_mode=True).permute(0, 2, 3, 1)",
+        {"x": (2, 7, 10, 70)},
+        {},
+    ),
 ]
 
 
@@ -431,9 +468,12 @@ def test_every_index_function_names_what_exists():
         host = (
             lib / "host" / "index_lib" / "op_host" / f"opgen_index_{fn.group}_tiling.h"
         ).read_text()
-        assert f"void {fn.kind}(" in kernel, fn.name
-        assert f"Tile{fn.kind}(const HostArgs& a, IndexTiling& t)" in host, fn.name
-        assert f"{fn.shape_fn}(" in shapes, fn.name
+        for kind, shape_fn in ((fn.kind, fn.shape_fn), (fn.nhwc_kind, fn.nhwc_shape_fn)):
+            if kind:
+                assert f"void {kind}(" in kernel, fn.name
+                assert f"Tile{kind}(const HostArgs& a, IndexTiling& t)" in host, fn.name
+                assert f"{shape_fn}(" in shapes, fn.name
+        assert bool(fn.nhwc_kind) == bool(fn.nhwc_shape_fn), fn.name
         target = eval(fn.torch, {"torch": torch})  # noqa: S307 (the registry's own text)
         assert callable(target), fn.torch
         assert set(fn.needs) <= set(index_functions.CAPABILITY_APIS), fn.name
@@ -476,6 +516,34 @@ def test_an_int_pooling_attr_is_sampled_as_an_int():
 # ---------------------------------------------------------------------------------------------
 # the plan and the rendered files
 # ---------------------------------------------------------------------------------------------
+
+
+def test_a_channels_last_pooling_is_its_own_kind():
+    """pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1): the NHWC kernel and shape function,
+    the same ints as NCHW (stride the kernel's), NHWC default test shapes, torch's golden, and
+    an x that is not 4-D refused in test_shapes as torch's permute refuses it."""
+    attrs = [{"name": "kernel_size", "param_type": "required", "type": "int"}]
+    text = "avg_pool2d(x.permute(0, 3, 1, 2), kernel_size).permute(0, 2, 3, 1)"
+    pool = load(index_op_raw({"y": text}, inputs=[tensor("x")], attrs=attrs))
+    plan = index_op.plan(pool)
+    assert (plan.kind, plan.shape_fn, plan.group) == ("AvgPool2dNhwc", "ShapePool2dNhwc", "pool")
+    assert [i.same_as for i in plan.ints[2:4]] == [0, 1]  # stride: the kernel's
+    assert plan.expressions == [text]
+    assert index_ops.attr_sample(pool, "kernel_size") == 2
+    assert [c["x"] for c in pool.test_shapes] == [(2, 17, 19, 3), (1, 8, 8, 1), (2, 9, 10, 70)]
+    for case in pool.test_shapes:
+        x = torch.randn(case["x"])
+        golden = eval(
+            expr.to_torch(pool.compute["y"]), {"torch": torch}, {"x": x, "kernel_size": 2}
+        )
+        shape = index_ops.output_shape(pool.index_call, case, {"kernel_size": 2})
+        assert shape == tuple(golden.shape)
+    maxed = load(index_op_raw({"y": text.replace("avg", "max")}, inputs=[tensor("x")], attrs=attrs))
+    assert index_op.plan(maxed).kind == "MaxPool2dNhwc"
+    found = problems(
+        index_op_raw({"y": text}, inputs=[tensor("x")], attrs=attrs, test_shapes=[{"x": [8, 8, 3]}])
+    )
+    assert any("takes x [N, H, W, C] (torch's permute), not [8, 8, 3]" in p for p in found), found
 
 
 def test_the_plan_maps_arguments_to_the_librarys_ints():

@@ -98,7 +98,8 @@ def _index_error(op: Op, socs: list[str]) -> LoweringError | None:
         return None
     prologue = f" with its {call.prologue} prologue" if call.prologue else ""
     error = LoweringError(
-        f"{call.show()}: the index library's {fn.kind} kernel{prologue} needs {', '.join(missing)}",
+        f"{call.show()}: the index library's {fn.nhwc_kind if call.channels_last else fn.kind} "
+        f"kernel{prologue} needs {', '.join(missing)}",
         op.outputs[0].name,
     )
     return error.naming(op)

@@ -20,6 +20,8 @@ from opgen.frontend import functions, index_functions
 from opgen.frontend.index_functions import (
     BOOL_PARAMS,
     LIST_PARAMS,
+    NCHW_TO_NHWC,
+    NHWC_TO_NCHW,
     PAIR_PARAMS,
     PARTS,
     SOFTMAX,
@@ -259,7 +261,8 @@ class IndexCall:
     inputs (`x`, and `index` and `src` where the function takes them), its other arguments by
     torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
     (`values` or `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
-    topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet)."""
+    topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet). A pooling
+    may be channels-last: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), x and y NHWC."""
 
     func: str
     x: str
@@ -268,6 +271,7 @@ class IndexCall:
     args: tuple[tuple[str, IndexArg], ...] = ()
     part: str = ""
     prologue: str = ""
+    channels_last: bool = False
     is_tensor = True
 
     def arg(self, name: str) -> IndexArg | None:
@@ -282,6 +286,7 @@ class IndexCall:
     def show(self) -> str:
         """As written: arguments positional until one is left out, then by keyword."""
         x = f"{self.prologue}({self.x}, dim=-1)" if self.prologue else self.x
+        x = f"{x}.permute{NHWC_TO_NCHW}" if self.channels_last else x
         tensors = {"x": x, "index": self.index, "src": self.src}
         shown, skipped = [], False
         for name in index_functions.FUNCTIONS[self.func].params:
@@ -292,6 +297,8 @@ class IndexCall:
             text = str(list(value)) if isinstance(value, tuple) else str(value)
             shown.append(f"{name}={text}" if skipped else text)
         call = f"{self.func}({', '.join(shown)})"
+        if self.channels_last:
+            return f"{call}.permute{NCHW_TO_NHWC}"
         return f"{call}.{self.part}" if self.part else call
 
 
@@ -495,7 +502,7 @@ def _call_node(
     if isinstance(node, ast.Attribute):
         return _part_node(node, conv, attr_types)
     if not isinstance(node.func, ast.Name):
-        raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
+        return _method_node(node, conv, attr_types)
     func = node.func.id
     if func in REDUCE_FUNCS:
         return _reduce_node(node, conv, attr_types)
@@ -601,6 +608,54 @@ def _part_node(
     if node.attr not in PARTS:
         raise ExprError(f"{func}(...).{node.attr}: take .values or .indices")
     return replace(_index_call(call, conv, attr_types), part=node.attr)
+
+
+def _method_node(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> IndexCall:
+    """A method call: only a channels-last pooling's .permute()."""
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "permute":
+        return _channels_last_node(node, conv, attr_types)
+    raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
+
+
+def _permute_dims(node: ast.AST | None) -> tuple[int, ...] | None:
+    """The dims of `name.permute(0, 3, 1, 2)` (or of one tuple or list literal), else None."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.keywords:
+        return None
+    args = node.args
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = args[0].elts
+    dims = [_small_int(a) for a in args]
+    return tuple(d for d in dims if d is not None) if None not in dims else None
+
+
+def _channels_last_node(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> IndexCall:
+    """pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1): a pooling of NHWC x into NHWC y
+    as torch spells it (the library's channels-last kind); no other permute."""
+    assert isinstance(node.func, ast.Attribute)
+    inner = node.func.value
+    func = inner.func.id if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) else ""
+    fn = index_functions.FUNCTIONS.get(func)
+    pools = [f.name for f in index_functions.FUNCTIONS.values() if f.nhwc_kind]
+    written = f"(x.permute{NHWC_TO_NCHW}, ...).permute{NCHW_TO_NHWC}"
+    if fn is None or not fn.nhwc_kind or not isinstance(inner, ast.Call):
+        raise ExprError(
+            f"'{_snippet(node)}' is not allowed: .permute() is taken only around a channels-last "
+            f"pooling, {pools[0]}{written} (or {', '.join(pools[1:])}), x and the output NHWC"
+        )
+    x = inner.args[0] if inner.args else None
+    base = x.func.value if isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) else None
+    dims = (_permute_dims(x), _permute_dims(node))
+    if not isinstance(base, ast.Name) or dims != (NHWC_TO_NCHW, NCHW_TO_NHWC):
+        raise ExprError(
+            f"'{_snippet(node)}': opgen pools NCHW x, {func}(x, ...), or NHWC x written "
+            f"{func}{written}, these permutes exactly (x [N, H, W, C]); no other permute"
+        )
+    bare = ast.Call(inner.func, [base, *inner.args[1:]], inner.keywords)
+    return replace(_index_call(bare, conv, attr_types), channels_last=True)
 
 
 def _index_call(
@@ -1098,7 +1153,9 @@ def _torch_index_call(node: IndexCall) -> str:
     arguments by keyword, an int32 index widened where torch takes int64 only."""
     parts = []
     for name in index_functions.FUNCTIONS[node.func].params:
-        if name == "x":
+        if name == "x" and node.channels_last:
+            parts.append(f"{node.x}.permute{NHWC_TO_NCHW}")
+        elif name == "x":
             parts.append(f"{node.x}.long()" if node.func == "one_hot" else _torch_x(node))
         elif name == "index":
             long = index_functions.FUNCTIONS[node.func].long_index
@@ -1115,6 +1172,8 @@ def _torch_index_call(node: IndexCall) -> str:
     if node.func == "topk":  # torch's order of ties is unspecified: opgen's is a stable sort's
         return _torch_topk(node)
     call = f"{index_functions.FUNCTIONS[node.func].torch}({', '.join(parts)})"
+    if node.channels_last:  # the same permutes as written: torch's channels-last result
+        return f"{call}.permute{NCHW_TO_NHWC}"
     return f"{call}.{node.part}" if node.part else call
 
 

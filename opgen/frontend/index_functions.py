@@ -26,6 +26,10 @@ SOFTMAX_LONGHAND = (
     "exp({x} - amax({x}, dim=-1, keepdim=True)) / "
     "sum(exp({x} - amax({x}, dim=-1, keepdim=True)), dim=-1, keepdim=True)"
 )
+# A channels-last pooling as torch spells it: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1),
+# x and y NHWC (the functions with an nhwc_kind; the only permutes the grammar takes)
+NHWC_TO_NCHW = (0, 3, 1, 2)
+NCHW_TO_NHWC = (0, 2, 3, 1)
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
 # library's static_asserts refuse the same SoCs: opgen_soc.h's OPGEN_SOC_HAS_*)
@@ -77,6 +81,9 @@ class IndexFunction:
     # the row prologues its kernel computes on x first (SOFTMAX), and the flags they need
     prologues: tuple[str, ...] = ()
     prologue_needs: tuple[str, ...] = ()
+    # its channels-last kernel and shape function (pooling of NHWC x: expr.IndexCall.channels_last)
+    nhwc_kind: str = ""
+    nhwc_shape_fn: str = ""
 
     @property
     def has_dim(self) -> bool:
@@ -240,6 +247,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 1)),
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+        nhwc_kind="AvgPool2dNhwc",
+        nhwc_shape_fn="ShapePool2dNhwc",
     ),
     IndexFunction(
         "max_pool2d",
@@ -253,5 +262,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 0)),  # unused: max pooling pads with -inf
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+        nhwc_kind="MaxPool2dNhwc",
+        nhwc_shape_fn="ShapePool2dNhwc",
     ),
 )

@@ -21,6 +21,8 @@ from opgen.frontend.index_functions import (
     FLOATS,
     FUNCTIONS,
     INDEX_DTYPES,
+    NCHW_TO_NHWC,
+    NHWC_TO_NCHW,
     ONE_HOT_OUT_DTYPES,
 )
 from opgen.frontend.model import Op, TensorParam
@@ -351,6 +353,11 @@ def _indexed_shape(
 def _pool_shape(
     call: expr.IndexCall, x: tuple[int, ...], values: dict[str, int | bool | tuple[int, ...]]
 ) -> tuple[int, ...] | str:
+    if call.channels_last:  # torch pools x.permute(0, 3, 1, 2), then permutes the result back
+        if len(x) != len(NHWC_TO_NCHW):
+            return f"{call.show()} takes {call.x} [N, H, W, C] (torch's permute), not {list(x)}"
+        nchw = _pool_shape(replace(call, channels_last=False), (x[0], x[3], x[1], x[2]), values)
+        return nchw if isinstance(nchw, str) else tuple(nchw[i] for i in NCHW_TO_NHWC)
     if len(x) not in (3, 4):
         return f"{call.func} takes {call.x} [N, C, H, W] or [C, H, W], not {list(x)}"
     if _pair(values.get("dilation"), (1, 1)) != (1, 1):
@@ -458,8 +465,10 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
     assert call is not None
     func = call.func
     values = arg_values(op, call)
-    if func in ("avg_pool2d", "max_pool2d"):
-        xs: list[tuple[int, ...]] = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
+    if call.channels_last:  # NHWC: C = 1, and C past a 64-lane block with a tail
+        xs: list[tuple[int, ...]] = [(2, 17, 19, 3), (1, 8, 8, 1), (2, 9, 10, 70)]
+    elif func in ("avg_pool2d", "max_pool2d"):
+        xs = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
     else:
         xs = [(37, 70), (1, 1), (3, 50, 9)]
     cases = []

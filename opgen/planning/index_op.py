@@ -87,7 +87,7 @@ def plan(op: Op) -> IndexOpData:
     call = op.index_call
     assert call is not None
     fn = FUNCTIONS[call.func]
-    kind, group = fn.kind, fn.group
+    kind, group = (fn.nhwc_kind if call.channels_last else fn.kind), fn.group
     inputs = {
         t.name: IndexTensor(t.name, i, t.kernel_param, t.dtype_macro)
         for i, t in enumerate(op.inputs)
@@ -103,7 +103,7 @@ def plan(op: Op) -> IndexOpData:
     src = inputs[call.src] if call.src else None
     index_out = next((i for i, t in enumerate(outs) if _is_index_output(op.compute[t.name])), -1)
     ints = [_source(op, call, slot, name, default) for slot, (name, default) in enumerate(fn.ints)]
-    if kind in ("AvgPool2d", "MaxPool2d") and call.arg("stride") in (None, ()):
+    if call.func in ("avg_pool2d", "max_pool2d") and call.arg("stride") in (None, ()):
         ints[2] = _copy(ints[2], 0)
         ints[3] = _copy(ints[3], 1)
     dim = _source(op, call, -1, fn.dim or "dim", fn.dim_default)
@@ -119,7 +119,7 @@ def plan(op: Op) -> IndexOpData:
         expressions=[expr.show(op.compute[t.name]) for t in outs],
         kernel_header=f"opgen_index_{group}.h",
         host_header=f"opgen_index_{group}_tiling.h",
-        shape_fn=fn.shape_fn,
+        shape_fn=fn.nhwc_shape_fn if call.channels_last else fn.shape_fn,
         has_dim=fn.has_dim,
         x=x,
         index=index,

@@ -163,6 +163,27 @@ inline const char* ShapePool2d(const HostArgs& a, Shape& y)
     return nullptr;
 }
 
+
+// Channels-last avg_pool2d / max_pool2d (x [N, H, W, C]): ints as ShapePool2d's.
+inline const char* ShapePool2dNhwc(const HostArgs& a, Shape& y)
+{
+    if (a.x.rank != 4) {
+        return "channels-last 2-D pooling takes x [N, H, W, C]";
+    }
+    HostArgs nchw = a;  // H, W last, as ShapePool2d reads them
+    nchw.x.dims[1] = a.x.dims[3];
+    nchw.x.dims[2] = a.x.dims[1];
+    nchw.x.dims[3] = a.x.dims[2];
+    Shape pooled{};
+    if (const char* why = ShapePool2d(nchw, pooled)) {
+        return why;
+    }
+    y = a.x;
+    y.dims[1] = pooled.dims[2];
+    y.dims[2] = pooled.dims[3];
+    return nullptr;
+}
+
 }  // namespace opgen_index
 
 #endif  // OPGEN_INDEX_SHAPES_H

@@ -51,7 +51,8 @@ struct IndexTiling {
     uint32_t usedCores;
     uint32_t tileElems;  // elements per UB tile
     int64_t ints[MAX_INTS];
-    // roll's shifts of the dims before `axis` (outer = their product), each in [0, outerDims[d])
+    // roll's shifts of the dims before `axis` (outer = their product), each in [0, outerDims[d]);
+    // channels-last pooling's C and pixels per load in outerDims[0] and [1] (outerRank 0)
     int64_t outerDims[MAX_RANK];
     int64_t outerShifts[MAX_RANK];
     uint32_t outerRank;
