@@ -227,7 +227,8 @@ def _combination_why(c: Combination, streamed: list[Tensor]) -> str:
         return (
             f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
             "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
-            "compute in float with the float dtypes)"
+            "compute in float with the float dtypes; int64 only in an op whose outputs are "
+            "gcd() of its inputs, which the scalar unit computes)"
         )
     return (
         f"the dtype combination ({pairs}) mixes types that do not compute in one "

@@ -533,6 +533,13 @@ def _call_node(
                     f"not the tensor expression '{show(arg)}'; write "
                     "min(max(x, lo), hi) for tensor bounds"
                 )
+    if function.scalar_loop:
+        for arg in call.args:
+            if not arg.is_tensor:
+                raise ExprError(
+                    f"{func}() takes two integer tensors, not the number or attr "
+                    f"'{show(arg)}' ({function.usage})"
+                )
     return call
 
 
@@ -1088,6 +1095,8 @@ def _torch_call(node: Call) -> str:
         return f"{spelling}({args[0]})"
     if node.func == functions.POW.name:  # a tensor to the power of a number or an attr expression
         return f"torch.pow({args[0]}, {args[1]})"
+    if node.func == functions.GCD.name:
+        return f"torch.gcd({args[0]}, {args[1]})"
     a, b = node.args
     bound = "max" if node.func == "min" else "min"
     if a.is_tensor and b.is_tensor:
