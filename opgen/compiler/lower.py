@@ -369,6 +369,15 @@ def _float_text(value: float) -> str:
     return cpp_float(value)
 
 
+def float_scalar_loop(func: str) -> str:
+    """Why a function the scalar unit loops over (gcd) is refused in a float compute type."""
+    return (
+        f"{func}() takes integer tensors (torch.{func} has no floating-point kernel), but the op "
+        "computes in float (float16, bfloat16 and float32 do, and int8, uint8 and bool through "
+        "half): give every dtype combination int16, int32 or int64 tensors"
+    )
+
+
 class Lowerer:
     """Compute trees -> Program, for one compute type and one SoC variant.
 
@@ -887,12 +896,7 @@ class Lowerer:
         """gcd(a, b): torch's Euclid loop, run by the scalar unit over the tile (no vector
         instruction takes a remainder); integer compute types only, as torch.gcd's."""
         if "float" in self.ctypes:
-            raise self.fail(
-                f"{node.func}() takes integer tensors (torch.{node.func} has no floating-point "
-                "kernel), but the op computes in float (float16, bfloat16 and float32 do, and "
-                "int8, uint8 and bool through half): give every dtype combination int16, int32 "
-                "or int64 tensors"
-            )
+            raise self.fail(float_scalar_loop(node.func))
         return self.emit(functions.FUNCTIONS[node.func].instr, self._operands(*node.args), node)
 
     def _attr_power(self, node: expr.Call) -> int:
