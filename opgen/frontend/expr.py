@@ -525,6 +525,13 @@ def _call_node(
             f"got {len(node.args)}{usage}"
         )
     call = Call(func, tuple(conv(a) for a in node.args))
+    _check_call_operands(function, call)
+    return call
+
+
+def _check_call_operands(function: functions.Function, call: Call) -> None:
+    """clamp's bounds are numbers or attrs; gcd's operands tensors (the scalar unit's loop reads
+    tiles)."""
     if function is functions.CLAMP:
         for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
             if arg.is_tensor:
@@ -537,10 +544,9 @@ def _call_node(
         for arg in call.args:
             if not arg.is_tensor:
                 raise ExprError(
-                    f"{func}() takes two integer tensors, not the number or attr "
+                    f"{call.func}() takes two integer tensors, not the number or attr "
                     f"'{show(arg)}' ({function.usage})"
                 )
-    return call
 
 
 def _matmul_node(
