@@ -267,3 +267,18 @@ def test_twin_gcd_inside_an_expression_is_torchs(built, dtype):
     a = torch.as_tensor(x1).to(getattr(torch, dtype))
     b = torch.as_tensor(x2).to(getattr(torch, dtype))
     np.testing.assert_array_equal(y["values"], (torch.gcd(a * 2, b) + a).numpy())
+
+
+def test_the_generated_tests_draw_over_the_dtype_range_with_gcds_special_values():
+    from opgen.planning.tests import tensor_args
+
+    op = prototype.loads(protos.text(gcd_op("gcd(x1, x2)"))).ops[0]
+    x1, x2 = tensor_args(op, ["ascend910b1"])
+    assert (x1.low, x1.high) == (x2.low, x2.high) == ("-32768", "32767")  # int16's, the narrowest
+    assert x1.ties_literal == "(0, -32768)" and x2.ties_literal == "(-32768, 0, 12)"
+    assert x1.gcd_ties and x2.gcd_ties
+    int32 = prototype.loads(protos.text(gcd_op("gcd(x1, x2)", ("int32",)))).ops[0]
+    assert tensor_args(int32, ["ascend910b1"])[0].ties_literal == "(0, -2147483648)"
+    mixed = prototype.loads(protos.text(gcd_op("gcd(x1, x2) + x1", ("int32",)))).ops[0]
+    x1 = tensor_args(mixed, ["ascend910b1"])[0]  # + may overflow: the small range, no ties
+    assert (x1.low, x1.high, x1.ties_literal, x1.gcd_ties) == ("-10", "10", "()", False)
