@@ -27,7 +27,9 @@ shifts/dims and the byte-moved dtypes (idx-roll) the two aclnn_roll files became
 all 9 dtypes in 73 s (121 tests passed), complex64 in 66 s (17 passed). With the channels-last
 pooling (s3-nhwc) average_pooling2d, written avg_pool2d(x.permute(0, 3, 1, 2),
 kernel_size).permute(0, 2, 3, 1), became one prototype: 385 s (the extension's build 358 s on
-2 loaded cores), 17 passed, 3 skipped (NPU).
+2 loaded cores), 17 passed, 3 skipped (NPU). With gcd(a, b) (s3-gcd)
+Gcd became one prototype: int16, int32 and int64 in 63 s alone, 450 s beside five other builds
+(60 passed, 18 skipped: the float boundary values, the backward and the NPU's).
 """
 
 from __future__ import annotations

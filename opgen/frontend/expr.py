@@ -533,6 +533,13 @@ def _call_node(
             f"got {len(node.args)}{usage}"
         )
     call = Call(func, tuple(conv(a) for a in node.args))
+    _check_call_operands(function, call)
+    return call
+
+
+def _check_call_operands(function: functions.Function, call: Call) -> None:
+    """clamp's bounds are numbers or attrs; gcd's operands tensors (the scalar unit's loop reads
+    tiles)."""
     if function is functions.CLAMP:
         for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
             if arg.is_tensor:
@@ -541,7 +548,13 @@ def _call_node(
                     f"not the tensor expression '{show(arg)}'; write "
                     "min(max(x, lo), hi) for tensor bounds"
                 )
-    return call
+    if function.scalar_loop:
+        for arg in call.args:
+            if not arg.is_tensor:
+                raise ExprError(
+                    f"{call.func}() takes two integer tensors, not the number or attr "
+                    f"'{show(arg)}' ({function.usage})"
+                )
 
 
 def _unknown_function(node: ast.Call, func: str) -> ExprError:
@@ -1209,6 +1222,8 @@ def _torch_call(node: Call) -> str:
         return f"{spelling}({args[0]})"
     if node.func == functions.POW.name:  # a tensor to the power of a number or an attr expression
         return f"torch.pow({args[0]}, {args[1]})"
+    if node.func == functions.GCD.name:
+        return f"torch.gcd({args[0]}, {args[1]})"
     a, b = node.args
     bound = "max" if node.func == "min" else "min"
     if a.is_tensor and b.is_tensor:
