@@ -1,10 +1,10 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d): one frozen entry each, all that opgen
-knows of it in one place -- its torch signature and spelling, the index library's kernel that
-runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's ints[] are
-filled, its shape function, and what the kernel needs of a SoC. The grammar (expr.py), the rules
-(index_ops.py), the SoC checks (compiler/checks.py) and the planner (planning/index_op.py) read
-it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross): one frozen entry each, all
+that opgen knows of it in one place -- its torch signature and spelling, the index library's
+kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
+ints[] are filled, its shape function, and what the kernel needs of a SoC. The grammar
+(expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
+(planning/index_op.py) read it; nothing else names a function."""
 
 from __future__ import annotations
 
@@ -13,12 +13,16 @@ from dataclasses import dataclass
 INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
 FLOATS = ("float16", "bfloat16", "float32")
 ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
-TENSOR_PARAMS = ("x", "index", "src")  # the parameters that are input tensors
+# the parameters that are input tensors (cross's `other` is held as the call's src)
+TENSOR_PARAMS = ("x", "index", "src", "other")
 # The other parameters by type: bools, pooling's pairs of ints; the rest are ints
 BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
+# CANN's "dim not given" (the OpDef default of its Cross and CrossV2: hicann/ops-nn
+# loss/cross_v2/op_host/cross_v2_def.cpp's DEFAULT_DIM): torch.cross's dim=None
+CROSS_UNSET_DIM = -65530
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
 # library's static_asserts refuse the same SoCs: opgen_soc.h's OPGEN_SOC_HAS_*)
@@ -67,6 +71,9 @@ class IndexFunction:
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
+    # the dim's value standing for torch's dim=None (cross: CANN's Cross/CrossV2 OpDef default
+    # -65530; the golden passes None, the host resolves it); None: every value is a dim
+    unset_dim: int | None = None
 
     @property
     def has_dim(self) -> bool:
@@ -239,5 +246,17 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 0)),  # unused: max pooling pads with -inf
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+    ),
+    IndexFunction(
+        "cross",
+        ("x", "other", "dim"),
+        (),
+        "torch.cross",  # its dim=None rule (torch.linalg.cross has none); a given dim: the same
+        "Cross",
+        "cross",
+        "ShapeCross",
+        ("float16", "float32", "int32", "int8"),
+        dim_default=CROSS_UNSET_DIM,  # not given: torch's None
+        unset_dim=CROSS_UNSET_DIM,
     ),
 )

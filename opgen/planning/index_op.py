@@ -118,7 +118,7 @@ def plan(op: Op) -> IndexOpData:
         kernel_header=f"opgen_index_{group}.h",
         host_header=f"opgen_index_{group}_tiling.h",
         shape_fn=fn.shape_fn,
-        has_dim=fn.has_dim,
+        has_dim=fn.has_dim and fn.unset_dim is None,  # else the kind's Tile resolves the dim
         x=x,
         index=index,
         src=src,
