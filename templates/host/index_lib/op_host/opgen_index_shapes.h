@@ -184,7 +184,7 @@ inline const char* CrossDim(const HostArgs& a, int64_t& dim)
         return "cross with dim unset (torch's dim=None): no dimension of size 3 in x1";
     }
     dim = a.dim;
-    return NormaliseDim(dim, a.x.rank) ? nullptr : "cross: dim is outside x1's dims (torch)";
+    return NormaliseDim(dim, a.x.rank) ? nullptr : "dim is outside x1's dims (torch.cross)";
 }
 
 inline const char* ShapeCross(const HostArgs& a, Shape& y)
@@ -194,13 +194,13 @@ inline const char* ShapeCross(const HostArgs& a, Shape& y)
         return why;
     }
     if (a.x.dims[dim] != 3 || a.src.dims[dim] != 3) {
-        return "cross: x1 and x2 have size 3 along dim (torch)";
+        return "x1 and x2 have size 3 along dim (torch.cross)";
     }
     y = a.x;
     for (uint32_t i = 0; i < a.x.rank; ++i) {
         const int64_t m = a.x.dims[i], n = a.src.dims[i];
         if (m != n && m != 1 && n != 1) {
-            return "cross: x1 and x2 do not broadcast (torch)";
+            return "x1 and x2 do not broadcast (torch.cross)";
         }
         y.dims[i] = m == 1 ? n : m;
     }
