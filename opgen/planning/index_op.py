@@ -54,7 +54,9 @@ class IndexOpData:
     kernel_header: str  # op_kernel/opgen_index_<group>.h
     host_header: str  # op_host/opgen_index_<group>_tiling.h
     shape_fn: str  # op_host/opgen_index_shapes.h's function of the kind
-    has_dim: bool  # the kind works along a dim (not one_hot's, not pooling's)
+    # the host normalises the dim (not one_hot's, not pooling's; not cross's, whose unset dim
+    # TileCross resolves)
+    has_dim: bool
     x: IndexTensor
     index: IndexTensor | None
     src: IndexTensor | None
