@@ -234,3 +234,6 @@ def test_the_rendered_kernel_and_host_call_the_cross_group():
     assert "ReadShape(src, a.src)" in host  # x2's shape
     assert "op_kernel/opgen_index_cross.h" in files
     assert "op_host/opgen_index_cross_tiling.h" in files
+    test = files["tests/test_cross.py"]
+    for name in ("x1", "x2"):  # int8 products that wrap, as torch's
+        assert f'TensorArg("{name}", -100.0, 100.0)' in test

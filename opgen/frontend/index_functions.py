@@ -74,6 +74,8 @@ class IndexFunction:
     # the dim's value standing for torch's dim=None (cross: CANN's Cross/CrossV2 OpDef default
     # -65530; the golden passes None, the host resolves it); None: every value is a dim
     unset_dim: int | None = None
+    # the range the generated tests draw the data inputs from, and why (None: the default)
+    data_range: tuple[int, int, str] | None = None
 
     @property
     def has_dim(self) -> bool:
@@ -258,5 +260,6 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ("float16", "float32", "int32", "int8"),
         dim_default=CROSS_UNSET_DIM,  # not given: torch's None
         unset_dim=CROSS_UNSET_DIM,
+        data_range=(-100, 100, "products that wrap in int8 as torch's (the kernel wraps too)"),
     ),
 )
