@@ -1,8 +1,9 @@
 """The index library's cross group (templates/kernel/index_lib/op_kernel/opgen_index_cross.h,
 templates/host/index_lib/op_host/opgen_index_cross_tiling.h) on the twin, against torch.cross:
 the dim given or unset (CANN's -65530, torch's dim=None), x1 and x2 broadcast by torch's rules,
-tails and several cores, float32/float16/int32/int8, run by cpp/index_cross_driver.cpp (the GM
-buffers are exactly the tensors, so an access outside them fails the launch)."""
+tails and several cores, float32/float16/int32/int8, on ascend910b (and two cases on ascend310b
+and ascend950), run by cpp/index_cross_driver.cpp (the GM buffers are exactly the tensors, so an
+access outside them fails the launch)."""
 
 from __future__ import annotations
 
@@ -27,14 +28,26 @@ UB = 196608  # ascend910b's UB per vector core
 CORES = 8
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory) -> Path:
-    exe = tmp_path_factory.mktemp("index_cross") / "drv"
-    build = [CXX, *CXXFLAGS, "-D__NPU_ARCH__=2201", *INDEX_LIB_INCLUDES]
+def _build(root: Path, arch: int) -> Path:
+    exe = root / f"drv_{arch}"
+    build = [CXX, *CXXFLAGS, f"-D__NPU_ARCH__={arch}", *INDEX_LIB_INCLUDES]
     build += [str(CPP / "index_cross_driver.cpp"), "-o", str(exe)]
     proc = subprocess.run(build, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return exe
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory) -> Path:
+    """ascend910b's build (2201)."""
+    return _build(tmp_path_factory.mktemp("index_cross"), 2201)
+
+
+@pytest.fixture(scope="module")
+def other_socs(tmp_path_factory) -> dict[int, Path]:
+    """ascend310b (3002, the sample's other SoC) and ascend950 (3510)."""
+    root = tmp_path_factory.mktemp("index_cross_socs")
+    return {arch: _build(root, arch) for arch in (3002, 3510)}
 
 
 def _data(shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> torch.Tensor:
@@ -146,6 +159,17 @@ def test_float16_rounds_each_step(driver, tmp_path):
     got = run(driver, tmp_path, x1, x2, 1)
     assert not isinstance(got, str), got
     _check(got[0], want)
+
+
+@pytest.mark.parametrize("arch", [3002, 3510])
+@pytest.mark.parametrize("tn", list(DTYPES))
+def test_other_socs(other_socs, tmp_path, arch, tn):
+    """The sample's golden case and a last-dim one with x1 broadcast."""
+    for s1, s2, dim in (((4, 3, 6, 5), (1, 3, 1, 1), UNSET), ((1, 9, 3), (7, 9, 3), -1)):
+        x1, x2 = _data(s1, DTYPES[tn], 7), _data(s2, DTYPES[tn], 8)
+        got = run(other_socs[arch], tmp_path, x1, x2, dim)
+        assert not isinstance(got, str), got
+        _check(got[0], torch_cross(x1, x2, dim))
 
 
 REFUSED = [
