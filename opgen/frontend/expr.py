@@ -257,8 +257,9 @@ IndexArg = int | bool | str | tuple[int, ...]
 @dataclass(frozen=True)
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
-    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d or max_pool2d of
-    inputs (`x`, and `index` and `src` where the function takes them), its other arguments by
+    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d or cross
+    of inputs (`x`, and `index` and `src` where the function takes them; cross's `other` held as
+    `src`), its other arguments by
     torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
     (`values` or `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
     topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet). A pooling
@@ -287,7 +288,7 @@ class IndexCall:
         """As written: arguments positional until one is left out, then by keyword."""
         x = f"{self.prologue}({self.x}, dim=-1)" if self.prologue else self.x
         x = f"{x}.permute{NHWC_TO_NCHW}" if self.channels_last else x
-        tensors = {"x": x, "index": self.index, "src": self.src}
+        tensors = {"x": x, "index": self.index, "src": self.src, "other": self.src}
         shown, skipped = [], False
         for name in index_functions.FUNCTIONS[self.func].params:
             value = tensors[name] if name in tensors else self.arg(name)
@@ -709,11 +710,12 @@ def _index_call(
             tensors[name] = operand.name
         else:
             args.append((name, _index_arg(func, name, given[name], attr_types)))
+    second = tensors.get("src", tensors.get("other", ""))  # cross's other is held as src
     return IndexCall(
         func,
         tensors["x"],
         tensors.get("index", ""),
-        tensors.get("src", ""),
+        second,
         tuple(args),
         prologue=prologue,
     )
@@ -1175,6 +1177,10 @@ def _torch_index_call(node: IndexCall) -> str:
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
         elif name == "src":  # torch.index_add calls it source
             parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
+        elif name == "other":
+            parts.append(node.src)
+        elif name == "dim" and index_functions.FUNCTIONS[node.func].unset_dim is not None:
+            parts += _unset_dim_arg(node)
         else:
             value = node.arg(name)
             if value is not None:
@@ -1188,6 +1194,18 @@ def _torch_index_call(node: IndexCall) -> str:
     if node.channels_last:  # the same permutes as written: torch's channels-last result
         return f"{call}.permute{NCHW_TO_NHWC}"
     return f"{call}.{node.part}" if node.part else call
+
+
+def _unset_dim_arg(node: IndexCall) -> list[str]:
+    """cross's dim as torch.cross takes it: the unset value (CANN's -65530) as None, not given
+    left out (torch's None too)."""
+    unset = index_functions.FUNCTIONS[node.func].unset_dim
+    value = node.arg("dim")
+    if value is None or value == unset:
+        return [] if value is None else ["dim=None"]
+    if isinstance(value, str):
+        return [f"dim=(None if {value} == {unset} else {value})"]
+    return [f"dim={value}"]
 
 
 def _torch_topk(node: IndexCall) -> str:

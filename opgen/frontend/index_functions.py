@@ -1,10 +1,10 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d): one frozen entry each, all that opgen
-knows of it in one place -- its torch signature and spelling, the index library's kernel that
-runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's ints[] are
-filled, its shape function, and what the kernel needs of a SoC. The grammar (expr.py), the rules
-(index_ops.py), the SoC checks (compiler/checks.py) and the planner (planning/index_op.py) read
-it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross): one frozen entry each, all
+that opgen knows of it in one place -- its torch signature and spelling, the index library's
+kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
+ints[] are filled, its shape function, and what the kernel needs of a SoC. The grammar
+(expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
+(planning/index_op.py) read it; nothing else names a function."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
 FLOATS = ("float16", "bfloat16", "float32")
 ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
-TENSOR_PARAMS = ("x", "index", "src")  # the parameters that are input tensors
+# the parameters that are input tensors (cross's `other` is held as the call's src)
+TENSOR_PARAMS = ("x", "index", "src", "other")
 # The other parameters by type: bools, pooling's pairs of ints; the rest are ints
 BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
@@ -30,6 +31,9 @@ SOFTMAX_LONGHAND = (
 # x and y NHWC (the functions with an nhwc_kind; the only permutes the grammar takes)
 NHWC_TO_NCHW = (0, 3, 1, 2)
 NCHW_TO_NHWC = (0, 2, 3, 1)
+# CANN's "dim not given" (the OpDef default of its Cross and CrossV2: hicann/ops-nn
+# loss/cross_v2/op_host/cross_v2_def.cpp's DEFAULT_DIM): torch.cross's dim=None
+CROSS_UNSET_DIM = -65530
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
 # library's static_asserts refuse the same SoCs: opgen_soc.h's OPGEN_SOC_HAS_*)
@@ -84,6 +88,11 @@ class IndexFunction:
     # its channels-last kernel and shape function (pooling of NHWC x: expr.IndexCall.channels_last)
     nhwc_kind: str = ""
     nhwc_shape_fn: str = ""
+    # the dim's value standing for torch's dim=None (cross: CANN's Cross/CrossV2 OpDef default
+    # -65530; the golden passes None, the host resolves it); None: every value is a dim
+    unset_dim: int | None = None
+    # the range the generated tests draw the data inputs from, and why (None: the default)
+    data_range: tuple[int, int, str] | None = None
 
     @property
     def has_dim(self) -> bool:
@@ -264,5 +273,18 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
         nhwc_kind="MaxPool2dNhwc",
         nhwc_shape_fn="ShapePool2dNhwc",
+    ),
+    IndexFunction(
+        "cross",
+        ("x", "other", "dim"),
+        (),
+        "torch.cross",  # its dim=None rule (torch.linalg.cross has none); a given dim: the same
+        "Cross",
+        "cross",
+        "ShapeCross",
+        ("float16", "float32", "int32", "int8"),
+        dim_default=CROSS_UNSET_DIM,  # not given: torch's None
+        unset_dim=CROSS_UNSET_DIM,
+        data_range=(-100, 100, "products that wrap in int8 as torch's (the kernel wraps too)"),
     ),
 )

@@ -283,6 +283,8 @@ def output_shape(
         return _pool_shape(call, x, values)
     if func == "roll":
         return _roll_shape(call, x, values)
+    if func == "cross":
+        return _cross_shape(call, x, shapes[call.src], values)
     dim_name = FUNCTIONS[func].dim
     dim = _int(values, dim_name, FUNCTIONS[func].dim_default)
     rank = max(len(x), 1)
@@ -317,6 +319,47 @@ def _roll_shape(
         if not -rank <= dim < rank:
             return f"dims={dim} is outside {call.x}'s {len(x)} dims"
     return x
+
+
+def cross_dim(x: tuple[int, ...], values: dict[str, int | bool | tuple[int, ...]]) -> int | str:
+    """torch.cross's dim in [0, rank): the given one, or for the unset value (not given, or
+    CANN's -65530: torch's None) the first of x's dims of size 3; or why torch refuses it."""
+    unset = FUNCTIONS["cross"].unset_dim
+    dim = _int(values, "dim", FUNCTIONS["cross"].dim_default)
+    if dim == unset:
+        first = next((i for i, n in enumerate(x) if n == 3), None)
+        return (
+            "no dimension of size 3 in x1 (torch.cross with dim=None)" if first is None else first
+        )
+    if not x or not -len(x) <= dim < len(x):
+        return f"dim={dim} is outside the {len(x)} dims (torch)"
+    return dim % len(x)
+
+
+def _cross_shape(
+    call: expr.IndexCall,
+    x: tuple[int, ...],
+    other: tuple[int, ...],
+    values: dict[str, int | bool | tuple[int, ...]],
+) -> tuple[int, ...] | str:
+    """torch.cross's checks: one rank, size 3 along dim in both, the other dims broadcast; y is
+    the broadcast shape."""
+    if len(x) != len(other) or not x:
+        return (
+            f"{call.x} and {call.src} have one rank, at least 1 (torch), not {len(x)} and "
+            f"{len(other)}"
+        )
+    dim = cross_dim(x, values)
+    if isinstance(dim, str):
+        return dim
+    if x[dim] != 3 or other[dim] != 3:
+        return (
+            f"{call.x} and {call.src} have size 3 along dim {dim} (torch), not {x[dim]} and "
+            f"{other[dim]}"
+        )
+    if any(m != n and 1 not in (m, n) for m, n in zip(x, other, strict=True)):
+        return f"{call.x} {list(x)} and {call.src} {list(other)} do not broadcast (torch)"
+    return tuple(max(m, n) if 0 not in (m, n) else 0 for m, n in zip(x, other, strict=True))
 
 
 def _ints(value: int | bool | tuple[int, ...]) -> tuple[int, ...]:
@@ -465,6 +508,8 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
     assert call is not None
     func = call.func
     values = arg_values(op, call)
+    if func == "cross":
+        return _cross_test_shapes(call, values)
     if call.channels_last:  # NHWC: C = 1, and C past a 64-lane block with a tail
         xs: list[tuple[int, ...]] = [(2, 17, 19, 3), (1, 8, 8, 1), (2, 9, 10, 70)]
     elif func in ("avg_pool2d", "max_pool2d"):
@@ -492,3 +537,29 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
         k = _int(values, "k")
         cases = [c for c in cases if c[call.x][dim % len(c[call.x])] >= k] or cases
     return tuple(cases)
+
+
+def _cross_test_shapes(
+    call: expr.IndexCall, values: dict[str, int | bool | tuple[int, ...]]
+) -> tuple[dict[str, tuple[int, ...]], ...]:
+    """cross's cases: size 3 along its dim (the unset dim: dim 1, no 3 before it), other sizes
+    with tails, over several cores, one element per run (x2 broadcast on the last dim), x2 and
+    x1 broadcast in turn (the CANN sample's x2 [1, 3, 1, ...])."""
+    dim = _int(values, "dim", FUNCTIONS["cross"].dim_default)
+    if dim == FUNCTIONS["cross"].unset_dim:
+        rank, at = 3, 1
+    else:  # rank 3, or the dim's when it reaches further
+        rank = max(3, dim + 1 if dim >= 0 else -dim)
+        at = dim % rank
+
+    def shape(sizes: tuple[int, ...]) -> tuple[int, ...]:
+        padded = (sizes + (1,) * rank)[:rank]
+        return tuple(3 if i == at else n for i, n in enumerate(padded))
+
+    pairs = [
+        ((4, 5, 37), (1, 1, 1)),  # x2 one vector, broadcast
+        ((2, 7, 600), (2, 7, 600)),  # runs over cores, no broadcast
+        ((5, 4, 9), (5, 1, 1)),  # x2 broadcast on the last dims
+        ((1, 6, 33), (6, 6, 33)),  # x1 broadcast
+    ]
+    return tuple({call.x: shape(a), call.src: shape(b)} for a, b in pairs)

@@ -54,7 +54,9 @@ class IndexOpData:
     kernel_header: str  # op_kernel/opgen_index_<group>.h
     host_header: str  # op_host/opgen_index_<group>_tiling.h
     shape_fn: str  # op_host/opgen_index_shapes.h's function of the kind
-    has_dim: bool  # the kind works along a dim (not one_hot's, not pooling's)
+    # the host normalises the dim (not one_hot's, not pooling's; not cross's, whose unset dim
+    # TileCross resolves)
+    has_dim: bool
     x: IndexTensor
     index: IndexTensor | None
     src: IndexTensor | None
@@ -120,7 +122,7 @@ def plan(op: Op) -> IndexOpData:
         kernel_header=f"opgen_index_{group}.h",
         host_header=f"opgen_index_{group}_tiling.h",
         shape_fn=fn.nhwc_shape_fn if call.channels_last else fn.shape_fn,
-        has_dim=fn.has_dim,
+        has_dim=fn.has_dim and fn.unset_dim is None,  # else the kind's Tile resolves the dim
         x=x,
         index=index,
         src=src,

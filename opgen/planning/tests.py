@@ -17,7 +17,7 @@ from typing import Any
 
 from opgen.compiler.compute import compute_types, special_values_exact
 from opgen.compiler.streams import scalar_loop_only
-from opgen.frontend import defined, expr, functions, index_ops, soc_dtypes
+from opgen.frontend import defined, expr, functions, index_functions, index_ops, soc_dtypes
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op, TensorParam
@@ -1169,11 +1169,13 @@ def extra_cases(op: Op) -> dict[str, Any]:
 def index_ranges(data: TestsData, op: Op) -> TestsData:
     """An index op's tests (planned for its shell, an op without compute): the index input drawn
     in [0, the indexed dim's size) (duplicates come with more draws than values), and the attrs
-    the call reads passed values its test shapes take."""
+    the call reads passed values its test shapes take; the data inputs drawn from the function's
+    data_range where it has one (cross: int8 products that wrap)."""
     call = op.index_call
     assert call is not None
     tensor = index_ops.range_tensor(call)
     bound = index_ops.index_range(op)
+    data_range = index_functions.FUNCTIONS[call.func].data_range
     args = [
         replace(
             a,
@@ -1186,4 +1188,12 @@ def index_ranges(data: TestsData, op: Op) -> TestsData:
         else a
         for a in data.tensor_args
     ]
+    if data_range is not None:
+        low, high, why = data_range
+        args = [
+            replace(a, why=why, low=repr(float(low)), high=repr(float(high)))
+            if a.name in (call.x, call.src)
+            else a
+            for a in args
+        ]
     return replace(data, tensor_args=args, attr_args=attr_args(op))

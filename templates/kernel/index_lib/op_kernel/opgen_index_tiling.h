@@ -23,7 +23,7 @@ struct Shape {
 struct HostArgs {
     Shape x;      // the data input (index_select's x, topk's x, the pooled input, ...)
     Shape index;  // the index input; rank 0 when the op has none
-    Shape src;    // scatter_add's / index_add's src; rank 0 otherwise
+    Shape src;    // scatter_add's / index_add's src, cross's x2; rank 0 otherwise
     int64_t dim;
     int64_t ints[MAX_INTS];
     uint32_t dtypeBytes;  // x's element size
@@ -56,6 +56,9 @@ struct IndexTiling {
     int64_t outerDims[MAX_RANK];
     int64_t outerShifts[MAX_RANK];
     uint32_t outerRank;
+    // cross: x1's, x2's and y's element strides of the dims it iterates (outerDims, outerRank;
+    // an input's 0 where it broadcasts)
+    int64_t strides[3][MAX_RANK];
 };
 
 }  // namespace opgen_index
