@@ -36,6 +36,7 @@ struct HostArgs {
     uint32_t dimCount;
     uint32_t coreNum;     // vector cores
     uint64_t ubBytes;     // UB size per vector core
+    float floats[MAX_INTS];  // the float arguments in the grammar's order (histc's min, max)
 };
 
 // The tiling: x seen as [outer, axis, inner] around dim; the work split in units (what a unit
@@ -56,6 +57,8 @@ struct IndexTiling {
     int64_t outerDims[MAX_RANK];
     int64_t outerShifts[MAX_RANK];
     uint32_t outerRank;
+    float floats[MAX_INTS];   // the kind's float values (histc's min and max)
+    uint64_t workspaceBytes;  // the user workspace the kernel needs (the host adds it to the system's)
 };
 
 }  // namespace opgen_index
