@@ -27,7 +27,14 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "int32": torch.int
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory) -> Path:
     exe = tmp_path_factory.mktemp("index_histogram") / "driver"
-    build = [CXX, *CXXFLAGS, *INDEX_LIB_INCLUDES, str(CPP / "index_histogram_driver.cpp"), "-o", str(exe)]
+    build = [
+        CXX,
+        *CXXFLAGS,
+        *INDEX_LIB_INCLUDES,
+        str(CPP / "index_histogram_driver.cpp"),
+        "-o",
+        str(exe),
+    ]
     proc = subprocess.run(build, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return exe
@@ -99,12 +106,20 @@ def test_edges_max_and_out_of_range(driver, tmp_path, dtype):
         edges = torch.linspace(lo, hi, bins + 1, dtype=td)
         around = torch.cat([edges, edges.nextafter(torch.tensor(-1e9, dtype=td))])
         around = torch.cat([around, edges.nextafter(torch.tensor(1e9, dtype=td))])
-        extra = torch.tensor([lo - 1, hi + 1, float("nan"), float("inf"), -float("inf"), lo, hi], dtype=td)
+        extra = torch.tensor(
+            [lo - 1, hi + 1, float("nan"), float("inf"), -float("inf"), lo, hi], dtype=td
+        )
         x = torch.cat([around, extra])
         for cores in (1, 4):
             y, out = run(driver, tmp_path, x, bins, lo, hi, cores)
             assert y is not None, out
-            assert same(y, torch.histc(x, bins, lo, hi)), (bins, lo, hi, y, torch.histc(x, bins, lo, hi))
+            assert same(y, torch.histc(x, bins, lo, hi)), (
+                bins,
+                lo,
+                hi,
+                y,
+                torch.histc(x, bins, lo, hi),
+            )
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
@@ -118,8 +133,16 @@ def test_any_core_count_same_bits(driver, tmp_path, dtype):
 
 @pytest.mark.parametrize(
     ("dtype", "value"),
-    [("float32", 3.0), ("float32", 1e30), ("float32", -2.5e-38), ("float32", 0.0), ("float16", 3.0),
-     ("float16", -7.5), ("int32", 5), ("int32", 123456789)],
+    [
+        ("float32", 3.0),
+        ("float32", 1e30),
+        ("float32", -2.5e-38),
+        ("float32", 0.0),
+        ("float16", 3.0),
+        ("float16", -7.5),
+        ("int32", 5),
+        ("int32", 123456789),
+    ],
 )
 def test_min_eq_max_all_equal(driver, tmp_path, dtype, value):
     """min == max and every element equal: torch widens the empty range (float: max(1, one ulp);
