@@ -184,9 +184,13 @@ __aicore__ inline Range DataRange(const GlobalTensor<T>& xG, const Span& s, cons
     using C = typename Calc<T>::type;
     float lo = 0.0f, hi = 0.0f, nan = 0.0f, any = 0.0f;
     ForEach(xG, s, xs, t.tileElems, [&](float v) {
-        if (v != v) nan = 1.0f;
-        else if (any == 0.0f) lo = hi = v, any = 1.0f;
-        else lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+        if (v != v) {
+            nan = 1.0f;
+            return;
+        }
+        lo = any == 0.0f || v < lo ? v : lo;
+        hi = any == 0.0f || v > hi ? v : hi;
+        any = 1.0f;
     });
     const float mine[kSlotFloats] = {lo, hi, nan, any, 0.0f, 0.0f, 0.0f, 0.0f};
     for (uint32_t i = 0; i < kSlotFloats; ++i) slots.SetValue(i, mine[i]);
