@@ -161,5 +161,21 @@ def test_the_plan_and_the_rendered_files():
     assert "GetLibApiWorkSpaceSize() + tiling->index.workspaceBytes" in host
     cpu = next(t for p, t in files.items() if p.endswith("/csrc/ops.cpp"))
     assert '"torch.histc: range of [", low_' in cpu
+    test = files["tests/test_index_custom.py"]
+    assert "def test_histc_data_range_not_finite_refused(dtypes, bad):" in test
+    assert "args[2] = 0.0  # min: min == max" in test and "args[3] = 0.0  # max" in test
     for path in ("op_kernel/opgen_index_histogram.h", "op_host/opgen_index_histogram_tiling.h"):
         assert path in files
+
+
+def test_the_rendered_files_are_tidy():
+    from test_kernel_host_render import assert_tidy
+
+    proto = prototype.loads(json.dumps([histc_raw()]))
+    files = {
+        f.path: f.content.decode()
+        for f in twin.render_files(proto, twin.options(), full=True)
+        if f.path.endswith((".cpp", ".h")) and ("histogram" in f.path or "index_custom" in f.path)
+    }
+    assert len(files) >= 5, sorted(files)
+    assert_tidy(files)
