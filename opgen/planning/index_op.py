@@ -112,11 +112,7 @@ def plan(op: Op) -> IndexOpData:
         for i, t in enumerate(op.inputs)
     }
     outs = [IndexTensor(t.name, i, t.kernel_param, t.dtype_macro) for i, t in enumerate(op.outputs)]
-    parts = {}
-    for t in outs:
-        tree = op.compute[t.name]
-        assert isinstance(tree, expr.IndexCall)
-        parts[tree.part or "values"] = t
+    parts = _parts(op, outs)
     x = inputs[call.x]
     index = inputs[call.index] if call.index else None
     src = inputs[call.src] if call.src else None
@@ -173,6 +169,16 @@ def _float_source(op: Op, call: expr.IndexCall, slot: int, name: str, default: f
         return IndexFloat(slot, name, 0.0, value, index, attr_default)
     literal = float(value) if isinstance(value, (int, float)) else default
     return IndexFloat(slot, name, literal, "", -1, 0.0)
+
+
+def _parts(op: Op, outs: list[IndexTensor]) -> dict[str, IndexTensor]:
+    """Each output by the part of the call it takes (values unless .indices)."""
+    parts = {}
+    for t in outs:
+        tree = op.compute[t.name]
+        assert isinstance(tree, expr.IndexCall)
+        parts[tree.part or "values"] = t
+    return parts
 
 
 def _x_aliases(op: Op, x_name: str, x: IndexTensor) -> list[StorageAlias]:
