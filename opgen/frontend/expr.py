@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from opgen.frontend import functions, index_functions
 from opgen.frontend.index_functions import (
     BOOL_PARAMS,
+    FLOAT_PARAMS,
     LIST_PARAMS,
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
@@ -251,7 +252,7 @@ EXPAND_FUNC = "expand"
 
 # An index-op argument: an int or bool literal, a tuple of ints (a pooling window), or the name
 # of an attr (int, bool or list_int) holding it.
-IndexArg = int | bool | str | tuple[int, ...]
+IndexArg = int | bool | float | str | tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -763,6 +764,8 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         kinds, what = ("int", "list_int"), "an int, a pair of ints, or an int or list_int attr"
     elif name in LIST_PARAMS:
         kinds, what = ("int", "list_int"), "an int, a list of ints, or an int or list_int attr"
+    elif name in FLOAT_PARAMS:
+        kinds, what = ("float",), "a number or a float attr"
     else:
         kinds, what = ("int",), "an int or an int attr"
     if isinstance(node, ast.Name) and attr_types.get(node.id) in kinds:
@@ -778,11 +781,28 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         items = [_small_int(e) for e in node.elts]
         if all(v is not None for v in items):
             return tuple(v for v in items if v is not None)
+    elif name in FLOAT_PARAMS and _number(node) is not None:
+        number = _number(node)
+        assert number is not None
+        return number
     elif _small_int(node) is not None and not isinstance(node, ast.Name):
         value = _small_int(node)
         assert value is not None
         return value
     raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
+
+
+def _number(node: ast.AST) -> float | None:
+    """A finite int or float literal (negative too), as a float, else None."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+    if not isinstance(value, ast.Constant) or type(value.value) not in (int, float):
+        return None
+    assert isinstance(value.value, (int, float))
+    number = float(value.value)
+    if number - number != 0.0:
+        return None
+    return -number if negative else number
 
 
 def _small_int(node: ast.AST) -> int | None:
@@ -1170,6 +1190,9 @@ def _torch_index_call(node: IndexCall) -> str:
     for name in index_functions.FUNCTIONS[node.func].params:
         if name == "x" and node.channels_last:
             parts.append(f"{node.x}.permute{NHWC_TO_NCHW}")
+        elif name == "x" and index_functions.FUNCTIONS[node.func].float_golden:
+            # torch has no integer kernel: an integer x is binned as x.float(), cast back below
+            parts.append(f"({node.x} if {node.x}.is_floating_point() else {node.x}.float())")
         elif name == "x":
             parts.append(f"{node.x}.long()" if node.func == "one_hot" else _torch_x(node))
         elif name == "index":
@@ -1193,6 +1216,8 @@ def _torch_index_call(node: IndexCall) -> str:
     call = f"{index_functions.FUNCTIONS[node.func].torch}({', '.join(parts)})"
     if node.channels_last:  # the same permutes as written: torch's channels-last result
         return f"{call}.permute{NCHW_TO_NHWC}"
+    if index_functions.FUNCTIONS[node.func].float_golden:
+        return f"{call}.to({node.x}.dtype)"
     return f"{call}.{node.part}" if node.part else call
 
 

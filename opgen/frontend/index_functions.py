@@ -1,9 +1,9 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross): one frozen entry each, all
-that opgen knows of it in one place -- its torch signature and spelling, the index library's
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc): one frozen entry each,
+all that opgen knows of it in one place -- its torch signature and spelling, the index library's
 kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
-ints[] are filled, its shape function, and what the kernel needs of a SoC. The grammar
-(expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
+ints[] (and floats[]) are filled, its shape function, and what the kernel needs of a SoC. The
+grammar (expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
 (planning/index_op.py) read it; nothing else names a function."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ TENSOR_PARAMS = ("x", "index", "src", "other")
 BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
+FLOAT_PARAMS = frozenset("min max".split())  # a number or a float attr (torch.histc's range)
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 # A row prologue the kernel computes on x's row in UB before it (topk(softmax(x, dim=-1), k)):
 # its spelling as topk's x, and the equivalent expression opgen also takes ({x} the input)
@@ -43,6 +44,7 @@ CAPABILITY_APIS = {
     "has_float_reduce": "ReduceMax/ReduceMin in float",
     "has_sort32": "Sort32 and MrgSort",
     "has_gather": "Gather",
+    "has_hardware_sync_all": "SyncAll (the hardware form)",
 }
 _SUMMED = (*FLOATS, "int32")  # what the sum kernels take (sums in float or int32)
 # What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
@@ -73,6 +75,8 @@ class IndexFunction:
     # The kernel's ints[] in order: the argument filling each slot (a pair's item as name[i])
     # and its value when not given (None: given, or the slot two before's, as pooling's stride)
     ints: tuple[tuple[str, int | None], ...] = ()
+    # The kernel's floats[] in order (FLOAT_PARAMS): the argument filling each slot, its default
+    floats: tuple[tuple[str, float], ...] = ()
     dim: str = "dim"  # the parameter naming the dim ("": the function has none)
     dim_default: int = 0
     movement: bool = False  # it only moves x's elements (so any word, complex64 too)
@@ -81,6 +85,8 @@ class IndexFunction:
     dtype_notes: tuple[tuple[str, str], ...] = ()  # why a dtype the kernel could take is refused
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
+    workspace: bool = False  # its kernel takes the launch's workspace (and SyncAll: MIX_AIV_1_0)
+    float_golden: bool = False  # torch has no integer kernel: the golden bins x.float() (histc)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
     # the row prologues its kernel computes on x first (SOFTMAX), and the flags they need
     prologues: tuple[str, ...] = ()
@@ -286,5 +292,21 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         dim_default=CROSS_UNSET_DIM,  # not given: torch's None
         unset_dim=CROSS_UNSET_DIM,
         data_range=(-100, 100, "products that wrap in int8 as torch's (the kernel wraps too)"),
+    ),
+    IndexFunction(
+        "histc",
+        ("x", "bins", "min", "max"),
+        (),
+        "torch.histc",
+        "Histc",
+        "histogram",
+        "ShapeHistc",
+        ("float16", "float32", "int32"),
+        ints=(("bins", 100),),
+        floats=(("min", 0.0), ("max", 0.0)),
+        dim="",
+        workspace=True,
+        float_golden=True,
+        needs=("has_datacopypad", "has_hardware_sync_all"),
     ),
 )

@@ -1,6 +1,6 @@
 """Index ops: an output computed as one of torch's index functions (index_select, gather,
 scatter_add, index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
-max_pool2d; expr.IndexCall). Their kernels are the index library's templates
+max_pool2d, histc; expr.IndexCall). Their kernels are the index library's templates
 (templates/kernel/index_lib/), one kind each. Here: the rules a prototype must meet, the dtype
 rules, the shape rule the tests check (torch's; InferShape states it in C++, the fake kernel is
 the golden on meta tensors), the values the tests pass for the attrs the call reads, and the
@@ -181,7 +181,7 @@ def _output_dtypes(call: expr.IndexCall, dx: str) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------------------------
 
 # The value the tests pass for a required attr an index call reads, by the argument it fills
-_ATTR_SAMPLES: dict[str, int | bool | list[int]] = {
+_ATTR_SAMPLES: dict[str, int | bool | float | list[int]] = {
     "dim": -1,
     "dims": -1,
     "k": 3,
@@ -191,10 +191,13 @@ _ATTR_SAMPLES: dict[str, int | bool | list[int]] = {
     "stride": [2, 2],
     "padding": [0, 0],
     "dilation": [1, 1],
+    "bins": 10,
+    "min": -2.0,  # histc's range: some of the normal test data outside it
+    "max": 2.0,
 }
 
 
-def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
+def attr_sample(op: Op, attr: str) -> int | bool | float | list[int] | None:
     """The value the tests pass for required attr `attr` when the op's index call reads it
     (None: the call does not)."""
     call = op.index_call
@@ -208,6 +211,8 @@ def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
             a = next(a for a in op.attrs if a.name == attr)
             if call.func == "roll" and a.type == "list_int":
                 return _roll_list_sample(op, call, name)
+            if a.type == "float":
+                return float(sample) if isinstance(sample, (int, float)) else 0.0
             if a.type == "list_int" and isinstance(sample, int):
                 return [sample, sample]
             if a.type == "int" and isinstance(sample, list):
@@ -237,11 +242,13 @@ def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int
         if isinstance(value, str):
             a = attrs[value]
             given = attr_sample(op, value) if a.required else a.default
+            if isinstance(given, float):
+                continue  # histc's range: no shape depends on it
             if isinstance(given, list):
                 values[name] = tuple(int(v) for v in given)
             elif isinstance(given, (bool, int)):
                 values[name] = given
-        else:
+        elif not isinstance(value, float):
             values[name] = value
     return values
 
@@ -285,6 +292,9 @@ def output_shape(
         return _roll_shape(call, x, values)
     if func == "cross":
         return _cross_shape(call, x, shapes[call.src], values)
+    if func == "histc":
+        bins = _int(values, "bins", 100)
+        return (bins,) if bins > 0 else "torch.histc: bins must be > 0"
     dim_name = FUNCTIONS[func].dim
     dim = _int(values, dim_name, FUNCTIONS[func].dim_default)
     rank = max(len(x), 1)

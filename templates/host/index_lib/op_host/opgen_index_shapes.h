@@ -129,6 +129,18 @@ inline const char* ShapeOneHot(const HostArgs& a, Shape& y)
     return nullptr;
 }
 
+// histc: ints[0] = bins, y [bins] whatever x's shape.
+inline const char* ShapeHistc(const HostArgs& a, Shape& y)
+{
+    if (a.ints[0] <= 0) {
+        return "torch.histc: bins must be > 0";
+    }
+    y = Shape{};
+    y.rank = 1;
+    y.dims[0] = a.ints[0];
+    return nullptr;
+}
+
 // One pooled side: torch's (n + 2p - k) / s + 1, rounded up with ceil_mode, the last window
 // starting inside the input.
 inline int64_t PoolOutSide(int64_t n, int64_t k, int64_t s, int64_t p, bool ceil)

@@ -36,6 +36,7 @@ struct HostArgs {
     uint32_t dimCount;
     uint32_t coreNum;     // vector cores
     uint64_t ubBytes;     // UB size per vector core
+    float floats[MAX_INTS];  // the float arguments in the grammar's order (histc's min, max)
 };
 
 // The tiling: x seen as [outer, axis, inner] around dim; the work split in units (what a unit
@@ -59,6 +60,8 @@ struct IndexTiling {
     // cross: x1's, x2's and y's element strides of the dims it iterates (outerDims, outerRank;
     // an input's 0 where it broadcasts)
     int64_t strides[3][MAX_RANK];
+    float floats[MAX_INTS];   // the kind's float values (histc's min and max)
+    uint64_t workspaceBytes;  // the user workspace the kernel needs (the host adds it to the system's)
 };
 
 }  // namespace opgen_index
