@@ -111,6 +111,18 @@ def problems(raw: dict) -> list[str]:
             "max_pool2d(x, 3, 2, 1, ceil_mode=True)",
             "torch.nn.functional.max_pool2d(x, kernel_size=3, stride=2, padding=1, ceil_mode=True)",
         ),
+        (
+            "avg_pool2d(x.permute(0, 3, 1, 2), k).permute(0, 2, 3, 1)",
+            "avg_pool2d(x.permute(0, 3, 1, 2), k).permute(0, 2, 3, 1)",
+            "torch.nn.functional.avg_pool2d(x.permute(0, 3, 1, 2), kernel_size=k)"
+            ".permute(0, 2, 3, 1)",
+        ),
+        (
+            "max_pool2d(x.permute((0, 3, 1, 2)), 3, padding=1).permute([0, 2, 3, 1])",
+            "max_pool2d(x.permute(0, 3, 1, 2), 3, padding=1).permute(0, 2, 3, 1)",
+            "torch.nn.functional.max_pool2d(x.permute(0, 3, 1, 2), kernel_size=3, padding=1)"
+            ".permute(0, 2, 3, 1)",
+        ),
     ],
 )
 def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
@@ -134,6 +146,25 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("avg_pool2d(x, [1, 2, 3])", "kernel_size takes an int, a pair of ints"),
         ("roll(x, [1, 0.5], 0)", "shifts takes an int, a list of ints, or an int or list_int"),
         ("roll(x, 1, f)", "dims takes an int, a list of ints, or an int or list_int attr"),
+        # channels-last pooling: exactly torch's NHWC wrapping, nothing else permuted
+        (
+            "avg_pool2d(x.permute(0, 3, 1, 2), 2)",
+            "'x.permute(0, 3, 1, 2)' is not allowed: .permute() is taken only around a "
+            "channels-last pooling, avg_pool2d(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1) "
+            "(or max_pool2d), x and the output NHWC",
+        ),
+        (
+            "avg_pool2d(x, 2).permute(0, 2, 3, 1)",
+            "opgen pools NCHW x, avg_pool2d(x, ...), or NHWC x written "
+            "avg_pool2d(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), these permutes exactly",
+        ),
+        ("max_pool2d(x.permute(0, 2, 1, 3), 2).permute(0, 2, 1, 3)", "no other permute"),
+        ("avg_pool2d(x.permute(2, 0, 1), 2).permute(1, 2, 0)", "no other permute"),
+        ("avg_pool2d(x.permute(0, -1, 1, 2), 2).permute(0, 2, 3, 1)", "no other permute"),
+        ("max_pool2d(x.permute(0, 3, 1, 2), 2).permute(dims=(0, 2, 3, 1))", "no other permute"),
+        ("avg_pool2d((x * 2).permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)", "no other permute"),
+        ("gather(x, 0, ids).permute(0, 2, 3, 1)", ".permute() is taken only around"),
+        ("x.permute(0, 2, 3, 1)", ".permute() is taken only around"),
     ],
 )
 def test_index_call_refusals_name_the_part(text, message):
@@ -168,6 +199,12 @@ SHAPE_CASES = [
     ("avg_pool2d(x, [3, 2], padding=[1, 1], ceil_mode=True)", {"x": (3, 10, 11)}, {}),
     ("max_pool2d(x, 3, 2, 1, ceil_mode=True)", {"x": (2, 3, 8, 9)}, {}),
     ("max_pool2d(x, 2)", {"x": (1, 1, 5, 5)}, {}),
+    ("avg_pool2d(x.permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)", {"x": (2, 8, 9, 3)}, {}),
+    (
+        "max_pool2d(x.permute(0, 3, 1, 2), [3, 2], 2, 1, ceil_mode=True).permute(0, 2, 3, 1)",
+        {"x": (2, 7, 10, 70)},
+        {},
+    ),
 ]
 
 
@@ -431,9 +468,12 @@ def test_every_index_function_names_what_exists():
         host = (
             lib / "host" / "index_lib" / "op_host" / f"opgen_index_{fn.group}_tiling.h"
         ).read_text()
-        assert f"void {fn.kind}(" in kernel, fn.name
-        assert f"Tile{fn.kind}(const HostArgs& a, IndexTiling& t)" in host, fn.name
-        assert f"{fn.shape_fn}(" in shapes, fn.name
+        for kind, shape_fn in ((fn.kind, fn.shape_fn), (fn.nhwc_kind, fn.nhwc_shape_fn)):
+            if kind:
+                assert f"void {kind}(" in kernel, fn.name
+                assert f"Tile{kind}(const HostArgs& a, IndexTiling& t)" in host, fn.name
+                assert f"{shape_fn}(" in shapes, fn.name
+        assert bool(fn.nhwc_kind) == bool(fn.nhwc_shape_fn), fn.name
         target = eval(fn.torch, {"torch": torch})  # noqa: S307 (the registry's own text)
         assert callable(target), fn.torch
         assert set(fn.needs) <= set(index_functions.CAPABILITY_APIS), fn.name
@@ -476,6 +516,34 @@ def test_an_int_pooling_attr_is_sampled_as_an_int():
 # ---------------------------------------------------------------------------------------------
 # the plan and the rendered files
 # ---------------------------------------------------------------------------------------------
+
+
+def test_a_channels_last_pooling_is_its_own_kind():
+    """pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1): the NHWC kernel and shape function,
+    the same ints as NCHW (stride the kernel's), NHWC default test shapes, torch's golden, and
+    an x that is not 4-D refused in test_shapes as torch's permute refuses it."""
+    attrs = [{"name": "kernel_size", "param_type": "required", "type": "int"}]
+    text = "avg_pool2d(x.permute(0, 3, 1, 2), kernel_size).permute(0, 2, 3, 1)"
+    pool = load(index_op_raw({"y": text}, inputs=[tensor("x")], attrs=attrs))
+    plan = index_op.plan(pool)
+    assert (plan.kind, plan.shape_fn, plan.group) == ("AvgPool2dNhwc", "ShapePool2dNhwc", "pool")
+    assert [i.same_as for i in plan.ints[2:4]] == [0, 1]  # stride: the kernel's
+    assert plan.expressions == [text]
+    assert index_ops.attr_sample(pool, "kernel_size") == 2
+    assert [c["x"] for c in pool.test_shapes] == [(2, 17, 19, 3), (1, 8, 8, 1), (2, 9, 10, 70)]
+    for case in pool.test_shapes:
+        x = torch.randn(case["x"])
+        golden = eval(
+            expr.to_torch(pool.compute["y"]), {"torch": torch}, {"x": x, "kernel_size": 2}
+        )
+        shape = index_ops.output_shape(pool.index_call, case, {"kernel_size": 2})
+        assert shape == tuple(golden.shape)
+    maxed = load(index_op_raw({"y": text.replace("avg", "max")}, inputs=[tensor("x")], attrs=attrs))
+    assert index_op.plan(maxed).kind == "MaxPool2dNhwc"
+    found = problems(
+        index_op_raw({"y": text}, inputs=[tensor("x")], attrs=attrs, test_shapes=[{"x": [8, 8, 3]}])
+    )
+    assert any("takes x [N, H, W, C] (torch's permute), not [8, 8, 3]" in p for p in found), found
 
 
 def test_the_plan_maps_arguments_to_the_librarys_ints():
@@ -546,3 +614,97 @@ def test_the_rendered_files_are_tidy():
     files = {f.path: f.content.decode() for f in twin.render_files(proto, twin.options())}
     snakes = [o.snake_name for o in proto.ops]
     assert_tidy({p: t for p, t in files.items() if any(s in p for s in snakes)})
+
+
+# ---------------------------------------------------------------------------------------------
+# the softmax row prologue (topk(softmax(x, dim=-1), k)): TopK/Sort's RowPrologue::kSoftmax
+# ---------------------------------------------------------------------------------------------
+
+LONGHAND = index_functions.SOFTMAX_LONGHAND.format(x="x")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "topk(softmax(x, dim=-1), k).values",
+        "topk(softmax(x, -1), k).values",
+        f"topk({LONGHAND}, k).values",
+    ],
+)
+def test_softmax_before_topk_is_a_prologue(text):
+    node = parse(text)
+    assert isinstance(node, expr.IndexCall)
+    assert (node.x, node.prologue) == ("x", "softmax")
+    assert expr.show(node) == "topk(softmax(x, dim=-1), k).values"
+    golden = expr.to_torch(node)
+    assert golden.startswith("torch.sort(torch.softmax(x, dim=-1), dim=-1, descending=True")
+    x = torch.tensor([[0.5, 2.0, -1.0, 2.0, 0.25]])
+    got = eval(golden, {"torch": torch, "x": x, "k": 3})  # noqa: S307 (the golden's text)
+    assert torch.equal(got, torch.topk(torch.softmax(x, -1), 3).values)
+    assert expr.to_torch(parse("sort(softmax(x, dim=-1)).indices")) == (
+        "torch.sort(torch.softmax(x, dim=-1), stable=True).indices"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("topk(softmax(x, dim=0), k).values", "softmax over the last dim, the one topk() sorts"),
+        ("topk(softmax(x), k).values", "topk() takes an input as its x, or softmax(input, dim=-1)"),
+        ("topk(softmax(x * 2, -1), k).values", "softmax(input, dim=-1)"),
+        ("topk(x * 2, k).values", "a row prologue its kernel computes"),
+        (f"topk({LONGHAND.replace('-1', '0')}, k).values", "not 'exp(x - amax(x, dim=0"),
+        ("softmax(x, -1)", "supported as the x of topk() or sort() only"),
+        ("argmax(softmax(x, -1), 1)", "supported as the x of topk() or sort() only"),
+        ("topk(softmax(x, -1), k).values * 2", None),  # an epilogue: index_problems refuses it
+    ],
+)
+def test_softmax_elsewhere_is_refused(text, message):
+    if message is None:
+        raw = index_op_raw({"y": text}, inputs=[tensor("x")], attrs=[_K])
+        assert "epilogue after an index op is not supported" in problems(raw)[0]
+        return
+    with pytest.raises(expr.ExprError) as err:
+        parse(text)
+    assert message in str(err.value), str(err.value)
+
+
+_K = {"name": "k", "param_type": "optional", "type": "int", "default_value": 4}
+
+
+def _softmax_topk_raw() -> dict:
+    return index_op_raw(
+        {"y": "topk(softmax(x, dim=-1), k).values", "i": "topk(softmax(x, dim=-1), k).indices"},
+        inputs=[tensor("x")],
+        outputs=[tensor("y"), tensor("i", ("int32", "int32"))],
+        attrs=[_K],
+    )
+
+
+def test_softmax_topk_plans_the_prologue_as_a_template_argument():
+    plan = index_op.plan(load(_softmax_topk_raw()))
+    assert plan.kind == "TopK"
+    assert plan.template_args == ["DTYPE_X", "DTYPE_I", "opgen_index::RowPrologue::kSoftmax"]
+    files = {
+        f.path: f.content.decode()
+        for f in twin.render_files(
+            prototype.loads(json.dumps([_softmax_topk_raw()])), twin.options()
+        )
+    }
+    kernel = files["op_kernel/index_custom.cpp"]
+    assert "opgen_index::RowPrologue::kSoftmax>" in kernel
+    assert "y = topk(softmax(x, dim=-1), k).values" in kernel
+
+
+def test_softmax_topk_is_refused_where_the_float_reductions_are_missing():
+    """Ascend 950 has Sort32 but (in opgen's catalog) not the float ReduceMax/ReduceSum."""
+    proto = prototype.loads(json.dumps([_softmax_topk_raw()]))
+    with pytest.raises(PrototypeError) as err:
+        twin.render_files(proto, twin.options(("ascend950pr",)))
+    (problem,) = err.value.problems
+    assert (
+        "topk(softmax(x, dim=-1), k).values: the index library's TopK kernel with its softmax "
+        "prologue needs ReduceMax/ReduceMin in float (not on ascend950)" in problem.text()
+    )
+    plain = index_op_raw({"y": "topk(x, k).values"}, inputs=[tensor("x")], attrs=[_K])
+    twin.render_files(prototype.loads(json.dumps([plain])), twin.options(("ascend950pr",)))

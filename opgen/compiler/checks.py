@@ -19,7 +19,13 @@ from opgen.compiler.compute import (
     lower_compute,
     targets,
 )
-from opgen.compiler.lower import MAX_ROW_REDUCTIONS, REDUCE_APIS, LoweringError, api_funcs
+from opgen.compiler.lower import (
+    MAX_ROW_REDUCTIONS,
+    REDUCE_APIS,
+    LoweringError,
+    api_funcs,
+    float_scalar_loop,
+)
 from opgen.compiler.matmul import epilogue_op
 from opgen.compiler.streams import Combination, Tensor, combinations, streams
 from opgen.frontend import expr, functions, index_functions, soc_dtypes
@@ -91,13 +97,15 @@ def _index_error(op: Op, socs: list[str]) -> LoweringError | None:
             index_functions.CAPABILITY_APIS[flag],
             [s for s in socs if not getattr(SOC_FAMILIES[s], flag)],
         )
-        for flag in fn.needs
+        for flag in dict.fromkeys(fn.needs + (fn.prologue_needs if call.prologue else ()))
     ]
     missing = [f"{api} (not on {', '.join(lacking)})" for api, lacking in lacking_by_api if lacking]
     if not missing:
         return None
+    prologue = f" with its {call.prologue} prologue" if call.prologue else ""
     error = LoweringError(
-        f"{call.show()}: the index library's {fn.kind} kernel needs {', '.join(missing)}",
+        f"{call.show()}: the index library's {fn.nhwc_kind if call.channels_last else fn.kind} "
+        f"kernel{prologue} needs {', '.join(missing)}",
         op.outputs[0].name,
     )
     return error.naming(op)
@@ -142,6 +150,7 @@ def _check_kernel(op: Op, socs: list[str]) -> None:
     if op.compute and op.expand is None:
         _check_combinations(combos, s.streamed, s.outs)
         tg = targets(op, socs, combos)
+        _check_scalar_loops(tg.trees, tg.ctypes)
         _check_unavoidable_apis(tg.trees, tg.mode, tg.used_funcs, tg.short_missing)
         _check_attr_powers(tg.trees, tg.short_missing[functions.POWER_API.key])
         _check_compare(op, socs, s.outs, tg.mode)
@@ -227,12 +236,27 @@ def _combination_why(c: Combination, streamed: list[Tensor]) -> str:
         return (
             f"dtype {bad[0]} has no Ascend C vector arithmetic opgen can lower to "
             "(float16, bfloat16, float32, int16 and int32 do; int8, uint8 and bool "
-            "compute in float with the float dtypes)"
+            "compute in float with the float dtypes; int64 only in an op whose outputs are "
+            "gcd() of its inputs, which the scalar unit computes)"
         )
     return (
         f"the dtype combination ({pairs}) mixes types that do not compute in one "
         "type; give every tensor of a combination float types, or one integer type"
     )
+
+
+def _check_scalar_loops(trees: dict[str, expr.Node], ctypes: frozenset[str]) -> None:
+    """gcd() in a float compute type (int8/uint8/bool through half too), before the value
+    checks, whose advice (a float output dtype) torch.gcd has no kernel for."""
+    if "float" not in ctypes:
+        return
+    for out, tree in trees.items():
+        for n in expr.walk(tree):
+            func = functions.FUNCTIONS.get(n.func) if isinstance(n, expr.Call) else None
+            if func is not None and func.scalar_loop:
+                raise LoweringError(
+                    f"compute expression of output '{out}': {float_scalar_loop(func.name)}", out
+                )
 
 
 def _check_unavoidable_apis(

@@ -21,7 +21,7 @@ from opgen.compiler.lower import (
     api_funcs,
     computed_tree,
 )
-from opgen.compiler.streams import Combination, Tensor
+from opgen.compiler.streams import Combination, Tensor, scalar_loop_only
 from opgen.frontend import expr, functions
 from opgen.frontend.catalog import SOC_FAMILIES, compute_type
 from opgen.frontend.model import Op
@@ -252,7 +252,11 @@ def special_values_exact(socs: list[str], ctypes: frozenset[str] = FLOAT_ONLY) -
 def compute_types(op: Op) -> frozenset[str]:
     """The types the op's dtype combinations compute in (as the kernel planner's combinations,
     over every tensor)."""
-    types = {compute_type(list(c), through_half=bool(op.compute)) for c in op.dtype_combinations}
+    loop = scalar_loop_only(op)
+    types = {
+        compute_type(list(c), through_half=bool(op.compute), scalar_loop=loop)
+        for c in op.dtype_combinations
+    }
     return frozenset(t for t in types if t is not None)
 
 

@@ -194,6 +194,8 @@ REDUCE_APIS = {
 }
 
 _FLOAT_ONLY_FUNCS = functions.names(lambda f: f.float_only)
+# the instructions of the functions the scalar unit computes element by element (gcd)
+_SCALAR_LOOP_INSTRS = tuple(f.instr for f in functions.FUNCTIONS.values() if f.scalar_loop)
 # Functions lowered to a high-level API (sharedTmpBuffer) some SoCs lack; "pow" is `**` with an
 # attr exponent (a non-integer constant one is an expr.Pow).
 API_FUNCS = functions.names(lambda f: f.api is not None)
@@ -365,6 +367,15 @@ def api_funcs(node: expr.Node, mode: str) -> set[str]:
 def _float_text(value: float) -> str:
     """A C++ float literal (folded in double, rounded once by the compiler)."""
     return cpp_float(value)
+
+
+def float_scalar_loop(func: str) -> str:
+    """Why a function the scalar unit loops over (gcd) is refused in a float compute type."""
+    return (
+        f"{func}() takes integer tensors (torch.{func} has no floating-point kernel), but the op "
+        "computes in float (float16, bfloat16 and float32 do, and int8, uint8 and bool through "
+        "half): give every dtype combination int16, int32 or int64 tensors"
+    )
 
 
 class Lowerer:
@@ -601,6 +612,12 @@ class Lowerer:
         scalar: CScalar | None = None,
         shared_tmp: bool = False,
     ) -> int:
+        if op not in _SCALAR_LOOP_INSTRS and "int64_t" in self.ctypes:
+            # streams.scalar_loop_only lets int64 combinations in for gcd() alone
+            raise self.fail(
+                f"'{show(node)}' needs a vector instruction, and none takes int64_t: an op "
+                "with int64 tensors computes gcd() of its inputs only"
+            )
         dst = self.new_reg()
         self.instrs.append(
             Instr(op, dst, args, scalar, op not in _NOT_INPLACE, shared_tmp, show(node))
@@ -867,11 +884,20 @@ class Lowerer:
             tensor, scalar = (x, y) if x.is_tensor else (y, x)
             (a,) = self._operands(tensor)
             return self.emit(name + "s", (a,), node, self.scalar(scalar))
+        if func.scalar_loop:
+            return self._scalar_loop(node)
         if self.is_int and func.float_only:
             raise self.fail(f"{func.name}() needs a float type, but {self.int_why()}")
         if func is functions.POW:
             return self._attr_power(node)
         return self._unary(node)
+
+    def _scalar_loop(self, node: expr.Call) -> int:
+        """gcd(a, b): torch's Euclid loop, run by the scalar unit over the tile (no vector
+        instruction takes a remainder); integer compute types only, as torch.gcd's."""
+        if "float" in self.ctypes:
+            raise self.fail(float_scalar_loop(node.func))
+        return self.emit(functions.FUNCTIONS[node.func].instr, self._operands(*node.args), node)
 
     def _attr_power(self, node: expr.Call) -> int:
         """e ** p with an exponent of attrs: the Power API with the exponent the host computes
@@ -1234,6 +1260,8 @@ _INSTR_TEXT: dict[str, tuple[str, ...]] = {
     ),
     # |v| = max(v, -v)
     "AbsInt": ("AscendC::Muls({d}, {a0}, {minus_one}, {n});", "AscendC::Max({d}, {d}, {a0}, {n});"),
+    # gcd(a, b): opgen_kernel.h's Euclid loop on the scalar unit, element by element
+    "Gcd": ("opgen_kernel::Gcd({d}, {a0}, {a1}, {n});",),
     # opgen_kernel.h's RowPass: the row's value over the whole tile
     **dict.fromkeys(
         REDUCE_APIS,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from opgen.frontend import expr, functions
 from opgen.frontend.catalog import BYTE_DTYPES, DTYPES, compute_type
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.names import aclnn_name
@@ -130,7 +131,9 @@ def combinations(op: Op, streamed: list[Tensor]) -> list[Combination]:
         ctype = (
             moved_type(dtypes[0])
             if op.expand is not None
-            else compute_type(dtypes, through_half=bool(op.compute))
+            else compute_type(
+                dtypes, through_half=bool(op.compute), scalar_loop=scalar_loop_only(op)
+            )
         )
         combos.append(Combination(list(combo), ctype, dtypes))
     return combos
@@ -140,3 +143,20 @@ def moved_type(dtype: str) -> str:
     """The unsigned C type of a dtype's width: expand() moves elements as such words (any
     dtype, whether or not Ascend C computes in it)."""
     return f"uint{8 * DTYPES[dtype].size}_t"
+
+
+def scalar_loop_only(op: Op) -> bool:
+    """Whether every output is a function the scalar unit loops over (gcd) of such functions
+    and inputs alone: then an int64 combination computes in int64_t (catalog.compute_type),
+    which no vector instruction takes."""
+    scalar_loop = functions.names(lambda f: f.scalar_loop)
+    trees = list(op.compute.values())
+    return bool(trees) and all(
+        isinstance(tree, expr.Call)
+        and tree.func in scalar_loop
+        and all(
+            isinstance(n, expr.Tensor) or isinstance(n, expr.Call) and n.func in scalar_loop
+            for n in expr.walk(tree)
+        )
+        for tree in trees
+    )

@@ -724,17 +724,24 @@ FLOAT_DTYPES = ("float16", "bfloat16", "float32")  # computed in float
 # Cast.md); a bool tensor is cast as its uint8 bytes (0 or 1).
 BYTE_DTYPES = ("int8", "uint8", "bool")
 INT_COMPUTE_DTYPES = ("int16", "int32")  # Add/Sub/Mul/Max/Min(+s) exist for these
+# No vector instruction takes int64_t on the SoCs opgen targets: an op computes in it only when
+# the scalar unit computes every output element by element (gcd(a, b): functions.scalar_loop).
+SCALAR_LOOP_DTYPES = ("int64",)
 
 
-def compute_type(dtypes: list[str], through_half: bool = False) -> str | None:
+def compute_type(
+    dtypes: list[str], through_half: bool = False, scalar_loop: bool = False
+) -> str | None:
     """The C type a combination of dtypes computes in, or None when they do not share one.
     With `through_half` (an op with a compute expression) 1-byte dtypes compute in float, and
-    bool ones beside a single integer type in that type."""
+    bool ones beside a single integer type in that type; with `scalar_loop` (every output a
+    function the scalar unit loops over) int64 ones in int64_t."""
     floats = FLOAT_DTYPES + (BYTE_DTYPES if through_half else ())
     if all(d in floats for d in dtypes):
         return "float"
     ints = {d for d in dtypes if d != "bool"} if through_half else set(dtypes)
-    if len(ints) == 1 and (only := ints.pop()) in INT_COMPUTE_DTYPES:
+    computed = INT_COMPUTE_DTYPES + (SCALAR_LOOP_DTYPES if scalar_loop else ())
+    if len(ints) == 1 and (only := ints.pop()) in computed:
         # bool tensors beside one integer type compute in it (a comparison's 0 and 1)
         return DTYPES[only].c_type
     return None

@@ -19,9 +19,14 @@ from dataclasses import dataclass, replace
 from opgen.frontend import functions, index_functions
 from opgen.frontend.index_functions import (
     BOOL_PARAMS,
+    FLOAT_PARAMS,
     LIST_PARAMS,
+    NCHW_TO_NHWC,
+    NHWC_TO_NCHW,
     PAIR_PARAMS,
     PARTS,
+    SOFTMAX,
+    SOFTMAX_LONGHAND,
     STRING_PARAMS,
     TENSOR_PARAMS,
 )
@@ -248,17 +253,19 @@ EXPAND_FUNC = "expand"
 
 # An index-op argument: an int or bool literal, a tuple of ints (a pooling window), or the name
 # of an attr (int, bool or list_int) holding it.
-IndexArg = int | bool | str | tuple[int, ...]
+IndexArg = int | bool | float | str | tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
-    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d or
-    nll_loss of inputs (`x`, and `index` and `src` where the function takes them: nll_loss's
-    target and weight), its other arguments by torch's names in `args` (each an IndexArg), and
-    for topk and sort the part of the result (`values` or `indices`). The whole expression of
-    its output (no epilogue yet)."""
+    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross
+    or nll_loss of inputs (`x`, and `index` and `src` where the function takes them; cross's
+    `other` held as `src`; nll_loss's target and weight), its other arguments by torch's names
+    in `args` (each an IndexArg), and for topk and sort the part of the result (`values` or
+    `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
+    topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet). A pooling
+    may be channels-last: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), x and y NHWC."""
 
     func: str
     x: str
@@ -266,6 +273,8 @@ class IndexCall:
     src: str = ""
     args: tuple[tuple[str, IndexArg], ...] = ()
     part: str = ""
+    prologue: str = ""
+    channels_last: bool = False
     is_tensor = True
 
     def arg(self, name: str) -> IndexArg | None:
@@ -279,7 +288,9 @@ class IndexCall:
 
     def show(self) -> str:
         """As written: arguments positional until one is left out, then by keyword."""
-        tensors = {"x": self.x, "index": self.index, "src": self.src}
+        x = f"{self.prologue}({self.x}, dim=-1)" if self.prologue else self.x
+        x = f"{x}.permute{NHWC_TO_NCHW}" if self.channels_last else x
+        tensors = {"x": x, "index": self.index, "src": self.src, "other": self.src}
         shown, skipped = [], False
         fn = index_functions.FUNCTIONS[self.func]
         for i, name in enumerate(fn.params):
@@ -291,6 +302,8 @@ class IndexCall:
             text = str(list(value)) if isinstance(value, tuple) else str(value)
             shown.append(f"{name}={text}" if skipped else text)
         call = f"{self.func}({', '.join(shown)})"
+        if self.channels_last:
+            return f"{call}.permute{NCHW_TO_NHWC}"
         return f"{call}.{self.part}" if self.part else call
 
 
@@ -494,7 +507,7 @@ def _call_node(
     if isinstance(node, ast.Attribute):
         return _part_node(node, conv, attr_types)
     if not isinstance(node.func, ast.Name):
-        raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
+        return _method_node(node, conv, attr_types)
     func = node.func.id
     if func in REDUCE_FUNCS:
         return _reduce_node(node, conv, attr_types)
@@ -516,11 +529,7 @@ def _call_node(
         raise ExprError(f"{func}() takes no keyword arguments")
     function = next((f for f in functions.CALLABLE if f.name == func), None)
     if function is None:
-        allowed = ", ".join(
-            [f.name for f in functions.CALLABLE]
-            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
-        )
-        raise ExprError(f"unknown function '{func}'; allowed: {allowed}")
+        raise _unknown_function(node, func)
     arity = function.arity
     if len(node.args) != arity:
         usage = f" ({function.usage})" if function.usage else ""
@@ -529,6 +538,13 @@ def _call_node(
             f"got {len(node.args)}{usage}"
         )
     call = Call(func, tuple(conv(a) for a in node.args))
+    _check_call_operands(function, call)
+    return call
+
+
+def _check_call_operands(function: functions.Function, call: Call) -> None:
+    """clamp's bounds are numbers or attrs; gcd's operands tensors (the scalar unit's loop reads
+    tiles)."""
     if function is functions.CLAMP:
         for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
             if arg.is_tensor:
@@ -537,7 +553,28 @@ def _call_node(
                     f"not the tensor expression '{show(arg)}'; write "
                     "min(max(x, lo), hi) for tensor bounds"
                 )
-    return call
+    if function.scalar_loop:
+        for arg in call.args:
+            if not arg.is_tensor:
+                raise ExprError(
+                    f"{call.func}() takes two integer tensors, not the number or attr "
+                    f"'{show(arg)}' ({function.usage})"
+                )
+
+
+def _unknown_function(node: ast.Call, func: str) -> ExprError:
+    """The error of a call of no function the grammar has (softmax: where it may be)."""
+    if func == SOFTMAX:
+        takers = [f"{f.name}()" for f in index_functions.FUNCTIONS.values() if f.prologues]
+        return ExprError(
+            f"{_snippet(node)}: softmax(x, dim=-1) is supported as the x of "
+            f"{' or '.join(takers)} only (a row prologue of their kernel)"
+        )
+    allowed = ", ".join(
+        [f.name for f in functions.CALLABLE]
+        + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
+    )
+    return ExprError(f"unknown function '{func}'; allowed: {allowed}")
 
 
 def _matmul_node(
@@ -591,6 +628,54 @@ def _part_node(
     return replace(_index_call(call, conv, attr_types), part=node.attr)
 
 
+def _method_node(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> IndexCall:
+    """A method call: only a channels-last pooling's .permute()."""
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "permute":
+        return _channels_last_node(node, conv, attr_types)
+    raise ExprError(f"only plain function calls are allowed, not {_snippet(node.func)}")
+
+
+def _permute_dims(node: ast.AST | None) -> tuple[int, ...] | None:
+    """The dims of `name.permute(0, 3, 1, 2)` (or of one tuple or list literal), else None."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.keywords:
+        return None
+    args = node.args
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = args[0].elts
+    dims = [_small_int(a) for a in args]
+    return tuple(d for d in dims if d is not None) if None not in dims else None
+
+
+def _channels_last_node(
+    node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
+) -> IndexCall:
+    """pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1): a pooling of NHWC x into NHWC y
+    as torch spells it (the library's channels-last kind); no other permute."""
+    assert isinstance(node.func, ast.Attribute)
+    inner = node.func.value
+    func = inner.func.id if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) else ""
+    fn = index_functions.FUNCTIONS.get(func)
+    pools = [f.name for f in index_functions.FUNCTIONS.values() if f.nhwc_kind]
+    written = f"(x.permute{NHWC_TO_NCHW}, ...).permute{NCHW_TO_NHWC}"
+    if fn is None or not fn.nhwc_kind or not isinstance(inner, ast.Call):
+        raise ExprError(
+            f"'{_snippet(node)}' is not allowed: .permute() is taken only around a channels-last "
+            f"pooling, {pools[0]}{written} (or {', '.join(pools[1:])}), x and the output NHWC"
+        )
+    x = inner.args[0] if inner.args else None
+    base = x.func.value if isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) else None
+    dims = (_permute_dims(x), _permute_dims(node))
+    if not isinstance(base, ast.Name) or dims != (NHWC_TO_NCHW, NCHW_TO_NHWC):
+        raise ExprError(
+            f"'{_snippet(node)}': opgen pools NCHW x, {func}(x, ...), or NHWC x written "
+            f"{func}{written}, these permutes exactly (x [N, H, W, C]); no other permute"
+        )
+    bare = ast.Call(inner.func, [base, *inner.args[1:]], inner.keywords)
+    return replace(_index_call(bare, conv, attr_types), channels_last=True)
+
+
 def _index_call(
     node: ast.Call, conv: Callable[[ast.AST], Node], attr_types: dict[str, str]
 ) -> IndexCall:
@@ -617,12 +702,15 @@ def _index_call(
         given[keyword.arg] = keyword.value
     tensors: dict[str, str] = {}
     args: list[tuple[str, IndexArg]] = []
+    prologue = ""
     for name in params:
         if name not in given:
             if name in TENSOR_PARAMS or name in index_functions.FUNCTIONS[func].required:
                 raise ExprError(f"{func}() needs its argument {name}: {usage}")
             continue
-        if name in TENSOR_PARAMS:
+        if name == "x" and index_functions.FUNCTIONS[func].prologues:
+            tensors[name], prologue = _prologue_x(func, given[name], conv)
+        elif name in TENSOR_PARAMS:
             operand = conv(given[name])
             if not isinstance(operand, Tensor):
                 raise ExprError(
@@ -632,8 +720,47 @@ def _index_call(
             tensors[name] = operand.name
         else:
             args.append((name, _index_arg(func, name, given[name], attr_types)))
+    second = tensors.get("src", tensors.get("other", ""))  # cross's other is held as src
     return IndexCall(
-        func, tensors["x"], tensors.get("index", ""), tensors.get("src", ""), tuple(args)
+        func,
+        tensors["x"],
+        tensors.get("index", ""),
+        second,
+        tuple(args),
+        prologue=prologue,
+    )
+
+
+def _prologue_x(func: str, node: ast.AST, conv: Callable[[ast.AST], Node]) -> tuple[str, str]:
+    """topk's / sort's x: an input, or softmax of one over the last dim (softmax(x, dim=-1), or
+    the expression SOFTMAX_LONGHAND spells out), which the kernel computes on the row first.
+    Returns the input and the prologue ("" for none)."""
+    usage = f"{func}() takes an input as its x, or softmax(input, dim=-1)"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == SOFTMAX:
+        args = [*node.args, *(k.value for k in node.keywords)]
+        keywords = [k.arg for k in node.keywords]
+        operand = conv(node.args[0]) if node.args else None
+        if len(args) != 2 or keywords not in ([], ["dim"]) or not isinstance(operand, Tensor):
+            raise ExprError(f"{_snippet(node)}: {usage}")
+        if _small_int(args[1]) != -1:
+            raise ExprError(
+                f"{_snippet(node)}: opgen computes softmax over the last dim, the one {func}() "
+                "sorts: write dim=-1"
+            )
+        return operand.name, SOFTMAX
+    operand = conv(node)
+    if isinstance(operand, Tensor):
+        return operand.name, ""
+    inputs = {n.name for n in walk(operand) if isinstance(n, Tensor)}
+    if len(inputs) == 1:
+        (name,) = inputs
+        longhand = ast.parse(SOFTMAX_LONGHAND.format(x=name), mode="eval").body
+        if operand == conv(longhand):
+            return name, SOFTMAX
+    raise ExprError(
+        f"{usage} (a row prologue its kernel computes: "
+        f"{SOFTMAX_LONGHAND.format(x='x')} is softmax too), not '{show(operand)}' (an index op "
+        "reads its inputs as they are)"
     )
 
 
@@ -654,6 +781,8 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         kinds, what = ("int", "list_int"), "an int, a pair of ints, or an int or list_int attr"
     elif name in LIST_PARAMS:
         kinds, what = ("int", "list_int"), "an int, a list of ints, or an int or list_int attr"
+    elif name in FLOAT_PARAMS:
+        kinds, what = ("float",), "a number or a float attr"
     else:
         kinds, what = ("int",), "an int or an int attr"
     if isinstance(node, ast.Name) and attr_types.get(node.id) in kinds:
@@ -669,11 +798,28 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         items = [_small_int(e) for e in node.elts]
         if all(v is not None for v in items):
             return tuple(v for v in items if v is not None)
+    elif name in FLOAT_PARAMS and _number(node) is not None:
+        number = _number(node)
+        assert number is not None
+        return number
     elif _small_int(node) is not None and not isinstance(node, ast.Name):
         value = _small_int(node)
         assert value is not None
         return value
     raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
+
+
+def _number(node: ast.AST) -> float | None:
+    """A finite int or float literal (negative too), as a float, else None."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+    if not isinstance(value, ast.Constant) or type(value.value) not in (int, float):
+        return None
+    assert isinstance(value.value, (int, float))
+    number = float(value.value)
+    if number - number != 0.0:
+        return None
+    return -number if negative else number
 
 
 def _small_int(node: ast.AST) -> int | None:
@@ -1049,6 +1195,11 @@ def _torch_operand(name: str, transpose: bool | str) -> str:
     return swapped if transpose is True else f"({swapped} if {transpose} else {name})"
 
 
+def _torch_x(node: IndexCall) -> str:
+    """An index call's x in torch: the input, or its row prologue (torch.softmax)."""
+    return f"torch.{node.prologue}({node.x}, dim=-1)" if node.prologue else node.x
+
+
 def _torch_index_call(node: IndexCall) -> str:
     """An index op as torch calls it (the default golden): the tensors positionally, the other
     arguments by keyword, an int32 index widened where torch takes int64 only."""
@@ -1057,13 +1208,22 @@ def _torch_index_call(node: IndexCall) -> str:
         return f"torch.nn.functional.nll_loss({node.x}, {node.index}.long(), {node.src}{rest})"
     parts = []
     for name in index_functions.FUNCTIONS[node.func].params:
-        if name == "x":
-            parts.append(f"{node.x}.long()" if node.func == "one_hot" else node.x)
+        if name == "x" and node.channels_last:
+            parts.append(f"{node.x}.permute{NHWC_TO_NCHW}")
+        elif name == "x" and index_functions.FUNCTIONS[node.func].float_golden:
+            # torch has no integer kernel: an integer x is binned as x.float(), cast back below
+            parts.append(f"({node.x} if {node.x}.is_floating_point() else {node.x}.float())")
+        elif name == "x":
+            parts.append(f"{node.x}.long()" if node.func == "one_hot" else _torch_x(node))
         elif name == "index":
             long = index_functions.FUNCTIONS[node.func].long_index
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
         elif name == "src":  # torch.index_add calls it source
             parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
+        elif name == "other":
+            parts.append(node.src)
+        elif name == "dim" and index_functions.FUNCTIONS[node.func].unset_dim is not None:
+            parts += _unset_dim_arg(node)
         else:
             value = node.arg(name)
             if value is not None:
@@ -1074,7 +1234,23 @@ def _torch_index_call(node: IndexCall) -> str:
     if node.func == "topk":  # torch's order of ties is unspecified: opgen's is a stable sort's
         return _torch_topk(node)
     call = f"{index_functions.FUNCTIONS[node.func].torch}({', '.join(parts)})"
+    if node.channels_last:  # the same permutes as written: torch's channels-last result
+        return f"{call}.permute{NCHW_TO_NHWC}"
+    if index_functions.FUNCTIONS[node.func].float_golden:
+        return f"{call}.to({node.x}.dtype)"
     return f"{call}.{node.part}" if node.part else call
+
+
+def _unset_dim_arg(node: IndexCall) -> list[str]:
+    """cross's dim as torch.cross takes it: the unset value (CANN's -65530) as None, not given
+    left out (torch's None too)."""
+    unset = index_functions.FUNCTIONS[node.func].unset_dim
+    value = node.arg("dim")
+    if value is None or value == unset:
+        return [] if value is None else ["dim=None"]
+    if isinstance(value, str):
+        return [f"dim=(None if {value} == {unset} else {value})"]
+    return [f"dim={value}"]
 
 
 def _torch_topk(node: IndexCall) -> str:
@@ -1085,7 +1261,7 @@ def _torch_topk(node: IndexCall) -> str:
     largest = node.arg("largest")
     descending = "True" if largest is None else str(largest)
     return (
-        f"torch.sort({node.x}, dim={dim_text}, descending={descending}, stable=True)"
+        f"torch.sort({_torch_x(node)}, dim={dim_text}, descending={descending}, stable=True)"
         f".{node.part}.narrow({dim_text}, 0, {node.arg('k')})"
     )
 
@@ -1109,6 +1285,8 @@ def _torch_call(node: Call) -> str:
         return f"{spelling}({args[0]})"
     if node.func == functions.POW.name:  # a tensor to the power of a number or an attr expression
         return f"torch.pow({args[0]}, {args[1]})"
+    if node.func == functions.GCD.name:
+        return f"torch.gcd({args[0]}, {args[1]})"
     a, b = node.args
     bound = "max" if node.func == "min" else "min"
     if a.is_tensor and b.is_tensor:

@@ -127,6 +127,9 @@ class Function:
     # common one), "": float
     int_dtype: str = ""
     ordered: bool = False  # its value is one of its operands' or ordered by them (byte bounds)
+    # integer tensors only (torch has no float kernel), computed element by element by the
+    # scalar unit over the tile (no vector instruction): in int16, int32 and int64 alike
+    scalar_loop: bool = False
 
 
 def _unary(name: str, fold: Callable[[float], float], host: str, **facts: Any) -> Function:
@@ -279,6 +282,22 @@ POW = Function(
     **_api(POWER_API),
 )
 
+# gcd(a, b) of two integer tensors: torch's calc_gcd (aten/src/ATen/native/Math.h), Euclid's loop
+# after abs (which wraps the smallest value to itself: gcd(INT_MIN, 6) is -2, as torch's). No
+# vector instruction takes a remainder, so opgen_kernel.h's Gcd loops over the tile on the scalar
+# unit (GetValue/SetValue): exact in int16, int32 and int64, and slow. The parser refuses a
+# number or attr operand, so `host` and `fold` (of constants) never run in a kernel.
+GCD = Function(
+    "gcd",
+    2,
+    lambda a, b: float(math.gcd(int(a), int(b))),
+    "opgen_gcd({0}, {1})",
+    usage="gcd(a, b), of two integer tensors",
+    instr="Gcd",
+    int_dtype="promote",
+    scalar_loop=True,
+)
+
 FUNCTIONS: dict[str, Function] = {
     f.name: f
     for f in (
@@ -302,6 +321,7 @@ FUNCTIONS: dict[str, Function] = {
         CLAMP,
         WHERE,
         POW,
+        GCD,
     )
 }
 # the functions a compute expression calls by name, in the order the docs list them

@@ -1,10 +1,10 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, nll_loss): one frozen entry each, all
-that opgen knows of it in one place -- its torch signature and spelling, the index library's
-kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
-ints[] are filled, its shape function, and what the kernel needs of a SoC. The grammar (expr.py),
-the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
-(planning/index_op.py) read it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc, nll_loss): one frozen
+entry each, all that opgen knows of it in one place -- its torch signature and spelling, the
+index library's kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how
+the kernel's ints[] (and floats[]) are filled, its shape function, and what the kernel needs of
+a SoC. The grammar (expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and
+the planner (planning/index_op.py) read it; nothing else names a function."""
 
 from __future__ import annotations
 
@@ -13,14 +13,30 @@ from dataclasses import dataclass
 INDEX_DTYPES = ("int32", "int64")  # an index input's, and an index output's
 FLOATS = ("float16", "bfloat16", "float32")
 ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
-TENSOR_PARAMS = ("x", "index", "src")  # the parameters that are input tensors
+# the parameters that are input tensors (cross's `other` is held as the call's src)
+TENSOR_PARAMS = ("x", "index", "src", "other")
 # The other parameters by type: bools, pooling's pairs of ints; the rest are ints
 BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
 # A string attr (not a literal): nll_loss's reduction, read per launch, one of torch's values
 STRING_PARAMS = {"reduction": ("none", "mean", "sum")}
+FLOAT_PARAMS = frozenset("min max".split())  # a number or a float attr (torch.histc's range)
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
+# A row prologue the kernel computes on x's row in UB before it (topk(softmax(x, dim=-1), k)):
+# its spelling as topk's x, and the equivalent expression opgen also takes ({x} the input)
+SOFTMAX = "softmax"
+SOFTMAX_LONGHAND = (
+    "exp({x} - amax({x}, dim=-1, keepdim=True)) / "
+    "sum(exp({x} - amax({x}, dim=-1, keepdim=True)), dim=-1, keepdim=True)"
+)
+# A channels-last pooling as torch spells it: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1),
+# x and y NHWC (the functions with an nhwc_kind; the only permutes the grammar takes)
+NHWC_TO_NCHW = (0, 3, 1, 2)
+NCHW_TO_NHWC = (0, 2, 3, 1)
+# CANN's "dim not given" (the OpDef default of its Cross and CrossV2: hicann/ops-nn
+# loss/cross_v2/op_host/cross_v2_def.cpp's DEFAULT_DIM): torch.cross's dim=None
+CROSS_UNSET_DIM = -65530
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
 # library's static_asserts refuse the same SoCs: opgen_soc.h's OPGEN_SOC_HAS_*)
@@ -30,6 +46,7 @@ CAPABILITY_APIS = {
     "has_float_reduce": "ReduceMax/ReduceMin in float",
     "has_sort32": "Sort32 and MrgSort",
     "has_gather": "Gather",
+    "has_hardware_sync_all": "SyncAll (the hardware form)",
 }
 _SUMMED = (*FLOATS, "int32")  # what the sum kernels take (sums in float or int32)
 # What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
@@ -60,6 +77,8 @@ class IndexFunction:
     # The kernel's ints[] in order: the argument filling each slot (a pair's item as name[i])
     # and its value when not given (None: given, or the slot two before's, as pooling's stride)
     ints: tuple[tuple[str, int | None], ...] = ()
+    # The kernel's floats[] in order (FLOAT_PARAMS): the argument filling each slot, its default
+    floats: tuple[tuple[str, float], ...] = ()
     dim: str = "dim"  # the parameter naming the dim ("": the function has none)
     dim_default: int = 0
     movement: bool = False  # it only moves x's elements (so any word, complex64 too)
@@ -68,7 +87,20 @@ class IndexFunction:
     dtype_notes: tuple[tuple[str, str], ...] = ()  # why a dtype the kernel could take is refused
     long_index: bool = False  # torch takes an int64 index only (the golden widens an int32 one)
     gives_index: bool = False  # its value is an index (topk/sort: the .indices part)
+    workspace: bool = False  # its kernel takes the launch's workspace (and SyncAll: MIX_AIV_1_0)
+    float_golden: bool = False  # torch has no integer kernel: the golden bins x.float() (histc)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
+    # the row prologues its kernel computes on x first (SOFTMAX), and the flags they need
+    prologues: tuple[str, ...] = ()
+    prologue_needs: tuple[str, ...] = ()
+    # its channels-last kernel and shape function (pooling of NHWC x: expr.IndexCall.channels_last)
+    nhwc_kind: str = ""
+    nhwc_shape_fn: str = ""
+    # the dim's value standing for torch's dim=None (cross: CANN's Cross/CrossV2 OpDef default
+    # -65530; the golden passes None, the host resolves it); None: every value is a dim
+    unset_dim: int | None = None
+    # the range the generated tests draw the data inputs from, and why (None: the default)
+    data_range: tuple[int, int, str] | None = None
     positional: int = 0  # how many arguments may be positional (0: all; nll_loss: its tensors)
 
     @property
@@ -167,6 +199,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         last_dim_only=True,
         has_parts=True,
         needs=("has_datacopypad", "has_sort32"),
+        prologues=(SOFTMAX,),
+        prologue_needs=("has_float_reduce",),
     ),
     IndexFunction(
         "sort",
@@ -182,6 +216,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         last_dim_only=True,
         has_parts=True,
         needs=("has_datacopypad", "has_sort32"),
+        prologues=(SOFTMAX,),
+        prologue_needs=("has_float_reduce",),
     ),
     IndexFunction(
         "roll",
@@ -229,6 +265,8 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 1)),
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+        nhwc_kind="AvgPool2dNhwc",
+        nhwc_shape_fn="ShapePool2dNhwc",
     ),
     IndexFunction(
         "max_pool2d",
@@ -242,6 +280,37 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 0)),  # unused: max pooling pads with -inf
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+        nhwc_kind="MaxPool2dNhwc",
+        nhwc_shape_fn="ShapePool2dNhwc",
+    ),
+    IndexFunction(
+        "cross",
+        ("x", "other", "dim"),
+        (),
+        "torch.cross",  # its dim=None rule (torch.linalg.cross has none); a given dim: the same
+        "Cross",
+        "cross",
+        "ShapeCross",
+        ("float16", "float32", "int32", "int8"),
+        dim_default=CROSS_UNSET_DIM,  # not given: torch's None
+        unset_dim=CROSS_UNSET_DIM,
+        data_range=(-100, 100, "products that wrap in int8 as torch's (the kernel wraps too)"),
+    ),
+    IndexFunction(
+        "histc",
+        ("x", "bins", "min", "max"),
+        (),
+        "torch.histc",
+        "Histc",
+        "histogram",
+        "ShapeHistc",
+        ("float16", "float32", "int32"),
+        ints=(("bins", 100),),
+        floats=(("min", 0.0), ("max", 0.0)),
+        dim="",
+        workspace=True,
+        float_golden=True,
+        needs=("has_datacopypad", "has_hardware_sync_all"),
     ),
     IndexFunction(
         "nll_loss",

@@ -1,6 +1,6 @@
 """Index ops: an output computed as one of torch's index functions (index_select, gather,
 scatter_add, index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
-max_pool2d, nll_loss; expr.IndexCall). Their kernels are the index library's templates
+max_pool2d, histc, nll_loss; expr.IndexCall). Their kernels are the index library's templates
 (templates/kernel/index_lib/), one kind each. Here: the rules a prototype must meet, the dtype
 rules, the shape rule the tests check (torch's; InferShape states it in C++, the fake kernel is
 the golden on meta tensors), the values the tests pass for the attrs the call reads, and the
@@ -21,6 +21,8 @@ from opgen.frontend.index_functions import (
     FLOATS,
     FUNCTIONS,
     INDEX_DTYPES,
+    NCHW_TO_NHWC,
+    NHWC_TO_NCHW,
     ONE_HOT_OUT_DTYPES,
     STRING_PARAMS,
 )
@@ -180,7 +182,7 @@ def _output_dtypes(call: expr.IndexCall, dx: str) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------------------------
 
 # The value the tests pass for a required attr an index call reads, by the argument it fills
-_ATTR_SAMPLES: dict[str, int | bool | list[int]] = {
+_ATTR_SAMPLES: dict[str, int | bool | float | list[int]] = {
     "dim": -1,
     "dims": -1,
     "k": 3,
@@ -190,10 +192,13 @@ _ATTR_SAMPLES: dict[str, int | bool | list[int]] = {
     "stride": [2, 2],
     "padding": [0, 0],
     "dilation": [1, 1],
+    "bins": 10,
+    "min": -2.0,  # histc's range: some of the normal test data outside it
+    "max": 2.0,
 }
 
 
-def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
+def attr_sample(op: Op, attr: str) -> int | bool | float | list[int] | None:
     """The value the tests pass for required attr `attr` when the op's index call reads it
     (None: the call does not)."""
     call = op.index_call
@@ -207,6 +212,8 @@ def attr_sample(op: Op, attr: str) -> int | bool | list[int] | None:
             a = next(a for a in op.attrs if a.name == attr)
             if call.func == "roll" and a.type == "list_int":
                 return _roll_list_sample(op, call, name)
+            if a.type == "float":
+                return float(sample) if isinstance(sample, (int, float)) else 0.0
             if a.type == "list_int" and isinstance(sample, int):
                 return [sample, sample]
             if a.type == "int" and isinstance(sample, list):
@@ -253,11 +260,13 @@ def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int
         if isinstance(value, str):
             a = attrs[value]
             given = attr_sample(op, value) if a.required else a.default
+            if isinstance(given, float):
+                continue  # histc's range: no shape depends on it
             if isinstance(given, list):
                 values[name] = tuple(int(v) for v in given)
             elif isinstance(given, (bool, int)):
                 values[name] = given
-        else:
+        elif not isinstance(value, float):
             values[name] = value
     return values
 
@@ -301,6 +310,11 @@ def output_shape(
         return _pool_shape(call, x, values)
     if func == "roll":
         return _roll_shape(call, x, values)
+    if func == "cross":
+        return _cross_shape(call, x, shapes[call.src], values)
+    if func == "histc":
+        bins = _int(values, "bins", 100)
+        return (bins,) if bins > 0 else "torch.histc: bins must be > 0"
     dim_name = FUNCTIONS[func].dim
     dim = _int(values, dim_name, FUNCTIONS[func].dim_default)
     rank = max(len(x), 1)
@@ -359,6 +373,47 @@ def _roll_shape(
     return x
 
 
+def cross_dim(x: tuple[int, ...], values: dict[str, int | bool | tuple[int, ...]]) -> int | str:
+    """torch.cross's dim in [0, rank): the given one, or for the unset value (not given, or
+    CANN's -65530: torch's None) the first of x's dims of size 3; or why torch refuses it."""
+    unset = FUNCTIONS["cross"].unset_dim
+    dim = _int(values, "dim", FUNCTIONS["cross"].dim_default)
+    if dim == unset:
+        first = next((i for i, n in enumerate(x) if n == 3), None)
+        return (
+            "no dimension of size 3 in x1 (torch.cross with dim=None)" if first is None else first
+        )
+    if not x or not -len(x) <= dim < len(x):
+        return f"dim={dim} is outside the {len(x)} dims (torch)"
+    return dim % len(x)
+
+
+def _cross_shape(
+    call: expr.IndexCall,
+    x: tuple[int, ...],
+    other: tuple[int, ...],
+    values: dict[str, int | bool | tuple[int, ...]],
+) -> tuple[int, ...] | str:
+    """torch.cross's checks: one rank, size 3 along dim in both, the other dims broadcast; y is
+    the broadcast shape."""
+    if len(x) != len(other) or not x:
+        return (
+            f"{call.x} and {call.src} have one rank, at least 1 (torch), not {len(x)} and "
+            f"{len(other)}"
+        )
+    dim = cross_dim(x, values)
+    if isinstance(dim, str):
+        return dim
+    if x[dim] != 3 or other[dim] != 3:
+        return (
+            f"{call.x} and {call.src} have size 3 along dim {dim} (torch), not {x[dim]} and "
+            f"{other[dim]}"
+        )
+    if any(m != n and 1 not in (m, n) for m, n in zip(x, other, strict=True)):
+        return f"{call.x} {list(x)} and {call.src} {list(other)} do not broadcast (torch)"
+    return tuple(max(m, n) if 0 not in (m, n) else 0 for m, n in zip(x, other, strict=True))
+
+
 def _ints(value: int | bool | tuple[int, ...]) -> tuple[int, ...]:
     return tuple(value) if isinstance(value, tuple) else (int(value),)
 
@@ -393,6 +448,11 @@ def _indexed_shape(
 def _pool_shape(
     call: expr.IndexCall, x: tuple[int, ...], values: dict[str, int | bool | tuple[int, ...]]
 ) -> tuple[int, ...] | str:
+    if call.channels_last:  # torch pools x.permute(0, 3, 1, 2), then permutes the result back
+        if len(x) != len(NHWC_TO_NCHW):
+            return f"{call.show()} takes {call.x} [N, H, W, C] (torch's permute), not {list(x)}"
+        nchw = _pool_shape(replace(call, channels_last=False), (x[0], x[3], x[1], x[2]), values)
+        return nchw if isinstance(nchw, str) else tuple(nchw[i] for i in NCHW_TO_NHWC)
     if len(x) not in (3, 4):
         return f"{call.func} takes {call.x} [N, C, H, W] or [C, H, W], not {list(x)}"
     if _pair(values.get("dilation"), (1, 1)) != (1, 1):
@@ -502,8 +562,12 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
     assert call is not None
     func = call.func
     values = arg_values(op, call)
-    if func in ("avg_pool2d", "max_pool2d"):
-        xs: list[tuple[int, ...]] = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
+    if func == "cross":
+        return _cross_test_shapes(call, values)
+    if call.channels_last:  # NHWC: C = 1, and C past a 64-lane block with a tail
+        xs: list[tuple[int, ...]] = [(2, 17, 19, 3), (1, 8, 8, 1), (2, 9, 10, 70)]
+    elif func in ("avg_pool2d", "max_pool2d"):
+        xs = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
     else:
         xs = [(37, 70), (1, 1), (3, 50, 9)]
     if func == "nll_loss":  # a batch over several cores, one row, a [C] x of 0-d target; 9
@@ -533,3 +597,29 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
         k = _int(values, "k")
         cases = [c for c in cases if c[call.x][dim % len(c[call.x])] >= k] or cases
     return tuple(cases)
+
+
+def _cross_test_shapes(
+    call: expr.IndexCall, values: dict[str, int | bool | tuple[int, ...]]
+) -> tuple[dict[str, tuple[int, ...]], ...]:
+    """cross's cases: size 3 along its dim (the unset dim: dim 1, no 3 before it), other sizes
+    with tails, over several cores, one element per run (x2 broadcast on the last dim), x2 and
+    x1 broadcast in turn (the CANN sample's x2 [1, 3, 1, ...])."""
+    dim = _int(values, "dim", FUNCTIONS["cross"].dim_default)
+    if dim == FUNCTIONS["cross"].unset_dim:
+        rank, at = 3, 1
+    else:  # rank 3, or the dim's when it reaches further
+        rank = max(3, dim + 1 if dim >= 0 else -dim)
+        at = dim % rank
+
+    def shape(sizes: tuple[int, ...]) -> tuple[int, ...]:
+        padded = (sizes + (1,) * rank)[:rank]
+        return tuple(3 if i == at else n for i, n in enumerate(padded))
+
+    pairs = [
+        ((4, 5, 37), (1, 1, 1)),  # x2 one vector, broadcast
+        ((2, 7, 600), (2, 7, 600)),  # runs over cores, no broadcast
+        ((5, 4, 9), (5, 1, 1)),  # x2 broadcast on the last dims
+        ((1, 6, 33), (6, 6, 33)),  # x1 broadcast
+    ]
+    return tuple({call.x: shape(a), call.src: shape(b)} for a, b in pairs)

@@ -1,9 +1,9 @@
 """Template data of an index op's generated kernel and host files (`op.index`;
 templates/kernel/index_op/, templates/host/index_op/): the index library's kind, the kernel
 template's arguments (the element types, the GM addresses in the library's order), and where
-TilingFunc and InferShape take the dim and the kind's ints[] from (a literal, or an attr read at
-run time). The library itself (templates/*/index_lib/) is rendered once into a project that has
-index ops."""
+TilingFunc and InferShape take the dim and the kind's ints[] and floats[] from (a literal, or an
+attr read at run time). The library itself (templates/*/index_lib/) is rendered once into a
+project that has index ops."""
 
 from __future__ import annotations
 
@@ -37,6 +37,19 @@ class IndexInt:
 
 
 @dataclass(frozen=True)
+class IndexFloat:
+    """Where HostArgs' floats[slot] comes from (histc's min and max): a literal, or a float attr
+    read with GetFloat (its default when the launch gives none)."""
+
+    slot: int
+    name: str  # torch's argument
+    literal: float
+    attr: str  # "" for a literal
+    attr_index: int
+    default: float
+
+
+@dataclass(frozen=True)
 class IndexTensor:
     """An input or output of the kind's kernel."""
 
@@ -55,7 +68,9 @@ class IndexOpData:
     kernel_header: str  # op_kernel/opgen_index_<group>.h
     host_header: str  # op_host/opgen_index_<group>_tiling.h
     shape_fn: str  # op_host/opgen_index_shapes.h's function of the kind
-    has_dim: bool  # the kind works along a dim (not one_hot's, not pooling's)
+    # the host normalises the dim (not one_hot's, not pooling's; not cross's, whose unset dim
+    # TileCross resolves)
+    has_dim: bool
     x: IndexTensor
     index: IndexTensor | None
     src: IndexTensor | None
@@ -80,6 +95,12 @@ class IndexOpData:
     # roll: shifts and dims as lists (HostArgs' ints[] and rollDims[], with their counts)
     roll_shifts: IndexInt | None
     roll_dims: IndexInt | None
+    floats: list[IndexFloat]  # HostArgs' floats[] (histc's min and max)
+    # the kernel takes the launch's workspace (the host adds the tiling's workspaceBytes) and
+    # calls SyncAll, so it runs as KERNEL_TYPE_MIX_AIV_1_0
+    uses_workspace: bool
+    # histc: the adapters refuse x's own range (min == max) where torch does (NaN or inf in x)
+    checks_data_range: bool
     # an index value the range check lets through (nll_loss's ignore_index), else None
     range_skip: IndexInt | None = None
 
@@ -90,29 +111,27 @@ def plan(op: Op) -> IndexOpData:
     call = op.index_call
     assert call is not None
     fn = FUNCTIONS[call.func]
-    kind, group = fn.kind, fn.group
+    kind, group = (fn.nhwc_kind if call.channels_last else fn.kind), fn.group
     inputs = {
         t.name: IndexTensor(t.name, i, t.kernel_param, t.dtype_macro)
         for i, t in enumerate(op.inputs)
     }
     outs = [IndexTensor(t.name, i, t.kernel_param, t.dtype_macro) for i, t in enumerate(op.outputs)]
-    parts = {}
-    for t in outs:
-        tree = op.compute[t.name]
-        assert isinstance(tree, expr.IndexCall)
-        parts[tree.part or "values"] = t
+    parts = _parts(op, outs)
     x = inputs[call.x]
     index = inputs[call.index] if call.index else None
     src = inputs[call.src] if call.src else None
     index_out = next((i for i, t in enumerate(outs) if _is_index_output(op.compute[t.name])), -1)
     ints = [_source(op, call, slot, name, default) for slot, (name, default) in enumerate(fn.ints)]
-    if kind in ("AvgPool2d", "MaxPool2d") and call.arg("stride") in (None, ()):
+    if call.func in ("avg_pool2d", "max_pool2d") and call.arg("stride") in (None, ()):
         ints[2] = _copy(ints[2], 0)
         ints[3] = _copy(ints[3], 1)
     dim = _source(op, call, -1, fn.dim or "dim", fn.dim_default)
     aliases = _x_aliases(op, call.x, x)
     template_args = _template_args(call, x, index, outs, index_out)
     template_args[:1] = [a.name for a in aliases] or template_args[:1]
+    if call.prologue:  # the row prologue TopK/Sort compute first (RowPrologue)
+        template_args.append(f"opgen_index::RowPrologue::k{call.prologue.capitalize()}")
     return IndexOpData(
         kind=kind,
         group=group,
@@ -120,8 +139,8 @@ def plan(op: Op) -> IndexOpData:
         expressions=[expr.show(op.compute[t.name]) for t in outs],
         kernel_header=f"opgen_index_{group}.h",
         host_header=f"opgen_index_{group}_tiling.h",
-        shape_fn=fn.shape_fn,
-        has_dim=fn.has_dim,
+        shape_fn=fn.nhwc_shape_fn if call.channels_last else fn.shape_fn,
+        has_dim=fn.has_dim and fn.unset_dim is None,  # else the kind's Tile resolves the dim
         x=x,
         index=index,
         src=src,
@@ -139,8 +158,33 @@ def plan(op: Op) -> IndexOpData:
         aliases=aliases,
         roll_shifts=_source(op, call, 0, "shifts", None) if call.func == "roll" else None,
         roll_dims=_source(op, call, 0, "dims", None) if call.func == "roll" else None,
+        floats=[_float_source(op, call, slot, n, d) for slot, (n, d) in enumerate(fn.floats)],
+        uses_workspace=fn.workspace,
+        checks_data_range=call.func == "histc",
         range_skip=ints[0] if call.func == "nll_loss" else None,
     )
+
+
+def _float_source(op: Op, call: expr.IndexCall, slot: int, name: str, default: float) -> IndexFloat:
+    """Where floats[slot] takes its value: argument `name`, a literal or a float attr."""
+    value = call.arg(name)
+    if isinstance(value, str):
+        index = next(i for i, a in enumerate(op.attrs) if a.name == value)
+        a = op.attrs[index]
+        attr_default = float(a.default) if not a.required and a.default is not None else 0.0
+        return IndexFloat(slot, name, 0.0, value, index, attr_default)
+    literal = float(value) if isinstance(value, (int, float)) else default
+    return IndexFloat(slot, name, literal, "", -1, 0.0)
+
+
+def _parts(op: Op, outs: list[IndexTensor]) -> dict[str, IndexTensor]:
+    """Each output by the part of the call it takes (values unless .indices)."""
+    parts = {}
+    for t in outs:
+        tree = op.compute[t.name]
+        assert isinstance(tree, expr.IndexCall)
+        parts[tree.part or "values"] = t
+    return parts
 
 
 def _x_aliases(op: Op, x_name: str, x: IndexTensor) -> list[StorageAlias]:
@@ -164,6 +208,8 @@ def _gm_args(
     gm = [t.kernel_param for t in inputs if t is not None]
     if FUNCTIONS[call.func].has_parts:
         return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in PARTS]
+    if FUNCTIONS[call.func].workspace:
+        return [*gm, outs[0].kernel_param, "workspace"]
     return [*gm, outs[0].kernel_param]
 
 
@@ -180,7 +226,7 @@ def _template_args(
         return [x.macro, index.macro]
     if index_out >= 0:
         return [x.macro, outs[index_out].macro]
-    if call.func in ("one_hot", "cumsum"):
+    if call.func in ("one_hot", "cumsum", "histc"):
         return [x.macro, outs[0].macro]
     if FUNCTIONS[call.func].has_parts:  # .values alone: the indices it does not store
         return [x.macro, "int32_t"]

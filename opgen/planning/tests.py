@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opgen.compiler.compute import compute_types, special_values_exact
-from opgen.frontend import defined, expr, functions, index_ops, soc_dtypes
+from opgen.compiler.streams import scalar_loop_only
+from opgen.frontend import defined, expr, functions, index_functions, index_ops, soc_dtypes
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.model import Attr, Op, TensorParam
@@ -136,6 +137,25 @@ def comparison_ties(op: Op) -> dict[str, list[Any]]:
     return ties
 
 
+def _int_bounds(size: int) -> tuple[int, int]:
+    """The smallest and largest values of a signed integer of `size` bytes."""
+    return -(2 ** (8 * size - 1)), 2 ** (8 * size - 1) - 1
+
+
+def scalar_loop_ties(op: Op) -> dict[str, list[Any]]:
+    """Per input of an op whose outputs are gcd() of inputs: 0 and the narrowest dtype's smallest
+    value (whose abs() wraps to itself, torch's negative gcds), and 12 beside them in the inputs
+    after the first, so that planted elements meet each other in every pair (the tests cycle
+    through each input's values every fourth element)."""
+    if not scalar_loop_only(op):
+        return {}
+    ties: dict[str, list[Any]] = {}
+    for i, t in enumerate(op.inputs):
+        low = _int_bounds(min(DTYPES[d].size for d in t.dtypes))[0]
+        ties[t.name] = [0, low] if i == 0 else [low, 0, 12]
+    return ties
+
+
 def nan_blocked_inputs(node: expr.Node) -> set[str]:
     """Inputs inside a min/max/relu/clamp/sign/amax/amin, on targets without compare-and-select
     (compiler.compute.special_values_exact): there those take NaN by the hardware's rule (the twin's
@@ -168,6 +188,10 @@ def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, 
     if name in positive:
         low, high = POSITIVE_INT_RANGE
         return low, high, f"positive: the compute takes {positive[name]}"
+    if scalar_loop_only(op):
+        narrowest = min(dtypes, key=lambda d: d.size)
+        low, high = _int_bounds(narrowest.size)
+        return low, high, f"over {narrowest.name}'s range: gcd() neither overflows nor wraps"
     if any(d.name.startswith("uint") for d in dtypes):
         return 0, INT_RANGE[1], "unsigned integers in a small range"
     if any(d.size == 1 for d in dtypes):
@@ -319,6 +343,8 @@ class TensorArgSpec:
     positive: bool
     ties_shown: str  # what the compute compares it with, for the comment; "": nothing
     ties_literal: str  # the same as a Python tuple literal
+    # the ties are gcd()'s special values (scalar_loop_ties), not what the compute compares with
+    gcd_ties: bool
     no_nan: bool  # the boundary cases pass it no NaN (min/max/... on SoCs without NaN rules)
     lacking: str  # those SoCs, for the comment
 
@@ -349,6 +375,9 @@ def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
         if "float" in ctypes and not special_values_exact(socs, ctypes):
             no_nan |= nan_blocked_inputs(tree)
     ties = comparison_ties(op)
+    gcd_ties = scalar_loop_ties(op)
+    for name, values in gcd_ties.items():
+        ties.setdefault(name, []).extend(values)
     specs = []
     for t in op.inputs:
         low, high, why = value_range(op, t.name, positive)
@@ -372,6 +401,7 @@ def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
                 positive=t.name in positive,
                 ties_shown=", ".join(v if isinstance(v, str) else py_value(v) for v in tie_values),
                 ties_literal=py_value(tuple(tie_values)),
+                gcd_ties=t.name in gcd_ties,
                 no_nan=t.name in no_nan,
                 lacking=", ".join(s for s in socs if not special_values_exact([s], ctypes)),
             )
@@ -1142,11 +1172,13 @@ def extra_cases(op: Op) -> dict[str, Any]:
 def index_ranges(data: TestsData, op: Op) -> TestsData:
     """An index op's tests (planned for its shell, an op without compute): the index input drawn
     in [0, the indexed dim's size) (duplicates come with more draws than values), and the attrs
-    the call reads passed values its test shapes take."""
+    the call reads passed values its test shapes take; the data inputs drawn from the function's
+    data_range where it has one (cross: int8 products that wrap)."""
     call = op.index_call
     assert call is not None
     tensor = index_ops.range_tensor(call)
     bound = index_ops.index_range(op)
+    data_range = index_functions.FUNCTIONS[call.func].data_range
     args = [
         replace(
             a,
@@ -1159,4 +1191,12 @@ def index_ranges(data: TestsData, op: Op) -> TestsData:
         else a
         for a in data.tensor_args
     ]
+    if data_range is not None:
+        low, high, why = data_range
+        args = [
+            replace(a, why=why, low=repr(float(low)), high=repr(float(high)))
+            if a.name in (call.x, call.src)
+            else a
+            for a in args
+        ]
     return replace(data, tensor_args=args, attr_args=attr_args(op))

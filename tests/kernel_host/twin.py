@@ -344,12 +344,14 @@ _TORCH_DTYPES = {
 
 
 def encode(values: np.ndarray, dtype: str) -> tuple[bytes, np.ndarray]:
-    """Raw bytes of `values` in `dtype`, and the values as stored (float64), for the golden."""
+    """Raw bytes of `values` in `dtype`, and the values as stored (float64), for the golden.
+    int64 values given as integers stay exact (stored as int64: float64 holds 53 bits)."""
     import torch
 
-    t = torch.from_numpy(np.ascontiguousarray(values, dtype=np.float64))
+    exact = dtype == "int64" and np.asarray(values).dtype.kind == "i"
+    t = torch.from_numpy(np.ascontiguousarray(values, dtype=np.int64 if exact else np.float64))
     t = t.to(getattr(torch, _TORCH_DTYPES[dtype]))
-    stored = t.to(torch.float64).numpy()
+    stored = t.numpy() if exact else t.to(torch.float64).numpy()
     if dtype == "bfloat16":
         raw = t.view(torch.int16).numpy().tobytes()
     else:
@@ -357,14 +359,16 @@ def encode(values: np.ndarray, dtype: str) -> tuple[bytes, np.ndarray]:
     return raw, stored
 
 
-def decode(raw: bytes, dtype: str, shape: list[int]) -> np.ndarray:
+def decode(raw: bytes, dtype: str, shape: list[int], exact: bool = False) -> np.ndarray:
+    """The values in float64; with `exact`, integers in their own numpy dtype."""
     import torch
 
     if dtype == "bfloat16":
         bits = torch.from_numpy(np.frombuffer(raw, dtype=np.int16).copy())
         return bits.view(torch.bfloat16).to(torch.float64).numpy().reshape(shape)
     np_dtype = np.dtype(_TORCH_DTYPES[dtype])
-    return np.frombuffer(raw, dtype=np_dtype).astype(np.float64).reshape(shape)
+    values = np.frombuffer(raw, dtype=np_dtype)
+    return (values.copy() if exact else values.astype(np.float64)).reshape(shape)
 
 
 _GE_TO_DTYPE = {d.ge: name for name, d in DTYPES.items()}
@@ -379,11 +383,13 @@ def run(
     cores: int | None = None,
     ub: int | None = None,
     workdir: Path | None = None,
+    exact: bool = False,
 ) -> dict:
     """Run one op; inputs are (dtype, values) or None for an absent optional input.
 
-    Returns the driver's JSON with "outputs" decoded to float64 arrays, "inputs" as stored and
-    "updated_inputs" as the kernel left them (None for absent or dynamic ones).
+    Returns the driver's JSON with "outputs" decoded to float64 arrays (with `exact`, integer
+    ones in their own dtype), "inputs" as stored and "updated_inputs" as the kernel left them
+    (None for absent or dynamic ones).
     """
     import tempfile
 
@@ -418,7 +424,7 @@ def run(
         for out in result["outputs"]:
             dtype = _GE_TO_DTYPE[out["dtype"]]
             out["dtype"] = dtype
-            out["values"] = decode(Path(out["file"]).read_bytes(), dtype, out["shape"])
+            out["values"] = decode(Path(out["file"]).read_bytes(), dtype, out["shape"], exact)
         for upd in result.get("updated_inputs", []):
             if upd is not None:
                 upd["dtype"] = _GE_TO_DTYPE[upd["dtype"]]

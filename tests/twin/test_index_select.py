@@ -385,3 +385,103 @@ def test_arg_columns_nan_and_pipes(driver, tmp_path):
         proc, _, got = run(driver, tmp_path, kind, x, dim=1, env=env, cores=2)
         ok(proc)
         assert got.view(2, 70).tolist() == getattr(torch, kind)(x, dim=1).tolist()
+
+
+def softmax_sample(shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Quarters in [-10, 10): distinct values have distinct softmax values (their exps differ by
+    far more than a rounding), equal ones equal softmax values (ties in index order)."""
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randint(-40, 40, shape, generator=gen).float() / 4).to(dtype)
+
+
+def check_softmax_sorted(x: torch.Tensor, k: int, descending: bool, values, indices) -> None:
+    """The first k of torch.softmax(x, -1) sorted (stable: ties lower index first): values
+    within float's rounding of torch's (half/bfloat16: torch's T values, equal), indices equal."""
+    probs = torch.softmax(x, dim=-1)
+    want = torch.sort(probs, dim=-1, descending=descending, stable=True)
+    want_v, want_i = want.values[..., :k], want.indices[..., :k]
+    got_v = values.view(want_v.shape)
+    if x.dtype == torch.float32:
+        torch.testing.assert_close(got_v, want_v, rtol=1e-6, atol=1e-7, equal_nan=True)
+    else:
+        torch.testing.assert_close(got_v.float(), want_v.float(), rtol=0, atol=0, equal_nan=True)
+    assert torch.equal(indices.view(want_i.shape).long(), want_i), (x, indices, want_i)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_topk(driver, tmp_path, dtype):
+    """RowPrologue::kSoftmax: topk(softmax(x, -1), k) and sort(softmax(x, -1)) as torch's, both
+    orders, int32/int64 indexes, k = 1 and the whole row, rows from 1 to 3000 over 8 cores."""
+    for n, shape in enumerate(SORT_SHAPES):
+        x = softmax_sample(shape, DTYPES[dtype], 400 + n)
+        row = shape[-1]
+        for k, largest in (
+            (1, True),
+            (row, False),
+            ((row + 1) // 2, n % 2 == 0),
+            (min(4, row), True),
+        ):
+            out_bytes = 4 + 4 * (n % 2)
+            proc, values, indices = run(
+                driver, tmp_path, "softmax_topk", x, (k, int(largest)), out_bytes
+            )
+            ok(proc)
+            check_softmax_sorted(x, k, largest, values, indices)
+        proc, values, indices = run(driver, tmp_path, "softmax_sort", x, (n % 2, 0))
+        ok(proc)
+        check_softmax_sorted(x, row, n % 2 == 1, values, indices)
+
+
+def test_softmax_topk_specials(driver, tmp_path):
+    """A NaN or +inf in a row, or a row of -inf, makes the row's softmax NaN (torch's); the NaN
+    row sorts in index order. Other rows: -inf gives 0, a huge spread gives exact zeros (ties)."""
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor(
+        [
+            [1.0, nan, 2.0, 0.5, -1.0],
+            [1.0, inf, 2.0, 0.5, -1.0],
+            [-inf, -inf, -inf, -inf, -inf],
+            [1.0, -inf, 2.0, -inf, 3.0],
+            [-200.0, 0.0, -300.0, 5.0, -250.0],
+            [-0.0, 0.0, -0.0, 0.0, 0.0],
+        ]
+    )
+    for k, largest in ((5, True), (3, False)):
+        proc, values, indices = run(driver, tmp_path, "softmax_topk", x, (k, int(largest)), 8, 3)
+        ok(proc)
+        check_softmax_sorted(x, k, largest, values, indices)
+
+
+def test_softmax_topk_scalar_pipe_events(driver, tmp_path):
+    """The prologue's scalar reads (the max, the sum) wait for the vector unit and back."""
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    for dtype in (torch.float32, torch.float16):
+        x = softmax_sample((5, 300), dtype, 12)
+        proc, values, indices = run(driver, tmp_path, "softmax_topk", x, (7, 1), cores=3, env=env)
+        ok(proc)
+        check_softmax_sorted(x, 7, True, values, indices)
+
+
+SOFTMAX_UNIT = """
+#include "kernel_operator.h"
+#include "opgen_index_select.h"
+template void opgen_index::TopK<float, int32_t, opgen_index::RowPrologue::kSoftmax>(
+    GM_ADDR, GM_ADDR, GM_ADDR, const opgen_index::IndexTiling&);
+"""
+
+
+@pytest.mark.parametrize(("arch", "needle"), [(3510, "softmax prologue"), (2201, None)])
+def test_softmax_topk_socs(tmp_path, arch, needle):
+    """The softmax prologue needs the float ReduceMax/ReduceSum: Ascend 950 (Sort32 but no
+    level-2 ReduceMax in opgen's catalog) is refused by a static_assert."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(SOFTMAX_UNIT)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, *INDEX_LIB_INCLUDES, f"-D__NPU_ARCH__={arch}", "-fsyntax-only", str(unit)],
+        capture_output=True,
+        text=True,
+    )
+    if needle is None:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    else:
+        assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]

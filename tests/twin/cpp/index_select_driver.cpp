@@ -2,7 +2,8 @@
 // Sort) on the twin: Tile<Kind> with the twin's platform values, then the kernel on its cores
 // through LaunchDirect. Used by tests/twin/test_index_select.py:
 //   index_select_driver KIND DTYPE OUTBYTES CORES DIMS DIM INT0 INT1 IN OUT [UB]
-// KIND argmax|argmin|topk|sort, DTYPE float|half|bfloat16, DIMS comma-separated, IN the raw x,
+// KIND argmax|argmin|topk|sort|softmax_topk|softmax_sort (the last two with the softmax row
+// prologue, RowPrologue::kSoftmax), DTYPE float|half|bfloat16, DIMS comma-separated, IN the raw x,
 // OUT a prefix: OUT.values (topk/sort) and OUT.indices are written raw. INT0/INT1: HostArgs
 // ints (topk: k, largest; sort: descending). A negative INT1 for topk/sort: no values output
 // (nullptr). Prints "REFUSED <text>" (exit 3) or "ERROR <text>" (exit 4). Built with
@@ -41,6 +42,16 @@ struct Kernels {
     static void Sort(GM_ADDR x, GM_ADDR v, GM_ADDR i, GM_ADDR t)
     {
         opgen_index::Sort<T, TOut>(x, v, i, *reinterpret_cast<const IndexTiling*>(t));
+    }
+    static void SoftmaxTopK(GM_ADDR x, GM_ADDR v, GM_ADDR i, GM_ADDR t)
+    {
+        constexpr auto kSoftmax = opgen_index::RowPrologue::kSoftmax;
+        opgen_index::TopK<T, TOut, kSoftmax>(x, v, i, *reinterpret_cast<const IndexTiling*>(t));
+    }
+    static void SoftmaxSort(GM_ADDR x, GM_ADDR v, GM_ADDR i, GM_ADDR t)
+    {
+        constexpr auto kSoftmax = opgen_index::RowPrologue::kSoftmax;
+        opgen_index::Sort<T, TOut, kSoftmax>(x, v, i, *reinterpret_cast<const IndexTiling*>(t));
     }
 };
 
@@ -99,6 +110,16 @@ std::string Launch(Run& r, const IndexTiling& t)
     if (r.kind == "sort") {
         return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::Sort, G(r.x), G(r.values), G(r.indices), G(r.tiling));
     }
+#if !defined(INDEX_SELECT_SORT_ONLY)
+    if (r.kind == "softmax_topk") {
+        return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::SoftmaxTopK, G(r.x), G(r.values), G(r.indices),
+                                        G(r.tiling));
+    }
+    if (r.kind == "softmax_sort") {
+        return opgen_twin::LaunchDirect(l, &Kernels<T, TOut>::SoftmaxSort, G(r.x), G(r.values), G(r.indices),
+                                        G(r.tiling));
+    }
+#endif
     return "this build has no " + r.kind;
 }
 
@@ -106,8 +127,8 @@ const char* Tile(Run& r, IndexTiling& t)
 {
     if (r.kind == "argmax") return opgen_index::TileArgMax(r.args, t);
     if (r.kind == "argmin") return opgen_index::TileArgMin(r.args, t);
-    if (r.kind == "topk") return opgen_index::TileTopK(r.args, t);
-    if (r.kind == "sort") return opgen_index::TileSort(r.args, t);
+    if (r.kind == "topk" || r.kind == "softmax_topk") return opgen_index::TileTopK(r.args, t);
+    if (r.kind == "sort" || r.kind == "softmax_sort") return opgen_index::TileSort(r.args, t);
     return "unknown kind";
 }
 
@@ -142,7 +163,7 @@ uint64_t Parse(char** argv, int argc, Run& r, std::string& dtype)
     r.args.ints[0] = std::atoll(argv[7]);
     r.args.ints[1] = std::atoll(argv[8]);
     r.args.ubBytes = argc > 11 ? std::strtoull(argv[11], nullptr, 10) : opgen_twin::DefaultPlatform().ubSize;
-    if (r.kind == "topk" && r.args.ints[1] < 0) {
+    if ((r.kind == "topk" || r.kind == "softmax_topk") && r.args.ints[1] < 0) {
         r.withValues = false;
         r.args.ints[1] = 1;
     }

@@ -3,7 +3,8 @@
 // arguments as torch.nn.functional.avg_pool2d / max_pool2d (dilation 1) do and fill the tiling
 // op_kernel/opgen_index_pool.h reads. HostArgs: x NCHW or CHW, dtypeBytes 4 (float) or 2 (half,
 // bfloat16), ints = kH, kW, sH, sW, pH, pW, ceil_mode, count_include_pad (max: ignored). The
-// output's shape is x's with H, W replaced by PooledSize's OH, OW.
+// output's shape is x's with H, W replaced by PooledSize's OH, OW. TileAvgPool2dNhwc /
+// TileMaxPool2dNhwc: the same for channels-last x [N, H, W, C] (the kernel's Pool2dNhwcKernel).
 #ifndef OPGEN_INDEX_POOL_TILING_H
 #define OPGEN_INDEX_POOL_TILING_H
 
@@ -111,6 +112,93 @@ inline const char* TileAvgPool2d(const HostArgs& a, IndexTiling& t) { return poo
 
 // max_pool2d(x, kernel_size, stride, padding, dilation=1, ceil_mode), values only; ints[7] ignored.
 inline const char* TileMaxPool2d(const HostArgs& a, IndexTiling& t) { return pool_host::TilePool2d(a, t, true); }
+
+
+namespace pool_host {
+
+// The UB bytes opgen_index_pool.h's Pool2dNhwcKernel allocates for `lanes` channels per unit and
+// `pixels` pixels per load (its InitBuffers): the pixels' slots, the output, the float lanes
+// (acc and cur; max: next) and max's two masks.
+inline uint64_t PoolNhwcUbBytes(uint64_t bytes, uint64_t c, uint64_t lanes, uint64_t pixels, bool isMax)
+{
+    const uint64_t slot = AlignUp(c < lanes ? c : lanes, 32 / bytes);
+    return pixels * slot * bytes + AlignUp(lanes * bytes, 32) + (isMax ? 3 : 2) * lanes * 4 +
+           (isMax ? 2 * AlignUp(lanes / 8, 32) : 0);
+}
+
+// The channels a unit computes: all of C rounded up to 64 when a pixel's slot and the lanes fit
+// beside one pixel, else the most multiples of 64 that do (0: not even 64).
+inline uint64_t NhwcLanes(uint64_t bytes, uint64_t c, uint64_t budget, bool isMax)
+{
+    uint64_t lanes = AlignUp(c, 64);
+    const uint64_t perLane = bytes + bytes + (isMax ? 12 : 8) + 1;  // an upper bound per lane
+    if (lanes * perLane > budget) {
+        lanes = budget / perLane / 64 * 64 + 64;
+    }
+    while (lanes > 0 && PoolNhwcUbBytes(bytes, c, lanes, 1, isMax) > budget) {
+        lanes -= 64;
+    }
+    return lanes;
+}
+
+inline const char* TilePool2dNhwc(const HostArgs& a, IndexTiling& t, bool isMax)
+{
+    if (a.x.rank != 4) return "pooling: channels-last x must be NHWC (rank 4)";
+    if (a.dtypeBytes != 4 && a.dtypeBytes != 2) return "pooling: x must be float32, float16 or bfloat16";
+    if (a.x.dims[0] < 0 || a.x.dims[1] <= 0 || a.x.dims[2] <= 0 || a.x.dims[3] <= 0) {
+        return "pooling: C, H and W must be non-zero (only the batch may be empty)";
+    }
+    if (const char* why = CheckPoolWindow(a.ints)) return why;
+    const int64_t h = a.x.dims[1], w = a.x.dims[2];
+    const uint64_t c = static_cast<uint64_t>(a.x.dims[3]);
+    const bool ceilMode = a.ints[6] != 0;
+    const int64_t oh = PooledSize(h, a.ints[0], a.ints[2], a.ints[4], ceilMode);
+    const int64_t ow = PooledSize(w, a.ints[1], a.ints[3], a.ints[5], ceilMode);
+    if (oh < 1 || ow < 1) return "pooling: the output size is too small (the input is smaller than the kernel)";
+    const uint64_t reserved = isMax ? SELECT_RESERVED_UB : 0;
+    const uint64_t budget = a.ubBytes > reserved ? a.ubBytes - reserved : 0;
+    const uint64_t lanes = NhwcLanes(a.dtypeBytes, c, budget, isMax);
+    if (lanes == 0) return "pooling: 64 channels of a pixel and an output do not fit in UB";
+    if ((c - (c < lanes ? c : lanes)) * a.dtypeBytes > 0xFFFFFFFFull) {
+        return "pooling: C is too large for DataCopyPad's stride (4 GB)";
+    }
+    const uint64_t slotBytes = AlignUp(c < lanes ? c : lanes, 32 / a.dtypeBytes) * a.dtypeBytes;
+    uint64_t pixels = 1 + (budget - PoolNhwcUbBytes(a.dtypeBytes, c, lanes, 1, isMax)) / slotBytes;
+    const uint64_t kw = static_cast<uint64_t>(a.ints[1]);
+    pixels = pixels < kw ? pixels : kw;
+    pixels = pixels < 4095 ? pixels : 4095;  // DataCopyPad's blockCount
+    t = IndexTiling{};
+    t.outer = static_cast<uint64_t>(a.x.dims[0]);
+    t.axis = static_cast<uint64_t>(h);
+    t.inner = static_cast<uint64_t>(w);
+    t.count = static_cast<uint64_t>(oh);
+    const uint64_t chunks = (c + lanes - 1) / lanes;
+    t.units = t.outer * t.count * static_cast<uint64_t>(ow) * chunks;
+    const uint64_t cores = a.coreNum == 0 ? 1 : a.coreNum;
+    t.unitsPerCore = (t.units + cores - 1) / cores;
+    t.usedCores = t.units == 0 ? 1u : static_cast<uint32_t>((t.units + t.unitsPerCore - 1) / t.unitsPerCore);
+    t.tileElems = static_cast<uint32_t>(lanes);
+    for (uint32_t i = 0; i < 6; ++i) t.ints[i] = a.ints[i];
+    t.ints[6] = ow;
+    t.ints[7] = a.ints[7] != 0 ? 1 : 0;
+    t.outerDims[0] = static_cast<int64_t>(c);
+    t.outerDims[1] = static_cast<int64_t>(pixels);
+    return nullptr;
+}
+
+}  // namespace pool_host
+
+// avg_pool2d(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1): x and y NHWC; ints as TileAvgPool2d.
+inline const char* TileAvgPool2dNhwc(const HostArgs& a, IndexTiling& t)
+{
+    return pool_host::TilePool2dNhwc(a, t, false);
+}
+
+// max_pool2d(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1): x and y NHWC; ints as TileMaxPool2d.
+inline const char* TileMaxPool2dNhwc(const HostArgs& a, IndexTiling& t)
+{
+    return pool_host::TilePool2dNhwc(a, t, true);
+}
 
 }  // namespace opgen_index
 

@@ -129,6 +129,18 @@ inline const char* ShapeOneHot(const HostArgs& a, Shape& y)
     return nullptr;
 }
 
+// histc: ints[0] = bins, y [bins] whatever x's shape.
+inline const char* ShapeHistc(const HostArgs& a, Shape& y)
+{
+    if (a.ints[0] <= 0) {
+        return "torch.histc: bins must be > 0";
+    }
+    y = Shape{};
+    y.rank = 1;
+    y.dims[0] = a.ints[0];
+    return nullptr;
+}
+
 // One pooled side: torch's (n + 2p - k) / s + 1, rounded up with ceil_mode, the last window
 // starting inside the input.
 inline int64_t PoolOutSide(int64_t n, int64_t k, int64_t s, int64_t p, bool ceil)
@@ -160,6 +172,70 @@ inline const char* ShapePool2d(const HostArgs& a, Shape& y)
     y = a.x;
     y.dims[y.rank - 2] = PoolOutSide(h, w[0], w[2], w[4], w[6] != 0);
     y.dims[y.rank - 1] = PoolOutSide(wd, w[1], w[3], w[5], w[6] != 0);
+    return nullptr;
+}
+
+// Channels-last avg_pool2d / max_pool2d (x [N, H, W, C]): ints as ShapePool2d's.
+inline const char* ShapePool2dNhwc(const HostArgs& a, Shape& y)
+{
+    if (a.x.rank != 4) {
+        return "channels-last 2-D pooling takes x [N, H, W, C]";
+    }
+    HostArgs nchw = a;  // H, W last, as ShapePool2d reads them
+    nchw.x.dims[1] = a.x.dims[3];
+    nchw.x.dims[2] = a.x.dims[1];
+    nchw.x.dims[3] = a.x.dims[2];
+    Shape pooled{};
+    if (const char* why = ShapePool2d(nchw, pooled)) {
+        return why;
+    }
+    y = a.x;
+    y.dims[1] = pooled.dims[2];
+    y.dims[2] = pooled.dims[3];
+    return nullptr;
+}
+
+// cross: x = x1's shape, src = x2's; dim as given, CANN's kCrossUnsetDim (-65530, the OpDef
+// default of CANN's Cross and CrossV2) standing for torch.cross's dim=None: the first dim of x1
+// of size 3. torch's checks: one rank, dim within it, size 3 along dim in both, the other dims
+// broadcast; y is their broadcast shape.
+constexpr int64_t kCrossUnsetDim = -65530;
+
+inline const char* CrossDim(const HostArgs& a, int64_t& dim)
+{
+    if (a.x.rank == 0 || a.x.rank != a.src.rank) {
+        return "cross takes x1 and x2 of one rank, at least 1 (torch: the same number of dimensions)";
+    }
+    if (a.dim == kCrossUnsetDim) {
+        for (uint32_t i = 0; i < a.x.rank; ++i) {
+            if (a.x.dims[i] == 3) {
+                dim = i;
+                return nullptr;
+            }
+        }
+        return "cross with dim unset (torch's dim=None): no dimension of size 3 in x1";
+    }
+    dim = a.dim;
+    return NormaliseDim(dim, a.x.rank) ? nullptr : "dim is outside x1's dims (torch.cross)";
+}
+
+inline const char* ShapeCross(const HostArgs& a, Shape& y)
+{
+    int64_t dim = 0;
+    if (const char* why = CrossDim(a, dim)) {
+        return why;
+    }
+    if (a.x.dims[dim] != 3 || a.src.dims[dim] != 3) {
+        return "x1 and x2 have size 3 along dim (torch.cross)";
+    }
+    y = a.x;
+    for (uint32_t i = 0; i < a.x.rank; ++i) {
+        const int64_t m = a.x.dims[i], n = a.src.dims[i];
+        if (m != n && m != 1 && n != 1) {
+            return "x1 and x2 do not broadcast (torch.cross)";
+        }
+        y.dims[i] = m == 1 ? n : m;
+    }
     return nullptr;
 }
 

@@ -30,6 +30,13 @@
 // scalar unit as torch orders it: NaN is larger than +inf. values is T, indices TOut
 // (int32_t/int64_t); a nullptr output is not written.
 //
+// A row prologue (the template's RowPrologue P) computes on the row in UB before the keys:
+// kSoftmax is torch.softmax(x, dim=-1) as torch's CPU kernel computes it, e = exp(x - max(x)),
+// then e * (1 / sum(e)) (ReduceMax; Adds, Exp; the pairwise opgen_kernel::RowSumValue; Muls),
+// in float, rounded to T and back for half/bfloat16 so that the sort sees torch's T values (and
+// their ties). A NaN or +inf in the row, or a row of -inf, makes every value NaN, as torch's.
+// It needs the float ReduceMax/ReduceSum besides Sort32 (not on ascend910, 310P).
+//
 // SoCs: ArgMax/ArgMin need DataCopyPad, the float level-2 ReduceMax/ReduceMin and Compare
 // (Atlas A2/A3 and 310B); TopK/Sort need Sort32 and MrgSort (not on Atlas training or 310P
 // products) and DataCopyPad (Atlas A2/A3, 310B, Ascend 950). Elsewhere the kernel does not
@@ -40,9 +47,14 @@
 
 #include "kernel_operator.h"
 #include "opgen_index_tiling.h"
+#include "opgen_kernel.h"
 #include "opgen_soc.h"
 
 namespace opgen_index {
+
+// What TopK/Sort compute on a row before sorting it (the op's x is then that function of the
+// input): nothing, or torch.softmax over the row.
+enum class RowPrologue : uint32_t { kNone = 0, kSoftmax = 1 };
 
 namespace select_detail {
 
@@ -434,9 +446,33 @@ __aicore__ inline void NaNKeyRun(const AscendC::LocalTensor<float>& scores, uint
     }
 }
 
+// The row prologue kSoftmax on f[0, n) in place: e = exp(f - max), then e * (1 / sum(e)) as torch's
+// CPU softmax; for half/bfloat16 rounded to T (into `in`) and back, as torch.softmax gives T.
+// recA and recB are free scratch until the sort.
+template <typename T, typename TOut>
+__aicore__ inline void SoftmaxRow(SortBuffers<T, TOut>& b, const AscendC::LocalTensor<float>& f,
+                                  const AscendC::LocalTensor<T>& in, uint32_t n)
+{
+    const AscendC::LocalTensor<float> work = b.recA.template Get<float>();
+    const AscendC::LocalTensor<float> fold = b.recB.template Get<float>();
+    AscendC::ReduceMax(work, f, fold, static_cast<int32_t>(n), false);
+    WaitPipe<AscendC::HardEvent::V_S>();
+    const float rowMax = work.GetValue(0);
+    WaitPipe<AscendC::HardEvent::S_V>();
+    AscendC::Adds(f, f, -rowMax, static_cast<int32_t>(n));
+    AscendC::Exp(f, f, static_cast<int32_t>(n));
+    const float sum = opgen_kernel::RowSumValue(fold, f, work, n);  // waits V_S itself
+    WaitPipe<AscendC::HardEvent::S_V>();
+    AscendC::Muls(f, f, 1.0f / sum, static_cast<int32_t>(n));
+    if constexpr (!std::is_same<T, float>::value) {
+        AscendC::Cast(in, f, AscendC::RoundMode::CAST_RINT, n);
+        AscendC::Cast(f, in, AscendC::RoundMode::CAST_NONE, n);
+    }
+}
+
 // One row of TopK/Sort: the first k of its n values sorted, and their indexes, into out and out64
 // or index (as int32_t).
-template <typename T, typename TOut>
+template <typename T, typename TOut, RowPrologue P>
 __aicore__ inline void SortRow(SortBuffers<T, TOut>& b, const AscendC::GlobalTensor<T>& row, uint32_t n,
                                bool descending)
 {
@@ -452,7 +488,9 @@ __aicore__ inline void SortRow(SortBuffers<T, TOut>& b, const AscendC::GlobalTen
     WaitPipe<AscendC::HardEvent::S_V>();     // the last row's scalar reads
     AscendC::Duplicate(key, -Infinity(), static_cast<int32_t>(n64));  // the pad sorts last
     WaitPipe<AscendC::HardEvent::MTE2_V>();
-    AscendC::Muls(key, AsFloat(in, sortKey, n), sign, static_cast<int32_t>(n));
+    const AscendC::LocalTensor<float> f = AsFloat(in, sortKey, n);
+    if constexpr (P == RowPrologue::kSoftmax) SoftmaxRow(b, f, in, n);
+    AscendC::Muls(key, f, sign, static_cast<int32_t>(n));
     // NaN keys -> +inf (descending) or -inf (ascending); OrderNaNRun puts them past the infs.
     AscendC::Compare(mask, key, key, AscendC::CMPMODE::EQ, n64);
     AscendC::Select(sortKey, mask, key, descending ? Infinity() : -Infinity(),
@@ -506,7 +544,7 @@ __aicore__ inline void SortRowOut(SortBuffers<T, TOut>& b, GM_ADDR values, GM_AD
     }
 }
 
-template <typename T, typename TOut>
+template <typename T, typename TOut, RowPrologue P>
 __aicore__ inline void SortRows(GM_ADDR x, GM_ADDR values, GM_ADDR indices, const IndexTiling& t)
 {
     static_assert(IsSelectFloat<T>::value,
@@ -518,6 +556,9 @@ __aicore__ inline void SortRows(GM_ADDR x, GM_ADDR values, GM_ADDR indices, cons
     static_assert(sizeof(T) > 0 && OPGEN_SOC_HAS_SORT32(__NPU_ARCH__),  // sizeof: at instantiation
                   "opgen_index::TopK/Sort need Sort32 and MrgSort, which Atlas training (ascend910) and Atlas "
                   "inference (ascend310p) products lack (asc-devkit Sort32.md, MrgSort.md)");
+    static_assert(P == RowPrologue::kNone || OPGEN_SOC_HAS_FLOAT_REDUCE(__NPU_ARCH__),
+                  "opgen_index::TopK/Sort: the softmax prologue needs the float ReduceMax/ReduceSum, which "
+                  "this SoC lacks");
 #endif
     uint64_t first = 0, rows = 0;
     CoreRows(t, first, rows);
@@ -533,7 +574,7 @@ __aicore__ inline void SortRows(GM_ADDR x, GM_ADDR values, GM_ADDR indices, cons
     for (uint32_t i = 0; i < t.tileElems; ++i) order.SetValue(i, i);  // Sort32's indexes, once
     WaitPipe<AscendC::HardEvent::S_V>();
     for (uint64_t r = first; r < first + rows; ++r) {
-        SortRow(b, xGm[r * t.axis], n, descending);
+        SortRow<T, TOut, P>(b, xGm[r * t.axis], n, descending);
         SortRowOut(b, values, indices, r, k);
     }
 }
@@ -553,16 +594,16 @@ __aicore__ inline void ArgMin(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
     select_detail::ArgBest<T, TOut, false>(x, y, t);
 }
 
-template <typename T, typename TOut>
+template <typename T, typename TOut, RowPrologue P = RowPrologue::kNone>
 __aicore__ inline void TopK(GM_ADDR x, GM_ADDR values, GM_ADDR indices, const IndexTiling& t)
 {
-    select_detail::SortRows<T, TOut>(x, values, indices, t);
+    select_detail::SortRows<T, TOut, P>(x, values, indices, t);
 }
 
-template <typename T, typename TOut>
+template <typename T, typename TOut, RowPrologue P = RowPrologue::kNone>
 __aicore__ inline void Sort(GM_ADDR x, GM_ADDR values, GM_ADDR indices, const IndexTiling& t)
 {
-    select_detail::SortRows<T, TOut>(x, values, indices, t);
+    select_detail::SortRows<T, TOut, P>(x, values, indices, t);
 }
 
 }  // namespace opgen_index

@@ -23,7 +23,7 @@ struct Shape {
 struct HostArgs {
     Shape x;      // the data input (index_select's x, topk's x, the pooled input, ...)
     Shape index;  // the index input; rank 0 when the op has none
-    Shape src;    // scatter_add's / index_add's src; rank 0 otherwise
+    Shape src;    // scatter_add's / index_add's src, cross's x2; rank 0 otherwise
     int64_t dim;
     int64_t ints[MAX_INTS];
     uint32_t dtypeBytes;  // x's element size
@@ -36,6 +36,7 @@ struct HostArgs {
     uint32_t dimCount;
     uint32_t coreNum;     // vector cores
     uint64_t ubBytes;     // UB size per vector core
+    float floats[MAX_INTS];  // the float arguments in the grammar's order (histc's min, max)
 };
 
 // The tiling: x seen as [outer, axis, inner] around dim; the work split in units (what a unit
@@ -51,10 +52,16 @@ struct IndexTiling {
     uint32_t usedCores;
     uint32_t tileElems;  // elements per UB tile
     int64_t ints[MAX_INTS];
-    // roll's shifts of the dims before `axis` (outer = their product), each in [0, outerDims[d])
+    // roll's shifts of the dims before `axis` (outer = their product), each in [0, outerDims[d]);
+    // channels-last pooling's C and pixels per load in outerDims[0] and [1] (outerRank 0)
     int64_t outerDims[MAX_RANK];
     int64_t outerShifts[MAX_RANK];
     uint32_t outerRank;
+    // cross: x1's, x2's and y's element strides of the dims it iterates (outerDims, outerRank;
+    // an input's 0 where it broadcasts)
+    int64_t strides[3][MAX_RANK];
+    float floats[MAX_INTS];   // the kind's float values (histc's min and max)
+    uint64_t workspaceBytes;  // the user workspace the kernel needs (the host adds it to the system's)
 };
 
 }  // namespace opgen_index

@@ -474,6 +474,59 @@ __aicore__ inline void Choose(const AscendC::LocalTensor<T>& dst, const AscendC:
     }
 }
 
+// The unsigned type of a signed integer type gcd computes in (none for another type: Gcd takes
+// int16_t, int32_t and int64_t only, as opgen lowers it).
+template <typename T>
+struct GcdUnsigned;
+template <>
+struct GcdUnsigned<int16_t> {
+    using Type = uint16_t;
+};
+template <>
+struct GcdUnsigned<int32_t> {
+    using Type = uint32_t;
+};
+template <>
+struct GcdUnsigned<int64_t> {
+    using Type = uint64_t;
+};
+
+// torch's gcd of two integers (aten/src/ATen/native/Math.h calc_gcd): Euclid's loop after abs,
+// which wraps the smallest value to itself as std::abs does on torch's CPUs, so that a gcd with it
+// may be negative (gcd(-2^31, 6) = -2, gcd(-2^31, 0) = -2^31), and the remainder's sign follows
+// the dividend's (C++'s %). No step divides the smallest value by -1: once a value is negative
+// the other is positive and smaller in magnitude than 2^(bits-1).
+template <typename T>
+__aicore__ inline T GcdOf(T a, T b)
+{
+    using U = typename GcdUnsigned<T>::Type;
+    a = a < 0 ? static_cast<T>(static_cast<U>(0u - static_cast<U>(a))) : a;
+    b = b < 0 ? static_cast<T>(static_cast<U>(0u - static_cast<U>(b))) : b;
+    while (a != 0) {
+        const T c = a;
+        a = static_cast<T>(b % a);  // int16_t computes in int, as torch's
+        b = c;
+    }
+    return b;
+}
+
+// dst = gcd(a, b) over `count` elements (dst may be a or b). No vector instruction takes a
+// remainder, so the scalar unit loops: GetValue/SetValue and a division per Euclid step, for every
+// element. Exact and slow (a vector kernel would use the binary gcd, but Compare takes int32_t
+// for EQ only and Select no integer type, and torch's negative results for the smallest value
+// come from Euclid's remainders). The barriers order the tiles' copies in and vector writes
+// before the scalar reads, and the scalar writes before the copy out and later vector calls.
+template <typename T>
+__aicore__ inline void Gcd(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
+                           const AscendC::LocalTensor<T>& b, uint32_t count)
+{
+    AscendC::PipeBarrier<PIPE_ALL>();
+    for (uint32_t i = 0; i < count; ++i) {
+        dst.SetValue(i, GcdOf(a.GetValue(i), b.GetValue(i)));
+    }
+    AscendC::PipeBarrier<PIPE_ALL>();
+}
+
 #if OPGEN_BLOCK_TAILS
 // This core's share of the elements: `length` elements from `offset`, the unit of its tail
 // copies (TailBlock) and whether a tail goes into UB in order (rows; see CopyGmToUb).
