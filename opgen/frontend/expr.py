@@ -768,13 +768,7 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
     """One argument of an index function: a literal of its type or the name of an attr."""
     kinds: tuple[str, ...]
     if name in STRING_PARAMS:
-        if isinstance(node, ast.Name) and attr_types.get(node.id) == "string":
-            return node.id
-        values = ", ".join(repr(v) for v in STRING_PARAMS[name])
-        raise ExprError(
-            f"{func}({name}={_snippet(node)}): {name} takes a string attr (one of {values}, read "
-            "when the op runs; a literal is not supported yet)"
-        )
+        return _string_arg(func, name, node, attr_types)
     if name in BOOL_PARAMS:
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in PAIR_PARAMS:
@@ -807,6 +801,17 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         assert value is not None
         return value
     raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
+
+
+def _string_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> str:
+    """A string argument (nll_loss's reduction): the name of a string attr."""
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "string":
+        return node.id
+    values = ", ".join(repr(v) for v in STRING_PARAMS[name])
+    raise ExprError(
+        f"{func}({name}={_snippet(node)}): {name} takes a string attr (one of {values}, read "
+        "when the op runs; a literal is not supported yet)"
+    )
 
 
 def _number(node: ast.AST) -> float | None:
