@@ -27,6 +27,7 @@ from opgen.frontend.index_functions import (
     PARTS,
     SOFTMAX,
     SOFTMAX_LONGHAND,
+    STRING_PARAMS,
     TENSOR_PARAMS,
 )
 
@@ -258,11 +259,11 @@ IndexArg = int | bool | float | str | tuple[int, ...]
 @dataclass(frozen=True)
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
-    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d or cross
-    of inputs (`x`, and `index` and `src` where the function takes them; cross's `other` held as
-    `src`), its other arguments by
-    torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
-    (`values` or `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
+    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross
+    or nll_loss of inputs (`x`, and `index` and `src` where the function takes them; cross's
+    `other` held as `src`; nll_loss's target and weight), its other arguments by torch's names
+    in `args` (each an IndexArg), and for topk and sort the part of the result (`values` or
+    `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
     topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet). A pooling
     may be channels-last: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), x and y NHWC."""
 
@@ -291,8 +292,10 @@ class IndexCall:
         x = f"{x}.permute{NHWC_TO_NCHW}" if self.channels_last else x
         tensors = {"x": x, "index": self.index, "src": self.src, "other": self.src}
         shown, skipped = [], False
-        for name in index_functions.FUNCTIONS[self.func].params:
+        fn = index_functions.FUNCTIONS[self.func]
+        for i, name in enumerate(fn.params):
             value = tensors[name] if name in tensors else self.arg(name)
+            skipped = skipped or bool(fn.positional and i >= fn.positional)
             if value is None or value == "":
                 skipped = True
                 continue
@@ -684,6 +687,12 @@ def _index_call(
     usage = f"{func}({', '.join(params)})"
     if len(node.args) > len(params):
         raise ExprError(f"{func}() takes at most {len(params)} arguments: {usage}")
+    positional = index_functions.FUNCTIONS[func].positional
+    if positional and len(node.args) > positional:
+        raise ExprError(
+            f"{func}() takes {', '.join(params[:positional])} positionally, the rest by "
+            f"keyword: {usage}"
+        )
     given: dict[str, ast.AST] = dict(zip(params, node.args, strict=False))
     for keyword in node.keywords:
         if keyword.arg is None or keyword.arg not in params or keyword.arg in TENSOR_PARAMS:
@@ -758,6 +767,8 @@ def _prologue_x(func: str, node: ast.AST, conv: Callable[[ast.AST], Node]) -> tu
 def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
     """One argument of an index function: a literal of its type or the name of an attr."""
     kinds: tuple[str, ...]
+    if name in STRING_PARAMS:
+        return _string_arg(func, name, node, attr_types)
     if name in BOOL_PARAMS:
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in PAIR_PARAMS:
@@ -790,6 +801,17 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         assert value is not None
         return value
     raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
+
+
+def _string_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> str:
+    """A string argument (nll_loss's reduction): the name of a string attr."""
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "string":
+        return node.id
+    values = ", ".join(repr(v) for v in STRING_PARAMS[name])
+    raise ExprError(
+        f"{func}({name}={_snippet(node)}): {name} takes a string attr (one of {values}, read "
+        "when the op runs; a literal is not supported yet)"
+    )
 
 
 def _number(node: ast.AST) -> float | None:
@@ -1186,6 +1208,9 @@ def _torch_x(node: IndexCall) -> str:
 def _torch_index_call(node: IndexCall) -> str:
     """An index op as torch calls it (the default golden): the tensors positionally, the other
     arguments by keyword, an int32 index widened where torch takes int64 only."""
+    if node.func == "nll_loss":  # torch's input, target and weight are positional
+        rest = "".join(f", {name}={value}" for name, value in node.args)
+        return f"torch.nn.functional.nll_loss({node.x}, {node.index}.long(), {node.src}{rest})"
     parts = []
     for name in index_functions.FUNCTIONS[node.func].params:
         if name == "x" and node.channels_last:

@@ -1,10 +1,10 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc): one frozen entry each,
-all that opgen knows of it in one place -- its torch signature and spelling, the index library's
-kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
-ints[] (and floats[]) are filled, its shape function, and what the kernel needs of a SoC. The
-grammar (expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
-(planning/index_op.py) read it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc, nll_loss): one frozen
+entry each, all that opgen knows of it in one place -- its torch signature and spelling, the
+index library's kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how
+the kernel's ints[] (and floats[]) are filled, its shape function, and what the kernel needs of
+a SoC. The grammar (expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and
+the planner (planning/index_op.py) read it; nothing else names a function."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ TENSOR_PARAMS = ("x", "index", "src", "other")
 BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
+# A string attr (not a literal): nll_loss's reduction, read per launch, one of torch's values
+STRING_PARAMS = {"reduction": ("none", "mean", "sum")}
 FLOAT_PARAMS = frozenset("min max".split())  # a number or a float attr (torch.histc's range)
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 # A row prologue the kernel computes on x's row in UB before it (topk(softmax(x, dim=-1), k)):
@@ -99,6 +101,7 @@ class IndexFunction:
     unset_dim: int | None = None
     # the range the generated tests draw the data inputs from, and why (None: the default)
     data_range: tuple[int, int, str] | None = None
+    positional: int = 0  # how many arguments may be positional (0: all; nll_loss: its tensors)
 
     @property
     def has_dim(self) -> bool:
@@ -308,5 +311,21 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         workspace=True,
         float_golden=True,
         needs=("has_datacopypad", "has_hardware_sync_all"),
+    ),
+    IndexFunction(
+        "nll_loss",
+        ("x", "index", "src", "ignore_index", "reduction"),
+        (),
+        "torch.nn.functional.nll_loss",
+        "NllLoss",
+        "loss",
+        "ShapeNllLoss",
+        ("float32",),
+        # ints[1]: the reduction's code (opgen_index::kReduction*), read from the string attr
+        ints=(("ignore_index", -100), ("reduction", 1)),
+        dim="",
+        dim_default=-1,  # the classes' axis: the targets index x's last dim
+        long_index=True,
+        positional=3,  # torch's 4th is the deprecated size_average: the rest by keyword
     ),
 )

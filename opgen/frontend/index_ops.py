@@ -1,6 +1,6 @@
 """Index ops: an output computed as one of torch's index functions (index_select, gather,
 scatter_add, index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
-max_pool2d, histc; expr.IndexCall). Their kernels are the index library's templates
+max_pool2d, histc, nll_loss; expr.IndexCall). Their kernels are the index library's templates
 (templates/kernel/index_lib/), one kind each. Here: the rules a prototype must meet, the dtype
 rules, the shape rule the tests check (torch's; InferShape states it in C++, the fake kernel is
 the golden on meta tensors), the values the tests pass for the attrs the call reads, and the
@@ -24,6 +24,7 @@ from opgen.frontend.index_functions import (
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
     ONE_HOT_OUT_DTYPES,
+    STRING_PARAMS,
 )
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
@@ -221,6 +222,23 @@ def attr_sample(op: Op, attr: str) -> int | bool | float | list[int] | None:
     return None
 
 
+def optional_attr_sample(op: Op, attr: str) -> int | None:
+    """The value the tests pass for an optional attr instead of its default, or None: nll_loss's
+    ignore_index attr is 0, a class the drawn targets hit, so that the tests ignore some rows
+    (and, when drawn, the one row of a [C] x: 'mean' NaN), as torch does for any ignore_index."""
+    call = op.index_call
+    if call is None or call.func != "nll_loss" or call.arg("ignore_index") != attr:
+        return None
+    return 0
+
+
+def optional_attr_why(op: Op, attr: str) -> str:
+    """Why the tests pass optional_attr_sample's value ("": they pass the default)."""
+    if optional_attr_sample(op, attr) is None:
+        return ""
+    return "not its default: a class the drawn targets hit, so the tests ignore some rows"
+
+
 def _roll_list_sample(op: Op, call: expr.IndexCall, name: str) -> list[int]:
     """roll's list_int shifts or dims in the tests: two pairs over the first and last dims when
     both are lists (a multi-dim roll, a negative shift and dim), else a list of one."""
@@ -284,6 +302,8 @@ def output_shape(
     torch refuses them."""
     x = shapes[call.x]
     func = call.func
+    if func == "nll_loss":
+        return nll_loss_shape(call, shapes, "mean")
     if func == "one_hot":
         return (*x, _int(values, "num_classes"))
     if func in ("avg_pool2d", "max_pool2d"):
@@ -312,6 +332,28 @@ def output_shape(
             return f"k={k} is outside [0, {x[d] if x else 1}], {call.x}'s size along dim {d}"
         return tuple(k if i == d else n for i, n in enumerate(x))
     return x  # sort, cumsum
+
+
+def nll_loss_shape(
+    call: expr.IndexCall, shapes: dict[str, tuple[int, ...]], reduction: str
+) -> tuple[int, ...] | str:
+    """torch's nll_loss: x [N, C] with target [N], or x [C] with target [] or [1]; weight [C];
+    'none' gives [N] ([] for x [C]), 'mean' and 'sum' []."""
+    x, target, weight = shapes[call.x], shapes[call.index], shapes[call.src]
+    if len(x) not in (1, 2):
+        return (
+            f"opgen's NllLoss kernel takes {call.x} [N, C] or [C], not {list(x)} (torch's "
+            "K-dimensional nll_loss is not supported)"
+        )
+    if len(x) == 2 and target != x[:1]:
+        return f"the target {call.index} of {call.x} {list(x)} is [{x[0]}], not {list(target)}"
+    if len(x) == 1 and target not in ((), (1,)):
+        return f"the target {call.index} of {call.x} {list(x)} is [] or [1], not {list(target)}"
+    if weight != x[-1:]:
+        return f"the weight {call.src} of {call.x} {list(x)} is [{x[-1]}], not {list(weight)}"
+    if reduction not in STRING_PARAMS["reduction"]:
+        return f"reduction={reduction!r} is not one of torch's: 'none', 'mean', 'sum'"
+    return x[:1] if reduction == "none" and len(x) == 2 else ()
 
 
 def _roll_shape(
@@ -440,6 +482,8 @@ def index_range(op: Op) -> int:
     values = arg_values(op, call)
     if call.func == "one_hot":
         return _int(values, "num_classes")
+    if call.func == "nll_loss":  # the classes: x's last dim
+        values = {"dim": -1}
     sizes = []
     for case in op.test_shapes:
         x = case[call.x]
@@ -526,9 +570,15 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
         xs = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
     else:
         xs = [(37, 70), (1, 1), (3, 50, 9)]
+    if func == "nll_loss":  # a batch over several cores, one row, a [C] x of 0-d target; 9
+        # classes at least: the targets are drawn in [0, the fewest classes)
+        xs = [(37, 70), (1, 9), (300, 9), (11,)]
     cases = []
     for x in xs:
         case = {call.x: x}
+        if func == "nll_loss":
+            cases.append({call.x: x, call.index: x[:-1], call.src: x[-1:]})
+            continue
         if call.index:
             dim = _int(values, "dim", 0) % len(x)
             if func in ("index_select", "index_add"):

@@ -33,6 +33,7 @@ class IndexInt:
     default: int  # an optional attr's default (its item), when the launch gives none
     same_as: int = -1
     literals: tuple[int, ...] = ()  # a literal list, whole (roll's shifts and dims)
+    text_default: str = ""  # a string attr's default (getter AttrText: nll_loss's reduction)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ class IndexOpData:
     uses_workspace: bool
     # histc: the adapters refuse x's own range (min == max) where torch does (NaN or inf in x)
     checks_data_range: bool
+    # an index value the range check lets through (nll_loss's ignore_index), else None
+    range_skip: IndexInt | None = None
 
 
 def plan(op: Op) -> IndexOpData:
@@ -158,6 +161,7 @@ def plan(op: Op) -> IndexOpData:
         floats=[_float_source(op, call, slot, n, d) for slot, (n, d) in enumerate(fn.floats)],
         uses_workspace=fn.workspace,
         checks_data_range=call.func == "histc",
+        range_skip=ints[0] if call.func == "nll_loss" else None,
     )
 
 
@@ -248,6 +252,9 @@ def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | N
     if isinstance(value, str):
         index = next(i for i, a in enumerate(op.attrs) if a.name == value)
         a = op.attrs[index]
+        if a.type == "string":  # the host turns the text into the kind's code
+            text = "" if a.required else str(a.default)
+            return IndexInt(slot, name, 0, value, index, "AttrText", -1, 0, text_default=text)
         getter = {"int": "GetInt", "bool": "GetBool", "list_int": "GetListInt"}[a.type]
         attr_default = a.default if not a.required else 0
         if isinstance(attr_default, list):
