@@ -1,8 +1,9 @@
 """opgen's accumulating index ops (templates/kernel/index_lib/op_kernel/opgen_index_accumulate.h:
-IndexAdd, ScatterAdd, CumSum; host op_host/opgen_index_accumulate_tiling.h) and opgen_index_reduce.h's
-IndexReduce (the same driver, one build) run on the twin over several cores against torch on CPU:
-duplicates, every dim, tails, one element, fp32/fp16/bf16/int32/int16/int8/uint8, index_add's
-alpha, identical bits for any core count, cumsum's int64 promotion, NaN/inf, signed zeros.
+IndexAdd, ScatterAdd, CumSum; host op_host/opgen_index_accumulate_tiling.h) and
+opgen_index_reduce.h's IndexReduce (the same driver, one build) run on the twin over several
+cores against torch on CPU: duplicates, every dim, tails, one element,
+fp32/fp16/bf16/int32/int16/int8/uint8, index_add's alpha, identical bits for any core count,
+cumsum's int64 promotion, NaN/inf, signed zeros.
 
 The kernels accumulate fp16/bf16 in float and round once. torch's CPU index_add over a 1-D x adds
 in the input dtype (rounding every step); its other paths accumulate like the kernel. The reference
