@@ -20,8 +20,11 @@ from opgen.frontend import functions, index_functions
 from opgen.frontend.index_functions import (
     BOOL_PARAMS,
     LIST_PARAMS,
+    NUMBER_PARAMS,
     PAIR_PARAMS,
     PARTS,
+    STRING_CHOICES,
+    STRING_REFUSED,
     TENSOR_PARAMS,
 )
 
@@ -247,13 +250,15 @@ EXPAND_FUNC = "expand"
 
 # An index-op argument: an int or bool literal, a tuple of ints (a pooling window), or the name
 # of an attr (int, bool or list_int) holding it.
-IndexArg = int | bool | str | tuple[int, ...]
+# A literal, or an attr's name (a str but for STRING_CHOICES' parameters, whose str is the literal)
+IndexArg = int | bool | float | str | tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
-    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d or max_pool2d of
+    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d or
+    index_reduce of
     inputs (`x`, and `index` and `src` where the function takes them), its other arguments by
     torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
     (`values` or `indices`). The whole expression of its output (no epilogue yet)."""
@@ -273,7 +278,7 @@ class IndexCall:
     @property
     def attrs(self) -> tuple[str, ...]:
         """The attrs it reads."""
-        return tuple(v for _, v in self.args if isinstance(v, str))
+        return tuple(v for n, v in self.args if isinstance(v, str) and n not in STRING_CHOICES)
 
     def show(self) -> str:
         """As written: arguments positional until one is left out, then by keyword."""
@@ -285,6 +290,7 @@ class IndexCall:
                 skipped = True
                 continue
             text = str(list(value)) if isinstance(value, tuple) else str(value)
+            text = f'"{value}"' if name in STRING_CHOICES else text
             shown.append(f"{name}={text}" if skipped else text)
         call = f"{self.func}({', '.join(shown)})"
         return f"{call}.{self.part}" if self.part else call
@@ -630,6 +636,10 @@ def _index_call(
 def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
     """One argument of an index function: a literal of its type or the name of an attr."""
     kinds: tuple[str, ...]
+    if name in STRING_CHOICES:
+        return _string_arg(func, name, node)
+    if name in NUMBER_PARAMS:
+        return _number_arg(func, name, node, attr_types)
     if name in BOOL_PARAMS:
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in PAIR_PARAMS:
@@ -656,6 +666,46 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
         assert value is not None
         return value
     raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
+
+
+def _string_arg(func: str, name: str, node: ast.AST) -> str:
+    """A string literal among STRING_CHOICES[name] (torch's others refused by name)."""
+    choices = STRING_CHOICES[name]
+    shown = ", ".join(f'"{c}"' for c in choices)
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+        raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes a string literal, {shown}")
+    if node.value in STRING_REFUSED.get(name, ()):
+        raise ExprError(
+            f"{func}({name}=\"{node.value}\"): opgen's kernel computes {shown}, not torch's "
+            f'"{node.value}"'
+        )
+    if node.value not in choices:
+        raise ExprError(f'{func}({name}="{node.value}"): {name} is one of {shown}')
+    return node.value
+
+
+def _number_arg(
+    func: str, name: str, node: ast.AST, attr_types: dict[str, str]
+) -> int | float | str:
+    """An int or float literal (negative too), or an int attr."""
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "int":
+        return node.id
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "float":
+        raise ExprError(
+            f"{func}({name}={node.id}): a float attr is not supported yet as {name}; write the "
+            "number, or use an int attr"
+        )
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+    literal = value.value if isinstance(value, ast.Constant) else None
+    if type(literal) is float and math.isfinite(literal):
+        return -literal if negative else literal
+    if type(literal) is int and -(2**31) <= (-literal if negative else literal) < 2**31:
+        return -literal if negative else literal
+    raise ExprError(
+        f"{func}({name}={_snippet(node)}): {name} takes a finite number (an int within int32) "
+        "or an int attr"
+    )
 
 
 def _small_int(node: ast.AST) -> int | None:
@@ -1041,12 +1091,14 @@ def _torch_index_call(node: IndexCall) -> str:
         elif name == "index":
             long = index_functions.FUNCTIONS[node.func].long_index
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
-        elif name == "src":  # torch.index_add calls it source
-            parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
+        elif name == "src":  # torch.index_add and index_reduce call it source
+            keyword = "source" if node.func in ("index_add", "index_reduce") else "src"
+            parts.append(f"{keyword}={node.src}")
         else:
             value = node.arg(name)
             if value is not None:
                 text = str(list(value)) if isinstance(value, tuple) else str(value)
+                text = repr(value) if name in STRING_CHOICES else text
                 parts.append(f"{name}={text}")
     if node.func == "sort":  # ties in the order they come, as opgen's merge sort keeps them
         parts.append("stable=True")

@@ -1,10 +1,10 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d): one frozen entry each, all that opgen
-knows of it in one place -- its torch signature and spelling, the index library's kernel that
-runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's ints[] are
-filled, its shape function, and what the kernel needs of a SoC. The grammar (expr.py), the rules
-(index_ops.py), the SoC checks (compiler/checks.py) and the planner (planning/index_op.py) read
-it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, index_reduce): one frozen entry each,
+all that opgen knows of it in one place -- its torch signature and spelling, the index library's
+kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
+ints[] are filled, its shape function, and what the kernel needs of a SoC. The grammar
+(expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
+(planning/index_op.py) read it; nothing else names a function."""
 
 from __future__ import annotations
 
@@ -15,9 +15,16 @@ FLOATS = ("float16", "bfloat16", "float32")
 ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
 TENSOR_PARAMS = ("x", "index", "src")  # the parameters that are input tensors
 # The other parameters by type: bools, pooling's pairs of ints; the rest are ints
-BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
+BOOL_PARAMS = frozenset(
+    "keepdim largest sorted descending ceil_mode count_include_pad include_self".split()
+)
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
+NUMBER_PARAMS = frozenset({"alpha"})  # an int or float literal, or an int attr
+# A string literal, one of torch's choices opgen's kernel computes (its ints[] code: the position);
+# torch's others, refused by name
+STRING_CHOICES = {"reduce": ("amax", "amin")}
+STRING_REFUSED = {"reduce": ("prod", "mean")}
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 
 # What a kind's kernel needs of a SoC: catalog.SocFamily flags and the APIs they stand for (the
@@ -29,7 +36,9 @@ CAPABILITY_APIS = {
     "has_sort32": "Sort32 and MrgSort",
     "has_gather": "Gather",
 }
-_SUMMED = (*FLOATS, "int32")  # what the sum kernels take (sums in float or int32)
+_SUMMED = (*FLOATS, "int32")  # what cumsum takes (sums in float or int32)
+# What IndexAdd, ScatterAdd and IndexReduce take (8/16-bit integers on the scalar unit, wrapping)
+_SCATTERED = (*_SUMMED, "int16", "int8", "uint8")
 # What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
 _MOVED = (*FLOATS, "int8", "uint8", "int16", "int32", "uint32", "int64", "bool", "complex64")
 _POOL_INTS = (
@@ -111,18 +120,20 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ScatterAdd",
         "accumulate",
         "ShapeScatterAdd",
-        _SUMMED,
+        _SCATTERED,
         long_index=True,
     ),
     IndexFunction(
         "index_add",
-        ("x", "dim", "index", "src"),
+        ("x", "dim", "index", "src", "alpha"),
         ("dim",),
         "torch.index_add",
         "IndexAdd",
         "accumulate",
         "ShapeIndexAdd",
-        _SUMMED,
+        _SCATTERED,
+        # alpha: an int, and a float literal's float32 bits (planning/index_op.py fills both)
+        ints=(("alpha", 1), ("alpha_bits", 0)),
     ),
     IndexFunction(
         "argmax",
@@ -239,5 +250,16 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         ints=(*_POOL_INTS, ("count_include_pad", 0)),  # unused: max pooling pads with -inf
         dim="",
         needs=("has_datacopypad", "has_compare_select", "has_gather"),
+    ),
+    IndexFunction(
+        "index_reduce",
+        ("x", "dim", "index", "src", "reduce", "include_self"),
+        ("dim", "reduce"),
+        "torch.index_reduce",
+        "IndexReduce",
+        "reduce",
+        "ShapeIndexAdd",
+        _SCATTERED,
+        ints=(("reduce", None), ("include_self", 1)),
     ),
 )
