@@ -1,8 +1,8 @@
 """Index ops (index_select, gather, scatter_add, index_add, argmax, argmin, topk, sort, roll,
-one_hot, cumsum, avg_pool2d, max_pool2d, index_reduce): the grammar (expr.IndexCall), the prototype rules,
-dtypes and shape rule (frontend/index_ops.py), the SoC refusals (compiler/checks.py), the plan
-(planning/index_op.py) and the files the index_op templates render. The end-to-end build is in
-test_end_to_end.py (tests/data/e2e/index_ops.json)."""
+one_hot, cumsum, avg_pool2d, max_pool2d, index_reduce): the grammar (expr.IndexCall), the
+prototype rules, dtypes and shape rule (frontend/index_ops.py), the SoC refusals
+(compiler/checks.py), the plan (planning/index_op.py) and the files the index_op templates
+render. The end-to-end build is in test_end_to_end.py (tests/data/e2e/index_ops.json)."""
 
 from __future__ import annotations
 

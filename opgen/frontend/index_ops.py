@@ -154,16 +154,7 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
                     f"{shown}: the index {call.index} is int32 or int64, not {di}",
                 )
             )
-        alpha = call.arg("alpha")
-        if isinstance(alpha, float) and dx not in FLOATS:
-            problems.append(
-                Problem(
-                    path(call.x, k),
-                    f"{shown} of {call.x} {dx}: alpha is a float; torch's index_add truncates it "
-                    f"for an integer tensor ({alpha} -> {int(alpha)}): give an int alpha, or "
-                    f"{call.x} a float dtype",
-                )
-            )
+        problems += _alpha_problems(path(call.x, k), call, dx)
         if call.src and tensors[call.src].dtypes[k] != dx:
             ds = tensors[call.src].dtypes[k]
             problems.append(
@@ -184,6 +175,21 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def _alpha_problems(path: str, call: expr.IndexCall, dx: str) -> list[Problem]:
+    """A float alpha for an integer x: torch's index_add truncates it (torch.add refuses it)."""
+    alpha = call.arg("alpha")
+    if not isinstance(alpha, float) or dx in FLOATS:
+        return []
+    return [
+        Problem(
+            path,
+            f"{call.show()} of {call.x} {dx}: alpha is a float; torch's index_add truncates it "
+            f"for an integer tensor ({alpha} -> {int(alpha)}): give an int alpha, or {call.x} a "
+            "float dtype",
+        )
+    ]
 
 
 def _output_dtypes(call: expr.IndexCall, dx: str) -> tuple[str, ...]:

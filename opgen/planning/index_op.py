@@ -201,13 +201,11 @@ def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | N
     value = call.arg(base)
     if base in STRING_CHOICES:  # a string literal: its code, the choice's position
         assert isinstance(value, str)
-        return IndexInt(
-            slot, f"{name} {value}", STRING_CHOICES[base].index(value), "", -1, "", -1, 0
-        )
+        return IndexInt(slot, name, STRING_CHOICES[base].index(value), "", -1, "", -1, 0)
     if base == "alpha_bits":  # index_add's float alpha as float32 bits (0: an int alpha)
         alpha = call.arg("alpha")
         bits = struct.unpack("<i", struct.pack("<f", alpha))[0] if isinstance(alpha, float) else 0
-        return IndexInt(slot, f"alpha {alpha} as float32 bits", bits, "", -1, "", -1, 0)
+        return IndexInt(slot, name, bits, "", -1, "", -1, 0)
     if isinstance(value, float):  # a float alpha: its bits carry it (alpha_bits)
         return IndexInt(slot, name, 0, "", -1, "", -1, 0)
     if value is None or value == ():
