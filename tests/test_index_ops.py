@@ -128,12 +128,12 @@ def problems(raw: dict) -> list[str]:
         ),
         (
             'index_reduce(x, 0, ids, src, "amax")',
-            'index_reduce(x, 0, ids, src, "amax")',
+            "index_reduce(x, 0, ids, src, 'amax')",
             "torch.index_reduce(x, dim=0, index=ids, source=src, reduce='amax')",
         ),
         (
             "index_reduce(x, d, ids, src, reduce='amin', include_self=big)",
-            'index_reduce(x, d, ids, src, "amin", big)',
+            "index_reduce(x, d, ids, src, 'amin', big)",
             "torch.index_reduce(x, dim=d, index=ids, source=src, reduce='amin', include_self=big)",
         ),
     ],
@@ -161,11 +161,11 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("roll(x, 1, f)", "dims takes an int, a list of ints, or an int or list_int attr"),
         (
             'index_reduce(x, 0, ids, src, "prod")',
-            'index_reduce(reduce="prod"): opgen\'s kernel computes "amax", "amin", not torch\'s '
-            '"prod"',
+            "index_reduce(reduce='prod'): opgen's kernel computes 'amax', 'amin', not torch's "
+            "'prod'",
         ),
-        ('index_reduce(x, 0, ids, src, "sum")', 'reduce="sum"): reduce is one of "amax", "amin"'),
-        ("index_reduce(x, 0, ids, src, k)", 'reduce takes a string literal, "amax", "amin"'),
+        ('index_reduce(x, 0, ids, src, "sum")', "reduce='sum'): reduce is one of 'amax', 'amin'"),
+        ("index_reduce(x, 0, ids, src, k)", "reduce takes a string literal, 'amax', 'amin'"),
         ("index_reduce(x, 0, ids, src)", "index_reduce() needs its argument reduce"),
         (
             'index_reduce(x, 0, ids, src, "amax", 1)',
@@ -355,7 +355,7 @@ def test_an_unread_optional_attr_of_an_index_op_keeps_its_default():
     value (the index op's shell keeps its call apart, so it knows the attr is unread)."""
     lock = {"name": "use_locking", "param_type": "optional", "type": "bool", "default_value": False}
     raw = index_op_raw(
-        {"var": 'index_reduce(var, 0, indices, updates, "amin")'},
+        {"var": "index_reduce(var, 0, indices, updates, 'amin')"},
         inputs=SCATTER_INPUTS,
         outputs=[],
         attrs=[lock],

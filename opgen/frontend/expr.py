@@ -290,7 +290,7 @@ class IndexCall:
                 skipped = True
                 continue
             text = str(list(value)) if isinstance(value, tuple) else str(value)
-            text = f'"{value}"' if name in STRING_CHOICES else text
+            text = f"'{value}'" if name in STRING_CHOICES else text
             shown.append(f"{name}={text}" if skipped else text)
         call = f"{self.func}({', '.join(shown)})"
         return f"{call}.{self.part}" if self.part else call
@@ -671,16 +671,16 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
 def _string_arg(func: str, name: str, node: ast.AST) -> str:
     """A string literal among STRING_CHOICES[name] (torch's others refused by name)."""
     choices = STRING_CHOICES[name]
-    shown = ", ".join(f'"{c}"' for c in choices)
+    shown = ", ".join(f"'{c}'" for c in choices)
     if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
         raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes a string literal, {shown}")
     if node.value in STRING_REFUSED.get(name, ()):
         raise ExprError(
-            f"{func}({name}=\"{node.value}\"): opgen's kernel computes {shown}, not torch's "
-            f'"{node.value}"'
+            f"{func}({name}='{node.value}'): opgen's kernel computes {shown}, not torch's "
+            f"'{node.value}'"
         )
     if node.value not in choices:
-        raise ExprError(f'{func}({name}="{node.value}"): {name} is one of {shown}')
+        raise ExprError(f"{func}({name}='{node.value}'): {name} is one of {shown}")
     return node.value
 
 
