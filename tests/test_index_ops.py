@@ -1,8 +1,8 @@
 """Index ops (index_select, gather, scatter_add, index_add, argmax, argmin, topk, sort, roll,
-one_hot, cumsum, avg_pool2d, max_pool2d): the grammar (expr.IndexCall), the prototype rules,
-dtypes and shape rule (frontend/index_ops.py), the SoC refusals (compiler/checks.py), the plan
-(planning/index_op.py) and the files the index_op templates render. The end-to-end build is in
-test_end_to_end.py (tests/data/e2e/index_ops.json)."""
+one_hot, cumsum, avg_pool2d, max_pool2d, index_reduce): the grammar (expr.IndexCall), the
+prototype rules, dtypes and shape rule (frontend/index_ops.py), the SoC refusals
+(compiler/checks.py), the plan (planning/index_op.py) and the files the index_op templates
+render. The end-to-end build is in test_end_to_end.py (tests/data/e2e/index_ops.json)."""
 
 from __future__ import annotations
 
@@ -123,6 +123,31 @@ def problems(raw: dict) -> list[str]:
             "torch.nn.functional.max_pool2d(x.permute(0, 3, 1, 2), kernel_size=3, padding=1)"
             ".permute(0, 2, 3, 1)",
         ),
+        (
+            "index_add(x, 0, ids, src, alpha=-1)",
+            "index_add(x, 0, ids, src, -1)",
+            "torch.index_add(x, dim=0, index=ids, source=src, alpha=-1)",
+        ),
+        (
+            "index_add(x, d, ids, src, -0.25)",
+            "index_add(x, d, ids, src, -0.25)",
+            "torch.index_add(x, dim=d, index=ids, source=src, alpha=-0.25)",
+        ),
+        (
+            "index_add(x, 0, ids, src, alpha=k)",
+            "index_add(x, 0, ids, src, k)",
+            "torch.index_add(x, dim=0, index=ids, source=src, alpha=k)",
+        ),
+        (
+            'index_reduce(x, 0, ids, src, "amax")',
+            "index_reduce(x, 0, ids, src, 'amax')",
+            "torch.index_reduce(x, dim=0, index=ids, source=src, reduce='amax')",
+        ),
+        (
+            "index_reduce(x, d, ids, src, reduce='amin', include_self=big)",
+            "index_reduce(x, d, ids, src, 'amin', big)",
+            "torch.index_reduce(x, dim=d, index=ids, source=src, reduce='amin', include_self=big)",
+        ),
     ],
 )
 def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
@@ -165,6 +190,21 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("avg_pool2d((x * 2).permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)", "no other permute"),
         ("gather(x, 0, ids).permute(0, 2, 3, 1)", ".permute() is taken only around"),
         ("x.permute(0, 2, 3, 1)", ".permute() is taken only around"),
+        (
+            'index_reduce(x, 0, ids, src, "prod")',
+            "index_reduce(reduce='prod'): opgen's kernel computes 'amax', 'amin', not torch's "
+            "'prod'",
+        ),
+        ('index_reduce(x, 0, ids, src, "sum")', "reduce='sum'): reduce is one of 'amax', 'amin'"),
+        ("index_reduce(x, 0, ids, src, k)", "reduce takes a string literal, 'amax', 'amin'"),
+        ("index_reduce(x, 0, ids, src)", "index_reduce() needs its argument reduce"),
+        (
+            'index_reduce(x, 0, ids, src, "amax", 1)',
+            "include_self takes True, False or a bool attr",
+        ),
+        ("index_add(x, 0, ids, src, alpha=f)", "a float attr is not supported yet as alpha"),
+        ("index_add(x, 0, ids, src, alpha=True)", "alpha takes a finite number"),
+        ("index_add(x, 0, ids, src, alpha=2**40)", "alpha takes a finite number"),
     ],
 )
 def test_index_call_refusals_name_the_part(text, message):
@@ -184,6 +224,8 @@ SHAPE_CASES = [
     ("gather(x, 0, ids)", {"x": (4, 9), "ids": (7, 9)}, {}),
     ("scatter_add(x, 0, ids, src)", {"x": (4, 9), "ids": (6, 9), "src": (7, 9)}, {}),
     ("index_add(x, 1, ids, src)", {"x": (4, 9), "ids": (12,), "src": (4, 12)}, {}),
+    ("index_add(x, 0, ids, src, -2)", {"x": (4, 9), "ids": (12,), "src": (12, 9)}, {}),
+    ('index_reduce(x, 1, ids, src, "amax")', {"x": (4, 9), "ids": (12,), "src": (4, 12)}, {}),
     ("argmax(x, -1)", {"x": (4, 9)}, {}),
     ("argmin(x, 0, keepdim=True)", {"x": (4, 9, 2)}, {}),
     ("topk(x, 3).values", {"x": (4, 9)}, {}),
@@ -304,6 +346,69 @@ ROLL_LISTS = [
     {"name": "dims", "param_type": "required", "type": "list_int"},
 ]
 MOVED = ("bfloat16", "int8", "uint8", "int16", "uint32", "int64", "bool", "complex64")
+
+
+def test_a_float_alpha_of_an_integer_index_add_is_refused():
+    """torch's index_add truncates a float alpha for an integer tensor (1.7 -> 1): refused."""
+    raw = index_op_raw(
+        {"y": "index_add(x, 0, ids, src, alpha=0.5)"},
+        inputs=[tensor("x", ("float", "int32")), tensor("ids", ("int32",) * 2)]
+        + [tensor("src", ("float", "int32"))],
+        outputs=[tensor("y", ("float", "int32"))],
+    )
+    assert problems(raw) == [
+        "$[0].input_desc[0].type[1]: index_add(x, 0, ids, src, 0.5) of x int32: alpha is a "
+        "float; torch's index_add truncates it for an integer tensor (0.5 -> 0): give an int "
+        "alpha, or x a float dtype"
+    ]
+
+
+SCATTER_INPUTS = [tensor("var", ("float", "int8")), tensor("indices", ("int32", "int32"))]
+SCATTER_INPUTS += [tensor("updates", ("float", "int8"))]
+
+
+def test_an_index_op_without_outputs_updates_its_x_in_place():
+    """tf's ScatterSub / ScatterMax: no outputs, var updated; the kernel's y is x's address."""
+    for compute in (
+        "index_add(var, 0, indices, updates, -1)",
+        'index_reduce(var, 0, indices, updates, "amax")',
+    ):
+        raw = index_op_raw({"var": compute}, inputs=SCATTER_INPUTS, outputs=[])
+        raw.pop("output_desc")
+        plan = index_op.plan(load(raw))
+        assert plan.gm_args == ["var", "indices", "updates", "var"]
+        assert plan.template_args == ["DTYPE_VAR", "DTYPE_INDICES"]
+    raw = index_op_raw({"updates": "index_add(var, 0, indices, updates)"}, inputs=SCATTER_INPUTS)
+    raw.pop("output_desc")
+    assert problems(raw) == [
+        "$[0].opgen.compute.updates: compute expression: index_add(var, 0, indices, updates) "
+        "updates updates, an input without an output: an index op updates its x in place (var = "
+        "index_add(var, 0, indices, updates))"
+    ]
+
+
+def test_an_unread_optional_attr_of_an_index_op_keeps_its_default():
+    """tf's use_locking, which no index call reads: opgen warns, and the adapters refuse another
+    value (the index op's shell keeps its call apart, so it knows the attr is unread)."""
+    lock = {"name": "use_locking", "param_type": "optional", "type": "bool", "default_value": False}
+    raw = index_op_raw(
+        {"var": "index_reduce(var, 0, indices, updates, 'amin')"},
+        inputs=SCATTER_INPUTS,
+        outputs=[],
+        attrs=[lock],
+    )
+    raw.pop("output_desc")
+    proto = prototype.loads(json.dumps([raw]))
+    assert [a.name for a in proto.ops[0].fixed_attrs] == ["use_locking"]
+    rendered = twin.render_files(proto, twin.options(), full=True)
+    files = {f.path: f.content.decode() for f in rendered}
+    cpu = next(t for p, t in files.items() if p.endswith("/csrc/ops.cpp"))
+    assert 'FixedAttr<bool>("IndexCustom", "use_locking", use_locking, false)' in cpu
+    assert "scatter_max" not in cpu and "(Tensor(a!) var, Tensor indices, Tensor updates" in cpu
+    kernel = files["op_kernel/index_custom.cpp"]
+    assert (
+        "opgen_index::IndexReduce<DTYPE_VAR, DTYPE_INDICES>(var, indices, updates, var," in kernel
+    )
 
 
 def test_roll_takes_every_dtype_the_byte_moves_take():
@@ -568,6 +673,18 @@ def test_the_plan_maps_arguments_to_the_librarys_ints():
     assert [i.literal for i in pool.ints[6:]] == [0, 1]  # ceil_mode, count_include_pad
     embed = index_op.plan(ops["EmbeddingLookup"])
     assert embed.gm_args == ["table", "ids", "y"] and embed.range_of == "table"
+    inputs = [tensor("x"), tensor("ids", ("int32", "int64")), tensor("src")]
+    add = index_op.plan(load(index_op_raw({"y": "index_add(x, 0, ids, src, -0.5)"}, inputs)))
+    assert [(i.slot, i.literal) for i in add.ints] == [(0, 0), (1, -1090519040)]  # -0.5f's bits
+    add = index_op.plan(load(index_op_raw({"y": "index_add(x, 0, ids, src, alpha=-3)"}, inputs)))
+    assert [(i.slot, i.literal) for i in add.ints] == [(0, -3), (1, 0)]
+    add = index_op.plan(load(index_op_raw({"y": "index_add(x, 0, ids, src)"}, inputs)))
+    assert [(i.slot, i.literal) for i in add.ints] == [(0, 1), (1, 0)]  # torch's alpha=1
+    red = index_op.plan(
+        load(index_op_raw({"y": 'index_reduce(x, 0, ids, src, "amin", False)'}, inputs))
+    )
+    assert red.kind == "IndexReduce" and red.host_header == "opgen_index_reduce_tiling.h"
+    assert [(i.slot, i.literal) for i in red.ints] == [(0, 1), (1, 0)]
 
 
 def test_every_kind_renders_its_kernel_host_and_tests():

@@ -23,11 +23,14 @@ from opgen.frontend.index_functions import (
     LIST_PARAMS,
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
+    NUMBER_PARAMS,
     PAIR_PARAMS,
     PARTS,
     SOFTMAX,
     SOFTMAX_LONGHAND,
+    STRING_CHOICES,
     STRING_PARAMS,
+    STRING_REFUSED,
     TENSOR_PARAMS,
 )
 
@@ -253,17 +256,18 @@ EXPAND_FUNC = "expand"
 
 # An index-op argument: an int or bool literal, a tuple of ints (a pooling window), or the name
 # of an attr (int, bool or list_int) holding it.
+# A literal, or an attr's name (a str but for STRING_CHOICES' parameters, whose str is the literal)
 IndexArg = int | bool | float | str | tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
-    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross
-    or nll_loss of inputs (`x`, and `index` and `src` where the function takes them; cross's
-    `other` held as `src`; nll_loss's target and weight), its other arguments by torch's names
-    in `args` (each an IndexArg), and for topk and sort the part of the result (`values` or
-    `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
+    index_add, index_reduce, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
+    max_pool2d, cross, histc or nll_loss of inputs (`x`, and `index` and `src` where the function
+    takes them; cross's `other` held as `src`; nll_loss's target and weight), its other arguments
+    by torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
+    (`values` or `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
     topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet). A pooling
     may be channels-last: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), x and y NHWC."""
 
@@ -284,7 +288,7 @@ class IndexCall:
     @property
     def attrs(self) -> tuple[str, ...]:
         """The attrs it reads."""
-        return tuple(v for _, v in self.args if isinstance(v, str))
+        return tuple(v for n, v in self.args if isinstance(v, str) and n not in STRING_CHOICES)
 
     def show(self) -> str:
         """As written: arguments positional until one is left out, then by keyword."""
@@ -300,6 +304,7 @@ class IndexCall:
                 skipped = True
                 continue
             text = str(list(value)) if isinstance(value, tuple) else str(value)
+            text = f"'{value}'" if name in STRING_CHOICES else text
             shown.append(f"{name}={text}" if skipped else text)
         call = f"{self.func}({', '.join(shown)})"
         if self.channels_last:
@@ -766,9 +771,18 @@ def _prologue_x(func: str, node: ast.AST, conv: Callable[[ast.AST], Node]) -> tu
 
 def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
     """One argument of an index function: a literal of its type or the name of an attr."""
-    kinds: tuple[str, ...]
     if name in STRING_PARAMS:
-        return _string_arg(func, name, node, attr_types)
+        return _string_attr_arg(func, name, node, attr_types)
+    if name in STRING_CHOICES:
+        return _string_literal_arg(func, name, node)
+    if name in NUMBER_PARAMS:
+        return _number_arg(func, name, node, attr_types)
+    return _typed_index_arg(func, name, node, attr_types)
+
+
+def _typed_index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
+    """A bool, int, pair, list or float argument: a literal, or an attr of its type."""
+    kinds: tuple[str, ...]
     if name in BOOL_PARAMS:
         kinds, what = ("bool",), "True, False or a bool attr"
     elif name in PAIR_PARAMS:
@@ -803,7 +817,7 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
     raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
 
 
-def _string_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> str:
+def _string_attr_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> str:
     """A string argument (nll_loss's reduction): the name of a string attr."""
     if isinstance(node, ast.Name) and attr_types.get(node.id) == "string":
         return node.id
@@ -825,6 +839,46 @@ def _number(node: ast.AST) -> float | None:
     if number - number != 0.0:
         return None
     return -number if negative else number
+
+
+def _string_literal_arg(func: str, name: str, node: ast.AST) -> str:
+    """A string literal among STRING_CHOICES[name] (torch's others refused by name)."""
+    choices = STRING_CHOICES[name]
+    shown = ", ".join(f"'{c}'" for c in choices)
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+        raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes a string literal, {shown}")
+    if node.value in STRING_REFUSED.get(name, ()):
+        raise ExprError(
+            f"{func}({name}='{node.value}'): opgen's kernel computes {shown}, not torch's "
+            f"'{node.value}'"
+        )
+    if node.value not in choices:
+        raise ExprError(f"{func}({name}='{node.value}'): {name} is one of {shown}")
+    return node.value
+
+
+def _number_arg(
+    func: str, name: str, node: ast.AST, attr_types: dict[str, str]
+) -> int | float | str:
+    """An int or float literal (negative too), or an int attr."""
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "int":
+        return node.id
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "float":
+        raise ExprError(
+            f"{func}({name}={node.id}): a float attr is not supported yet as {name}; write the "
+            "number, or use an int attr"
+        )
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+    literal = value.value if isinstance(value, ast.Constant) else None
+    if type(literal) is float and math.isfinite(literal):
+        return -literal if negative else literal
+    if type(literal) is int and -(2**31) <= (-literal if negative else literal) < 2**31:
+        return -literal if negative else literal
+    raise ExprError(
+        f"{func}({name}={_snippet(node)}): {name} takes a finite number (an int within int32) "
+        "or an int attr"
+    )
 
 
 def _small_int(node: ast.AST) -> int | None:
@@ -1223,8 +1277,9 @@ def _torch_index_call(node: IndexCall) -> str:
         elif name == "index":
             long = index_functions.FUNCTIONS[node.func].long_index
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
-        elif name == "src":  # torch.index_add calls it source
-            parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
+        elif name == "src":  # torch.index_add and index_reduce call it source
+            keyword = "source" if node.func in ("index_add", "index_reduce") else "src"
+            parts.append(f"{keyword}={node.src}")
         elif name == "other":
             parts.append(node.src)
         elif name == "dim" and index_functions.FUNCTIONS[node.func].unset_dim is not None:
@@ -1233,6 +1288,7 @@ def _torch_index_call(node: IndexCall) -> str:
             value = node.arg(name)
             if value is not None:
                 text = str(list(value)) if isinstance(value, tuple) else str(value)
+                text = repr(value) if name in STRING_CHOICES else text
                 parts.append(f"{name}={text}")
     if node.func == "sort":  # ties in the order they come, as opgen's merge sort keeps them
         parts.append("stable=True")

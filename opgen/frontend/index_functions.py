@@ -1,10 +1,11 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc, nll_loss): one frozen
-entry each, all that opgen knows of it in one place -- its torch signature and spelling, the
-index library's kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how
-the kernel's ints[] (and floats[]) are filled, its shape function, and what the kernel needs of
-a SoC. The grammar (expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and
-the planner (planning/index_op.py) read it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc, nll_loss, index_reduce):
+one frozen entry each, all that opgen knows of it in one place -- its torch signature and
+spelling, the index library's kernel that runs it (templates/*/index_lib/), the dtypes that kernel
+takes, how the kernel's ints[] (and floats[]) are filled, its shape function, and what the kernel
+needs of a SoC. The grammar (expr.py), the rules (index_ops.py), the SoC checks
+(compiler/checks.py) and the planner (planning/index_op.py) read it; nothing else names a
+function."""
 
 from __future__ import annotations
 
@@ -16,12 +17,19 @@ ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
 # the parameters that are input tensors (cross's `other` is held as the call's src)
 TENSOR_PARAMS = ("x", "index", "src", "other")
 # The other parameters by type: bools, pooling's pairs of ints; the rest are ints
-BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
+BOOL_PARAMS = frozenset(
+    "keepdim largest sorted descending ceil_mode count_include_pad include_self".split()
+)
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
 # A string attr (not a literal): nll_loss's reduction, read per launch, one of torch's values
 STRING_PARAMS = {"reduction": ("none", "mean", "sum")}
 FLOAT_PARAMS = frozenset("min max".split())  # a number or a float attr (torch.histc's range)
+NUMBER_PARAMS = frozenset({"alpha"})  # an int or float literal, or an int attr
+# A string literal, one of torch's choices opgen's kernel computes (its ints[] code: the position);
+# torch's others, refused by name
+STRING_CHOICES = {"reduce": ("amax", "amin")}
+STRING_REFUSED = {"reduce": ("prod", "mean")}
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 # A row prologue the kernel computes on x's row in UB before it (topk(softmax(x, dim=-1), k)):
 # its spelling as topk's x, and the equivalent expression opgen also takes ({x} the input)
@@ -48,7 +56,9 @@ CAPABILITY_APIS = {
     "has_gather": "Gather",
     "has_hardware_sync_all": "SyncAll (the hardware form)",
 }
-_SUMMED = (*FLOATS, "int32")  # what the sum kernels take (sums in float or int32)
+_SUMMED = (*FLOATS, "int32")  # what cumsum takes (sums in float or int32)
+# What IndexAdd, ScatterAdd and IndexReduce take (8/16-bit integers on the scalar unit, wrapping)
+_SCATTERED = (*_SUMMED, "int16", "int8", "uint8")
 # What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
 _MOVED = (*FLOATS, "int8", "uint8", "int16", "int32", "uint32", "int64", "bool", "complex64")
 _POOL_INTS = (
@@ -146,18 +156,20 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ScatterAdd",
         "accumulate",
         "ShapeScatterAdd",
-        _SUMMED,
+        _SCATTERED,
         long_index=True,
     ),
     IndexFunction(
         "index_add",
-        ("x", "dim", "index", "src"),
+        ("x", "dim", "index", "src", "alpha"),
         ("dim",),
         "torch.index_add",
         "IndexAdd",
         "accumulate",
         "ShapeIndexAdd",
-        _SUMMED,
+        _SCATTERED,
+        # alpha: an int, and a float literal's float32 bits (planning/index_op.py fills both)
+        ints=(("alpha", 1), ("alpha_bits", 0)),
     ),
     IndexFunction(
         "argmax",
@@ -327,5 +339,16 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         dim_default=-1,  # the classes' axis: the targets index x's last dim
         long_index=True,
         positional=3,  # torch's 4th is the deprecated size_average: the rest by keyword
+    ),
+    IndexFunction(
+        "index_reduce",
+        ("x", "dim", "index", "src", "reduce", "include_self"),
+        ("dim", "reduce"),
+        "torch.index_reduce",
+        "IndexReduce",
+        "reduce",
+        "ShapeIndexAdd",
+        _SCATTERED,
+        ints=(("reduce", None), ("include_self", 1)),
     ),
 )

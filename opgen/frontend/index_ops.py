@@ -1,13 +1,13 @@
 """Index ops: an output computed as one of torch's index functions (index_select, gather,
-scatter_add, index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
-max_pool2d, histc, nll_loss; expr.IndexCall). Their kernels are the index library's templates
-(templates/kernel/index_lib/), one kind each. Here: the rules a prototype must meet, the dtype
-rules, the shape rule the tests check (torch's; InferShape states it in C++, the fake kernel is
-the golden on meta tensors), the values the tests pass for the attrs the call reads, and the
-default test shapes.
-
-In this first version the call is its output's whole expression (no epilogue after it); topk
-and sort may give both parts, .values and .indices, to two outputs from the same call."""
+scatter_add, index_add, index_reduce, argmax, argmin, topk, sort, roll, one_hot, cumsum,
+avg_pool2d, max_pool2d, cross, histc, nll_loss; expr.IndexCall). Their kernels are the index
+library's templates (templates/kernel/index_lib/), one kind each. Here: the rules a prototype
+must meet, the dtype rules, the shape rule the tests check (torch's; InferShape states it in
+C++, the fake kernel is the golden on meta tensors), the values the tests pass for the attrs the
+call reads, and the default test shapes. In this first version the call is its output's whole
+expression (no epilogue after it); topk and sort may give both parts, .values and .indices, to
+two outputs from the same call.
+"""
 
 from __future__ import annotations
 
@@ -23,11 +23,16 @@ from opgen.frontend.index_functions import (
     INDEX_DTYPES,
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
+    NUMBER_PARAMS,
     ONE_HOT_OUT_DTYPES,
+    STRING_CHOICES,
     STRING_PARAMS,
 )
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
+
+# The functions with a 1-D index along dim and src of x's shape but len(index) there
+_ROW_INDEXED = ("index_add", "index_reduce")
 
 
 def gives_index(call: expr.IndexCall) -> bool:
@@ -64,6 +69,14 @@ def index_problems(
             )
             continue
         problems += _dim_problems(path, tree)
+        if not outputs and out_name != tree.x:
+            problems.append(
+                Problem(
+                    path,
+                    f"compute expression: {tree.show()} updates {out_name}, an input without an "
+                    f"output: an index op updates its x in place ({tree.x} = {tree.show()})",
+                )
+            )
         calls[out_name] = tree
     if not calls:
         return problems
@@ -144,6 +157,7 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
                     f"{shown}: the index {call.index} is int32 or int64, not {di}",
                 )
             )
+        problems += _alpha_problems(path(call.x, k), call, dx)
         if call.src and tensors[call.src].dtypes[k] != dx:
             ds = tensors[call.src].dtypes[k]
             problems.append(
@@ -164,6 +178,21 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def _alpha_problems(path: str, call: expr.IndexCall, dx: str) -> list[Problem]:
+    """A float alpha for an integer x: torch's index_add truncates it (torch.add refuses it)."""
+    alpha = call.arg("alpha")
+    if not isinstance(alpha, float) or dx in FLOATS:
+        return []
+    return [
+        Problem(
+            path,
+            f"{call.show()} of {call.x} {dx}: alpha is a float; torch's index_add truncates it "
+            f"for an integer tensor ({alpha} -> {int(alpha)}): give an int alpha, or {call.x} a "
+            "float dtype",
+        )
+    ]
 
 
 def _output_dtypes(call: expr.IndexCall, dx: str) -> tuple[str, ...]:
@@ -195,6 +224,7 @@ _ATTR_SAMPLES: dict[str, int | bool | float | list[int]] = {
     "bins": 10,
     "min": -2.0,  # histc's range: some of the normal test data outside it
     "max": 2.0,
+    "alpha": -2,  # not 1: the scaling is tested; a power of two: exact products
 }
 
 
@@ -205,8 +235,8 @@ def attr_sample(op: Op, attr: str) -> int | bool | float | list[int] | None:
     if call is None:
         return None
     for name, value in call.args:
-        if value == attr:
-            if name in ("dim", "dims") and call.func in ("index_select", "index_add"):
+        if value == attr and name not in STRING_CHOICES:
+            if name in ("dim", "dims") and call.func in ("index_select", *_ROW_INDEXED):
                 return 0  # an embedding's rows
             sample = _ATTR_SAMPLES.get(name, False)
             a = next(a for a in op.attrs if a.name == attr)
@@ -257,6 +287,8 @@ def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int
     attrs = {a.name: a for a in op.attrs}
     values: dict[str, int | bool | tuple[int, ...]] = {}
     for name, value in call.args:
+        if name in STRING_CHOICES or name in NUMBER_PARAMS:
+            continue  # no shape depends on them
         if isinstance(value, str):
             a = attrs[value]
             given = attr_sample(op, value) if a.required else a.default
@@ -321,7 +353,7 @@ def output_shape(
     if not -rank <= dim < rank:
         return f"{dim_name}={dim} is outside {call.x}'s {len(x)} dims"
     d = dim % rank
-    if func in ("index_select", "index_add", "gather", "scatter_add"):
+    if func in ("index_select", *_ROW_INDEXED, "gather", "scatter_add"):
         return _indexed_shape(call, shapes, d)
     if func in ("argmax", "argmin"):
         keep = bool(values.get("keepdim", False))
@@ -426,11 +458,11 @@ def _indexed_shape(
         if len(index) != 1:
             return f"the index {call.index} is 1-D, not {list(index)}"
         return tuple(index[0] if i == d else n for i, n in enumerate(x))
-    if call.func == "index_add":
+    if call.func in _ROW_INDEXED:
         src = shapes[call.src]
         want = tuple(index[0] if i == d else n for i, n in enumerate(x)) if len(index) == 1 else ()
         if len(index) != 1 or src != want:
-            return f"index_add takes a 1-D index and src {list(want) or '...'}, not {list(src)}"
+            return f"{call.func} takes a 1-D index and src {list(want) or '...'}, not {list(src)}"
         return x
     if len(index) != len(x):
         return f"the index {call.index} {list(index)} has {call.x}'s rank ({len(x)})"
@@ -581,7 +613,7 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
             continue
         if call.index:
             dim = _int(values, "dim", 0) % len(x)
-            if func in ("index_select", "index_add"):
+            if func in ("index_select", *_ROW_INDEXED):
                 case[call.index] = (2 * x[dim] + 3,)  # more than the dim: duplicates
                 if call.src:
                     case[call.src] = tuple(

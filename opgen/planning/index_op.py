@@ -7,11 +7,12 @@ project that has index ops."""
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from opgen.frontend import expr
 from opgen.frontend.catalog import DTYPES
-from opgen.frontend.index_functions import FUNCTIONS, PARTS
+from opgen.frontend.index_functions import FUNCTIONS, PARTS, STRING_CHOICES
 from opgen.frontend.index_ops import gives_index, range_tensor
 from opgen.frontend.model import Op
 from opgen.planning.kernel import StorageAlias, StorageCase
@@ -204,13 +205,15 @@ def _gm_args(
     outs: list[IndexTensor],
 ) -> list[str]:
     """The kernel's GM arguments in the library's order: x, index, src (those it has), then the
-    output (topk, sort: values and indices, nullptr for a part the op does not compute)."""
+    output (topk, sort: values and indices, nullptr for a part the op does not compute; an op
+    without outputs: x, which the kernel updates in place)."""
     gm = [t.kernel_param for t in inputs if t is not None]
     if FUNCTIONS[call.func].has_parts:
         return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in PARTS]
+    out = outs[0].kernel_param if outs else gm[0]  # an in-place op writes its x
     if FUNCTIONS[call.func].workspace:
-        return [*gm, outs[0].kernel_param, "workspace"]
-    return [*gm, outs[0].kernel_param]
+        return [*gm, out, "workspace"]
+    return [*gm, out]
 
 
 def _template_args(
@@ -247,6 +250,15 @@ def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | N
     base, _, rest = name.partition("[")
     item = int(rest[:-1]) if rest else -1
     value = call.arg(base)
+    if base in STRING_CHOICES:  # a string literal: its code, the choice's position
+        assert isinstance(value, str)
+        return IndexInt(slot, name, STRING_CHOICES[base].index(value), "", -1, "", -1, 0)
+    if base == "alpha_bits":  # index_add's float alpha as float32 bits (0: an int alpha)
+        alpha = call.arg("alpha")
+        bits = struct.unpack("<i", struct.pack("<f", alpha))[0] if isinstance(alpha, float) else 0
+        return IndexInt(slot, name, bits, "", -1, "", -1, 0)
+    if isinstance(value, float):  # a float alpha: its bits carry it (alpha_bits)
+        return IndexInt(slot, name, 0, "", -1, "", -1, 0)
     if value is None or value == ():
         return IndexInt(slot, name, int(default or 0), "", -1, "", -1, 0)
     if isinstance(value, str):
