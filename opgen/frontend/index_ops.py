@@ -355,7 +355,7 @@ def output_shape(
     d = dim % rank
     if func in ("index_select", *_ROW_INDEXED, "gather", "scatter_add"):
         return _indexed_shape(call, shapes, d)
-    if func in ("argmax", "argmin"):
+    if FUNCTIONS[func].shape_fn == "ShapeArgReduce":  # argmax, argmin, max, min
         keep = bool(values.get("keepdim", False))
         return tuple(1 if i == d else n for i, n in enumerate(x) if keep or i != d)
     if func == "topk":
