@@ -635,3 +635,38 @@ def test_max_nan_and_signed_zero(driver, tmp_path):
             proc, values, indices = run(driver, tmp_path, kind, x, dim=dim)
             ok(proc)
             check_max(kind, x, dim, values, indices)
+
+
+MISUSE_UNIT = """
+#include "kernel_operator.h"
+void F(const AscendC::LocalTensor<float>& f, const AscendC::LocalTensor<uint8_t>& u)
+{
+    %s;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        # int8/uint8 reach float through half (the kernel's ArgFloat): no direct Cast
+        ("AscendC::Cast(f, u, AscendC::RoundMode::CAST_NONE, 64)", "(src, dst) type pair"),
+        ("AscendC::Cast(u, f, AscendC::RoundMode::CAST_RINT, 64)", "(src, dst) type pair"),
+        # the column kernels zero a 1-byte x's tile as int16 words
+        ("AscendC::Duplicate(u, static_cast<uint8_t>(0), 64)", "Duplicate does not support"),
+        # int32 x cannot take the level-2 ReduceMax (the kernels' scalar path)
+        (
+            "AscendC::ReduceMax(f.ReinterpretCast<int32_t>(), f.ReinterpretCast<int32_t>(), "
+            "f.ReinterpretCast<int32_t>(), 64, true)",
+            "ReduceMax does not support",
+        ),
+    ],
+)
+def test_twin_refuses_what_the_integer_paths_avoid(tmp_path, call, needle):
+    """The APIs the integer arg kernels go around are refused by the twin as the docs say."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(MISUSE_UNIT % call)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, "-fsyntax-only", str(unit)], capture_output=True, text=True
+    )
+    assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
