@@ -923,6 +923,13 @@ def test_min_values_alone_passes_no_indices():
             "argmin(x, 0) takes x in float16, bfloat16, float32, int8, uint8, int16, int32, "
             "not bool",
         ),
+        (
+            "topk(x, 2).values",
+            ("int32",),
+            ("int32",),
+            "topk(x, 2).values takes x in float16, bfloat16, float32, int8, uint8, int16, "
+            "not int32",
+        ),
     ],
 )
 def test_max_min_dtype_rules(compute, x, out, message):
@@ -947,3 +954,12 @@ def test_max_parts_come_from_one_call():
     )
     (found,) = problems(raw)
     assert "min(x, 0).indices beside max(x, 0).values (v): an op computes one index call" in found
+
+
+def test_topk_and_sort_take_small_ints():
+    for compute in ("topk(x, 2).values", "sort(x).values"):
+        dtypes = ("int8", "uint8", "int16")
+        raw = index_op_raw(
+            {"y": compute}, inputs=[typed("x", dtypes)], outputs=[typed("y", dtypes)]
+        )
+        assert index_op.plan(load(raw)).gm_args == ["x", "y", "nullptr"]

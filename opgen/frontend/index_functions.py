@@ -59,8 +59,10 @@ CAPABILITY_APIS = {
 _SUMMED = (*FLOATS, "int32")  # what cumsum takes (sums in float or int32)
 # What IndexAdd, ScatterAdd and IndexReduce take (8/16-bit integers on the scalar unit, wrapping)
 _SCATTERED = (*_SUMMED, "int16", "int8", "uint8")
-# What the arg kernels take: floats, ints exact in float, int32 on the scalar unit
-_ARG = (*FLOATS, "int8", "uint8", "int16", "int32")
+# What the sort kernels take (ints exact in float keys), and the arg kernels (int32 on the scalar
+# unit too)
+_SORTED = (*FLOATS, "int8", "uint8", "int16")
+_ARG = (*_SORTED, "int32")
 # What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
 _MOVED = (*FLOATS, "int8", "uint8", "int16", "int32", "uint32", "int64", "bool", "complex64")
 _POOL_INTS = (
@@ -207,7 +209,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "TopK",
         "select",
         "ShapeTopK",
-        FLOATS,
+        _SORTED,
         ints=(("k", None), ("largest", 1)),
         dim_default=-1,
         last_dim_only=True,
@@ -224,7 +226,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "Sort",
         "select",
         "ShapeSame",
-        FLOATS,
+        _SORTED,
         ints=(("descending", 0),),
         dim_default=-1,
         last_dim_only=True,

@@ -649,7 +649,7 @@ void F(const AscendC::LocalTensor<float>& f, const AscendC::LocalTensor<uint8_t>
 @pytest.mark.parametrize(
     ("call", "needle"),
     [
-        # int8/uint8 reach float through half (the kernel's ArgFloat): no direct Cast
+        # int8/uint8 reach float through half (the kernel's ToFloat): no direct Cast
         ("AscendC::Cast(f, u, AscendC::RoundMode::CAST_NONE, 64)", "(src, dst) type pair"),
         ("AscendC::Cast(u, f, AscendC::RoundMode::CAST_RINT, 64)", "(src, dst) type pair"),
         # the column kernels zero a 1-byte x's tile as int16 words
@@ -670,3 +670,29 @@ def test_twin_refuses_what_the_integer_paths_avoid(tmp_path, call, needle):
         [CXX, *CXXFLAGS, "-fsyntax-only", str(unit)], capture_output=True, text=True
     )
     assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_topk_and_sort_of_small_ints(driver, tmp_path, dtype):
+    """int8/uint8/int16 x sort their exact float keys: torch's values, a stable sort's indices
+    (ties in index order), k = 1 and k = the row, both directions, rows past one run of 32."""
+    for n, shape in enumerate(SORT_SHAPES):
+        x = int_sample(shape, INT_DTYPES[dtype], 700 + n)
+        row = shape[-1]
+        for k, largest in ((1, True), (row, False), ((row + 1) // 2, n % 2 == 0)):
+            proc, values, indices = run(driver, tmp_path, "topk", x, (k, int(largest)), 4)
+            ok(proc)
+            want = torch.sort(x, dim=-1, descending=largest, stable=True)
+            assert torch.equal(values.view(*shape[:-1], k), want.values[..., :k])
+            assert torch.equal(indices.view(*shape[:-1], k).long(), want.indices[..., :k])
+        proc, values, indices = run(driver, tmp_path, "sort", x, (0, 0))
+        ok(proc)
+        want = torch.sort(x, dim=-1, stable=True)
+        assert torch.equal(values.view(shape), want.values)
+        assert torch.equal(indices.view(shape), want.indices)
+
+
+def test_topk_of_int32_is_not_built(driver, tmp_path):
+    """int32 x has no TopK/Sort (a float key would round it): the driver has none to launch."""
+    proc, _, _ = run(driver, tmp_path, "sort", torch.arange(10, dtype=torch.int32), (0, 0))
+    assert proc.returncode == 4 and "no sort of this dtype" in proc.stdout

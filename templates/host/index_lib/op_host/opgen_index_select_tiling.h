@@ -109,7 +109,6 @@ inline const char* TileSortRows(const HostArgs& a, IndexTiling& t, uint64_t k, b
 {
     const char* why = RowsOf(a, t);
     if (why != nullptr) return why;
-    if (a.dtypeBytes == 1) return "opgen_index TopK/Sort: x is half, bfloat16 or float";
     if (t.inner != 1) {
         return "opgen_index TopK/Sort: the kernels sort the last axis only; move dim last (a transpose) before "
                "the op";
@@ -119,8 +118,8 @@ inline const char* TileSortRows(const HostArgs& a, IndexTiling& t, uint64_t k, b
     }
     const uint64_t tile = RoundUp(t.axis == 0 ? 1 : t.axis, 64);
     // per element: x and its copy out, key, sort key, order, index (4 each), two record lists
-    // (8 each), the NE mask, and the int64 indexes
-    const uint64_t perElem = 2 * a.dtypeBytes + 16 + 16 + 1 + (a.outBytes == 8 ? 8 : 0);
+    // (8 each), the NE mask, the int64 indexes, and a 1-byte x's half copy
+    const uint64_t perElem = 2 * a.dtypeBytes + 16 + 16 + 1 + (a.outBytes == 8 ? 8 : 0) + (a.dtypeBytes == 1 ? 2 : 0);
     if (tile * perElem + kUbReserve > a.ubBytes) {
         return "opgen_index TopK/Sort: the row does not fit in UB (the whole row is sorted in UB)";
     }

@@ -52,8 +52,9 @@
 // SoCs: ArgMax/ArgMin need DataCopyPad, the float level-2 ReduceMax/ReduceMin and Compare
 // (Atlas A2/A3 and 310B); TopK/Sort need Sort32 and MrgSort (not on Atlas training or 310P
 // products) and DataCopyPad (Atlas A2/A3, 310B, Ascend 950). Elsewhere the kernel does not
-// compile (a static_assert naming the API). Integer x for TopK/Sort: refused (Sort32 takes
-// half/float; a float key would round int32 above 2^24).
+// compile (a static_assert naming the API). TopK/Sort of int8/uint8/int16 x sort their exact float
+// keys (cast as ArgMax's, the values cast back); int32 x: refused (Sort32 takes half/float keys; a
+// float key would round int32 above 2^24).
 #ifndef OPGEN_INDEX_SELECT_H
 #define OPGEN_INDEX_SELECT_H
 
@@ -156,9 +157,9 @@ __aicore__ inline AscendC::LocalTensor<float> AsFloat(const AscendC::LocalTensor
     }
 }
 
-// x's tile as float for the arg kinds: int8/uint8 through half (`narrow`), the only Cast from them.
+// x's tile as float (every kind but int32's): int8/uint8 through half (`narrow`), their only Cast.
 template <typename T>
-__aicore__ inline AscendC::LocalTensor<float> ArgFloat(const AscendC::LocalTensor<T>& tile,
+__aicore__ inline AscendC::LocalTensor<float> ToFloat(const AscendC::LocalTensor<T>& tile,
                                                        const AscendC::LocalTensor<float>& wide,
                                                        const AscendC::LocalTensor<half>& narrow, uint32_t n)
 {
@@ -173,7 +174,7 @@ __aicore__ inline AscendC::LocalTensor<float> ArgFloat(const AscendC::LocalTenso
 
 // The float values back to T (exact: they came from T), int8/uint8 through half.
 template <typename T>
-__aicore__ inline void ArgFromFloat(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<float>& src,
+__aicore__ inline void FromFloat(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<float>& src,
                                     const AscendC::LocalTensor<half>& narrow, uint32_t n)
 {
     if constexpr (sizeof(T) == 1) {
@@ -235,7 +236,7 @@ __aicore__ inline uint32_t ArgRow(ArgBuffers<T, TOut>& b, const AscendC::GlobalT
         CopyRowIn(in, row[off], n);
         WaitPipe<AscendC::HardEvent::MTE2_V>();
         const AscendC::LocalTensor<float> f =
-            ArgFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), n);
+            ToFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), n);
         if constexpr (kMax) {
             AscendC::ReduceMax(res, f, b.tmp.template Get<float>(), static_cast<int32_t>(n), true);
         } else {
@@ -368,7 +369,7 @@ __aicore__ inline void ColumnChunk(ColumnBuffers<T, TOut>& b, const ArgGm<T, TOu
         CopyRowIn(in, xGm[(o * t.axis + a) * t.inner + c0], w);
         WaitPipe<AscendC::HardEvent::MTE2_V>();
         const AscendC::LocalTensor<float> f =
-            ArgFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), count);
+            ToFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), count);
         if (a == 0) {  // the first row is the best so far (copied as int32: bits kept)
             AscendC::Adds(best.ReinterpretCast<int32_t>(), f.ReinterpretCast<int32_t>(), 0, static_cast<int32_t>(count));
             AscendC::Duplicate(bestAt, 0.0f, static_cast<int32_t>(count));
@@ -382,7 +383,7 @@ __aicore__ inline void ColumnChunk(ColumnBuffers<T, TOut>& b, const ArgGm<T, TOu
         AscendC::Cast(b.out.template Get<int64_t>(), index, AscendC::RoundMode::CAST_NONE, w);
     }
     if constexpr (!std::is_same<T, float>::value) {
-        if (gm.hasValues) ArgFromFloat(b.vals.template Get<T>(), best, b.narrow.template Get<half>(), count);
+        if (gm.hasValues) FromFloat(b.vals.template Get<T>(), best, b.narrow.template Get<half>(), count);
     }
     WaitPipe<AscendC::HardEvent::V_MTE3>();
     const uint64_t at0 = o * t.inner + c0;
@@ -502,10 +503,11 @@ __aicore__ inline void ArgBest(GM_ADDR x, GM_ADDR values, GM_ADDR y, const Index
 // The UB buffers of TopK/Sort, for rows of n <= tile (a multiple of 64) elements.
 template <typename T, typename TOut>
 struct SortBuffers {
-    AscendC::TBuf<AscendC::TPosition::VECCALC> in, key, sortKey, mask, order, recA, recB, index, out, out64;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> in, key, sortKey, mask, order, recA, recB, index, out, out64, narrow;
     __aicore__ inline void Init(AscendC::TPipe& pipe, uint32_t tile)
     {
         pipe.InitBuffer(in, tile * sizeof(T));
+        pipe.InitBuffer(narrow, sizeof(T) == 1 ? tile * sizeof(half) : 32);  // int8/uint8 via half
         pipe.InitBuffer(key, tile * sizeof(float));
         pipe.InitBuffer(sortKey, tile * sizeof(float));  // the sort's keys, then the values
         pipe.InitBuffer(mask, tile / 8);
@@ -643,7 +645,7 @@ __aicore__ inline void SortRow(SortBuffers<T, TOut>& b, const AscendC::GlobalTen
     WaitPipe<AscendC::HardEvent::S_V>();     // the last row's scalar reads
     AscendC::Duplicate(key, -Infinity(), static_cast<int32_t>(n64));  // the pad sorts last
     WaitPipe<AscendC::HardEvent::MTE2_V>();
-    const AscendC::LocalTensor<float> f = AsFloat(in, sortKey, n);
+    const AscendC::LocalTensor<float> f = ToFloat(in, sortKey, b.narrow.template Get<half>(), n);
     if constexpr (P == RowPrologue::kSoftmax) SoftmaxRow(b, f, in, n);
     AscendC::Muls(key, f, sign, static_cast<int32_t>(n));
     // NaN keys -> +inf (descending) or -inf (ascending); OrderNaNRun puts them past the infs.
@@ -673,7 +675,7 @@ __aicore__ inline void SortRowOut(SortBuffers<T, TOut>& b, GM_ADDR values, GM_AD
     const AscendC::LocalTensor<T> out = b.out.template Get<T>();
     const AscendC::LocalTensor<int32_t> index = b.index.template Get<int32_t>();
     if constexpr (!std::is_same<T, float>::value) {  // exact: the values came from T
-        if (values != nullptr) AscendC::Cast(out, sorted, AscendC::RoundMode::CAST_RINT, k);
+        if (values != nullptr) FromFloat(out, sorted, b.narrow.template Get<half>(), k);
     }
     if constexpr (std::is_same<TOut, int64_t>::value) {
         if (indices != nullptr) AscendC::Cast(b.out64.template Get<int64_t>(), index, AscendC::RoundMode::CAST_NONE, k);
@@ -702,9 +704,9 @@ __aicore__ inline void SortRowOut(SortBuffers<T, TOut>& b, GM_ADDR values, GM_AD
 template <typename T, typename TOut, RowPrologue P>
 __aicore__ inline void SortRows(GM_ADDR x, GM_ADDR values, GM_ADDR indices, const IndexTiling& t)
 {
-    static_assert(IsSelectFloat<T>::value,
-                  "opgen_index::TopK/Sort: x is half, bfloat16 or float (Sort32 and MrgSort sort half/float; an "
-                  "int32 x would round in float)");
+    static_assert(IsSelectFloat<T>::value || (IsArgInt<T>::value && !IsScalarArg<T>::value),
+                  "opgen_index::TopK/Sort: x is half, bfloat16, float, int8, uint8 or int16 (Sort32 and MrgSort "
+                  "sort half/float keys; an int32 x would round in float)");
     static_assert(std::is_same<TOut, int32_t>::value || std::is_same<TOut, int64_t>::value,
                   "opgen_index::TopK/Sort: the index output is int32_t or int64_t");
 #if defined(__NPU_ARCH__)
