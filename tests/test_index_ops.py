@@ -956,6 +956,17 @@ def test_max_parts_come_from_one_call():
     assert "min(x, 0).indices beside max(x, 0).values (v): an op computes one index call" in found
 
 
+def test_softmax_prologue_of_an_int_x_is_refused():
+    raw = index_op_raw(
+        {"y": "topk(softmax(x, dim=-1), 2).values"},
+        inputs=[typed("x", ("float", "int8"))],
+        outputs=[typed("y", ("float", "int8"))],
+    )
+    (found,) = problems(raw)
+    assert found.startswith("$[0].input_desc[0].type[1]:")
+    assert "softmax of x int8: torch.softmax takes float16, bfloat16 or float32 only" in found
+
+
 def test_topk_and_sort_take_small_ints():
     for compute in ("topk(x, 2).values", "sort(x).values"):
         dtypes = ("int8", "uint8", "int16")

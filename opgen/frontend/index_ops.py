@@ -149,6 +149,14 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
                     + dict(FUNCTIONS[call.func].dtype_notes).get(dx, ""),
                 )
             )
+        elif call.prologue and dx not in FLOATS:
+            problems.append(
+                Problem(
+                    path(call.x, k),
+                    f"{shown}: softmax of {call.x} {dx}: torch.softmax takes float16, bfloat16 "
+                    "or float32 only",
+                )
+            )
         if call.index and tensors[call.index].dtypes[k] not in INDEX_DTYPES:
             di = tensors[call.index].dtypes[k]
             problems.append(

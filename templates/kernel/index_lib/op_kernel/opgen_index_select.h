@@ -709,6 +709,8 @@ __aicore__ inline void SortRows(GM_ADDR x, GM_ADDR values, GM_ADDR indices, cons
                   "sort half/float keys; an int32 x would round in float)");
     static_assert(std::is_same<TOut, int32_t>::value || std::is_same<TOut, int64_t>::value,
                   "opgen_index::TopK/Sort: the index output is int32_t or int64_t");
+    static_assert(P == RowPrologue::kNone || IsSelectFloat<T>::value,
+                  "opgen_index::TopK/Sort: the softmax prologue takes half, bfloat16 or float x");
 #if defined(__NPU_ARCH__)
     static_assert(sizeof(T) > 0 && OPGEN_SOC_HAS_SORT32(__NPU_ARCH__),  // sizeof: at instantiation
                   "opgen_index::TopK/Sort need Sort32 and MrgSort, which Atlas training (ascend910) and Atlas "
