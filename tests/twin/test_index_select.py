@@ -349,6 +349,12 @@ def test_other_socs(tmp_path, arch):
         proc, _, got = run(exe, tmp_path, "argmin", x, cores=4)
         ok(proc)
         assert got.tolist() == torch.argmin(x.float(), dim=-1).tolist()
+        for dtype in ("uint8", "int32"):  # 310B's Cast table has uint8 -> half (Cast.md)
+            xi = int_sample((6, 150), INT_DTYPES[dtype], 22)
+            for dim in (0, 1):
+                proc, values, indices = run(exe, tmp_path, "max", xi, cores=4, dim=dim)
+                ok(proc)
+                check_max("max", xi, dim, values, indices)
 
 
 def test_longest_rows(driver, tmp_path):
