@@ -102,6 +102,13 @@ def problems(raw: dict) -> list[str]:
         ),
         ("cumsum(x, -1)", "cumsum(x, -1)", "torch.cumsum(x, dim=-1)"),
         (
+            "max(x, d, big).values",
+            "max(x, d, big).values",
+            "torch.max(x, dim=d, keepdim=big).values",
+        ),
+        ("min(x, dim=0).indices", "min(x, 0).indices", "torch.min(x, dim=0).indices"),
+        ("max(x, -1).indices", "max(x, -1).indices", "torch.max(x, dim=-1).indices"),
+        (
             "avg_pool2d(x, ks, padding=[1, 0])",
             "avg_pool2d(x, ks, padding=[1, 0])",
             "torch.nn.functional.avg_pool2d(x, kernel_size=ks, padding=[1, 0])",
@@ -166,7 +173,13 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("index_select(x, f, ids)", "index_select(dim=f): dim takes an int or an int attr"),
         ("topk(x, 2, largest=1).values", "largest takes True, False or a bool attr"),
         ("roll(x, 1, dims=0, step=2)", "roll() takes no keyword step"),
-        ("x.values", ".values and .indices take a part of topk(...) or sort(...)"),
+        ("x.values", ".values and .indices take a part of topk(...), sort(...), max(x, dim)"),
+        ("max(x, 1, True)", "returns values and indices: take one, max(x, 1, True).values"),
+        ("min(x, dim=d)", "min(x, d) returns values and indices: take one, min(x, d).values"),
+        ("max(x).values", "max() needs its argument dim"),
+        ("max(x, 1, 2).indices", "max(keepdim=2): keepdim takes True, False or a bool attr"),
+        ("min(x, f).values", "min(dim=f): dim takes an int or an int attr"),
+        ("max(x * 2, 1).values", "max() takes an input as its x, not 'x * 2'"),
         ("sort(x).order", "take .values or .indices"),
         ("avg_pool2d(x, [1, 2, 3])", "kernel_size takes an int, a pair of ints"),
         ("roll(x, [1, 0.5], 0)", "shifts takes an int, a list of ints, or an int or list_int"),
@@ -213,6 +226,13 @@ def test_index_call_refusals_name_the_part(text, message):
     assert message in str(err.value), str(err.value)
 
 
+@pytest.mark.parametrize("text", ["max(x, 0)", "min(x, src)", "max(x, d)", "min(max(x, 0), 6)"])
+def test_max_and_min_of_two_operands_stay_elementwise(text):
+    """max(a, b) is the elementwise function; torch.max(x, dim) needs a part, a keyword or a
+    third argument."""
+    assert not any(isinstance(n, expr.IndexCall) for n in expr.walk(parse(text)))
+
+
 # ---------------------------------------------------------------------------------------------
 # the shape rule against torch
 # ---------------------------------------------------------------------------------------------
@@ -228,6 +248,8 @@ SHAPE_CASES = [
     ('index_reduce(x, 1, ids, src, "amax")', {"x": (4, 9), "ids": (12,), "src": (4, 12)}, {}),
     ("argmax(x, -1)", {"x": (4, 9)}, {}),
     ("argmin(x, 0, keepdim=True)", {"x": (4, 9, 2)}, {}),
+    ("max(x, 1).values", {"x": (4, 9, 2)}, {}),
+    ("min(x, -1, True).indices", {"x": (4, 9)}, {}),
     ("topk(x, 3).values", {"x": (4, 9)}, {}),
     ("topk(x, 2, dim=0).indices", {"x": (4, 9)}, {}),
     ("sort(x, 0).values", {"x": (4, 9)}, {}),
@@ -825,3 +847,130 @@ def test_softmax_topk_is_refused_where_the_float_reductions_are_missing():
     )
     plain = index_op_raw({"y": "topk(x, k).values"}, inputs=[tensor("x")], attrs=[_K])
     twin.render_files(prototype.loads(json.dumps([plain])), twin.options(("ascend950pr",)))
+
+
+# ---------------------------------------------------------------------------------------------
+# max/min along a dim (torch.max(x, dim): values and indices) and integer x for the arg kinds
+# ---------------------------------------------------------------------------------------------
+
+ARG_INT_DTYPES = ("float", "fp16", "int32", "uint8", "int8", "int16")
+
+
+def typed(name: str, dtypes: tuple[str, ...]) -> dict:
+    return {"name": name, "param_type": "required", "format": ["ND"] * len(dtypes), "type": dtypes}
+
+
+DIM_ATTRS = [
+    {"name": "d", "param_type": "required", "type": "int"},
+    {"name": "big", "param_type": "optional", "type": "bool", "default_value": False},
+]
+
+
+def test_max_gives_values_and_indices_of_every_arg_dtype():
+    """The corpus's ArgMaxWithValue: one call, .indices (int32) and .values (x's dtype) to two
+    outputs; the kernel gets x, values, indices (the library's order), TOut the index's."""
+    raw = index_op_raw(
+        {"i": "max(x, d, big).indices", "v": "max(x, d, big).values"},
+        inputs=[typed("x", ARG_INT_DTYPES)],
+        outputs=[typed("i", ("int32",) * 6), typed("v", ARG_INT_DTYPES)],
+        attrs=DIM_ATTRS,
+    )
+    plan = index_op.plan(load(raw))
+    assert (plan.kind, plan.group, plan.shape_fn) == ("MaxDim", "select", "ShapeArgReduce")
+    assert plan.gm_args == ["x", "v", "i"] and plan.template_args == ["DTYPE_X", "DTYPE_I"]
+    assert plan.parts and plan.has_index_output and plan.index_output == 0
+    assert [(i.name, i.attr, i.getter) for i in plan.ints] == [("keepdim", "big", "GetBool")]
+
+
+def test_min_values_alone_passes_no_indices():
+    raw = index_op_raw(
+        {"v": "min(x, 0).values"}, inputs=[typed("x", ("int32",))], outputs=[typed("v", ("int32",))]
+    )
+    proto = prototype.loads(json.dumps([raw]))
+    plan = index_op.plan(proto.ops[0])
+    assert plan.gm_args == ["x", "v", "nullptr"] and plan.template_args == ["DTYPE_X", "int32_t"]
+    files = {f.path: f.content.decode() for f in twin.render_files(proto, twin.options())}
+    host = files[f"op_host/{proto.ops[0].snake_name}.cpp"]
+    assert "a.outBytes = 4;  // .values alone" in host
+
+
+@pytest.mark.parametrize(
+    ("compute", "x", "out", "message"),
+    [
+        (
+            "max(x, 0).values",
+            ("int32",),
+            ("int64",),
+            "max(x, 0).values of x int32 is int32 (as torch computes it), not int64",
+        ),
+        (
+            "min(x, 0).indices",
+            ("uint8",),
+            ("uint8",),
+            "min(x, 0).indices of x uint8 is int32 or int64 (as torch computes it), not uint8",
+        ),
+        (
+            "max(x, 0).values",
+            ("int64",),
+            ("int64",),
+            "max(x, 0).values takes x in float16, bfloat16, float32, int8, uint8, int16, int32, "
+            "not int64",
+        ),
+        (
+            "argmin(x, 0)",
+            ("bool",),
+            ("int64",),
+            "argmin(x, 0) takes x in float16, bfloat16, float32, int8, uint8, int16, int32, "
+            "not bool",
+        ),
+        (
+            "topk(x, 2).values",
+            ("int32",),
+            ("int32",),
+            "topk(x, 2).values takes x in float16, bfloat16, float32, int8, uint8, int16, "
+            "not int32",
+        ),
+    ],
+)
+def test_max_min_dtype_rules(compute, x, out, message):
+    raw = index_op_raw({"y": compute}, inputs=[typed("x", x)], outputs=[typed("y", out)])
+    found = problems(raw)
+    assert any(message in f for f in found), found
+
+
+@pytest.mark.parametrize("compute", ["argmin(x, -1)", "argmax(x, 0, True)"])
+def test_arg_kinds_take_integer_x(compute):
+    raw = index_op_raw(
+        {"y": compute}, inputs=[typed("x", ARG_INT_DTYPES)], outputs=[typed("y", ("int64",) * 6)]
+    )
+    assert index_op.plan(load(raw)).template_args == ["DTYPE_X", "DTYPE_Y"]
+
+
+def test_max_parts_come_from_one_call():
+    raw = index_op_raw(
+        {"v": "max(x, 0).values", "i": "min(x, 0).indices"},
+        inputs=[typed("x", ("float",))],
+        outputs=[typed("v", ("float",)), typed("i", ("int64",))],
+    )
+    (found,) = problems(raw)
+    assert "min(x, 0).indices beside max(x, 0).values (v): an op computes one index call" in found
+
+
+def test_softmax_prologue_of_an_int_x_is_refused():
+    raw = index_op_raw(
+        {"y": "topk(softmax(x, dim=-1), 2).values"},
+        inputs=[typed("x", ("float", "int8"))],
+        outputs=[typed("y", ("float", "int8"))],
+    )
+    (found,) = problems(raw)
+    assert found.startswith("$[0].input_desc[0].type[1]:")
+    assert "softmax of x int8: torch.softmax takes float16, bfloat16 or float32 only" in found
+
+
+def test_topk_and_sort_take_small_ints():
+    for compute in ("topk(x, 2).values", "sort(x).values"):
+        dtypes = ("int8", "uint8", "int16")
+        raw = index_op_raw(
+            {"y": compute}, inputs=[typed("x", dtypes)], outputs=[typed("y", dtypes)]
+        )
+        assert index_op.plan(load(raw)).gm_args == ["x", "y", "nullptr"]

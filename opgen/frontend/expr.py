@@ -264,10 +264,11 @@ IndexArg = int | bool | float | str | tuple[int, ...]
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
     index_add, index_reduce, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
-    max_pool2d, cross, histc or nll_loss of inputs (`x`, and `index` and `src` where the function
-    takes them; cross's `other` held as `src`; nll_loss's target and weight), its other arguments
-    by torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
-    (`values` or `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
+    max_pool2d, cross, histc, nll_loss, or max or min along a dim, of inputs (`x`, and `index` and
+    `src` where the function takes them; cross's `other` held as `src`; nll_loss's target and
+    weight), its other arguments by torch's names in `args` (each an IndexArg), and for topk, sort,
+    max and min the part of the result (`values` or `indices`), for topk and sort a row prologue
+    computed on x first (`prologue`: "softmax" for
     topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet). A pooling
     may be channels-last: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), x and y NHWC."""
 
@@ -522,7 +523,7 @@ def _call_node(
         return _matmul_node(node, conv, attr_types)
     if func == EXPAND_FUNC:
         return _expand_node(node, conv, attr_types)
-    if func in index_functions.FUNCTIONS:
+    if func in index_functions.FUNCTIONS and not _elementwise(node):
         found = _index_call(node, conv, attr_types)
         if index_functions.FUNCTIONS[func].has_parts:
             raise ExprError(
@@ -575,11 +576,21 @@ def _unknown_function(node: ast.Call, func: str) -> ExprError:
             f"{_snippet(node)}: softmax(x, dim=-1) is supported as the x of "
             f"{' or '.join(takers)} only (a row prologue of their kernel)"
         )
-    allowed = ", ".join(
-        [f.name for f in functions.CALLABLE]
-        + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
+    allowed = ", ".join(  # max and min are both elementwise and index functions: once
+        dict.fromkeys(
+            [f.name for f in functions.CALLABLE]
+            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
+        )
     )
     return ExprError(f"unknown function '{func}'; allowed: {allowed}")
+
+
+def _elementwise(node: ast.Call) -> bool:
+    """max(a, b) / min(a, b): the elementwise function, also when its arity is wrong (torch.max(x,
+    dim) returns values and indices: a keyword, a third argument or a part makes it that)."""
+    name = node.func.id if isinstance(node.func, ast.Name) else ""
+    is_function = any(f.name == name for f in functions.CALLABLE)
+    return is_function and not node.keywords and len(node.args) != 3
 
 
 def _matmul_node(
@@ -625,7 +636,7 @@ def _part_node(
     if func not in index_functions.FUNCTIONS or not index_functions.FUNCTIONS[func].has_parts:
         raise ExprError(
             f"'{_snippet(node)}' is not allowed: .values and .indices take a part of "
-            "topk(...) or sort(...)"
+            "topk(...), sort(...), max(x, dim) or min(x, dim)"
         )
     assert isinstance(call, ast.Call)
     if node.attr not in PARTS:

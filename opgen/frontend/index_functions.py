@@ -1,10 +1,10 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc, nll_loss, index_reduce):
-one frozen entry each, all that opgen knows of it in one place -- its torch signature and
-spelling, the index library's kernel that runs it (templates/*/index_lib/), the dtypes that kernel
-takes, how the kernel's ints[] (and floats[]) are filled, its shape function, and what the kernel
-needs of a SoC. The grammar (expr.py), the rules (index_ops.py), the SoC checks
-(compiler/checks.py) and the planner (planning/index_op.py) read it; nothing else names a
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc, nll_loss, index_reduce,
+max and min along a dim): one frozen entry each, all that opgen knows of it in one place -- its
+torch signature and spelling, the index library's kernel that runs it (templates/*/index_lib/),
+the dtypes that kernel takes, how the kernel's ints[] (and floats[]) are filled, its shape
+function, and what the kernel needs of a SoC. The grammar (expr.py), the rules (index_ops.py), the
+SoC checks (compiler/checks.py) and the planner (planning/index_op.py) read it; nothing else names a
 function."""
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ CAPABILITY_APIS = {
 _SUMMED = (*FLOATS, "int32")  # what cumsum takes (sums in float or int32)
 # What IndexAdd, ScatterAdd and IndexReduce take (8/16-bit integers on the scalar unit, wrapping)
 _SCATTERED = (*_SUMMED, "int16", "int8", "uint8")
+# What the sort kernels take (ints exact in float keys), and the arg kernels (int32 on the scalar
+# unit too)
+_SORTED = (*FLOATS, "int8", "uint8", "int16")
+_ARG = (*_SORTED, "int32")
 # What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
 _MOVED = (*FLOATS, "int8", "uint8", "int16", "int32", "uint32", "int64", "bool", "complex64")
 _POOL_INTS = (
@@ -179,7 +183,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ArgMax",
         "select",
         "ShapeArgReduce",
-        FLOATS,
+        _ARG,
         ints=(("keepdim", 0),),  # the host's shapes only: the kernel ignores it
         gives_index=True,
         needs=("has_datacopypad", "has_float_reduce"),
@@ -192,7 +196,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ArgMin",
         "select",
         "ShapeArgReduce",
-        FLOATS,
+        _ARG,
         ints=(("keepdim", 0),),
         gives_index=True,
         needs=("has_datacopypad", "has_float_reduce"),
@@ -205,7 +209,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "TopK",
         "select",
         "ShapeTopK",
-        FLOATS,
+        _SORTED,
         ints=(("k", None), ("largest", 1)),
         dim_default=-1,
         last_dim_only=True,
@@ -222,7 +226,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "Sort",
         "select",
         "ShapeSame",
-        FLOATS,
+        _SORTED,
         ints=(("descending", 0),),
         dim_default=-1,
         last_dim_only=True,
@@ -350,5 +354,34 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ShapeIndexAdd",
         _SCATTERED,
         ints=(("reduce", None), ("include_self", 1)),
+    ),
+    # torch.max(x, dim, keepdim) / torch.min: (values, indices), the arg kernels storing both.
+    # max(a, b) of two operands is the elementwise function: the grammar takes a call with a
+    # keyword, a third argument or a part (.values/.indices) as this one.
+    IndexFunction(
+        "max",
+        ("x", "dim", "keepdim"),
+        ("dim",),
+        "torch.max",
+        "MaxDim",
+        "select",
+        "ShapeArgReduce",
+        _ARG,
+        ints=(("keepdim", 0),),
+        has_parts=True,
+        needs=("has_datacopypad", "has_float_reduce"),
+    ),
+    IndexFunction(
+        "min",
+        ("x", "dim", "keepdim"),
+        ("dim",),
+        "torch.min",
+        "MinDim",
+        "select",
+        "ShapeArgReduce",
+        _ARG,
+        ints=(("keepdim", 0),),
+        has_parts=True,
+        needs=("has_datacopypad", "has_float_reduce"),
     ),
 )

@@ -140,15 +140,9 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
     problems = []
     shown = call.show()
     for k, dx in enumerate(tensors[call.x].dtypes):
-        if dx not in FUNCTIONS[call.func].data_dtypes:
-            allowed = ", ".join(FUNCTIONS[call.func].data_dtypes)
-            problems.append(
-                Problem(
-                    path(call.x, k),
-                    f"{shown} takes {call.x} in {allowed}, not {dx}"
-                    + dict(FUNCTIONS[call.func].dtype_notes).get(dx, ""),
-                )
-            )
+        x_problem = _x_dtype_problem(call, dx)
+        if x_problem:
+            problems.append(Problem(path(call.x, k), x_problem))
         if call.index and tensors[call.index].dtypes[k] not in INDEX_DTYPES:
             di = tensors[call.index].dtypes[k]
             problems.append(
@@ -193,6 +187,22 @@ def _alpha_problems(path: str, call: expr.IndexCall, dx: str) -> list[Problem]:
             "float dtype",
         )
     ]
+
+
+def _x_dtype_problem(call: expr.IndexCall, dx: str) -> str:
+    """Why the kind's kernel (or the softmax prologue) does not take x of dtype dx, or ""."""
+    fn = FUNCTIONS[call.func]
+    if dx not in fn.data_dtypes:
+        allowed = ", ".join(fn.data_dtypes)
+        return f"{call.show()} takes {call.x} in {allowed}, not {dx}" + dict(fn.dtype_notes).get(
+            dx, ""
+        )
+    if call.prologue and dx not in FLOATS:
+        return (
+            f"{call.show()}: softmax of {call.x} {dx}: torch.softmax takes float16, bfloat16 or "
+            "float32 only"
+        )
+    return ""
 
 
 def _output_dtypes(call: expr.IndexCall, dx: str) -> tuple[str, ...]:
@@ -355,7 +365,7 @@ def output_shape(
     d = dim % rank
     if func in ("index_select", *_ROW_INDEXED, "gather", "scatter_add"):
         return _indexed_shape(call, shapes, d)
-    if func in ("argmax", "argmin"):
+    if FUNCTIONS[func].shape_fn == "ShapeArgReduce":  # argmax, argmin, max, min
         keep = bool(values.get("keepdim", False))
         return tuple(1 if i == d else n for i, n in enumerate(x) if keep or i != d)
     if func == "topk":

@@ -82,6 +82,7 @@ class IndexOpData:
     dim: IndexInt
     ints: list[IndexInt]
     has_index_output: bool  # some output is an index (argmax, .indices): outBytes from it
+    parts: bool  # the call returns values and indices (topk, sort, max, min)
     index_output: int  # that output's index among the outputs (-1: none)
     # the adapters' range check of the index before the kernel runs (as torch refuses it): the
     # tensor holding indices (one_hot's x), and the bound: x's size along the dim, or one_hot's
@@ -151,6 +152,7 @@ def plan(op: Op) -> IndexOpData:
         dim=dim,
         ints=ints,
         has_index_output=index_out >= 0,
+        parts=fn.has_parts,
         index_output=index_out,
         range_tensor=range_tensor(call),
         range_of=call.x if call.index else "",
