@@ -252,17 +252,24 @@ struct PoolSocCheck {
     static constexpr bool ok = true;
 };
 
+// Runs one pooling kernel on this core, if the tiling gives it units.
+template <typename Kernel>
+__aicore__ inline void RunPool(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
+{
+    if (AscendC::GetBlockIdx() >= t.usedCores) {
+        return;
+    }
+    Kernel kernel;
+    kernel.Init(x, y, t);
+    kernel.Process();
+}
+
 // y = avg_pool2d(x) as IndexTiling describes (see the top of this file); T float, half, bfloat16_t.
 template <typename T>
 __aicore__ inline void AvgPool2d(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
 {
     static_assert(PoolSocCheck<T>::ok, "");
-    if (AscendC::GetBlockIdx() >= t.usedCores) {
-        return;
-    }
-    Pool2dKernel<T, false> kernel;
-    kernel.Init(x, y, t);
-    kernel.Process();
+    RunPool<Pool2dKernel<T, false>>(x, y, t);
 }
 
 // y = max_pool2d(x) (dilation 1, no indices) as IndexTiling describes; T float, half, bfloat16_t.
@@ -270,12 +277,7 @@ template <typename T>
 __aicore__ inline void MaxPool2d(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
 {
     static_assert(PoolSocCheck<T>::ok, "");
-    if (AscendC::GetBlockIdx() >= t.usedCores) {
-        return;
-    }
-    Pool2dKernel<T, true> kernel;
-    kernel.Init(x, y, t);
-    kernel.Process();
+    RunPool<Pool2dKernel<T, true>>(x, y, t);
 }
 
 
@@ -475,12 +477,7 @@ template <typename T>
 __aicore__ inline void AvgPool2dNhwc(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
 {
     static_assert(PoolSocCheck<T>::ok, "");
-    if (AscendC::GetBlockIdx() >= t.usedCores) {
-        return;
-    }
-    Pool2dNhwcKernel<T, false> kernel;
-    kernel.Init(x, y, t);
-    kernel.Process();
+    RunPool<Pool2dNhwcKernel<T, false>>(x, y, t);
 }
 
 // y = max_pool2d(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1): x and y NHWC, values only.
@@ -488,12 +485,7 @@ template <typename T>
 __aicore__ inline void MaxPool2dNhwc(GM_ADDR x, GM_ADDR y, const IndexTiling& t)
 {
     static_assert(PoolSocCheck<T>::ok, "");
-    if (AscendC::GetBlockIdx() >= t.usedCores) {
-        return;
-    }
-    Pool2dNhwcKernel<T, true> kernel;
-    kernel.Init(x, y, t);
-    kernel.Process();
+    RunPool<Pool2dNhwcKernel<T, true>>(x, y, t);
 }
 
 }  // namespace opgen_index
