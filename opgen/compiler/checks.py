@@ -332,6 +332,25 @@ def _check_compare(op: Op, socs: list[str], outs: list[Tensor], mode: str) -> No
         )
     ]
     lacking = [s for s in socs if s in NO_COMPARE_SELECT]
+    spence = next(
+        (
+            o
+            for o, tree in op.compute.items()
+            if any(
+                isinstance(n, expr.Call) and n.func == functions.SPENCE.name
+                for n in expr.walk(tree)
+            )
+        ),
+        None,
+    )
+    if spence is not None and lacking:
+        raise LoweringError(
+            f"compute expression of output '{spence}': spence() selects cephes' pieces with "
+            f"Compare, Compares and Select's tensor modes, which {', '.join(lacking)} "
+            f"lack{'s' if len(lacking) == 1 else ''} (asc-devkit Select.md: Atlas 训练系列产品 "
+            "has mode 0 only; Compares.md); drop it from the targets",
+            spence,
+        )
     if uses and lacking:
         raise LoweringError(
             f"compute expression of output '{uses[0]}': comparisons and where() lower to Compare, "
