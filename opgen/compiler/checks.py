@@ -153,6 +153,7 @@ def _check_kernel(op: Op, socs: list[str]) -> None:
         _check_scalar_loops(tg.trees, tg.ctypes)
         _check_unavoidable_apis(tg.trees, tg.mode, tg.used_funcs, tg.short_missing)
         _check_attr_powers(tg.trees, tg.short_missing[functions.POWER_API.key])
+        _check_spence(op, socs)
         _check_compare(op, socs, s.outs, tg.mode)
         _check_values(op, s.outs)
         scalars = {a.name: a.name for a in op.attrs if a.info.is_scalar}
@@ -315,22 +316,8 @@ def _check_reductions(op: Op, outs: list[Tensor], low: Lowering) -> None:
         )
 
 
-def _check_compare(op: Op, socs: list[str], outs: list[Tensor], mode: str) -> None:
-    """Comparisons and where() need Select's tensor modes, and in an integer type Compare's
-    int32_t form and Not; a bool output takes a comparison."""
-    uses = [
-        o
-        for o, tree in op.compute.items()
-        if any(
-            n.is_tensor
-            and (
-                isinstance(n, expr.Compare)
-                or isinstance(n, expr.Call)
-                and n.func == functions.WHERE.name
-            )
-            for n in expr.walk(tree)
-        )
-    ]
+def _check_spence(op: Op, socs: list[str]) -> None:
+    """spence() selects cephes' pieces: Compares and Select's tensor modes on every target."""
     lacking = [s for s in socs if s in NO_COMPARE_SELECT]
     spence = next(
         (
@@ -351,6 +338,25 @@ def _check_compare(op: Op, socs: list[str], outs: list[Tensor], mode: str) -> No
             "has mode 0 only; Compares.md); drop it from the targets",
             spence,
         )
+
+
+def _check_compare(op: Op, socs: list[str], outs: list[Tensor], mode: str) -> None:
+    """Comparisons and where() need Select's tensor modes, and in an integer type Compare's
+    int32_t form and Not; a bool output takes a comparison."""
+    uses = [
+        o
+        for o, tree in op.compute.items()
+        if any(
+            n.is_tensor
+            and (
+                isinstance(n, expr.Compare)
+                or isinstance(n, expr.Call)
+                and n.func == functions.WHERE.name
+            )
+            for n in expr.walk(tree)
+        )
+    ]
+    lacking = [s for s in socs if s in NO_COMPARE_SELECT]
     if uses and lacking:
         raise LoweringError(
             f"compute expression of output '{uses[0]}': comparisons and where() lower to Compare, "
