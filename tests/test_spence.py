@@ -145,6 +145,13 @@ def test_the_golden_is_scipys_spence_by_mpmath():
     assert spence(torch.tensor([[0.5, 0.5], [2.0, 0.5]], dtype=torch.float16)).shape == (2, 2)
     assert spence(torch.tensor([1, 2], dtype=torch.int8)).dtype == torch.float32
     assert spence(torch.empty(0)).shape == (0,)
+    # a fake kernel runs an op's golden for its shapes (sum(spence(x)) computes by rows)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        assert spence(torch.empty(3, 4, dtype=torch.float16)).shape == (3, 4)
+    meta = spence(torch.empty(2, 5, device="meta"))
+    assert (meta.shape, meta.device.type, meta.dtype) == ((2, 5), "meta", torch.float32)
     # the function's own value (never folded: the grammar refuses a number argument) agrees
     assert functions.SPENCE.fold(2.0) == pytest.approx(-pi2 / 12, rel=1e-15)
     assert math.isnan(functions.SPENCE.fold(-1.0)) and math.isnan(functions.SPENCE.fold(math.inf))

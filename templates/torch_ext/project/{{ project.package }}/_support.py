@@ -538,14 +538,17 @@ def _spence(x):
     5e-15 of its 53-bit polylog), an independent reference of the kernel's cephes algorithm, with
     scipy's NaN for x < 0, +inf and NaN. Slow (tens of microseconds per distinct value)."""
     from mpmath import fp  # torch requires sympy, which requires mpmath
+    from torch._subclasses.fake_tensor import is_fake
 
     def value(v: float) -> float:
         return float(fp.polylog(2, 1.0 - v)) if 0.0 <= v < math.inf else math.nan
 
+    dtype = x.dtype if x.is_floating_point() else torch.float32  # as torch.log's
+    if x.device.type == "meta" or is_fake(x):  # a fake kernel's shapes (an op with reductions)
+        return torch.empty_like(x, dtype=dtype)
     values = x.detach().to("cpu", torch.float64)
     distinct, inverse = torch.unique(values, return_inverse=True)
     spence = torch.tensor([value(v) for v in distinct.tolist()], dtype=torch.float64)
-    dtype = x.dtype if x.is_floating_point() else torch.float32  # as torch.log's
     return spence[inverse].to(x.device, dtype)
 
 
