@@ -31,7 +31,12 @@ kernel_size).permute(0, 2, 3, 1), became one prototype: 385 s (the extension's b
 Gcd became one prototype: int16, int32 and int64 in 63 s alone, 450 s beside five other builds
 (60 passed, 18 skipped: the float boundary values, the backward and the NPU's). With histc
 (s3-histc) Histogram became one prototype: float32, float16 and int32 in 170 s (336 and 515 s
-beside other builds), 47 passed, 11 skipped (the NPU's, and int32's NaN refusal). With spence(x)
+beside other builds), 47 passed, 11 skipped (the NPU's, and int32's NaN refusal). With
+nll_loss (s3-nll) NLLLoss became one prototype: 87 to 285 s beside other builds, 49 passed
+(each reduction over every shape, ignore_index=0 hit by the targets), 4 skipped (the NPU's).
+With index_add's alpha, the small integers, index_reduce and in-place index ops (s3-scatter)
+ScatterSub and ScatterMax became one prototype: 156 s and 136 s run side by side with other
+builds (76 tests passed each; the 16 skipped are test_npu_precision). With spence(x)
 (s3-spence) Spence became one prototype: bfloat16, float16 and float32 in 507 s beside other
 builds (the extension 251 s, the tests 250 s: the mpmath golden), 58 passed, 17 skipped (the
 NPU's and the backward's: the golden has no derivative).

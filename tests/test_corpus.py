@@ -117,7 +117,7 @@ def test_one_prototype_loads_and_compiles(name):
     }
     proto = prototype.loads(json.dumps(merged(name)), name)
     for op in proto.ops:
-        assert set(op.compute) == {t.name for t in op.outputs}
+        assert set(op.compute) == {t.name for t in op.results}  # no outputs: what it updates
     options = Options("corpus", "corpus", "corpus")
     problems = checks.problems(proto.ops, options)
     assert not problems, [p.text() for p in problems]

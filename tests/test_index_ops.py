@@ -1,8 +1,8 @@
 """Index ops (index_select, gather, scatter_add, index_add, argmax, argmin, topk, sort, roll,
-one_hot, cumsum, avg_pool2d, max_pool2d): the grammar (expr.IndexCall), the prototype rules,
-dtypes and shape rule (frontend/index_ops.py), the SoC refusals (compiler/checks.py), the plan
-(planning/index_op.py) and the files the index_op templates render. The end-to-end build is in
-test_end_to_end.py (tests/data/e2e/index_ops.json)."""
+one_hot, cumsum, avg_pool2d, max_pool2d, index_reduce): the grammar (expr.IndexCall), the
+prototype rules, dtypes and shape rule (frontend/index_ops.py), the SoC refusals
+(compiler/checks.py), the plan (planning/index_op.py) and the files the index_op templates
+render. The end-to-end build is in test_end_to_end.py (tests/data/e2e/index_ops.json)."""
 
 from __future__ import annotations
 
@@ -102,6 +102,13 @@ def problems(raw: dict) -> list[str]:
         ),
         ("cumsum(x, -1)", "cumsum(x, -1)", "torch.cumsum(x, dim=-1)"),
         (
+            "max(x, d, big).values",
+            "max(x, d, big).values",
+            "torch.max(x, dim=d, keepdim=big).values",
+        ),
+        ("min(x, dim=0).indices", "min(x, 0).indices", "torch.min(x, dim=0).indices"),
+        ("max(x, -1).indices", "max(x, -1).indices", "torch.max(x, dim=-1).indices"),
+        (
             "avg_pool2d(x, ks, padding=[1, 0])",
             "avg_pool2d(x, ks, padding=[1, 0])",
             "torch.nn.functional.avg_pool2d(x, kernel_size=ks, padding=[1, 0])",
@@ -123,6 +130,31 @@ def problems(raw: dict) -> list[str]:
             "torch.nn.functional.max_pool2d(x.permute(0, 3, 1, 2), kernel_size=3, padding=1)"
             ".permute(0, 2, 3, 1)",
         ),
+        (
+            "index_add(x, 0, ids, src, alpha=-1)",
+            "index_add(x, 0, ids, src, -1)",
+            "torch.index_add(x, dim=0, index=ids, source=src, alpha=-1)",
+        ),
+        (
+            "index_add(x, d, ids, src, -0.25)",
+            "index_add(x, d, ids, src, -0.25)",
+            "torch.index_add(x, dim=d, index=ids, source=src, alpha=-0.25)",
+        ),
+        (
+            "index_add(x, 0, ids, src, alpha=k)",
+            "index_add(x, 0, ids, src, k)",
+            "torch.index_add(x, dim=0, index=ids, source=src, alpha=k)",
+        ),
+        (
+            'index_reduce(x, 0, ids, src, "amax")',
+            "index_reduce(x, 0, ids, src, 'amax')",
+            "torch.index_reduce(x, dim=0, index=ids, source=src, reduce='amax')",
+        ),
+        (
+            "index_reduce(x, d, ids, src, reduce='amin', include_self=big)",
+            "index_reduce(x, d, ids, src, 'amin', big)",
+            "torch.index_reduce(x, dim=d, index=ids, source=src, reduce='amin', include_self=big)",
+        ),
     ],
 )
 def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
@@ -141,7 +173,13 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("index_select(x, f, ids)", "index_select(dim=f): dim takes an int or an int attr"),
         ("topk(x, 2, largest=1).values", "largest takes True, False or a bool attr"),
         ("roll(x, 1, dims=0, step=2)", "roll() takes no keyword step"),
-        ("x.values", ".values and .indices take a part of topk(...) or sort(...)"),
+        ("x.values", ".values and .indices take a part of topk(...), sort(...), max(x, dim)"),
+        ("max(x, 1, True)", "returns values and indices: take one, max(x, 1, True).values"),
+        ("min(x, dim=d)", "min(x, d) returns values and indices: take one, min(x, d).values"),
+        ("max(x).values", "max() needs its argument dim"),
+        ("max(x, 1, 2).indices", "max(keepdim=2): keepdim takes True, False or a bool attr"),
+        ("min(x, f).values", "min(dim=f): dim takes an int or an int attr"),
+        ("max(x * 2, 1).values", "max() takes an input as its x, not 'x * 2'"),
         ("sort(x).order", "take .values or .indices"),
         ("avg_pool2d(x, [1, 2, 3])", "kernel_size takes an int, a pair of ints"),
         ("roll(x, [1, 0.5], 0)", "shifts takes an int, a list of ints, or an int or list_int"),
@@ -165,12 +203,34 @@ def test_index_calls_parse_show_and_spell_torch(text, shown, golden):
         ("avg_pool2d((x * 2).permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)", "no other permute"),
         ("gather(x, 0, ids).permute(0, 2, 3, 1)", ".permute() is taken only around"),
         ("x.permute(0, 2, 3, 1)", ".permute() is taken only around"),
+        (
+            'index_reduce(x, 0, ids, src, "prod")',
+            "index_reduce(reduce='prod'): opgen's kernel computes 'amax', 'amin', not torch's "
+            "'prod'",
+        ),
+        ('index_reduce(x, 0, ids, src, "sum")', "reduce='sum'): reduce is one of 'amax', 'amin'"),
+        ("index_reduce(x, 0, ids, src, k)", "reduce takes a string literal, 'amax', 'amin'"),
+        ("index_reduce(x, 0, ids, src)", "index_reduce() needs its argument reduce"),
+        (
+            'index_reduce(x, 0, ids, src, "amax", 1)',
+            "include_self takes True, False or a bool attr",
+        ),
+        ("index_add(x, 0, ids, src, alpha=f)", "a float attr is not supported yet as alpha"),
+        ("index_add(x, 0, ids, src, alpha=True)", "alpha takes a finite number"),
+        ("index_add(x, 0, ids, src, alpha=2**40)", "alpha takes a finite number"),
     ],
 )
 def test_index_call_refusals_name_the_part(text, message):
     with pytest.raises(expr.ExprError, match=None) as err:
         parse(text)
     assert message in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("text", ["max(x, 0)", "min(x, src)", "max(x, d)", "min(max(x, 0), 6)"])
+def test_max_and_min_of_two_operands_stay_elementwise(text):
+    """max(a, b) is the elementwise function; torch.max(x, dim) needs a part, a keyword or a
+    third argument."""
+    assert not any(isinstance(n, expr.IndexCall) for n in expr.walk(parse(text)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,8 +244,12 @@ SHAPE_CASES = [
     ("gather(x, 0, ids)", {"x": (4, 9), "ids": (7, 9)}, {}),
     ("scatter_add(x, 0, ids, src)", {"x": (4, 9), "ids": (6, 9), "src": (7, 9)}, {}),
     ("index_add(x, 1, ids, src)", {"x": (4, 9), "ids": (12,), "src": (4, 12)}, {}),
+    ("index_add(x, 0, ids, src, -2)", {"x": (4, 9), "ids": (12,), "src": (12, 9)}, {}),
+    ('index_reduce(x, 1, ids, src, "amax")', {"x": (4, 9), "ids": (12,), "src": (4, 12)}, {}),
     ("argmax(x, -1)", {"x": (4, 9)}, {}),
     ("argmin(x, 0, keepdim=True)", {"x": (4, 9, 2)}, {}),
+    ("max(x, 1).values", {"x": (4, 9, 2)}, {}),
+    ("min(x, -1, True).indices", {"x": (4, 9)}, {}),
     ("topk(x, 3).values", {"x": (4, 9)}, {}),
     ("topk(x, 2, dim=0).indices", {"x": (4, 9)}, {}),
     ("sort(x, 0).values", {"x": (4, 9)}, {}),
@@ -304,6 +368,69 @@ ROLL_LISTS = [
     {"name": "dims", "param_type": "required", "type": "list_int"},
 ]
 MOVED = ("bfloat16", "int8", "uint8", "int16", "uint32", "int64", "bool", "complex64")
+
+
+def test_a_float_alpha_of_an_integer_index_add_is_refused():
+    """torch's index_add truncates a float alpha for an integer tensor (1.7 -> 1): refused."""
+    raw = index_op_raw(
+        {"y": "index_add(x, 0, ids, src, alpha=0.5)"},
+        inputs=[tensor("x", ("float", "int32")), tensor("ids", ("int32",) * 2)]
+        + [tensor("src", ("float", "int32"))],
+        outputs=[tensor("y", ("float", "int32"))],
+    )
+    assert problems(raw) == [
+        "$[0].input_desc[0].type[1]: index_add(x, 0, ids, src, 0.5) of x int32: alpha is a "
+        "float; torch's index_add truncates it for an integer tensor (0.5 -> 0): give an int "
+        "alpha, or x a float dtype"
+    ]
+
+
+SCATTER_INPUTS = [tensor("var", ("float", "int8")), tensor("indices", ("int32", "int32"))]
+SCATTER_INPUTS += [tensor("updates", ("float", "int8"))]
+
+
+def test_an_index_op_without_outputs_updates_its_x_in_place():
+    """tf's ScatterSub / ScatterMax: no outputs, var updated; the kernel's y is x's address."""
+    for compute in (
+        "index_add(var, 0, indices, updates, -1)",
+        'index_reduce(var, 0, indices, updates, "amax")',
+    ):
+        raw = index_op_raw({"var": compute}, inputs=SCATTER_INPUTS, outputs=[])
+        raw.pop("output_desc")
+        plan = index_op.plan(load(raw))
+        assert plan.gm_args == ["var", "indices", "updates", "var"]
+        assert plan.template_args == ["DTYPE_VAR", "DTYPE_INDICES"]
+    raw = index_op_raw({"updates": "index_add(var, 0, indices, updates)"}, inputs=SCATTER_INPUTS)
+    raw.pop("output_desc")
+    assert problems(raw) == [
+        "$[0].opgen.compute.updates: compute expression: index_add(var, 0, indices, updates) "
+        "updates updates, an input without an output: an index op updates its x in place (var = "
+        "index_add(var, 0, indices, updates))"
+    ]
+
+
+def test_an_unread_optional_attr_of_an_index_op_keeps_its_default():
+    """tf's use_locking, which no index call reads: opgen warns, and the adapters refuse another
+    value (the index op's shell keeps its call apart, so it knows the attr is unread)."""
+    lock = {"name": "use_locking", "param_type": "optional", "type": "bool", "default_value": False}
+    raw = index_op_raw(
+        {"var": "index_reduce(var, 0, indices, updates, 'amin')"},
+        inputs=SCATTER_INPUTS,
+        outputs=[],
+        attrs=[lock],
+    )
+    raw.pop("output_desc")
+    proto = prototype.loads(json.dumps([raw]))
+    assert [a.name for a in proto.ops[0].fixed_attrs] == ["use_locking"]
+    rendered = twin.render_files(proto, twin.options(), full=True)
+    files = {f.path: f.content.decode() for f in rendered}
+    cpu = next(t for p, t in files.items() if p.endswith("/csrc/ops.cpp"))
+    assert 'FixedAttr<bool>("IndexCustom", "use_locking", use_locking, false)' in cpu
+    assert "scatter_max" not in cpu and "(Tensor(a!) var, Tensor indices, Tensor updates" in cpu
+    kernel = files["op_kernel/index_custom.cpp"]
+    assert (
+        "opgen_index::IndexReduce<DTYPE_VAR, DTYPE_INDICES>(var, indices, updates, var," in kernel
+    )
 
 
 def test_roll_takes_every_dtype_the_byte_moves_take():
@@ -568,6 +695,18 @@ def test_the_plan_maps_arguments_to_the_librarys_ints():
     assert [i.literal for i in pool.ints[6:]] == [0, 1]  # ceil_mode, count_include_pad
     embed = index_op.plan(ops["EmbeddingLookup"])
     assert embed.gm_args == ["table", "ids", "y"] and embed.range_of == "table"
+    inputs = [tensor("x"), tensor("ids", ("int32", "int64")), tensor("src")]
+    add = index_op.plan(load(index_op_raw({"y": "index_add(x, 0, ids, src, -0.5)"}, inputs)))
+    assert [(i.slot, i.literal) for i in add.ints] == [(0, 0), (1, -1090519040)]  # -0.5f's bits
+    add = index_op.plan(load(index_op_raw({"y": "index_add(x, 0, ids, src, alpha=-3)"}, inputs)))
+    assert [(i.slot, i.literal) for i in add.ints] == [(0, -3), (1, 0)]
+    add = index_op.plan(load(index_op_raw({"y": "index_add(x, 0, ids, src)"}, inputs)))
+    assert [(i.slot, i.literal) for i in add.ints] == [(0, 1), (1, 0)]  # torch's alpha=1
+    red = index_op.plan(
+        load(index_op_raw({"y": 'index_reduce(x, 0, ids, src, "amin", False)'}, inputs))
+    )
+    assert red.kind == "IndexReduce" and red.host_header == "opgen_index_reduce_tiling.h"
+    assert [(i.slot, i.literal) for i in red.ints] == [(0, 1), (1, 0)]
 
 
 def test_every_kind_renders_its_kernel_host_and_tests():
@@ -708,3 +847,130 @@ def test_softmax_topk_is_refused_where_the_float_reductions_are_missing():
     )
     plain = index_op_raw({"y": "topk(x, k).values"}, inputs=[tensor("x")], attrs=[_K])
     twin.render_files(prototype.loads(json.dumps([plain])), twin.options(("ascend950pr",)))
+
+
+# ---------------------------------------------------------------------------------------------
+# max/min along a dim (torch.max(x, dim): values and indices) and integer x for the arg kinds
+# ---------------------------------------------------------------------------------------------
+
+ARG_INT_DTYPES = ("float", "fp16", "int32", "uint8", "int8", "int16")
+
+
+def typed(name: str, dtypes: tuple[str, ...]) -> dict:
+    return {"name": name, "param_type": "required", "format": ["ND"] * len(dtypes), "type": dtypes}
+
+
+DIM_ATTRS = [
+    {"name": "d", "param_type": "required", "type": "int"},
+    {"name": "big", "param_type": "optional", "type": "bool", "default_value": False},
+]
+
+
+def test_max_gives_values_and_indices_of_every_arg_dtype():
+    """The corpus's ArgMaxWithValue: one call, .indices (int32) and .values (x's dtype) to two
+    outputs; the kernel gets x, values, indices (the library's order), TOut the index's."""
+    raw = index_op_raw(
+        {"i": "max(x, d, big).indices", "v": "max(x, d, big).values"},
+        inputs=[typed("x", ARG_INT_DTYPES)],
+        outputs=[typed("i", ("int32",) * 6), typed("v", ARG_INT_DTYPES)],
+        attrs=DIM_ATTRS,
+    )
+    plan = index_op.plan(load(raw))
+    assert (plan.kind, plan.group, plan.shape_fn) == ("MaxDim", "select", "ShapeArgReduce")
+    assert plan.gm_args == ["x", "v", "i"] and plan.template_args == ["DTYPE_X", "DTYPE_I"]
+    assert plan.parts and plan.has_index_output and plan.index_output == 0
+    assert [(i.name, i.attr, i.getter) for i in plan.ints] == [("keepdim", "big", "GetBool")]
+
+
+def test_min_values_alone_passes_no_indices():
+    raw = index_op_raw(
+        {"v": "min(x, 0).values"}, inputs=[typed("x", ("int32",))], outputs=[typed("v", ("int32",))]
+    )
+    proto = prototype.loads(json.dumps([raw]))
+    plan = index_op.plan(proto.ops[0])
+    assert plan.gm_args == ["x", "v", "nullptr"] and plan.template_args == ["DTYPE_X", "int32_t"]
+    files = {f.path: f.content.decode() for f in twin.render_files(proto, twin.options())}
+    host = files[f"op_host/{proto.ops[0].snake_name}.cpp"]
+    assert "a.outBytes = 4;  // .values alone" in host
+
+
+@pytest.mark.parametrize(
+    ("compute", "x", "out", "message"),
+    [
+        (
+            "max(x, 0).values",
+            ("int32",),
+            ("int64",),
+            "max(x, 0).values of x int32 is int32 (as torch computes it), not int64",
+        ),
+        (
+            "min(x, 0).indices",
+            ("uint8",),
+            ("uint8",),
+            "min(x, 0).indices of x uint8 is int32 or int64 (as torch computes it), not uint8",
+        ),
+        (
+            "max(x, 0).values",
+            ("int64",),
+            ("int64",),
+            "max(x, 0).values takes x in float16, bfloat16, float32, int8, uint8, int16, int32, "
+            "not int64",
+        ),
+        (
+            "argmin(x, 0)",
+            ("bool",),
+            ("int64",),
+            "argmin(x, 0) takes x in float16, bfloat16, float32, int8, uint8, int16, int32, "
+            "not bool",
+        ),
+        (
+            "topk(x, 2).values",
+            ("int32",),
+            ("int32",),
+            "topk(x, 2).values takes x in float16, bfloat16, float32, int8, uint8, int16, "
+            "not int32",
+        ),
+    ],
+)
+def test_max_min_dtype_rules(compute, x, out, message):
+    raw = index_op_raw({"y": compute}, inputs=[typed("x", x)], outputs=[typed("y", out)])
+    found = problems(raw)
+    assert any(message in f for f in found), found
+
+
+@pytest.mark.parametrize("compute", ["argmin(x, -1)", "argmax(x, 0, True)"])
+def test_arg_kinds_take_integer_x(compute):
+    raw = index_op_raw(
+        {"y": compute}, inputs=[typed("x", ARG_INT_DTYPES)], outputs=[typed("y", ("int64",) * 6)]
+    )
+    assert index_op.plan(load(raw)).template_args == ["DTYPE_X", "DTYPE_Y"]
+
+
+def test_max_parts_come_from_one_call():
+    raw = index_op_raw(
+        {"v": "max(x, 0).values", "i": "min(x, 0).indices"},
+        inputs=[typed("x", ("float",))],
+        outputs=[typed("v", ("float",)), typed("i", ("int64",))],
+    )
+    (found,) = problems(raw)
+    assert "min(x, 0).indices beside max(x, 0).values (v): an op computes one index call" in found
+
+
+def test_softmax_prologue_of_an_int_x_is_refused():
+    raw = index_op_raw(
+        {"y": "topk(softmax(x, dim=-1), 2).values"},
+        inputs=[typed("x", ("float", "int8"))],
+        outputs=[typed("y", ("float", "int8"))],
+    )
+    (found,) = problems(raw)
+    assert found.startswith("$[0].input_desc[0].type[1]:")
+    assert "softmax of x int8: torch.softmax takes float16, bfloat16 or float32 only" in found
+
+
+def test_topk_and_sort_take_small_ints():
+    for compute in ("topk(x, 2).values", "sort(x).values"):
+        dtypes = ("int8", "uint8", "int16")
+        raw = index_op_raw(
+            {"y": compute}, inputs=[typed("x", dtypes)], outputs=[typed("y", dtypes)]
+        )
+        assert index_op.plan(load(raw)).gm_args == ["x", "y", "nullptr"]

@@ -23,10 +23,14 @@ from opgen.frontend.index_functions import (
     LIST_PARAMS,
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
+    NUMBER_PARAMS,
     PAIR_PARAMS,
     PARTS,
     SOFTMAX,
     SOFTMAX_LONGHAND,
+    STRING_CHOICES,
+    STRING_PARAMS,
+    STRING_REFUSED,
     TENSOR_PARAMS,
 )
 
@@ -252,17 +256,19 @@ EXPAND_FUNC = "expand"
 
 # An index-op argument: an int or bool literal, a tuple of ints (a pooling window), or the name
 # of an attr (int, bool or list_int) holding it.
+# A literal, or an attr's name (a str but for STRING_CHOICES' parameters, whose str is the literal)
 IndexArg = int | bool | float | str | tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class IndexCall:
     """An index op (opgen/frontend/index_ops.py): torch's index_select, gather, scatter_add,
-    index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d or cross
-    of inputs (`x`, and `index` and `src` where the function takes them; cross's `other` held as
-    `src`), its other arguments by
-    torch's names in `args` (each an IndexArg), and for topk and sort the part of the result
-    (`values` or `indices`) and a row prologue computed on x first (`prologue`: "softmax" for
+    index_add, index_reduce, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
+    max_pool2d, cross, histc, nll_loss, or max or min along a dim, of inputs (`x`, and `index` and
+    `src` where the function takes them; cross's `other` held as `src`; nll_loss's target and
+    weight), its other arguments by torch's names in `args` (each an IndexArg), and for topk, sort,
+    max and min the part of the result (`values` or `indices`), for topk and sort a row prologue
+    computed on x first (`prologue`: "softmax" for
     topk(softmax(x, dim=-1), k)). The whole expression of its output (no epilogue yet). A pooling
     may be channels-last: pool(x.permute(0, 3, 1, 2), ...).permute(0, 2, 3, 1), x and y NHWC."""
 
@@ -283,7 +289,7 @@ class IndexCall:
     @property
     def attrs(self) -> tuple[str, ...]:
         """The attrs it reads."""
-        return tuple(v for _, v in self.args if isinstance(v, str))
+        return tuple(v for n, v in self.args if isinstance(v, str) and n not in STRING_CHOICES)
 
     def show(self) -> str:
         """As written: arguments positional until one is left out, then by keyword."""
@@ -291,12 +297,15 @@ class IndexCall:
         x = f"{x}.permute{NHWC_TO_NCHW}" if self.channels_last else x
         tensors = {"x": x, "index": self.index, "src": self.src, "other": self.src}
         shown, skipped = [], False
-        for name in index_functions.FUNCTIONS[self.func].params:
+        fn = index_functions.FUNCTIONS[self.func]
+        for i, name in enumerate(fn.params):
             value = tensors[name] if name in tensors else self.arg(name)
+            skipped = skipped or bool(fn.positional and i >= fn.positional)
             if value is None or value == "":
                 skipped = True
                 continue
             text = str(list(value)) if isinstance(value, tuple) else str(value)
+            text = f"'{value}'" if name in STRING_CHOICES else text
             shown.append(f"{name}={text}" if skipped else text)
         call = f"{self.func}({', '.join(shown)})"
         if self.channels_last:
@@ -514,7 +523,7 @@ def _call_node(
         return _matmul_node(node, conv, attr_types)
     if func == EXPAND_FUNC:
         return _expand_node(node, conv, attr_types)
-    if func in index_functions.FUNCTIONS:
+    if func in index_functions.FUNCTIONS and not _elementwise(node):
         found = _index_call(node, conv, attr_types)
         if index_functions.FUNCTIONS[func].has_parts:
             raise ExprError(
@@ -572,11 +581,21 @@ def _unknown_function(node: ast.Call, func: str) -> ExprError:
             f"{_snippet(node)}: softmax(x, dim=-1) is supported as the x of "
             f"{' or '.join(takers)} only (a row prologue of their kernel)"
         )
-    allowed = ", ".join(
-        [f.name for f in functions.CALLABLE]
-        + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
+    allowed = ", ".join(  # max and min are both elementwise and index functions: once
+        dict.fromkeys(
+            [f.name for f in functions.CALLABLE]
+            + [*REDUCE_FUNCS, INDEX_FUNC, MATMUL_FUNC, EXPAND_FUNC, *index_functions.FUNCTIONS]
+        )
     )
     return ExprError(f"unknown function '{func}'; allowed: {allowed}")
+
+
+def _elementwise(node: ast.Call) -> bool:
+    """max(a, b) / min(a, b): the elementwise function, also when its arity is wrong (torch.max(x,
+    dim) returns values and indices: a keyword, a third argument or a part makes it that)."""
+    name = node.func.id if isinstance(node.func, ast.Name) else ""
+    is_function = any(f.name == name for f in functions.CALLABLE)
+    return is_function and not node.keywords and len(node.args) != 3
 
 
 def _matmul_node(
@@ -622,7 +641,7 @@ def _part_node(
     if func not in index_functions.FUNCTIONS or not index_functions.FUNCTIONS[func].has_parts:
         raise ExprError(
             f"'{_snippet(node)}' is not allowed: .values and .indices take a part of "
-            "topk(...) or sort(...)"
+            "topk(...), sort(...), max(x, dim) or min(x, dim)"
         )
     assert isinstance(call, ast.Call)
     if node.attr not in PARTS:
@@ -689,6 +708,12 @@ def _index_call(
     usage = f"{func}({', '.join(params)})"
     if len(node.args) > len(params):
         raise ExprError(f"{func}() takes at most {len(params)} arguments: {usage}")
+    positional = index_functions.FUNCTIONS[func].positional
+    if positional and len(node.args) > positional:
+        raise ExprError(
+            f"{func}() takes {', '.join(params[:positional])} positionally, the rest by "
+            f"keyword: {usage}"
+        )
     given: dict[str, ast.AST] = dict(zip(params, node.args, strict=False))
     for keyword in node.keywords:
         if keyword.arg is None or keyword.arg not in params or keyword.arg in TENSOR_PARAMS:
@@ -762,6 +787,17 @@ def _prologue_x(func: str, node: ast.AST, conv: Callable[[ast.AST], Node]) -> tu
 
 def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
     """One argument of an index function: a literal of its type or the name of an attr."""
+    if name in STRING_PARAMS:
+        return _string_attr_arg(func, name, node, attr_types)
+    if name in STRING_CHOICES:
+        return _string_literal_arg(func, name, node)
+    if name in NUMBER_PARAMS:
+        return _number_arg(func, name, node, attr_types)
+    return _typed_index_arg(func, name, node, attr_types)
+
+
+def _typed_index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> IndexArg:
+    """A bool, int, pair, list or float argument: a literal, or an attr of its type."""
     kinds: tuple[str, ...]
     if name in BOOL_PARAMS:
         kinds, what = ("bool",), "True, False or a bool attr"
@@ -797,6 +833,17 @@ def _index_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) 
     raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes {what}")
 
 
+def _string_attr_arg(func: str, name: str, node: ast.AST, attr_types: dict[str, str]) -> str:
+    """A string argument (nll_loss's reduction): the name of a string attr."""
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "string":
+        return node.id
+    values = ", ".join(repr(v) for v in STRING_PARAMS[name])
+    raise ExprError(
+        f"{func}({name}={_snippet(node)}): {name} takes a string attr (one of {values}, read "
+        "when the op runs; a literal is not supported yet)"
+    )
+
+
 def _number(node: ast.AST) -> float | None:
     """A finite int or float literal (negative too), as a float, else None."""
     negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
@@ -808,6 +855,46 @@ def _number(node: ast.AST) -> float | None:
     if number - number != 0.0:
         return None
     return -number if negative else number
+
+
+def _string_literal_arg(func: str, name: str, node: ast.AST) -> str:
+    """A string literal among STRING_CHOICES[name] (torch's others refused by name)."""
+    choices = STRING_CHOICES[name]
+    shown = ", ".join(f"'{c}'" for c in choices)
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+        raise ExprError(f"{func}({name}={_snippet(node)}): {name} takes a string literal, {shown}")
+    if node.value in STRING_REFUSED.get(name, ()):
+        raise ExprError(
+            f"{func}({name}='{node.value}'): opgen's kernel computes {shown}, not torch's "
+            f"'{node.value}'"
+        )
+    if node.value not in choices:
+        raise ExprError(f"{func}({name}='{node.value}'): {name} is one of {shown}")
+    return node.value
+
+
+def _number_arg(
+    func: str, name: str, node: ast.AST, attr_types: dict[str, str]
+) -> int | float | str:
+    """An int or float literal (negative too), or an int attr."""
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "int":
+        return node.id
+    if isinstance(node, ast.Name) and attr_types.get(node.id) == "float":
+        raise ExprError(
+            f"{func}({name}={node.id}): a float attr is not supported yet as {name}; write the "
+            "number, or use an int attr"
+        )
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+    literal = value.value if isinstance(value, ast.Constant) else None
+    if type(literal) is float and math.isfinite(literal):
+        return -literal if negative else literal
+    if type(literal) is int and -(2**31) <= (-literal if negative else literal) < 2**31:
+        return -literal if negative else literal
+    raise ExprError(
+        f"{func}({name}={_snippet(node)}): {name} takes a finite number (an int within int32) "
+        "or an int attr"
+    )
 
 
 def _small_int(node: ast.AST) -> int | None:
@@ -1191,6 +1278,9 @@ def _torch_x(node: IndexCall) -> str:
 def _torch_index_call(node: IndexCall) -> str:
     """An index op as torch calls it (the default golden): the tensors positionally, the other
     arguments by keyword, an int32 index widened where torch takes int64 only."""
+    if node.func == "nll_loss":  # torch's input, target and weight are positional
+        rest = "".join(f", {name}={value}" for name, value in node.args)
+        return f"torch.nn.functional.nll_loss({node.x}, {node.index}.long(), {node.src}{rest})"
     parts = []
     for name in index_functions.FUNCTIONS[node.func].params:
         if name == "x" and node.channels_last:
@@ -1203,8 +1293,9 @@ def _torch_index_call(node: IndexCall) -> str:
         elif name == "index":
             long = index_functions.FUNCTIONS[node.func].long_index
             parts.append(f"index={node.index}.long()" if long else f"index={node.index}")
-        elif name == "src":  # torch.index_add calls it source
-            parts.append(f"{'source' if node.func == 'index_add' else 'src'}={node.src}")
+        elif name == "src":  # torch.index_add and index_reduce call it source
+            keyword = "source" if node.func in ("index_add", "index_reduce") else "src"
+            parts.append(f"{keyword}={node.src}")
         elif name == "other":
             parts.append(node.src)
         elif name == "dim" and index_functions.FUNCTIONS[node.func].unset_dim is not None:
@@ -1213,6 +1304,7 @@ def _torch_index_call(node: IndexCall) -> str:
             value = node.arg(name)
             if value is not None:
                 text = str(list(value)) if isinstance(value, tuple) else str(value)
+                text = repr(value) if name in STRING_CHOICES else text
                 parts.append(f"{name}={text}")
     if node.func == "sort":  # ties in the order they come, as opgen's merge sort keeps them
         parts.append("stable=True")

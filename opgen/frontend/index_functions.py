@@ -1,10 +1,11 @@
 """The index functions (torch's index_select, gather, scatter_add, index_add, argmax, argmin,
-topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc): one frozen entry each,
-all that opgen knows of it in one place -- its torch signature and spelling, the index library's
-kernel that runs it (templates/*/index_lib/), the dtypes that kernel takes, how the kernel's
-ints[] (and floats[]) are filled, its shape function, and what the kernel needs of a SoC. The
-grammar (expr.py), the rules (index_ops.py), the SoC checks (compiler/checks.py) and the planner
-(planning/index_op.py) read it; nothing else names a function."""
+topk, sort, roll, one_hot, cumsum, avg_pool2d, max_pool2d, cross, histc, nll_loss, index_reduce,
+max and min along a dim): one frozen entry each, all that opgen knows of it in one place -- its
+torch signature and spelling, the index library's kernel that runs it (templates/*/index_lib/),
+the dtypes that kernel takes, how the kernel's ints[] (and floats[]) are filled, its shape
+function, and what the kernel needs of a SoC. The grammar (expr.py), the rules (index_ops.py), the
+SoC checks (compiler/checks.py) and the planner (planning/index_op.py) read it; nothing else names a
+function."""
 
 from __future__ import annotations
 
@@ -16,10 +17,19 @@ ONE_HOT_OUT_DTYPES = ("int32", "int64", "float32", "float16")
 # the parameters that are input tensors (cross's `other` is held as the call's src)
 TENSOR_PARAMS = ("x", "index", "src", "other")
 # The other parameters by type: bools, pooling's pairs of ints; the rest are ints
-BOOL_PARAMS = frozenset("keepdim largest sorted descending ceil_mode count_include_pad".split())
+BOOL_PARAMS = frozenset(
+    "keepdim largest sorted descending ceil_mode count_include_pad include_self".split()
+)
 PAIR_PARAMS = frozenset("kernel_size stride padding dilation".split())
 LIST_PARAMS = frozenset("shifts dims".split())  # an int or a list (torch.roll's, paired in turn)
+# A string attr (not a literal): nll_loss's reduction, read per launch, one of torch's values
+STRING_PARAMS = {"reduction": ("none", "mean", "sum")}
 FLOAT_PARAMS = frozenset("min max".split())  # a number or a float attr (torch.histc's range)
+NUMBER_PARAMS = frozenset({"alpha"})  # an int or float literal, or an int attr
+# A string literal, one of torch's choices opgen's kernel computes (its ints[] code: the position);
+# torch's others, refused by name
+STRING_CHOICES = {"reduce": ("amax", "amin")}
+STRING_REFUSED = {"reduce": ("prod", "mean")}
 PARTS = ("values", "indices")  # topk(...).values, sort(...).indices
 # A row prologue the kernel computes on x's row in UB before it (topk(softmax(x, dim=-1), k)):
 # its spelling as topk's x, and the equivalent expression opgen also takes ({x} the input)
@@ -46,7 +56,13 @@ CAPABILITY_APIS = {
     "has_gather": "Gather",
     "has_hardware_sync_all": "SyncAll (the hardware form)",
 }
-_SUMMED = (*FLOATS, "int32")  # what the sum kernels take (sums in float or int32)
+_SUMMED = (*FLOATS, "int32")  # what cumsum takes (sums in float or int32)
+# What IndexAdd, ScatterAdd and IndexReduce take (8/16-bit integers on the scalar unit, wrapping)
+_SCATTERED = (*_SUMMED, "int16", "int8", "uint8")
+# What the sort kernels take (ints exact in float keys), and the arg kernels (int32 on the scalar
+# unit too)
+_SORTED = (*FLOATS, "int8", "uint8", "int16")
+_ARG = (*_SORTED, "int32")
 # What the byte-moving kernels take (words of 1, 2, 4 or 8 bytes; complex64 as one 8-byte word)
 _MOVED = (*FLOATS, "int8", "uint8", "int16", "int32", "uint32", "int64", "bool", "complex64")
 _POOL_INTS = (
@@ -99,6 +115,7 @@ class IndexFunction:
     unset_dim: int | None = None
     # the range the generated tests draw the data inputs from, and why (None: the default)
     data_range: tuple[int, int, str] | None = None
+    positional: int = 0  # how many arguments may be positional (0: all; nll_loss: its tensors)
 
     @property
     def has_dim(self) -> bool:
@@ -143,18 +160,20 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ScatterAdd",
         "accumulate",
         "ShapeScatterAdd",
-        _SUMMED,
+        _SCATTERED,
         long_index=True,
     ),
     IndexFunction(
         "index_add",
-        ("x", "dim", "index", "src"),
+        ("x", "dim", "index", "src", "alpha"),
         ("dim",),
         "torch.index_add",
         "IndexAdd",
         "accumulate",
         "ShapeIndexAdd",
-        _SUMMED,
+        _SCATTERED,
+        # alpha: an int, and a float literal's float32 bits (planning/index_op.py fills both)
+        ints=(("alpha", 1), ("alpha_bits", 0)),
     ),
     IndexFunction(
         "argmax",
@@ -164,7 +183,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ArgMax",
         "select",
         "ShapeArgReduce",
-        FLOATS,
+        _ARG,
         ints=(("keepdim", 0),),  # the host's shapes only: the kernel ignores it
         gives_index=True,
         needs=("has_datacopypad", "has_float_reduce"),
@@ -177,7 +196,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "ArgMin",
         "select",
         "ShapeArgReduce",
-        FLOATS,
+        _ARG,
         ints=(("keepdim", 0),),
         gives_index=True,
         needs=("has_datacopypad", "has_float_reduce"),
@@ -190,7 +209,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "TopK",
         "select",
         "ShapeTopK",
-        FLOATS,
+        _SORTED,
         ints=(("k", None), ("largest", 1)),
         dim_default=-1,
         last_dim_only=True,
@@ -207,7 +226,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         "Sort",
         "select",
         "ShapeSame",
-        FLOATS,
+        _SORTED,
         ints=(("descending", 0),),
         dim_default=-1,
         last_dim_only=True,
@@ -308,5 +327,61 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         workspace=True,
         float_golden=True,
         needs=("has_datacopypad", "has_hardware_sync_all"),
+    ),
+    IndexFunction(
+        "nll_loss",
+        ("x", "index", "src", "ignore_index", "reduction"),
+        (),
+        "torch.nn.functional.nll_loss",
+        "NllLoss",
+        "loss",
+        "ShapeNllLoss",
+        ("float32",),
+        # ints[1]: the reduction's code (opgen_index::kReduction*), read from the string attr
+        ints=(("ignore_index", -100), ("reduction", 1)),
+        dim="",
+        dim_default=-1,  # the classes' axis: the targets index x's last dim
+        long_index=True,
+        positional=3,  # torch's 4th is the deprecated size_average: the rest by keyword
+    ),
+    IndexFunction(
+        "index_reduce",
+        ("x", "dim", "index", "src", "reduce", "include_self"),
+        ("dim", "reduce"),
+        "torch.index_reduce",
+        "IndexReduce",
+        "reduce",
+        "ShapeIndexAdd",
+        _SCATTERED,
+        ints=(("reduce", None), ("include_self", 1)),
+    ),
+    # torch.max(x, dim, keepdim) / torch.min: (values, indices), the arg kernels storing both.
+    # max(a, b) of two operands is the elementwise function: the grammar takes a call with a
+    # keyword, a third argument or a part (.values/.indices) as this one.
+    IndexFunction(
+        "max",
+        ("x", "dim", "keepdim"),
+        ("dim",),
+        "torch.max",
+        "MaxDim",
+        "select",
+        "ShapeArgReduce",
+        _ARG,
+        ints=(("keepdim", 0),),
+        has_parts=True,
+        needs=("has_datacopypad", "has_float_reduce"),
+    ),
+    IndexFunction(
+        "min",
+        ("x", "dim", "keepdim"),
+        ("dim",),
+        "torch.min",
+        "MinDim",
+        "select",
+        "ShapeArgReduce",
+        _ARG,
+        ints=(("keepdim", 0),),
+        has_parts=True,
+        needs=("has_datacopypad", "has_float_reduce"),
     ),
 )

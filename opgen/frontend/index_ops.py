@@ -1,13 +1,13 @@
 """Index ops: an output computed as one of torch's index functions (index_select, gather,
-scatter_add, index_add, argmax, argmin, topk, sort, roll, one_hot, cumsum, avg_pool2d,
-max_pool2d, histc; expr.IndexCall). Their kernels are the index library's templates
-(templates/kernel/index_lib/), one kind each. Here: the rules a prototype must meet, the dtype
-rules, the shape rule the tests check (torch's; InferShape states it in C++, the fake kernel is
-the golden on meta tensors), the values the tests pass for the attrs the call reads, and the
-default test shapes.
-
-In this first version the call is its output's whole expression (no epilogue after it); topk
-and sort may give both parts, .values and .indices, to two outputs from the same call."""
+scatter_add, index_add, index_reduce, argmax, argmin, topk, sort, roll, one_hot, cumsum,
+avg_pool2d, max_pool2d, cross, histc, nll_loss; expr.IndexCall). Their kernels are the index
+library's templates (templates/kernel/index_lib/), one kind each. Here: the rules a prototype
+must meet, the dtype rules, the shape rule the tests check (torch's; InferShape states it in
+C++, the fake kernel is the golden on meta tensors), the values the tests pass for the attrs the
+call reads, and the default test shapes. In this first version the call is its output's whole
+expression (no epilogue after it); topk and sort may give both parts, .values and .indices, to
+two outputs from the same call.
+"""
 
 from __future__ import annotations
 
@@ -23,10 +23,16 @@ from opgen.frontend.index_functions import (
     INDEX_DTYPES,
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
+    NUMBER_PARAMS,
     ONE_HOT_OUT_DTYPES,
+    STRING_CHOICES,
+    STRING_PARAMS,
 )
 from opgen.frontend.model import Op, TensorParam
 from opgen.frontend.problems import Problem, key_path
+
+# The functions with a 1-D index along dim and src of x's shape but len(index) there
+_ROW_INDEXED = ("index_add", "index_reduce")
 
 
 def gives_index(call: expr.IndexCall) -> bool:
@@ -63,6 +69,14 @@ def index_problems(
             )
             continue
         problems += _dim_problems(path, tree)
+        if not outputs and out_name != tree.x:
+            problems.append(
+                Problem(
+                    path,
+                    f"compute expression: {tree.show()} updates {out_name}, an input without an "
+                    f"output: an index op updates its x in place ({tree.x} = {tree.show()})",
+                )
+            )
         calls[out_name] = tree
     if not calls:
         return problems
@@ -126,15 +140,9 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
     problems = []
     shown = call.show()
     for k, dx in enumerate(tensors[call.x].dtypes):
-        if dx not in FUNCTIONS[call.func].data_dtypes:
-            allowed = ", ".join(FUNCTIONS[call.func].data_dtypes)
-            problems.append(
-                Problem(
-                    path(call.x, k),
-                    f"{shown} takes {call.x} in {allowed}, not {dx}"
-                    + dict(FUNCTIONS[call.func].dtype_notes).get(dx, ""),
-                )
-            )
+        x_problem = _x_dtype_problem(call, dx)
+        if x_problem:
+            problems.append(Problem(path(call.x, k), x_problem))
         if call.index and tensors[call.index].dtypes[k] not in INDEX_DTYPES:
             di = tensors[call.index].dtypes[k]
             problems.append(
@@ -143,6 +151,7 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
                     f"{shown}: the index {call.index} is int32 or int64, not {di}",
                 )
             )
+        problems += _alpha_problems(path(call.x, k), call, dx)
         if call.src and tensors[call.src].dtypes[k] != dx:
             ds = tensors[call.src].dtypes[k]
             problems.append(
@@ -163,6 +172,37 @@ def dtype_problems(base: str, op: Op) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def _alpha_problems(path: str, call: expr.IndexCall, dx: str) -> list[Problem]:
+    """A float alpha for an integer x: torch's index_add truncates it (torch.add refuses it)."""
+    alpha = call.arg("alpha")
+    if not isinstance(alpha, float) or dx in FLOATS:
+        return []
+    return [
+        Problem(
+            path,
+            f"{call.show()} of {call.x} {dx}: alpha is a float; torch's index_add truncates it "
+            f"for an integer tensor ({alpha} -> {int(alpha)}): give an int alpha, or {call.x} a "
+            "float dtype",
+        )
+    ]
+
+
+def _x_dtype_problem(call: expr.IndexCall, dx: str) -> str:
+    """Why the kind's kernel (or the softmax prologue) does not take x of dtype dx, or ""."""
+    fn = FUNCTIONS[call.func]
+    if dx not in fn.data_dtypes:
+        allowed = ", ".join(fn.data_dtypes)
+        return f"{call.show()} takes {call.x} in {allowed}, not {dx}" + dict(fn.dtype_notes).get(
+            dx, ""
+        )
+    if call.prologue and dx not in FLOATS:
+        return (
+            f"{call.show()}: softmax of {call.x} {dx}: torch.softmax takes float16, bfloat16 or "
+            "float32 only"
+        )
+    return ""
 
 
 def _output_dtypes(call: expr.IndexCall, dx: str) -> tuple[str, ...]:
@@ -194,6 +234,7 @@ _ATTR_SAMPLES: dict[str, int | bool | float | list[int]] = {
     "bins": 10,
     "min": -2.0,  # histc's range: some of the normal test data outside it
     "max": 2.0,
+    "alpha": -2,  # not 1: the scaling is tested; a power of two: exact products
 }
 
 
@@ -204,8 +245,8 @@ def attr_sample(op: Op, attr: str) -> int | bool | float | list[int] | None:
     if call is None:
         return None
     for name, value in call.args:
-        if value == attr:
-            if name in ("dim", "dims") and call.func in ("index_select", "index_add"):
+        if value == attr and name not in STRING_CHOICES:
+            if name in ("dim", "dims") and call.func in ("index_select", *_ROW_INDEXED):
                 return 0  # an embedding's rows
             sample = _ATTR_SAMPLES.get(name, False)
             a = next(a for a in op.attrs if a.name == attr)
@@ -219,6 +260,23 @@ def attr_sample(op: Op, attr: str) -> int | bool | float | list[int] | None:
                 return sample[0]  # pooling's kernel_size=2 for both sides, as torch reads an int
             return sample
     return None
+
+
+def optional_attr_sample(op: Op, attr: str) -> int | None:
+    """The value the tests pass for an optional attr instead of its default, or None: nll_loss's
+    ignore_index attr is 0, a class the drawn targets hit, so that the tests ignore some rows
+    (and, when drawn, the one row of a [C] x: 'mean' NaN), as torch does for any ignore_index."""
+    call = op.index_call
+    if call is None or call.func != "nll_loss" or call.arg("ignore_index") != attr:
+        return None
+    return 0
+
+
+def optional_attr_why(op: Op, attr: str) -> str:
+    """Why the tests pass optional_attr_sample's value ("": they pass the default)."""
+    if optional_attr_sample(op, attr) is None:
+        return ""
+    return "not its default: a class the drawn targets hit, so the tests ignore some rows"
 
 
 def _roll_list_sample(op: Op, call: expr.IndexCall, name: str) -> list[int]:
@@ -239,6 +297,8 @@ def arg_values(op: Op, call: expr.IndexCall) -> dict[str, int | bool | tuple[int
     attrs = {a.name: a for a in op.attrs}
     values: dict[str, int | bool | tuple[int, ...]] = {}
     for name, value in call.args:
+        if name in STRING_CHOICES or name in NUMBER_PARAMS:
+            continue  # no shape depends on them
         if isinstance(value, str):
             a = attrs[value]
             given = attr_sample(op, value) if a.required else a.default
@@ -284,6 +344,8 @@ def output_shape(
     torch refuses them."""
     x = shapes[call.x]
     func = call.func
+    if func == "nll_loss":
+        return nll_loss_shape(call, shapes, "mean")
     if func == "one_hot":
         return (*x, _int(values, "num_classes"))
     if func in ("avg_pool2d", "max_pool2d"):
@@ -301,9 +363,9 @@ def output_shape(
     if not -rank <= dim < rank:
         return f"{dim_name}={dim} is outside {call.x}'s {len(x)} dims"
     d = dim % rank
-    if func in ("index_select", "index_add", "gather", "scatter_add"):
+    if func in ("index_select", *_ROW_INDEXED, "gather", "scatter_add"):
         return _indexed_shape(call, shapes, d)
-    if func in ("argmax", "argmin"):
+    if FUNCTIONS[func].shape_fn == "ShapeArgReduce":  # argmax, argmin, max, min
         keep = bool(values.get("keepdim", False))
         return tuple(1 if i == d else n for i, n in enumerate(x) if keep or i != d)
     if func == "topk":
@@ -312,6 +374,28 @@ def output_shape(
             return f"k={k} is outside [0, {x[d] if x else 1}], {call.x}'s size along dim {d}"
         return tuple(k if i == d else n for i, n in enumerate(x))
     return x  # sort, cumsum
+
+
+def nll_loss_shape(
+    call: expr.IndexCall, shapes: dict[str, tuple[int, ...]], reduction: str
+) -> tuple[int, ...] | str:
+    """torch's nll_loss: x [N, C] with target [N], or x [C] with target [] or [1]; weight [C];
+    'none' gives [N] ([] for x [C]), 'mean' and 'sum' []."""
+    x, target, weight = shapes[call.x], shapes[call.index], shapes[call.src]
+    if len(x) not in (1, 2):
+        return (
+            f"opgen's NllLoss kernel takes {call.x} [N, C] or [C], not {list(x)} (torch's "
+            "K-dimensional nll_loss is not supported)"
+        )
+    if len(x) == 2 and target != x[:1]:
+        return f"the target {call.index} of {call.x} {list(x)} is [{x[0]}], not {list(target)}"
+    if len(x) == 1 and target not in ((), (1,)):
+        return f"the target {call.index} of {call.x} {list(x)} is [] or [1], not {list(target)}"
+    if weight != x[-1:]:
+        return f"the weight {call.src} of {call.x} {list(x)} is [{x[-1]}], not {list(weight)}"
+    if reduction not in STRING_PARAMS["reduction"]:
+        return f"reduction={reduction!r} is not one of torch's: 'none', 'mean', 'sum'"
+    return x[:1] if reduction == "none" and len(x) == 2 else ()
 
 
 def _roll_shape(
@@ -384,11 +468,11 @@ def _indexed_shape(
         if len(index) != 1:
             return f"the index {call.index} is 1-D, not {list(index)}"
         return tuple(index[0] if i == d else n for i, n in enumerate(x))
-    if call.func == "index_add":
+    if call.func in _ROW_INDEXED:
         src = shapes[call.src]
         want = tuple(index[0] if i == d else n for i, n in enumerate(x)) if len(index) == 1 else ()
         if len(index) != 1 or src != want:
-            return f"index_add takes a 1-D index and src {list(want) or '...'}, not {list(src)}"
+            return f"{call.func} takes a 1-D index and src {list(want) or '...'}, not {list(src)}"
         return x
     if len(index) != len(x):
         return f"the index {call.index} {list(index)} has {call.x}'s rank ({len(x)})"
@@ -440,6 +524,8 @@ def index_range(op: Op) -> int:
     values = arg_values(op, call)
     if call.func == "one_hot":
         return _int(values, "num_classes")
+    if call.func == "nll_loss":  # the classes: x's last dim
+        values = {"dim": -1}
     sizes = []
     for case in op.test_shapes:
         x = case[call.x]
@@ -526,12 +612,18 @@ def default_test_shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], ...]:
         xs = [(2, 3, 17, 19), (1, 1, 8, 8), (3, 30, 31)]
     else:
         xs = [(37, 70), (1, 1), (3, 50, 9)]
+    if func == "nll_loss":  # a batch over several cores, one row, a [C] x of 0-d target; 9
+        # classes at least: the targets are drawn in [0, the fewest classes)
+        xs = [(37, 70), (1, 9), (300, 9), (11,)]
     cases = []
     for x in xs:
         case = {call.x: x}
+        if func == "nll_loss":
+            cases.append({call.x: x, call.index: x[:-1], call.src: x[-1:]})
+            continue
         if call.index:
             dim = _int(values, "dim", 0) % len(x)
-            if func in ("index_select", "index_add"):
+            if func in ("index_select", *_ROW_INDEXED):
                 case[call.index] = (2 * x[dim] + 3,)  # more than the dim: duplicates
                 if call.src:
                     case[call.src] = tuple(

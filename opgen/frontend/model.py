@@ -8,7 +8,7 @@ re-derive them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opgen.frontend import expr, names
@@ -116,6 +116,9 @@ class Op:
     keepdim: bool = False
     # output -> the part of it the op defines, a subscript such as "[:1]" ("opgen": {"defined"})
     defined: dict[str, str] = field(default_factory=dict)
+    # an index op's shell's compute, planned apart (planning/project.py: the shell has none):
+    # which inputs an op without outputs overwrites, which attrs the call reads
+    apart: dict[str, expr.Node] = field(default_factory=dict)
 
     @property
     def tensors(self) -> tuple[TensorParam, ...]:
@@ -186,8 +189,8 @@ class Op:
         """The attrs no compute expression reads, when it has some: its kernel computes the same
         whatever their values (opgen warns; the adapters refuse a value other than the default
         of an optional one)."""
-        if not self.compute:
-            return ()
+        if not self.compute:  # an index op's shell: its call's
+            return replace(self, compute=self.apart, apart={}).unread_attrs if self.apart else ()
         read = {
             n.name
             for tree in self.compute.values()
@@ -284,7 +287,8 @@ class Op:
         compute (opgen's placeholder kernel overwrites them all)."""
         if self.outputs:
             return self.outputs
-        written = [t for t in self.inputs if not self.compute or t.name in self.compute]
+        named = self.compute or self.apart
+        written = [t for t in self.inputs if not named or t.name in named]
         return tuple(
             TensorParam(t.name, "required", t.dtypes, t.formats, True, "output") for t in written
         )

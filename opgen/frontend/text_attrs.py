@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from opgen.frontend import choices, expr
+from opgen.frontend.index_functions import STRING_PARAMS
 from opgen.frontend.model import Attr
 from opgen.frontend.problems import Problem, did_you_mean, key_path
 
@@ -53,15 +54,34 @@ def values_problems(
     comparisons = compared(compute)
     read = {c.name for found in comparisons.values() for c in found}
     read |= choices.choice_attrs(block.get("compute", {}))  # checked there when it fails
+    by_call = _index_call_reads(compute)
+    read |= set(by_call)
     problems = []
     for name, values in block.get("values", {}).items():
         path = key_path(key_path(block_path, "values"), name)
         problems += _declared_problems(path, name, values, by_name, read)
+        allowed = by_call.get(name, ())
+        if allowed and isinstance(values, list) and not set(values) <= set(allowed):
+            problems.append(
+                Problem(path, f"'{name}' takes torch's values only: {_listed(allowed)}")
+            )
     for out, found in comparisons.items():
         path = key_path(key_path(block_path, "compute"), out)
         for c in dict.fromkeys(found):  # each comparison once
             problems += _compared_problems(path, c, by_name[c.name])
     return problems
+
+
+def _index_call_reads(compute: dict[str, expr.Node]) -> dict[str, tuple[str, ...]]:
+    """The string attrs index calls read (nll_loss's reduction), each with torch's values."""
+    reads: dict[str, tuple[str, ...]] = {}
+    for tree in compute.values():
+        for n in expr.walk(tree):
+            if isinstance(n, expr.IndexCall):
+                for param, value in n.args:
+                    if param in STRING_PARAMS and isinstance(value, str):
+                        reads[value] = STRING_PARAMS[param]
+    return reads
 
 
 def _declared_problems(

@@ -7,11 +7,12 @@ project that has index ops."""
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from opgen.frontend import expr
 from opgen.frontend.catalog import DTYPES
-from opgen.frontend.index_functions import FUNCTIONS, PARTS
+from opgen.frontend.index_functions import FUNCTIONS, PARTS, STRING_CHOICES
 from opgen.frontend.index_ops import gives_index, range_tensor
 from opgen.frontend.model import Op
 from opgen.planning.kernel import StorageAlias, StorageCase
@@ -33,6 +34,7 @@ class IndexInt:
     default: int  # an optional attr's default (its item), when the launch gives none
     same_as: int = -1
     literals: tuple[int, ...] = ()  # a literal list, whole (roll's shifts and dims)
+    text_default: str = ""  # a string attr's default (getter AttrText: nll_loss's reduction)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class IndexOpData:
     dim: IndexInt
     ints: list[IndexInt]
     has_index_output: bool  # some output is an index (argmax, .indices): outBytes from it
+    parts: bool  # the call returns values and indices (topk, sort, max, min)
     index_output: int  # that output's index among the outputs (-1: none)
     # the adapters' range check of the index before the kernel runs (as torch refuses it): the
     # tensor holding indices (one_hot's x), and the bound: x's size along the dim, or one_hot's
@@ -100,6 +103,8 @@ class IndexOpData:
     uses_workspace: bool
     # histc: the adapters refuse x's own range (min == max) where torch does (NaN or inf in x)
     checks_data_range: bool
+    # an index value the range check lets through (nll_loss's ignore_index), else None
+    range_skip: IndexInt | None = None
 
 
 def plan(op: Op) -> IndexOpData:
@@ -147,6 +152,7 @@ def plan(op: Op) -> IndexOpData:
         dim=dim,
         ints=ints,
         has_index_output=index_out >= 0,
+        parts=fn.has_parts,
         index_output=index_out,
         range_tensor=range_tensor(call),
         range_of=call.x if call.index else "",
@@ -158,6 +164,7 @@ def plan(op: Op) -> IndexOpData:
         floats=[_float_source(op, call, slot, n, d) for slot, (n, d) in enumerate(fn.floats)],
         uses_workspace=fn.workspace,
         checks_data_range=call.func == "histc",
+        range_skip=ints[0] if call.func == "nll_loss" else None,
     )
 
 
@@ -200,13 +207,15 @@ def _gm_args(
     outs: list[IndexTensor],
 ) -> list[str]:
     """The kernel's GM arguments in the library's order: x, index, src (those it has), then the
-    output (topk, sort: values and indices, nullptr for a part the op does not compute)."""
+    output (topk, sort: values and indices, nullptr for a part the op does not compute; an op
+    without outputs: x, which the kernel updates in place)."""
     gm = [t.kernel_param for t in inputs if t is not None]
     if FUNCTIONS[call.func].has_parts:
         return gm + [parts[p].kernel_param if p in parts else "nullptr" for p in PARTS]
+    out = outs[0].kernel_param if outs else gm[0]  # an in-place op writes its x
     if FUNCTIONS[call.func].workspace:
-        return [*gm, outs[0].kernel_param, "workspace"]
-    return [*gm, outs[0].kernel_param]
+        return [*gm, out, "workspace"]
+    return [*gm, out]
 
 
 def _template_args(
@@ -243,11 +252,23 @@ def _source(op: Op, call: expr.IndexCall, slot: int, name: str, default: int | N
     base, _, rest = name.partition("[")
     item = int(rest[:-1]) if rest else -1
     value = call.arg(base)
+    if base in STRING_CHOICES:  # a string literal: its code, the choice's position
+        assert isinstance(value, str)
+        return IndexInt(slot, name, STRING_CHOICES[base].index(value), "", -1, "", -1, 0)
+    if base == "alpha_bits":  # index_add's float alpha as float32 bits (0: an int alpha)
+        alpha = call.arg("alpha")
+        bits = struct.unpack("<i", struct.pack("<f", alpha))[0] if isinstance(alpha, float) else 0
+        return IndexInt(slot, name, bits, "", -1, "", -1, 0)
+    if isinstance(value, float):  # a float alpha: its bits carry it (alpha_bits)
+        return IndexInt(slot, name, 0, "", -1, "", -1, 0)
     if value is None or value == ():
         return IndexInt(slot, name, int(default or 0), "", -1, "", -1, 0)
     if isinstance(value, str):
         index = next(i for i, a in enumerate(op.attrs) if a.name == value)
         a = op.attrs[index]
+        if a.type == "string":  # the host turns the text into the kind's code
+            text = "" if a.required else str(a.default)
+            return IndexInt(slot, name, 0, value, index, "AttrText", -1, 0, text_default=text)
         getter = {"int": "GetInt", "bool": "GetBool", "list_int": "GetListInt"}[a.type]
         attr_default = a.default if not a.required else 0
         if isinstance(attr_default, list):

@@ -332,8 +332,10 @@ def _build_index_op(op: Op, options: Options) -> OpData:
     """An index op: its kernel and host files come from `index` (the index library's template
     of its kind); around them the files of an op the user computes (`shell`: the OpDef, the
     PyTorch side with the golden's shapes, the tests over test_shapes with the index inputs
-    drawn in range), none of them waiting for a file of the user's."""
-    shell = replace(op, compute={})
+    drawn in range), none of them waiting for a file of the user's. The shell keeps the call
+    apart: which input an op without outputs overwrites, the attrs the call never reads (the
+    adapters refuse a value other than an optional one's default)."""
+    shell = replace(op, compute={}, apart=op.compute)
     data = build_op(shell, options)
     index = index_op.plan(op)
     cpu = replace(data.torch.cpu, placeholder=None)

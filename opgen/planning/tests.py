@@ -227,7 +227,8 @@ def attr_value(a: Attr, op: Op | None = None) -> Any:
         return sample  # an index call's argument, valid for its tests
     if a.required:
         return a.info.test_sample
-    return a.default
+    kept = index_ops.optional_attr_sample(op, a.name) if op is not None else None
+    return a.default if kept is None else kept
 
 
 def graph_attr_value(a: Attr, index: int) -> Any:
@@ -365,6 +366,7 @@ class AttrArgSpec:
     value: str  # its value as a Python literal, wrapped after `AttrArg(<name>, ` at indent 8
     # expand(x, size)'s size: the input whose shape the tests make each value from (ExpandSize)
     expand_of: str = ""
+    why: str = ""  # why an optional attr is passed another value than its default
 
 
 def tensor_args(op: Op, socs: list[str]) -> list[TensorArgSpec]:
@@ -425,6 +427,7 @@ def attr_args(op: Op) -> list[AttrArgSpec]:
                 name_literal=name,
                 value=py_value(attr_value(a, op)),
                 expand_of=op.expand.x if op.expand and op.expand.attr == a.name else "",
+                why=index_ops.optional_attr_why(op, a.name),
             )
         )
     return specs

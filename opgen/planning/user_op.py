@@ -80,8 +80,10 @@ def plan(
     """`written`: why the op's kernel and host files need no writing, when they do not: a
     matmul op's shell (project._build_matmul_op, opgen writes them) or an adopted project's op
     (the user's own files). `complex_ok`: the op's complex tensors need no elementwise stand-in
-    (an index op's shell: the library moves them as words)."""
-    if not op.user_computed and not (complex_ok and op.compute == {} and op.outputs):
+    (an index op's shell: the library moves them as words; one without outputs names what it
+    overwrites)."""
+    shell = complex_ok and op.compute == {} and (bool(op.outputs) or bool(op.apart))
+    if not op.user_computed and not shell:
         return None
     snake, upper = op.snake_name, op.snake_name.upper()
     addresses = [t.kernel_param for t in op.tensors] + ["workspace"]

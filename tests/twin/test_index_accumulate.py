@@ -1,7 +1,9 @@
 """opgen's accumulating index ops (templates/kernel/index_lib/op_kernel/opgen_index_accumulate.h:
-IndexAdd, ScatterAdd, CumSum; host op_host/opgen_index_accumulate_tiling.h) run on the twin over
-several cores against torch on CPU: duplicates, every dim, tails, one element, fp32/fp16/bf16/int32,
-identical bits for any core count, cumsum's int64 promotion, NaN/inf.
+IndexAdd, ScatterAdd, CumSum; host op_host/opgen_index_accumulate_tiling.h) and
+opgen_index_reduce.h's IndexReduce (the same driver, one build) run on the twin over several
+cores against torch on CPU: duplicates, every dim, tails, one element,
+fp32/fp16/bf16/int32/int16/int8/uint8, index_add's alpha, identical bits for any core count,
+cumsum's int64 promotion, NaN/inf, signed zeros.
 
 The kernels accumulate fp16/bf16 in float and round once. torch's CPU index_add over a 1-D x adds
 in the input dtype (rounding every step); its other paths accumulate like the kernel. The reference
@@ -71,6 +73,7 @@ def run(
     index: torch.Tensor | None = None,
     src: torch.Tensor | None = None,
     ub: int | None = None,
+    ints: tuple[int, ...] = (),
 ) -> tuple[torch.Tensor | None, str]:
     """Runs the kernel; returns (y, the driver's output) or (None, output) when refused."""
     tmp.mkdir(parents=True, exist_ok=True)
@@ -81,7 +84,8 @@ def run(
     dtype = str(x.dtype).removeprefix("torch.")
     idx = str(index.dtype).removeprefix("torch.") if index is not None else "int32"
     args = [str(driver), kind, dtype, idx, str(dim), str(cores), _shape(x), _shape(index)]
-    args += [_shape(src), str(tmp)] + ([str(ub)] if ub else [])
+    args += [_shape(src), str(tmp)] + ([str(ub or 0)] if ub or ints else [])
+    args += [",".join(str(v) for v in ints)] if ints else []
     proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
     out = proc.stdout + proc.stderr
     if "REFUSED" in out:
@@ -112,6 +116,8 @@ def _reference(op, x: torch.Tensor, *args) -> torch.Tensor:
 def _data(shape, dtype, gen):
     if dtype.is_floating_point:
         return (torch.randn(shape, generator=gen) * 4).to(dtype)
+    if dtype.itemsize < 4:
+        return _small_int_data(shape, dtype, gen)
     return torch.randint(-1000, 1000, shape, generator=gen, dtype=dtype)
 
 
@@ -313,7 +319,7 @@ def test_index_add_row_blocks(driver, tmp_path, dtype, shape_dim):
         assert _same_bits(y, want)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int8"])
 def test_pipes_ordered_without_cce_auto_sync(driver, tmp_path, monkeypatch, dtype):
     """The twin's pipe check (on in every launch here) with the scalar unit's accesses checked
     too, as a build without the compiler's auto sync: every kind, both cumsum paths."""
@@ -332,6 +338,16 @@ def test_pipes_ordered_without_cce_auto_sync(driver, tmp_path, monkeypatch, dtyp
     assert y is not None and _same_bits(
         y, _reference(lambda a, s: a.scatter_add(1, sidx, s), x, src)
     )
+    y, out = run(driver, tmp_path / "ir", "index_reduce", x, 1, 4, index, src, 4096, (1, 0))
+    assert y is not None and _same_bits(
+        y, x.index_reduce(1, index, src, "amin", include_self=False)
+    )
+    alpha = -3 if dtype.startswith("int") else -0.5
+    want = _reference(lambda a, s: a.index_add(1, index, s, alpha=alpha), x, src)
+    y, out = run(
+        driver, tmp_path / "ia2", "index_add", x, 1, 4, index, src, 4096, _alpha_ints(alpha)
+    )
+    assert y is not None and _same_bits(y, want), out
     for dim in (1, 2):
         y, out = run(driver, tmp_path / f"c{dim}", "cumsum", x, dim, 4, ub=4096)
         assert y is not None and _same_bits(y, torch.cumsum(x, dim)), out
@@ -403,7 +419,7 @@ def test_zero_dim_tensors(driver, tmp_path):
 def test_refusals(driver, tmp_path):
     x = torch.zeros(4, 3)
     _, out = run(driver, tmp_path / "a", "index_add", x, 0, 2, torch.zeros(2, 2).long(), x)
-    assert "REFUSED index_add: index must be 1-D" in out
+    assert "REFUSED index_add / index_reduce: index must be 1-D" in out
     _, out = run(
         driver, tmp_path / "b", "index_add", x, 0, 2, torch.zeros(2).long(), torch.zeros(2, 4)
     )
@@ -437,14 +453,24 @@ def test_out_of_range_index_touches_nothing(driver, tmp_path):
     want[0, 1] += 1
     want[2, 0] += 1
     assert torch.equal(y, want)
+    y, _ = run(driver, tmp_path / "ir", "index_reduce", x, 0, 2, index, src * 9, ints=(0, 1))
+    assert torch.equal(y, x.index_reduce(0, torch.tensor([1]), src[2:] * 9, "amax"))
 
 
 ARCH_UNIT = """
 #include "opgen_index_accumulate.h"
 #include "opgen_index_accumulate_tiling.h"
+#include "opgen_index_reduce.h"
+#include "opgen_index_reduce_tiling.h"
 using opgen_index::IndexTiling;
 template void opgen_index::IndexAdd<half, int64_t>(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
                                                    const IndexTiling&);
+template void opgen_index::IndexAdd<int8_t, int32_t>(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
+                                                     const IndexTiling&);
+template void opgen_index::IndexReduce<bfloat16_t, int32_t>(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
+                                                            const IndexTiling&);
+template void opgen_index::IndexReduce<int8_t, int64_t>(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
+                                                        const IndexTiling&);
 template void opgen_index::ScatterAdd<bfloat16_t, int32_t>(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
                                                            const IndexTiling&);
 template void opgen_index::CumSum<int8_t, int64_t>(GM_ADDR, GM_ADDR, const IndexTiling&);
@@ -466,5 +492,213 @@ def test_compiles_per_soc_or_names_the_missing_api(tmp_path, arch):
         assert proc.returncode != 0
         assert "opgen_index::IndexAdd needs DataCopyPad" in proc.stderr
         assert "opgen_index::CumSum needs DataCopyPad" in proc.stderr
+        assert "opgen_index::IndexReduce needs DataCopyPad" in proc.stderr
     else:
         assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+# ---------------------------------------------------------------------------------------------
+# index_add's alpha and the small integers; index_reduce (opgen_index_reduce.h)
+# ---------------------------------------------------------------------------------------------
+
+
+def _same_bits_but_nan_sign(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """The same bits, a NaN as any NaN (its sign and payload after a negative alpha or a cast
+    are the hardware's)."""
+    nans = a.isnan()
+    if not torch.equal(nans, b.isnan()):
+        return False
+    return _same_bits(
+        torch.where(nans, torch.zeros_like(a), a), torch.where(nans, torch.zeros_like(b), b)
+    )
+
+
+def _alpha_ints(alpha: float) -> tuple[int, int]:
+    """HostArgs ints of an alpha: its int value, and a float one's float32 bits (else 0)."""
+    if isinstance(alpha, int):
+        return (alpha, 0)
+    return (0, int(torch.tensor([alpha], dtype=torch.float32).view(torch.int32)[0]))
+
+
+SMALL_INTS = ["int8", "uint8", "int16"]
+
+
+def _small_int_data(shape, td, gen):
+    info = torch.iinfo(td)
+    return torch.randint(info.min, info.max + 1, shape, generator=gen, dtype=td)
+
+
+@pytest.mark.parametrize("alpha", [1, -1, 2, -3])
+@pytest.mark.parametrize("dtype", [*SMALL_INTS, "int32"])
+@pytest.mark.parametrize("case", INDEX_ADD_CASES[:4], ids=str)
+def test_index_add_integers_wrap_with_alpha(driver, tmp_path, alpha, dtype, case):
+    """int8/uint8/int16 (the scalar unit) and int32 with an alpha wrap as torch's arithmetic."""
+    shape, dim, count = case
+    gen = torch.Generator().manual_seed(count + alpha)
+    td = TORCH_DTYPES[dtype]
+    data = _data if dtype == "int32" else _small_int_data
+    x = data(shape, td, gen)
+    index = torch.randint(0, min(3, shape[dim]), (count,), generator=gen)
+    src_shape = list(shape)
+    src_shape[dim] = count
+    src = data(src_shape, td, gen)
+    if dtype == "int32":
+        x, src = x * 2**20, src * 2**20  # sums beyond int32: wrapping
+    want = x.index_add(dim, index, src, alpha=alpha)
+    y, out = run(driver, tmp_path, "index_add", x, dim, 5, index, src, ints=_alpha_ints(alpha))
+    assert y is not None, out
+    assert _same_bits(y, want), f"{y}\n{want}"
+
+
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_scatter_add_small_integers_wrap(driver, tmp_path, dtype):
+    gen = torch.Generator().manual_seed(4)
+    td = TORCH_DTYPES[dtype]
+    x = _small_int_data((6, 37), td, gen)
+    index = torch.randint(0, 6, (20, 37), generator=gen)
+    src = _small_int_data((20, 37), td, gen)
+    y, out = run(driver, tmp_path, "scatter_add", x, 0, 4, index, src)
+    assert y is not None, out
+    assert _same_bits(y, x.scatter_add(0, index, src))
+
+
+@pytest.mark.parametrize("alpha", [-1, 2, 0.5, -0.25])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_index_add_float_alpha_exact_products(driver, tmp_path, alpha, dtype):
+    """An alpha whose products are exact (+-1, powers of two): torch's bits (16-bit floats
+    against torch on float32 copies rounded once, as alpha 1); NaN, inf and -0 included."""
+    gen = torch.Generator().manual_seed(8)
+    td = TORCH_DTYPES[dtype]
+    x = _data((5, 37), td, gen)
+    x[0, :4] = torch.tensor([float("nan"), float("inf"), -0.0, 0.0])
+    index = torch.randint(0, 3, (40,), generator=gen)
+    src = _data((40, 37), td, gen)
+    src[:, 2:4] = 0.0
+    src[:2, 30] = torch.tensor([float("inf"), float("-inf")])
+    want = _reference(lambda a, s: a.index_add(0, index, s, alpha=alpha), x, src)
+    y, out = run(driver, tmp_path, "index_add", x, 0, 3, index, src, ints=_alpha_ints(alpha))
+    assert y is not None, out
+    assert _same_bits_but_nan_sign(y, want), f"{y}\n{want}"
+
+
+def test_index_add_float32_inexact_alpha(driver, tmp_path):
+    """alpha 0.3: Axpy rounds alpha * src + acc once, torch's bits over a 2-D x (its add_ fuses);
+    over a 1-D x torch rounds the product first: within an ulp per contribution there."""
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randn(4, 64, generator=gen)
+    index = torch.randint(0, 4, (30,), generator=gen)
+    src = torch.randn(30, 64, generator=gen)
+    y, out = run(driver, tmp_path, "index_add", x, 0, 3, index, src, ints=_alpha_ints(0.3))
+    assert y is not None, out
+    assert _same_bits(y, x.index_add(0, index, src, alpha=0.3))
+    x1, src1 = x[0].contiguous(), src[:, 0].contiguous()
+    y1, out = run(
+        driver, tmp_path / "1d", "index_add", x1, 0, 3, index, src1, ints=_alpha_ints(0.3)
+    )
+    assert y1 is not None, out
+    assert float((y1 - x1.index_add(0, index, src1, alpha=0.3)).abs().max()) < 1e-5
+
+
+REDUCE_DTYPES = ["float32", "float16", "bfloat16", "int32", *SMALL_INTS]
+
+
+def _same_but_tied_zeros(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """The same bits but the sign of a zero: where +0 and -0 tie, torch CPU's index_reduce keeps
+    the held one in its scalar loop and takes the contribution in its SIMD one (measured: x of
+    +0s, a -0 contribution, 45 floats a row: 32 -0s on an AVX-512 machine, the vector width's
+    multiple), so its zero's sign depends on the CPU; the kernel keeps the held one throughout."""
+    if not a.is_floating_point():
+        return _same_bits(a, b)
+    zeros = (a == 0) & (b == 0)
+    return _same_bits(
+        torch.where(zeros, torch.zeros_like(a), a), torch.where(zeros, torch.zeros_like(b), b)
+    )
+
+
+def _reduce_ints(reduce: str, include_self: bool) -> tuple[int, int]:
+    return (("amax", "amin").index(reduce), int(include_self))
+
+
+def _reduce_data(shape, td, gen):
+    if td.is_floating_point:
+        # few distinct values: ties, and +-0 among them
+        return (torch.randint(-3, 4, shape, generator=gen).to(torch.float32) * 0.5).to(td)
+    return _small_int_data(shape, td, gen) if td.itemsize < 4 else _data(shape, td, gen)
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("dtype", REDUCE_DTYPES)
+@pytest.mark.parametrize("case", INDEX_ADD_CASES, ids=str)
+def test_index_reduce(driver, tmp_path, include_self, reduce, dtype, case):
+    shape, dim, count = case
+    gen = torch.Generator().manual_seed(len(shape) * 100 + count)
+    td = TORCH_DTYPES[dtype]
+    x = _reduce_data(shape, td, gen)
+    # some rows receive nothing (they keep x's value); duplicates in the others
+    index = torch.randint(0, max(1, shape[dim] - 1), (count,), generator=gen)
+    src_shape = list(shape)
+    src_shape[dim] = count
+    src = _reduce_data(src_shape, td, gen)
+    if td.is_floating_point:
+        src = torch.where(src == 0, torch.zeros_like(src).neg(), src)  # -0 beside x's +0
+    want = x.index_reduce(dim, index, src, reduce, include_self=include_self)
+    ints = _reduce_ints(reduce, include_self)
+    for idx_dtype in (torch.int64, torch.int32):
+        y, out = run(
+            driver, tmp_path, "index_reduce", x, dim, 6, index.to(idx_dtype), src, ints=ints
+        )
+        assert y is not None, out
+        assert _same_but_tied_zeros(y, want), f"{y}\n{want}"
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_index_reduce_nan_inf_signed_zero(driver, tmp_path, include_self, reduce, dtype):
+    """NaN in x or in a contribution (first, middle, last) propagates; +-inf; of +0 and -0 the
+    one held first stays: torch's bits."""
+    nan, inf = float("nan"), float("inf")
+    td = TORCH_DTYPES[dtype]
+    # rows of 5: torch's scalar loop (below its vector width), whose signed zeros are defined
+    x = torch.tensor(
+        [[1.0, nan, 0.0, -0.0, 2.0], [0.0, -0.0, inf, -inf, 5.0], [3.0, 3.0, 3.0, 3.0, 3.0]]
+    ).to(td)
+    src = torch.tensor(
+        [
+            [nan, 2.0, -0.0, 0.0, 1.0],
+            [-0.0, 0.0, 7.0, nan, -inf],
+            [0.0, -0.0, -inf, 0.0, nan],
+            [5.0, nan, 0.0, -0.0, 2.0],
+        ]
+    ).to(td)
+    index = torch.tensor([0, 1, 1, 0])
+    want = x.index_reduce(0, index, src, reduce, include_self=include_self)
+    ints = _reduce_ints(reduce, include_self)
+    y, out = run(driver, tmp_path, "index_reduce", x, 0, 2, index, src, ints=ints)
+    assert y is not None, out
+    assert _same_bits_but_nan_sign(y, want), f"{y}\n{want}"  # bf16's NaN: the Cast's payload
+
+
+def test_index_reduce_in_place_tiles_and_cores(driver, tmp_path):
+    """Rows in several pieces (a small UB), row blocks with a tail, 1 to 40 cores: the same
+    bits, torch's."""
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randn(3, 40, 300, generator=gen).to(torch.float16)
+    index = torch.randint(0, 40, (90,), generator=gen)
+    src = torch.randn(3, 90, 300, generator=gen).to(torch.float16)
+    want = x.index_reduce(1, index, src, "amin")
+    for cores, ub in ((1, None), (5, 4096), (40, 8192)):
+        y, out = run(
+            driver, tmp_path / f"{cores}", "index_reduce", x, 1, cores, index, src, ub, ints=(1, 1)
+        )
+        assert y is not None, out
+        assert _same_but_tied_zeros(y, want), out
+
+
+def test_index_reduce_refuses_other_reduce_codes(driver, tmp_path):
+    x = torch.zeros(2, 3)
+    y, out = run(
+        driver, tmp_path, "index_reduce", x, 0, 2, torch.tensor([0]), torch.ones(1, 3), ints=(2, 1)
+    )
+    assert y is None and "reduce must be amax (0) or amin (1)" in out

@@ -2,7 +2,9 @@
 and templates/host/index_lib/op_host/opgen_index_select_tiling.h): ArgMax, ArgMin, TopK and Sort
 run on the twin through cpp/index_select_driver.cpp (Tile<Kind>, then the kernel on its cores)
 and compared with torch on CPU: tails, one element, several cores, rows over several tiles,
-float/half/bfloat16, int32/int64 indexes, ties, NaN, +-inf, -0.0, k = 1 and k = the row."""
+float/half/bfloat16, int32/int64 indexes, ties, NaN, +-inf, -0.0, k = 1 and k = the row; MaxDim
+and MinDim (torch.max/min(x, dim): values and indices), and the arg kinds of int8, uint8, int16
+and int32 x (int32 beyond float's exact range)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ from twin_support import CPP, CXX, CXXFLAGS, INDEX_LIB_INCLUDES
 pytestmark = pytest.mark.slow
 
 DTYPES = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16}
+INT_DTYPES = {"int8": torch.int8, "uint8": torch.uint8, "int16": torch.int16, "int32": torch.int32}
+ALL_DTYPES = {**DTYPES, **INT_DTYPES}
+WORDS = {1: torch.uint8, 2: torch.int16, 4: torch.int32}  # x's raw bytes by element size
 INDEX = {4: torch.int32, 8: torch.int64}
 
 
@@ -46,21 +51,25 @@ def run(
     env: dict[str, str] | None = None,
     dim: int = -1,
 ) -> tuple[subprocess.CompletedProcess, torch.Tensor | None, torch.Tensor | None]:
-    dtype = {v: k for k, v in DTYPES.items()}[x.dtype]
-    raw = x.contiguous().view(torch.int16 if x.element_size() == 2 else torch.int32).numpy()
+    dtype = {v: k for k, v in ALL_DTYPES.items()}[x.dtype]
+    raw = x.contiguous().view(WORDS[x.element_size()]).numpy()
     (tmp_path / "x.bin").write_bytes(raw.tobytes())
     dims = ",".join(str(d) for d in x.shape)
     args = [kind, dtype, str(out_bytes), str(cores), dims, str(dim % x.dim() if x.dim() else 0)]
     args += [str(ints[0]), str(ints[1]), str(tmp_path / "x.bin"), str(tmp_path / "out")]
     if ub is not None:
         args.append(str(ub))
+    for stale in ("out.values", "out.indices"):
+        (tmp_path / stale).unlink(missing_ok=True)
     proc = subprocess.run(
         [str(driver), *args], capture_output=True, text=True, timeout=300, env=env
     )
     if proc.returncode != 0:
         return proc, None, None
-    idx = np.frombuffer((tmp_path / "out.indices").read_bytes(), dtype=f"int{out_bytes * 8}")
-    indices = torch.from_numpy(idx.copy())
+    indices = None
+    if (tmp_path / "out.indices").exists():
+        idx = np.frombuffer((tmp_path / "out.indices").read_bytes(), dtype=f"int{out_bytes * 8}")
+        indices = torch.from_numpy(idx.copy())
     values = None
     if (tmp_path / "out.values").exists():
         bits = np.frombuffer((tmp_path / "out.values").read_bytes(), dtype=raw.dtype)
@@ -238,7 +247,7 @@ def test_scalar_pipe_events(driver, tmp_path):
     env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
     x = sample((5, 300), torch.float16, 11, True)
     for kind, ints in (("argmax", (0, 0)), ("argmin", (0, 0)), ("topk", (7, 0)), ("sort", (1, 0))):
-        proc, values, indices = run(driver, tmp_path, kind, x, ints, cores=3, ub=12000, env=env)
+        proc, values, indices = run(driver, tmp_path, kind, x, ints, cores=3, ub=13312, env=env)
         if kind.startswith("arg"):
             ok(proc)
             assert indices.tolist() == getattr(torch, kind)(x.float(), dim=-1).tolist()
@@ -292,13 +301,15 @@ template void opgen_index::ArgMax<%s, int32_t>(GM_ADDR, GM_ADDR, const opgen_ind
     [
         ("float", 3510, "ReduceMax/ReduceMin with calIndex"),
         ("half", 2002, "DataCopyPad"),
-        ("int32_t", 2201, "an int32 x would round"),
+        ("int64_t", 2201, "x is half, bfloat16, float, int8, uint8, int16 or int32"),
+        ("int32_t", 2201, None),
+        ("uint8_t", 2201, None),
         ("half", 3002, None),
     ],
 )
 def test_argmax_refusals(tmp_path, dtype, arch, needle):
     """ArgMax where the APIs are missing (Ascend 950's level-2 ReduceMax in opgen's catalog,
-    310P's DataCopyPad) and for an int32 x: a static_assert saying why."""
+    310P's DataCopyPad) and for an int64 x: a static_assert saying why; int32 and uint8 compile."""
     unit = tmp_path / "unit.cpp"
     unit.write_text(ARG_UNIT % dtype)
     proc = subprocess.run(
@@ -338,6 +349,12 @@ def test_other_socs(tmp_path, arch):
         proc, _, got = run(exe, tmp_path, "argmin", x, cores=4)
         ok(proc)
         assert got.tolist() == torch.argmin(x.float(), dim=-1).tolist()
+        for dtype in ("uint8", "int32"):  # 310B's Cast table has uint8 -> half (Cast.md)
+            xi = int_sample((6, 150), INT_DTYPES[dtype], 22)
+            for dim in (0, 1):
+                proc, values, indices = run(exe, tmp_path, "max", xi, cores=4, dim=dim)
+                ok(proc)
+                check_max("max", xi, dim, values, indices)
 
 
 def test_longest_rows(driver, tmp_path):
@@ -485,3 +502,203 @@ def test_softmax_topk_socs(tmp_path, arch, needle):
         assert proc.returncode == 0, proc.stderr[-3000:]
     else:
         assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+def int_sample(shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Many ties, the dtype's extremes; int32 values that differ by less than float's step above
+    2^24 (a float path would tie them: 2^30 + 1 > 2^30 but both are 2^30 in float)."""
+    gen = torch.Generator().manual_seed(seed)
+    info = torch.iinfo(dtype)
+    if dtype == torch.int32:
+        x = torch.randint(-3, 4, shape, generator=gen) + (2**30) * torch.randint(
+            -1, 2, shape, generator=gen
+        )
+    else:
+        lo, hi = max(info.min, -20), min(info.max, 20)
+        x = torch.randint(lo, hi + 1, shape, generator=gen)
+    flat = x.view(-1)
+    if flat.numel() > 4:
+        picks = torch.randperm(flat.numel(), generator=gen)[: max(2, flat.numel() // 50)]
+        flat[picks] = torch.tensor([info.min, info.max])[torch.arange(picks.numel()) % 2]
+    return x.to(dtype)
+
+
+def any_sample(shape: tuple[int, ...], dtype: str, seed: int) -> torch.Tensor:
+    if dtype in INT_DTYPES:
+        return int_sample(shape, INT_DTYPES[dtype], seed)
+    return sample(shape, DTYPES[dtype], seed, True)
+
+
+def check_max(kind: str, x: torch.Tensor, dim: int, values, indices) -> None:
+    """torch.max/min(x, dim) (torch.argmax/argmin for the arg kinds): the first index of the
+    best, NaN the best; the values x's own (-0.0 and NaN as there)."""
+    if kind in ("argmax", "argmin"):
+        want = getattr(torch, kind)(x, dim=dim)
+        assert torch.equal(indices.view(want.shape).long(), want), (kind, x.dtype, dim)
+        return
+    want = getattr(torch, kind)(x, dim=dim)
+    if indices is not None:
+        got = indices.view(want.indices.shape).long()
+        assert torch.equal(got, want.indices), (kind, x.dtype, dim, got, want.indices)
+    if values is not None:
+        if x.is_floating_point():
+            same_values(values.view(want.values.shape), want.values)
+        else:
+            assert torch.equal(values.view(want.values.shape), want.values), (kind, x.dtype)
+
+
+MAX_CASES = [(k, d) for k in ("max", "min") for d in ALL_DTYPES] + [
+    (k, d)
+    for k in ("argmax", "argmin")
+    for d in INT_DTYPES  # the float ones: test_arg
+]
+
+
+@pytest.mark.parametrize(("kind", "dtype"), MAX_CASES)
+def test_max_min_rows(driver, tmp_path, kind, dtype):
+    """torch.max/min(x, -1) (MaxDim/MinDim) of every dtype, and argmax/argmin of the integer
+    ones: tails, one element, rows over several tiles (70001), a 0-d x, both index widths."""
+    for n, shape in enumerate(ARG_SHAPES):
+        x = any_sample(shape, dtype, 400 + n)
+        out_bytes = 4 + 4 * (n % 2)
+        proc, values, indices = run(driver, tmp_path, kind, x, out_bytes=out_bytes)
+        ok(proc)
+        check_max(kind, x, -1 if x.dim() else 0, values, indices)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_max_min_other_dims(driver, tmp_path, dtype):
+    """A dim with axes after it (the column kernels, int32's on the scalar unit): chunks over
+    cores, a chunk's tail, a small UB."""
+    cases = [((4, 5, 3), 1), ((3, 7, 130), 1), ((6, 2, 9), 0), ((2, 33, 4, 70), 1), ((50, 3), 0)]
+    kinds = ("max", "min", "argmax", "argmin") if dtype in INT_DTYPES else ("max", "min")
+    for n, (shape, dim) in enumerate(cases):
+        x = any_sample(shape, dtype, 500 + n)
+        for kind in kinds:
+            for out_bytes, ub in ((8, None), (4, 16384)):
+                proc, values, indices = run(
+                    driver, tmp_path, kind, x, out_bytes=out_bytes, ub=ub, dim=dim
+                )
+                ok(proc)
+                check_max(kind, x, dim, values, indices)
+
+
+def test_max_int32_beyond_float(driver, tmp_path):
+    """int32 values a float would round together: 2^30 + 1 beats 2^30 (float: a tie, index 0)."""
+    x = torch.tensor([[2**30, 2**30 + 1, 2**30 - 1], [-(2**31), 2**31 - 1, 2**31 - 2]])
+    for kind in ("max", "min"):
+        for dim in (0, 1):
+            proc, values, indices = run(driver, tmp_path, kind, x.int(), out_bytes=8, dim=dim)
+            ok(proc)
+            check_max(kind, x.int(), dim, values, indices)
+    proc, _, got = run(driver, tmp_path, "argmax", x.int(), out_bytes=4)
+    ok(proc)
+    assert got.tolist() == [1, 1]
+
+
+def test_max_one_part(driver, tmp_path):
+    """A nullptr output is not written: values alone, indices alone (rows and columns)."""
+    x = sample((7, 50, 3), torch.float16, 13, True)
+    for dim in (1, 2):
+        proc, values, indices = run(driver, tmp_path, "max", x, (0, -1), dim=dim)
+        ok(proc)
+        assert values is None
+        check_max("max", x, dim, None, indices)
+        proc, values, indices = run(driver, tmp_path, "min", x, (-1, 0), dim=dim)
+        ok(proc)
+        assert indices is None
+        check_max("min", x, dim, values, None)
+
+
+def test_max_scalar_pipe_events(driver, tmp_path):
+    """MaxDim/MinDim with the scalar unit's events checked (OPGEN_TWIN_CCE_AUTO_SYNC=0): float
+    and uint8 (vector), int32 (scalar), rows and columns, over several tiles."""
+    env = {**os.environ, "OPGEN_TWIN_CCE_AUTO_SYNC": "0"}
+    for dtype in ("float", "uint8", "int32"):
+        for shape, dim in (((5, 300), 1), ((3, 40, 70), 1)):
+            x = any_sample(shape, dtype, 600)
+            for kind in ("max", "min"):
+                proc, values, indices = run(
+                    driver, tmp_path, kind, x, cores=3, ub=16384, env=env, dim=dim
+                )
+                ok(proc)
+                check_max(kind, x, dim, values, indices)
+
+
+def test_max_nan_and_signed_zero(driver, tmp_path):
+    """The first NaN is both the max and the min, its value NaN; -0.0 and 0.0 tie (the first,
+    with its sign)."""
+    x = torch.tensor(
+        [
+            [1.0, float("nan"), float("inf"), float("nan")],
+            [-0.0, 0.0, -1.0, -0.0],
+            [0.0, -0.0, 0.0, -2.0],
+            [-float("inf"), 3.0, 3.0, float("nan")],
+        ]
+    )
+    for kind in ("max", "min"):
+        for dim in (0, 1):
+            proc, values, indices = run(driver, tmp_path, kind, x, dim=dim)
+            ok(proc)
+            check_max(kind, x, dim, values, indices)
+
+
+MISUSE_UNIT = """
+#include "kernel_operator.h"
+void F(const AscendC::LocalTensor<float>& f, const AscendC::LocalTensor<uint8_t>& u)
+{
+    %s;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        # int8/uint8 reach float through half (the kernel's ToFloat): no direct Cast
+        ("AscendC::Cast(f, u, AscendC::RoundMode::CAST_NONE, 64)", "(src, dst) type pair"),
+        ("AscendC::Cast(u, f, AscendC::RoundMode::CAST_RINT, 64)", "(src, dst) type pair"),
+        # the column kernels zero a 1-byte x's tile as int16 words
+        ("AscendC::Duplicate(u, static_cast<uint8_t>(0), 64)", "Duplicate does not support"),
+        # int32 x cannot take the level-2 ReduceMax (the kernels' scalar path)
+        (
+            "AscendC::ReduceMax(f.ReinterpretCast<int32_t>(), f.ReinterpretCast<int32_t>(), "
+            "f.ReinterpretCast<int32_t>(), 64, true)",
+            "ReduceMax does not support",
+        ),
+    ],
+)
+def test_twin_refuses_what_the_integer_paths_avoid(tmp_path, call, needle):
+    """The APIs the integer arg kernels go around are refused by the twin as the docs say."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(MISUSE_UNIT % call)
+    proc = subprocess.run(
+        [CXX, *CXXFLAGS, "-fsyntax-only", str(unit)], capture_output=True, text=True
+    )
+    assert proc.returncode != 0 and needle in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_topk_and_sort_of_small_ints(driver, tmp_path, dtype):
+    """int8/uint8/int16 x sort their exact float keys: torch's values, a stable sort's indices
+    (ties in index order), k = 1 and k = the row, both directions, rows past one run of 32."""
+    for n, shape in enumerate(SORT_SHAPES):
+        x = int_sample(shape, INT_DTYPES[dtype], 700 + n)
+        row = shape[-1]
+        for k, largest in ((1, True), (row, False), ((row + 1) // 2, n % 2 == 0)):
+            proc, values, indices = run(driver, tmp_path, "topk", x, (k, int(largest)), 4)
+            ok(proc)
+            want = torch.sort(x, dim=-1, descending=largest, stable=True)
+            assert torch.equal(values.view(*shape[:-1], k), want.values[..., :k])
+            assert torch.equal(indices.view(*shape[:-1], k).long(), want.indices[..., :k])
+        proc, values, indices = run(driver, tmp_path, "sort", x, (0, 0))
+        ok(proc)
+        want = torch.sort(x, dim=-1, stable=True)
+        assert torch.equal(values.view(shape), want.values)
+        assert torch.equal(indices.view(shape), want.indices)
+
+
+def test_topk_of_int32_is_not_built(driver, tmp_path):
+    """int32 x has no TopK/Sort (a float key would round it): the driver has none to launch."""
+    proc, _, _ = run(driver, tmp_path, "sort", torch.arange(10, dtype=torch.int32), (0, 0))
+    assert proc.returncode == 4 and "no sort of this dtype" in proc.stdout

@@ -1,11 +1,14 @@
 // Runs one kind of opgen's accumulating index ops (templates/kernel/index_lib/op_kernel/
-// opgen_index_accumulate.h) on the twin: Tile<Kind> with the twin's platform values, then the
-// kernel on t.usedCores cores through LaunchDirect. Used by tests/twin/test_index_accumulate.py.
+// opgen_index_accumulate.h, and opgen_index_reduce.h's IndexReduce) on the twin: Tile<Kind> with
+// the twin's platform values, then the kernel on t.usedCores cores through LaunchDirect. Used by
+// tests/twin/test_index_accumulate.py and test_index_reduce.py.
 //
-//   index_accumulate_driver KIND DTYPE IDX_DTYPE DIM CORES XSHAPE INDEXSHAPE SRCSHAPE DIR [UB]
+//   index_accumulate_driver KIND DTYPE IDX_DTYPE DIM CORES XSHAPE INDEXSHAPE SRCSHAPE DIR [UB [INTS]]
 //
-// KIND: index_add | scatter_add | cumsum. DTYPE: float32 float16 bfloat16 int32 (and int8 uint8
-// int16 int64 for cumsum). IDX_DTYPE: int32 | int64 (ignored by cumsum). Shapes: comma-separated
+// KIND: index_add | scatter_add | cumsum | index_reduce. DTYPE: float32 float16 bfloat16 int32
+// int16 int8 uint8 (and int64 for cumsum). INTS: HostArgs ints[], comma-separated (index_add: alpha
+// and a float alpha's float32 bits, default 1,0; index_reduce: 0 amax / 1 amin, include_self).
+// UB 0: the twin's. IDX_DTYPE: int32 | int64 (ignored by cumsum). Shapes: comma-separated
 // sizes, "s" for a 0-d tensor, "-" for none. DIR holds x.bin (index.bin, src.bin) raw, little
 // endian; the driver writes y.bin. UB: an optional UB size for the Tile function (bytes).
 // Prints "TILE <units> <usedCores> <tileElems>" then "OK", or "REFUSED <text>", or "ERROR <text>".
@@ -20,6 +23,8 @@
 #include "kernel_operator.h"
 #include "opgen_index_accumulate.h"
 #include "opgen_index_accumulate_tiling.h"
+#include "opgen_index_reduce.h"
+#include "opgen_index_reduce_tiling.h"
 #include "opgen_twin/launch_direct.h"
 
 namespace {
@@ -46,6 +51,17 @@ opgen_index::Shape ParseShape(const std::string& text)
     return s;
 }
 
+void ParseInts(const std::string& text, int64_t* ints)
+{
+    size_t at = 0;
+    for (uint32_t i = 0; i < opgen_index::MAX_INTS && at <= text.size(); ++i) {
+        const size_t comma = text.find(',', at);
+        ints[i] = std::atoll(text.substr(at, comma - at).c_str());
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+}
+
 uint32_t DtypeBytes(const std::string& d)
 {
     if (d == "float32" || d == "int32") return 4;
@@ -63,6 +79,12 @@ template <typename T, typename TIdx>
 void IndexAddEntry(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y, GM_ADDR tiling)
 {
     opgen_index::IndexAdd<T, TIdx>(x, index, src, y, *reinterpret_cast<const IndexTiling*>(tiling));
+}
+
+template <typename T, typename TIdx>
+void IndexReduceEntry(GM_ADDR x, GM_ADDR index, GM_ADDR src, GM_ADDR y, GM_ADDR tiling)
+{
+    opgen_index::IndexReduce<T, TIdx>(x, index, src, y, *reinterpret_cast<const IndexTiling*>(tiling));
 }
 
 template <typename T, typename TIdx>
@@ -98,6 +120,7 @@ Fn4 PickAcc(const std::string& kind, const std::string& idx)
 {
     const bool i64 = idx == "int64";
     if (kind == "index_add") return i64 ? IndexAddEntry<T, int64_t> : IndexAddEntry<T, int32_t>;
+    if (kind == "index_reduce") return i64 ? IndexReduceEntry<T, int64_t> : IndexReduceEntry<T, int32_t>;
     return i64 ? ScatterAddEntry<T, int64_t> : ScatterAddEntry<T, int32_t>;
 }
 
@@ -107,6 +130,9 @@ Fn4 PickAccumulate(const std::string& kind, const std::string& dtype, const std:
     if (dtype == "float16") return PickAcc<half>(kind, idx);
     if (dtype == "bfloat16") return PickAcc<bfloat16_t>(kind, idx);
     if (dtype == "int32") return PickAcc<int32_t>(kind, idx);
+    if (dtype == "int16") return PickAcc<int16_t>(kind, idx);
+    if (dtype == "int8") return PickAcc<int8_t>(kind, idx);
+    if (dtype == "uint8") return PickAcc<uint8_t>(kind, idx);
     return nullptr;
 }
 
@@ -129,6 +155,7 @@ const char* Tile(const std::string& kind, const opgen_index::HostArgs& a, IndexT
 {
     if (kind == "index_add") return opgen_index::TileIndexAdd(a, t);
     if (kind == "scatter_add") return opgen_index::TileScatterAdd(a, t);
+    if (kind == "index_reduce") return opgen_index::TileIndexReduce(a, t);
     return opgen_index::TileCumSum(a, t);
 }
 
@@ -153,7 +180,10 @@ int main(int argc, char** argv)
     a.indexBytes = j.kind == "cumsum" ? 0 : DtypeBytes(idx);
     const bool intCumSum = j.kind == "cumsum" && dtype != "float32" && dtype != "float16" && dtype != "bfloat16";
     a.outBytes = intCumSum ? 8 : a.dtypeBytes;
-    a.ubBytes = argc > 10 ? std::strtoull(argv[10], nullptr, 10) : opgen_twin::DefaultPlatform().ubSize;
+    a.ubBytes = argc > 10 ? std::strtoull(argv[10], nullptr, 10) : 0;
+    if (a.ubBytes == 0) a.ubBytes = opgen_twin::DefaultPlatform().ubSize;
+    a.ints[0] = 1;  // index_add's alpha when not given
+    if (argc > 11) ParseInts(argv[11], a.ints);
     IndexTiling t{};
     if (const char* err = Tile(j.kind, a, t)) {
         std::printf("REFUSED %s\n", err);

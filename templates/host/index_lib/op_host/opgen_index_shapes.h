@@ -239,6 +239,31 @@ inline const char* ShapeCross(const HostArgs& a, Shape& y)
     return nullptr;
 }
 
+// nll_loss: x [N, C] with target [N] (x [C]: target [] or [1]), weight [C]; ints[1] = the
+// reduction's code (0 none: [N], [] for x [C]; 1 mean, 2 sum: []; -1 refused).
+inline const char* ShapeNllLoss(const HostArgs& a, Shape& y)
+{
+    if (a.x.rank != 1 && a.x.rank != 2) {
+        return "opgen's NllLoss kernel takes x [N, C] or [C] (torch's K-dimensional nll_loss is not supported)";
+    }
+    const bool batch = a.x.rank == 2;
+    if (batch ? a.index.rank != 1 || a.index.dims[0] != a.x.dims[0]
+              : a.index.rank > 1 || (a.index.rank == 1 && a.index.dims[0] != 1)) {
+        return "nll_loss's target is [N] for x [N, C], [] or [1] for x [C] (torch refuses others)";
+    }
+    if (a.src.rank != 1 || a.src.dims[0] != a.x.dims[a.x.rank - 1]) {
+        return "nll_loss's weight is [C] for x [N, C] or [C] (torch refuses others)";
+    }
+    if (a.ints[1] < 0 || a.ints[1] > 2) {
+        return "nll_loss's reduction is 'none', 'mean' or 'sum' (torch refuses others)";
+    }
+    y.rank = 0;
+    if (batch && a.ints[1] == 0) {
+        y.dims[y.rank++] = a.x.dims[0];
+    }
+    return nullptr;
+}
+
 }  // namespace opgen_index
 
 #endif  // OPGEN_INDEX_SHAPES_H
