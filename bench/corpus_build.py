@@ -36,7 +36,10 @@ nll_loss (s3-nll) NLLLoss became one prototype: 87 to 285 s beside other builds,
 (each reduction over every shape, ignore_index=0 hit by the targets), 4 skipped (the NPU's).
 With index_add's alpha, the small integers, index_reduce and in-place index ops (s3-scatter)
 ScatterSub and ScatterMax became one prototype: 156 s and 136 s run side by side with other
-builds (76 tests passed each; the 16 skipped are test_npu_precision).
+builds (76 tests passed each; the 16 skipped are test_npu_precision). With spence(x)
+(s3-spence) Spence became one prototype: bfloat16, float16 and float32 in 282 s (the extension
+172 s, the tests 106 s; 507 s beside other builds), 58 passed, 17 skipped (the NPU's and the
+backward's: the golden has no derivative).
 """
 
 from __future__ import annotations

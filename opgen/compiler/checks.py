@@ -153,6 +153,7 @@ def _check_kernel(op: Op, socs: list[str]) -> None:
         _check_scalar_loops(tg.trees, tg.ctypes)
         _check_unavoidable_apis(tg.trees, tg.mode, tg.used_funcs, tg.short_missing)
         _check_attr_powers(tg.trees, tg.short_missing[functions.POWER_API.key])
+        _check_spence(op, socs)
         _check_compare(op, socs, s.outs, tg.mode)
         _check_values(op, s.outs)
         scalars = {a.name: a.name for a in op.attrs if a.info.is_scalar}
@@ -312,6 +313,30 @@ def _check_reductions(op: Op, outs: list[Tensor], low: Lowering) -> None:
             f"reductions, more than the {MAX_ROW_REDUCTIONS} a row kernel "
             "keeps (opgen_kernel.h's RowPass)",
             out,
+        )
+
+
+def _check_spence(op: Op, socs: list[str]) -> None:
+    """spence() selects cephes' pieces: Compares and Select's tensor modes on every target."""
+    lacking = [s for s in socs if s in NO_COMPARE_SELECT]
+    spence = next(
+        (
+            o
+            for o, tree in op.compute.items()
+            if any(
+                isinstance(n, expr.Call) and n.func == functions.SPENCE.name
+                for n in expr.walk(tree)
+            )
+        ),
+        None,
+    )
+    if spence is not None and lacking:
+        raise LoweringError(
+            f"compute expression of output '{spence}': spence() selects cephes' pieces with "
+            f"Compare, Compares and Select's tensor modes, which {', '.join(lacking)} "
+            f"lack{'s' if len(lacking) == 1 else ''} (asc-devkit Select.md: Atlas 训练系列产品 "
+            "has mode 0 only; Compares.md); drop it from the targets",
+            spence,
         )
 
 

@@ -365,7 +365,10 @@ def api_funcs(node: expr.Node, mode: str) -> set[str]:
 
 
 def _float_text(value: float) -> str:
-    """A C++ float literal (folded in double, rounded once by the compiler)."""
+    """A C++ float literal (folded in double, rounded once by the compiler); NaN as the
+    compilers' builtin (spence()'s value outside its domain)."""
+    if math.isnan(value):
+        return '__builtin_nanf("")'
     return cpp_float(value)
 
 
@@ -469,7 +472,10 @@ class Lowerer:
             value = self._fold_call(node, folded)
         else:
             raise TypeError(node)
-        if value is not None and not math.isfinite(value):
+        # a NaN constant comes from a composed function (spence()'s value outside its domain);
+        # the grammar has none
+        nan_const = isinstance(node, expr.Const) and value is not None and math.isnan(value)
+        if value is not None and not math.isfinite(value) and not nan_const:
             raise self.fail(f"the constant '{show(node)}' is not finite")
         return value
 
@@ -943,6 +949,14 @@ class Lowerer:
                 "log1p(v) = log(u) + (v - (u - 1)) / u, u = v + 1",
                 node.args[0],
             )
+        if func is functions.SPENCE:
+            if self.is_int:
+                raise self.fail(f"{func.name}() needs a float type, but {self.int_why()}")
+            return self.composed(
+                _spence(node.args[0]),
+                "spence(v): cephes' spence.c (scipy.special.spence), its pieces selected",
+                node.args[0],
+            )
         if func is functions.EXPM1 and not self.is_int:
             return self.composed(
                 _expm1(node.args[0]),
@@ -1103,6 +1117,85 @@ def _expm1(x: expr.Node) -> expr.Node:
     m = expr.Call("clamp", (u, expr.Const(FLT_MIN_NORMAL), expr.Const(FLT_MAX)))
     c = expr.Call("clamp", (expr.BinOp("-", x, expr.Call("log", (m,))), expr.Neg(one), one))
     return expr.BinOp("+", expr.BinOp("-", u, one), expr.BinOp("*", m, c))
+
+
+# cephes' spence.c (scipy/special/cephes): spence(x) = -w * A(w) / B(w) on [0.5, 1.5], w = x - 1
+SPENCE_A = (
+    4.65128586073990045278e-5,
+    7.31589045238094711071e-3,
+    1.33847639578309018650e-1,
+    8.79691311754530315341e-1,
+    2.71149851196553469920e0,
+    4.25697156008121755724e0,
+    3.29771340985225106936e0,
+    1.00000000000000000126e0,
+)
+SPENCE_B = (
+    6.90990488912553276999e-4,
+    2.54043763932544379113e-2,
+    2.82974860602568089943e-1,
+    1.41172597751831069617e0,
+    3.63800533345137075418e0,
+    5.03278880143316990390e0,
+    3.54771340985225096217e0,
+    9.99999999999999998740e-1,
+)
+
+
+def _polevl(w: expr.Node, coefficients: tuple[float, ...]) -> expr.Node:
+    """Horner's c0 w^n + ... + cn, as cephes' polevl."""
+    value: expr.Node = expr.Const(coefficients[0])
+    for c in coefficients[1:]:
+        value = expr.BinOp("+", expr.BinOp("*", value, w), expr.Const(c))
+    return value
+
+
+def _spence(x: expr.Node) -> expr.Node:
+    """spence(x) as cephes computes it, each branch over the whole tile and Select keeping the
+    element's: x > 2 maps to xr = 1 / x; w = 1 / xr - 1 for xr > 1.5, -xr for xr < 0.5, else
+    xr - 1; y = -w A(w) / B(w); then pi^2/6 - log(xr) log(1 - xr) - y for xr < 0.5, and
+    -log(xr)^2 / 2 - y for x > 1.5. log(xr) is -log(x) for x > 2 (1 / x is subnormal near
+    FLT_MAX) and log(max(x, FLT_MIN_NORMAL)) below, so that x = 0 or a subnormal gives
+    pi^2/6 - (-87.3) * log(1) = pi^2/6 even where the hardware flushes subnormals. x = 1 gives
+    0 - 0 = +0 (cephes' 0.0), and x < 0, +inf and NaN give NaN (scipy's: cephes' NaN for x < 0,
+    and 1 / inf = 0 makes its log(0) * log(1) NaN)."""
+
+    def where(cond: expr.Node, a: expr.Node, b: expr.Node) -> expr.Node:
+        return expr.Call(functions.WHERE.name, (cond, a, b))
+
+    def const(value: float) -> expr.Const:
+        return expr.Const(value)
+
+    def log(v: expr.Node) -> expr.Node:
+        return expr.Call(functions.LOG.name, (v,))
+
+    beyond_two = expr.Compare(">", x, const(2.0))
+    inverse = expr.BinOp("/", const(1.0), x)
+    xr = where(beyond_two, inverse, x)
+    log_x = log(expr.Call(functions.MAX.name, (x, const(FLT_MIN_NORMAL))))
+    z = where(beyond_two, expr.Neg(log_x), log_x)  # log(xr)
+    below_half = expr.Compare("<", xr, const(0.5))
+    w = where(
+        expr.Compare(">", xr, const(1.5)),
+        expr.BinOp("-", inverse, const(1.0)),
+        where(below_half, expr.Neg(xr), expr.BinOp("-", xr, const(1.0))),
+    )
+    ratio = expr.BinOp("/", expr.BinOp("*", w, _polevl(w, SPENCE_A)), _polevl(w, SPENCE_B))
+    reflected = expr.BinOp(
+        "+",
+        expr.BinOp(
+            "-",
+            const(math.pi**2 / 6),
+            expr.BinOp("*", z, log(expr.BinOp("-", const(1.0), xr))),
+        ),
+        ratio,
+    )
+    y = where(below_half, reflected, expr.BinOp("-", const(0.0), ratio))
+    inverted = expr.BinOp("-", expr.BinOp("*", expr.BinOp("*", z, z), const(-0.5)), y)
+    y = where(expr.Compare(">", x, const(1.5)), inverted, y)
+    nan = const(math.nan)
+    finite = where(expr.Compare("<=", x, const(FLT_MAX)), y, nan)
+    return where(expr.Compare(">=", x, const(0.0)), finite, nan)
 
 
 # ---------------------------------------------------------------------------------------------

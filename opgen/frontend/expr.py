@@ -550,7 +550,7 @@ def _call_node(
 
 def _check_call_operands(function: functions.Function, call: Call) -> None:
     """clamp's bounds are numbers or attrs; gcd's operands tensors (the scalar unit's loop reads
-    tiles)."""
+    tiles), and spence's (no host spelling)."""
     if function is functions.CLAMP:
         for bound, arg in zip(("lo", "hi"), call.args[1:], strict=True):
             if arg.is_tensor:
@@ -566,6 +566,11 @@ def _check_call_operands(function: functions.Function, call: Call) -> None:
                     f"{call.func}() takes two integer tensors, not the number or attr "
                     f"'{show(arg)}' ({function.usage})"
                 )
+    if function.golden_helper and not call.args[0].is_tensor:
+        raise ExprError(
+            f"{call.func}() takes a tensor, not the number or attr '{show(call.args[0])}' "
+            f"({function.usage})"
+        )
 
 
 def _unknown_function(node: ast.Call, func: str) -> ExprError:
@@ -1359,6 +1364,8 @@ def _torch_call(node: Call) -> str:
         return f"torch.pow({args[0]}, {args[1]})"
     if node.func == functions.GCD.name:
         return f"torch.gcd({args[0]}, {args[1]})"
+    if helper := functions.FUNCTIONS[node.func].golden_helper:  # torch has none
+        return f"{helper}({args[0]})"
     a, b = node.args
     bound = "max" if node.func == "min" else "min"
     if a.is_tensor and b.is_tensor:

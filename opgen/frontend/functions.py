@@ -130,6 +130,9 @@ class Function:
     # integer tensors only (torch has no float kernel), computed element by element by the
     # scalar unit over the tile (no vector instruction): in int16, int32 and int64 alike
     scalar_loop: bool = False
+    # the generated package's _support function its golden calls, where torch has none
+    # (spence: mpmath); the parser refuses a number or attr argument (no host or fold spelling)
+    golden_helper: str = ""
 
 
 def _unary(name: str, fold: Callable[[float], float], host: str, **facts: Any) -> Function:
@@ -298,6 +301,32 @@ GCD = Function(
     scalar_loop=True,
 )
 
+
+def _spence_value(x: float) -> float:
+    """scipy.special.spence(x) in float64: mpmath's polylog(2, 1 - x) (Li2(1 - x)), with scipy's
+    NaN for x < 0, +inf and NaN (cephes: 1 / inf is 0, then log(0) * log(1) is NaN)."""
+    from mpmath import fp  # type: ignore[import-untyped]  # torch needs sympy, which needs it
+
+    if not 0.0 <= x < math.inf:
+        return math.nan
+    return float(fp.polylog(2, 1.0 - x))
+
+
+# spence(x): scipy.special.spence, Spence's dilogarithm (the integral from 1 to x of
+# log(t) / (1 - t) dt, Li2(1 - x)), NaN for x < 0. torch has no such function: the golden is
+# _support's _spence (mpmath), and compiler/lower.py composes the kernel from cephes' spence.c
+# (its rational approximation and transforms) with vector instructions, Compare and Select.
+SPENCE = Function(
+    "spence",
+    1,
+    _spence_value,
+    "opgen_spence({0})",
+    float_only=True,
+    usage="spence(x), of a float tensor (scipy.special.spence)",
+    domain=NONNEGATIVE,
+    golden_helper="_spence",
+)
+
 FUNCTIONS: dict[str, Function] = {
     f.name: f
     for f in (
@@ -322,6 +351,7 @@ FUNCTIONS: dict[str, Function] = {
         WHERE,
         POW,
         GCD,
+        SPENCE,
     )
 }
 # the functions a compute expression calls by name, in the order the docs list them

@@ -33,6 +33,8 @@ POSITIVE_FLOAT_RANGE = (0.5, 4.0)
 INT_RANGE = (-10, 10)
 SMALL_INT_RANGE = (-5, 5)  # 8-bit integers: products stay in range more often
 POSITIVE_INT_RANGE = (1, 10)
+# an input whose first use is spence() (NaN below 0): [0, 4] holds all four of cephes' pieces
+SPENCE_RANGE = (0.0, 4.0)
 # Functions defined (or finite) only for positive (or nonnegative) arguments are
 # functions.Function.domain's; a tensor divisor counts too, and so does the base of a power with
 # a negative or non-integer exponent.
@@ -177,6 +179,9 @@ def value_range(op: Op, name: str, positive: dict[str, str]) -> tuple[Any, Any, 
     if all(d.name == "bool" for d in dtypes):
         return 0, 1, "bool"
     if any(d.is_float or d.is_complex for d in dtypes):
+        if name in positive and positive[name] == f"{functions.SPENCE.name}() of it":
+            low, high = SPENCE_RANGE
+            return low, high, "nonnegative: the compute takes spence() of it (its pieces in [0, 4])"
         if name in positive:
             low, high = POSITIVE_FLOAT_RANGE
             return low, high, f"positive: the compute takes {positive[name]}"

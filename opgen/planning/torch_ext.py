@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opgen.compiler.lower import fresh
-from opgen.frontend import expr
+from opgen.frontend import expr, functions
 from opgen.frontend.broadcast import broadcast_inputs, broadcasts, updated_inputs
 from opgen.frontend.catalog import DTYPES
 from opgen.frontend.matmuls import epilogue_inputs
@@ -876,6 +876,13 @@ def is_differentiable(op: Op) -> tuple[bool, str]:
             return False, (
                 f"the golden of output {name} calls torch.{func}, which torch has no derivative for"
             )
+    for name, text in op.golden.items():
+        helper = next(iter(golden_helpers(text)), None)
+        if helper is not None:
+            return False, (
+                f"the golden of output {name} calls {helper}, which computes each element by "
+                "mpmath (torch has no such function) and has no derivative"
+            )
     if all(is_comparison(op.golden[o.name]) for o in results):
         return False, "every output's golden is a comparison, whose result has no gradient"
     return True, ""
@@ -934,6 +941,19 @@ def golden_calls(text: str) -> list[str]:
     ]
 
 
+# _support's goldens of the functions torch lacks (spence: mpmath), which have no derivative
+GOLDEN_HELPERS = frozenset(f.golden_helper for f in functions.FUNCTIONS.values() if f.golden_helper)
+
+
+def golden_helpers(text: str) -> list[str]:
+    """The _support goldens a golden expression calls by name: _spence(x) -> _spence."""
+    return [
+        n.func.id
+        for n in ast.walk(ast.parse(text, mode="eval"))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in GOLDEN_HELPERS
+    ]
+
+
 @dataclass(frozen=True)
 class GoldenResult:
     """A result of the op (op.results, the golden's order) as its golden computes it."""
@@ -958,6 +978,8 @@ class Golden:
     shape_inputs: list[str]
     uses_torch: bool  # its formula calls torch (golden.py imports it then)
     missing: list[str]  # the results without an expression
+    # the _support functions its formula calls where torch has none (functions.golden_helper)
+    helpers: list[str]
 
 
 def golden_context(op: Op, options: Options, params: list[Param]) -> Golden:
@@ -978,6 +1000,7 @@ def golden_context(op: Op, options: Options, params: list[Param]) -> Golden:
         shape_inputs=shape_inputs,
         uses_torch=bool(shape_inputs) or any("torch." in e for e in exprs if e),
         missing=[o.name for o in results if o.name not in op.golden],
+        helpers=sorted({h for e in exprs if e for h in golden_helpers(e)}),
     )
 
 

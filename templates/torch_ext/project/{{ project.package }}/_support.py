@@ -5,7 +5,7 @@
 - the backward by autograd of an op's golden expression: `_golden_backward`;
 - the registration of an op's fake kernel and backward, the user's own first: `_register`;
   of an op that updates inputs in place, with its Autograd kernel: `_register_mutable`;
-- for the goldens: `_float64`, `_user_golden`.
+- for the goldens: `_float64`, `_user_golden`, `_spence` (spence(), which torch lacks).
 """
 
 from __future__ import annotations
@@ -529,6 +529,27 @@ def _float64(value):
     if isinstance(value, (list, tuple)):
         return [_float64(v) for v in value]
     return value
+
+
+def _spence(x):
+    """scipy.special.spence of every element of a float tensor, in its dtype: Spence's
+    dilogarithm, the integral from 1 to x of log(t) / (1 - t) dt, Li2(1 - x). torch has no
+    such function: this is mpmath's polylog(2, 1 - x) in float64 arithmetic (mpmath.fp, within
+    5e-15 of its 53-bit polylog), an independent reference of the kernel's cephes algorithm, with
+    scipy's NaN for x < 0, +inf and NaN. Slow (tens of microseconds per distinct value)."""
+    from mpmath import fp  # torch requires sympy, which requires mpmath
+    from torch._subclasses.fake_tensor import is_fake
+
+    def value(v: float) -> float:
+        return float(fp.polylog(2, 1.0 - v)) if 0.0 <= v < math.inf else math.nan
+
+    dtype = x.dtype if x.is_floating_point() else torch.float32  # as torch.log's
+    if x.device.type == "meta" or is_fake(x):  # a fake kernel's shapes (an op with reductions)
+        return torch.empty_like(x, dtype=dtype)
+    values = x.detach().to("cpu", torch.float64)
+    distinct, inverse = torch.unique(values, return_inverse=True)
+    spence = torch.tensor([value(v) for v in distinct.tolist()], dtype=torch.float64)
+    return spence[inverse].to(x.device, dtype)
 
 
 def _user_golden(user, where: str):
