@@ -367,3 +367,39 @@ def test_the_kernel_and_the_tiling_choose_single_or_multi_pass(tmp_path):
     assert "const uint32_t passes = single ? 1 : Derived::PASSES;" in common
     host = (out / "op_host" / "opgen_tiling.h").read_text()
     assert "(facts.ubSize - fixed) / perElem / align * align" in host
+
+
+def with_param_types(compute, inputs, outputs_type, inputs_type=None):
+    """make_prototype's op with some inputs and outputs made optional (or dynamic)."""
+    data = json.loads(json.dumps(RAW_BASE))
+    data["input_desc"] = [{"name": n, "type": ["float"], "format": ["ND"]} for n in inputs]
+    data["output_desc"] = [{"name": n, "type": ["float"], "format": ["ND"]} for n in compute]
+    data["opgen"] = {"compute": compute}
+    for t, kind in zip(data["output_desc"][1:], outputs_type, strict=False):
+        t["param_type"] = kind
+    if inputs_type is not None:
+        data["input_desc"][-1]["param_type"] = inputs_type
+    return prototype.loads(json.dumps(data)).ops[0]
+
+
+RAW_BASE = {"op": "RowTestCustom", "attr": []}
+INSTANCE_NORM = {
+    "y": "(x - mean(x, dim=(1, 2), keepdim=True)) * gamma",
+    "mean": "mean(x, dim=(1, 2), keepdim=True)",
+    "variance": "mean((x - mean(x, dim=(1, 2), keepdim=True)) ** 2, dim=(1, 2), keepdim=True)",
+}
+
+
+def test_optional_outputs_of_a_row_op_are_computed_like_required_ones():
+    """InstanceNorm's optional mean and variance beside its x-shaped y: the kernel writes them
+    (the PyTorch op always allocates them), one value per row."""
+    op = with_param_types(INSTANCE_NORM, ("x", "gamma"), ("optional", "optional"))
+    k = kernel_data(op)
+    assert k.row.reduced == ["mean", "variance"]
+    assert [t.param.name for t in k.streams if t.role == "output"] == ["y", "mean", "variance"]
+
+
+def test_optional_inputs_of_a_row_op_are_refused():
+    op = with_param_types({"y": "sum(x)"}, ("x", "gamma"), (), "optional")
+    with pytest.raises(LoweringError, match="no optional or dynamic inputs, no dynamic outputs"):
+        kernel_data(op)

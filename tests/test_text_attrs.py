@@ -211,3 +211,51 @@ def test_an_undeclared_name_for_the_refusal_avoids_the_values():
     proto = prototype.loads(json.dumps(mse(values=values)))
     (case,) = text_attr_cases(proto.ops[0])
     assert case.undeclared == '"undeclared_"'
+
+
+# --- an attr no compute compares, declared with its default alone ------------------------------
+
+
+def test_an_uncompared_attr_may_declare_its_default_alone():
+    """InstanceNorm's data_format: the kernel computes 'NHWC' only, so the op declares that one
+    value and refuses every other on every path (not only in the PyTorch op)."""
+    (model,) = prototype.loads(json.dumps(mse(compute=GRAD, values={"reduction": ["mean"]}))).ops
+    (attr,) = model.attrs
+    assert model.checked_attrs == (attr,) and attr.values == ("mean",)
+    assert model.unread_attrs == ()  # checked by value, not by the unread-attr default check
+    assert model.fixed_attrs == ()
+
+
+REQUIRED = {"name": "reduction", "param_type": "required", "type": "string"}
+
+
+@pytest.mark.parametrize(
+    "values, attr",
+    [
+        ({"reduction": ["none"]}, REDUCTION),
+        ({"reduction": ["mean", "sum"]}, REDUCTION),
+        ({"reduction": ["mean"]}, {**REQUIRED}),
+    ],
+)
+def test_an_uncompared_attr_declares_no_value_but_its_default(values, attr):
+    ((path, text),) = problems_of(mse(compute=GRAD, values=values, attr=attr))
+    assert path == "$.opgen.values.reduction"
+    assert "no compute expression compares 'reduction'" in text
+    assert "unless they are its default alone" in text
+
+
+def test_the_generated_op_refuses_another_value_of_an_uncompared_attr():
+    proto = prototype.loads(json.dumps(mse(compute=GRAD, values={"reduction": ["mean"]})))
+    rendered = twin.render_files(proto, twin.options(), full=True)
+    files = {f.path: f.content.decode() for f in rendered}
+    host = files["op_host/add_custom.cpp"]
+    tiling_func, infer_shape = host.split("static ge::graphStatus InferShape")[:2]
+    check = 'opgen::AttrOneOf("AddCustom", "reduction", reductionAttr, {"mean"})'
+    assert check in tiling_func
+    assert '"reduction", opgen::AttrText(context->GetAttrs(), 0, "mean"), {"mean"})' in infer_shape
+    assert (
+        'opgen_torch::AttrOneOf("AddCustom", "reduction", reduction, {"mean"});'
+        in files["p/csrc/ops.cpp"]
+    )
+    assert '_attr_one_of("AddCustom", "reduction", reduction, ("mean",))' in files["p/ops.py"]
+    assert 'SPEC.with_attr("reduction", "undeclared")' in files["tests/test_add_custom.py"]

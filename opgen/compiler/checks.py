@@ -192,8 +192,14 @@ def _check_row_op(op: Op, socs: list[str]) -> None:
         )
     elif not op.outputs or any(t.is_ref for t in op.outputs):
         why = "the row kernel does not update inputs in place; give the op its own outputs"
-    elif any(t.param_type != "required" for t in op.tensors):
-        why = "the row kernel takes required inputs and outputs only (no optional or dynamic ones)"
+    elif any(t.param_type != "required" for t in op.inputs) or any(
+        t.param_type == "dynamic" for t in op.outputs
+    ):
+        # an optional output is computed like a required one (its callers always pass it)
+        why = (
+            "the row kernel takes required inputs and required or optional outputs only (no "
+            "optional or dynamic inputs, no dynamic outputs)"
+        )
     elif any(d not in FLOAT_DTYPES for t in op.tensors for d in t.dtypes):
         why = (
             "the row kernel reduces in float: every tensor needs a float16, bfloat16 or "

@@ -213,6 +213,8 @@ class Op:
             read.add(self.expand.attr)
         if self.index_call is not None:  # an index call's arguments
             read |= set(self.index_call.attrs)
+        # a string attr whose values are declared: the op refuses the others on every path
+        read |= {a.name for a in self.checked_attrs}
         return tuple(a for a in self.attrs if a.name not in read)
 
     @property

@@ -100,12 +100,14 @@ def _declared_problems(
         return [
             Problem(path, f"'{name}' is a {attr.type} attr; values lists a string attr's values")
         ]
-    if name not in read:
+    if name not in read and (attr.required or list(values) != [attr.default]):
         return [
             Problem(
                 path,
                 f"no compute expression compares '{name}' with a string literal, so its values "
-                f'would check nothing the kernel reads (compare it: where({name} == "...", a, b))',
+                f'would check nothing the kernel reads (compare it: where({name} == "...", a, b)),'
+                " unless they are its default alone, the one value the kernel computes for "
+                f'("values": {{"{name}": [{attr.default!r}]}}): other values are refused',
             )
         ]
     if not attr.required and attr.default not in values:
