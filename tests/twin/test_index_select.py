@@ -655,7 +655,7 @@ void F(const AscendC::LocalTensor<float>& f, const AscendC::LocalTensor<uint8_t>
 @pytest.mark.parametrize(
     ("call", "needle"),
     [
-        # int8/uint8 reach float through half (the kernel's ToFloat): no direct Cast
+        # int8/uint8 reach float through half (the kernel's WidenToFloat): no direct Cast
         ("AscendC::Cast(f, u, AscendC::RoundMode::CAST_NONE, 64)", "(src, dst) type pair"),
         ("AscendC::Cast(u, f, AscendC::RoundMode::CAST_RINT, 64)", "(src, dst) type pair"),
         # the column kernels zero a 1-byte x's tile as int16 words

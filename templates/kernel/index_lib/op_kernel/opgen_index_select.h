@@ -159,7 +159,7 @@ __aicore__ inline AscendC::LocalTensor<float> AsFloat(const AscendC::LocalTensor
 
 // x's tile as float (every kind but int32's): int8/uint8 through half (`narrow`), their only Cast.
 template <typename T>
-__aicore__ inline AscendC::LocalTensor<float> ToFloat(const AscendC::LocalTensor<T>& tile,
+__aicore__ inline AscendC::LocalTensor<float> WidenToFloat(const AscendC::LocalTensor<T>& tile,
                                                        const AscendC::LocalTensor<float>& wide,
                                                        const AscendC::LocalTensor<half>& narrow, uint32_t n)
 {
@@ -236,7 +236,7 @@ __aicore__ inline uint32_t ArgRow(ArgBuffers<T, TOut>& b, const AscendC::GlobalT
         CopyRowIn(in, row[off], n);
         WaitPipe<AscendC::HardEvent::MTE2_V>();
         const AscendC::LocalTensor<float> f =
-            ToFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), n);
+            WidenToFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), n);
         if constexpr (kMax) {
             AscendC::ReduceMax(res, f, b.tmp.template Get<float>(), static_cast<int32_t>(n), true);
         } else {
@@ -369,7 +369,7 @@ __aicore__ inline void ColumnChunk(ColumnBuffers<T, TOut>& b, const ArgGm<T, TOu
         CopyRowIn(in, xGm[(o * t.axis + a) * t.inner + c0], w);
         WaitPipe<AscendC::HardEvent::MTE2_V>();
         const AscendC::LocalTensor<float> f =
-            ToFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), count);
+            WidenToFloat(in, b.wide.template Get<float>(), b.narrow.template Get<half>(), count);
         if (a == 0) {  // the first row is the best so far (copied as int32: bits kept)
             AscendC::Adds(best.ReinterpretCast<int32_t>(), f.ReinterpretCast<int32_t>(), 0, static_cast<int32_t>(count));
             AscendC::Duplicate(bestAt, 0.0f, static_cast<int32_t>(count));
@@ -645,7 +645,7 @@ __aicore__ inline void SortRow(SortBuffers<T, TOut>& b, const AscendC::GlobalTen
     WaitPipe<AscendC::HardEvent::S_V>();     // the last row's scalar reads
     AscendC::Duplicate(key, -Infinity(), static_cast<int32_t>(n64));  // the pad sorts last
     WaitPipe<AscendC::HardEvent::MTE2_V>();
-    const AscendC::LocalTensor<float> f = ToFloat(in, sortKey, b.narrow.template Get<half>(), n);
+    const AscendC::LocalTensor<float> f = WidenToFloat(in, sortKey, b.narrow.template Get<half>(), n);
     if constexpr (P == RowPrologue::kSoftmax) SoftmaxRow(b, f, in, n);
     AscendC::Muls(key, f, sign, static_cast<int32_t>(n));
     // NaN keys -> +inf (descending) or -inf (ascending); OrderNaNRun puts them past the infs.
