@@ -48,6 +48,13 @@ __aicore__ inline PoolLayout MakePoolLayout(uint32_t dtypeBytes, uint64_t w, uin
     return l;
 }
 
+// This core's units: [first, last) of t.units, unitsPerCore per core.
+__aicore__ inline void CoreUnits(const IndexTiling& t, uint64_t& first, uint64_t& last)
+{
+    first = static_cast<uint64_t>(AscendC::GetBlockIdx()) * t.unitsPerCore;
+    last = first + t.unitsPerCore < t.units ? first + t.unitsPerCore : t.units;
+}
+
 }  // namespace pool_detail
 
 template <typename T, bool IS_MAX>
@@ -75,11 +82,8 @@ public:
 
     __aicore__ inline void Process()
     {
-        const uint64_t first = static_cast<uint64_t>(AscendC::GetBlockIdx()) * t_->unitsPerCore;
-        uint64_t last = first + t_->unitsPerCore;
-        if (last > t_->units) {
-            last = t_->units;
-        }
+        uint64_t first = 0, last = 0;
+        pool_detail::CoreUnits(*t_, first, last);
         for (uint64_t unit = first; unit < last; ++unit) {
             Row(unit);
         }
@@ -322,11 +326,8 @@ public:
 
     __aicore__ inline void Process()
     {
-        const uint64_t first = static_cast<uint64_t>(AscendC::GetBlockIdx()) * t_->unitsPerCore;
-        uint64_t last = first + t_->unitsPerCore;
-        if (last > t_->units) {
-            last = t_->units;
-        }
+        uint64_t first = 0, last = 0;
+        pool_detail::CoreUnits(*t_, first, last);
         for (uint64_t unit = first; unit < last; ++unit) {
             Unit(unit);
         }
