@@ -104,6 +104,11 @@ class IndexFunction:
     workspace: bool = False  # its kernel takes the launch's workspace (and SyncAll: MIX_AIV_1_0)
     float_golden: bool = False  # torch has no integer kernel: the golden bins x.float() (histc)
     needs: tuple[str, ...] = ("has_datacopypad",)  # catalog.SocFamily flags (CAPABILITY_APIS)
+    # an argument whose value the adapters' index range check lets through (nll_loss's
+    # ignore_index: torch skips it), and whether they refuse a data range torch refuses (histc's
+    # min == max over NaN or inf)
+    range_skip: str = ""
+    checks_data_range: bool = False
     # the row prologues its kernel computes on x first (SOFTMAX), and the flags they need
     prologues: tuple[str, ...] = ()
     prologue_needs: tuple[str, ...] = ()
@@ -326,6 +331,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         dim="",
         workspace=True,
         float_golden=True,
+        checks_data_range=True,
         needs=("has_datacopypad", "has_hardware_sync_all"),
     ),
     IndexFunction(
@@ -343,6 +349,7 @@ FUNCTIONS: dict[str, IndexFunction] = _f(
         dim_default=-1,  # the classes' axis: the targets index x's last dim
         long_index=True,
         positional=3,  # torch's 4th is the deprecated size_average: the rest by keyword
+        range_skip="ignore_index",
     ),
     IndexFunction(
         "index_reduce",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from opgen.frontend import expr
 from opgen.frontend.catalog import DTYPES
-from opgen.frontend.index_functions import FUNCTIONS, PARTS, STRING_CHOICES
+from opgen.frontend.index_functions import FUNCTIONS, PARTS, STRING_CHOICES, IndexFunction
 from opgen.frontend.index_ops import gives_index, range_tensor
 from opgen.frontend.model import Op
 from opgen.planning.kernel import StorageAlias, StorageCase
@@ -163,9 +163,15 @@ def plan(op: Op) -> IndexOpData:
         roll_dims=_source(op, call, 0, "dims", None) if call.func == "roll" else None,
         floats=[_float_source(op, call, slot, n, d) for slot, (n, d) in enumerate(fn.floats)],
         uses_workspace=fn.workspace,
-        checks_data_range=call.func == "histc",
-        range_skip=ints[0] if call.func == "nll_loss" else None,
+        checks_data_range=fn.checks_data_range,
+        range_skip=_range_skip(fn, ints),
     )
+
+
+def _range_skip(fn: IndexFunction, ints: list[IndexInt]) -> IndexInt | None:
+    """The ints[] slot whose value the range check lets through (the registry's range_skip)."""
+    names = [name for name, _ in fn.ints]
+    return ints[names.index(fn.range_skip)] if fn.range_skip else None
 
 
 def _float_source(op: Op, call: expr.IndexCall, slot: int, name: str, default: float) -> IndexFloat:
